@@ -1,0 +1,143 @@
+// Reads the contract's own extensions (x-methods, x-operation, x-hash-recipes) out of a bundled
+// document into one table of operations. Every generator and test works from this table, so what
+// an operation is (its request, result, hashes, examples, provenance) is read in one place.
+import type { HashRecipes } from '../../runtime/signing.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Doc = Record<string, any>;
+
+export interface HashUse {
+  in?: 'body' | 'header';
+  name: string;
+  recipe: string;
+  secret?: 'merchant' | 'partner';
+}
+
+export interface Descriptor {
+  operationId?: string;
+  summary?: string;
+  request?: string;
+  result?: string;
+  resultType?: string;
+  refusal?: string;
+  status?: number;
+  credentials?: string[];
+  hashes?: HashUse[];
+  resultHashes?: HashUse[];
+  webhooks?: string[];
+  aliasOf?: string;
+  examples: { request: string[]; result?: string[]; refusal?: string[] };
+  seed?: string;
+  inferred?: string;
+  resultInferred?: string;
+  payloadInferred?: string;
+}
+
+export interface Operation extends Descriptor {
+  operationId: string;
+  summary: string;
+  verb: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  /** The body's `method` value on a shared path. */
+  method?: string;
+  status: number;
+  tags: string[];
+  deprecated: boolean;
+  /** Header credentials, from the operation's security requirement. */
+  security: string[];
+  /** Path and query parameter names. */
+  parameters: { name: string; in: string; required: boolean }[];
+  webhook: boolean;
+}
+
+const VERBS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+export function schemaName(pointer: string): string {
+  const prefix = '#/components/schemas/';
+  if (!pointer.startsWith(prefix)) throw new Error(`Not a schema pointer: ${pointer}`);
+  return pointer.slice(prefix.length);
+}
+
+export function resolvePointer(doc: Doc, pointer: string): any {
+  if (!pointer.startsWith('#/')) throw new Error(`Not a local pointer: ${pointer}`);
+  return pointer
+    .slice(2)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((node: any, key) => (node === undefined ? undefined : node[key]), doc);
+}
+
+function deref(doc: Doc, node: any): any {
+  return node && typeof node.$ref === 'string' ? deref(doc, resolvePointer(doc, node.$ref)) : node;
+}
+
+function successStatus(op: Doc): number {
+  const codes = Object.keys(op.responses ?? {}).filter((c) => /^2\d\d$/.test(c));
+  if (codes.length !== 1) throw new Error(`Operation ${op.operationId} must have exactly one 2xx response`);
+  return Number(codes[0]);
+}
+
+function operationsOf(doc: Doc, items: Doc, webhook: boolean): Operation[] {
+  const out: Operation[] = [];
+  for (const [path, rawItem] of Object.entries(items ?? {})) {
+    const item = deref(doc, rawItem);
+    for (const verb of VERBS) {
+      const op = item[verb];
+      if (!op) continue;
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p: any) => deref(doc, p))
+        .filter((p: any) => p.in === 'path' || p.in === 'query')
+        .map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required) }));
+      const security = [...new Set<string>((op.security ?? []).flatMap((req: Doc) => Object.keys(req)))];
+      const base = {
+        verb,
+        path,
+        status: webhook ? 200 : successStatus(op),
+        tags: op.tags ?? [],
+        deprecated: Boolean(op.deprecated),
+        security,
+        parameters,
+        webhook,
+      };
+      if (op['x-methods']) {
+        for (const [method, d] of Object.entries<Descriptor>(op['x-methods'])) {
+          if (!d.operationId || !d.summary) throw new Error(`x-methods.${method} on ${path} lacks operationId or summary`);
+          out.push({ ...d, ...base, operationId: d.operationId, summary: d.summary, method, status: d.status ?? base.status });
+        }
+      } else if (op['x-operation']) {
+        const d: Descriptor = op['x-operation'];
+        out.push({ ...d, ...base, operationId: op.operationId, summary: op.summary, status: d.status ?? base.status });
+      } else {
+        throw new Error(`${verb.toUpperCase()} ${path} has neither x-methods nor x-operation`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Every operation of the contract, in document order: paths first, then webhooks. */
+export function contractOperations(doc: Doc): Operation[] {
+  return [...operationsOf(doc, doc.paths, false), ...operationsOf(doc, doc.webhooks, true)];
+}
+
+export function hashRecipes(doc: Doc): HashRecipes {
+  return doc['x-hash-recipes'];
+}
+
+/** The example objects of an operation, by name, wherever the document keeps them. */
+export function exampleValue(doc: Doc, name: string): unknown {
+  const example = doc.components?.examples?.[name];
+  if (example) return example.value;
+  // Examples written inline (standalone operations) are not moved to components by the bundler.
+  let found: unknown;
+  const visit = (node: any): void => {
+    if (found !== undefined || !node || typeof node !== 'object') return;
+    if (node.examples && typeof node.examples === 'object' && node.examples[name]) {
+      found = deref(doc, node.examples[name]).value;
+      return;
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit({ paths: doc.paths, webhooks: doc.webhooks, responses: doc.components?.responses });
+  return found;
+}

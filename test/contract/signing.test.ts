@@ -1,0 +1,54 @@
+// The recipe runtime against independent implementations of the public recipes, written the way
+// the public clients write them (node:crypto, string concatenation).
+import { createHash, createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, computeHash, hashesEqual, hashPreimage } from '../../runtime/signing.ts';
+import { hashRecipes } from '../../generated/hash-recipes.ts';
+
+const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
+const P = (passphrase: string) => md5(passphrase);
+
+describe('hash recipes, computed by runtime/signing.ts', () => {
+  const pass = 'S0me Passphrase!';
+  const tx = { merchantUUID: '5265F8EED6A19', transactionAmount: '10.00', transactionCurrency: 'AUD' };
+
+  it('transaction: md5(lower(P + merchantUUID + transactionAmount + transactionCurrency))', () => {
+    expect(computeHash(hashRecipes.transaction, pass, tx)).toBe(md5((P(pass) + tx.merchantUUID + tx.transactionAmount + tx.transactionCurrency).toLowerCase()));
+  });
+
+  it('query: the first of transactionID, transactionReferenceID, batchUUID', () => {
+    const q = { merchantUUID: 'm1', transactionReferenceID: 'REF-9' };
+    expect(computeHash(hashRecipes.query, pass, q)).toBe(md5((P(pass) + 'm1' + 'REF-9').toLowerCase()));
+    expect(computeHash(hashRecipes.query, pass, { ...q, transactionID: 'TX-1' })).toBe(md5((P(pass) + 'm1' + 'TX-1').toLowerCase()));
+  });
+
+  it('settlement: md5(P + lower(merchantUUID) + settlementFrom + settlementTo), nothing else lowercased', () => {
+    const s = { merchantUUID: 'ABC', settlementFrom: '2026-11-01', settlementTo: '2026-11-30' };
+    expect(computeHash(hashRecipes.settlement, 'PassPhrase', s)).toBe(md5(P('PassPhrase') + 'abc' + s.settlementFrom + s.settlementTo));
+  });
+
+  it('custom: empty custom fields ([] or absent) count as empty strings', () => {
+    const r = { merchantUUID: 'M', custom1: 'Order 1', custom2: [], custom3: undefined };
+    expect(computeHash(hashRecipes.custom, pass, r)).toBe(md5((P(pass) + 'M' + 'Order 1').toLowerCase()));
+  });
+
+  it('batchFile: md5 of the decoded file bytes', () => {
+    const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0x00]);
+    const f = { merchantUUID: 'M', batchFile: bytes.toString('base64') };
+    expect(computeHash(hashRecipes.batchFile, pass, f)).toBe(md5((P(pass) + 'M' + md5(bytes)).toLowerCase()));
+  });
+
+  it('message: HMAC-SHA256 over the parameters as canonical JSON, keys sorted at every level', () => {
+    const params = { z: 1, agreementIdentification: 'A', payer: { name: 'N', address: 'X' } };
+    const canonical = '{"agreementIdentification":"A","payer":{"address":"X","name":"N"},"z":1}';
+    expect(canonicalJson(params)).toBe(canonical);
+    expect(hashPreimage(hashRecipes.message, pass, params)).toBe(canonical);
+    expect(computeHash(hashRecipes.message, pass, params)).toBe(createHmac('sha256', pass).update(canonical).digest('hex'));
+  });
+
+  it('hashesEqual compares case-insensitively and rejects any difference', () => {
+    expect(hashesEqual('ABCDEF', 'abcdef')).toBe(true);
+    expect(hashesEqual('abcdef', 'abcdee')).toBe(false);
+    expect(hashesEqual('abcdef', 'abcde')).toBe(false);
+  });
+});
