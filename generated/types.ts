@@ -2729,19 +2729,40 @@ export interface components {
          * @example 2.0
          */
         ApiVersion: "2.0";
-        /** @description The batch, as processBatch returned it. */
+        /**
+         * @description The batch, as processBatch returned it.
+         * @example 1336583d3a953ce2d
+         */
         BatchUUIDPath: components["schemas"]["BatchUUID"];
-        /** @description The PayTo agreement. */
+        /**
+         * @description The PayTo agreement.
+         * @example AGR-5f2c81d7e4
+         */
         AgreementIdentification: components["schemas"]["AgreementIdentification"];
-        /** @description The PayTo payment. */
+        /**
+         * @description The PayTo payment.
+         * @example 1336-e6171809-b600-11e6-b9c3-005056b209e0
+         */
         PayToTransactionId: components["schemas"]["TransactionID"];
-        /** @description The PayID. */
+        /**
+         * @description The PayID.
+         * @example jane-1001@merchant.payid.test
+         */
         PayIdPath: components["schemas"]["PayId"];
-        /** @description The payment received through a PayID. */
+        /**
+         * @description The payment received through a PayID.
+         * @example 1336-f7281910-b600-11e6-b9c3-005056b209e0
+         */
         PayIdTransactionId: components["schemas"]["TransactionID"];
-        /** @description The payout's identifier or its reference (seed §4.7). */
+        /**
+         * @description The payout's identifier or its reference (seed §4.7).
+         * @example PAY-3c9e1f
+         */
         PayoutIdPath: components["schemas"]["PayoutId"];
-        /** @description The payout transaction's identifier or its reference (seed §4.7). */
+        /**
+         * @description The payout transaction's identifier or its reference (seed §4.7).
+         * @example PTX-8b21d4
+         */
         PayoutTransactionIdPath: components["schemas"]["PayoutId"];
     };
     requestBodies: never;
@@ -2899,7 +2920,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The batch, as processBatch returned it. */
+                /**
+                 * @description The batch, as processBatch returned it.
+                 * @example 1336583d3a953ce2d
+                 */
                 batchUUID: components["parameters"]["BatchUUIDPath"];
             };
             cookie?: never;
@@ -2930,7 +2954,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The batch, as processBatch returned it. */
+                /**
+                 * @description The batch, as processBatch returned it.
+                 * @example 1336583d3a953ce2d
+                 */
                 batchUUID: components["parameters"]["BatchUUIDPath"];
             };
             cookie?: never;
@@ -2995,7 +3022,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayTo agreement. */
+                /**
+                 * @description The PayTo agreement.
+                 * @example AGR-5f2c81d7e4
+                 */
                 agreementIdentification: components["parameters"]["AgreementIdentification"];
             };
             cookie?: never;
@@ -3032,7 +3062,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayTo agreement. */
+                /**
+                 * @description The PayTo agreement.
+                 * @example AGR-5f2c81d7e4
+                 */
                 agreementIdentification: components["parameters"]["AgreementIdentification"];
             };
             cookie?: never;
@@ -3069,9 +3102,15 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayTo agreement. */
+                /**
+                 * @description The PayTo agreement.
+                 * @example AGR-5f2c81d7e4
+                 */
                 agreementIdentification: components["parameters"]["AgreementIdentification"];
-                /** @description The PayTo payment. */
+                /**
+                 * @description The PayTo payment.
+                 * @example 1336-e6171809-b600-11e6-b9c3-005056b209e0
+                 */
                 transactionId: components["parameters"]["PayToTransactionId"];
             };
             cookie?: never;
@@ -3102,9 +3141,15 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayTo agreement. */
+                /**
+                 * @description The PayTo agreement.
+                 * @example AGR-5f2c81d7e4
+                 */
                 agreementIdentification: components["parameters"]["AgreementIdentification"];
-                /** @description The PayTo payment. */
+                /**
+                 * @description The PayTo payment.
+                 * @example 1336-e6171809-b600-11e6-b9c3-005056b209e0
+                 */
                 transactionId: components["parameters"]["PayToTransactionId"];
             };
             cookie?: never;
@@ -3129,7 +3174,10 @@ export interface operations {
             query?: {
                 /** @description Only payments under this agreement. */
                 agreementIdentification?: components["schemas"]["AgreementIdentification"];
-                /** @description Only payments in this state. */
+                /**
+                 * @description Only payments in this state.
+                 * @example approved
+                 */
                 status?: components["schemas"]["PayToPaymentStatus"];
                 /** @description Only payments created on or after this date. */
                 from?: components["schemas"]["Date"];
@@ -3234,7 +3282,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayID. */
+                /**
+                 * @description The PayID.
+                 * @example jane-1001@merchant.payid.test
+                 */
                 payId: components["parameters"]["PayIdPath"];
             };
             cookie?: never;
@@ -3265,7 +3316,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayID. */
+                /**
+                 * @description The PayID.
+                 * @example jane-1001@merchant.payid.test
+                 */
                 payId: components["parameters"]["PayIdPath"];
             };
             cookie?: never;
@@ -3302,7 +3356,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayID. */
+                /**
+                 * @description The PayID.
+                 * @example jane-1001@merchant.payid.test
+                 */
                 payId: components["parameters"]["PayIdPath"];
             };
             cookie?: never;
@@ -3339,7 +3396,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The PayID. */
+                /**
+                 * @description The PayID.
+                 * @example jane-1001@merchant.payid.test
+                 */
                 payId: components["parameters"]["PayIdPath"];
             };
             cookie?: never;
@@ -3376,7 +3436,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payment received through a PayID. */
+                /**
+                 * @description The payment received through a PayID.
+                 * @example 1336-f7281910-b600-11e6-b9c3-005056b209e0
+                 */
                 transactionId: components["parameters"]["PayIdTransactionId"];
             };
             cookie?: never;
@@ -3447,7 +3510,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payout's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout's identifier or its reference (seed §4.7).
+                 * @example PAY-3c9e1f
+                 */
                 payoutId: components["parameters"]["PayoutIdPath"];
             };
             cookie?: never;
@@ -3478,7 +3544,10 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payout's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout's identifier or its reference (seed §4.7).
+                 * @example PAY-3c9e1f
+                 */
                 payoutId: components["parameters"]["PayoutIdPath"];
             };
             cookie?: never;
@@ -3509,9 +3578,15 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payout's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout's identifier or its reference (seed §4.7).
+                 * @example PAY-3c9e1f
+                 */
                 payoutId: components["parameters"]["PayoutIdPath"];
-                /** @description The payout transaction's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout transaction's identifier or its reference (seed §4.7).
+                 * @example PTX-8b21d4
+                 */
                 transactionId: components["parameters"]["PayoutTransactionIdPath"];
             };
             cookie?: never;
@@ -3534,9 +3609,15 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payout's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout's identifier or its reference (seed §4.7).
+                 * @example PAY-3c9e1f
+                 */
                 payoutId: components["parameters"]["PayoutIdPath"];
-                /** @description The payout transaction's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout transaction's identifier or its reference (seed §4.7).
+                 * @example PTX-8b21d4
+                 */
                 transactionId: components["parameters"]["PayoutTransactionIdPath"];
             };
             cookie?: never;
@@ -3559,9 +3640,15 @@ export interface operations {
                 "SVC-API-VERSION": components["parameters"]["ApiVersion"];
             };
             path: {
-                /** @description The payout's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout's identifier or its reference (seed §4.7).
+                 * @example PAY-3c9e1f
+                 */
                 payoutId: components["parameters"]["PayoutIdPath"];
-                /** @description The payout transaction's identifier or its reference (seed §4.7). */
+                /**
+                 * @description The payout transaction's identifier or its reference (seed §4.7).
+                 * @example PTX-8b21d4
+                 */
                 transactionId: components["parameters"]["PayoutTransactionIdPath"];
             };
             cookie?: never;

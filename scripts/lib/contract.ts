@@ -25,6 +25,7 @@ export interface Descriptor {
   hashes?: HashUse[];
   resultHashes?: HashUse[];
   webhooks?: string[];
+  maxBodyBytes?: number;
   aliasOf?: string;
   examples: { request: string[]; result?: string[]; refusal?: string[] };
   seed?: string;
@@ -46,7 +47,7 @@ export interface Operation extends Descriptor {
   /** Header credentials, from the operation's security requirement. */
   security: string[];
   /** Path and query parameter names. */
-  parameters: { name: string; in: string; required: boolean }[];
+  parameters: { name: string; in: string; required: boolean; example?: string }[];
   webhook: boolean;
 }
 
@@ -87,7 +88,7 @@ function operationsOf(doc: Doc, items: Doc, webhook: boolean): Operation[] {
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map((p: any) => deref(doc, p))
         .filter((p: any) => p.in === 'path' || p.in === 'query')
-        .map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required) }));
+        .map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required), ...(p.example === undefined ? {} : { example: String(p.example) }) }));
       const security = [...new Set<string>((op.security ?? []).flatMap((req: Doc) => Object.keys(req)))];
       const base = {
         verb,

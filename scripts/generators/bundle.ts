@@ -1,0 +1,18 @@
+// The bundled document: spec/openapi.yaml and every file it references, in one self-contained
+// document (@redocly/openapi-core, the library behind the Redocly CLI).
+import path from 'node:path';
+import { bundle, loadConfig } from '@redocly/openapi-core';
+import YAML from 'yaml';
+import type { Doc } from '../lib/contract.ts';
+import { BANNER } from './banner.ts';
+
+export async function bundleSpec(root: string): Promise<Doc> {
+  const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
+  const result = await bundle({ ref: path.join(root, 'spec/openapi.yaml'), config, removeUnusedComponents: false });
+  const errors = result.problems.filter((p) => p.severity === 'error');
+  if (errors.length) throw new Error(`Bundling failed:\n${errors.map((p) => p.message).join('\n')}`);
+  return result.bundle.parsed as Doc;
+}
+
+export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;
+export const bundledYaml = (doc: Doc): string => `# ${BANNER}\n${YAML.stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;

@@ -1,0 +1,131 @@
+// The operation table: every operation with what a server, a client or a test needs to route it,
+// validate it, authenticate it and answer it, read from the descriptors (x-methods, x-operation).
+import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/contract.ts';
+import { tsHeader } from './banner.ts';
+
+export interface TableEntry {
+  operationId: string;
+  summary: string;
+  verb: string;
+  path: string;
+  method: string | null;
+  status: number;
+  request: string | null;
+  forms: string[] | null;
+  parameters: { name: string; in: string; required: boolean; example?: string }[];
+  result: string;
+  resultType: string;
+  refusal: string;
+  refusalCode: 'string' | 'integer';
+  credentials: string[];
+  headers: Record<string, string> | null;
+  hashes: { in: 'body' | 'header'; name: string; recipe: string }[];
+  resultHashes: { name: string; recipe: string }[];
+  maxBodyBytes: number;
+  deprecated: boolean;
+  aliasOf: string | null;
+  webhooks: string[];
+  provenance: { seed: string } | { inferred: string };
+}
+
+/** Which JSON type a refusal's responseCode is sent as: the first its schema allows. */
+function refusalCodeType(doc: Doc, refusal: string): 'string' | 'integer' {
+  let code = resolvePointer(doc, refusal).properties.responseCode;
+  while (code.$ref) code = resolvePointer(doc, code.$ref);
+  const first = Array.isArray(code.type) ? code.type[0] : code.type;
+  if (first !== 'string' && first !== 'integer') throw new Error(`${refusal}: responseCode must be a string or an integer`);
+  return first;
+}
+
+/** Header credentials by role (x-credential on each security scheme the operation requires). */
+function headerCredentials(doc: Doc, op: Operation): Record<string, string> | null {
+  if (!op.security.length) return null;
+  const schemes = doc.components.securitySchemes;
+  return Object.fromEntries(op.security.map((name) => [schemes[name]['x-credential'], schemes[name].name]));
+}
+
+export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
+  const defaultLimit: number = doc['x-limits'].maxBodyBytes;
+  return ops
+    .filter((op) => !op.webhook)
+    .map((op) => {
+      const request = op.request ? schemaName(op.request) : null;
+      const forms = op.request ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null) : null;
+      return {
+        operationId: op.operationId,
+        summary: op.summary,
+        verb: op.verb.toUpperCase(),
+        path: op.path,
+        method: op.method ?? null,
+        status: op.status,
+        request,
+        forms,
+        parameters: op.parameters,
+        result: schemaName(op.result!),
+        resultType: op.resultType ?? 'application/json',
+        refusal: schemaName(op.refusal!),
+        refusalCode: refusalCodeType(doc, op.refusal!),
+        credentials: op.credentials ?? [],
+        headers: headerCredentials(doc, op),
+        hashes: (op.hashes ?? []).map((h) => ({ in: h.in ?? 'body', name: h.name, recipe: h.recipe })),
+        resultHashes: (op.resultHashes ?? []).map((h) => ({ name: h.name, recipe: h.recipe })),
+        maxBodyBytes: op.maxBodyBytes ?? defaultLimit,
+        deprecated: op.deprecated,
+        aliasOf: op.aliasOf ?? null,
+        webhooks: op.webhooks ?? [],
+        provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
+      };
+    });
+}
+
+function apiVersionHeader(doc: Doc): { name: string; value: string } {
+  const p = doc.components.parameters.ApiVersion;
+  return { name: p.name, value: p.schema.const };
+}
+
+export function operationsModule(doc: Doc, ops: Operation[]): string {
+  const entries = tableEntries(doc, ops);
+  return [
+    tsHeader('The operation table: each operation\'s route, schemas, credentials, hashes and provenance (from x-methods and x-operation).').trimEnd(),
+    '',
+    `export const apiVersion = ${JSON.stringify(apiVersionHeader(doc))} as const;`,
+    '',
+    '/** Which body fields carry each kind of body credential (x-body-credentials). */',
+    `export const bodyCredentials = ${JSON.stringify(doc['x-body-credentials'], null, 2)} as const;`,
+    '',
+    `export const defaultMaxBodyBytes = ${doc['x-limits'].maxBodyBytes};`,
+    '',
+    'export interface ContractOperation {',
+    '  operationId: string;',
+    '  summary: string;',
+    "  verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
+    '  /** The OpenAPI path template. */',
+    '  path: string;',
+    '  /** The body\'s `method` value on a shared path. */',
+    '  method: string | null;',
+    '  /** The success status; refusals are answered with it too. */',
+    '  status: number;',
+    '  /** Request body schema (component name); its `forms` when the method takes several. */',
+    '  request: string | null;',
+    '  forms: readonly string[] | null;',
+    "  parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];",
+    '  result: string;',
+    "  resultType: 'application/json' | 'application/zip' | 'text/csv';",
+    '  refusal: string;',
+    "  refusalCode: 'string' | 'integer';",
+    "  credentials: readonly ('merchant' | 'partner' | 'accessToken')[];",
+    '  /** Header credentials by role: accountId, apiKey, messageHash → header name. */',
+    '  headers: Readonly<Record<string, string>> | null;',
+    "  hashes: readonly { in: 'body' | 'header'; name: string; recipe: string }[];",
+    '  resultHashes: readonly { name: string; recipe: string }[];',
+    '  maxBodyBytes: number;',
+    '  deprecated: boolean;',
+    '  aliasOf: string | null;',
+    '  webhooks: readonly string[];',
+    '  provenance: { seed: string } | { inferred: string };',
+    '}',
+    '',
+    `export const operations: readonly ContractOperation[] = ${JSON.stringify(entries, null, 2)};`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,10 @@
+// Types of every path, operation and component, by openapi-typescript.
+import openapiTS, { astToString } from 'openapi-typescript';
+import type { Doc } from '../lib/contract.ts';
+import { tsHeader } from './banner.ts';
+
+export async function typesModule(doc: Doc): Promise<string> {
+  // arrayLength: the empty custom-field echo (maxItems 0) becomes the exact type [].
+  const ast = await openapiTS(doc as never, { arrayLength: true, alphabetize: false, exportType: false });
+  return `${tsHeader('Types of every path, operation and component (openapi-typescript).')}${astToString(ast)}`;
+}

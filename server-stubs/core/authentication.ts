@@ -1,0 +1,76 @@
+// Authentication from the contract: the credentials an operation declares (in the body, or in
+// headers through its security requirement) and every message hash, checked with its recipe in
+// constant time. A failure answers -1 and says no more than which credential is missing.
+import { timingSafeEqual } from 'node:crypto';
+import { computeHash, hashesEqual } from '../../runtime/signing.ts';
+import { bodyCredentials, hashRecipes } from './contract.ts';
+import { refuse, type Refusal } from './refusals.ts';
+import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
+
+const DENIED = 'Invalid authentication credentials';
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
+  return timingSafeEqual(a.length === b.length ? a : b, b) && a.length === b.length;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length ? value : undefined);
+
+export interface AuthInput {
+  headers: GatewayRequest['headers'];
+  body: Record<string, unknown> | undefined;
+  params: Record<string, string>;
+  query: Record<string, string>;
+}
+
+export async function authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts): Promise<{ account: Account } | { refusal: Refusal }> {
+  let account: Account | undefined;
+  const body = input.body ?? {};
+
+  if (op.headers) {
+    const header = (role: string) => (op.headers![role] ? { name: op.headers![role]!, value: input.headers[op.headers![role]!.toLowerCase()] } : undefined);
+    for (const role of ['accountId', 'apiKey', 'messageHash']) {
+      const h = header(role);
+      if (h && !text(h.value)) return { refusal: refuse(-3, `Header '${h.name}' is required`) };
+    }
+    account = await accounts.find('merchant', header('accountId')!.value!);
+    const key = header('apiKey');
+    if (!account || (key && !sameSecret(key.value!, account.apiKey))) return { refusal: refuse(-1, DENIED) };
+  }
+
+  for (const kind of op.credentials) {
+    const fields = bodyCredentials[kind] as { account: Account['kind']; id?: string; key?: string; token?: string };
+    let found: Account | undefined;
+    if (fields.token) {
+      const token = text(body[fields.token]);
+      if (!token) continue;
+      found = await accounts.findByAccessToken(token);
+      if (!found) return { refusal: refuse(-1, DENIED) };
+    } else {
+      const id = text(body[fields.id!]);
+      if (!id) continue;
+      found = await accounts.find(fields.account, id);
+      const key = text(body[fields.key!]);
+      if (!found || !key || !sameSecret(key, found.apiKey)) return { refusal: refuse(-1, DENIED) };
+    }
+    // An access token must stand for the merchant the body names, when it names one.
+    if (account && (account.kind !== found.kind || account.id !== found.id)) return { refusal: refuse(-1, DENIED) };
+    account = found;
+  }
+  if (!account) return { refusal: refuse(-1, DENIED) };
+
+  for (const use of op.hashes) {
+    const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
+    if (use.in === 'header') {
+      const given = input.headers[use.name.toLowerCase()]!;
+      const expected = computeHash(recipe, account.passphrase, { ...input.params, ...input.query, ...body });
+      if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
+    } else if (use.name in body) {
+      const given = text(body[use.name]) ?? '';
+      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body))) return { refusal: refuse(-1, DENIED) };
+    }
+  }
+  return { account };
+}

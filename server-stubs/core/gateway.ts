@@ -1,0 +1,134 @@
+// The validating gateway core: handle(request) → response, for any HTTP server to call. It routes by
+// verb, path and `method`, validates the request, authenticates it, calls the operation's handler
+// and holds the answer to the contract. Handlers see only valid, authenticated requests.
+import { readFile } from 'node:fs/promises';
+import type { GatewayHandlers } from '../../generated/handlers.ts';
+import { answer } from './answer.ts';
+import { authenticate } from './authentication.ts';
+import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
+import { refuse, refusalResponse, type Refusal } from './refusals.ts';
+import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf } from './request.ts';
+import { chooseMethod, readLimit, route } from './router.ts';
+import type {
+  Accounts,
+  ContractOperation,
+  GatewayMetrics,
+  GatewayRequest,
+  GatewayResponse,
+  HandlerContext,
+  Logger,
+  ResponseValidationMode,
+} from './types.ts';
+
+export interface GatewayOptions {
+  /** The implementation: one handler per operation. A missing one answers -4 (not implemented). */
+  handlers: Partial<GatewayHandlers<HandlerContext>>;
+  accounts: Accounts;
+  /** Default: `error` unless NODE_ENV is production, where it is `log`. */
+  responseValidation?: ResponseValidationMode;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  handle(request: GatewayRequest): Promise<GatewayResponse>;
+  /** The most bytes an adapter should read for a request to this path. */
+  readLimit(pathname: string): number;
+  readonly metrics: GatewayMetrics;
+}
+
+const silent: Logger = { warn() {}, error() {} };
+
+const SPEC_FILES: Record<string, { file: string; type: string }> = {
+  '/openapi.json': { file: 'openapi.json', type: 'application/json' },
+  '/openapi.yaml': { file: 'openapi.yaml', type: 'application/yaml' },
+};
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
+  const logger = options.logger ?? silent;
+  const metrics: GatewayMetrics = { requests: 0, refusals: 0, violations: 0, failures: 0 };
+  const specCache = new Map<string, Promise<Buffer>>();
+  const byId = new Map(operations.map((o) => [o.operationId, o]));
+
+  const refused = (op: ContractOperation | undefined, refusal: Refusal, extra?: Record<string, string>): GatewayResponse => {
+    metrics.refusals++;
+    const response = refusalResponse(op, refusal);
+    if (extra) Object.assign(response.headers, extra);
+    return response;
+  };
+
+  const violated = (op: ContractOperation, violation: string, sensitive: boolean, response?: GatewayResponse): GatewayResponse => {
+    metrics.violations++;
+    logger.error('answer violates the contract', { operationId: op.operationId, violation });
+    if (mode === 'log' && response && !sensitive) return response;
+    const message = mode === 'error' ? `Response of ${op.operationId} violates the contract: ${violation}` : 'Internal gateway error';
+    return refusalResponse(op, refuse(-4, message, 500));
+  };
+
+  async function serveSpec(pathname: string): Promise<GatewayResponse | undefined> {
+    const spec = SPEC_FILES[pathname];
+    if (!spec) return undefined;
+    let bytes = specCache.get(spec.file);
+    if (!bytes) specCache.set(spec.file, (bytes = readFile(packageFile(spec.file))));
+    return { status: 200, headers: { 'content-type': spec.type }, body: await bytes };
+  }
+
+  async function handle(request: GatewayRequest): Promise<GatewayResponse> {
+    metrics.requests++;
+    const url = new URL(request.url, 'http://gateway');
+    if (request.verb.toUpperCase() === 'GET') {
+      const spec = await serveSpec(url.pathname);
+      if (spec) return spec;
+    }
+    const routed = route(request.verb, url.pathname);
+    if ('refusal' in routed) return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
+    const { candidates, params } = routed.match;
+    const first = candidates[0]!;
+
+    const version = checkVersion(request.headers);
+    if (version) return refused(first, version);
+    const parsed = parseBody(request, Math.max(...candidates.map((c) => c.maxBodyBytes)));
+    if ('refusal' in parsed) return refused(first, parsed.refusal);
+
+    const chosen = chooseMethod(candidates, parsed.ok);
+    if ('refusal' in chosen) return refused(first, chosen.refusal);
+    const op = chosen.op;
+    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
+    const query = queryOf(op, url.searchParams);
+    if ('refusal' in query) return refused(op, query.refusal);
+    const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, parsed.ok);
+    if (invalid) return refused(op, invalid);
+
+    const body = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
+    const auth = await authenticate(op, { headers: request.headers, body, params, query: query.ok }, options.accounts);
+    if ('refusal' in auth) return refused(op, auth.refusal);
+
+    const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
+    const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
+      | ((input: unknown, context: HandlerContext) => unknown)
+      | undefined;
+    if (!handler) return refused(op, refuse(-4, `${target.operationId} is not implemented by this server`, 500));
+
+    let returned: unknown;
+    try {
+      returned = await handler.call(options.handlers, { body, params, query: query.ok }, { operation: op, account: auth.account });
+    } catch (error) {
+      metrics.failures++;
+      logger.error('handler failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
+      return refusalResponse(op, refuse(-4, 'Internal gateway error', 500));
+    }
+    const answered = answer(op, auth.account, body ?? {}, returned);
+    if ('violation' in answered) {
+      const raw = typeof returned === 'object' && returned !== null ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) } : undefined;
+      return violated(op, answered.violation, answered.sensitive === true, raw);
+    }
+    if (Number((returned as { responseCode?: unknown })?.responseCode) < 0) metrics.refusals++;
+    return answered.response;
+  }
+
+  return {
+    handle,
+    readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
+    metrics,
+  };
+}

@@ -1,0 +1,77 @@
+// Reading and validating a request against its operation: headers, body, parameters. Each check
+// answers the refusal the contract documents; nothing here throws for bad input.
+import { apiVersion, requestValidators } from './contract.ts';
+import { refuse, refusalFor, type Refusal } from './refusals.ts';
+import type { ContractOperation, GatewayRequest } from './types.ts';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export type Checked<T> = { ok: T } | { refusal: Refusal };
+
+export function checkVersion(headers: GatewayRequest['headers']): Refusal | undefined {
+  const value = headers[apiVersion.name.toLowerCase()];
+  if (value === undefined) return refuse(-3, `Header '${apiVersion.name}' is required and must be ${apiVersion.value}`, 400);
+  if (value.trim() !== apiVersion.value) return refuse(-2, `Header '${apiVersion.name}' is invalid: must be ${apiVersion.value}`, 400);
+  return undefined;
+}
+
+export const byteLength = (body: GatewayRequest['body']) => (body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+
+/** The body as JSON: absent, or an object sent as application/json. */
+export function parseBody(request: GatewayRequest, limit: number): Checked<unknown> {
+  const size = byteLength(request.body);
+  if (size > limit) return { refusal: refuse(-2, `Request body exceeds ${limit} bytes`, 413) };
+  if (size === 0) return { ok: undefined };
+  const type = request.headers['content-type'];
+  if (!type || type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+    return { refusal: refuse(-2, "Header 'Content-Type' must be application/json", 415) };
+  }
+  try {
+    const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
+    return { ok: JSON.parse(text) };
+  } catch (error) {
+    const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
+    return { refusal: refuse(-2, `Request body is not valid JSON: ${why}`, 400) };
+  }
+}
+
+/** The request body against the operation's schema; a method with several forms takes the one that fits. */
+export function checkBody(op: ContractOperation, body: unknown): Refusal | undefined {
+  if (!op.request) {
+    // Get PayID sends {} on a GET (seed §4.6): an empty object is no body.
+    const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+    return empty ? undefined : refuse(-2, `${op.operationId} takes no request body`);
+  }
+  if (body === undefined) return refuse(-3, 'The request body is required');
+  const names = op.forms ?? [op.request];
+  let best: Refusal | undefined;
+  let fewest = Infinity;
+  for (const name of names) {
+    const validate = requestValidators[name]!;
+    if (validate(body)) return undefined;
+    const errors = validate.errors ?? [];
+    if (errors.length < fewest) {
+      fewest = errors.length;
+      best = refusalFor(errors);
+    }
+  }
+  return best;
+}
+
+/** Path and query parameters against their schemas. */
+export function checkParameters(op: ContractOperation, params: Record<string, string>, query: Record<string, string>): Refusal | undefined {
+  if (!op.parameters.length) return undefined;
+  const validate = requestValidators[`${op.operationId}Parameters`]!;
+  return validate({ ...query, ...params }) ? undefined : refusalFor(validate.errors ?? [], 'Parameter');
+}
+
+/** The query string as an object (a repeated name keeps its last value), without unknown names. */
+export function queryOf(op: ContractOperation, search: URLSearchParams): Checked<Record<string, string>> {
+  const known = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const query: Record<string, string> = {};
+  for (const [name, value] of search) {
+    if (!known.has(name)) return { refusal: refuse(-2, `Parameter '${name}' is not allowed`) };
+    query[name] = value;
+  }
+  return { ok: query };
+}

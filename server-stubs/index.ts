@@ -1,0 +1,16 @@
+// The validating server stubs: implement GatewayHandlers, give the accounts, and serve.
+export { createGateway, type Gateway, type GatewayOptions } from './core/gateway.ts';
+export { createNodeHandler, createNodeServer } from './http/node.ts';
+export type {
+  Account,
+  Accounts,
+  ContractOperation,
+  GatewayMetrics,
+  GatewayRequest,
+  GatewayResponse,
+  HandlerContext,
+  Logger,
+  ResponseValidationMode,
+} from './core/types.ts';
+export type { Answer, GatewayHandlers, HandlerInput, HandlerName, HandlerResult } from '../generated/handlers.ts';
+export { operations } from '../generated/operations.ts';

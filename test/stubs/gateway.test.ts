@@ -1,0 +1,231 @@
+// The gateway core around the handlers: authentication of every credential kind, requests that
+// cannot be read, answers that break the contract, the spec it serves, and the node:http adapter.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, createNodeServer, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
+import { doc } from '../support/contract.ts';
+import { accounts, echoHandlers, type Call } from '../support/fixtures.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../support/requests.ts';
+
+const json = (r: GatewayResponse) => JSON.parse(String(r.body));
+const calls: Call[] = [];
+const gateway = createGateway({ handlers: echoHandlers(calls), accounts });
+const example = (id: string, index = 0) => structuredClone(requestExamples(operation(id))[index]!.value);
+
+async function expectRefused(request: ReturnType<typeof buildRequest>, code: number, message: string | RegExp, status = 200) {
+  calls.length = 0;
+  const response = await gateway.handle(request);
+  const answer = json(response);
+  expect(response.status).toBe(status);
+  expect(Number(answer.responseCode)).toBe(code);
+  expect(answer.responseMessage).toMatch(message);
+  expect(calls).toHaveLength(0);
+  return answer;
+}
+
+describe('authentication', () => {
+  const DENIED = /^Invalid authentication credentials$/;
+
+  it('merchant body credentials: a wrong apiKey, an unknown merchantUUID and a wrong hash are -1', async () => {
+    const op = operation('processCapture');
+    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), apiKey: 'wrongkey' } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), merchantUUID: 'ffffffffffff' } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), hash: '0'.repeat(32) } }), -1, DENIED);
+    // The hash covers the amount: the same hash over another amount fails.
+    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), transactionAmount: '51.00' } }), -1, DENIED);
+  });
+
+  it('responseCode of a body-API refusal is a string, as the gateway sends it in JSON', async () => {
+    const answer = await expectRefused(buildRequest(operation('processCapture'), { body: { ...example('processCapture'), apiKey: 'wrongkey' } }), -1, DENIED);
+    expect(answer.responseCode).toBe('-1');
+  });
+
+  it('partner body credentials: a wrong apiKey and a wrong hash are -1', async () => {
+    const op = operation('addMerchant');
+    await expectRefused(buildRequest(op, { body: { ...example('addMerchant'), apiKey: 'wrongkey' } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body: { ...example('addMerchant'), merchantCompanyRegNumber: '99999999999' } }), -1, DENIED);
+  });
+
+  it('secureHash (blacklist) and urlHash (direct debit) are checked with their own recipes', async () => {
+    await expectRefused(buildRequest(operation('addBlacklistedCard'), { body: { ...example('addBlacklistedCard'), cardExpiryYear: '30' } }), -1, DENIED);
+    await expectRefused(buildRequest(operation('processDDebitAuth'), { body: { ...example('processDDebitAuth'), notifyURL: 'https://evil.test/' } }), -1, DENIED);
+  });
+
+  it('an access token that stands for no merchant is -1', async () => {
+    await expectRefused(buildRequest(operation('getSurcharge'), { body: { ...example('getSurcharge'), accessToken: 'expired-or-forged' } }), -1, DENIED);
+  });
+
+  it('a card key alone (cardInfo has no hash) still needs the right apiKey', async () => {
+    await expectRefused(buildRequest(operation('cardInfo'), { body: { ...example('cardInfo'), apiKey: 'wrongkey' } }), -1, DENIED);
+  });
+
+  it('header credentials: wrong SVC-APIKEY or SVC-MESSAGEHASH are -1, a missing header is -3 naming it', async () => {
+    const op = operation('createPayToPayment');
+    const body = example('createPayToPayment');
+    await expectRefused(buildRequest(op, { body, headers: { 'svc-apikey': 'wrongkey' } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body, headers: { 'svc-messagehash': 'f'.repeat(64) } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body, passphrase: 'not-the-passphrase' }), -1, DENIED);
+    await expectRefused(buildRequest(op, { body, headers: { 'svc-merchantid': undefined } }), -3, "Header 'SVC-MERCHANTID' is required");
+    const answer = await expectRefused(buildRequest(op, { body, headers: { 'svc-merchantid': 'nobody' } }), -1, DENIED);
+    expect(answer.responseCode).toBe(-1); // an integer on the NPP paths
+  });
+
+  it('the message hash covers the path: a hash made for another agreement fails', async () => {
+    const op = operation('getPayToPaymentStatus');
+    const signed = buildRequest(op, { params: { agreementIdentification: 'AGR-other' } });
+    const replayed = buildRequest(op);
+    await expectRefused({ ...replayed, headers: { ...replayed.headers, 'svc-messagehash': signed.headers['svc-messagehash'] } }, -1, DENIED);
+  });
+
+  it('payouts take the key in SVC-API-KEY (seed §4.7), not SVC-APIKEY', async () => {
+    const op = operation('getPayoutTransactionStatus');
+    await expectRefused(buildRequest(op, { headers: { 'svc-api-key': 'wrongkey' } }), -1, DENIED);
+    await expectRefused(buildRequest(op, { headers: { 'svc-api-key': undefined, 'svc-apikey': sandbox.apiKey } }), -3, "Header 'SVC-API-KEY' is required");
+  });
+});
+
+describe('requests that cannot be read', () => {
+  const op = operation('processCapture');
+  const good = () => buildRequest(op, { body: example('processCapture') });
+
+  it('malformed JSON is 400 with -2', async () => {
+    await expectRefused({ ...good(), body: '{"method": "processCapture",' }, -2, /^Request body is not valid JSON/, 400);
+  });
+  it('another content type is 415', async () => {
+    await expectRefused({ ...good(), headers: { ...good().headers, 'content-type': 'application/x-www-form-urlencoded' } }, -2, "Header 'Content-Type' must be application/json", 415);
+  });
+  it('a missing or wrong SVC-API-VERSION is 400', async () => {
+    await expectRefused({ ...good(), headers: { ...good().headers, 'svc-api-version': undefined } }, -3, "Header 'SVC-API-VERSION' is required and must be 2.0", 400);
+    await expectRefused({ ...good(), headers: { ...good().headers, 'svc-api-version': '1.0' } }, -2, "Header 'SVC-API-VERSION' is invalid: must be 2.0", 400);
+  });
+  it('a body over the limit is 413', async () => {
+    await expectRefused({ ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(17 * 1024 * 1024) }) }, -2, /^Request body exceeds \d+ bytes$/, 413);
+  });
+  it("a method's own limit holds on a path that allows more for another method (processBatch)", async () => {
+    await expectRefused({ ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(2 * 1024 * 1024) }) }, -2, 'Request body exceeds 1048576 bytes', 413);
+  });
+  it('an unknown path is 404 and a wrong verb 405 with Allow', async () => {
+    await expectRefused({ ...good(), url: '/nowhere' }, -2, 'No operation at POST /nowhere', 404);
+    calls.length = 0;
+    const response = await gateway.handle({ ...good(), verb: 'GET' });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+  it('a missing method names the allowed values', async () => {
+    const { method: _m, ...body } = example('processCapture');
+    await expectRefused(buildRequest(op, { body }), -3, /^Field 'method' is required: one of processCard, processAuth, /);
+  });
+  it('Get PayID takes no body, or the empty object the seed shows; anything else is refused', async () => {
+    const getPayId = operation('getPayId');
+    for (const body of [undefined, {}]) {
+      calls.length = 0;
+      const response = await gateway.handle(buildRequest(getPayId, { body }));
+      expect(response.status).toBe(201);
+      expect(calls).toHaveLength(1);
+    }
+    await expectRefused(buildRequest(getPayId, { body: { name: 'x' } }), -2, 'getPayId takes no request body', 201);
+  });
+  it('a query parameter the operation does not take is refused naming it', async () => {
+    await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { colour: 'red' } }), -2, "Parameter 'colour' is not allowed");
+    await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { from: '22/11/2026' } }), -2, /^Parameter 'from' is invalid/);
+  });
+});
+
+describe('answers held to the contract', () => {
+  const run = async (mode: ResponseValidationMode, change: (result: any) => unknown) => {
+    const errors: string[] = [];
+    const g = createGateway({
+      accounts,
+      responseValidation: mode,
+      logger: { warn() {}, error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields)}`) },
+      handlers: echoHandlers([], (op, result) => (op.operationId === 'processCapture' ? change(result) : result)),
+    });
+    const response = await g.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
+    return { response, errors, metrics: g.metrics };
+  };
+
+  it('in development a missing result field is a 500 naming the field', async () => {
+    const { response, metrics } = await run('error', ({ authCode: _a, ...rest }) => rest);
+    expect(response.status).toBe(500);
+    expect(json(response)).toEqual({ responseCode: '-4', responseMessage: "Response of processCapture violates the contract: Field 'authCode' is required (CaptureResult)" });
+    expect(metrics.violations).toBe(1);
+  });
+
+  it('a field the contract does not have is named too (the capture result carries only its fields)', async () => {
+    const { response } = await run('error', (r) => ({ ...r, transactionAmount: '30.00' }));
+    expect(json(response).responseMessage).toBe("Response of processCapture violates the contract: Field 'transactionAmount' is not in the contract (CaptureResult)");
+  });
+
+  it('a wrong customHash from the handler is caught; a missing one is added from its recipe', async () => {
+    const wrong = await run('error', (r) => ({ ...r, customHash: 'a'.repeat(32) }));
+    expect(json(wrong.response).responseMessage).toContain("Field 'customHash' is not what recipe custom gives");
+    const added = await run('error', (r) => r);
+    expect(json(added.response).customHash).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('in production it is logged and counted (log) or refused without detail (refuse)', async () => {
+    const logged = await run('log', ({ authCode: _a, ...rest }) => rest);
+    expect(logged.response.status).toBe(200);
+    expect(json(logged.response).authCode).toBeUndefined();
+    expect(logged.metrics.violations).toBe(1);
+    expect(logged.errors[0]).toContain("Field 'authCode' is required");
+    const refused = await run('refuse', ({ authCode: _a, ...rest }) => rest);
+    expect(refused.response.status).toBe(500);
+    expect(json(refused.response)).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+  });
+
+  it('an unmasked card number never leaves, whatever the mode', async () => {
+    for (const mode of ['error', 'log', 'refuse'] as const) {
+      const { response } = await run(mode, (r) => ({ ...r, responseMessage: 'Approved for 4564710000000004' }));
+      expect(response.status).toBe(500);
+      expect(String(response.body)).not.toContain('4564710000000004');
+    }
+  });
+
+  it('a handler that throws is a -4 with no detail, and is counted', async () => {
+    const g = createGateway({ accounts, handlers: { processCapture: () => { throw new Error('database is down at 10.0.0.5'); } } });
+    const response = await g.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
+    expect(response.status).toBe(500);
+    expect(json(response)).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+    expect(g.metrics.failures).toBe(1);
+  });
+
+  it('an operation without a handler answers -4 naming it', async () => {
+    const g = createGateway({ accounts, handlers: {} });
+    const response = await g.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
+    expect(json(response).responseMessage).toBe('processCapture is not implemented by this server');
+  });
+});
+
+describe('the spec and the node:http adapter', () => {
+  let base: string;
+  const server = createNodeServer(gateway);
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('serves the bundled spec at /openapi.json and /openapi.yaml', async () => {
+    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    expect(spec.info.version).toBe(doc.info.version);
+    const yaml = await fetch(`${base}/openapi.yaml`);
+    expect(yaml.headers.get('content-type')).toBe('application/yaml');
+    expect(await yaml.text()).toContain('openapi: 3.1.0');
+  });
+
+  it('answers a real HTTP request end to end', async () => {
+    const request = buildRequest(operation('processCapture'), { body: example('processCapture') });
+    const response = await fetch(`${base}${request.url}`, { method: request.verb, headers: request.headers as Record<string, string>, body: request.body as string });
+    expect(response.status).toBe(200);
+    expect((await response.json()).responseCode).toBe('0');
+  });
+
+  it('stops reading a body over the path limit and answers 413', async () => {
+    const request = buildRequest(operation('createPayToPayment'), { body: example('createPayToPayment') });
+    const response = await fetch(`${base}${request.url}`, { method: 'POST', headers: request.headers as Record<string, string>, body: 'x'.repeat(2 * 1024 * 1024) });
+    expect(response.status).toBe(413);
+  });
+});

@@ -1,0 +1,37 @@
+// The README's server example is real: it is server-stubs/examples/surcharge-server.ts word for
+// word (but for the import), and it answers a signed request over HTTP.
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { server } from '../../server-stubs/examples/surcharge-server.ts';
+import { ROOT } from '../support/contract.ts';
+import { buildRequest, operation, requestExamples } from '../support/requests.ts';
+
+describe('README: implementing GatewayHandlers', () => {
+  let base: string;
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('shows the example file exactly', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const example = readFileSync(path.join(ROOT, 'server-stubs/examples/surcharge-server.ts'), 'utf8');
+    expect(readme).toContain(example.replace("from '../index.ts'", "from 'payment-gateway-contract/server'"));
+  });
+
+  it('answers getSurcharge, and refuses what the contract refuses', async () => {
+    const op = operation('getSurcharge');
+    const ok = buildRequest(op, { body: requestExamples(op)[0]!.value });
+    const answer = await (await fetch(base + ok.url, { method: 'POST', headers: ok.headers as Record<string, string>, body: ok.body as string })).json();
+    expect(answer).toEqual({ responseCode: '0', responseMessage: 'Operation successful', transactionAmount: '100.00', surchargeAmount: '1.50', totalAmount: '101.50' });
+    const bad = buildRequest(op, { body: { ...requestExamples(op)[0]!.value, transactionAmount: '100' } });
+    const refusal = await (await fetch(base + bad.url, { method: 'POST', headers: bad.headers as Record<string, string>, body: bad.body as string })).json();
+    expect(refusal.responseCode).toBe('-2');
+    expect(refusal.responseMessage).toMatch(/^Field 'transactionAmount' is invalid/);
+  });
+});
