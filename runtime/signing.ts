@@ -26,10 +26,23 @@ export interface HashRecipe {
 
 export type HashRecipes = Readonly<Record<string, HashRecipe>>;
 
+/** The digests the recipes use. The default is @noble/hashes (runs anywhere); a server may pass native ones. */
+export interface Digests {
+  /** md5 in lowercase hex; text is hashed as UTF-8. */
+  md5Hex(data: string | Uint8Array): string;
+  /** HMAC-SHA256 in lowercase hex, keyed by the UTF-8 bytes of key. */
+  hmacSha256Hex(key: string, message: string): string;
+}
+
+const bytes = (data: string | Uint8Array) => (typeof data === 'string' ? utf8ToBytes(data) : data);
+
+export const portableDigests: Digests = {
+  md5Hex: (data) => bytesToHex(md5(bytes(data))),
+  hmacSha256Hex: (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message))),
+};
+
 /** Fields a hash is computed over: request fields, path and query parameters, or result fields. */
 export type HashInput = Readonly<Record<string, unknown>>;
-
-const md5Hex = (bytes: Uint8Array): string => bytesToHex(md5(bytes));
 
 function base64ToBytes(text: string): Uint8Array {
   const binary = atob(text);
@@ -46,16 +59,29 @@ function fieldText(value: unknown): string {
   return String(value);
 }
 
-function partText(part: HashPart, passphrase: string, input: HashInput): string {
+// md5(passphrase) is the same for every request of an account: compute it once per digest set.
+const passphraseDigests = new WeakMap<Digests, Map<string, string>>();
+function passphraseMd5(passphrase: string, digests: Digests): string {
+  let cache = passphraseDigests.get(digests);
+  if (!cache) passphraseDigests.set(digests, (cache = new Map()));
+  let hex = cache.get(passphrase);
+  if (hex === undefined) {
+    if (cache.size > 10_000) cache.clear();
+    cache.set(passphrase, (hex = digests.md5Hex(passphrase)));
+  }
+  return hex;
+}
+
+function partText(part: HashPart, passphrase: string, input: HashInput, digests: Digests): string {
   let text: string;
   if (part.secret === 'passphrase') {
-    text = part.digest === 'md5' ? md5Hex(utf8ToBytes(passphrase)) : passphrase;
+    text = part.digest === 'md5' ? passphraseMd5(passphrase, digests) : passphrase;
   } else if (part.field !== undefined) {
     const names = Array.isArray(part.field) ? part.field : [part.field];
     const name = names.find((n) => input[n] !== undefined && input[n] !== null);
     const raw = name === undefined ? '' : fieldText(input[name]);
     if (part.digest === 'md5') {
-      text = md5Hex(part.decode === 'base64' ? base64ToBytes(raw) : utf8ToBytes(raw));
+      text = digests.md5Hex(part.decode === 'base64' ? base64ToBytes(raw) : raw);
     } else {
       text = raw;
     }
@@ -65,30 +91,39 @@ function partText(part: HashPart, passphrase: string, input: HashInput): string 
   return part.lowercase ? text.toLowerCase() : text;
 }
 
-/** JSON with the keys of every object sorted by code point and no white space. */
+/** JSON with the keys of every object sorted by UTF-16 code unit (JavaScript's default sort) and no white space. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object).sort();
+    let out = '{';
+    for (const key of keys) {
+      if (object[key] === undefined) continue;
+      out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value);
 }
 
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */
-export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput): string {
+export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
   if (recipe.algorithm === 'hmac-sha256') return canonicalJson(input);
-  const joined = (recipe.parts ?? []).map((part) => partText(part, passphrase, input)).join('');
+  let joined = '';
+  for (const part of recipe.parts ?? []) joined += partText(part, passphrase, input, digests);
   return recipe.lowercase ? joined.toLowerCase() : joined;
 }
 
 /** The hash a recipe gives for these fields, in lowercase hex. */
-export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput): string {
-  const preimage = utf8ToBytes(hashPreimage(recipe, passphrase, input));
-  if (recipe.algorithm === 'hmac-sha256') return bytesToHex(hmac(sha256, utf8ToBytes(passphrase), preimage));
-  if (recipe.algorithm === 'md5') return md5Hex(preimage);
+export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
+  const preimage = hashPreimage(recipe, passphrase, input, digests);
+  if (recipe.algorithm === 'hmac-sha256') return digests.hmacSha256Hex(passphrase, preimage);
+  if (recipe.algorithm === 'md5') return digests.md5Hex(preimage);
   throw new Error(`Unknown hash algorithm ${String((recipe as { algorithm: unknown }).algorithm)}`);
 }
 

@@ -3,22 +3,34 @@
 // schema, and no unmasked card number may leave in it.
 import { computeHash } from '../../runtime/signing.ts';
 import { hashRecipes, resultValidators } from './contract.ts';
+import { nodeDigests } from './digests.ts';
 import { fieldName } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 
-/** 13 to 19 digits in a row that pass the Luhn check: a card number, masked or not. */
+/** A run of 13 to 19 digits that passes the Luhn check: an unmasked card number. */
 export function findCardNumber(text: string): boolean {
-  for (const match of text.matchAll(/(?<!\d)\d{13,19}(?!\d)/g)) {
-    const digits = match[0];
-    let sum = 0;
-    for (let i = 0; i < digits.length; i++) {
-      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-      if (i % 2 === 1 && (d *= 2) > 9) d -= 9;
-      sum += d;
+  if (!/\d{13}/.test(text)) return false;
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if (c >= 48 && c <= 57) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start >= 13 && i - start <= 19 && luhn(text, start, i)) return true;
+      start = -1;
     }
-    if (sum % 10 === 0) return true;
   }
   return false;
+}
+
+function luhn(text: string, start: number, end: number): boolean {
+  let sum = 0;
+  for (let i = end - 1, odd = false; i >= start; i--, odd = !odd) {
+    let d = text.charCodeAt(i) - 48;
+    if (odd && (d *= 2) > 9) d -= 9;
+    sum += d;
+  }
+  return sum % 10 === 0;
 }
 
 /** A violation that is `sensitive` is never sent on, whatever the response validation mode. */
@@ -38,7 +50,7 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, { ...request, ...body, [use.name]: undefined });
+      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, { ...request, ...body, [use.name]: undefined }, nodeDigests);
       if (body[use.name] === undefined) body[use.name] = expected;
       else if (body[use.name] !== expected) return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
     }

@@ -4,6 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { computeHash, hashesEqual } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
+import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
@@ -65,11 +66,11 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
-      const expected = computeHash(recipe, account.passphrase, { ...input.params, ...input.query, ...body });
+      const expected = computeHash(recipe, account.passphrase, { ...input.params, ...input.query, ...body }, nodeDigests);
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
-      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body))) return { refusal: refuse(-1, DENIED) };
+      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body, nodeDigests))) return { refusal: refuse(-1, DENIED) };
     }
   }
   return { account };

@@ -75,12 +75,14 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function handle(request: GatewayRequest): Promise<GatewayResponse> {
     metrics.requests++;
-    const url = new URL(request.url, 'http://gateway');
+    const mark = request.url.indexOf('?');
+    const pathname = mark < 0 ? request.url : request.url.slice(0, mark);
+    const search = new URLSearchParams(mark < 0 ? '' : request.url.slice(mark + 1));
     if (request.verb.toUpperCase() === 'GET') {
-      const spec = await serveSpec(url.pathname);
+      const spec = await serveSpec(pathname);
       if (spec) return spec;
     }
-    const routed = route(request.verb, url.pathname);
+    const routed = route(request.verb, pathname);
     if ('refusal' in routed) return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
     const { candidates, params } = routed.match;
     const first = candidates[0]!;
@@ -94,7 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if ('refusal' in chosen) return refused(first, chosen.refusal);
     const op = chosen.op;
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
-    const query = queryOf(op, url.searchParams);
+    const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, parsed.ok);
     if (invalid) return refused(op, invalid);

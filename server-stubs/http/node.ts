@@ -6,8 +6,10 @@ import { refusalResponse, refuse } from '../core/refusals.ts';
 import type { GatewayResponse } from '../core/types.ts';
 
 function send(res: http.ServerResponse, response: GatewayResponse): void {
-  res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(response.body)) });
-  res.end(response.body);
+  // Encode once: the length and the bytes written come from the same buffer.
+  const body = typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
+  res.writeHead(response.status, { ...response.headers, 'content-length': String(body.byteLength) });
+  res.end(body);
 }
 
 export function createNodeHandler(gateway: Gateway): http.RequestListener {

@@ -52,3 +52,17 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     expect(hashesEqual('abcdef', 'abcde')).toBe(false);
   });
 });
+
+describe('the server digests (node:crypto) agree with the portable ones', async () => {
+  const { nodeDigests } = await import('../../server-stubs/core/digests.ts');
+  const { portableDigests } = await import('../../runtime/signing.ts');
+  it('md5 and HMAC-SHA256, with short, long (over one block) and non-ASCII keys and messages', () => {
+    for (const key of ['', 'k', 'sandbox-passphrase', 'x'.repeat(64), 'y'.repeat(200), 'clé secrète ✓']) {
+      for (const message of ['', '{"a":1}', 'z'.repeat(1000), 'ünïcödé ✓']) {
+        expect(nodeDigests.hmacSha256Hex(key, message)).toBe(portableDigests.hmacSha256Hex(key, message));
+        expect(nodeDigests.hmacSha256Hex(key, message)).toBe(createHmac('sha256', key).update(message).digest('hex'));
+        expect(nodeDigests.md5Hex(message)).toBe(portableDigests.md5Hex(message));
+      }
+    }
+  });
+});

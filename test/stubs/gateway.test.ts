@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
-import { accounts, echoHandlers, type Call } from '../support/fixtures.ts';
-import { buildRequest, operation, requestExamples, sandbox } from '../support/requests.ts';
+import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../scripts/lib/example-requests.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const calls: Call[] = [];

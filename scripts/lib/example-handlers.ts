@@ -1,8 +1,8 @@
-// Accounts and handlers for driving the gateway core in tests: the sandbox credentials of the spec,
+// Accounts and handlers for driving the gateway core in tests and benchmarks: the sandbox credentials,
 // and handlers that answer each operation's first result example.
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import type { Account, Accounts, GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { SANDBOX_ACCESS_TOKEN, firstResultExample, sandbox } from './requests.ts';
+import { SANDBOX_ACCESS_TOKEN, firstResultExample, sandbox } from './example-requests.ts';
 
 export const merchant: Account = { kind: 'merchant', id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };
 export const partner: Account = { kind: 'partner', id: sandbox.partnerUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };
@@ -18,15 +18,17 @@ export interface Call {
   context: HandlerContext;
 }
 
-/** Handlers that record each call and answer the operation's first result example. */
-export function echoHandlers(calls: Call[] = [], override?: (op: ContractOperation, result: any) => unknown): Partial<GatewayHandlers<HandlerContext>> {
+/** Handlers that answer the operation's first result example, recording each call when given a list. */
+export function echoHandlers(calls?: Call[], override?: (op: ContractOperation, result: any) => unknown): Partial<GatewayHandlers<HandlerContext>> {
   const handlers: Record<string, (input: Call['input'], context: HandlerContext) => unknown> = {};
   for (const op of operations.filter((o) => !o.aliasOf)) {
+    const example = firstResultExample(op) as any;
+    // The hashes a result carries are the stubs' to add, from their recipes.
+    if (example && typeof example === 'object' && !(example instanceof Uint8Array)) for (const h of op.resultHashes) delete example[h.name];
     handlers[op.operationId] = (input, context) => {
-      calls.push({ operationId: op.operationId, input, context });
-      let result = structuredClone(firstResultExample(op)) as any;
-      if (result && typeof result === 'object' && !(result instanceof Uint8Array)) for (const h of op.resultHashes) delete result[h.name];
-      return override ? override(op, result) : result;
+      calls?.push({ operationId: op.operationId, input, context });
+      if (!override) return example;
+      return override(op, example instanceof Uint8Array || typeof example !== 'object' ? example : structuredClone(example));
     };
   }
   return handlers as Partial<GatewayHandlers<HandlerContext>>;

@@ -1,12 +1,15 @@
 // Builds real requests for the contract's operations from the spec's own examples: the body as the
-// example gives it (already signed), path and query from the parameters' examples, and the header
-// credentials with their message hash where the operation takes them.
-import { computeHash } from '../../runtime/signing.ts';
+// example gives it (already signed with the sandbox passphrase), path and query from the parameters'
+// examples, and the header credentials with their message hash where the operation takes them.
+// Used by the tests and the benchmarks.
+import { readFileSync } from 'node:fs';
 import { apiVersion, operations, type ContractOperation } from '../../generated/operations.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
+import { computeHash } from '../../runtime/signing.ts';
 import type { GatewayRequest } from '../../server-stubs/index.ts';
-import { doc } from './contract.ts';
-import { exampleValue } from '../../scripts/lib/contract.ts';
+import { exampleValue, type Doc } from './contract.ts';
+
+const doc: Doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
 
 export const sandbox = doc.info['x-sandbox'] as { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
 export const SANDBOX_ACCESS_TOKEN = 'at3b9e2f41c7d05a68';

@@ -1,0 +1,134 @@
+// npm run bench: throughput and latency over loopback, side by side in one run, on the same request
+// mix drawn from the spec's examples; then the cold start of this package's server.
+//
+//   node bench/run.ts [--duration 10] [--connections 32] [--only stubs,bare]
+//
+// Each server runs in its own process. Before loading a server, every request of the mix is sent to
+// it once and its status checked, so that no server wins by refusing quickly.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { operations } from '../generated/operations.ts';
+import { buildRequest, requestExamples } from '../scripts/lib/example-requests.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
+    'cold-starts': { type: 'string', default: '7' },
+  },
+});
+
+const SERVERS = [
+  { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
+  { name: 'express-openapi-validator', label: 'express + express-openapi-validator (requests + responses)', script: 'servers/express-openapi-validator.ts' },
+  { name: 'openapi-backend', label: 'openapi-backend (requests + validateResponse)', script: 'servers/openapi-backend.ts' },
+  { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
+].filter((s) => !args.only || args.only.split(',').includes(s.name));
+
+/** Every JSON operation's first example request: the same mix for every server. */
+const mix = operations
+  .filter((op) => op.resultType === 'application/json' && !op.aliasOf)
+  .map((op) => {
+    const example = op.request ? requestExamples(op)[0]!.value : undefined;
+    const r = buildRequest(op, { body: example });
+    return { op, request: { method: r.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string | undefined } };
+  });
+
+function start(script: string): Promise<{ child: ChildProcess; port: number; startedAt: number; readyAt: number }> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [path.join(HERE, script), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const m = /ready (\d+)/.exec(chunk.toString());
+      if (m) resolve({ child, port: Number(m[1]), startedAt, readyAt: performance.now() });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function check(port: number): Promise<{ ok: number; total: number; failures: string[] }> {
+  const failures: string[] = [];
+  for (const { op, request } of mix) {
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
+    const body = await response.text();
+    if (response.status !== op.status || !body.includes('"responseCode"') || /"responseCode":"?-/.test(body)) failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
+  }
+  return { ok: mix.length - failures.length, total: mix.length, failures };
+}
+
+function load(port: number, seconds: number) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: Number(args.connections),
+    duration: seconds,
+    requests: mix.map((m) => m.request),
+  });
+}
+
+/** Launch to first answer of the compiled server (dist/), as users deploy it. */
+async function coldStart(): Promise<number[]> {
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: path.join(HERE, '..'), stdio: 'inherit' });
+  const { op, request } = mix.find((m) => m.op.operationId === 'getSurcharge')!;
+  const times: number[] = [];
+  for (let i = 0; i < Number(args['cold-starts']); i++) {
+    const { child, port, startedAt } = await start('servers/cold-start.js');
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
+    await response.text();
+    if (response.status !== op.status) throw new Error('cold start: first answer was not a success');
+    times.push(performance.now() - startedAt);
+    child.kill();
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const rows: Record<string, unknown>[] = [];
+console.log(`mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, after a 3 s warm-up\n`);
+for (const server of SERVERS) {
+  const { child, port } = await start(server.script);
+  try {
+    const correctness = await check(port);
+    await load(port, 3);
+    const r = await load(port, Number(args.duration));
+    rows.push({
+      server: server.name,
+      label: server.label,
+      correct: `${correctness.ok}/${correctness.total}`,
+      rps: Math.round(r.requests.average),
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      failures: correctness.failures.slice(0, 5),
+    });
+    console.log(`${server.name.padEnd(26)} ${String(Math.round(r.requests.average)).padStart(7)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  correct ${correctness.ok}/${correctness.total}  non-2xx ${r.non2xx}`);
+  } finally {
+    child.kill();
+  }
+}
+
+const rate = (name: string) => rows.find((r) => r.server === name)?.rps as number | undefined;
+const ours = rate('stubs');
+const ratios = {
+  vsExpressOpenapiValidator: ours && rate('express-openapi-validator') ? +(ours / rate('express-openapi-validator')!).toFixed(2) : undefined,
+  vsOpenapiBackend: ours && rate('openapi-backend') ? +(ours / rate('openapi-backend')!).toFixed(2) : undefined,
+  shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
+};
+const cold = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : [];
+const median = cold[Math.floor(cold.length / 2)];
+console.log(`\nthis package vs express-openapi-validator: ${ratios.vsExpressOpenapiValidator}x (target 3x)`);
+console.log(`this package vs openapi-backend:           ${ratios.vsOpenapiBackend}x (target 1.5x)`);
+console.log(`this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)`);
+if (median !== undefined) console.log(`cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`);
+for (const row of rows) if ((row.failures as string[]).length) console.log(`\n${row.server} refused some requests of the mix:\n  ${(row.failures as string[]).join('\n  ')}`);
+
+await mkdir(path.join(HERE, 'results'), { recursive: true });
+await writeFile(
+  path.join(HERE, 'results', 'latest.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, connections: Number(args.connections), duration: Number(args.duration), rows, ratios, coldStartMs: cold.map((t) => Math.round(t)) }, null, 2)}\n`,
+);
