@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { contractOperations, type Doc } from './lib/contract.ts';
 import { bundledJson, bundledYaml, bundleSpec as bundle } from './generators/bundle.ts';
+import { clientModule } from './generators/client.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
 import { methodsModule } from './generators/methods.ts';
@@ -40,6 +41,7 @@ export async function generate(outDir: string): Promise<string[]> {
     'hash-recipes.ts': hashRecipesModule(doc),
     'operations.ts': operationsModule(doc, ops),
     'handlers.ts': handlersModule(entries),
+    'client.ts': clientModule(doc, ops, entries),
     'validators/requests.cjs': validators.requests,
     'validators/requests.d.cts': validatorDeclarations(validators.names.requests, 'Request validators: one per request branch and form, and <operationId>Parameters.'),
     'validators/results.cjs': validators.results,

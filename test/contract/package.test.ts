@@ -1,7 +1,7 @@
 // The package is publishable: `npm pack` ships the spec, the generated artifacts and the compiled
 // runtime and nothing a consumer does not need, and a consumer can import every export from it.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,13 +22,13 @@ describe('npm pack', () => {
   afterAll(() => rm(tmp, { recursive: true, force: true }));
 
   it('ships the spec, the generated artifacts and the compiled runtime', () => {
-    for (const f of ['spec/openapi.yaml', 'spec/hash-recipes.yaml', 'generated/openapi.json', 'generated/openapi.yaml', 'dist/generated/types.d.ts', 'dist/generated/methods.d.ts', 'dist/runtime/signing.js', 'dist/generated/hash-recipes.js', 'package.json']) {
+    for (const f of ['spec/openapi.yaml', 'spec/hash-recipes.yaml', 'generated/openapi.json', 'generated/openapi.yaml', 'generated/validators/requests.cjs', 'generated/validators/results.cjs', 'dist/generated/types.d.ts', 'dist/generated/methods.d.ts', 'dist/generated/client.js', 'dist/runtime/signing.js', 'dist/server-stubs/index.js', 'dist/generated/hash-recipes.js', 'package.json']) {
       expect(files).toContain(f);
     }
   });
 
   it('ships nothing a consumer does not need', () => {
-    const unwanted = files.filter((f) => /^(test|scripts|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$/.test(f));
+    const unwanted = files.filter((f) => /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$/.test(f));
     expect(unwanted).toEqual([]);
   });
 
@@ -37,8 +37,12 @@ describe('npm pack', () => {
     const pkgDir = path.join(app, 'node_modules', 'payment-gateway-contract');
     await mkdir(pkgDir, { recursive: true });
     execFileSync('tar', ['-xzf', tarball, '-C', pkgDir, '--strip-components=1']);
-    await mkdir(path.join(app, 'node_modules', '@noble'), { recursive: true });
-    await symlink(path.join(ROOT, 'node_modules/@noble/hashes'), path.join(app, 'node_modules/@noble/hashes'));
+    // The package's dependencies, as npm would install them beside it.
+    const dependencies = Object.keys(JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).dependencies);
+    for (const dep of dependencies) {
+      await mkdir(path.dirname(path.join(app, 'node_modules', dep)), { recursive: true });
+      await symlink(path.join(ROOT, 'node_modules', dep), path.join(app, 'node_modules', dep));
+    }
     const script = `
       import { computeHash } from 'payment-gateway-contract/signing';
       import { hashRecipes } from 'payment-gateway-contract/hash-recipes';
@@ -46,8 +50,18 @@ describe('npm pack', () => {
       const require = createRequire(import.meta.url);
       const spec = require('payment-gateway-contract/openapi.json');
       const ex = spec['x-hash-recipes'].transaction.example;
-      console.log(JSON.stringify({ ok: computeHash(hashRecipes.transaction, ex.passphrase, ex.fields) === ex.hash, version: spec.info.version }));`;
+      const { createGatewayClient, isApproved } = await import('payment-gateway-contract/client');
+      const { readSettlement } = await import('payment-gateway-contract/client/settlement');
+      const { createGateway, createNodeServer, operations } = await import('payment-gateway-contract/server');
+      const server = createNodeServer(createGateway({ handlers: {}, accounts: { find: () => undefined, findByAccessToken: () => undefined } }));
+      console.log(JSON.stringify({
+        ok: computeHash(hashRecipes.transaction, ex.passphrase, ex.fields) === ex.hash,
+        version: spec.info.version,
+        client: typeof createGatewayClient({ baseUrl: 'http://x', merchantUUID: 'm', apiKey: 'k', passphrase: 'p' }).processCapture,
+        helpers: [typeof isApproved, typeof readSettlement],
+        server: [typeof server.listen, operations.length > 50],
+      }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ ok: true, version: '2.0' });
+    expect(JSON.parse(out)).toEqual({ ok: true, version: '2.0', client: 'function', helpers: ['function', 'function'], server: ['function', true] });
   });
 });

@@ -1,11 +1,11 @@
-// The README's server example is real: it is server-stubs/examples/surcharge-server.ts word for
+// The README's server example is real: it is examples/surcharge-server.ts word for
 // word (but for the import), and it answers a signed request over HTTP.
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { server } from '../../server-stubs/examples/surcharge-server.ts';
+import { server } from '../../examples/surcharge-server.ts';
 import { ROOT } from '../support/contract.ts';
 import { buildRequest, operation, requestExamples } from '../../scripts/lib/example-requests.ts';
 
@@ -20,8 +20,8 @@ describe('README: implementing GatewayHandlers', () => {
 
   it('shows the example file exactly', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const example = readFileSync(path.join(ROOT, 'server-stubs/examples/surcharge-server.ts'), 'utf8');
-    expect(readme).toContain(example.replace("from '../index.ts'", "from 'payment-gateway-contract/server'"));
+    const example = readFileSync(path.join(ROOT, 'examples/surcharge-server.ts'), 'utf8');
+    expect(readme).toContain(example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"));
   });
 
   it('answers getSurcharge, and refuses what the contract refuses', async () => {

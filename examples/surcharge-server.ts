@@ -1,4 +1,4 @@
-import { createGateway, createNodeServer, type Accounts, type GatewayHandlers, type HandlerContext } from '../index.ts';
+import { createGateway, createNodeServer, type Accounts, type GatewayHandlers, type HandlerContext } from '../server-stubs/index.ts';
 
 // Your accounts: where the gateway checks credentials and hashes (a database, a secrets store...).
 const merchant = { kind: 'merchant', id: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' } as const;

@@ -1,0 +1,178 @@
+// The client runtime behind the generated createGatewayClient(): it fills in what the contract lets a
+// client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
+// Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
+import createClient from 'openapi-fetch';
+import { computeHash, type HashRecipes } from './signing.ts';
+
+/** A request type less what the client fills in, form by form. */
+export type ClientBody<T, Filled extends PropertyKey> = T extends unknown ? Omit<T, Filled> : never;
+
+export interface ClientOptions {
+  baseUrl: string;
+  merchantUUID: string;
+  apiKey: string;
+  /** The merchant's API passphrase: it never leaves the client, it keys the message hashes. */
+  passphrase: string;
+  /** A partner account, for the /partner operations. */
+  partner?: { partnerUUID: string; apiKey: string; passphrase: string };
+  fetch?: (request: Request) => Promise<Response>;
+  headers?: Record<string, string>;
+}
+
+export interface ClientForm {
+  /** Present when the operation takes several forms: the fields this one takes and requires. */
+  accepts?: readonly string[];
+  required?: readonly string[];
+  fill: readonly string[];
+  hashes: readonly { name: string; recipe: string; when?: readonly string[] }[];
+}
+
+export interface ClientOperation {
+  group: string;
+  name: string;
+  verb: string;
+  path: string;
+  method?: string;
+  result?: string;
+  params?: readonly string[];
+  query?: boolean;
+  forms?: readonly ClientForm[];
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface ClientContract {
+  operations: readonly ClientOperation[];
+  recipes: HashRecipes;
+  apiVersion: { name: string; value: string };
+  credentials: Readonly<Record<string, { account: string; id?: string; key?: string; token?: string }>>;
+}
+
+/** The gateway could not be reached, or the connection failed. */
+export class GatewayNetworkError extends Error {
+  override readonly name = 'GatewayNetworkError';
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The gateway (or something in front of it) answered with a status and body that are not in the contract. */
+export class GatewayHttpError extends Error {
+  override readonly name = 'GatewayHttpError';
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    super(`The gateway answered HTTP ${status} without a result or refusal`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+type Coded = { responseCode: string | number };
+type Bare = 'responseCode' | 'responseMessage';
+/** The members of an answer union that carry more than a code and a message: the results. */
+type ResultPart<T> = T extends unknown ? (Exclude<keyof T, Bare> extends never ? never : T) : never;
+/** What a processed request answers (the whole union where results are a code and a message too). */
+export type Processed<T> = [ResultPart<T>] extends [never] ? T : ResultPart<T>;
+
+/** responseCode 0, whether it came as "0" or 0. */
+export const isApproved = <T extends Coded>(result: T): result is Extract<T, Processed<T>> => Number(result.responseCode) === 0;
+/** Refused before processing (responseCode below 0): nothing was stored. */
+export const isRefused = (result: Coded): boolean => Number(result.responseCode) < 0;
+/** Processed, and declined or delayed by the bank (responseCode above 0). */
+export const isDeclined = <T extends Coded>(result: T): result is Extract<T, Processed<T>> => Number(result.responseCode) > 0;
+
+/** custom1 to custom3 as sent, or undefined where the gateway echoed an empty array. */
+export function customFields(result: { custom1?: string | []; custom2?: string | []; custom3?: string | [] }): {
+  custom1: string | undefined;
+  custom2: string | undefined;
+  custom3: string | undefined;
+} {
+  const value = (v: string | [] | undefined) => (typeof v === 'string' ? v : undefined);
+  return { custom1: value(result.custom1), custom2: value(result.custom2), custom3: value(result.custom3) };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The form a body is in: the first whose required fields it has and whose fields it stays within. */
+function chooseForm(forms: readonly ClientForm[], body: Record<string, unknown>): ClientForm {
+  if (forms.length === 1) return forms[0]!;
+  const keys = Object.keys(body);
+  return (
+    forms.find((f) => f.required!.every((r) => r in body) && keys.every((k) => f.accepts!.includes(k))) ??
+    // None fits: send the body as the closest form would and let the gateway name what is wrong.
+    forms.reduce((best, f) => (f.required!.filter((r) => r in body).length > best.required!.filter((r) => r in body).length ? f : best))
+  );
+}
+
+export function buildClient(options: ClientOptions, contract: ClientContract): Record<string, unknown> {
+  const http = createClient<Record<string, never>>({
+    baseUrl: options.baseUrl,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  const accountFor = (kind: string): { id: string; apiKey: string; passphrase: string } => {
+    if (kind !== 'partner') return { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
+    if (!options.partner) throw new Error('Partner operations need the partner option: partnerUUID, apiKey, passphrase');
+    return { id: options.partner.partnerUUID, apiKey: options.partner.apiKey, passphrase: options.partner.passphrase };
+  };
+
+  function signBody(op: ClientOperation, input: Record<string, unknown>): Record<string, unknown> {
+    const form = chooseForm(op.forms!, input);
+    const body: Record<string, unknown> = op.method ? { method: op.method, ...input } : { ...input };
+    let passphrase = options.passphrase;
+    for (const kind of form.fill) {
+      const fields = contract.credentials[kind]!;
+      const account = accountFor(kind);
+      body[fields.id!] = account.id;
+      body[fields.key!] = account.apiKey;
+      passphrase = account.passphrase;
+    }
+    for (const h of form.hashes) {
+      if (h.when && !h.when.some((f) => body[f] !== undefined)) continue;
+      body[h.name] = computeHash(contract.recipes[h.recipe]!, passphrase, body);
+    }
+    return body;
+  }
+
+  async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
+    const params: Record<string, string> = {};
+    (op.params ?? []).forEach((name, i) => (params[name] = String(args[i])));
+    const rest = args.slice(op.params?.length ?? 0);
+    const body = op.forms ? signBody(op, (rest.shift() ?? {}) as Record<string, unknown>) : undefined;
+    const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
+    const headers: Record<string, string> = { [contract.apiVersion.name]: contract.apiVersion.value };
+    if (op.headers) {
+      headers[op.headers.accountId!] = options.merchantUUID;
+      headers[op.headers.apiKey!] = options.apiKey;
+      headers[op.headers.messageHash!] = computeHash(contract.recipes[op.headers.recipe!]!, options.passphrase, { ...params, ...query, ...body });
+    }
+    let outcome: { data?: unknown; error?: unknown; response: Response };
+    try {
+      outcome = await (http.request as (verb: string, path: string, init: object) => Promise<typeof outcome>)(op.verb.toLowerCase(), op.path, {
+        params: { path: params, ...(query ? { query } : {}) },
+        ...(body ? { body } : {}),
+        headers,
+        parseAs: op.result ? 'arrayBuffer' : 'json',
+      });
+    } catch (error) {
+      throw new GatewayNetworkError(`Could not reach the gateway: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    const { response } = outcome;
+    let data = outcome.data ?? outcome.error;
+    // A zip or CSV result comes as bytes; its refusal, like every other answer, is JSON.
+    if (data instanceof ArrayBuffer) {
+      const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+      if (isJson) data = JSON.parse(new TextDecoder().decode(data));
+      else if (response.ok) return op.result === 'zip' ? new Uint8Array(data) : new TextDecoder().decode(data);
+    }
+    if (isObject(data) && 'responseCode' in data) return data;
+    throw new GatewayHttpError(response.status, data);
+  }
+
+  const client: Record<string, unknown> = {};
+  for (const op of contract.operations) {
+    const target = (op.group ? (client[op.group] ??= {}) : client) as Record<string, unknown>;
+    target[op.name] = (...args: unknown[]) => call(op, args);
+  }
+  return client;
+}

@@ -1,0 +1,139 @@
+// The typed client: createGatewayClient() with one function per operation, grouped as the tags'
+// x-client says, each taking its own request (less what the client fills in) and returning its own
+// result. The runtime (runtime/client.ts) gets a compact table of how to call and sign each one.
+import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import { tsHeader } from './banner.ts';
+import type { TableEntry } from './operations.ts';
+import { tsKey } from './ts.ts';
+
+interface ClientTag {
+  group: string;
+  strip: string[];
+}
+
+export function clientName(op: { operationId: string }, tag: ClientTag): string {
+  let name = op.operationId;
+  for (const word of tag.strip) {
+    if (name.startsWith(word)) name = name.slice(word.length);
+    else name = name.replace(word, '');
+  }
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+function tagOf(doc: Doc, op: Operation): ClientTag {
+  const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0]);
+  if (!tag?.['x-client']) throw new Error(`${op.operationId}: its tag has no x-client`);
+  return tag['x-client'];
+}
+
+/** Fields of a body a credential kind fills in (x-body-credentials), hash fields excluded. */
+function credentialFields(doc: Doc, kinds: string[]): string[] {
+  return kinds.flatMap((k) => {
+    const c = doc['x-body-credentials'][k];
+    return c.token ? [] : [c.id, c.key];
+  });
+}
+
+/** How the client signs one form of a request body. */
+function formOf(doc: Doc, op: Operation, schema: any, multiple: boolean) {
+  const accepts = Object.keys(schema.properties ?? {});
+  const fill = (op.credentials ?? []).filter((k) => {
+    const c = doc['x-body-credentials'][k];
+    return !c.token && accepts.includes(c.id);
+  });
+  const fillable = new Set(['method', ...credentialFields(doc, fill), ...(op.hashes ?? []).map((h) => h.name)]);
+  const hashes = (op.hashes ?? [])
+    .filter((h) => h.in !== 'header' && accepts.includes(h.name))
+    .map((h) => {
+      // A hash the schema requires only once some field is sent (dependentRequired) is made only then.
+      const required = (schema.required ?? []).includes(h.name);
+      const when = Object.entries<string[]>(schema.dependentRequired ?? {}).filter(([, needs]) => needs.includes(h.name)).map(([field]) => field);
+      return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
+    });
+  return {
+    ...(multiple ? { accepts, required: (schema.required ?? []).filter((f: string) => !fillable.has(f)) } : {}),
+    fill,
+    hashes,
+  };
+}
+
+export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
+  return ops
+    .filter((op) => !op.webhook && !op.aliasOf)
+    .map((op) => {
+      const entry = entries.find((e) => e.operationId === op.operationId)!;
+      const tag = tagOf(doc, op);
+      const request = op.request ? resolvePointer(doc, op.request) : undefined;
+      const formSchemas = request ? (request.oneOf ? request.oneOf.map((f: any) => resolvePointer(doc, f.$ref)) : [request]) : [];
+      const header = op.hashes?.find((h) => h.in === 'header');
+      return {
+        group: tag.group,
+        name: clientName(op, tag),
+        verb: entry.verb,
+        path: op.path,
+        ...(op.method ? { method: op.method } : {}),
+        ...(op.resultType ? { result: op.resultType === 'application/zip' ? 'zip' : 'csv' } : {}),
+        ...(entry.parameters.some((p) => p.in === 'path') ? { params: entry.parameters.filter((p) => p.in === 'path').map((p) => p.name) } : {}),
+        ...(entry.parameters.some((p) => p.in === 'query') ? { query: true } : {}),
+        ...(formSchemas.length ? { forms: formSchemas.map((s: any) => formOf(doc, op, s, formSchemas.length > 1)) } : {}),
+        ...(entry.headers && header ? { headers: { ...entry.headers, recipe: header.recipe } } : {}),
+      };
+    });
+}
+
+function signature(doc: Doc, op: Operation, entry: TableEntry): string {
+  const S = (name: string) => `S[${JSON.stringify(name)}]`;
+  const args: string[] = [];
+  for (const p of entry.parameters.filter((x) => x.in === 'path')) args.push(`${p.name}: string`);
+  if (op.request) {
+    const fills = [...new Set([...(op.method ? ['method'] : []), ...credentialFields(doc, op.credentials ?? []), ...(op.hashes ?? []).filter((h) => h.in !== 'header').map((h) => h.name)])];
+    args.push(fills.length ? `body: ClientBody<${S(entry.request!)}, ${fills.map((f) => JSON.stringify(f)).join(' | ')}>` : `body: ${S(entry.request!)}`);
+  }
+  if (entry.parameters.some((p) => p.in === 'query')) args.push(`query?: NonNullable<Ops[${JSON.stringify(op.operationId)}]['parameters']['query']>`);
+  const result = entry.resultType === 'application/zip' ? 'Uint8Array' : entry.resultType === 'text/csv' ? 'string' : S(entry.result);
+  return `(${args.join(', ')}): Promise<${result} | ${S(entry.refusal)}>`;
+}
+
+export function clientModule(doc: Doc, ops: Operation[], entries: TableEntry[]): string {
+  const table = clientTable(doc, ops, entries);
+  const groups = new Map<string, string[]>();
+  for (const op of ops.filter((o) => !o.webhook && !o.aliasOf)) {
+    const tag = tagOf(doc, op);
+    const entry = entries.find((e) => e.operationId === op.operationId)!;
+    const docLine = `/** ${op.summary}: ${entry.verb} ${op.path}${op.method ? `, method ${op.method}` : ''}. */`;
+    const line = `${docLine}\n${tsKey(clientName(op, tag))}${signature(doc, op, entry)};`;
+    groups.set(tag.group, [...(groups.get(tag.group) ?? []), line]);
+  }
+  const indent = (text: string, n: number) => text.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+  const body: string[] = [];
+  for (const line of groups.get('') ?? []) body.push(indent(line, 2));
+  for (const [group, lines] of groups) {
+    if (!group) continue;
+    body.push(`  ${group}: {`, ...lines.map((l) => indent(l, 4)), '  };');
+  }
+  return [
+    tsHeader('The typed client: one function per operation, its own request in, its own result out.').trimEnd(),
+    "import type { components, operations as Ops } from './types.ts';",
+    "import { buildClient, type ClientBody, type ClientOperation, type ClientOptions } from '../runtime/client.ts';",
+    "import { hashRecipes } from './hash-recipes.ts';",
+    '',
+    "type S = components['schemas'];",
+    '',
+    `const operations: readonly ClientOperation[] = ${JSON.stringify(table)};`,
+    '',
+    `const contract = { operations, recipes: hashRecipes, apiVersion: ${JSON.stringify({ name: doc.components.parameters.ApiVersion.name, value: doc.components.parameters.ApiVersion.schema.const })}, credentials: ${JSON.stringify(doc['x-body-credentials'])} } as const;`,
+    '',
+    '/** Every operation of the gateway. Refusals (responseCode below 0) are results; network and HTTP failures throw. */',
+    'export interface GatewayClient {',
+    ...body,
+    '}',
+    '',
+    '/** A client for the gateway at options.baseUrl that fills in method, credentials, hashes and the version header. */',
+    'export function createGatewayClient(options: ClientOptions): GatewayClient {',
+    '  return buildClient(options, contract) as unknown as GatewayClient;',
+    '}',
+    '',
+    "export { GatewayHttpError, GatewayNetworkError, customFields, isApproved, isDeclined, isRefused, type ClientOptions } from '../runtime/client.ts';",
+    '',
+  ].join('\n');
+}
