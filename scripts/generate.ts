@@ -14,6 +14,7 @@ import { clientModule } from './generators/client.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
 import { methodsModule } from './generators/methods.ts';
+import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
@@ -42,6 +43,7 @@ export async function generate(outDir: string): Promise<string[]> {
     'operations.ts': operationsModule(doc, ops),
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
+    'mock.json': mockConfig(ops),
     'validators/requests.cjs': validators.requests,
     'validators/requests.d.cts': validatorDeclarations(validators.names.requests, 'Request validators: one per request branch and form, and <operationId>Parameters.'),
     'validators/results.cjs': validators.results,

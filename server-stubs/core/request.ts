@@ -1,5 +1,6 @@
 // Reading and validating a request against its operation: headers, body, parameters. Each check
 // answers the refusal the contract documents; nothing here throws for bad input.
+import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { refuse, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
@@ -35,7 +36,22 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
   }
 }
 
-/** The request body against the operation's schema; a method with several forms takes the one that fits. */
+/**
+ * The errors of a request body against the operation's schema, or undefined when it is valid. Of a
+ * method with several forms, the errors of the form that fits best (the fewest errors).
+ */
+export function bodyErrors(op: ContractOperation, body: unknown): { form: string; errors: ErrorObject[] } | undefined {
+  let best: { form: string; errors: ErrorObject[] } | undefined;
+  for (const form of op.forms ?? [op.request!]) {
+    const validate = requestValidators[form]!;
+    if (validate(body)) return undefined;
+    const errors = validate.errors ?? [];
+    if (!best || errors.length < best.errors.length) best = { form, errors };
+  }
+  return best;
+}
+
+/** The request body against the operation's schema, as the refusal the contract documents. */
 export function checkBody(op: ContractOperation, body: unknown): Refusal | undefined {
   if (!op.request) {
     // Get PayID sends {} on a GET (seed §4.6): an empty object is no body.
@@ -43,19 +59,8 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
     return empty ? undefined : refuse(-2, `${op.operationId} takes no request body`);
   }
   if (body === undefined) return refuse(-3, 'The request body is required');
-  const names = op.forms ?? [op.request];
-  let best: Refusal | undefined;
-  let fewest = Infinity;
-  for (const name of names) {
-    const validate = requestValidators[name]!;
-    if (validate(body)) return undefined;
-    const errors = validate.errors ?? [];
-    if (errors.length < fewest) {
-      fewest = errors.length;
-      best = refusalFor(errors);
-    }
-  }
-  return best;
+  const failed = bodyErrors(op, body);
+  return failed && refusalFor(failed.errors);
 }
 
 /** Path and query parameters against their schemas. */

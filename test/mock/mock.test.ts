@@ -1,0 +1,110 @@
+// The Prism mock, started as `npm run mock` starts it: every operation's example request answered
+// with that method's own result; Prefer picks another example; invalid requests refused by Prism;
+// proxy mode reporting what a wrong upstream breaks.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../generated/operations.ts';
+import { startMock } from '../../mock/run.ts';
+import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { buildRequest, requestExamples } from '../../scripts/lib/example-requests.ts';
+import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { errorsOf, readYaml, validatorFor } from '../support/contract.ts';
+
+const routes = readYaml('generated/mock.json').routes as { operationId: string; refusalExample: string }[];
+
+async function send(base: string, request: ReturnType<typeof buildRequest>, extra: Record<string, string> = {}) {
+  const response = await fetch(base + request.url, {
+    method: request.verb,
+    headers: { ...(request.headers as Record<string, string>), ...extra },
+    body: (request.body as string | undefined) ?? null,
+  });
+  return { status: response.status, type: response.headers.get('content-type') ?? '', bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+const json = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
+
+describe('npm run mock', () => {
+  let mock: Awaited<ReturnType<typeof startMock>>;
+  beforeAll(async () => {
+    mock = await startMock({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => mock.close());
+
+  for (const op of operations) {
+    const examples = op.request ? requestExamples(op) : [{ name: 'no body', value: undefined }];
+    for (const example of examples) {
+      it(`${op.operationId} (${example.name}) gets its own result, with no special header`, async () => {
+        const answer = await send(mock.url, buildRequest(op, { body: example.value }));
+        expect(answer.status).toBe(op.status);
+        if (op.resultType === 'application/zip') {
+          expect(answer.type).toBe('application/zip');
+          return expect([...answer.bytes.slice(0, 2)]).toEqual([0x50, 0x4b]);
+        }
+        if (op.resultType === 'text/csv') return expect(new TextDecoder().decode(answer.bytes)).toMatch(/^transactionReferenceID,/);
+        const v = validatorFor(`#/components/schemas/${op.result}`);
+        expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
+      });
+    }
+  }
+
+  it("a client's own Prefer header wins: it can ask for a refusal example", async () => {
+    for (const id of ['processCapture', 'getPayId', 'createPayToPayment']) {
+      const op = operations.find((o) => o.operationId === id)!;
+      const request = buildRequest(op, { body: op.request ? requestExamples(op)[0]!.value : undefined });
+      const answer = await send(mock.url, request, { prefer: `example=${routes.find((r) => r.operationId === id)!.refusalExample}` });
+      const v = validatorFor(`#/components/schemas/${op.refusal}`);
+      expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
+      expect(Number(json(answer.bytes).responseCode)).toBeLessThan(0);
+    }
+  });
+
+  it('an invalid request is refused by Prism with 422 and its violations', async () => {
+    const op = operations.find((o) => o.operationId === 'processCapture')!;
+    const body = { ...requestExamples(op)[0]!.value, captureAmount: '30' };
+    const answer = await send(mock.url, buildRequest(op, { body }));
+    expect(answer.status).toBe(422);
+    expect(answer.type).toBe('application/problem+json');
+    const problem = json(answer.bytes);
+    // Only the processCapture branch's violation, not every branch's of /post.
+    expect(problem.validation).toEqual([{ location: ['request', 'body', 'captureAmount'], severity: 'Error', code: 'pattern', message: expect.stringContaining('must match pattern') }]);
+  });
+});
+
+describe('npm run mock -- --proxy URL', () => {
+  const upstream = createNodeServer(
+    createGateway({
+      accounts,
+      responseValidation: 'log', // the upstream lets its own drift through: the proxy must catch it
+      handlers: echoHandlers(undefined, (op, result) => (op.operationId === 'processCapture' ? { ...result, authCode: 731357431 } : result)),
+    }),
+  );
+  const reported: string[] = [];
+  let proxy: Awaited<ReturnType<typeof startMock>>;
+  beforeAll(async () => {
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    proxy = await startMock({
+      port: 0,
+      host: '127.0.0.1',
+      proxy: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      onViolation: (request, violations) => reported.push(...violations.map((v) => `${request} ${v.location.join('.')} ${v.message}`)),
+    });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  it('passes a right answer through and reports the wrong one', async () => {
+    const surcharge = operations.find((o) => o.operationId === 'getSurcharge')!;
+    const good = await send(proxy.url, buildRequest(surcharge, { body: requestExamples(surcharge)[0]!.value }));
+    expect(good.status).toBe(200);
+    expect(reported).toEqual([]);
+    const capture = operations.find((o) => o.operationId === 'processCapture')!;
+    const bad = await send(proxy.url, buildRequest(capture, { body: requestExamples(capture)[0]!.value }));
+    expect(bad.status).toBe(500);
+    expect(JSON.stringify(json(bad.bytes))).toContain('authCode');
+    expect(reported).toContain('POST /post response.body.authCode Response body property authCode must be string');
+    expect(new Set(reported).size).toBe(reported.length);
+  });
+});
