@@ -3,6 +3,7 @@
 //
 //   node scripts/generate.ts            write generated/
 //   node scripts/generate.ts --out DIR  write into DIR instead (the freshness test uses this)
+//   node scripts/generate.ts --docs     only generated/docs/index.html (npm run docs)
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { zipSync } from 'fflate';
 import { contractOperations, type Doc } from './lib/contract.ts';
 import { bundledJson, bundledYaml, bundleSpec as bundle } from './generators/bundle.ts';
 import { clientModule } from './generators/client.ts';
+import { docsPage } from './generators/docs.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
 import { methodsModule } from './generators/methods.ts';
@@ -29,9 +31,14 @@ async function settlementExample(): Promise<Uint8Array> {
   return zipSync({ 'settlement.csv': [csv, { mtime: new Date('2026-01-01T00:00:00Z'), level: 6 }] });
 }
 
-export async function generate(outDir: string): Promise<string[]> {
+export async function generate(outDir: string, only?: 'docs'): Promise<string[]> {
   const doc = await bundleSpec();
   const ops = contractOperations(doc);
+  if (only === 'docs') {
+    await mkdir(path.join(outDir, 'docs'), { recursive: true });
+    await writeFile(path.join(outDir, 'docs/index.html'), await docsPage(ROOT, doc, ops));
+    return ['docs/index.html'];
+  }
   const entries = tableEntries(doc, ops);
   const validators = validatorSources(doc, entries);
   const files: Record<string, string | Uint8Array> = {
@@ -49,6 +56,7 @@ export async function generate(outDir: string): Promise<string[]> {
     'validators/results.cjs': validators.results,
     'validators/results.d.cts': validatorDeclarations(validators.names.results, 'Result validators: one per result and refusal schema.'),
     'examples/getSettlement.zip': await settlementExample(),
+    'docs/index.html': await docsPage(ROOT, doc, ops),
   };
   await rm(outDir, { recursive: true, force: true });
   for (const [name, content] of Object.entries(files)) {
@@ -60,8 +68,8 @@ export async function generate(outDir: string): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'generated') } } });
+  const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'generated') }, docs: { type: 'boolean', default: false } } });
   const started = performance.now();
-  const written = await generate(path.resolve(values.out));
+  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

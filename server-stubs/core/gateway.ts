@@ -41,6 +41,8 @@ const silent: Logger = { warn() {}, error() {} };
 const SPEC_FILES: Record<string, { file: string; type: string }> = {
   '/openapi.json': { file: 'openapi.json', type: 'application/json' },
   '/openapi.yaml': { file: 'openapi.yaml', type: 'application/yaml' },
+  '/docs': { file: 'docs', type: 'text/html; charset=utf-8' },
+  '/docs/': { file: 'docs', type: 'text/html; charset=utf-8' },
 };
 
 export function createGateway(options: GatewayOptions): Gateway {

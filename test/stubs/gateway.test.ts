@@ -208,12 +208,15 @@ describe('the spec and the node:http adapter', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('serves the bundled spec at /openapi.json and /openapi.yaml', async () => {
+  it('serves the bundled spec at /openapi.json and /openapi.yaml, and the docs at /docs', async () => {
     const spec = await (await fetch(`${base}/openapi.json`)).json();
     expect(spec.info.version).toBe(doc.info.version);
     const yaml = await fetch(`${base}/openapi.yaml`);
     expect(yaml.headers.get('content-type')).toBe('application/yaml');
     expect(await yaml.text()).toContain('openapi: 3.1.0');
+    const docs = await fetch(`${base}/docs`);
+    expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await docs.text()).toContain('__redoc_definition');
   });
 
   it('answers a real HTTP request end to end', async () => {

@@ -1,0 +1,129 @@
+// The documentation: the bundled document decorated for readers, then built by Redocly's build-docs
+// with Redoc inlined and its telemetry off (it opens from disk and sends nothing anywhere). Decorations come from the contract's own
+// extensions: each method's result and examples (x-methods), hashes and credentials, provenance
+// (x-inferred, seed) as badges and notes, and the README's client quick start in the introduction.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { exampleValue, resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import { BANNER } from './banner.ts';
+
+const INFERRED = { name: 'Inferred', color: '#b35c00' };
+const pointerName = (p: string) => p.split('/').pop()!;
+
+const fence = (value: unknown) => '```json\n' + JSON.stringify(value, null, 2) + '\n```';
+
+function provenanceNote(op: Operation): string {
+  const lines = [op.seed ? `**Seeded:** the specification shows it (${op.seed}).` : `**Inferred:** ${op.inferred}`];
+  if (op.resultInferred) lines.push(`**Result inferred:** ${op.resultInferred}`);
+  if (op.payloadInferred) lines.push(`**Payload inferred:** ${op.payloadInferred}`);
+  return lines.join('\n\n');
+}
+
+function securityNote(op: Operation, doc: Doc): string {
+  const parts: string[] = [];
+  if (op.credentials?.length) parts.push(`credentials in the body: ${op.credentials.map((c) => `\`${c}\``).join(', ')}`);
+  for (const h of op.hashes ?? []) parts.push(`\`${h.name}\` ${h.in === 'header' ? '(header) ' : ''}by the recipe [\`${h.recipe}\`](#section/Hash-recipes)`);
+  for (const h of op.resultHashes ?? []) parts.push(`the result's \`${h.name}\` by the recipe \`${h.recipe}\``);
+  const recipes = doc['x-hash-recipes'];
+  const defined = (op.hashes ?? []).filter((h) => recipes[h.recipe]?.source === 'defined').map((h) => h.recipe);
+  const note = parts.length ? `**Authentication:** ${parts.join('; ')}.` : '';
+  const list = defined.map((r) => `\`${r}\``).join(', ');
+  if (!defined.length) return note;
+  return `${note} ${defined.length === 1 ? `The recipe ${list} is` : `The recipes ${list} are`} defined by this contract (no public source shows ${defined.length === 1 ? 'it' : 'them'}).`;
+}
+
+/** The method's own answer and examples, for the description of its request branch. */
+function methodNote(op: Operation, doc: Doc): string {
+  const lines = [
+    `**Answers:** \`${pointerName(op.result!)}\`${op.resultType ? ` (${op.resultType})` : ''} when processed, \`${pointerName(op.refusal!)}\` when refused. Status ${op.status}.`,
+  ];
+  for (const name of op.examples.request) lines.push(`Request example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
+  for (const name of op.examples.result ?? []) {
+    if (!op.resultType) lines.push(`Result example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
+  }
+  for (const name of op.examples.refusal ?? []) lines.push(`Refusal example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
+  lines.push(`In the mock, \`Prefer: example=${op.examples.refusal?.[0]}\` asks for the refusal.`);
+  return lines.join('\n\n');
+}
+
+function markInferred(node: any): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(markInferred);
+  if (typeof node['x-inferred'] === 'string') {
+    node.description = `**Inferred:** ${node['x-inferred']}${node.description ? `\n\n${node.description}` : ''}`;
+    node['x-badges'] = [...(node['x-badges'] ?? []), INFERRED];
+  }
+  for (const value of Object.values(node)) markInferred(value);
+}
+
+export async function decorate(doc: Doc, ops: Operation[], quickStart: string): Promise<Doc> {
+  const out: Doc = structuredClone(doc);
+  markInferred(out.components.schemas);
+  markInferred(out.components.parameters);
+  markInferred(out.components.responses);
+  for (const op of ops) {
+    const item = (op.webhook ? out.webhooks : out.paths)[op.path][op.verb];
+    if (op.method) {
+      // Redoc shows a selected branch's properties, not its own description: the method's answer,
+      // examples and provenance go on its `method` property, which every branch has.
+      const schema = resolvePointer(out, op.request!);
+      schema.properties.method.description = [`\`${op.method}\`: ${op.summary}.`, schema.description, provenanceNote(op), securityNote(op, out), methodNote(op, out)].filter(Boolean).join('\n\n');
+      if (op.inferred) schema['x-badges'] = [INFERRED];
+    } else {
+      item.description = [item.description, provenanceNote(op), securityNote(op, out)].filter(Boolean).join('\n\n');
+      if (op.inferred) item['x-badges'] = [INFERRED];
+    }
+  }
+  // Shared paths: list the methods and where each is documented.
+  for (const [p, item] of Object.entries<any>(out.paths)) {
+    const methods = item.post?.['x-methods'];
+    if (!methods) continue;
+    const rows = Object.entries<any>(methods).map(
+      ([m, d]) => `| \`${m}\` | ${d.summary} | \`${pointerName(d.result)}\` | ${d.seed ? `seed ${d.seed}` : '**Inferred**'} |`,
+    );
+    item.post.description += `\n\nPick a method in the request body's \`method\` dropdown to see its own request, answer and examples.\n\n| method | what | answers | provenance |\n|---|---|---|---|\n${rows.join('\n')}`;
+    void p;
+  }
+  out.info.description += `\n\n## Client quick start\n\nWith the typed client (\`payment-gateway-contract/client\`), signing is done for you:\n\n\`\`\`ts\n${quickStart}\`\`\`\n\nEvery request and result type comes from this document; see the README for the server stubs, the sandbox and the mock.\n`;
+  return out;
+}
+
+// Redoc's attribution logo is an <img> from its CDN, which a page that must open offline cannot load:
+// it is swapped for an inline SVG that keeps the attribution.
+const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#888">Redocly</text></svg>')}`;
+const offline = (html: string) =>
+  html.replace(/^<!DOCTYPE html>/i, `<!DOCTYPE html><!-- ${BANNER} -->`).replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g, LOGO);
+
+/** The documentation page: Redoc inlined, nothing loaded from elsewhere. */
+export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
+  try {
+    const file = path.join(dir, 'index.html');
+    await buildDocs(root, doc, ops, file);
+    return offline(await readFile(file, 'utf8'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Builds the HTML into `file` with Redoc inlined. */
+async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string): Promise<void> {
+  const quickStart = (await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8')).replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'");
+  const decorated = await decorate(doc, ops, quickStart);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
+  try {
+    const input = path.join(dir, 'openapi.json');
+    await writeFile(input, JSON.stringify(decorated));
+    await promisify(execFile)(
+      process.execPath,
+      [path.join(root, 'node_modules/@redocly/cli/bin/cli.js'), 'build-docs', input, '--output', file, '--inlineBundle', '--title', `${doc.info.title} ${doc.info.version}`, '--lint-config', 'off'],
+      // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
+      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

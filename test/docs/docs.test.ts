@@ -1,0 +1,86 @@
+// The documentation in a real headless Chromium, opened from disk: every operation listed, the /post
+// method dropdown complete, provenance visible, and not one request outside the page or console error.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, doc } from '../support/contract.ts';
+import { launchChromium } from '../support/browser.ts';
+
+const page_url = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
+const slug = (tag: string) => tag.toLowerCase().replace(/\s+/g, '-');
+
+describe('generated/docs/index.html in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const outside: string[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('request', (r) => {
+      if (!/^(file|data|blob):/.test(r.url())) outside.push(r.url());
+    });
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(page_url);
+    await page.getByTestId('menu-item-label').first().waitFor();
+  }, 600_000);
+  afterAll(() => browser?.close());
+
+  const labels = () => page.getByTestId('menu-item-label').allInnerTexts();
+
+  it('introduces the gateway: authentication, hash recipes, response codes, sandbox and mock, a client quick start', async () => {
+    const text = (await labels()).join('\n');
+    for (const section of ['Authentication', 'Hash recipes', 'Response codes', 'Sandbox and mock', 'Client quick start', 'Quirks this contract keeps on purpose']) {
+      expect(text).toContain(section);
+    }
+  });
+
+  it('lists every operation under its tag', async () => {
+    for (const tag of doc.tags.map((t: { name: string }) => t.name)) {
+      await page.goto(`${page_url}#/${slug(tag)}`);
+      await page.getByTestId('menu-item-label').filter({ hasText: tag }).first().waitFor();
+      const listed = (await labels()).join('\n');
+      const sources = tag === 'Notifications' ? doc.webhooks : doc.paths;
+      for (const item of Object.values<any>(sources)) {
+        for (const op of Object.values<any>(item)) {
+          if (op?.tags?.[0] === tag) expect(listed, `${tag}: ${op.summary}`).toContain(op.summary);
+        }
+      }
+    }
+  });
+
+  it('the /post request body offers every method in its dropdown, and shows a method\'s own answer', async () => {
+    await page.goto(`${page_url}#/direct-api`);
+    const dropdown = page.locator('[data-testid="middle-panel"] [data-component-name="Dropdown/Dropdown"]').first();
+    await dropdown.click();
+    const items = await page.locator('[data-component-name="Dropdown/DropdownMenuItem"]').allInnerTexts();
+    const methods = Object.keys(doc.paths['/post'].post['x-methods']);
+    expect(items.map((i) => i.trim()).filter((i) => methods.includes(i)).sort()).toEqual([...methods].sort());
+    await page.keyboard.press('Escape');
+    // The chosen method's description carries its own answer and examples (rendered from x-methods).
+    await page.getByText('Answers:').first().waitFor();
+    expect(await page.getByText('Result example `processCardApproved`', { exact: false }).count() + (await page.getByText('processCardApproved').count())).toBeGreaterThan(0);
+  });
+
+  it('marks what the seed does not show as inferred, with the reason', async () => {
+    await page.goto(`${page_url}#/direct-api`);
+    // The badge on inferred operations and schemas...
+    await page.getByText('Inferred', { exact: true }).first().waitFor();
+    // ...and the reason in their description.
+    await page.goto(`${page_url}#/payouts`);
+    await page.getByText(/^Inferred: The seed names Create Payouts/).first().waitFor();
+  });
+
+  it('requests nothing outside itself and logs no console error; a screenshot is kept', async () => {
+    await page.goto(`${page_url}#/payto`);
+    await page.getByTestId('middle-panel').first().waitFor();
+    mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(ROOT, 'test-results/docs.png'), fullPage: false });
+    expect(outside).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
