@@ -1251,7 +1251,7 @@ export interface components {
              * @default 1.6
              * @enum {string}
              */
-            version: "1.5" | "1.6";
+            version?: "1.5" | "1.6";
             hash: components["schemas"]["Md5Hash"];
         };
         /**

@@ -1,0 +1,84 @@
+// The card engine: Luhn, scheme, expiry, the test cards' outcomes, amount triggers and the blacklist,
+// giving the bank's answer to an authorisation. Masking: six digits, XXXXXX, four digits.
+import type { Clock } from './clock.ts';
+import { AMOUNT_TRIGGERS, LOW_FUNDS_LIMIT, TEST_CARDS } from './data.ts';
+
+export function luhn(pan: string): boolean {
+  let sum = 0;
+  for (let i = pan.length - 1, odd = false; i >= 0; i--, odd = !odd) {
+    let d = pan.charCodeAt(i) - 48;
+    if (odd && (d *= 2) > 9) d -= 9;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** The cardType short code by number range. */
+export function cardType(pan: string): string {
+  if (/^4/.test(pan)) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(pan)) return 'mc';
+  if (/^3[47]/.test(pan)) return 'amex';
+  if (/^3(0[0-5]|[689])/.test(pan)) return 'diners';
+  if (/^35/.test(pan)) return 'jcb';
+  if (/^6(011|5)/.test(pan)) return 'discover';
+  if (/^62/.test(pan)) return 'unionpay';
+  return 'visa';
+}
+
+export const BRAND: Record<string, string> = { visa: 'visa', mc: 'mastercard', amex: 'amex', diners: 'diners', jcb: 'jcb', discover: 'discover', unionpay: 'unionpay' };
+
+export const mask = (pan: string) => `${pan.slice(0, 6)}XXXXXX${pan.slice(-4)}`;
+
+export interface Card {
+  number: string;
+  expiryMonth: string;
+  expiryYear: string;
+  csc?: string | undefined;
+  name?: string | undefined;
+}
+
+export interface BankAnswer {
+  code: number;
+  message: string;
+  authResponseCode: string;
+  authMessage: string;
+}
+
+const approved: BankAnswer = { code: 0, message: 'Transaction approved', authResponseCode: '00', authMessage: 'Approved or completed successfully' };
+const declined = (code: number, message: string, authResponseCode: string, authMessage: string): BankAnswer => ({ code, message, authResponseCode, authMessage });
+
+/** Whether the card is past its expiry month, on the sandbox clock. */
+export function expired(card: Card, clock: Clock): boolean {
+  const now = clock.now();
+  const year = 2000 + Number(card.expiryYear);
+  const month = Number(card.expiryMonth);
+  return year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1);
+}
+
+/** What the sandbox's bank answers to charging `cents` (as a two-decimal string `amount`) to the card. */
+export function authorise(card: Card, amount: string, cents: number, clock: Clock, blacklisted: boolean): BankAnswer {
+  const test = TEST_CARDS[card.number];
+  if (!test) return declined(1, 'Transaction could not be processed: card not recognised by the sandbox', '14', 'Invalid card number');
+  if (blacklisted) return declined(9, 'Transaction declined: card is blacklisted', '62', 'Restricted card');
+  const trigger = AMOUNT_TRIGGERS[amount];
+  if (trigger) return declined(...trigger);
+  // The public test cards keep their historical expiries: each must be sent with its own, and the
+  // one listed with any expiry is checked against the sandbox clock.
+  if (test.outcome === 'expired') return declined(4, 'Card has expired', '54', 'Expired card');
+  if (test.expiry === 'any' ? expired(card, clock) : test.expiry !== `${card.expiryMonth}${card.expiryYear}`) {
+    return test.expiry === 'any' ? declined(4, 'Card has expired', '54', 'Expired card') : declined(2, 'Transaction declined', '54', 'Expiry date does not match');
+  }
+  if (card.csc !== undefined && card.csc !== test.csc) return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
+  switch (test.outcome) {
+    case 'lowFunds':
+      return cents > LOW_FUNDS_LIMIT ? declined(5, 'Insufficient funds', '51', 'Not sufficient funds') : approved;
+    case 'stolen':
+      return declined(2, 'Transaction declined, contact issuing bank', '43', 'Stolen card, pick up');
+    case 'invalidCsc':
+      return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
+    case 'restricted':
+      return declined(9, 'Transaction declined, do not contact bank', '62', 'Restricted card');
+    default:
+      return approved;
+  }
+}

@@ -1,0 +1,75 @@
+// Batches: a zipped CSV of stored-card purchases (columns: the spec's x-csv-columns of batchFile),
+// run at once; results as CSV (retrieveBatch), as JSON, and posted to batchNotifyURL.
+import { unzipSync } from 'fflate';
+import { parseCsv } from '../../runtime/settlement.ts';
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { batchId } from '../ids.ts';
+import type { Row } from '../store.ts';
+import { charge } from './card-payments.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+interface Line {
+  transactionReferenceID: string;
+  transactionID?: string;
+  transactionAmount?: string;
+  responseCode: string;
+  responseMessage: string;
+}
+
+export function batchResult(row: Row) {
+  return { responseCode: '0', responseMessage: ok, batchUUID: row.id, status: 'completed' as const, transactions: JSON.parse(row.lines) as Line[] };
+}
+
+export function batchHandlers(sb: Sandbox): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
+  const { store, clock, notifier, vault } = sb;
+  const columns: string[] = sb.spec.components.schemas.ProcessBatchRequest.properties.batchFile['x-csv-columns']['1'];
+  const resultColumns: string[] = sb.spec.components.schemas.BatchResultFile['x-csv-columns']['1'];
+  const find = (merchantId: string, id: string) => store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
+  return {
+    processBatch: ({ body }, { account }) =>
+      store.transaction(() => {
+        let rows: string[][];
+        try {
+          const files = Object.entries(unzipSync(Buffer.from(body.batchFile, 'base64'))).filter(([n]) => n.toLowerCase().endsWith('.csv'));
+          if (files.length !== 1) throw new Error('not one CSV file');
+          rows = parseCsv(new TextDecoder().decode(files[0]![1]));
+        } catch {
+          return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+        }
+        const [header = [], ...data] = rows;
+        if (columns.some((c, i) => header[i] !== c)) return invalid('batchFile', `its CSV columns must be ${columns.join(',')}`);
+        const lines: Line[] = data.filter((r) => r.length > 1).map((fields) => {
+          const v = Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? '']));
+          const card = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, v.cardID);
+          if (!card || card.card_key !== v.cardKey) return { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: "Field 'cardKey' is invalid: does not match the stored card" };
+          const result = charge(sb, account.id, {
+            kind: 'purchase',
+            card: { number: vault.decrypt(card.pan_encrypted), expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
+            cardField: 'cardID',
+            body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
+          }) as Record<string, string>;
+          return { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
+        });
+        const id = batchId();
+        store.run('INSERT INTO batches (id, merchant_id, notify_url, lines, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.batchNotifyURL ?? null, JSON.stringify(lines), clock.timestamp());
+        if (body.batchNotifyURL) notifier.batchNotify(account, body.batchNotifyURL, batchResult(find(account.id, id)!));
+        return { responseCode: '0', responseMessage: ok, batchUUID: id };
+      }),
+    retrieveBatch: ({ body }, { account }) => {
+      const row = find(account.id, body.batchUUID);
+      if (!row) return invalid('batchUUID', 'no such batch');
+      const lines = JSON.parse(row.lines) as Record<string, string>[];
+      return [resultColumns.join(','), ...lines.map((l) => resultColumns.map((c) => l[c] ?? '').join(','))].join('\n') + '\n';
+    },
+    retrieveBatchResponse: ({ params }, { account }) => {
+      const row = find(account.id, params.batchUUID);
+      return row ? batchResult(row) : invalid('batchUUID', 'no such batch');
+    },
+    retrieveBatchNotify: ({ params }, { account }) => {
+      const row = find(account.id, params.batchUUID);
+      return row ? batchResult(row) : refusal(-2, "Field 'batchUUID' is invalid: no such batch");
+    },
+  };
+}

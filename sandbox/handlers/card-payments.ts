@@ -1,0 +1,229 @@
+// Card payments: purchases and authorisations from every card source, captures, refunds, voids,
+// queries and verifications. Each handler's writes happen in one transaction; a refusal writes nothing.
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { authorise, cardType, luhn, mask, type Card } from '../cards.ts';
+import { customEcho, customOf, findByIdOrReference, invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { DEFAULT_TOKEN_CARD, SETTLEMENT_DAYS } from '../data.ts';
+import { digits, transactionId } from '../ids.ts';
+import { fromCents, toCents } from '../money.ts';
+import type { Row } from '../store.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+type Body = Record<string, any>;
+
+/** The card a request pays with, from whichever source its form carries; or a refusal. */
+export function cardOf(sb: Sandbox, merchantId: string, body: Body): { card: Card; field: string } | { refusal: ReturnType<typeof refusal> } {
+  const fromExpiry = (mmyy: string) => ({ expiryMonth: mmyy.slice(0, 2), expiryYear: mmyy.slice(2, 4) });
+  if (body.paymentCardNumber) {
+    return { field: 'paymentCardNumber', card: { number: body.paymentCardNumber, ...fromExpiry(body.paymentCardExpiry ?? '0000'), csc: body.paymentCardCSC, name: body.paymentCardName } };
+  }
+  if (body.cardID) {
+    const row = sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
+    if (!row) return { refusal: invalid('cardID', 'no such card') };
+    return { field: 'cardID', card: { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name } };
+  }
+  if (body.walletAApplicationPrimaryAccountNumber) {
+    const yymmdd = String(body.walletAApplicationExpirationDate);
+    return { field: 'walletAApplicationPrimaryAccountNumber', card: { number: body.walletAApplicationPrimaryAccountNumber, expiryMonth: yymmdd.slice(2, 4), expiryYear: yymmdd.slice(0, 2) } };
+  }
+  if (body.walletBPan) {
+    return { field: 'walletBPan', card: { number: body.walletBPan, expiryMonth: body.walletBExpirationMonth, expiryYear: String(body.walletBExpirationYear).slice(2) } };
+  }
+  // Payframe and wallet tokens: the sandbox's hosted payframe and wallets issue tokens for its
+  // default test card, or for the card a token names as pf-<number>.
+  const token: string | undefined = body.payframeToken ?? body.digitalWalletToken;
+  if (token) {
+    const named = /^pf-(\d{12,19})$/.exec(token)?.[1];
+    const number = named ?? DEFAULT_TOKEN_CARD.number;
+    const expiry = named ? '1230' : DEFAULT_TOKEN_CARD.expiry;
+    return { field: body.payframeToken ? 'payframeToken' : 'digitalWalletToken', card: { number, ...fromExpiry(expiry), name: DEFAULT_TOKEN_CARD.name } };
+  }
+  return { refusal: refusal(-3, "Field 'paymentCardNumber' is required") };
+}
+
+const blacklisted = (sb: Sandbox, merchantId: string, pan: string) =>
+  Boolean(sb.store.get('SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', merchantId, sb.vault.fingerprint(pan)));
+
+export function transactionResult(row: Row) {
+  return {
+    responseCode: String(row.response_code),
+    responseMessage: row.response_message,
+    transactionID: row.id,
+    ...(row.reference ? { transactionReferenceID: row.reference } : {}),
+    transactionAmount: fromCents(row.amount),
+    authCode: row.auth_code,
+    authResponseCode: row.auth_response_code,
+    authMessage: row.auth_message,
+    ...(row.settled_date ? { authSettledDate: row.settled_date } : {}),
+    receiptNo: row.receipt_no,
+    cardType: row.card_type,
+    cardExpiryMonth: row.expiry_month,
+    cardExpiryYear: row.expiry_year,
+    paymentCardNumber: row.masked_pan,
+    ...customEcho(row.custom),
+  };
+}
+
+export interface ChargeInput {
+  kind: 'purchase' | 'auth' | 'verify';
+  card: Card;
+  cardField: string;
+  body: Body;
+  /** 3D Secure refused by the cardholder's issuer (external or 3DS 2.0 forms). */
+  threeDSFailed?: boolean;
+}
+
+/** Authorises against the sandbox bank and records the transaction; a refusal records nothing. */
+export function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
+  const { card, body } = input;
+  if (!luhn(card.number)) return invalid(input.cardField, 'fails the Luhn check');
+  const amount: string = body.transactionAmount;
+  const cents = toCents(amount);
+  if (cents <= 0 && input.kind !== 'verify') return invalid('transactionAmount', 'must be more than 0.00');
+  let answer = authorise(card, amount, cents, sb.clock, blacklisted(sb, merchantId, card.number));
+  if (input.threeDSFailed && answer.code === 0) answer = { code: 2, message: 'Transaction declined: 3D Secure authentication failed', authResponseCode: '05', authMessage: 'Do not honour' };
+  const approved = answer.code === 0;
+  const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
+  const id = transactionId();
+  sb.store.transaction(() =>
+    sb.store.run(
+      `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
+         card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id, merchantId, input.kind, status, answer.code, answer.message, cents, approved && input.kind === 'purchase' ? cents : 0,
+      body.transactionCurrency, body.transactionReferenceID ?? null, body.transactionProduct ?? null,
+      cardType(card.number), mask(card.number), card.expiryMonth, card.expiryYear,
+      approved ? digits(9) : '', answer.authResponseCode, answer.authMessage, digits(9),
+      approved && input.kind === 'purchase' ? sb.clock.date(SETTLEMENT_DAYS) : null, customOf(body), sb.clock.timestamp(),
+    ),
+  );
+  return transactionResult(sb.store.get('SELECT * FROM transactions WHERE id = ?', id)!);
+}
+
+const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDSStatus === 'R';
+
+/** Purchase or authorisation from the body's card source. */
+function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
+  const source = cardOf(sb, merchantId, body);
+  if ('refusal' in source) return source.refusal;
+  return charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
+}
+
+/** A stored-card payment: cardKey checked, and replaced by cardKeyReplace in the same transaction when processed. */
+function payWithToken(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
+  return sb.store.transaction(() => {
+    const row = sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
+    if (!row) return invalid('cardID', 'no such card');
+    if (row.card_key !== body.cardKey) return invalid('cardKey', 'does not match the stored card');
+    const card = { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name };
+    const result = charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
+    // Seed §4.2: responseCode 0 or above replaces the key; below zero leaves it.
+    if (Number(result.responseCode) >= 0) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
+    return result;
+  });
+}
+
+function authorisationOf(sb: Sandbox, merchantId: string, id: string): Row | undefined {
+  return sb.store.get('SELECT * FROM transactions WHERE merchant_id = ? AND id = ?', merchantId, id);
+}
+
+export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'processAuth' | 'tokenProcessCard' | 'tokenProcessAuth' | 'walletProcessCard' | 'processCapture' | 'refundCard' | 'processVoid' | 'queryCard' | 'verifyCard'> {
+  const { store, clock } = sb;
+  return {
+    processCard: ({ body }, { account }) => pay(sb, 'purchase', account.id, body),
+    processAuth: ({ body }, { account }) => pay(sb, 'auth', account.id, body),
+    walletProcessCard: ({ body }, { account }) => pay(sb, 'purchase', account.id, body),
+    tokenProcessCard: ({ body }, { account }) => payWithToken(sb, 'purchase', account.id, body),
+    tokenProcessAuth: ({ body }, { account }) => payWithToken(sb, 'auth', account.id, body),
+
+    processCapture: ({ body }, { account }) =>
+      store.transaction(() => {
+        const auth = authorisationOf(sb, account.id, body.transactionID);
+        if (!auth || auth.kind !== 'auth') return invalid('transactionID', 'Invalid transactionID');
+        if (toCents(body.transactionAmount) !== auth.amount) return invalid('transactionAmount', "does not match the authorisation's amount");
+        if (auth.status === 'void') return invalid('transactionID', 'transactionID has already been reversed');
+        if (auth.status === 'declined') return invalid('transactionID', 'the authorisation was declined');
+        const cents = toCents(body.captureAmount);
+        if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
+        if (auth.captured + cents > auth.amount) return invalid('captureAmount', 'Capture amount is greater than the transaction amount');
+        const id = transactionId();
+        const settled = clock.date(SETTLEMENT_DAYS);
+        store.run(
+          `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type,
+             masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, parent_id, custom, created_at)
+           VALUES (?, ?, 'capture', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?, ?)`,
+          id, account.id, cents, cents, auth.currency, body.transactionReferenceID ?? auth.reference, auth.product, auth.card_type, auth.masked_pan,
+          auth.expiry_month, auth.expiry_year, auth.auth_code, digits(9), settled, auth.id, auth.custom, clock.timestamp(),
+        );
+        store.run("UPDATE transactions SET captured = captured + ?, status = 'captured' WHERE id = ?", cents, auth.id);
+        const capture = store.get('SELECT * FROM transactions WHERE id = ?', id)!;
+        return {
+          responseCode: '0',
+          responseMessage: 'Transaction approved',
+          transactionID: id,
+          authCode: capture.auth_code,
+          authResponseCode: capture.auth_response_code,
+          authMessage: capture.auth_message,
+          receiptNo: capture.receipt_no,
+          authSettledDate: settled,
+          ...customEcho(capture.custom),
+        };
+      }),
+
+    refundCard: ({ body }, { account }) =>
+      store.transaction(() => {
+        const original = authorisationOf(sb, account.id, body.transactionID);
+        if (!original || original.kind === 'refund' || original.kind === 'verify') return invalid('transactionID', 'Invalid transactionID');
+        if (toCents(body.transactionAmount) !== original.amount) return invalid('transactionAmount', "does not match the transaction's amount");
+        const cents = toCents(body.refundAmount);
+        if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
+        if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
+        const id = transactionId();
+        store.run(
+          `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
+             expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, parent_id, custom, created_at)
+           VALUES (?, ?, 'refund', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?)`,
+          id, account.id, cents, original.currency, original.reference, original.card_type, original.masked_pan, original.expiry_month, original.expiry_year,
+          digits(9), digits(9), original.id, original.custom, clock.timestamp(),
+        );
+        store.run("UPDATE transactions SET refunded = refunded + ?, status = 'refunded' WHERE id = ?", cents, original.id);
+        const refund = store.get('SELECT * FROM transactions WHERE id = ?', id)!;
+        return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: id, authCode: refund.auth_code, authResponseCode: '00', authMessage: refund.auth_message, receiptNo: refund.receipt_no };
+      }),
+
+    processVoid: ({ body }, { account }) =>
+      store.transaction(() => {
+        const auth = authorisationOf(sb, account.id, body.transactionID);
+        if (!auth || auth.kind !== 'auth') return invalid('transactionID', 'Invalid transactionID');
+        if (auth.status === 'void') return invalid('transactionID', 'transactionID has already been reversed');
+        if (auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
+        if (auth.status !== 'preauth') return invalid('transactionID', 'the authorisation was declined');
+        store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
+        return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
+      }),
+
+    queryCard: ({ body }, { account }) => {
+      let row = findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
+      if (row?.kind === 'capture') row = authorisationOf(sb, account.id, row.parent_id);
+      if (!row) return body.transactionID ? invalid('transactionID', 'Invalid transactionID') : invalid('transactionReferenceID', 'no such transaction');
+      const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
+      return {
+        ...common,
+        responseCode: '0',
+        responseMessage: ok,
+        transactionType: row.kind === 'purchase' ? ('purchase' as const) : row.kind === 'refund' ? ('refund' as const) : ('auth' as const),
+        transactionStatus: row.status,
+        capturedAmount: fromCents(row.captured),
+        refundedAmount: fromCents(row.refunded),
+        transactionCurrency: row.currency,
+      };
+    },
+
+    verifyCard: ({ body }, { account }) => {
+      const source = cardOf(sb, account.id, body);
+      if ('refusal' in source) return source.refusal;
+      return charge(sb, account.id, { kind: 'verify', card: source.card, cardField: source.field, body });
+    },
+  };
+}
+

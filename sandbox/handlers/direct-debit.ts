@@ -1,0 +1,75 @@
+// Direct debit: authorisations (fingerprint, return and notify URLs), debits that stay pending
+// (code 10) until their settlement date on the sandbox clock, and queries.
+import { randomBytes } from 'node:crypto';
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { customEcho, customOf, findByIdOrReference, invalid, ok, type Sandbox } from '../context.ts';
+import { DIRECT_DEBIT_DAYS } from '../data.ts';
+import { transactionId } from '../ids.ts';
+import { fromCents, toCents } from '../money.ts';
+import type { Row } from '../store.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+export function directDebitResult(sb: Sandbox, row: Row) {
+  const settled = sb.clock.date() >= row.settlement_date;
+  return {
+    responseCode: settled ? '0' : '10',
+    responseMessage: settled ? 'Transaction approved' : 'Transaction pending',
+    transactionID: row.id,
+    ...(row.reference ? { transactionReferenceID: row.reference } : {}),
+    transactionAmount: fromCents(row.amount),
+    settlementDate: row.settlement_date,
+    paymentAccountBSB: row.bsb,
+    paymentAccountNumber: row.account_number,
+    ...customEcho(row.custom),
+  };
+}
+
+export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 'processDDebit' | 'queryDD'> {
+  const { store, clock, notifier } = sb;
+  return {
+    processDDebitAuth: ({ body }, { account }) =>
+      store.transaction(() => {
+        const fingerprint = randomBytes(16).toString('hex');
+        store.run(
+          'INSERT INTO dd_authorisations (fingerprint, merchant_id, bsb, account_number, account_name, email, notify_url, hash_salt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          fingerprint, account.id, body.paymentAccountBSB, body.paymentAccountNumber, body.paymentAccountName, body.customerEmail ?? null, body.notifyURL ?? null, body.hashSalt ?? '', clock.timestamp(),
+        );
+        if (body.notifyURL) {
+          notifier.directDebitOutcome(account, body.notifyURL, body.hashSalt ?? '', { transactionID: fingerprint, status: 'approved', responseCode: '0', responseMessage: ok, fingerprint, ...customEcho(customOf(body)) });
+        }
+        return {
+          responseCode: '0',
+          responseMessage: ok,
+          fingerprint,
+          paymentAccountBSB: body.paymentAccountBSB,
+          paymentAccountNumber: body.paymentAccountNumber,
+          paymentAccountName: body.paymentAccountName,
+          ...(body.customerEmail ? { customerEmail: body.customerEmail } : {}),
+          ...customEcho(customOf(body)),
+        };
+      }),
+    processDDebit: ({ body }, { account }) =>
+      store.transaction(() => {
+        let bsb = body.paymentAccountBSB;
+        let number = body.paymentAccountNumber;
+        if (body.fingerprint) {
+          const auth = store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, body.fingerprint);
+          if (!auth) return invalid('fingerprint', 'no such direct debit authorisation');
+          bsb = auth.bsb;
+          number = auth.account_number;
+        }
+        const id = transactionId();
+        store.run(
+          'INSERT INTO direct_debits (id, merchant_id, reference, amount, currency, bsb, account_number, settlement_date, custom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          id, account.id, body.transactionReferenceID ?? null, toCents(body.transactionAmount), body.transactionCurrency, bsb, number, clock.date(DIRECT_DEBIT_DAYS), customOf(body), clock.timestamp(),
+        );
+        return directDebitResult(sb, store.get('SELECT * FROM direct_debits WHERE id = ?', id)!);
+      }),
+    queryDD: ({ body }, { account }) => {
+      const row = findByIdOrReference(store, 'direct_debits', account.id, body.transactionID, body.transactionReferenceID);
+      if (!row) return body.transactionID ? invalid('transactionID', 'Invalid transactionID') : invalid('transactionReferenceID', 'no such direct debit');
+      return directDebitResult(sb, row);
+    },
+  };
+}

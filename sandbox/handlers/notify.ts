@@ -1,0 +1,60 @@
+// simulateNotify: makes the sandbox send one of the contract's notifications now, for a subject
+// that exists (a direct debit or its authorisation, a batch, a payout transaction, a merchant request).
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { customEcho, invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { batchResult } from './batch.ts';
+import { directDebitResult } from './direct-debit.ts';
+import { payoutRecord } from './payouts.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
+  const { store, notifier } = sb;
+  return {
+    simulateNotify: ({ body }, { account }) =>
+      store.transaction(() => {
+        const id = body.transactionID;
+        if (!id) return refusal(-3, `Field 'transactionID' is required for ${body.event}`);
+        const url = body.notifyURL;
+        switch (body.event) {
+          case 'directDebitOutcome': {
+            const debit = store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, id);
+            const auth = debit ? undefined : store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
+            if (!debit && !auth) return invalid('transactionID', 'no such direct debit');
+            const outcome = debit ? directDebitResult(sb, debit) : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
+            const status = outcome.responseCode === '0' ? 'approved' : 'pending';
+            notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
+              transactionID: id,
+              status,
+              responseCode: outcome.responseCode,
+              responseMessage: outcome.responseMessage,
+              ...(auth ? { fingerprint: auth.fingerprint } : {}),
+              custom1: outcome.custom1,
+              custom2: outcome.custom2,
+              custom3: outcome.custom3,
+            });
+            break;
+          }
+          case 'batchNotify': {
+            const batch = store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', account.id, id);
+            if (!batch) return invalid('transactionID', 'no such batch');
+            notifier.batchNotify(account, url, batchResult(batch));
+            break;
+          }
+          case 'payoutTransaction': {
+            const t = store.get('SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?', account.id, id);
+            if (!t) return invalid('transactionID', 'no such payout transaction');
+            notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
+            break;
+          }
+          case 'merchantCreated': {
+            const request = store.get('SELECT * FROM merchant_requests WHERE reference = ?', id);
+            if (!request?.merchant_id) return invalid('transactionID', 'no such completed merchant request');
+            notifier.merchantCreated(account, url, { requestReference: request.reference, status: 'approved', merchantUUID: request.merchant_id });
+            break;
+          }
+        }
+        return { responseCode: '0', responseMessage: ok };
+      }),
+  };
+}

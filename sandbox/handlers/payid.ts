@@ -1,0 +1,71 @@
+// PayIDs and the payments they receive. Each new PayID receives one sandbox payment at once, so that
+// its transactions and refunds can be tried (the API has no way to pay into a PayID).
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { nppInvalid, ok, type Sandbox } from '../context.ts';
+import { PAYID_WELCOME_PAYMENT } from '../data.ts';
+import { transactionId } from '../ids.ts';
+import type { Row } from '../store.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+const record = (row: Row) => ({ name: row.name, payId: row.pay_id, status: row.status });
+const transaction = (row: Row) => ({
+  transactionId: row.id,
+  payId: row.pay_id,
+  amount: row.amount,
+  ...(row.refunded ? { refundedAmount: row.refunded } : {}),
+  ...(row.payer_name ? { payerName: row.payer_name } : {}),
+  ...(row.reference ? { reference: row.reference } : {}),
+  status: row.refunded === 0 ? ('received' as const) : row.refunded >= row.amount ? ('refunded' as const) : ('partiallyRefunded' as const),
+  createdAt: row.created_at,
+});
+
+export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' | 'updatePayId' | 'updatePayIdStatus' | 'listPayIds' | 'listPayIdTransactions' | 'refundPayIdTransaction'> {
+  const { store, clock } = sb;
+  const find = (merchant: string, payId: string) => store.get('SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?', merchant, payId);
+  const answer = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: record(row) });
+  return {
+    createPayId: ({ body }, { account }) =>
+      store.transaction(() => {
+        if (store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
+        store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
+        const w = PAYID_WELCOME_PAYMENT;
+        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', transactionId(), account.id, body.payId, w.amount, w.payerName, w.reference, clock.timestamp());
+        return answer(find(account.id, body.payId)!);
+      }),
+    getPayId: ({ params }, { account }) => {
+      const row = find(account.id, params.payId);
+      return row ? answer(row) : nppInvalid('payId', 'no such PayID');
+    },
+    updatePayId: ({ body, params }, { account }) =>
+      store.transaction(() => {
+        if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
+        store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, params.payId);
+        return answer(find(account.id, params.payId)!);
+      }),
+    updatePayIdStatus: ({ body, params }, { account }) =>
+      store.transaction(() => {
+        if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
+        store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
+        return answer(find(account.id, params.payId)!);
+      }),
+    listPayIds: (_input, { account }) => ({ responseCode: 0, responseMessage: ok, result: { payIds: store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id).map(record) } }),
+    listPayIdTransactions: ({ body, params }, { account }) => {
+      if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
+      const rows = store.all(
+        'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (? IS NULL OR substr(created_at, 1, 10) >= ?) AND (? IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
+        account.id, params.payId, body.from ?? null, body.from ?? null, body.to ?? null, body.to ?? null,
+      );
+      return { responseCode: 0, responseMessage: ok, result: { transactions: rows.map(transaction) } };
+    },
+    refundPayIdTransaction: ({ body, params }, { account }) =>
+      store.transaction(() => {
+        const row = store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ?', account.id, params.transactionId);
+        if (!row) return nppInvalid('transactionId', 'no such payment');
+        if (body.amount <= 0) return nppInvalid('amount', 'must be more than 0');
+        if (row.refunded + body.amount > row.amount + 1e-9) return nppInvalid('amount', 'refunds would exceed the payment');
+        store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', body.amount, row.id);
+        return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction(store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id)!) } };
+      }),
+  };
+}

@@ -1,0 +1,91 @@
+// PayTo agreements and payments. The sandbox's payers approve an agreement at once (it is active on
+// creation); a payment is approved unless it is above the agreement's maximum (refused) or the
+// payer's account is 11111111 (declined by the payer's bank).
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { nppInvalid, ok, type Sandbox } from '../context.ts';
+import { reference, transactionId } from '../ids.ts';
+import type { Row } from '../store.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+const DECLINING_ACCOUNT = '11111111';
+
+function merge(a: any, b: any): any {
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return b;
+  const out = { ...(a ?? {}) };
+  for (const [k, v] of Object.entries(b)) out[k] = merge(out[k], v);
+  return out;
+}
+
+export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAgreement' | 'createPayToPayment' | 'getPayToPayment' | 'getPayToPaymentStatus' | 'searchPayToPayments'> {
+  const { store, clock } = sb;
+  const agreementResult = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: { agreementIdentification: row.id, status: row.status, agreement: JSON.parse(row.terms) } });
+  const agreement = (merchant: string, id: string) => store.get('SELECT * FROM agreements WHERE merchant_id = ? AND id = ?', merchant, id);
+  const record = (row: Row) => {
+    const payer = JSON.parse(store.get('SELECT payer FROM agreements WHERE id = ?', row.agreement_id)!.payer);
+    return {
+      id: row.id,
+      agreementIdentification: row.agreement_id,
+      status: row.status,
+      reference: row.reference,
+      ...(row.product ? { product: row.product } : {}),
+      amount: row.amount,
+      ...(row.last_payment === null ? {} : { lastPayment: Boolean(row.last_payment) }),
+      createdAt: row.created_at,
+      payer: { account: payer.account },
+    };
+  };
+  const payment = (merchant: string, agreementId: string, id: string) =>
+    store.get('SELECT * FROM payto_payments WHERE merchant_id = ? AND agreement_id = ? AND id = ?', merchant, agreementId, id);
+  return {
+    createAgreement: ({ body }, { account }) =>
+      store.transaction(() => {
+        const id = reference('AGR');
+        store.run('INSERT INTO agreements (id, merchant_id, status, payer, terms, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, account.id, 'active', JSON.stringify(body.payer), JSON.stringify(body.agreement), clock.timestamp());
+        return agreementResult(agreement(account.id, id)!);
+      }),
+    amendAgreement: ({ body, params }, { account }) =>
+      store.transaction(() => {
+        const row = agreement(account.id, params.agreementIdentification);
+        if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
+        if (row.status === 'cancelled') return nppInvalid('agreementIdentification', 'the agreement is cancelled');
+        store.run('UPDATE agreements SET terms = ? WHERE id = ?', JSON.stringify(merge(JSON.parse(row.terms), body.agreement)), row.id);
+        return agreementResult(agreement(account.id, row.id)!);
+      }),
+    createPayToPayment: ({ body, params }, { account }) =>
+      store.transaction(() => {
+        const row = agreement(account.id, params.agreementIdentification);
+        if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
+        if (row.status !== 'active') return nppInvalid('agreementIdentification', `the agreement is ${row.status}`);
+        const maximum = JSON.parse(row.terms).payment?.maximum;
+        if (maximum !== undefined && body.transaction.amount > maximum) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
+        const payer = JSON.parse(row.payer);
+        const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
+        const id = transactionId();
+        const t = body.transaction;
+        store.run(
+          'INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, product, amount, last_payment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          id, account.id, row.id, status, t.reference, t.product ?? null, t.amount, t.lastPayment === undefined ? null : Number(t.lastPayment), clock.timestamp(),
+        );
+        if (t.lastPayment && status === 'approved') store.run("UPDATE agreements SET status = 'cancelled' WHERE id = ?", row.id);
+        return { responseCode: 0, responseMessage: ok, result: { payer: { account: payer.account }, transaction: { id, status } } };
+      }),
+    getPayToPayment: ({ params }, { account }) => {
+      const row = payment(account.id, params.agreementIdentification, params.transactionId);
+      return row ? { responseCode: 0, responseMessage: ok, result: record(row) } : nppInvalid('transactionId', 'no such payment');
+    },
+    getPayToPaymentStatus: ({ params }, { account }) => {
+      const row = payment(account.id, params.agreementIdentification, params.transactionId);
+      return row ? { responseCode: 0, responseMessage: ok, result: { status: row.status } } : nppInvalid('transactionId', 'no such payment');
+    },
+    searchPayToPayments: ({ query }, { account }) => {
+      const rows = store.all(
+        `SELECT * FROM payto_payments WHERE merchant_id = ? AND (? IS NULL OR agreement_id = ?) AND (? IS NULL OR status = ?)
+           AND (? IS NULL OR substr(created_at, 1, 10) >= ?) AND (? IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC`,
+        account.id, query.agreementIdentification ?? null, query.agreementIdentification ?? null, query.status ?? null, query.status ?? null,
+        query.from ?? null, query.from ?? null, query.to ?? null, query.to ?? null,
+      );
+      return { responseCode: 0, responseMessage: ok, result: { payments: rows.map(record) } };
+    },
+  };
+}

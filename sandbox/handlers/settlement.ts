@@ -1,0 +1,59 @@
+// Surcharge quotes (per-merchant, per-scheme rates, rounded half up to the cent) and settlement
+// files: a real zip holding one CSV, whose columns are the spec's x-csv-columns for the version asked.
+import { zipSync } from 'fflate';
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { cardType, luhn } from '../cards.ts';
+import { invalid, ok, type Sandbox } from '../context.ts';
+import { fromCents, toCents } from '../money.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+/** The sandbox's fee on settled card transactions, in basis points. */
+const FEE_BP = 180;
+const halfUp = (cents: number, bp: number) => Math.floor((cents * bp + 5000) / 10_000);
+
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSettlement'> {
+  const { store } = sb;
+  return {
+    getSurcharge: ({ body }, { account }) => {
+      let type: string;
+      if (body.cardID) {
+        const row = store.get('SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, body.cardID);
+        if (!row) return invalid('cardID', 'no such card');
+        type = row.card_type;
+      } else {
+        if (!luhn(body.paymentCardNumber!)) return invalid('paymentCardNumber', 'fails the Luhn check');
+        type = cardType(body.paymentCardNumber!);
+      }
+      const rate = store.get('SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?', account.id, type);
+      const cents = toCents(body.transactionAmount);
+      const surcharge = halfUp(cents, Number(rate?.basis_points ?? 0));
+      return { responseCode: '0', responseMessage: ok, transactionAmount: fromCents(cents), surchargeAmount: fromCents(surcharge), totalAmount: fromCents(cents + surcharge) };
+    },
+    getSettlement: ({ body }, { account }) => {
+      if (body.settlementTo < body.settlementFrom) return invalid('settlementTo', 'is before settlementFrom');
+      const version = body.version ?? '1.6';
+      const columns: string[] = sb.spec.components.schemas.SettlementFile['x-csv-columns'][version];
+      const rows = store.all(
+        "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, created_at, rowid",
+        account.id, body.settlementFrom, body.settlementTo,
+      );
+      const values = (row: Record<string, any>): Record<string, string> => ({
+        transactionID: row.id,
+        transactionReferenceID: row.reference ?? '',
+        status: 'approved',
+        transactionAmount: fromCents(row.amount),
+        feeAmount: fromCents(halfUp(row.amount, FEE_BP)),
+        transactionCurrency: row.currency,
+        cardType: row.card_type,
+        paymentCardNumber: row.masked_pan,
+        settlementDate: row.settled_date,
+        transactionProduct: row.product ?? '',
+      });
+      const csv = [columns.join(','), ...rows.map((r) => columns.map((c) => csvField(values(r)[c] ?? '')).join(','))].join('\n') + '\n';
+      return zipSync({ 'settlement.csv': [new TextEncoder().encode(csv), { mtime: new Date('2026-01-01T00:00:00Z') }] });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Access tokens, 3D Secure and BIN queries, with deterministic sandbox outcomes: Visa and Mastercard
+// cards are enrolled and authenticate (status Y, ECI 05; 3DS 1: A, ECI 06); others are not enrolled.
+import { randomBytes } from 'node:crypto';
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { cardType, luhn } from '../cards.ts';
+import { invalid, ok, type Sandbox } from '../context.ts';
+import { ACCESS_TOKEN_MS } from '../data.ts';
+import { token } from '../ids.ts';
+import { cardOf } from './card-payments.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+const cavv = () => randomBytes(20).toString('base64');
+
+export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
+  const { store, clock } = sb;
+  return {
+    getAccessToken: ({ body }, { account }) => {
+      const accessToken = token('at');
+      const expiry = clock.timestamp(ACCESS_TOKEN_MS);
+      store.transaction(() =>
+        store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', accessToken, account.id, body.transactionAmount, body.transactionCurrency, expiry),
+      );
+      return { responseCode: '0', responseMessage: ok, accessToken, accessTokenExpiry: expiry };
+    },
+    checkEnrollment: ({ body }, { account }) => {
+      const source = cardOf(sb, account.id, body);
+      if ('refusal' in source) return source.refusal;
+      if (!luhn(source.card.number)) return invalid(source.field, 'fails the Luhn check');
+      const type = cardType(source.card.number);
+      const enrolled = type === 'visa' || type === 'mc';
+      return {
+        responseCode: '0',
+        responseMessage: ok,
+        threeDSToken: token('tds'),
+        enrolled: enrolled ? ('Y' as const) : ('N' as const),
+        ...(enrolled ? { threeDSV2Version: '2.2.0', acsURL: 'https://acs.sandbox.test/challenge', challenge: Buffer.from(JSON.stringify({ messageType: 'CReq' })).toString('base64') } : {}),
+      };
+    },
+    checkTDSAuth: ({ body }) => ({ responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' }),
+    checkPARes: ({ body }) => ({ responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') }),
+    queryBIN: ({ body }) => {
+      const type = cardType(`${body.cardBin}0000000000`);
+      return { responseCode: '0', responseMessage: ok, cardBin: body.cardBin, cardType: type as 'visa', cardFunding: 'credit' as const, cardIssuer: 'Sandbox Bank', cardCountry: 'AU' as const };
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// The card vault and the blacklist: cards stored encrypted under a cardID and a rotating cardKey,
+// read back truncated; blacklist entries keyed by the card's fingerprint.
+import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { BRAND, cardType, luhn } from '../cards.ts';
+import { invalid, ok, type Sandbox } from '../context.ts';
+import { blacklistId, cardId, cardKey, digits } from '../ids.ts';
+
+type H = GatewayHandlers<HandlerContext>;
+
+export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 'removeCard' | 'changeExpiry' | 'addBlacklistedCard' | 'queryBlacklistedCard' | 'removeBlacklistedCard'> {
+  const { store, vault, clock } = sb;
+  const stored = (merchantId: string, id: string, key: string) => {
+    const row = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, id);
+    if (!row) return { refusal: invalid('cardID', 'no such card') };
+    if (row.card_key !== key) return { refusal: invalid('cardKey', 'does not match the stored card') };
+    return { row };
+  };
+  const entry = (row: Record<string, any>) => ({
+    cardID: row.entry_id,
+    cardNumberFirst: row.bin,
+    cardNumberLast: row.last4,
+    cardExpiryMonth: row.expiry_month,
+    cardExpiryYear: row.expiry_year,
+  });
+  return {
+    addCard: ({ body }, { account }) => {
+      if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
+      const id = cardId();
+      const key = cardKey();
+      const ivr = digits(8);
+      store.transaction(() =>
+        store.run(
+          'INSERT INTO cards (card_id, merchant_id, card_key, ivr_card_id, name, pan_encrypted, bin, last4, fingerprint, card_type, expiry_month, expiry_year, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          id, account.id, key, ivr, body.cardName, vault.encrypt(body.cardNumber), body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), vault.fingerprint(body.cardNumber),
+          cardType(body.cardNumber), body.cardExpiryMonth, body.cardExpiryYear, clock.timestamp(),
+        ),
+      );
+      return { responseCode: '0', responseMessage: ok, cardID: id, cardKey: key, ivrCardID: ivr };
+    },
+    cardInfo: ({ body }, { account }) => {
+      const found = stored(account.id, body.cardID, body.cardKey);
+      if ('refusal' in found) return found.refusal;
+      const row = found.row;
+      return {
+        responseCode: '0',
+        responseMessage: ok,
+        cardID: row.card_id,
+        cardName: row.name,
+        cardBrand: BRAND[row.card_type] as 'visa',
+        cardBin: row.bin,
+        cardNumberFirst: row.bin.slice(0, 4),
+        cardNumberLast: row.last4,
+        cardExpiryMonth: row.expiry_month,
+        cardExpiryYear: row.expiry_year,
+        cardAdded: row.added_at,
+        ...(body.paymentFingerprint === '1' ? { paymentFingerprint: row.fingerprint } : {}),
+      };
+    },
+    removeCard: ({ body }, { account }) =>
+      store.transaction(() => {
+        const found = stored(account.id, body.cardID, body.cardKey);
+        if ('refusal' in found) return found.refusal;
+        store.run('DELETE FROM cards WHERE card_id = ?', body.cardID);
+        return { responseCode: '0', responseMessage: ok };
+      }),
+    changeExpiry: ({ body }, { account }) =>
+      store.transaction(() => {
+        const found = stored(account.id, body.cardID, body.cardKey);
+        if ('refusal' in found) return found.refusal;
+        store.run('UPDATE cards SET expiry_month = ?, expiry_year = ? WHERE card_id = ?', body.cardExpiryMonth, body.cardExpiryYear, body.cardID);
+        return { responseCode: '0', responseMessage: ok };
+      }),
+    addBlacklistedCard: ({ body }, { account }) =>
+      store.transaction(() => {
+        if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
+        const fingerprint = vault.fingerprint(body.cardNumber);
+        store.run(
+          'INSERT OR IGNORE INTO blacklist (entry_id, merchant_id, fingerprint, bin, last4, expiry_month, expiry_year, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          blacklistId(), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
+        );
+        const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, fingerprint)!;
+        return { responseCode: '0', responseMessage: ok, ...entry(row) };
+      }),
+    queryBlacklistedCard: ({ body }, { account }) => {
+      const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, vault.fingerprint(body.cardNumber));
+      return row ? { responseCode: '0', responseMessage: ok, blacklisted: '1' as const, ...entry(row) } : { responseCode: '0', responseMessage: ok, blacklisted: '0' as const };
+    },
+    removeBlacklistedCard: ({ body }, { account }) =>
+      store.transaction(() => {
+        const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND entry_id = ?', account.id, body.cardID);
+        if (!row) return invalid('cardID', 'no such blacklist entry');
+        store.run('DELETE FROM blacklist WHERE entry_id = ?', body.cardID);
+        return { responseCode: '0', responseMessage: ok };
+      }),
+  };
+}

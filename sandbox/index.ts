@@ -1,0 +1,103 @@
+// The reference implementation: a stateful sandbox of the whole gateway behind the validating stubs.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type http from 'node:http';
+import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger } from '../server-stubs/index.ts';
+import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
+import { Clock } from './clock.ts';
+import type { Sandbox } from './context.ts';
+import { DEFAULT_SURCHARGE_BP } from './data.ts';
+import { batchHandlers } from './handlers/batch.ts';
+import { cardPaymentHandlers } from './handlers/card-payments.ts';
+import { directDebitHandlers } from './handlers/direct-debit.ts';
+import { notifyHandlers } from './handlers/notify.ts';
+import { partnerHandlers } from './handlers/partner.ts';
+import { payIdHandlers } from './handlers/payid.ts';
+import { paytoHandlers } from './handlers/payto.ts';
+import { payoutHandlers } from './handlers/payouts.ts';
+import { settlementHandlers } from './handlers/settlement.ts';
+import { threeDSHandlers } from './handlers/three-ds.ts';
+import { vaultHandlers } from './handlers/vault.ts';
+import { Notifier } from './notifier.ts';
+import { Store } from './store.ts';
+import { VaultCrypto } from './vault-crypto.ts';
+
+const require = createRequire(import.meta.url);
+
+export function loadSpec(): Record<string, any> {
+  return JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
+}
+
+/** Every operation of the contract; the type makes the compiler check that none is missing. */
+export function sandboxHandlers(sb: Sandbox): GatewayHandlers<HandlerContext> {
+  return {
+    ...cardPaymentHandlers(sb),
+    ...vaultHandlers(sb),
+    ...threeDSHandlers(sb),
+    ...settlementHandlers(sb),
+    ...directDebitHandlers(sb),
+    ...batchHandlers(sb),
+    ...partnerHandlers(sb),
+    ...paytoHandlers(sb),
+    ...payIdHandlers(sb),
+    ...payoutHandlers(sb),
+    ...notifyHandlers(sb),
+  };
+}
+
+/** The vault key: PGW_SANDBOX_DATA_KEY (base64), else a key file beside the database, made once. */
+function vaultKey(dbPath: string, env: NodeJS.ProcessEnv): Buffer | undefined {
+  if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
+  if (dbPath === ':memory:') return undefined;
+  const file = `${dbPath}.key`;
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+}
+
+export interface SandboxOptions {
+  /** SQLite file, or :memory:. Default: PGW_DB, else ./data/sandbox.db. */
+  dbPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** How notifications are sent (tests record them). */
+  fetch?: typeof fetch;
+  logger?: Logger;
+}
+
+export interface RunningSandbox extends Sandbox {
+  gateway: Gateway;
+  seed: AccountSeed;
+  server(): http.Server;
+  close(): void;
+}
+
+export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
+  const env = options.env ?? process.env;
+  const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
+  const spec = loadSpec();
+  const defaults = spec.info['x-sandbox'];
+  const seed: AccountSeed = {
+    merchantUUID: env.PGW_SANDBOX_MERCHANT_UUID ?? defaults.merchantUUID,
+    partnerUUID: env.PGW_SANDBOX_PARTNER_UUID ?? defaults.partnerUUID,
+    apiKey: env.PGW_SANDBOX_API_KEY ?? defaults.apiKey,
+    passphrase: env.PGW_SANDBOX_PASSPHRASE ?? defaults.passphrase,
+    ...(env.PGW_SANDBOX_PARTNER_NOTIFY_URL ? { partnerNotifyURL: env.PGW_SANDBOX_PARTNER_NOTIFY_URL } : {}),
+  };
+  const store = new Store(dbPath);
+  const clock = new Clock();
+  const vault = new VaultCrypto(vaultKey(dbPath, env));
+  const notifier = new Notifier(store, clock, spec, options.fetch);
+  seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
+  const sb: Sandbox = { store, clock, vault, notifier, spec };
+  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
+  return {
+    ...sb,
+    gateway,
+    seed,
+    server: () => createNodeServer(gateway),
+    close: () => {
+      notifier.stop();
+      store.close();
+    },
+  };
+}

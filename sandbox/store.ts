@@ -1,0 +1,113 @@
+// The sandbox's embedded store: SQLite (node:sqlite), schema migrations by PRAGMA user_version, and
+// one transaction per state change. node:sqlite is synchronous, so a transaction never interleaves
+// with another request's: a read-check-write (a card key rotation, a capture) is atomic as written.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE accounts (
+     kind TEXT NOT NULL, id TEXT NOT NULL, api_key TEXT NOT NULL, passphrase TEXT NOT NULL,
+     partner_id TEXT, profile TEXT NOT NULL DEFAULT '{}', notify_url TEXT, created_at TEXT NOT NULL,
+     PRIMARY KEY (kind, id));
+   CREATE TABLE access_tokens (token TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, amount TEXT, currency TEXT, expires_at TEXT NOT NULL);
+   CREATE TABLE surcharge_rates (merchant_id TEXT NOT NULL, card_type TEXT NOT NULL, basis_points INTEGER NOT NULL, PRIMARY KEY (merchant_id, card_type));
+   CREATE TABLE cards (
+     card_id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, card_key TEXT NOT NULL, ivr_card_id TEXT NOT NULL,
+     name TEXT NOT NULL, pan_encrypted TEXT NOT NULL, bin TEXT NOT NULL, last4 TEXT NOT NULL, fingerprint TEXT NOT NULL,
+     card_type TEXT NOT NULL, expiry_month TEXT NOT NULL, expiry_year TEXT NOT NULL, added_at TEXT NOT NULL);
+   CREATE TABLE blacklist (
+     entry_id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, fingerprint TEXT NOT NULL, bin TEXT NOT NULL, last4 TEXT NOT NULL,
+     expiry_month TEXT NOT NULL, expiry_year TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (merchant_id, fingerprint));
+   CREATE TABLE transactions (
+     id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, response_code INTEGER NOT NULL,
+     response_message TEXT NOT NULL, amount INTEGER NOT NULL, captured INTEGER NOT NULL DEFAULT 0, refunded INTEGER NOT NULL DEFAULT 0,
+     currency TEXT NOT NULL, reference TEXT, product TEXT, card_type TEXT, masked_pan TEXT, expiry_month TEXT, expiry_year TEXT,
+     auth_code TEXT NOT NULL, auth_response_code TEXT NOT NULL, auth_message TEXT NOT NULL, receipt_no TEXT NOT NULL,
+     settled_date TEXT, parent_id TEXT, custom TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL);
+   CREATE INDEX transactions_reference ON transactions (merchant_id, reference);
+   CREATE INDEX transactions_settled ON transactions (merchant_id, settled_date);
+   CREATE TABLE dd_authorisations (
+     fingerprint TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, bsb TEXT NOT NULL, account_number TEXT NOT NULL, account_name TEXT NOT NULL,
+     email TEXT, notify_url TEXT, hash_salt TEXT, created_at TEXT NOT NULL);
+   CREATE TABLE direct_debits (
+     id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, reference TEXT, amount INTEGER NOT NULL, currency TEXT NOT NULL,
+     bsb TEXT NOT NULL, account_number TEXT NOT NULL, settlement_date TEXT NOT NULL, custom TEXT NOT NULL, created_at TEXT NOT NULL);
+   CREATE TABLE batches (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, notify_url TEXT, lines TEXT NOT NULL, created_at TEXT NOT NULL);
+   CREATE TABLE merchant_requests (reference TEXT PRIMARY KEY, partner_id TEXT NOT NULL, status TEXT NOT NULL, merchant_id TEXT, created_at TEXT NOT NULL);
+   CREATE TABLE agreements (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, status TEXT NOT NULL, payer TEXT NOT NULL, terms TEXT NOT NULL, created_at TEXT NOT NULL);
+   CREATE TABLE payto_payments (
+     id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, agreement_id TEXT NOT NULL, status TEXT NOT NULL, reference TEXT NOT NULL,
+     product TEXT, amount REAL NOT NULL, last_payment INTEGER, created_at TEXT NOT NULL);
+   CREATE TABLE payids (pay_id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL, reference TEXT, created_at TEXT NOT NULL);
+   CREATE TABLE payid_transactions (
+     id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, pay_id TEXT NOT NULL, amount REAL NOT NULL, refunded REAL NOT NULL DEFAULT 0,
+     payer_name TEXT, reference TEXT, created_at TEXT NOT NULL);
+   CREATE TABLE payouts (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, reference TEXT NOT NULL, notify_url TEXT, created_at TEXT NOT NULL);
+   CREATE TABLE payout_transactions (
+     id TEXT PRIMARY KEY, payout_id TEXT NOT NULL, merchant_id TEXT NOT NULL, reference TEXT NOT NULL, payee TEXT NOT NULL,
+     detail TEXT NOT NULL, attempts TEXT NOT NULL);
+   CREATE TABLE notifications (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, subject TEXT NOT NULL, url TEXT NOT NULL, body TEXT NOT NULL,
+     signer_kind TEXT NOT NULL, signer_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, delivered INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at TEXT NOT NULL, last_attempt_at TEXT, last_status INTEGER);`,
+];
+
+export type Row = Record<string, any>;
+
+export class Store {
+  readonly db: DatabaseSync;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    this.db = new DatabaseSync(file);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+    this.migrate();
+  }
+
+  /** Applies every migration the file has not had yet, each in its own transaction. */
+  private migrate(): void {
+    const current = Number((this.db.prepare('PRAGMA user_version').get() as Row).user_version);
+    MIGRATIONS.forEach((sql, i) => {
+      if (i < current) return;
+      this.transaction(() => {
+        this.db.exec(sql);
+        this.db.exec(`PRAGMA user_version = ${i + 1}`);
+      });
+    });
+  }
+
+  get schemaVersion(): number {
+    return Number((this.db.prepare('PRAGMA user_version').get() as Row).user_version);
+  }
+
+  /** Runs fn in one transaction: everything it writes is committed together, or nothing is. */
+  transaction<T>(fn: () => T): T {
+    if (this.db.isTransaction) return fn();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  get<T extends Row = Row>(sql: string, ...params: unknown[]): T | undefined {
+    return this.db.prepare(sql).get(...(params as never[])) as T | undefined;
+  }
+
+  all<T extends Row = Row>(sql: string, ...params: unknown[]): T[] {
+    return this.db.prepare(sql).all(...(params as never[])) as T[];
+  }
+
+  run(sql: string, ...params: unknown[]): void {
+    this.db.prepare(sql).run(...(params as never[]));
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}

@@ -1,0 +1,135 @@
+// The sandbox's card payments and vault, through the typed client: outcomes of the test cards,
+// authorise → capture → refund → void, the vault's rotating key (and 50 purchases racing for one key),
+// refusals that store nothing, and card numbers that never come back unmasked.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isApproved } from '../../generated/client.ts';
+import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startSandbox();
+});
+afterAll(() => t.close());
+
+const purchase = (extra: Record<string, unknown> = {}) =>
+  t.client.processCard({ transactionAmount: '10.00', transactionCurrency: 'AUD', transactionProduct: 'Tea', ...customer, ...card.visa, ...extra } as never);
+
+describe('card purchases', () => {
+  it('approves the approved test card and masks its number', async () => {
+    const r = await purchase({ transactionReferenceID: 'T-1', custom1: 'order 1' });
+    expect(r).toMatchObject({ responseCode: '0', responseMessage: 'Transaction approved', paymentCardNumber: '456471XXXXXX0004', cardType: 'visa', custom1: 'order 1', custom2: [], custom3: [] });
+    expect(JSON.stringify(r)).not.toContain('4564710000000004');
+  });
+
+  it('gives each test card and trigger its outcome', async () => {
+    expect((await purchase({ paymentCardNumber: '4564710000000012', paymentCardExpiry: '0205', paymentCardCSC: undefined })).responseCode).toBe('4');
+    expect((await purchase({ ...card.lowFunds, paymentCardCSC: undefined, transactionAmount: '10.01' })).responseCode).toBe('5');
+    expect((await purchase({ ...card.lowFunds, paymentCardCSC: undefined, transactionAmount: '9.99' })).responseCode).toBe('0');
+    expect((await purchase({ paymentCardNumber: '5163200000000016', paymentCardExpiry: '1219', paymentCardCSC: '728' })).responseCode).toBe('2');
+    expect((await purchase({ paymentCardCSC: '000' })).responseCode).toBe('2');
+    expect((await purchase({ transactionAmount: '102.33' })).responseMessage).toBe('Card has expired');
+    expect((await purchase({ paymentCardNumber: '5123456789012346', paymentCardExpiry: '0120', paymentCardCSC: '123' })).responseCode).toBe('4');
+    expect((await purchase({ paymentCardNumber: '5123456789012346', paymentCardExpiry: '0140', paymentCardCSC: '123' })).responseCode).toBe('0');
+    expect((await purchase({ paymentCardNumber: '4111111111111111' })).responseCode).toBe('1');
+  });
+
+  it('refuses a number that fails the Luhn check, and stores nothing', async () => {
+    const before = counts(t.sandbox);
+    const r = await purchase({ paymentCardNumber: '4564710000000005' });
+    expect(r).toEqual({ responseCode: '-2', responseMessage: "Field 'paymentCardNumber' is invalid: fails the Luhn check" });
+    expect(counts(t.sandbox)).toEqual(before);
+  });
+
+  it('declines a blacklisted card', async () => {
+    await t.client.addBlacklistedCard({ cardName: 'X', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' });
+    expect(await t.client.queryBlacklistedCard({ cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })).toMatchObject({ blacklisted: '1' });
+    const r = await purchase();
+    expect(r.responseCode).toBe('9');
+    const entry = await t.client.queryBlacklistedCard({ cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' });
+    await t.client.removeBlacklistedCard({ cardID: (entry as { cardID: string }).cardID });
+    expect((await purchase()).responseCode).toBe('0');
+  });
+});
+
+describe('authorise → capture → refund → void', () => {
+  it('captures in parts up to the authorisation, never beyond, and refunds up to what was captured', async () => {
+    const auth = await t.client.processAuth({ transactionAmount: '50.00', transactionCurrency: 'AUD', transactionProduct: 'Deposit', ...customer, ...card.visa } as never);
+    expect(auth.responseCode).toBe('0');
+    const id = (auth as { transactionID: string }).transactionID;
+    const capture = (amount: string) => t.client.processCapture({ transactionID: id, transactionAmount: '50.00', transactionCurrency: 'AUD', captureAmount: amount });
+    expect((await capture('30.00')).responseCode).toBe('0');
+    const before = counts(t.sandbox);
+    expect(await capture('20.01')).toEqual({ responseCode: '-2', responseMessage: "Field 'captureAmount' is invalid: Capture amount is greater than the transaction amount" });
+    expect(counts(t.sandbox)).toEqual(before);
+    expect((await capture('20.00')).responseCode).toBe('0');
+    expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ transactionStatus: 'captured', capturedAmount: '50.00', refundedAmount: '0.00', transactionType: 'auth' });
+    const refund = (amount: string) => t.client.refundCard({ transactionID: id, transactionAmount: '50.00', transactionCurrency: 'AUD', refundAmount: amount });
+    expect((await refund('45.00')).responseCode).toBe('0');
+    expect((await refund('5.01')).responseMessage).toBe("Field 'refundAmount' is invalid: Refund amount is greater than the amount captured");
+    expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ transactionStatus: 'refunded', refundedAmount: '45.00' });
+    expect((await t.client.processVoid({ transactionID: id })).responseCode).toBe('-2');
+  });
+
+  it('voids an uncaptured authorisation once', async () => {
+    const auth = (await t.client.processAuth({ transactionAmount: '20.00', transactionCurrency: 'AUD', transactionProduct: 'Hold', ...customer, ...card.visa } as never)) as { transactionID: string };
+    expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseCode).toBe('0');
+    expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseMessage).toBe("Field 'transactionID' is invalid: transactionID has already been reversed");
+    expect((await t.client.processCapture({ transactionID: auth.transactionID, transactionAmount: '20.00', transactionCurrency: 'AUD', captureAmount: '1.00' })).responseCode).toBe('-2');
+  });
+
+  it('finds a transaction by its reference', async () => {
+    await purchase({ transactionReferenceID: 'REF-LOOKUP' });
+    expect(await t.client.queryCard({ transactionReferenceID: 'REF-LOOKUP' })).toMatchObject({ responseCode: '0', transactionReferenceID: 'REF-LOOKUP', transactionType: 'purchase', transactionStatus: 'approved' });
+  });
+});
+
+describe('the vault', () => {
+  it('rotates cardKey on a processed token purchase, never on a refused one', async () => {
+    const added = (await t.client.token.addCard({ cardName: 'Jane Citizen', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const buy = (key: string, replace: string, amount = '15.00') =>
+      t.client.token.processCard({ cardID: added.cardID, cardKey: key, cardKeyReplace: replace, transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Plan' });
+    const before = counts(t.sandbox);
+    expect((await buy('WrongKey00000000', 'NewKey0000000001')).responseMessage).toBe("Field 'cardKey' is invalid: does not match the stored card");
+    expect(counts(t.sandbox)).toEqual(before);
+    expect((await buy(added.cardKey, 'NewKey0000000001')).responseCode).toBe('0');
+    expect((await buy(added.cardKey, 'NewKey0000000002')).responseCode).toBe('-2');
+    // A decline (code above 0) is processed: the key is replaced too (seed §4.2).
+    expect((await buy('NewKey0000000001', 'NewKey0000000003', '102.33')).responseCode).toBe('4');
+    expect((await buy('NewKey0000000003', 'NewKey0000000004')).responseCode).toBe('0');
+    expect(await t.client.token.cardInfo({ cardID: added.cardID, cardKey: 'NewKey0000000004', paymentFingerprint: '1' })).toMatchObject({
+      responseCode: '0',
+      cardBin: '456471',
+      cardNumberFirst: '4564',
+      cardNumberLast: '0004',
+      cardBrand: 'visa',
+      paymentFingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    expect((await t.client.token.changeExpiry({ cardID: added.cardID, cardKey: 'NewKey0000000004', cardExpiryMonth: '03', cardExpiryYear: '31' })).responseCode).toBe('0');
+    expect((await t.client.token.removeCard({ cardID: added.cardID, cardKey: 'NewKey0000000004' })).responseCode).toBe('0');
+    expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: 'NewKey0000000004' })).responseCode).toBe('-2');
+  });
+
+  it('50 purchases at once with the same cardKey: exactly one is processed and rotates the key', async () => {
+    const added = (await t.client.token.addCard({ cardName: 'Race', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        t.client.token.processCard({ cardID: added.cardID, cardKey: added.cardKey, cardKeyReplace: `Race${String(i).padStart(12, '0')}`, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'Race' }),
+      ),
+    );
+    const processed = results.map((r, i) => [r, i] as const).filter(([r]) => isApproved(r));
+    expect(processed).toHaveLength(1);
+    expect(results.filter((r) => r.responseCode === '-2')).toHaveLength(49);
+    const winner = `Race${String(processed[0]![1]).padStart(12, '0')}`;
+    expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: winner })).responseCode).toBe('0');
+    const rows = t.sandbox.store.all("SELECT * FROM transactions WHERE product = 'Race'");
+    expect(rows).toHaveLength(1);
+  });
+
+  it('keeps card numbers encrypted at rest and never stores the security code', async () => {
+    await t.client.token.addCard({ cardName: 'Secret', cardNumber: '5123456789012346', cardExpiryMonth: '05', cardExpiryYear: '30' });
+    await t.client.processCard({ transactionAmount: '3.00', transactionCurrency: 'AUD', transactionProduct: 'CSC', ...customer, paymentCardNumber: '5123456789012346', paymentCardExpiry: '0530', paymentCardName: 'S', paymentCardCSC: '123' } as never);
+    const dump = JSON.stringify(t.sandbox.store.all("SELECT * FROM cards")) + JSON.stringify(t.sandbox.store.all('SELECT * FROM transactions'));
+    expect(dump).not.toContain('5123456789012346');
+    expect(dump).not.toMatch(/"123"/);
+  });
+});
