@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { operations } from '../generated/operations.ts';
-import { buildRequest, requestExamples } from '../scripts/lib/example-requests.ts';
+import { buildRequest, requestExamples } from '../contract/requests.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({

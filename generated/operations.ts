@@ -50,6 +50,8 @@ export interface ContractOperation {
   deprecated: boolean;
   aliasOf: string | null;
   webhooks: readonly string[];
+  /** Names of its examples in the bundled document, by role. */
+  examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };
   provenance: { seed: string } | { inferred: string };
 }
 
@@ -96,6 +98,22 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processCard",
+        "processCardPayframe",
+        "processCardExternal3DS",
+        "processCard3DS2CardID",
+        "processCard3DS2Wallet"
+      ],
+      "result": [
+        "processCardApproved",
+        "processCardDeclined"
+      ],
+      "refusal": [
+        "processCardRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1 (payframe, external 3DS, 3DS 2.0); §4.8 names the card-data form"
     }
@@ -138,6 +156,18 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processAuth",
+        "processAuthPayframe"
+      ],
+      "result": [
+        "processAuthApproved"
+      ],
+      "refusal": [
+        "processAuthRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1 (payframe form); §4.8 names the card-data form"
     }
@@ -177,6 +207,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processCapture"
+      ],
+      "result": [
+        "processCaptureApproved"
+      ],
+      "refusal": [
+        "processCaptureRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1"
     }
@@ -211,6 +252,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "refundCard"
+      ],
+      "result": [
+        "refundCardApproved"
+      ],
+      "refusal": [
+        "refundCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names refundCard only; public clients send transactionID, refundAmount, transactionAmount and transactionCurrency, signed with the transaction recipe."
     }
@@ -245,6 +297,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processVoid"
+      ],
+      "result": [
+        "processVoidApproved"
+      ],
+      "refusal": [
+        "processVoidRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names processVoid only; public clients send transactionID, signed with the query recipe."
     }
@@ -279,6 +342,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "queryCard"
+      ],
+      "result": [
+        "queryCardApproved"
+      ],
+      "refusal": [
+        "queryCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names queryCard only; public clients send transactionID or transactionReferenceID (and extended=1), signed with the query recipe."
     }
@@ -318,6 +392,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "verifyCard"
+      ],
+      "result": [
+        "verifyCardApproved"
+      ],
+      "refusal": [
+        "verifyCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names verifyCard only. It is a zero-value authorisation, so it takes the card-data fields and transactionAmount 0.00 and signs with the transaction recipe."
     }
@@ -352,6 +437,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "getAccessToken"
+      ],
+      "result": [
+        "getAccessTokenApproved"
+      ],
+      "refusal": [
+        "getAccessTokenRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names getAccessToken (§4.8) but not its payload (§5.7); the public clients sign it with the transaction recipe, so it is bound to an amount and currency."
     }
@@ -380,6 +476,18 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "checkEnrollment",
+        "checkEnrollmentCardID"
+      ],
+      "result": [
+        "checkEnrollmentApproved"
+      ],
+      "refusal": [
+        "checkEnrollmentRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names checkEnrollment and says cardID or digitalWalletToken replaces the card-data fields in it (§4.1); the rest of its payload is not shown. Like the 3DS processCard it is authenticated by an accessToken."
     }
@@ -408,6 +516,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "checkTDSAuth"
+      ],
+      "result": [
+        "checkTDSAuthApproved"
+      ],
+      "refusal": [
+        "checkTDSAuthRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names checkTDSAuth and says cardID or digitalWalletToken replaces the card-data fields in it (§4.1); the rest of its payload is not shown."
     }
@@ -436,6 +555,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "checkPARes"
+      ],
+      "result": [
+        "checkPAResApproved"
+      ],
+      "refusal": [
+        "checkPAResRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names checkPARes only; it takes the PARes the issuer's ACS posted back, for the 3DS session of checkEnrollment."
     }
@@ -484,6 +614,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processDDebitAuth"
+      ],
+      "result": [
+        "processDDebitAuthApproved"
+      ],
+      "refusal": [
+        "processDDebitAuthRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1"
     }
@@ -523,6 +664,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processDDebit"
+      ],
+      "result": [
+        "processDDebitPending"
+      ],
+      "refusal": [
+        "processDDebitRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names processDDebit only; public clients show it answering code 10 \"Transaction pending\" with a settlementDate."
     }
@@ -562,6 +714,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "queryDD"
+      ],
+      "result": [
+        "queryDDApproved"
+      ],
+      "refusal": [
+        "queryDDRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names queryDD only; public clients sign it with the query recipe."
     }
@@ -596,6 +759,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "addBlacklistedCard"
+      ],
+      "result": [
+        "addBlacklistedCardApproved"
+      ],
+      "refusal": [
+        "addBlacklistedCardRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1"
     }
@@ -630,6 +804,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "removeBlacklistedCard"
+      ],
+      "result": [
+        "removeBlacklistedCardApproved"
+      ],
+      "refusal": [
+        "removeBlacklistedCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names removeBlacklistedCard only; it takes the cardID addBlacklistedCard gave and a secureHash like addBlacklistedCard's."
     }
@@ -664,6 +849,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "queryBlacklistedCard"
+      ],
+      "result": [
+        "queryBlacklistedCardApproved"
+      ],
+      "refusal": [
+        "queryBlacklistedCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names queryBlacklistedCard only; it takes the card as addBlacklistedCard does, with the same secureHash."
     }
@@ -698,6 +894,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "getSettlement"
+      ],
+      "result": [
+        "getSettlementZip"
+      ],
+      "refusal": [
+        "getSettlementRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1"
     }
@@ -726,6 +933,18 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "getSurcharge",
+        "getSurchargeByCardID"
+      ],
+      "result": [
+        "getSurchargeApproved"
+      ],
+      "refusal": [
+        "getSurchargeRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.1"
     }
@@ -760,6 +979,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "queryBIN"
+      ],
+      "result": [
+        "queryBINApproved"
+      ],
+      "refusal": [
+        "queryBINRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names queryBIN only; it takes the six-digit BIN and is signed with the bin recipe defined here."
     }
@@ -799,6 +1029,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "processBatch"
+      ],
+      "result": [
+        "processBatchApproved"
+      ],
+      "refusal": [
+        "processBatchRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names processBatch (§4.8) only; public clients send a zipped batch file with batchNotifyURL, fileHash and urlHash and receive batchUUID. JSON carries the zip as base64."
     }
@@ -833,6 +1074,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "retrieveBatch"
+      ],
+      "result": [
+        "retrieveBatchCsv"
+      ],
+      "refusal": [
+        "retrieveBatchRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names retrieveBatch CSV (POST) only; public clients send batchUUID, signed with the query recipe."
     }
@@ -867,6 +1119,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "simulateNotify"
+      ],
+      "result": [
+        "simulateNotifyApproved"
+      ],
+      "refusal": [
+        "simulateNotifyRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names simulateNotify as a notification simulator (§6.3) without its payload; it names one of the contract's webhooks and where to send it."
     }
@@ -906,6 +1169,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "tokenProcessCard"
+      ],
+      "result": [
+        "tokenProcessCardApproved"
+      ],
+      "refusal": [
+        "tokenProcessCardRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.2"
     }
@@ -945,6 +1219,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "tokenProcessAuth"
+      ],
+      "result": [
+        "tokenProcessAuthApproved"
+      ],
+      "refusal": [
+        "tokenProcessAuthRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names the token processAuth (§4.8) only; it takes the token purchase's fields, and rotates cardKey by the same rule (§4.2)."
     }
@@ -973,6 +1258,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "cardInfo"
+      ],
+      "result": [
+        "cardInfoApproved"
+      ],
+      "refusal": [
+        "cardInfoRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.2"
     }
@@ -1001,6 +1297,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "addCard"
+      ],
+      "result": [
+        "addCardApproved"
+      ],
+      "refusal": [
+        "addCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names addCard only; public clients send cardName, cardNumber, cardExpiryMonth and cardExpiryYear and receive cardID, cardKey and ivrCardID. Like cardInfo it carries no hash."
     }
@@ -1029,6 +1336,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "removeCard"
+      ],
+      "result": [
+        "removeCardApproved"
+      ],
+      "refusal": [
+        "removeCardRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names removeCard only; public clients send cardID and cardKey."
     }
@@ -1057,6 +1375,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "changeExpiry"
+      ],
+      "result": [
+        "changeExpiryApproved"
+      ],
+      "refusal": [
+        "changeExpiryRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names changeExpiry only; public clients send cardID, cardKey, cardExpiryMonth and cardExpiryYear."
     }
@@ -1093,6 +1422,17 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "merchantCreated"
     ],
+    "examples": {
+      "request": [
+        "addMerchant"
+      ],
+      "result": [
+        "addMerchantApproved"
+      ],
+      "refusal": [
+        "addMerchantRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.3"
     }
@@ -1127,6 +1467,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "updateMerchant"
+      ],
+      "result": [
+        "updateMerchantApproved"
+      ],
+      "refusal": [
+        "updateMerchantRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.3"
     }
@@ -1161,6 +1512,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "checkMerchant"
+      ],
+      "result": [
+        "checkMerchantApproved"
+      ],
+      "refusal": [
+        "checkMerchantRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names checkMerchant only; public clients send requestReference, signed with the partner query recipe, and receive status."
     }
@@ -1204,6 +1566,19 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "walletProcessCard",
+        "walletProcessCardA",
+        "walletProcessCardB"
+      ],
+      "result": [
+        "walletProcessCardApproved"
+      ],
+      "refusal": [
+        "walletProcessCardRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.4"
     }
@@ -1247,6 +1622,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "retrieveBatchResponseApproved"
+      ],
+      "refusal": [
+        "retrieveBatchResponseRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names retrieveBatch JSON Response (GET) without path or payload. A GET has no body, so it authenticates with the header credentials of the NPP paths."
     }
@@ -1292,6 +1676,15 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "batchNotify"
     ],
+    "examples": {
+      "request": [],
+      "result": [
+        "retrieveBatchNotifyApproved"
+      ],
+      "refusal": [
+        "retrieveBatchNotifyRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names retrieveBatch JSON Notify (GET) without path or payload."
     }
@@ -1328,6 +1721,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "createAgreement"
+      ],
+      "result": [
+        "createAgreementApproved"
+      ],
+      "refusal": [
+        "createAgreementRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names no operation that creates an agreement, yet payments are taken under one (§4.5); this is the smallest operation that makes them usable."
     }
@@ -1371,6 +1775,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "amendAgreement"
+      ],
+      "result": [
+        "amendAgreementApproved"
+      ],
+      "refusal": [
+        "amendAgreementRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.5"
     }
@@ -1414,6 +1829,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "createPayToPayment"
+      ],
+      "result": [
+        "createPayToPaymentApproved"
+      ],
+      "refusal": [
+        "createPayToPaymentRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.5"
     }
@@ -1463,6 +1889,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayToPaymentApproved"
+      ],
+      "refusal": [
+        "getPayToPaymentRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Get Payment (GET) without path or payload; it sits below Create Payment's path, as Get Payment Status does."
     }
@@ -1512,6 +1947,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayToPaymentStatusApproved"
+      ],
+      "refusal": [
+        "getPayToPaymentStatusRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.5"
     }
@@ -1570,6 +2014,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "searchPayToPaymentsApproved"
+      ],
+      "refusal": [
+        "searchPayToPaymentsRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Search Payments (GET) without path or payload; filters travel in the query, as a GET allows."
     }
@@ -1606,6 +2059,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "listPayIdsApproved"
+      ],
+      "refusal": [
+        "listPayIdsRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID List (GET) without path or payload; it is the collection the Get path sits under."
     }
@@ -1642,6 +2104,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "createPayId"
+      ],
+      "result": [
+        "createPayIdApproved"
+      ],
+      "refusal": [
+        "createPayIdRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID Create (POST) without path or payload."
     }
@@ -1685,6 +2158,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayIdApproved"
+      ],
+      "refusal": [
+        "getPayIdRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.6"
     }
@@ -1728,6 +2210,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "updatePayId"
+      ],
+      "result": [
+        "updatePayIdApproved"
+      ],
+      "refusal": [
+        "updatePayIdRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID Update (PUT) without path or payload; PUT on the PayID itself."
     }
@@ -1771,6 +2264,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "updatePayIdStatus"
+      ],
+      "result": [
+        "updatePayIdStatusApproved"
+      ],
+      "refusal": [
+        "updatePayIdStatusRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID Status (PUT) without path or payload."
     }
@@ -1814,6 +2318,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "listPayIdTransactions"
+      ],
+      "result": [
+        "listPayIdTransactionsApproved"
+      ],
+      "refusal": [
+        "listPayIdTransactionsRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID Transaction (POST) without path or payload; a POST that reads the PayID's received payments, with its filters in the body."
     }
@@ -1857,6 +2372,17 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [
+        "refundPayIdTransaction"
+      ],
+      "result": [
+        "refundPayIdTransactionApproved"
+      ],
+      "refusal": [
+        "refundPayIdTransactionRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names PayID Refund (POST) without path or payload."
     }
@@ -1895,6 +2421,17 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "examples": {
+      "request": [
+        "createPayouts"
+      ],
+      "result": [
+        "createPayoutsApproved"
+      ],
+      "refusal": [
+        "createPayoutsRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Create Payouts (POST) without path or payload; POST on the /payout collection."
     }
@@ -1938,6 +2475,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayoutStatusApproved"
+      ],
+      "refusal": [
+        "getPayoutStatusRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Get Payout Status (POST) without path or payload; it mirrors the transaction status path one level up."
     }
@@ -1983,6 +2529,15 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "examples": {
+      "request": [],
+      "result": [
+        "resendPayoutNotificationsApproved"
+      ],
+      "refusal": [
+        "resendPayoutNotificationsRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Resend Notifications (POST) without path or payload."
     }
@@ -2032,6 +2587,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayoutTransactionStatusApproved"
+      ],
+      "refusal": [
+        "getPayoutTransactionStatusRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.7"
     }
@@ -2081,6 +2645,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": true,
     "aliasOf": "getPayoutTransactionStatus",
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayoutTransactionStatusApproved"
+      ],
+      "refusal": [
+        "getPayoutTransactionStatusRefused"
+      ]
+    },
     "provenance": {
       "seed": "§4.7 (the path its description gives)"
     }
@@ -2130,6 +2703,15 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "examples": {
+      "request": [],
+      "result": [
+        "getPayoutTransactionNotifyApproved"
+      ],
+      "refusal": [
+        "getPayoutTransactionNotifyRefused"
+      ]
+    },
     "provenance": {
       "inferred": "The seed names Get Payout Transaction Notify (POST) without path or payload. The route ending /notify is the seed's declared route of Get Payout Transaction Status, so this one takes /notification."
     }

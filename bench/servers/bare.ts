@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { operations } from '../../generated/operations.ts';
-import { firstResultExample } from '../../scripts/lib/example-requests.ts';
+import { firstResultExample } from '../../contract/requests.ts';
 
 const body = JSON.stringify(firstResultExample(operations.find((o) => o.operationId === 'processCard')!));
 const server = http.createServer((req, res) => {

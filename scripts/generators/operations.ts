@@ -25,6 +25,7 @@ export interface TableEntry {
   deprecated: boolean;
   aliasOf: string | null;
   webhooks: string[];
+  examples: { request: string[]; result: string[]; refusal: string[] };
   provenance: { seed: string } | { inferred: string };
 }
 
@@ -73,6 +74,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         deprecated: op.deprecated,
         aliasOf: op.aliasOf ?? null,
         webhooks: op.webhooks ?? [],
+        examples: { request: op.examples.request, result: op.examples.result ?? [], refusal: op.examples.refusal ?? [] },
         provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
       };
     });
@@ -122,6 +124,8 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '  deprecated: boolean;',
     '  aliasOf: string | null;',
     '  webhooks: readonly string[];',
+    '  /** Names of its examples in the bundled document, by role. */',
+    '  examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };',
     '  provenance: { seed: string } | { inferred: string };',
     '}',
     '',

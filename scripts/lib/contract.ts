@@ -1,10 +1,12 @@
 // Reads the contract's own extensions (x-methods, x-operation, x-hash-recipes) out of a bundled
 // document into one table of operations. Every generator and test works from this table, so what
 // an operation is (its request, result, hashes, examples, provenance) is read in one place.
+import { deref, exampleValue, resolvePointer, type Doc } from '../../runtime/document.ts';
 import type { HashRecipes } from '../../runtime/signing.ts';
 
+export { exampleValue, resolvePointer, type Doc };
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type Doc = Record<string, any>;
 
 export interface HashUse {
   in?: 'body' | 'header';
@@ -57,19 +59,6 @@ export function schemaName(pointer: string): string {
   const prefix = '#/components/schemas/';
   if (!pointer.startsWith(prefix)) throw new Error(`Not a schema pointer: ${pointer}`);
   return pointer.slice(prefix.length);
-}
-
-export function resolvePointer(doc: Doc, pointer: string): any {
-  if (!pointer.startsWith('#/')) throw new Error(`Not a local pointer: ${pointer}`);
-  return pointer
-    .slice(2)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((node: any, key) => (node === undefined ? undefined : node[key]), doc);
-}
-
-function deref(doc: Doc, node: any): any {
-  return node && typeof node.$ref === 'string' ? deref(doc, resolvePointer(doc, node.$ref)) : node;
 }
 
 function successStatus(op: Doc): number {
@@ -125,20 +114,3 @@ export function hashRecipes(doc: Doc): HashRecipes {
   return doc['x-hash-recipes'];
 }
 
-/** The example objects of an operation, by name, wherever the document keeps them. */
-export function exampleValue(doc: Doc, name: string): unknown {
-  const example = doc.components?.examples?.[name];
-  if (example) return example.value;
-  // Examples written inline (standalone operations) are not moved to components by the bundler.
-  let found: unknown;
-  const visit = (node: any): void => {
-    if (found !== undefined || !node || typeof node !== 'object') return;
-    if (node.examples && typeof node.examples === 'object' && node.examples[name]) {
-      found = deref(doc, node.examples[name]).value;
-      return;
-    }
-    for (const v of Object.values(node)) visit(v);
-  };
-  visit({ paths: doc.paths, webhooks: doc.webhooks, responses: doc.components?.responses });
-  return found;
-}

@@ -7,7 +7,11 @@ import { nodeDigests } from './digests.ts';
 import { fieldName } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 
-/** A run of 13 to 19 digits that passes the Luhn check: an unmasked card number. */
+/**
+ * A run of 13 to 19 digits that starts as payment cards do (2 to 6, ISO/IEC 7812) and passes the Luhn
+ * check: an unmasked card number. (A millisecond timestamp in a reference is 13 digits and passes
+ * Luhn one time in ten; it starts with 1.)
+ */
 export function findCardNumber(text: string): boolean {
   if (!/\d{13}/.test(text)) return false;
   let start = -1;
@@ -16,7 +20,8 @@ export function findCardNumber(text: string): boolean {
     if (c >= 48 && c <= 57) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      if (i - start >= 13 && i - start <= 19 && luhn(text, start, i)) return true;
+      const first = text.charCodeAt(start);
+      if (i - start >= 13 && i - start <= 19 && first >= 50 && first <= 54 && luhn(text, start, i)) return true;
       start = -1;
     }
   }

@@ -13,7 +13,7 @@ import { operations } from '../../generated/operations.ts';
 import type { components } from '../../generated/types.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
 import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
-import { requestExamples, sandbox } from '../../scripts/lib/example-requests.ts';
+import { requestExamples, sandbox } from '../../contract/requests.ts';
 import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { ROOT, doc, errorsOf, validatorFor } from '../support/contract.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
-import { buildRequest, operation, requestExamples, sandbox } from '../../scripts/lib/example-requests.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const calls: Call[] = [];
@@ -181,6 +181,13 @@ describe('answers held to the contract', () => {
       expect(response.status).toBe(500);
       expect(String(response.body)).not.toContain('4564710000000004');
     }
+  });
+
+  it('the card-number guard flags card numbers, not timestamps or references that pass Luhn', async () => {
+    const { findCardNumber } = await import('../../server-stubs/core/answer.ts');
+    for (const pan of ['4564710000000004', '5123456789012346', '376000000000006', '36430000000007', '2223000048400011', '6011000990139424']) expect(findCardNumber(`x ${pan} y`), pan).toBe(true);
+    // 1795000000004 is a millisecond timestamp that passes the Luhn check.
+    for (const text of ['CT-1795000000004', '456471XXXXXX0004', '1336-20be3569-b600-11e6', '4564710000000005', '12345678901234567890']) expect(findCardNumber(text), text).toBe(false);
   });
 
   it('a handler that throws is a -4 with no detail, and is counted', async () => {

@@ -6,7 +6,7 @@ import { resolvePointer } from '../../scripts/lib/contract.ts';
 import { createGateway, type GatewayResponse } from '../../server-stubs/index.ts';
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
-import { buildRequest, requestExamples } from '../../scripts/lib/example-requests.ts';
+import { buildRequest, requestExamples } from '../../contract/requests.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 
 const calls: Call[] = [];

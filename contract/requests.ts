@@ -1,15 +1,17 @@
-// Builds real requests for the contract's operations from the spec's own examples: the body as the
-// example gives it (already signed with the sandbox passphrase), path and query from the parameters'
+// Builds real requests for the contract's operations: from the spec's own examples (the body as the
+// example gives it, signed with the sandbox passphrase), path and query from the parameters'
 // examples, and the header credentials with their message hash where the operation takes them.
-// Used by the tests and the benchmarks.
+// Used by the contract-test suite, the tests and the benchmarks.
 import { readFileSync } from 'node:fs';
-import { apiVersion, operations, type ContractOperation } from '../../generated/operations.ts';
-import { hashRecipes } from '../../generated/hash-recipes.ts';
-import { computeHash } from '../../runtime/signing.ts';
-import type { GatewayRequest } from '../../server-stubs/index.ts';
-import { exampleValue, type Doc } from './contract.ts';
+import { createRequire } from 'node:module';
+import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import { computeHash } from '../runtime/signing.ts';
+import type { GatewayRequest } from '../server-stubs/index.ts';
+import { exampleValue, type Doc } from '../runtime/document.ts';
 
-const doc: Doc = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
+const require = createRequire(import.meta.url);
+export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
 
 export const sandbox = doc.info['x-sandbox'] as { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
 export const SANDBOX_ACCESS_TOKEN = 'at3b9e2f41c7d05a68';
@@ -59,17 +61,11 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
   };
 }
 
-/** The operation's descriptor as the bundled document has it (for its example names). */
-export const descriptorOf = (op: ContractOperation) => {
-  const item = doc.paths[op.path][op.verb.toLowerCase()];
-  return op.method ? item['x-methods'][op.method] : item['x-operation'];
-};
-
 export const requestExamples = (op: ContractOperation): { name: string; value: Record<string, unknown> }[] =>
-  descriptorOf(op).examples.request.map((name: string) => ({ name, value: exampleValue(doc, name) as Record<string, unknown> }));
+  op.examples.request.map((name: string) => ({ name, value: exampleValue(doc, name) as Record<string, unknown> }));
 
 export const firstResultExample = (op: ContractOperation): unknown => {
-  const [name] = descriptorOf(op).examples.result;
+  // An empty zip stands for the settlement file, whose example is not inline (it is binary).
   if (op.resultType === 'application/zip') return new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
-  return exampleValue(doc, name);
+  return exampleValue(doc, op.examples.result[0]!);
 };

@@ -1,0 +1,183 @@
+// The checks of every operation, derived from the contract: its examples and property-based requests
+// must get its declared status and a body valid against its own schemas; each missing required
+// field, each broken field, a wrong method and a missing version header must be refused (a negative
+// responseCode, never a 5xx); a wrong key and a wrong hash must be refused with -1.
+import { deref } from '../runtime/document.ts';
+import { operations, type ContractOperation } from '../generated/operations.ts';
+import { sampleValid } from './arbitraries.ts';
+import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
+import { doc, requestExamples } from './requests.ts';
+
+export interface RunContext {
+  base: string;
+  creds: Credentials;
+  /** The target is the Prism mock: no state, no hash checks, Prism's 422 for invalid requests. */
+  mock: boolean;
+  runs: number;
+  seed: number;
+}
+
+export type Outcome = void | { skip: string };
+
+export interface Check {
+  operationId: string;
+  tags: string[];
+  kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario';
+  name: string;
+  run(ctx: RunContext): Promise<Outcome>;
+}
+
+const fail = (why: string): never => {
+  throw new Error(why);
+};
+
+const tagsOf = (op: ContractOperation): string[] => doc.paths[op.path][op.verb.toLowerCase()].tags ?? [];
+
+/** The answer is the documented refusal: negative responseCode, the refusal schema, the success status. */
+function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes: number[], naming?: string): void {
+  if (ctx.mock) {
+    // Prism (behind the mock's front) refuses invalid requests with 422 problem+json (413 when too large).
+    if (a.status < 400 || a.status >= 500) fail(`HTTP ${a.status}, Prism refuses an invalid request with a 4xx`);
+    return;
+  }
+  if (a.status >= 500) fail(`HTTP ${a.status}: a refusal is never a 5xx`);
+  const code = Number(a.json?.responseCode);
+  if (!(code < 0)) fail(`responseCode ${a.json?.responseCode ?? '(none)'} (HTTP ${a.status}), a refusal is below 0`);
+  if (!codes.includes(code)) fail(`responseCode ${code}, expected ${codes.join(' or ')}: ${a.json.responseMessage}`);
+  if (naming && !String(a.json.responseMessage).includes(naming)) fail(`"${a.json.responseMessage}" does not name ${naming}`);
+  const problem = breaksContract(op, a);
+  if (problem && a.status === op.status) fail(problem);
+}
+
+/** A value that breaks a field's schema, from its strongest constraint. */
+function breaking(schema: unknown): unknown {
+  const s = deref(doc, schema);
+  if (!s || s === true) return undefined;
+  if (s.const !== undefined || s.enum) return 'not-an-allowed-value';
+  if (s.pattern || s.format || s.anyOf) return '!!';
+  if (s.oneOf) return 12345;
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (type === 'string') return s.maxLength ? 'x'.repeat(s.maxLength + 1) : 12345;
+  if (type === 'number' || type === 'integer') return s.minimum !== undefined ? s.minimum - 1 : 'x';
+  if (type === 'boolean' || type === 'object' || type === 'array') return 'x';
+  return undefined;
+}
+
+function checksFor(op: ContractOperation): Check[] {
+  const base = { operationId: op.operationId, tags: tagsOf(op) };
+  const checks: Check[] = [];
+  const examples = op.request ? requestExamples(op) : [{ name: 'request', value: undefined as unknown as Record<string, unknown> }];
+  const signed = (ctx: RunContext, value: Record<string, unknown> | undefined) => (value && op.request ? signBody(op, formOf(op, value), value, ctx.creds) : value);
+
+  for (const example of examples) {
+    checks.push({
+      ...base,
+      kind: 'example',
+      name: `example ${example.name} gets ${op.status} and its own result or refusal`,
+      run: async (ctx) => {
+        const problem = breaksContract(op, await send(ctx.base, { op, body: signed(ctx, example.value) }, ctx.creds));
+        if (problem) fail(problem);
+      },
+    });
+  }
+
+  if (op.request) {
+    checks.push({
+      ...base,
+      kind: 'property',
+      name: 'property-based requests from the branch schemas get their declared status and a valid body',
+      run: async (ctx) => {
+        const forms = op.forms ?? [op.request!];
+        let sent = 0;
+        for (const [i, form] of forms.entries()) {
+          const values = sampleValid(doc, doc.components.schemas[form], (v) => requestValidators[form]!(v), Math.max(1, Math.ceil(ctx.runs / forms.length)), ctx.seed + i);
+          for (const value of values) {
+            const a = await send(ctx.base, { op, body: signBody(op, form, value as Record<string, unknown>, ctx.creds) }, ctx.creds);
+            const problem = breaksContract(op, a);
+            if (problem) fail(`${problem} for ${JSON.stringify(value).slice(0, 300)}`);
+            sent++;
+          }
+        }
+        if (!sent) return { skip: 'no valid value could be generated from the schema' };
+      },
+    });
+
+    const example = examples[0]!.value;
+    const form = formOf(op, example);
+    const schema = doc.components.schemas[form];
+    for (const field of (schema.required ?? []) as string[]) {
+      checks.push({
+        ...base,
+        kind: 'invalid',
+        name: `without ${field}: refused (-3) naming it`,
+        run: async (ctx) => {
+          const { [field]: _gone, ...body } = signed(ctx, example)!;
+          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds), ctx, [-3], `'${field}'`);
+        },
+      });
+    }
+    for (const field of Object.keys(example).filter((f) => f !== 'method')) {
+      const bad = breaking(schema.properties?.[field]);
+      if (bad === undefined) continue;
+      checks.push({
+        ...base,
+        kind: 'invalid',
+        name: `with ${field} broken: refused (-2) naming it`,
+        run: async (ctx) => expectRefusal(op, await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds), ctx, [-2], `'${field}`),
+      });
+    }
+    if (op.method) {
+      checks.push({
+        ...base,
+        kind: 'invalid',
+        name: 'an unknown method is refused (-2) naming method',
+        run: async (ctx) => expectRefusal(op, await send(ctx.base, { op, body: { ...signed(ctx, example), method: 'noSuchMethod' } }, ctx.creds), ctx, [-2], "'method'"),
+      });
+    }
+  }
+
+  checks.push({
+    ...base,
+    kind: 'invalid',
+    name: 'without SVC-API-VERSION: refused, never a 5xx',
+    run: async (ctx) => {
+      const a = await send(ctx.base, { op, body: signed(ctx, examples[0]!.value), headers: { 'SVC-API-VERSION': undefined } }, ctx.creds);
+      if (a.status >= 500) fail(`HTTP ${a.status}`);
+      if (ctx.mock) return a.status >= 400 ? undefined : fail(`HTTP ${a.status}: Prism refuses a request without a required header`);
+      if (!(Number(a.json?.responseCode) < 0)) fail(`HTTP ${a.status} without a refusal`);
+    },
+  });
+
+  const keyed = op.headers ? op.headers.apiKey : op.credentials.some((k) => k === 'merchant' || k === 'partner') ? 'apiKey' : undefined;
+  const tokenOnly = !keyed && op.credentials.includes('accessToken');
+  checks.push({
+    ...base,
+    kind: 'auth',
+    name: tokenOnly ? 'an access token the gateway did not issue is refused with -1' : 'a wrong API key is refused with -1',
+    run: async (ctx) => {
+      if (ctx.mock) return { skip: 'the mock does not check credentials beyond their presence' };
+      const body = signed(ctx, examples[0]!.value);
+      if (tokenOnly) return expectRefusal(op, await send(ctx.base, { op, body: { ...body, accessToken: 'not-issued-by-the-gateway' } }, ctx.creds), ctx, [-1]);
+      if (!keyed) return { skip: 'the operation carries no credential to falsify' };
+      const out = op.headers ? { op, body, headers: { [keyed]: 'wrongkey' } } : { op, body: { ...body, apiKey: 'wrongkey' } };
+      expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
+    },
+  });
+  const hashed = op.hashes[0];
+  checks.push({
+    ...base,
+    kind: 'auth',
+    name: 'a wrong message hash is refused with -1',
+    run: async (ctx) => {
+      if (ctx.mock) return { skip: 'the mock does not check message hashes' };
+      const body = signed(ctx, examples[0]!.value);
+      if (!hashed || (hashed.in === 'body' && !(hashed.name in (body ?? {})))) return { skip: 'the operation carries no message hash' };
+      const wrong = hashed.in === 'header' ? 'f'.repeat(64) : '0'.repeat(32);
+      const out = hashed.in === 'header' ? { op, body, headers: { [hashed.name]: wrong } } : { op, body: { ...body, [hashed.name]: wrong } };
+      expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
+    },
+  });
+  return checks;
+}
+
+export const operationChecks = (): Check[] => operations.flatMap(checksFor);

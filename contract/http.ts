@@ -1,0 +1,121 @@
+// Talking to the implementation under test: signing any body with the target's credentials (from
+// the operation table and the hash recipes), sending it, and judging the answer against the
+// operation's own result and refusal schemas.
+import { createRequire } from 'node:module';
+import type { ValidateFunction } from 'ajv';
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
+import { computeHash } from '../runtime/signing.ts';
+import { doc } from './requests.ts';
+
+const require = createRequire(import.meta.url);
+const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
+export const requestValidators = require('payment-gateway-contract/validators/requests') as Record<string, ValidateFunction>;
+
+export interface Credentials {
+  merchantUUID: string;
+  partnerUUID: string;
+  apiKey: string;
+  partnerApiKey: string;
+  passphrase: string;
+  partnerPassphrase: string;
+  accessToken?: string;
+}
+
+export interface Outgoing {
+  op: ContractOperation;
+  body?: Record<string, unknown> | undefined;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string | undefined>;
+}
+
+/** The form of the operation this body is in (the request schema itself when it has one form). */
+export function formOf(op: ContractOperation, body: unknown): string {
+  const forms = op.forms ?? [op.request!];
+  return forms.find((f) => requestValidators[f]!(body)) ?? forms[0]!;
+}
+
+/** The body with the target's credentials and fresh hashes, for the fields its form takes. */
+export function signBody(op: ContractOperation, form: string, body: Record<string, unknown>, creds: Credentials): Record<string, unknown> {
+  const accepts = new Set(Object.keys(doc.components.schemas[form].properties ?? {}));
+  const out = { ...body };
+  let passphrase = creds.passphrase;
+  for (const kind of op.credentials) {
+    const c = bodyCredentials[kind] as { account: string; id?: string; key?: string; token?: string };
+    if (c.token) {
+      if (accepts.has(c.token) && out[c.token] !== undefined && creds.accessToken) out[c.token] = creds.accessToken;
+      continue;
+    }
+    if (!accepts.has(c.id!)) continue;
+    const partner = c.account === 'partner';
+    out[c.id!] = partner ? creds.partnerUUID : creds.merchantUUID;
+    out[c.key!] = partner ? creds.partnerApiKey : creds.apiKey;
+    passphrase = partner ? creds.partnerPassphrase : creds.passphrase;
+  }
+  for (const h of op.hashes.filter((x) => x.in === 'body' && accepts.has(x.name) && out[x.name] !== undefined)) {
+    out[h.name] = computeHash(hashRecipes[h.recipe as keyof typeof hashRecipes], passphrase, out);
+  }
+  return out;
+}
+
+export interface Answer {
+  status: number;
+  type: string;
+  json?: any;
+  bytes: Uint8Array;
+}
+
+export async function send(base: string, out: Outgoing, creds: Credentials): Promise<Answer> {
+  const { op } = out;
+  const params = { ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])), ...out.params };
+  const query = out.query ?? Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
+  const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
+  const search = new URLSearchParams(query).toString();
+  const headers: Record<string, string> = { [apiVersion.name]: apiVersion.value };
+  if (out.body !== undefined) headers['content-type'] = 'application/json';
+  if (op.headers) {
+    headers[op.headers.accountId!] = creds.merchantUUID;
+    headers[op.headers.apiKey!] = creds.apiKey;
+    const use = op.hashes.find((h) => h.in === 'header')!;
+    headers[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], creds.passphrase, { ...params, ...query, ...out.body });
+  }
+  for (const [k, v] of Object.entries(out.headers ?? {})) {
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+    if (v !== undefined) headers[k] = v;
+  }
+  const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
+    method: op.verb,
+    headers,
+    ...(out.body !== undefined ? { body: JSON.stringify(out.body) } : {}),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const type = response.headers.get('content-type') ?? '';
+  let json: any;
+  if (/json/.test(type)) {
+    try {
+      json = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: response.status, type, json, bytes };
+}
+
+const errorText = (v: ValidateFunction) => (v.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ');
+
+/** Why the answer breaks the contract for this operation, or undefined when it keeps it. */
+export function breaksContract(op: ContractOperation, a: Answer): string | undefined {
+  if (a.status >= 500) return `HTTP ${a.status}${a.json?.responseMessage ? `: ${a.json.responseMessage}` : ''}`;
+  if (a.status !== op.status) return `HTTP ${a.status}, the contract declares ${op.status}`;
+  if (op.resultType !== 'application/json' && !a.type.startsWith('application/json')) {
+    return a.type.startsWith(op.resultType) ? undefined : `content type ${a.type}, the contract declares ${op.resultType}`;
+  }
+  if (!a.type.startsWith('application/json')) return `content type ${a.type}, the contract declares application/json`;
+  if (a.json === undefined) return 'the body is not JSON';
+  const refused = Number(a.json.responseCode) < 0;
+  const v = resultValidators[refused ? op.refusal : op.result];
+  if (!v) return `no validator for ${refused ? op.refusal : op.result}`;
+  return v(a.json) ? undefined : `${refused ? op.refusal : op.result}: ${errorText(v)}`;
+}

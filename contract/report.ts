@@ -1,0 +1,59 @@
+// Reports of a contract run: a console summary by operation, JUnit XML and JSON.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface Result {
+  operationId: string;
+  tags: string[];
+  kind: string;
+  name: string;
+  status: 'passed' | 'failed' | 'skipped';
+  reason?: string;
+  ms: number;
+}
+
+export function summary(results: Result[], seconds: number): string {
+  const byOp = new Map<string, Result[]>();
+  for (const r of results) byOp.set(r.operationId, [...(byOp.get(r.operationId) ?? []), r]);
+  const lines: string[] = [];
+  for (const [op, list] of byOp) {
+    const failed = list.filter((r) => r.status === 'failed');
+    const skipped = list.filter((r) => r.status === 'skipped');
+    const passed = list.length - failed.length - skipped.length;
+    lines.push(`${failed.length ? '✗' : '✓'} ${op.padEnd(34)} ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}`);
+    for (const f of failed) lines.push(`    ✗ ${f.name}\n      ${f.reason}`);
+    const reasons = [...new Set(skipped.map((s) => s.reason))];
+    for (const reason of reasons) lines.push(`    - skipped: ${reason}`);
+  }
+  const count = (s: Result['status']) => results.filter((r) => r.status === s).length;
+  lines.push('', `${byOp.size} operations, ${results.length} checks in ${seconds.toFixed(1)} s`, `contract: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  return lines.join('\n');
+}
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+
+export function junit(results: Result[]): string {
+  const byOp = new Map<string, Result[]>();
+  for (const r of results) byOp.set(r.operationId, [...(byOp.get(r.operationId) ?? []), r]);
+  const suites = [...byOp].map(([op, list]) => {
+    const cases = list.map((r) => {
+      const inner = r.status === 'failed' ? `<failure message="${xml(r.reason ?? '')}"/>` : r.status === 'skipped' ? `<skipped message="${xml(r.reason ?? '')}"/>` : '';
+      return `    <testcase classname="${xml(op)}" name="${xml(`${r.kind}: ${r.name}`)}" time="${(r.ms / 1000).toFixed(3)}">${inner}</testcase>`;
+    });
+    const failures = list.filter((r) => r.status === 'failed').length;
+    const skipped = list.filter((r) => r.status === 'skipped').length;
+    return `  <testsuite name="${xml(op)}" tests="${list.length}" failures="${failures}" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="payment-gateway-contract">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export async function writeReports(results: Result[], files: { junit?: string | undefined; json?: string | undefined }, meta: Record<string, unknown>): Promise<void> {
+  for (const [file, content] of [
+    [files.junit, junit(results)],
+    [files.json, `${JSON.stringify({ ...meta, results }, null, 2)}\n`],
+  ] as const) {
+    if (!file) continue;
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+    await writeFile(file, content);
+  }
+}

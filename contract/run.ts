@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// npm run contract -- --base-url URL (or the package's bin, payment-gateway-contract-test): holds an
+// implementation of the gateway to the contract, operation by operation. Exit 1 on any failure.
+//
+//   --base-url URL              the implementation (PGW_BASE_URL; default http://127.0.0.1:4010)
+//   --merchant-uuid, --api-key, --passphrase, --partner-uuid, --partner-api-key, --partner-passphrase
+//                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
+//                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
+//   --mock                      the target is the Prism mock: stateless checks only
+//   --only / --skip LIST        operationIds or tags, comma-separated
+//   --runs N --seed S           property-based requests per operation (default 4) and their seed
+//   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
+//   --concurrency N             checks in flight at once (default 8)
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createGatewayClient, isApproved } from '../generated/client.ts';
+import { operationChecks, type Check, type RunContext } from './checks.ts';
+import type { Credentials } from './http.ts';
+import { summary, writeReports, type Result } from './report.ts';
+import { doc } from './requests.ts';
+import { scenarioChecks } from './scenarios.ts';
+
+export interface RunOptions {
+  base: string;
+  creds: Credentials;
+  mock?: boolean;
+  only?: string[];
+  skip?: string[];
+  runs?: number;
+  seed?: number;
+  concurrency?: number;
+}
+
+const selected = (c: Check, only?: string[], skip?: string[]) =>
+  (!only?.length || only.some((x) => x === c.operationId || c.tags.includes(x))) && !skip?.some((x) => x === c.operationId || c.tags.includes(x));
+
+export async function runContract(options: RunOptions): Promise<Result[]> {
+  const ctx: RunContext = { base: options.base.replace(/\/$/, ''), creds: { ...options.creds }, mock: Boolean(options.mock), runs: options.runs ?? 4, seed: options.seed ?? 20261122 };
+  if (!ctx.mock) {
+    // A real access token for the operations that take one.
+    const c = ctx.creds;
+    const token = await createGatewayClient({ baseUrl: ctx.base, merchantUUID: c.merchantUUID, apiKey: c.apiKey, passphrase: c.passphrase })
+      .getAccessToken({ transactionAmount: '10.00', transactionCurrency: 'AUD' })
+      .catch(() => undefined);
+    if (token && isApproved(token)) ctx.creds.accessToken = token.accessToken;
+  }
+  const checks = [...operationChecks(), ...scenarioChecks()].filter((c) => selected(c, options.only, options.skip));
+  const results: Result[] = new Array(checks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < checks.length) {
+      const i = next++;
+      const check = checks[i]!;
+      const started = performance.now();
+      const base = { operationId: check.operationId, tags: check.tags, kind: check.kind, name: check.name };
+      try {
+        const outcome = await check.run(ctx);
+        results[i] = outcome && 'skip' in outcome ? { ...base, status: 'skipped', reason: outcome.skip, ms: performance.now() - started } : { ...base, status: 'passed', ms: performance.now() - started };
+      } catch (error) {
+        results[i] = { ...base, status: 'failed', reason: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+  return results;
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values: a } = parseArgs({
+    options: {
+      'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
+      'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
+      mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
+      junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
+    },
+  });
+  const env = process.env;
+  const sandbox = doc.info['x-sandbox'];
+  const creds: Credentials = {
+    merchantUUID: a['merchant-uuid'] ?? env.PGW_MERCHANT_UUID ?? sandbox.merchantUUID,
+    apiKey: a['api-key'] ?? env.PGW_API_KEY ?? sandbox.apiKey,
+    passphrase: a.passphrase ?? env.PGW_PASSPHRASE ?? sandbox.passphrase,
+    partnerUUID: a['partner-uuid'] ?? env.PGW_PARTNER_UUID ?? sandbox.partnerUUID,
+    partnerApiKey: a['partner-api-key'] ?? env.PGW_PARTNER_API_KEY ?? a['api-key'] ?? env.PGW_API_KEY ?? sandbox.apiKey,
+    partnerPassphrase: a['partner-passphrase'] ?? env.PGW_PARTNER_PASSPHRASE ?? a.passphrase ?? env.PGW_PASSPHRASE ?? sandbox.passphrase,
+  };
+  const base = a['base-url'] ?? env.PGW_BASE_URL ?? 'http://127.0.0.1:4010';
+  const list = (s?: string) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+  const started = performance.now();
+  const results = await runContract({
+    base, creds, mock: a.mock,
+    ...(list(a.only) ? { only: list(a.only)! } : {}), ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
+    ...(a.runs ? { runs: Number(a.runs) } : {}), ...(a.seed ? { seed: Number(a.seed) } : {}), ...(a.concurrency ? { concurrency: Number(a.concurrency) } : {}),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${a.mock ? 'mock' : 'implementation'} at ${base}\n`);
+  console.log(summary(results, seconds));
+  await writeReports(results, { junit: a.junit, json: a.json }, { base, mock: a.mock, seconds });
+  process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0;
+}

@@ -1,0 +1,108 @@
+// Stateful scenarios for the rules the seed states, run through the typed client with the public
+// sandbox's approved test card. Skipped against the mock, which keeps no state.
+import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
+import { readSettlement } from '../runtime/settlement.ts';
+import type { Check, RunContext } from './checks.ts';
+import { send } from './http.ts';
+import { operations } from '../generated/operations.ts';
+
+const customer = { customerName: 'Contract Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
+const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Contract Test', paymentCardCSC: '847' };
+
+function expect(condition: unknown, why: string): asserts condition {
+  if (!condition) throw new Error(why);
+}
+const code = (r: { responseCode: string | number }) => Number(r.responseCode);
+const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
+
+function clientFor(ctx: RunContext): GatewayClient {
+  const c = ctx.creds;
+  return createGatewayClient({ baseUrl: ctx.base, merchantUUID: c.merchantUUID, apiKey: c.apiKey, passphrase: c.passphrase, partner: { partnerUUID: c.partnerUUID, apiKey: c.partnerApiKey, passphrase: c.partnerPassphrase } });
+}
+
+const scenario = (operationId: string, tags: string[], name: string, body: (g: GatewayClient, ctx: RunContext) => Promise<void>): Check => ({
+  operationId,
+  tags,
+  kind: 'scenario',
+  name,
+  run: async (ctx) => (ctx.mock ? { skip: 'the mock keeps no state: scenarios need a stateful implementation' } : body(clientFor(ctx), ctx)),
+});
+
+export const scenarioChecks = (): Check[] => [
+  scenario('processCapture', ['Direct API'], 'authorise → capture → refund; a capture above the authorisation is refused', async (g) => {
+    const auth = await g.processAuth({ transactionAmount: '40.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    expect(isApproved(auth), `processAuth: ${show(auth)}`);
+    const id = auth.transactionID;
+    const over = await g.processCapture({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', captureAmount: '40.01' });
+    expect(code(over) < 0, `a capture of 40.01 on 40.00 was not refused: ${show(over)}`);
+    const capture = await g.processCapture({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', captureAmount: '25.00' });
+    expect(isApproved(capture), `processCapture: ${show(capture)}`);
+    const refund = await g.refundCard({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', refundAmount: '10.00' });
+    expect(isApproved(refund), `refundCard: ${show(refund)}`);
+    const beyond = await g.refundCard({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', refundAmount: '15.01' });
+    expect(code(beyond) < 0 || code(beyond) > 0, `a refund beyond the capture was approved: ${show(beyond)}`);
+  }),
+  scenario('tokenProcessCard', ['Token'], 'addCard → purchase with cardKeyReplace → old key refused, new key accepted; a refused purchase keeps the key', async (g) => {
+    const added = await g.token.addCard({ cardName: 'Contract Test', cardNumber: visa.paymentCardNumber, cardExpiryMonth: '02', cardExpiryYear: '29' });
+    expect(isApproved(added), `addCard: ${show(added)}`);
+    const buy = (key: string, replace: string, amount = '5.00') =>
+      g.token.processCard({ cardID: added.cardID, cardKey: key, cardKeyReplace: replace, transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Contract' });
+    const first = await buy(added.cardKey, 'ContractKey00001');
+    expect(code(first) >= 0, `the first purchase was refused: ${show(first)}`);
+    const stale = await buy(added.cardKey, 'ContractKey00002');
+    expect(code(stale) < 0, `the old key was accepted: ${show(stale)}`);
+    const refused = await buy('ContractKey00001', 'ContractKey00003', '5.0');
+    expect(code(refused) < 0, `an invalid amount was not refused: ${show(refused)}`);
+    const fresh = await buy('ContractKey00001', 'ContractKey00004');
+    expect(code(fresh) >= 0, `the new key was refused (a refused purchase must leave the key): ${show(fresh)}`);
+  }),
+  scenario('addBlacklistedCard', ['Direct API'], 'a blacklisted card is declined', async (g) => {
+    const number = '5123456789012346';
+    const listed = await g.addBlacklistedCard({ cardName: 'Contract Test', cardNumber: number, cardExpiryMonth: '12', cardExpiryYear: '40' });
+    expect(isApproved(listed), `addBlacklistedCard: ${show(listed)}`);
+    try {
+      const r = await g.processCard({ transactionAmount: '5.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, paymentCardNumber: number, paymentCardExpiry: '1240', paymentCardName: 'C', paymentCardCSC: '123' } as never);
+      expect(code(r) > 0, `a blacklisted card was not declined: ${show(r)}`);
+    } finally {
+      await g.removeBlacklistedCard({ cardID: listed.cardID });
+    }
+  }),
+  scenario('getPayToPaymentStatus', ['PayTo'], 'a PayTo payment and then its status', async (g) => {
+    const agreement = await g.payto.createAgreement({ payer: { name: 'Contract', account: { name: 'Contract', bsb: '802950', accountNumber: '123321' } }, agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 50 } } });
+    expect(isApproved(agreement), `createAgreement: ${show(agreement)}`);
+    const id = agreement.result.agreementIdentification;
+    const paid = await g.payto.createPayment(id, { payer: { name: 'Contract' }, transaction: { reference: 'CT-1', amount: 12.5 } });
+    expect(isApproved(paid), `createPayment: ${show(paid)}`);
+    const status = await g.payto.getPaymentStatus(id, paid.result.transaction.id);
+    expect(isApproved(status) && status.result.status === paid.result.transaction.status, `getPaymentStatus: ${show(status)}`);
+  }),
+  scenario('getPayoutTransactionStatus', ['Payouts'], 'a payout transaction with its NPP then DE attempts', async (g) => {
+    const created = await g.payouts.create({ reference: `CT-${Date.now()}`, transactions: [{ payee: { name: 'Contract' }, transaction: { reference: 'CT-PO-1', amount: 3, bsb: '802950', accNumber: '11111111' } }] });
+    expect(isApproved(created), `createPayouts: ${show(created)}`);
+    const tx = created.result.transactions[0]!;
+    const status = await g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+    expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
+    const attempts = status.result.payouts.map((p) => p.type).join(',');
+    expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
+  }),
+  scenario('getSettlement', ['Direct API'], 'the settlement zip holds the captured transactions', async (g) => {
+    const auth = await g.processAuth({ transactionAmount: '7.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    expect(isApproved(auth), `processAuth: ${show(auth)}`);
+    const capture = await g.processCapture({ transactionID: auth.transactionID, transactionAmount: '7.00', transactionCurrency: 'AUD', captureAmount: '7.00' });
+    expect(isApproved(capture) && capture.authSettledDate, `processCapture: ${show(capture)}`);
+    const day = capture.authSettledDate!;
+    const zip = await g.getSettlement({ settlementFrom: day, settlementTo: day });
+    expect(zip instanceof Uint8Array, `getSettlement: ${show(zip)}`);
+    const rows = readSettlement(zip).rows;
+    expect(rows.some((r) => r.transactionID === capture.transactionID), `the capture ${capture.transactionID} is not in the settlement file`);
+  }),
+  scenario('getPayId', ['PayID'], 'Get PayID answers 201', async (g, ctx) => {
+    const payId = `ct-${Date.now()}@merchant.payid.test`;
+    const created = await g.payid.create({ payId, name: 'Contract' });
+    expect(isApproved(created), `createPayId: ${show(created)}`);
+    const op = operations.find((o) => o.operationId === 'getPayId')!;
+    const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
+    expect(a.status === 201, `HTTP ${a.status}, Get PayID answers 201`);
+    expect(a.json?.result?.payId === payId, `Get PayID answered ${show(a.json)}`);
+  }),
+];

@@ -1,0 +1,63 @@
+// The contract-test suite held to account: it passes the sandbox and the mock, and it catches a
+// naive implementation and a buggy one, naming what each breaks.
+import { once } from 'node:events';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runContract } from '../../contract/run.ts';
+import type { Result } from '../../contract/report.ts';
+import { doc } from '../../contract/requests.ts';
+import { startMock } from '../../mock/run.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { buggySandbox, naiveServer } from '../support/broken-gateways.ts';
+
+const s = doc.info['x-sandbox'];
+const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partnerUUID: s.partnerUUID, partnerApiKey: s.apiKey, partnerPassphrase: s.passphrase };
+const servers: http.Server[] = [];
+afterAll(() => Promise.all(servers.map((x) => new Promise((r) => x.close(r)))));
+
+async function serve(server: http.Server): Promise<string> {
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+const failed = (results: Result[]) => results.filter((r) => r.status === 'failed');
+const failing = (results: Result[], operationId: string, kind: string) => failed(results).filter((r) => r.operationId === operationId && r.kind === kind);
+
+describe('npm run contract', () => {
+  it('passes the sandbox: every operation, every check, no failure', async () => {
+    const base = await serve(createSandbox({ dbPath: ':memory:' }).server());
+    const results = await runContract({ base, creds });
+    expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
+    expect(new Set(results.map((r) => r.operationId)).size).toBe(54);
+    expect(results.filter((r) => r.kind === 'scenario' && r.status === 'passed')).toHaveLength(7);
+  });
+
+  it('passes the mock with --mock, skipping the scenarios with the reason', async () => {
+    const mock = await startMock({ port: 0, host: '127.0.0.1' });
+    try {
+      const results = await runContract({ base: mock.url, creds, mock: true });
+      expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
+      expect(results.filter((r) => r.kind === 'scenario').every((r) => r.status === 'skipped' && r.reason === 'the mock keeps no state: scenarios need a stateful implementation')).toBe(true);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('catches a naive implementation: no refusal of invalid requests, no authentication', async () => {
+    const results = await runContract({ base: await serve(naiveServer()), creds, only: ['processCapture', 'createPayToPayment'] });
+    expect(failing(results, 'processCapture', 'invalid').some((r) => /responseCode 0 .*a refusal is below 0/.test(r.reason!))).toBe(true);
+    expect(failing(results, 'processCapture', 'auth')).toHaveLength(2);
+    expect(failing(results, 'createPayToPayment', 'auth')).toHaveLength(2);
+    expect(failing(results, 'processCapture', 'scenario')).toHaveLength(1);
+  });
+
+  it('catches a buggy one: over-capture, a key that never rotates, a result that drifted from its schema', async () => {
+    const results = await runContract({ base: await serve(buggySandbox()), creds, only: ['Direct API', 'Token'] });
+    expect(failing(results, 'processCapture', 'scenario')[0]!.reason).toMatch(/a capture of 40.01 on 40.00 was not refused/);
+    expect(failing(results, 'tokenProcessCard', 'scenario')[0]!.reason).toMatch(/the old key was accepted/);
+    expect(failing(results, 'getSurcharge', 'example')[0]!.reason).toMatch(/SurchargeResult: \/totalAmount must be string/);
+    expect(failed(results).every((r) => ['processCapture', 'tokenProcessCard', 'getSurcharge'].includes(r.operationId))).toBe(true);
+  });
+});

@@ -1,0 +1,69 @@
+// Deliberately broken implementations, for showing what the contract-test suite catches.
+//   node test/support/broken-gateways.ts naive|buggy PORT   serves one of them
+import http from 'node:http';
+import { operations } from '../../generated/operations.ts';
+import { firstResultExample } from '../../contract/requests.ts';
+import { storeAccounts } from '../../sandbox/accounts.ts';
+import { createSandbox, sandboxHandlers } from '../../sandbox/index.ts';
+import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+
+/** Answers every operation's example result whatever it is sent: no validation, no authentication. */
+export function naiveServer(): http.Server {
+  return http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let method: string | undefined;
+      try {
+        method = JSON.parse(Buffer.concat(chunks).toString() || '{}').method;
+      } catch {
+        method = undefined;
+      }
+      const pathname = (req.url ?? '/').split('?')[0]!;
+      const op = operations.find((o) => o.verb === req.method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname) && (o.method === null || o.method === method));
+      const result = op ? firstResultExample(op) : { responseCode: '0', responseMessage: 'ok' };
+      const body = result instanceof Uint8Array ? Buffer.from(result) : JSON.stringify(result);
+      res.writeHead(op?.status ?? 200, { 'content-type': op?.resultType === 'application/zip' ? 'application/zip' : 'application/json' });
+      res.end(body);
+    });
+  });
+}
+
+/** The sandbox with three bugs: captures beyond the authorisation, a card key never rotated, a drifted result. */
+export function buggySandbox(): http.Server {
+  const sb = createSandbox({ dbPath: ':memory:' });
+  const handlers = sandboxHandlers(sb);
+  const gateway = createGateway({
+    accounts: storeAccounts(sb.store, sb.clock),
+    responseValidation: 'log', // so that the drift reaches the client, as a production server would let it
+    handlers: {
+      ...handlers,
+      processCapture: async (input, context) => {
+        const result = (await handlers.processCapture(input, context)) as Record<string, unknown>;
+        // Bug: a capture beyond the authorisation is answered as approved.
+        if (/greater than the transaction amount/.test(String(result.responseMessage))) {
+          return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: input.body.transactionID, authCode: '1', authResponseCode: '00', authMessage: 'Approved', receiptNo: '1', custom1: [], custom2: [], custom3: [] };
+        }
+        return result;
+      },
+      tokenProcessCard: async (input, context) => {
+        const card = sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
+        const result = await handlers.tokenProcessCard(input, context);
+        // Bug: the key is put back, so the old key keeps working.
+        if (card) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        return result;
+      },
+      getSurcharge: async (input, context) => {
+        const result = (await handlers.getSurcharge(input, context)) as Record<string, unknown>;
+        // Bug: an amount as a number, not the contract's two-decimal string.
+        return Number(result.responseCode) === 0 ? { ...result, totalAmount: Number(result.totalAmount) } : result;
+      },
+    } as typeof handlers,
+  });
+  return createNodeServer(gateway);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [kind, port] = process.argv.slice(2);
+  (kind === 'naive' ? naiveServer() : buggySandbox()).listen(Number(port ?? 4620), '127.0.0.1', () => console.log(`${kind} gateway ready`));
+}
