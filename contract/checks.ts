@@ -50,7 +50,7 @@ function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes:
 }
 
 /** A value that breaks a field's schema, from its strongest constraint. */
-function breaking(schema: unknown): unknown {
+export function breaking(schema: unknown): unknown {
   const s = deref(doc, schema);
   if (!s || s === true) return undefined;
   if (s.const !== undefined || s.enum) return 'not-an-allowed-value';

@@ -8,9 +8,10 @@ import { fieldName } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 
 /**
- * A run of 13 to 19 digits that starts as payment cards do (2 to 6, ISO/IEC 7812) and passes the Luhn
- * check: an unmasked card number. (A millisecond timestamp in a reference is 13 digits and passes
- * Luhn one time in ten; it starts with 1.)
+ * A card number standing alone (not glued to letters, as the digits of a hex hash or a token are):
+ * 13 to 19 digits, starting as payment cards do (2 to 6, ISO/IEC 7812), passing the Luhn check.
+ * Without those conditions a millisecond timestamp (13 digits, Luhn-valid one time in ten) or a run
+ * inside a hex customHash would be taken for one and a good answer refused.
  */
 export function findCardNumber(text: string): boolean {
   if (!/\d{13}/.test(text)) return false;
@@ -21,12 +22,15 @@ export function findCardNumber(text: string): boolean {
       if (start < 0) start = i;
     } else if (start >= 0) {
       const first = text.charCodeAt(start);
-      if (i - start >= 13 && i - start <= 19 && first >= 50 && first <= 54 && luhn(text, start, i)) return true;
+      const alone = !isAlphanumeric(text.charCodeAt(start - 1)) && !isAlphanumeric(c);
+      if (alone && i - start >= 13 && i - start <= 19 && first >= 50 && first <= 54 && luhn(text, start, i)) return true;
       start = -1;
     }
   }
   return false;
 }
+
+const isAlphanumeric = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 function luhn(text: string, start: number, end: number): boolean {
   let sum = 0;

@@ -2,7 +2,7 @@
 // handler; a request missing each required field, or breaking each field, is refused with the
 // contract's code and a message naming the field, and reaches no handler.
 import { describe, expect, it } from 'vitest';
-import { resolvePointer } from '../../scripts/lib/contract.ts';
+import { breaking } from '../../contract/checks.ts';
 import { createGateway, type GatewayResponse } from '../../server-stubs/index.ts';
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
@@ -14,27 +14,10 @@ const gateway = createGateway({ handlers: echoHandlers(calls), accounts });
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const schemaOf = (name: string) => doc.components.schemas[name];
-const deref = (s: any): any => (s?.$ref ? deref(resolvePointer(doc, s.$ref)) : s);
 
 /** The form of the operation that accepts this example (the request schema itself when it has no forms). */
 function formOf(op: ContractOperation, example: unknown): string {
   return (op.forms ?? [op.request!]).find((f) => validatorFor(`#/components/schemas/${f}`)(example))!;
-}
-
-/** A value that breaks a field's schema, chosen from its strongest constraint. */
-function breaking(schema: any): unknown {
-  const s = deref(schema);
-  if (s.const !== undefined || s.enum) return 'not-an-allowed-value';
-  if (s.pattern || s.format) return '!!';
-  if (s.anyOf) return '!!';
-  if (s.oneOf) return 12345;
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  if (type === 'string') return s.maxLength ? 'x'.repeat(s.maxLength + 1) : 12345;
-  if (type === 'number' || type === 'integer') return s.minimum !== undefined ? s.minimum - 1 : 'x';
-  if (type === 'boolean') return 'x';
-  if (type === 'object') return 'x';
-  if (type === 'array') return 'x';
-  return undefined;
 }
 
 async function send(op: ContractOperation, body: unknown) {
