@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
 import { bodyErrors } from '../server-stubs/core/request.ts';
+import { compile } from '../server-stubs/core/router.ts';
 
 interface MockRoute {
   operationId: string;
@@ -24,7 +25,7 @@ const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
 const routes: (MockRoute & { pattern: RegExp })[] = (JSON.parse(readFileSync(configFile, 'utf8')).routes as MockRoute[]).map((r) => ({
   ...r,
-  pattern: new RegExp(`^${r.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  pattern: compile(r.path).pattern,
 }));
 
 export function routeFor(verb: string, pathname: string, body: unknown): MockRoute | undefined {

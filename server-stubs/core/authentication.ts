@@ -32,9 +32,8 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
 
   if (op.headers) {
     const header = (role: string) => (op.headers![role] ? { name: op.headers![role]!, value: input.headers[op.headers![role]!.toLowerCase()] } : undefined);
-    for (const role of ['accountId', 'apiKey', 'messageHash']) {
-      const h = header(role);
-      if (h && !text(h.value)) return { refusal: refuse(-3, `Header '${h.name}' is required`) };
+    for (const name of Object.values(op.headers)) {
+      if (!text(input.headers[name.toLowerCase()])) return { refusal: refuse(-3, `Header '${name}' is required`) };
     }
     account = await accounts.find('merchant', header('accountId')!.value!);
     const key = header('apiKey');

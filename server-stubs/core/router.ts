@@ -16,7 +16,8 @@ export interface Match {
   candidates: ContractOperation[];
 }
 
-function compile(template: string): { pattern: RegExp; names: string[] } {
+/** A path template's pattern, its parameters captured in order. */
+export function compile(template: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
   const source = template
     .split('/')

@@ -6,6 +6,7 @@ import { firstResultExample } from '../../contract/requests.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers } from '../../sandbox/index.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { compile } from '../../server-stubs/core/router.ts';
 
 /** Answers every operation's example result whatever it is sent: no validation, no authentication. */
 export function naiveServer(): http.Server {
@@ -20,7 +21,7 @@ export function naiveServer(): http.Server {
         method = undefined;
       }
       const pathname = (req.url ?? '/').split('?')[0]!;
-      const op = operations.find((o) => o.verb === req.method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname) && (o.method === null || o.method === method));
+      const op = operations.find((o) => o.verb === req.method && compile(o.path).pattern.test(pathname) && (o.method === null || o.method === method));
       const result = op ? firstResultExample(op) : { responseCode: '0', responseMessage: 'ok' };
       const body = result instanceof Uint8Array ? Buffer.from(result) : JSON.stringify(result);
       res.writeHead(op?.status ?? 200, { 'content-type': op?.resultType === 'application/zip' ? 'application/zip' : 'application/json' });
