@@ -12,7 +12,7 @@ export interface Result {
   ms: number;
 }
 
-export function summary(results: Result[], seconds: number): string {
+export function summary(results: Result[], seconds: number, { quiet = false } = {}): string {
   const byOp = new Map<string, Result[]>();
   for (const r of results) byOp.set(r.operationId, [...(byOp.get(r.operationId) ?? []), r]);
   const lines: string[] = [];
@@ -20,10 +20,11 @@ export function summary(results: Result[], seconds: number): string {
     const failed = list.filter((r) => r.status === 'failed');
     const skipped = list.filter((r) => r.status === 'skipped');
     const passed = list.length - failed.length - skipped.length;
+    if (quiet && !failed.length) continue;
     lines.push(`${failed.length ? '✗' : '✓'} ${op.padEnd(34)} ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}`);
     for (const f of failed) lines.push(`    ✗ ${f.name}\n      ${f.reason}`);
     const reasons = [...new Set(skipped.map((s) => s.reason))];
-    for (const reason of reasons) lines.push(`    - skipped: ${reason}`);
+    if (!quiet) for (const reason of reasons) lines.push(`    - skipped: ${reason}`);
   }
   const count = (s: Result['status']) => results.filter((r) => r.status === s).length;
   lines.push('', `${byOp.size} operations, ${results.length} checks in ${seconds.toFixed(1)} s`, `contract: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);

@@ -11,6 +11,7 @@
 //   --runs N --seed S           property-based requests per operation (default 4) and their seed
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
 //   --concurrency N             checks in flight at once (default 8)
+//   --quiet                     print failed operations and the totals only (the reports keep every check)
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -73,6 +74,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
       'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
       mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
       junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
     },
   });
   const env = process.env;
@@ -95,7 +97,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(`${a.mock ? 'mock' : 'implementation'} at ${base}\n`);
-  console.log(summary(results, seconds));
+  console.log(summary(results, seconds, { quiet: a.quiet }));
   await writeReports(results, { junit: a.junit, json: a.json }, { base, mock: a.mock, seconds });
   process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0;
 }

@@ -5,7 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runContract } from '../../contract/run.ts';
-import type { Result } from '../../contract/report.ts';
+import { summary, type Result } from '../../contract/report.ts';
 import { doc } from '../../contract/requests.ts';
 import { startMock } from '../../mock/run.ts';
 import { createSandbox } from '../../sandbox/index.ts';
@@ -59,5 +59,10 @@ describe('npm run contract', () => {
     expect(failing(results, 'tokenProcessCard', 'scenario')[0]!.reason).toMatch(/the old key was accepted/);
     expect(failing(results, 'getSurcharge', 'example')[0]!.reason).toMatch(/SurchargeResult: \/totalAmount must be string/);
     expect(failed(results).every((r) => ['processCapture', 'tokenProcessCard', 'getSurcharge'].includes(r.operationId))).toBe(true);
+    // --quiet (what .ci/run prints): the failing operations, each failure's reason, and the totals.
+    const quiet = summary(results, 1, { quiet: true }).split('\n');
+    expect(quiet.filter((l) => /^[✓✗] /.test(l)).map((l) => l.split(/\s+/)[1]).sort()).toEqual(['getSurcharge', 'processCapture', 'tokenProcessCard']);
+    expect(quiet.join('\n')).toMatch(/a capture of 40.01 on 40.00 was not refused/);
+    expect(quiet.at(-1)).toMatch(/^contract: \d+ passed, 3 failed, \d+ skipped$/);
   });
 });
