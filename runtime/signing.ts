@@ -41,8 +41,31 @@ export const portableDigests: Digests = {
   hmacSha256Hex: (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message))),
 };
 
-/** Fields a hash is computed over: request fields, path and query parameters, or result fields. */
-export type HashInput = Readonly<Record<string, unknown>>;
+type Fields = Readonly<Record<string, unknown>>;
+
+/**
+ * Fields a hash is computed over: request fields, path and query parameters, or result fields. A list
+ * reads as one record in which the first layer holding a name wins, as `{ ...last, ...first }` would,
+ * so that a server hashes a result over result and request without building that merged copy.
+ */
+export type HashInput = Fields | readonly Fields[];
+
+function fieldOf(input: HashInput, name: string): unknown {
+  if (!Array.isArray(input)) return (input as Fields)[name];
+  for (const layer of input as readonly Fields[]) if (Object.hasOwn(layer, name)) return layer[name];
+  return undefined;
+}
+
+function hasFields(layer: Fields): boolean {
+  for (const _ in layer) return true;
+  return false;
+}
+
+function merged(input: HashInput): Fields {
+  if (!Array.isArray(input)) return input as Fields;
+  const layers = (input as readonly Fields[]).filter(hasFields);
+  return layers.length === 1 ? layers[0]! : Object.assign({}, ...layers.reverse());
+}
 
 function base64ToBytes(text: string): Uint8Array {
   const binary = atob(text);
@@ -77,9 +100,14 @@ function partText(part: HashPart, passphrase: string, input: HashInput, digests:
   if (part.secret === 'passphrase') {
     text = part.digest === 'md5' ? passphraseMd5(passphrase, digests) : passphrase;
   } else if (part.field !== undefined) {
-    const names = Array.isArray(part.field) ? part.field : [part.field];
-    const name = names.find((n) => input[n] !== undefined && input[n] !== null);
-    const raw = name === undefined ? '' : fieldText(input[name]);
+    let raw = '';
+    for (const name of typeof part.field === 'string' ? [part.field] : part.field) {
+      const value = fieldOf(input, name);
+      if (value !== undefined && value !== null) {
+        raw = fieldText(value);
+        break;
+      }
+    }
     if (part.digest === 'md5') {
       text = digests.md5Hex(part.decode === 'base64' ? base64ToBytes(raw) : raw);
     } else {
@@ -113,7 +141,7 @@ export function canonicalJson(value: unknown): string {
 
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */
 export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
-  if (recipe.algorithm === 'hmac-sha256') return canonicalJson(input);
+  if (recipe.algorithm === 'hmac-sha256') return canonicalJson(merged(input));
   let joined = '';
   for (const part of recipe.parts ?? []) joined += partText(part, passphrase, input, digests);
   return recipe.lowercase ? joined.toLowerCase() : joined;
@@ -127,11 +155,12 @@ export function computeHash(recipe: HashRecipe, passphrase: string, input: HashI
   throw new Error(`Unknown hash algorithm ${String((recipe as { algorithm: unknown }).algorithm)}`);
 }
 
-/** Compares two hex hashes in time that does not depend on where they first differ. */
-export function hashesEqual(a: string, b: string): boolean {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x.charCodeAt(i) | 0) ^ (y.charCodeAt(i) | 0);
+/** Compares two strings in time that depends on their lengths only, not on where they first differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
   return diff === 0;
 }
+
+/** Compares two hex hashes, ignoring case, in constant time. */
+export const hashesEqual = (a: string, b: string): boolean => constantTimeEqual(a.toLowerCase(), b.toLowerCase());

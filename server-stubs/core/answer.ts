@@ -11,31 +11,21 @@ import type { Account, ContractOperation, GatewayResponse } from './types.ts';
  * A card number standing alone (not glued to letters, as the digits of a hex hash or a token are):
  * 13 to 19 digits, starting as payment cards do (2 to 6, ISO/IEC 7812), passing the Luhn check.
  * Without those conditions a millisecond timestamp (13 digits, Luhn-valid one time in ten) or a run
- * inside a hex customHash would be taken for one and a good answer refused.
+ * inside a hex customHash would be taken for one and a good answer refused. The lookarounds make
+ * each match a whole digit run, so the regular expression engine does the scanning.
  */
+const CARD_LIKE = /(?<![0-9A-Za-z])[2-6]\d{12,18}(?![0-9A-Za-z])/g;
+
 export function findCardNumber(text: string): boolean {
-  if (!/\d{13}/.test(text)) return false;
-  let start = -1;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0;
-    if (c >= 48 && c <= 57) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      const first = text.charCodeAt(start);
-      const alone = !isAlphanumeric(text.charCodeAt(start - 1)) && !isAlphanumeric(c);
-      if (alone && i - start >= 13 && i - start <= 19 && first >= 50 && first <= 54 && luhn(text, start, i)) return true;
-      start = -1;
-    }
-  }
+  CARD_LIKE.lastIndex = 0;
+  for (let m = CARD_LIKE.exec(text); m; m = CARD_LIKE.exec(text)) if (luhn(m[0])) return true;
   return false;
 }
 
-const isAlphanumeric = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-
-function luhn(text: string, start: number, end: number): boolean {
+export function luhn(digits: string): boolean {
   let sum = 0;
-  for (let i = end - 1, odd = false; i >= start; i--, odd = !odd) {
-    let d = text.charCodeAt(i) - 48;
+  for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
+    let d = digits.charCodeAt(i) - 48;
     if (odd && (d *= 2) > 9) d -= 9;
     sum += d;
   }
@@ -55,13 +45,16 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   }
   if (!returned || typeof returned !== 'object' || Array.isArray(returned)) return { violation: `${op.operationId} answered ${returned === null ? 'null' : typeof returned}, not an object` };
 
-  const body = { ...(returned as Record<string, unknown>) };
+  // The handler's object is copied only when a result hash is added to it: it stays the handler's.
+  let body = returned as Record<string, unknown>;
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, { ...request, ...body, [use.name]: undefined }, nodeDigests);
-      if (body[use.name] === undefined) body[use.name] = expected;
-      else if (body[use.name] !== expected) return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
+      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, [{ [use.name]: undefined }, body, request], nodeDigests);
+      if (body[use.name] === undefined) {
+        if (body === returned) body = { ...body };
+        body[use.name] = expected;
+      } else if (body[use.name] !== expected) return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
     }
   }
   const schema = refusal ? op.refusal : op.result;

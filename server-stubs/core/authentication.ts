@@ -1,8 +1,7 @@
 // Authentication from the contract: the credentials an operation declares (in the body, or in
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
-import { timingSafeEqual } from 'node:crypto';
-import { computeHash, hashesEqual } from '../../runtime/signing.ts';
+import { computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
@@ -10,12 +9,8 @@ import type { Account, Accounts, ContractOperation, GatewayRequest } from './typ
 
 const DENIED = 'Invalid authentication credentials';
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
-  return timingSafeEqual(a.length === b.length ? a : b, b) && a.length === b.length;
-}
+// Compare equal lengths only, and always compare, so that timing does not tell the length apart.
+const sameSecret = (given: string, expected: string) => constantTimeEqual(given.length === expected.length ? given : expected, expected) && given.length === expected.length;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length ? value : undefined);
 
@@ -31,13 +26,13 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
   const body = input.body ?? {};
 
   if (op.headers) {
-    const header = (role: string) => (op.headers![role] ? { name: op.headers![role]!, value: input.headers[op.headers![role]!.toLowerCase()] } : undefined);
-    for (const name of Object.values(op.headers)) {
-      if (!text(input.headers[name.toLowerCase()])) return { refusal: refuse(-3, `Header '${name}' is required`) };
+    const value = (name: string | undefined) => (name === undefined ? undefined : input.headers[name.toLowerCase()]);
+    for (const role in op.headers) {
+      if (!text(value(op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    account = await accounts.find('merchant', header('accountId')!.value!);
-    const key = header('apiKey');
-    if (!account || (key && !sameSecret(key.value!, account.apiKey))) return { refusal: refuse(-1, DENIED) };
+    account = await accounts.find('merchant', value(op.headers.accountId)!);
+    const key = value(op.headers.apiKey);
+    if (!account || (key !== undefined && !sameSecret(key, account.apiKey))) return { refusal: refuse(-1, DENIED) };
   }
 
   for (const kind of op.credentials) {
@@ -65,7 +60,7 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
-      const expected = computeHash(recipe, account.passphrase, { ...input.params, ...input.query, ...body }, nodeDigests);
+      const expected = computeHash(recipe, account.passphrase, [body, input.query, input.params], nodeDigests);
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';

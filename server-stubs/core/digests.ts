@@ -1,13 +1,21 @@
 // Native digests for the recipes on the server. node:crypto's one-shot hash() hashes a string with
 // no Hash object per call; HMAC is computed from it as RFC 2104 defines it, with the key's inner and
-// outer pads made once per passphrase (createHmac costs several times more per call).
+// outer pads made once per passphrase (createHmac costs more per call). An ASCII key's inner pad is
+// ASCII too, so it is kept as a string and hashed with the message in one call, with no Buffer copy.
 import { hash } from 'node:crypto';
 import type { Digests } from '../../runtime/signing.ts';
 
 const BLOCK = 64; // SHA-256 block size in bytes
 
-const pads = new Map<string, { inner: Buffer; outer: Buffer }>();
-function padsFor(secret: string): { inner: Buffer; outer: Buffer } {
+interface Pads {
+  inner: Buffer;
+  outer: Buffer;
+  /** The inner pad as text when it is ASCII (UTF-8 encodes it byte for byte), else undefined. */
+  innerText: string | undefined;
+}
+
+const pads = new Map<string, Pads>();
+function padsFor(secret: string): Pads {
   let p = pads.get(secret);
   if (!p) {
     let key = Buffer.from(secret, 'utf8');
@@ -18,8 +26,9 @@ function padsFor(secret: string): { inner: Buffer; outer: Buffer } {
       inner[i]! ^= key[i]!;
       outer[i]! ^= key[i]!;
     }
+    const innerText = inner.every((b) => b < 0x80) ? inner.toString('latin1') : undefined;
     if (pads.size > 10_000) pads.clear();
-    pads.set(secret, (p = { inner, outer }));
+    pads.set(secret, (p = { inner, outer, innerText }));
   }
   return p;
 }
@@ -27,8 +36,8 @@ function padsFor(secret: string): { inner: Buffer; outer: Buffer } {
 export const nodeDigests: Digests = {
   md5Hex: (data) => hash('md5', data, 'hex'),
   hmacSha256Hex(secret, message) {
-    const { inner, outer } = padsFor(secret);
-    const innerHash = hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'buffer');
+    const { inner, outer, innerText } = padsFor(secret);
+    const innerHash = innerText === undefined ? hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'buffer') : hash('sha256', innerText + message, 'buffer');
     return hash('sha256', Buffer.concat([outer, innerHash]), 'hex');
   },
 };

@@ -79,19 +79,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics.requests++;
     const mark = request.url.indexOf('?');
     const pathname = mark < 0 ? request.url : request.url.slice(0, mark);
-    const search = new URLSearchParams(mark < 0 ? '' : request.url.slice(mark + 1));
-    if (request.verb.toUpperCase() === 'GET') {
+    const search = mark < 0 ? '' : request.url.slice(mark + 1);
+    if (request.verb === 'GET' || request.verb.toUpperCase() === 'GET') {
       const spec = await serveSpec(pathname);
       if (spec) return spec;
     }
     const routed = route(request.verb, pathname);
     if ('refusal' in routed) return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
-    const { candidates, params } = routed.match;
+    const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
 
     const version = checkVersion(request.headers);
     if (version) return refused(first, version);
-    const parsed = parseBody(request, Math.max(...candidates.map((c) => c.maxBodyBytes)));
+    const parsed = parseBody(request, path.readLimit);
     if ('refusal' in parsed) return refused(first, parsed.refusal);
 
     const chosen = chooseMethod(candidates, parsed.ok);

@@ -24,7 +24,7 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
   if (size > limit) return { refusal: refuse(-2, `Request body exceeds ${limit} bytes`, 413) };
   if (size === 0) return { ok: undefined };
   const type = request.headers['content-type'];
-  if (!type || type.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+  if (type !== 'application/json' && (!type || type.split(';')[0]!.trim().toLowerCase() !== 'application/json')) {
     return { refusal: refuse(-2, "Header 'Content-Type' must be application/json", 415) };
   }
   try {
@@ -67,14 +67,27 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
 export function checkParameters(op: ContractOperation, params: Record<string, string>, query: Record<string, string>): Refusal | undefined {
   if (!op.parameters.length) return undefined;
   const validate = requestValidators[`${op.operationId}Parameters`]!;
-  return validate({ ...query, ...params }) ? undefined : refusalFor(validate.errors ?? [], 'Parameter');
+  return validate(hasNames(query) ? { ...query, ...params } : params) ? undefined : refusalFor(validate.errors ?? [], 'Parameter');
+}
+
+function hasNames(record: Record<string, string>): boolean {
+  for (const _ in record) return true;
+  return false;
+}
+
+const queryNames = new WeakMap<ContractOperation, Set<string>>();
+function queryNamesOf(op: ContractOperation): Set<string> {
+  let names = queryNames.get(op);
+  if (!names) queryNames.set(op, (names = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name))));
+  return names;
 }
 
 /** The query string as an object (a repeated name keeps its last value), without unknown names. */
-export function queryOf(op: ContractOperation, search: URLSearchParams): Checked<Record<string, string>> {
-  const known = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+export function queryOf(op: ContractOperation, search: string): Checked<Record<string, string>> {
   const query: Record<string, string> = {};
-  for (const [name, value] of search) {
+  if (!search) return { ok: query };
+  const known = queryNamesOf(op);
+  for (const [name, value] of new URLSearchParams(search)) {
     if (!known.has(name)) return { refusal: refuse(-2, `Parameter '${name}' is not allowed`) };
     query[name] = value;
   }

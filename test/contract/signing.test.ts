@@ -46,6 +46,18 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     expect(computeHash(hashRecipes.message, pass, params)).toBe(createHmac('sha256', pass).update(canonical).digest('hex'));
   });
 
+  it('a list of records hashes as the records merged, the first holding a name winning', () => {
+    const request = { merchantUUID: 'M', custom1: 'from the request', custom2: 'two', customHash: 'x' };
+    const result = { custom1: 'Order 1', custom2: undefined, responseCode: '0' };
+    const merged = { ...request, ...result, customHash: undefined };
+    const layers = [{ customHash: undefined }, result, request];
+    expect(computeHash(hashRecipes.custom, pass, layers)).toBe(computeHash(hashRecipes.custom, pass, merged));
+    expect(hashPreimage(hashRecipes.custom, pass, layers)).toContain('order 1');
+    expect(hashPreimage(hashRecipes.custom, pass, layers)).not.toContain('two');
+    expect(computeHash(hashRecipes.message, pass, layers)).toBe(computeHash(hashRecipes.message, pass, merged));
+    expect(hashPreimage(hashRecipes.message, pass, [{}, { b: 2 }, {}])).toBe('{"b":2}');
+  });
+
   it('hashesEqual compares case-insensitively and rejects any difference', () => {
     expect(hashesEqual('ABCDEF', 'abcdef')).toBe(true);
     expect(hashesEqual('abcdef', 'abcdee')).toBe(false);
