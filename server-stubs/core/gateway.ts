@@ -8,7 +8,7 @@ import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
 import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf } from './request.ts';
-import { chooseMethod, readLimit, route } from './router.ts';
+import { chooseMethod, knows, readLimit, route } from './router.ts';
 import type {
   Accounts,
   ContractOperation,
@@ -33,6 +33,8 @@ export interface Gateway {
   handle(request: GatewayRequest): Promise<GatewayResponse>;
   /** The most bytes an adapter should read for a request to this path. */
   readLimit(pathname: string): number;
+  /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
+  serves(pathname: string): boolean;
   readonly metrics: GatewayMetrics;
 }
 
@@ -133,6 +135,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     handle,
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
+    serves: (pathname) => Object.hasOwn(SPEC_FILES, pathname) || knows(pathname),
     metrics,
   };
 }

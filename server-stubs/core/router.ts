@@ -91,6 +91,9 @@ export function chooseMethod(candidates: ContractOperation[], body: unknown): { 
   return op ? { op } : { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
 }
 
+/** Whether any operation of the contract is at this path. */
+export const knows = (pathname: string): boolean => find(pathname) !== undefined;
+
 /** The largest body any operation of this path takes: what an adapter may read before parsing. */
 export function readLimit(pathname: string, fallback: number): number {
   return find(pathname)?.route.readLimit ?? fallback;

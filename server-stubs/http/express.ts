@@ -1,0 +1,23 @@
+// The Express (or Connect) adapter: the gateway as one middleware, mounted anywhere in an app. Paths
+// the contract does not serve go on to the app's next handler. Typed with node:http's request and
+// response, so that the package needs neither express nor its types.
+import type http from 'node:http';
+import type { Gateway } from '../core/gateway.ts';
+import { answerRequest, readAndAnswer } from './node.ts';
+
+type Next = (error?: unknown) => void;
+export type GatewayMiddleware = (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse, next: Next) => void;
+
+export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
+  return (req, res, next) => {
+    const url = req.url ?? '/'; // below a mount path, Express gives the rest of the path
+    const mark = url.indexOf('?');
+    if (!gateway.serves(mark < 0 ? url : url.slice(0, mark))) return next();
+    if (!req.readableEnded) return readAndAnswer(gateway, req, res);
+    // A body parser mounted before this middleware has read the stream: take what it kept. A parsed
+    // object is serialised again; the hashes are computed over fields, not bytes, so they still hold.
+    const { body } = req;
+    const kept = typeof body === 'string' || Buffer.isBuffer(body) ? body : body !== undefined && body !== null ? JSON.stringify(body) : undefined;
+    answerRequest(gateway, req, res, kept);
+  };
+}
