@@ -1,7 +1,10 @@
 // npm run bench: throughput and latency over loopback, side by side in one run, on the same request
 // mix drawn from the spec's examples; then the cold start of this package's server.
 //
-//   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare]
+//   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7]
+//
+// --busy-us adds the bare server with that many microseconds of busy work per request: what a given
+// cost per request does to throughput on this machine, against which this package's can be read.
 //
 // Each server runs in its own process. Before loading a server, every request of the mix is sent to
 // it once and its status checked, so that no server wins by refusing quickly. The servers take turns
@@ -24,6 +27,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },
     'cold-starts': { type: 'string', default: '7' },
+    'busy-us': { type: 'string' },
   },
 });
 
@@ -32,7 +36,8 @@ const SERVERS = [
   { name: 'express-openapi-validator', label: 'express + express-openapi-validator (requests + responses)', script: 'servers/express-openapi-validator.ts' },
   { name: 'openapi-backend', label: 'openapi-backend (requests + validateResponse)', script: 'servers/openapi-backend.ts' },
   { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
-].filter((s) => !args.only || args.only.split(',').includes(s.name));
+  ...(args['busy-us']?.split(',') ?? []).map((us) => ({ name: `bare+${us}us`, label: `bare node:http with ${us} µs of busy work per request`, script: 'servers/bare.ts', env: { BARE_BUSY_US: us } })),
+].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
 
 /** Every JSON operation's first example request: the same mix for every server. */
 const mix = operations
@@ -43,9 +48,9 @@ const mix = operations
     return { op, request: { method: r.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string | undefined } };
   });
 
-function start(script: string): Promise<{ child: ChildProcess; port: number; startedAt: number; readyAt: number }> {
+function start(script: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; startedAt: number; readyAt: number }> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [path.join(HERE, script), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+  const child = spawn(process.execPath, [path.join(HERE, script), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production', ...env } });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const m = /ready (\d+)/.exec(chunk.toString());
@@ -100,8 +105,8 @@ interface Round {
   failures: string[];
 }
 
-async function measure(script: string): Promise<Round> {
-  const { child, port } = await start(script);
+async function measure(script: string, env?: Record<string, string>): Promise<Round> {
+  const { child, port } = await start(script, env);
   try {
     const correctness = await check(port);
     await load(port, 3);
@@ -117,7 +122,7 @@ console.log(`mix: ${mix.length} operations' example requests; ${args.connections
 const measured = new Map<string, Round[]>(SERVERS.map((s) => [s.name, []]));
 for (let round = 1; round <= rounds; round++) {
   for (const server of SERVERS) {
-    const r = await measure(server.script);
+    const r = await measure(server.script, 'env' in server ? server.env : undefined);
     measured.get(server.name)!.push(r);
     console.log(`round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  correct ${r.correct}  non-2xx ${r.non2xx}`);
   }
@@ -137,6 +142,7 @@ const ratios = {
   vsOpenapiBackend: ours && rate('openapi-backend') ? +(ours / rate('openapi-backend')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
 };
+for (const row of rows.filter((r) => r.server.startsWith('bare+') && rate('bare'))) console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
 const cold = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : [];
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');

@@ -7,9 +7,12 @@ import { operations } from '../../generated/operations.ts';
 import { firstResultExample } from '../../contract/requests.ts';
 
 const body = JSON.stringify(firstResultExample(operations.find((o) => o.operationId === 'processCard')!));
+// BARE_BUSY_US: CPU work added per request (a spin), to calibrate what a cost per request does here.
+const busyMs = Number(process.env.BARE_BUSY_US ?? 0) / 1000;
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
+    if (busyMs) for (const until = performance.now() + busyMs; performance.now() < until; );
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
