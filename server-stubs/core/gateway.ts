@@ -7,7 +7,7 @@ import { answer } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
-import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf } from './request.ts';
+import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf, splitUrl } from './request.ts';
 import { chooseMethod, knows, readLimit, route } from './router.ts';
 import type {
   Accounts,
@@ -79,9 +79,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function handle(request: GatewayRequest): Promise<GatewayResponse> {
     metrics.requests++;
-    const mark = request.url.indexOf('?');
-    const pathname = mark < 0 ? request.url : request.url.slice(0, mark);
-    const search = mark < 0 ? '' : request.url.slice(mark + 1);
+    const { pathname, search } = splitUrl(request.url);
     if (request.verb === 'GET' || request.verb.toUpperCase() === 'GET') {
       const spec = await serveSpec(pathname);
       if (spec) return spec;

@@ -9,6 +9,12 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export type Checked<T> = { ok: T } | { refusal: Refusal };
 
+/** A request target split at its first `?`: the path, and the query string without the `?`. */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  const mark = url.indexOf('?');
+  return mark < 0 ? { pathname: url, search: '' } : { pathname: url.slice(0, mark), search: url.slice(mark + 1) };
+}
+
 export function checkVersion(headers: GatewayRequest['headers']): Refusal | undefined {
   const value = headers[apiVersion.name.toLowerCase()];
   if (value === undefined) return refuse(-3, `Header '${apiVersion.name}' is required and must be ${apiVersion.value}`, 400);

@@ -3,6 +3,7 @@
 // response, so that the package needs neither express nor its types.
 import type http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
+import { splitUrl } from '../core/request.ts';
 import { answerRequest, readAndAnswer } from './node.ts';
 
 type Next = (error?: unknown) => void;
@@ -10,9 +11,8 @@ export type GatewayMiddleware = (req: http.IncomingMessage & { body?: unknown },
 
 export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
   return (req, res, next) => {
-    const url = req.url ?? '/'; // below a mount path, Express gives the rest of the path
-    const mark = url.indexOf('?');
-    if (!gateway.serves(mark < 0 ? url : url.slice(0, mark))) return next();
+    // Below a mount path, Express gives the rest of the path in req.url.
+    if (!gateway.serves(splitUrl(req.url ?? '/').pathname)) return next();
     if (!req.readableEnded) return readAndAnswer(gateway, req, res);
     // A body parser mounted before this middleware has read the stream: take what it kept. A parsed
     // object is serialised again; the hashes are computed over fields, not bytes, so they still hold.

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
 import { refusalResponse, refuse } from '../core/refusals.ts';
+import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 
 function send(res: http.ServerResponse, response: GatewayResponse): void {
@@ -23,9 +24,7 @@ export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: 
 
 /** Reads the body, refusing it as soon as it passes what the path accepts, then answers. */
 export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const url = req.url ?? '/';
-  const mark = url.indexOf('?');
-  const limit = gateway.readLimit(mark < 0 ? url : url.slice(0, mark));
+  const limit = gateway.readLimit(splitUrl(req.url ?? '/').pathname);
   const declared = Number(req.headers['content-length'] ?? 0);
   const tooLarge = () => {
     send(res, refusalResponse(undefined, refuse(-2, `Request body exceeds ${limit} bytes`, 413)));
