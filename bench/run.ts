@@ -5,6 +5,8 @@
 //
 // --busy-us adds the bare server with that many microseconds of busy work per request: what a given
 // cost per request does to throughput on this machine, against which this package's can be read.
+// The floor server does only the checks the contract asks for (bench/floor.ts): what any server that
+// makes them with the same primitives can reach here.
 //
 // Each server runs in its own process. Before loading a server, every request of the mix is sent to
 // it once and its status checked, so that no server wins by refusing quickly. The servers take turns
@@ -16,8 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { operations } from '../generated/operations.ts';
-import { buildRequest, requestExamples } from '../contract/requests.ts';
+import { mix as floorMix } from './floor.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -35,18 +36,13 @@ const SERVERS = [
   { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
   { name: 'express-openapi-validator', label: 'express + express-openapi-validator (requests + responses)', script: 'servers/express-openapi-validator.ts' },
   { name: 'openapi-backend', label: 'openapi-backend (requests + validateResponse)', script: 'servers/openapi-backend.ts' },
+  { name: 'floor', label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)', script: 'servers/floor.ts' },
   { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
   ...(args['busy-us']?.split(',') ?? []).map((us) => ({ name: `bare+${us}us`, label: `bare node:http with ${us} µs of busy work per request`, script: 'servers/bare.ts', env: { BARE_BUSY_US: us } })),
 ].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
 
-/** Every JSON operation's first example request: the same mix for every server. */
-const mix = operations
-  .filter((op) => op.resultType === 'application/json' && !op.aliasOf)
-  .map((op) => {
-    const example = op.request ? requestExamples(op)[0]!.value : undefined;
-    const r = buildRequest(op, { body: example });
-    return { op, request: { method: r.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string | undefined } };
-  });
+/** The same mix for every server (bench/floor.ts), as autocannon sends it. */
+const mix = floorMix.map((m) => ({ op: m.op, request: { method: m.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: m.url, headers: m.headers, body: m.text } }));
 
 function start(script: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; startedAt: number; readyAt: number }> {
   const startedAt = performance.now();
@@ -142,7 +138,7 @@ const ratios = {
   vsOpenapiBackend: ours && rate('openapi-backend') ? +(ours / rate('openapi-backend')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
 };
-for (const row of rows.filter((r) => r.server.startsWith('bare+') && rate('bare'))) console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
+for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare'))) console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
 const cold = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : [];
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');
