@@ -49,7 +49,5 @@ export const DEFAULT_SURCHARGE_BP: Record<string, number> = { visa: 110, mc: 110
 /** Days after a purchase or capture that it settles; days after a direct debit that it clears. */
 export const SETTLEMENT_DAYS = 1;
 export const DIRECT_DEBIT_DAYS = 2;
-/** Access token lifetime (the spec's getAccessToken description says 30 minutes). */
-export const ACCESS_TOKEN_MS = 30 * 60_000;
 /** A payment received on each new PayID, so that its transactions and refunds can be tried. */
 export const PAYID_WELCOME_PAYMENT = { amount: 42, payerName: 'Sandbox Payer', reference: 'SANDBOX-WELCOME' };

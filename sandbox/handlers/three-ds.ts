@@ -4,20 +4,23 @@ import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
-import { ACCESS_TOKEN_MS } from '../data.ts';
 import { token } from '../ids.ts';
 import { cardOf } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/** How long an access token lasts: the contract says it, on the result that carries its expiry. */
+export const accessTokenLifetimeMinutes = (spec: Sandbox['spec']): number => spec.components.schemas.AccessTokenResult['x-lifetime-minutes'];
+
 const cavv = () => randomBytes(20).toString('base64');
 
 export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
   const { store, clock } = sb;
+  const accessTokenMs = accessTokenLifetimeMinutes(sb.spec) * 60_000;
   return {
     getAccessToken: ({ body }, { account }) => {
       const accessToken = token('at');
-      const expiry = clock.timestamp(ACCESS_TOKEN_MS);
+      const expiry = clock.timestamp(accessTokenMs);
       store.transaction(() =>
         store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', accessToken, account.id, body.transactionAmount, body.transactionCurrency, expiry),
       );

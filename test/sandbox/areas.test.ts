@@ -11,6 +11,7 @@ import { createGatewayClient } from '../../generated/client.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash } from '../../runtime/signing.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
+import { accessTokenLifetimeMinutes } from '../../sandbox/handlers/three-ds.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 import { validatorFor } from '../support/contract.ts';
@@ -25,11 +26,15 @@ const passphrase = () => t.sandbox.seed.passphrase;
 const signature = (body: unknown) => createHmac('sha256', passphrase()).update(canonicalJson(body)).digest('hex');
 
 describe('access tokens, 3D Secure and surcharges', () => {
-  it('issues an access token that works for 30 minutes of sandbox time', async () => {
+  it('issues an access token that works for the lifetime the contract gives it (30 minutes) of sandbox time', async () => {
+    const minutes = accessTokenLifetimeMinutes(t.sandbox.spec);
+    expect(minutes).toBe(30);
     const issued = (await t.client.getAccessToken({ transactionAmount: '100.00', transactionCurrency: 'AUD' })) as { accessToken: string };
     const quote = () => t.client.getSurcharge({ accessToken: issued.accessToken, transactionAmount: '100.00', transactionCurrency: 'AUD', paymentCardNumber: '4564710000000004' });
     expect(await quote()).toEqual({ responseCode: '0', responseMessage: 'Operation successful', transactionAmount: '100.00', surchargeAmount: '1.10', totalAmount: '101.10' });
-    t.sandbox.clock.advance(31 * 60_000);
+    t.sandbox.clock.advance((minutes - 1) * 60_000);
+    expect((await quote()).responseCode).toBe('0');
+    t.sandbox.clock.advance(2 * 60_000);
     expect((await quote()).responseCode).toBe('-1');
   });
 
