@@ -1,4 +1,5 @@
-// node bench/in-process.ts [--seconds 5]: the gateway core alone, handle() over the benchmark's
+// node bench/in-process.ts [--seconds 5]: the gateway core alone, respond() (handle() as adapters
+// call it) over the benchmark's
 // request mix with no HTTP, to tell the core's cost per request apart from the adapter's. Then the
 // floor (bench/floor.ts): only the work the contract asks for, with the same functions the core
 // calls and none of its routing, refusals or bookkeeping.
@@ -30,12 +31,15 @@ async function time<T>(name: string, list: T[], each: (item: T) => unknown): Pro
   const started = performance.now();
   let n = 0;
   while (performance.now() < until) {
-    for (const item of list) await each(item);
+    for (const item of list) {
+      const result = each(item);
+      if (result instanceof Promise) await result;
+    }
     n += list.length;
   }
   const us = ((performance.now() - started) * 1000) / n;
   console.log(`${name}: ${n} requests of ${list.length} operations, ${us.toFixed(1)} µs each, ${Math.round(1e6 / us)} per second`);
 }
 
-await time('handle()', requests, (r) => gateway.handle(r.request));
+await time('respond()', requests, (r) => gateway.respond(r.request));
 await time('floor   ', mix, (m) => floorAnswer(m.op, m.result, m.text === undefined ? {} : JSON.parse(m.text)));

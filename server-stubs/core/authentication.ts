@@ -5,6 +5,7 @@ import { computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signi
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
+import type { Steps } from './steps.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 const DENIED = 'Invalid authentication credentials';
@@ -21,7 +22,8 @@ export interface AuthInput {
   query: Record<string, string>;
 }
 
-export async function authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts): Promise<{ account: Account } | { refusal: Refusal }> {
+/** Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts. */
+export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts): Steps<{ account: Account } | { refusal: Refusal }> {
   let account: Account | undefined;
   const body = input.body ?? {};
 
@@ -30,7 +32,7 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
     for (const role in op.headers) {
       if (!text(value(op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    account = await accounts.find('merchant', value(op.headers.accountId)!);
+    account = yield accounts.find('merchant', value(op.headers.accountId)!);
     const key = value(op.headers.apiKey);
     if (!account || (key !== undefined && !sameSecret(key, account.apiKey))) return { refusal: refuse(-1, DENIED) };
   }
@@ -41,12 +43,12 @@ export async function authenticate(op: ContractOperation, input: AuthInput, acco
     if (fields.token) {
       const token = text(body[fields.token]);
       if (!token) continue;
-      found = await accounts.findByAccessToken(token);
+      found = yield accounts.findByAccessToken(token);
       if (!found) return { refusal: refuse(-1, DENIED) };
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
-      found = await accounts.find(fields.account, id);
+      found = yield accounts.find(fields.account, id);
       const key = text(body[fields.key!]);
       if (!found || !key || !sameSecret(key, found.apiKey)) return { refusal: refuse(-1, DENIED) };
     }

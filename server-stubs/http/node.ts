@@ -13,13 +13,19 @@ function send(res: http.ServerResponse, response: GatewayResponse): void {
   res.end(body);
 }
 
+const failed = () => refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500));
+
 /** Hands a request whose body is already read to the core and writes the answer. */
 export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | string | undefined): void {
   const headers = req.headers as Record<string, string | undefined>;
-  gateway
-    .handle({ verb: req.method ?? 'GET', url: req.url ?? '/', headers, body })
-    .then((response) => send(res, response))
-    .catch(() => send(res, refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500))));
+  let response: GatewayResponse | Promise<GatewayResponse>;
+  try {
+    response = gateway.respond({ verb: req.method ?? 'GET', url: req.url ?? '/', headers, body });
+  } catch {
+    response = failed();
+  }
+  if (response instanceof Promise) response.then((r) => send(res, r), () => send(res, failed()));
+  else send(res, response);
 }
 
 /** Reads the body, refusing it as soon as it passes what the path accepts, then answers. */

@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, createNodeServer, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
+import { createGateway, createNodeServer, type Accounts, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
 import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
@@ -204,6 +204,64 @@ describe('answers held to the contract', () => {
     const g = createGateway({ accounts, handlers: {} });
     const response = await g.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
     expect(json(response).responseMessage).toBe('processCapture is not implemented by this server');
+  });
+});
+
+describe('synchronous and asynchronous backends', () => {
+  // Every credential kind: merchant body credentials, a partner, an access token, header credentials.
+  const ids = ['processCard', 'addMerchant', 'getSurcharge', 'createAgreement', 'getPayId'];
+  const requests = ids.map((id) => buildRequest(operation(id), operation(id).request ? { body: example(id) } : {}));
+  const later = <T,>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
+  const asyncAccounts: Accounts = {
+    find: (kind, id) => later(undefined).then(() => accounts.find(kind, id)),
+    findByAccessToken: (token) => later(undefined).then(() => accounts.findByAccessToken(token)),
+  };
+  const asyncHandlers = Object.fromEntries(Object.entries(echoHandlers()).map(([id, h]) => [id, (...args: unknown[]) => later((h as (...a: unknown[]) => unknown)(...args))]));
+
+  it('respond() answers in the same turn when the accounts and handlers do, with what handle() answers', async () => {
+    for (const request of requests) {
+      const now = gateway.respond(request);
+      expect(now).not.toBeInstanceOf(Promise);
+      expect(now).toEqual(await gateway.handle(request));
+      expect(Number(json(now as GatewayResponse).responseCode)).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('with promised accounts and handlers it answers a promise of the same response', async () => {
+    const g = createGateway({ accounts: asyncAccounts, handlers: asyncHandlers });
+    for (const request of requests) {
+      const later = g.respond(request);
+      expect(later).toBeInstanceOf(Promise);
+      expect(await later).toEqual(gateway.respond(request));
+    }
+    // A refusal found before any lookup needs no promise, whatever the backend.
+    expect(g.respond({ ...requests[0]!, headers: {} })).not.toBeInstanceOf(Promise);
+    const denied = await g.respond(buildRequest(operation('processCard'), { body: { ...example('processCard'), apiKey: 'wrongkey' } }));
+    expect(json(denied)).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
+  });
+
+  it('a handler whose promise rejects is a -4 with no detail, and is counted', async () => {
+    const g = createGateway({ accounts: asyncAccounts, handlers: { processCard: () => Promise.reject(new Error('timeout talking to 10.0.0.5')) } });
+    const response = await g.respond(requests[0]!);
+    expect(response.status).toBe(500);
+    expect(json(response)).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+    expect(g.metrics.failures).toBe(1);
+  });
+
+  it('an account lookup that fails rejects handle(); the node:http adapter answers -4 for it', async () => {
+    const g = createGateway({ accounts: { ...asyncAccounts, find: () => Promise.reject(new Error('accounts store is down')) }, handlers: echoHandlers() });
+    await expect(g.handle(requests[0]!)).rejects.toThrow('accounts store is down');
+    const server = createNodeServer(g);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const r = requests[0]!;
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${r.url}`, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+    } finally {
+      server.close();
+    }
   });
 });
 
