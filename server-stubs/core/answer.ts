@@ -37,6 +37,18 @@ export type Answered = { response: GatewayResponse } | { violation: string; sens
 
 const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode) < 0;
 
+/**
+ * The first layer of a result hash's input: the hash's own field, undefined, so that a value the
+ * handler put there is not hashed into itself. Made once per hash: a fresh object with a computed
+ * key on every answer costs V8 a dictionary-mode object each time.
+ */
+const masks = new WeakMap<ContractOperation['resultHashes'][number], Record<string, undefined>>();
+function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, undefined> {
+  let mask = masks.get(use);
+  if (!mask) masks.set(use, (mask = Object.freeze({ [use.name]: undefined })));
+  return mask;
+}
+
 export function answer(op: ContractOperation, account: Account, request: Record<string, unknown>, returned: unknown): Answered {
   if (op.resultType !== 'application/json' && (returned instanceof Uint8Array || typeof returned === 'string')) {
     const ok = op.resultType === 'application/zip' ? returned instanceof Uint8Array : typeof returned === 'string';
@@ -50,7 +62,7 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, [{ [use.name]: undefined }, body, request], nodeDigests);
+      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, [maskOf(use), body, request], nodeDigests);
       if (body[use.name] === undefined) {
         if (body === returned) body = { ...body };
         body[use.name] = expected;

@@ -15,6 +15,8 @@ const sameSecret = (given: string, expected: string) => constantTimeEqual(given.
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length ? value : undefined);
 
+const headerOf = (headers: GatewayRequest['headers'], name: string | undefined) => (name === undefined ? undefined : headers[name.toLowerCase()]);
+
 export interface AuthInput {
   headers: GatewayRequest['headers'];
   body: Record<string, unknown> | undefined;
@@ -28,12 +30,11 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
   const body = input.body ?? {};
 
   if (op.headers) {
-    const value = (name: string | undefined) => (name === undefined ? undefined : input.headers[name.toLowerCase()]);
     for (const role in op.headers) {
-      if (!text(value(op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
+      if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    account = yield accounts.find('merchant', value(op.headers.accountId)!);
-    const key = value(op.headers.apiKey);
+    account = yield accounts.find('merchant', headerOf(input.headers, op.headers.accountId)!);
+    const key = headerOf(input.headers, op.headers.apiKey);
     if (!account || (key !== undefined && !sameSecret(key, account.apiKey))) return { refusal: refuse(-1, DENIED) };
   }
 
