@@ -42,18 +42,37 @@ const routes: Route[] = [...new Set(operations.map((o) => o.path))]
     for (const op of ops) byVerb.set(op.verb, [...(byVerb.get(op.verb) ?? []), op]);
     return { ...compile(template), template, byVerb, readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)) };
   });
-// A literal path is found by one lookup, with or without a trailing slash; only templates are matched.
+// A literal path is found by one lookup, with or without a trailing slash. Templates are matched
+// only against those with as many segments as the path: at most four patterns, not fifteen.
 const literal = new Map(routes.filter((r) => !r.names.length).flatMap((r) => [[r.template, r], [`${r.template}/`, r]]));
-const templated = routes.filter((r) => r.names.length);
+const segments = (path: string) => {
+  let n = 0;
+  for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 47 /* / */) n++;
+  return n;
+};
+const templated = new Map<number, Route[]>();
+for (const r of routes.filter((r) => r.names.length)) templated.set(segments(r.template), [...(templated.get(segments(r.template)) ?? []), r]);
 
-function find(pathname: string): { route: Route; m: RegExpExecArray | null } | undefined {
+type Found = { route: Route; m: RegExpExecArray | null } | undefined;
+// The adapter asks for a path's read limit, then the core routes the same path: remember the last.
+let last: { pathname: string; found: Found } = { pathname: '', found: undefined };
+
+function find(pathname: string): Found {
+  if (pathname === last.pathname) return last.found;
+  let found: Found;
   const known = literal.get(pathname);
-  if (known) return { route: known, m: null };
-  for (const route of templated) {
-    const m = route.pattern.exec(pathname);
-    if (m) return { route, m };
+  if (known) found = { route: known, m: null };
+  else {
+    for (const route of templated.get(segments(pathname)) ?? []) {
+      const m = route.pattern.exec(pathname);
+      if (m) {
+        found = { route, m };
+        break;
+      }
+    }
   }
-  return undefined;
+  last = { pathname, found };
+  return found;
 }
 
 export type RouteResult = { match: Match } | { refusal: Refusal; allow?: string };

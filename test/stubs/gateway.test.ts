@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer, type Accounts, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
+import { operations } from '../../generated/operations.ts';
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
 import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
 
@@ -111,6 +112,30 @@ describe('requests that cannot be read', () => {
     const response = await gateway.handle({ ...good(), verb: 'GET' });
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('POST');
+  });
+  it('every templated path routes to its own operation, with or without a trailing slash, its parameters decoded', async () => {
+    const templated = operations.filter((o) => o.path.includes('{') && !o.aliasOf);
+    expect(templated.length).toBeGreaterThan(10);
+    let encoded = 0;
+    for (const o of templated) {
+      const request = buildRequest(o, o.request ? { body: example(o.operationId) } : {});
+      const params = Object.fromEntries(o.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example]));
+      const [path, search] = request.url.split('?') as [string, string | undefined];
+      if (path !== decodeURIComponent(path)) encoded++;
+      for (const url of [request.url, `${path}/${search ? `?${search}` : ''}`]) {
+        calls.length = 0;
+        const response = await gateway.handle({ ...request, url });
+        expect(Number(json(response).responseCode), `${o.operationId} at ${url}`).toBeGreaterThanOrEqual(0);
+        expect(calls.map((c) => [c.operationId, c.input.params])).toEqual([[o.operationId, params]]);
+      }
+      // One segment deeper is another path: no such path (404), or another operation's (405 here).
+      calls.length = 0;
+      const deeper = await gateway.handle({ ...request, url: `${path}/more${search ? `?${search}` : ''}` });
+      expect([404, 405], `${o.operationId} one segment deeper`).toContain(deeper.status);
+      expect(calls).toEqual([]);
+    }
+    // A PayID is an e-mail address: its @ travels percent-encoded and reaches the handler decoded.
+    expect(encoded).toBeGreaterThan(0);
   });
   it('a missing method names the allowed values', async () => {
     const { method: _m, ...body } = example('processCapture');
