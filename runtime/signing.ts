@@ -119,24 +119,35 @@ function partText(part: HashPart, passphrase: string, input: HashInput, digests:
   return part.lowercase ? text.toLowerCase() : text;
 }
 
+// Object keys recur from request to request (the contract's field names): each is quoted once.
+const quotedKeys = new Map<string, string>();
+function quoted(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, text);
+  }
+  return text;
+}
+
 /** JSON with the keys of every object sorted by UTF-16 code unit (JavaScript's default sort) and no white space. */
 export function canonicalJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
     return `${out}]`;
   }
-  if (value !== null && typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    const keys = Object.keys(object).sort();
-    let out = '{';
-    for (const key of keys) {
-      if (object[key] === undefined) continue;
-      out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
-    }
-    return `${out}}`;
+  const object = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(object).sort()) {
+    const member = object[key];
+    if (member === undefined) continue;
+    out += `${first ? '' : ','}${quoted(key)}:${typeof member === 'string' ? JSON.stringify(member) : canonicalJson(member)}`;
+    first = false;
   }
-  return JSON.stringify(value);
+  return `${out}}`;
 }
 
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */

@@ -1,6 +1,7 @@
 // The recipe runtime against independent implementations of the public recipes, written the way
 // the public clients write them (node:crypto, string concatenation).
 import { createHash, createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, computeHash, hashesEqual, hashPreimage } from '../../runtime/signing.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
@@ -36,6 +37,18 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0x00]);
     const f = { merchantUUID: 'M', batchFile: bytes.toString('base64') };
     expect(computeHash(hashRecipes.batchFile, pass, f)).toBe(md5((P(pass) + 'M' + md5(bytes)).toLowerCase()));
+  });
+
+  it('canonical JSON of any JSON value: keys sorted at every level, no white space, strings escaped', () => {
+    // The plainest statement of the rule, against which the optimised serialiser is held.
+    const reference = (v: unknown): string =>
+      Array.isArray(v)
+        ? `[${v.map(reference).join(',')}]`
+        : v !== null && typeof v === 'object'
+          ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`).join(',')}}`
+          : JSON.stringify(v);
+    fc.assert(fc.property(fc.jsonValue(), (value) => canonicalJson(value) === reference(value)), { numRuns: 500 });
+    expect(canonicalJson({ b: 1, a: { d: 'x"y', c: [{ f: 1, e: 2 }] }, '10': 0, '9': 0 })).toBe('{"10":0,"9":0,"a":{"c":[{"e":2,"f":1}],"d":"x\\"y"},"b":1}');
   });
 
   it('message: HMAC-SHA256 over the parameters as canonical JSON, keys sorted at every level', () => {
