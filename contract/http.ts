@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
-import { computeHash } from '../runtime/signing.ts';
+import { canonicalParameters, computeHash } from '../runtime/signing.ts';
 import { doc } from './requests.ts';
 
 const require = createRequire(import.meta.url);
@@ -78,7 +78,7 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     headers[op.headers.accountId!] = creds.merchantUUID;
     headers[op.headers.apiKey!] = creds.apiKey;
     const use = op.hashes.find((h) => h.in === 'header')!;
-    headers[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], creds.passphrase, { ...params, ...query, ...out.body });
+    headers[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], creds.passphrase, canonicalParameters({ params, query, body: out.body }));
   }
   for (const [k, v] of Object.entries(out.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];

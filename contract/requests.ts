@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { computeHash } from '../runtime/signing.ts';
+import { canonicalParameters, computeHash } from '../runtime/signing.ts';
 import type { GatewayRequest } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
 
@@ -43,11 +43,11 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     headers[op.headers.accountId!.toLowerCase()] = sandbox.merchantUUID;
     headers[op.headers.apiKey!.toLowerCase()] = sandbox.apiKey;
     const use = op.hashes.find((h) => h.in === 'header')!;
-    headers[use.name.toLowerCase()] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], options.passphrase ?? sandbox.passphrase, {
-      ...params,
-      ...query,
-      ...(body as object | undefined),
-    });
+    headers[use.name.toLowerCase()] = computeHash(
+      hashRecipes[use.recipe as keyof typeof hashRecipes],
+      options.passphrase ?? sandbox.passphrase,
+      canonicalParameters({ params, query, body: body as Record<string, unknown> | undefined }),
+    );
   }
   for (const [k, v] of Object.entries(options.headers ?? {})) {
     if (v === undefined) delete headers[k.toLowerCase()];

@@ -2,7 +2,7 @@
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
-import { computeHash, type HashRecipes } from './signing.ts';
+import { canonicalParameters, computeHash, type HashRecipes } from './signing.ts';
 
 /** A request type less what the client fills in, form by form. */
 export type ClientBody<T, Filled extends PropertyKey> = T extends unknown ? Omit<T, Filled> : never;
@@ -144,7 +144,7 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     if (op.headers) {
       headers[op.headers.accountId!] = options.merchantUUID;
       headers[op.headers.apiKey!] = options.apiKey;
-      headers[op.headers.messageHash!] = computeHash(contract.recipes[op.headers.recipe!]!, options.passphrase, { ...params, ...query, ...body });
+      headers[op.headers.messageHash!] = computeHash(contract.recipes[op.headers.recipe!]!, options.passphrase, canonicalParameters({ params, query, body }));
     }
     let outcome: { data?: unknown; error?: unknown; response: Response };
     try {

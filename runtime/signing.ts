@@ -50,6 +50,16 @@ type Fields = Readonly<Record<string, unknown>>;
  */
 export type HashInput = Fields | readonly Fields[];
 
+const NONE: Fields = Object.freeze({});
+
+/**
+ * What `canonical-parameters` signs: a request's path parameters, query parameters and top-level
+ * body fields, a later name replacing an earlier one (spec/hash-recipes.yaml), as layers.
+ */
+export function canonicalParameters(request: { params?: Fields | undefined; query?: Fields | undefined; body?: Fields | undefined }): HashInput {
+  return [request.body ?? NONE, request.query ?? NONE, request.params ?? NONE];
+}
+
 function fieldOf(input: HashInput, name: string): unknown {
   if (!Array.isArray(input)) return (input as Fields)[name];
   for (const layer of input as readonly Fields[]) if (Object.hasOwn(layer, name)) return layer[name];

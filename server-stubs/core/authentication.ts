@@ -1,7 +1,7 @@
 // Authentication from the contract: the credentials an operation declares (in the body, or in
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
-import { computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signing.ts';
+import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
@@ -63,7 +63,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
-      const expected = computeHash(recipe, account.passphrase, [body, input.query, input.params], nodeDigests);
+      const expected = computeHash(recipe, account.passphrase, canonicalParameters({ params: input.params, query: input.query, body }), nodeDigests);
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';

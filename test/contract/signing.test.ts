@@ -3,7 +3,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, computeHash, hashesEqual, hashPreimage } from '../../runtime/signing.ts';
+import { canonicalJson, canonicalParameters, computeHash, hashesEqual, hashPreimage } from '../../runtime/signing.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 
 const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
@@ -37,6 +37,15 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0x00]);
     const f = { merchantUUID: 'M', batchFile: bytes.toString('base64') };
     expect(computeHash(hashRecipes.batchFile, pass, f)).toBe(md5((P(pass) + 'M' + md5(bytes)).toLowerCase()));
+  });
+
+  it('canonical-parameters: path, then query, then body fields, a later name replacing an earlier one', () => {
+    const signed = canonicalParameters({ params: { id: 'p', a: 'path' }, query: { a: 'query', q: 'x' }, body: { a: 'body', amount: 5 } });
+    const canonical = '{"a":"body","amount":5,"id":"p","q":"x"}';
+    expect(hashPreimage(hashRecipes.message, pass, signed)).toBe(canonical);
+    expect(computeHash(hashRecipes.message, pass, signed)).toBe(createHmac('sha256', pass).update(canonical).digest('hex'));
+    // A GET with no body signs its parameters alone.
+    expect(hashPreimage(hashRecipes.message, pass, canonicalParameters({ params: { id: 'p' } }))).toBe('{"id":"p"}');
   });
 
   it('canonical JSON of any JSON value: keys sorted at every level, no white space, strings escaped', () => {
