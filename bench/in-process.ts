@@ -1,7 +1,7 @@
 // node bench/in-process.ts [--seconds 5]: the gateway core alone, respond() (handle() as adapters
 // call it) over the benchmark's request mix with no HTTP, to tell the core's cost per request apart
-// from the adapter's. Then the floor (bench/floor.ts): only the work the contract asks for, with the same functions the core
-// calls and none of its routing, refusals or bookkeeping.
+// from the adapter's. Then the floor (bench/floor.ts): only the work the contract asks for, with the
+// same functions the core calls and none of its routing, refusals or bookkeeping.
 // Run it with --cpu-prof to see where the cost goes.
 import { parseArgs } from 'node:util';
 import { accounts, echoHandlers } from '../scripts/lib/example-handlers.ts';
