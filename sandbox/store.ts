@@ -51,6 +51,8 @@ const MIGRATIONS: string[] = [
      id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, subject TEXT NOT NULL, url TEXT NOT NULL, body TEXT NOT NULL,
      signer_kind TEXT NOT NULL, signer_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, delivered INTEGER NOT NULL DEFAULT 0,
      next_attempt_at TEXT NOT NULL, last_attempt_at TEXT, last_status INTEGER);`,
+  // v2: the 3D Secure sessions checkEnrollment opens, for checkTDSAuth and checkPARes to find.
+  `CREATE TABLE three_ds_sessions (token TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, enrolled INTEGER NOT NULL, created_at TEXT NOT NULL);`,
 ];
 
 export type Row = Record<string, any>;

@@ -1,5 +1,7 @@
 // Access tokens, 3D Secure and BIN queries, with deterministic sandbox outcomes: Visa and Mastercard
 // cards are enrolled and authenticate (status Y, ECI 05; 3DS 1: A, ECI 06); others are not enrolled.
+// checkEnrollment opens a session; an outcome is given only for a session of the same merchant whose
+// card is enrolled.
 import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
@@ -17,6 +19,12 @@ const cavv = () => randomBytes(20).toString('base64');
 export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
   const { store, clock } = sb;
   const accessTokenMs = accessTokenLifetimeMinutes(sb.spec) * 60_000;
+  /** Why a 3DS outcome cannot be given for this session: none opened for the merchant, or no card enrolled. */
+  const sessionRefusal = (merchantId: string, threeDSToken: string) => {
+    const session = store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);
+    if (!session) return invalid('threeDSToken', 'no 3D Secure session of this merchant has it (checkEnrollment opens one)');
+    return session.enrolled ? undefined : invalid('threeDSToken', 'its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)');
+  };
   return {
     getAccessToken: ({ body }, { account }) => {
       const accessToken = token('at');
@@ -32,16 +40,20 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
       if (!luhn(source.card.number)) return invalid(source.field, 'fails the Luhn check');
       const type = cardType(source.card.number);
       const enrolled = type === 'visa' || type === 'mc';
+      const threeDSToken = token('tds');
+      store.transaction(() => store.run('INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)', threeDSToken, account.id, enrolled ? 1 : 0, clock.timestamp()));
       return {
         responseCode: '0',
         responseMessage: ok,
-        threeDSToken: token('tds'),
+        threeDSToken,
         enrolled: enrolled ? ('Y' as const) : ('N' as const),
         ...(enrolled ? { threeDSV2Version: '2.2.0', acsURL: 'https://acs.sandbox.test/challenge', challenge: Buffer.from(JSON.stringify({ messageType: 'CReq' })).toString('base64') } : {}),
       };
     },
-    checkTDSAuth: ({ body }) => ({ responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' }),
-    checkPARes: ({ body }) => ({ responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') }),
+    checkTDSAuth: ({ body }, { account }) =>
+      sessionRefusal(account.id, body.threeDSToken) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' },
+    checkPARes: ({ body }, { account }) =>
+      sessionRefusal(account.id, body.threeDSToken) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') },
     queryBIN: ({ body }) => {
       const type = cardType(`${body.cardBin}0000000000`);
       return { responseCode: '0', responseMessage: ok, cardBin: body.cardBin, cardType: type as 'visa', cardFunding: 'credit' as const, cardIssuer: 'Sandbox Bank', cardCountry: 'AU' as const };

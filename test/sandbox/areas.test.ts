@@ -58,6 +58,24 @@ describe('access tokens, 3D Secure and surcharges', () => {
     const refused = await t.client.processCard({ accessToken, transactionAmount: '25.00', transactionCurrency: 'AUD', transactionProduct: '3DS', cardID, threeDSEci: '07', threeDSCavv: 'x', threeDSStatus: 'N', threeDSV2Version: '2.2.0' } as never);
     expect(refused.responseCode).toBe('2');
   });
+
+  it('gives a 3DS outcome only for a session checkEnrollment opened for this merchant, with an enrolled card', async () => {
+    const { accessToken } = (await t.client.getAccessToken({ transactionAmount: '9.00', transactionCurrency: 'AUD' })) as { accessToken: string };
+    const amex = { paymentCardNumber: '376000000000006', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen' };
+    const before = counts(t.sandbox);
+    const threeDSToken = 'tds0000000000000000';
+    for (const unknown of [await t.client.checkTDSAuth({ accessToken, threeDSToken, ...amex } as never), await t.client.checkPARes({ accessToken, threeDSToken, paRes: 'eJzVWFmTo7gS' } as never)]) {
+      expect(unknown).toEqual({ responseCode: '-2', responseMessage: "Field 'threeDSToken' is invalid: no 3D Secure session of this merchant has it (checkEnrollment opens one)" });
+    }
+    expect(counts(t.sandbox)).toEqual(before);
+    const notEnrolled = (await t.client.checkEnrollment({ accessToken, transactionAmount: '9.00', transactionCurrency: 'AUD', ...amex } as never)) as { enrolled: string; threeDSToken: string };
+    expect(notEnrolled.enrolled).toBe('N');
+    const refused = await t.client.checkTDSAuth({ accessToken, threeDSToken: notEnrolled.threeDSToken, ...amex } as never);
+    expect(refused).toEqual({ responseCode: '-2', responseMessage: "Field 'threeDSToken' is invalid: its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)" });
+    const visa = (await t.client.checkEnrollment({ accessToken, transactionAmount: '9.00', transactionCurrency: 'AUD', ...amex, paymentCardNumber: card.visa.paymentCardNumber } as never)) as { enrolled: string; threeDSToken: string };
+    expect(visa.enrolled).toBe('Y');
+    expect(await t.client.checkPARes({ accessToken, threeDSToken: visa.threeDSToken, paRes: 'eJzVWFmTo7gS' } as never)).toMatchObject({ responseCode: '0', threeDSStatus: 'A', threeDSEci: '06' });
+  });
 });
 
 describe('settlement', () => {
@@ -233,7 +251,7 @@ describe('the store', () => {
       const added = (await first.client.token.addCard({ cardName: 'Kept', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
       await first.close();
       const second = await startSandbox({ dbPath: path.join(dir, 'sandbox.db') });
-      expect(second.sandbox.store.schemaVersion).toBe(1);
+      expect(second.sandbox.store.schemaVersion).toBe(2);
       expect((await second.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('0');
       expect((await second.client.token.processCard({ cardID: added.cardID, cardKey: added.cardKey, cardKeyReplace: 'AfterRestart0001', transactionAmount: '2.00', transactionCurrency: 'AUD', transactionProduct: 'x' })).responseCode).toBe('0');
       await second.close();
