@@ -12,13 +12,13 @@
 // it once and its status checked, so that no server wins by refusing quickly. The servers take turns
 // for several rounds and each is reported by its median round: on a shared 2-core machine the
 // throughput of one 10 s run drifts by ±15 %, and a drift would otherwise land on one server only.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { mix as floorMix } from './floor.ts';
+import { check, mix, start } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -40,31 +40,6 @@ const SERVERS = [
   { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
   ...(args['busy-us']?.split(',') ?? []).map((us) => ({ name: `bare+${us}us`, label: `bare node:http with ${us} µs of busy work per request`, script: 'servers/bare.ts', env: { BARE_BUSY_US: us } })),
 ].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
-
-/** The same mix for every server (bench/floor.ts), as autocannon sends it. */
-const mix = floorMix.map((m) => ({ op: m.op, request: { method: m.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: m.url, headers: m.headers, body: m.text } }));
-
-function start(script: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; startedAt: number; readyAt: number }> {
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, [path.join(HERE, script), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production', ...env } });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const m = /ready (\d+)/.exec(chunk.toString());
-      if (m) resolve({ child, port: Number(m[1]), startedAt, readyAt: performance.now() });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-async function check(port: number): Promise<{ ok: number; total: number; failures: string[] }> {
-  const failures: string[] = [];
-  for (const { op, request } of mix) {
-    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
-    const body = await response.text();
-    if (response.status !== op.status || !body.includes('"responseCode"') || /"responseCode":"?-/.test(body)) failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
-  }
-  return { ok: mix.length - failures.length, total: mix.length, failures };
-}
 
 function load(port: number, seconds: number) {
   return autocannon({

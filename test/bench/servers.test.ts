@@ -1,0 +1,26 @@
+// The benchmark compares servers only if each answers the mix as the contract says: this keeps every
+// server of npm run bench honest, the floor included, without timing anything.
+import { afterAll, describe, expect, it } from 'vitest';
+import { check, mix, start, type Started } from '../../bench/harness.ts';
+
+const running: Started[] = [];
+afterAll(() => running.forEach((s) => s.child.kill()));
+
+async function checked(script: string) {
+  const server = await start(script);
+  running.push(server);
+  return check(server.port);
+}
+
+describe('the benchmark servers answer the whole mix', () => {
+  it.each(['servers/stubs.ts', 'servers/floor.ts', 'servers/express-openapi-validator.ts', 'servers/openapi-backend.ts'])('%s: every request gets its status and a result', async (script) => {
+    const { ok, failures } = await checked(script);
+    expect(failures).toEqual([]);
+    expect(ok).toBe(mix.length);
+  });
+
+  it('the bare ceiling answers its constant to all, which the check sees as wrong only for the 201 of Get PayID', async () => {
+    const { failures } = await checked('servers/bare.ts');
+    expect(failures.map((f) => f.split(':')[0])).toEqual(['getPayId']);
+  });
+});
