@@ -12,9 +12,14 @@ export interface Result {
   ms: number;
 }
 
-export function summary(results: Result[], seconds: number, { quiet = false } = {}): string {
+function byOperation(results: Result[]): Map<string, Result[]> {
   const byOp = new Map<string, Result[]>();
   for (const r of results) byOp.set(r.operationId, [...(byOp.get(r.operationId) ?? []), r]);
+  return byOp;
+}
+
+export function summary(results: Result[], seconds: number, { quiet = false } = {}): string {
+  const byOp = byOperation(results);
   const lines: string[] = [];
   for (const [op, list] of byOp) {
     const failed = list.filter((r) => r.status === 'failed');
@@ -34,8 +39,7 @@ export function summary(results: Result[], seconds: number, { quiet = false } = 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 export function junit(results: Result[]): string {
-  const byOp = new Map<string, Result[]>();
-  for (const r of results) byOp.set(r.operationId, [...(byOp.get(r.operationId) ?? []), r]);
+  const byOp = byOperation(results);
   const suites = [...byOp].map(([op, list]) => {
     const cases = list.map((r) => {
       const inner = r.status === 'failed' ? `<failure message="${xml(r.reason ?? '')}"/>` : r.status === 'skipped' ? `<skipped message="${xml(r.reason ?? '')}"/>` : '';
