@@ -1,0 +1,65 @@
+// The CI log is read by its closing lines: .ci/run must end, on stdout, with the plain
+// `N passed, N failed, N skipped` line, with nothing after it on stdout or stderr, and exit with the
+// tests' status. This runs the real .ci/run in a scratch copy of the repo layout, with npm, curl and
+// the pinned node replaced by stand-ins that behave like the real ones at their worst: warnings on
+// stderr after the summary, and npm's own error lines after a failing `npm test`.
+import { spawnSync } from 'node:child_process';
+import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ROOT } from '../support/contract.ts';
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function executable(file: string, body: string): Promise<void> {
+  await writeFile(file, `#!/usr/bin/env bash\n${body}\n`);
+  await chmod(file, 0o755);
+}
+
+async function runCi(testStatus: number) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-ci-run-'));
+  dirs.push(dir);
+  await mkdir(path.join(dir, '.ci'));
+  await copyFile(path.join(ROOT, '.ci/run'), path.join(dir, '.ci/run'));
+  await mkdir(path.join(dir, 'bin'));
+  await mkdir(path.join(dir, 'node_modules/.bin'), { recursive: true });
+  await executable(path.join(dir, 'node_modules/.bin/node'), 'exec sleep 30');
+  await executable(path.join(dir, 'bin/curl'), 'exit 0');
+  await executable(
+    path.join(dir, 'bin/npm'),
+    `case "$1" in
+  test)
+    echo ' Test Files  3 passed (3)'
+    echo
+    echo 'vitest: 7 passed, ${testStatus === 0 ? 0 : 2} failed, 1 skipped'
+    echo 'a late warning from a tool' >&2
+    ${testStatus === 0 ? '' : `echo 'npm error Lifecycle script "test" failed with error:' >&2; exit ${testStatus}`}
+    ;;
+  *) echo "npm $*"; echo 'npm warn something' >&2 ;;
+esac`,
+  );
+  return spawnSync('bash', ['.ci/run'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, CI: 'true' },
+    timeout: 60_000,
+  });
+}
+
+it('a green run ends with the plain closing line on stdout, nothing on stderr, exit 0', async () => {
+  const run = await runCi(0);
+  expect(run.stderr).toBe('');
+  expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('7 passed, 0 failed, 1 skipped');
+  expect(run.status).toBe(0);
+});
+
+it("a red run still ends with the closing line, after npm's error lines, and fails", async () => {
+  const run = await runCi(1);
+  expect(run.stderr).toBe('');
+  const lines = run.stdout.trimEnd().split('\n');
+  expect(lines.at(-1)).toBe('7 passed, 2 failed, 1 skipped');
+  expect(lines.some((line) => line.startsWith('npm error'))).toBe(true);
+  expect(run.status).toBe(1);
+});
