@@ -31,7 +31,7 @@ export interface GatewayHandlers<Context = unknown> {
   processCapture(input: HandlerInput<S["ProcessCaptureRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["CaptureResult"], "customHash"> | S["Refusal"]>;
   /** Refund a transaction (POST /post, method refundCard). Inferred: The seed names refundCard only; public clients send transactionID, refundAmount, transactionAmount and transactionCurrency, signed with the transaction recipe. */
   refundCard(input: HandlerInput<S["RefundCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | S["Refusal"]>;
-  /** Void an authorisation (POST /post, method processVoid). Inferred: The seed names processVoid only; public clients send transactionID, signed with the query recipe. */
+  /** Void an authorisation or a purchase (POST /post, method processVoid). Inferred: The seed names processVoid only; public clients send transactionID, signed with the query recipe. */
   processVoid(input: HandlerInput<S["ProcessVoidRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | S["Refusal"]>;
   /** Query a card transaction (POST /post, method queryCard). Inferred: The seed names queryCard only; public clients send transactionID or transactionReferenceID (and extended=1), signed with the query recipe. */
   queryCard(input: HandlerInput<S["QueryCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["QueryCardResult"] | S["Refusal"]>;

@@ -23,7 +23,20 @@ export const hashRecipes = {
       {
         "field": "transactionCurrency"
       }
-    ]
+    ],
+    "legacy": {
+      "summary": "md5(lower(passphrase + merchantUUID + transactionAmount + transactionCurrency)). ActiveMerchant signs this way (activemerchant/active_merchant@ca45b1b063ce2e1495e1427e0a1d42dcb482d57d:lib/active_merchant/billing/gateways/merchant_warrior.rb#verification_hash) and its remote suite passes against the real sandbox, so the real service accepts both forms.",
+      "source": "public",
+      "example": {
+        "passphrase": "sandbox-passphrase",
+        "fields": {
+          "merchantUUID": "5265f8eed6a19",
+          "transactionAmount": "10.00",
+          "transactionCurrency": "AUD"
+        },
+        "hash": "d14c3e3255a0664169c0993fe7b4185f"
+      }
+    }
   },
   "query": {
     "summary": "Queries and voids of one transaction or batch.",
@@ -45,7 +58,19 @@ export const hashRecipes = {
           "batchUUID"
         ]
       }
-    ]
+    ],
+    "legacy": {
+      "summary": "md5(lower(passphrase + merchantUUID + transactionID)). ActiveMerchant signs its voids this way (activemerchant/active_merchant@ca45b1b063ce2e1495e1427e0a1d42dcb482d57d:lib/active_merchant/billing/gateways/merchant_warrior.rb#void_verification_hash) against the real sandbox.",
+      "source": "public",
+      "example": {
+        "passphrase": "sandbox-passphrase",
+        "fields": {
+          "merchantUUID": "5265f8eed6a19",
+          "transactionID": "1336-5d2e8f10-b600-11e6-b9c3-005056b209e0"
+        },
+        "hash": "1ca0aec6d2897ee3ea780235b1bf4f72"
+      }
+    }
   },
   "settlement": {
     "summary": "getSettlement. Only merchantUUID is lowercased.",

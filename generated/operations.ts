@@ -23,6 +23,9 @@ export const bodyCredentials = {
 
 export const defaultMaxBodyBytes = 1048576;
 
+/** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
+export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
+
 export interface ContractOperation {
   operationId: string;
   summary: string;
@@ -36,6 +39,8 @@ export interface ContractOperation {
   /** Request body schema (component name); its `forms` when the method takes several. */
   request: string | null;
   forms: readonly string[] | null;
+  /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */
+  fields: readonly string[] | null;
   parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   result: string;
   resultType: 'application/json' | 'application/zip' | 'text/csv';
@@ -70,6 +75,50 @@ export const operations: readonly ContractOperation[] = [
       "ProcessCardExternal3DS",
       "ProcessCard3DS2WithCardID",
       "ProcessCard3DS2WithWallet"
+    ],
+    "fields": [
+      "accessToken",
+      "addCard",
+      "apiKey",
+      "cardID",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
+      "digitalWalletToken",
+      "hash",
+      "merchantUUID",
+      "method",
+      "payframeKey",
+      "payframeToken",
+      "paymentCardCSC",
+      "paymentCardExpiry",
+      "paymentCardName",
+      "paymentCardNumber",
+      "paymentCardType",
+      "recurringFlag",
+      "storeID",
+      "threeDSCavv",
+      "threeDSEci",
+      "threeDSStatus",
+      "threeDSToken",
+      "threeDSV2Version",
+      "threeDSXid",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
     ],
     "parameters": [],
     "result": "TransactionResult",
@@ -130,6 +179,48 @@ export const operations: readonly ContractOperation[] = [
       "ProcessAuthWithCardData",
       "ProcessAuthWithPayframe"
     ],
+    "fields": [
+      "addCard",
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
+      "hash",
+      "merchantUUID",
+      "method",
+      "options",
+      "payframeKey",
+      "payframeToken",
+      "paymentCardCSC",
+      "paymentCardExpiry",
+      "paymentCardName",
+      "paymentCardNumber",
+      "paymentCardType",
+      "recurringFlag",
+      "storeID",
+      "threeDSCavv",
+      "threeDSEci",
+      "threeDSStatus",
+      "threeDSToken",
+      "threeDSV2Version",
+      "threeDSXid",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -181,6 +272,18 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessCaptureRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "captureAmount",
+      "hash",
+      "merchantUUID",
+      "method",
+      "networkTransactionID",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionID",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "CaptureResult",
     "resultType": "application/json",
@@ -231,6 +334,16 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RefundCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "merchantUUID",
+      "method",
+      "refundAmount",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionID"
+    ],
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -269,13 +382,21 @@ export const operations: readonly ContractOperation[] = [
   },
   {
     "operationId": "processVoid",
-    "summary": "Void an authorisation",
+    "summary": "Void an authorisation or a purchase",
     "verb": "POST",
     "path": "/post",
     "method": "processVoid",
     "status": 200,
     "request": "ProcessVoidRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "merchantUUID",
+      "method",
+      "transactionAmount",
+      "transactionID"
+    ],
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -321,6 +442,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "extended",
+      "hash",
+      "merchantUUID",
+      "method",
+      "transactionID",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "QueryCardResult",
     "resultType": "application/json",
@@ -366,6 +496,22 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "VerifyCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerName",
+      "hash",
+      "merchantUUID",
+      "method",
+      "paymentCardCSC",
+      "paymentCardExpiry",
+      "paymentCardName",
+      "paymentCardNumber",
+      "transactionAmount",
+      "transactionCurrency"
+    ],
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -416,6 +562,14 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetAccessTokenRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "merchantUUID",
+      "method",
+      "transactionAmount",
+      "transactionCurrency"
+    ],
     "parameters": [],
     "result": "AccessTokenResult",
     "resultType": "application/json",
@@ -461,6 +615,18 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckEnrollmentRequest",
     "forms": null,
+    "fields": [
+      "accessToken",
+      "cardID",
+      "digitalWalletToken",
+      "method",
+      "paymentCardExpiry",
+      "paymentCardName",
+      "paymentCardNumber",
+      "returnURL",
+      "transactionAmount",
+      "transactionCurrency"
+    ],
     "parameters": [],
     "result": "EnrollmentResult",
     "resultType": "application/json",
@@ -501,6 +667,16 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckTDSAuthRequest",
     "forms": null,
+    "fields": [
+      "accessToken",
+      "cardID",
+      "digitalWalletToken",
+      "method",
+      "paymentCardExpiry",
+      "paymentCardName",
+      "paymentCardNumber",
+      "threeDSToken"
+    ],
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -540,6 +716,12 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckPAResRequest",
     "forms": null,
+    "fields": [
+      "accessToken",
+      "method",
+      "paRes",
+      "threeDSToken"
+    ],
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -579,6 +761,34 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessDDebitAuthRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "hash",
+      "hashSalt",
+      "hostedID",
+      "logoURL",
+      "merchantUUID",
+      "method",
+      "notifyURL",
+      "paymentAccountBSB",
+      "paymentAccountName",
+      "paymentAccountNumber",
+      "returnURL",
+      "transactionAmount",
+      "transactionCurrency",
+      "urlHash"
+    ],
     "parameters": [],
     "result": "DDebitAuthResult",
     "resultType": "application/json",
@@ -638,6 +848,25 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessDDebitRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerEmail",
+      "customerName",
+      "fingerprint",
+      "hash",
+      "merchantUUID",
+      "method",
+      "paymentAccountBSB",
+      "paymentAccountName",
+      "paymentAccountNumber",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -688,6 +917,14 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryDDRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "merchantUUID",
+      "method",
+      "transactionID",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -738,6 +975,16 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddBlacklistedCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardExpiryMonth",
+      "cardExpiryYear",
+      "cardName",
+      "cardNumber",
+      "merchantUUID",
+      "method",
+      "secureHash"
+    ],
     "parameters": [],
     "result": "BlacklistedCardResult",
     "resultType": "application/json",
@@ -783,6 +1030,13 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RemoveBlacklistedCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardID",
+      "merchantUUID",
+      "method",
+      "secureHash"
+    ],
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -828,6 +1082,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryBlacklistedCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardExpiryMonth",
+      "cardExpiryYear",
+      "cardNumber",
+      "merchantUUID",
+      "method",
+      "secureHash"
+    ],
     "parameters": [],
     "result": "BlacklistQueryResult",
     "resultType": "application/json",
@@ -873,6 +1136,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetSettlementRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "merchantUUID",
+      "method",
+      "settlementFrom",
+      "settlementTo",
+      "version"
+    ],
     "parameters": [],
     "result": "SettlementFile",
     "resultType": "application/zip",
@@ -918,6 +1190,14 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetSurchargeRequest",
     "forms": null,
+    "fields": [
+      "accessToken",
+      "cardID",
+      "method",
+      "paymentCardNumber",
+      "transactionAmount",
+      "transactionCurrency"
+    ],
     "parameters": [],
     "result": "SurchargeResult",
     "resultType": "application/json",
@@ -958,6 +1238,13 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryBINRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardBin",
+      "hash",
+      "merchantUUID",
+      "method"
+    ],
     "parameters": [],
     "result": "BinResult",
     "resultType": "application/json",
@@ -1003,6 +1290,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessBatchRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "batchFile",
+      "batchNotifyURL",
+      "fileHash",
+      "merchantUUID",
+      "method",
+      "urlHash"
+    ],
     "parameters": [],
     "result": "BatchResult",
     "resultType": "application/json",
@@ -1053,6 +1349,13 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RetrieveBatchRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "batchUUID",
+      "hash",
+      "merchantUUID",
+      "method"
+    ],
     "parameters": [],
     "result": "BatchResultFile",
     "resultType": "text/csv",
@@ -1098,6 +1401,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "SimulateNotifyRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "event",
+      "hash",
+      "merchantUUID",
+      "method",
+      "notifyURL",
+      "transactionID"
+    ],
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1143,6 +1455,40 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "TokenProcessCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardID",
+      "cardKey",
+      "cardKeyReplace",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
+      "hash",
+      "merchantUUID",
+      "method",
+      "networkTransactionID",
+      "originalTransactionID",
+      "paymentCardCSC",
+      "recurringFlag",
+      "storeID",
+      "threeDSToken",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1193,6 +1539,40 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "TokenProcessAuthRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardID",
+      "cardKey",
+      "cardKeyReplace",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
+      "hash",
+      "merchantUUID",
+      "method",
+      "networkTransactionID",
+      "originalTransactionID",
+      "paymentCardCSC",
+      "recurringFlag",
+      "storeID",
+      "threeDSToken",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1243,6 +1623,14 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CardInfoRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardID",
+      "cardKey",
+      "merchantUUID",
+      "method",
+      "paymentFingerprint"
+    ],
     "parameters": [],
     "result": "StoredCardResult",
     "resultType": "application/json",
@@ -1282,6 +1670,18 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardContact",
+      "cardEmail",
+      "cardExpiryMonth",
+      "cardExpiryYear",
+      "cardGlobal",
+      "cardName",
+      "cardNumber",
+      "merchantUUID",
+      "method"
+    ],
     "parameters": [],
     "result": "AddCardResult",
     "resultType": "application/json",
@@ -1321,6 +1721,13 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RemoveCardRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardID",
+      "cardKey",
+      "merchantUUID",
+      "method"
+    ],
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1360,6 +1767,15 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ChangeExpiryRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardExpiryMonth",
+      "cardExpiryYear",
+      "cardID",
+      "cardKey",
+      "merchantUUID",
+      "method"
+    ],
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1399,6 +1815,61 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddMerchantRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "cardAcceptorName",
+      "ccSettlementAccountBSB",
+      "ccSettlementAccountName",
+      "ccSettlementAccountNumber",
+      "ddSettlementAccountBSB",
+      "ddSettlementAccountName",
+      "ddSettlementAccountNumber",
+      "feeAccountBSB",
+      "feeAccountName",
+      "feeAccountNumber",
+      "fileAttachments",
+      "hash",
+      "merchantBillingContactEmail",
+      "merchantBillingContactName",
+      "merchantCategoryCode",
+      "merchantCity",
+      "merchantCompanyCity",
+      "merchantCompanyCountry",
+      "merchantCompanyLegalName",
+      "merchantCompanyPostcode",
+      "merchantCompanyRegNumber",
+      "merchantCompanyState",
+      "merchantCompanyStreet",
+      "merchantCompanyTradingName",
+      "merchantCompanyType",
+      "merchantContactEmail",
+      "merchantContactMobile",
+      "merchantContactName",
+      "merchantContactPhone",
+      "merchantCountry",
+      "merchantIndustry",
+      "merchantOwnerCity",
+      "merchantOwnerCountry",
+      "merchantOwnerDateOfBirth",
+      "merchantOwnerEmail",
+      "merchantOwnerName",
+      "merchantOwnerPhone",
+      "merchantOwnerPostcode",
+      "merchantOwnerState",
+      "merchantOwnerStreet",
+      "merchantPostcode",
+      "merchantState",
+      "merchantStreet",
+      "merchantTemplate",
+      "merchantTimezone",
+      "merchantWebsite",
+      "method",
+      "partnerUUID",
+      "settlementAccountBSB",
+      "settlementAccountName",
+      "settlementAccountNumber",
+      "status"
+    ],
     "parameters": [],
     "result": "MerchantRequestResult",
     "resultType": "application/json",
@@ -1446,6 +1917,25 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdateMerchantRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "feeAccountBSB",
+      "feeAccountName",
+      "feeAccountNumber",
+      "hash",
+      "merchantOwnerCity",
+      "merchantOwnerCountry",
+      "merchantOwnerEmail",
+      "merchantOwnerPostcode",
+      "merchantOwnerState",
+      "merchantOwnerStreet",
+      "merchantUUID",
+      "method",
+      "partnerUUID",
+      "settlementAccountBSB",
+      "settlementAccountName",
+      "settlementAccountNumber"
+    ],
     "parameters": [],
     "result": "MerchantUpdateResult",
     "resultType": "application/json",
@@ -1491,6 +1981,13 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckMerchantRequest",
     "forms": null,
+    "fields": [
+      "apiKey",
+      "hash",
+      "method",
+      "partnerUUID",
+      "requestReference"
+    ],
     "parameters": [],
     "result": "MerchantStatusResult",
     "resultType": "application/json",
@@ -1539,6 +2036,40 @@ export const operations: readonly ContractOperation[] = [
       "WalletProcessCardWithToken",
       "WalletProcessCardKindA",
       "WalletProcessCardKindB"
+    ],
+    "fields": [
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "digitalWalletToken",
+      "hash",
+      "merchantUUID",
+      "method",
+      "recurringFlag",
+      "storeID",
+      "threeDSToken",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID",
+      "walletAApplicationExpirationDate",
+      "walletAApplicationPrimaryAccountNumber",
+      "walletAOnlinePaymentCryptogram",
+      "walletBCryptogram",
+      "walletBEciIndicator",
+      "walletBExpirationMonth",
+      "walletBExpirationYear",
+      "walletBPan"
     ],
     "parameters": [],
     "result": "TransactionResult",
@@ -1592,6 +2123,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -1644,6 +2176,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -1698,6 +2231,10 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreateAgreementRequest",
     "forms": null,
+    "fields": [
+      "agreement",
+      "payer"
+    ],
     "parameters": [],
     "result": "AgreementResult",
     "resultType": "application/json",
@@ -1745,6 +2282,9 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AmendAgreementRequest",
     "forms": null,
+    "fields": [
+      "agreement"
+    ],
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -1799,6 +2339,10 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayToPaymentRequest",
     "forms": null,
+    "fields": [
+      "payer",
+      "transaction"
+    ],
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -1853,6 +2397,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -1911,6 +2456,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -1969,6 +2515,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2036,6 +2583,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [],
     "result": "PayIdListResult",
     "resultType": "application/json",
@@ -2081,6 +2629,11 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayIdRequest",
     "forms": null,
+    "fields": [
+      "name",
+      "payId",
+      "reference"
+    ],
     "parameters": [],
     "result": "PayIdResult",
     "resultType": "application/json",
@@ -2128,6 +2681,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 201,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payId",
@@ -2180,6 +2734,9 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdatePayIdRequest",
     "forms": null,
+    "fields": [
+      "name"
+    ],
     "parameters": [
       {
         "name": "payId",
@@ -2234,6 +2791,9 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdatePayIdStatusRequest",
     "forms": null,
+    "fields": [
+      "status"
+    ],
     "parameters": [
       {
         "name": "payId",
@@ -2288,6 +2848,10 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "PayIdTransactionsRequest",
     "forms": null,
+    "fields": [
+      "from",
+      "to"
+    ],
     "parameters": [
       {
         "name": "payId",
@@ -2342,6 +2906,10 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "PayIdRefundRequest",
     "forms": null,
+    "fields": [
+      "amount",
+      "reason"
+    ],
     "parameters": [
       {
         "name": "transactionId",
@@ -2396,6 +2964,11 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayoutsRequest",
     "forms": null,
+    "fields": [
+      "notifyURL",
+      "reference",
+      "transactions"
+    ],
     "parameters": [],
     "result": "PayoutSummaryResult",
     "resultType": "application/json",
@@ -2445,6 +3018,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -2497,6 +3071,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -2551,6 +3126,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -2609,6 +3185,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -2667,6 +3244,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "fields": null,
     "parameters": [
       {
         "name": "payoutId",

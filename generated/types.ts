@@ -609,15 +609,12 @@ export interface components {
         Country: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
         /** @description Postal code. */
         PostCode: string;
-        /** @description A telephone number. */
+        /** @description A telephone number, or an empty string where the client has none. */
         Phone: string;
-        /**
-         * Format: email
-         * @description An e-mail address.
-         */
-        Email: string;
-        /** @description The customer's IP address. */
-        IpAddress: string | unknown | unknown;
+        /** @description An e-mail address, or an empty string where the client has none. */
+        Email: string | unknown | unknown;
+        /** @description The customer's IP address, or an empty string where the client has none. */
+        IpAddress: string | unknown | unknown | unknown;
         /** @description Full card number (PAN), 12 to 19 digits. Never echoed unmasked. */
         CardNumber: string;
         /** @description Card expiry as MMYY, for example 0529. */
@@ -633,6 +630,19 @@ export interface components {
          * @enum {string}
          */
         Flag: "0" | "1";
+        /** @description A soft descriptor (descriptorName, descriptorCity, descriptorState) that the cardholder's statement shows for this payment instead of the account's defaults. */
+        SoftDescriptor: string;
+        /** @description The card's scheme as the client names it (the vendor's Magento module sends its own codes such as VI, MC, AE). Informational only; the gateway derives cardType from the card number. */
+        PaymentCardType: string;
+        /** @description Electronic commerce indicator from the 3D Secure authentication, two digits. */
+        ThreeDSEci: string;
+        /**
+         * @description 3D Secure transaction status (Y authenticated, A attempted, N not authenticated, U unavailable, R rejected).
+         * @enum {string}
+         */
+        ThreeDSStatus: "Y" | "A" | "N" | "U" | "R";
+        /** @description 3D Secure protocol version, for example 2.2.0. */
+        ThreeDSVersion: string;
         /** @description Merchant-defined value echoed in the result. */
         CustomField: string;
         /**
@@ -665,6 +675,15 @@ export interface components {
             threeDSToken?: components["schemas"]["ThreeDSToken"];
             recurringFlag?: components["schemas"]["Flag"];
             addCard?: components["schemas"]["Flag"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
+            paymentCardType?: components["schemas"]["PaymentCardType"];
+            threeDSEci?: components["schemas"]["ThreeDSEci"];
+            threeDSXid?: string;
+            threeDSCavv?: string;
+            threeDSStatus?: components["schemas"]["ThreeDSStatus"];
+            threeDSV2Version?: components["schemas"]["ThreeDSVersion"];
             storeID?: components["schemas"]["Text"];
             custom1?: components["schemas"]["CustomField"];
             custom2?: components["schemas"]["CustomField"];
@@ -691,7 +710,7 @@ export interface components {
             transactionCurrency: components["schemas"]["Currency"];
             transactionProduct: components["schemas"]["ProductText"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
-            customerName: components["schemas"]["Text"];
+            customerName?: components["schemas"]["Text"];
             customerCountry: components["schemas"]["Country"];
             customerState: components["schemas"]["Text"];
             customerCity: components["schemas"]["Text"];
@@ -709,15 +728,6 @@ export interface components {
             custom2?: components["schemas"]["CustomField"];
             custom3?: components["schemas"]["CustomField"];
         };
-        /** @description Electronic commerce indicator from the 3D Secure authentication, two digits. */
-        ThreeDSEci: string;
-        /**
-         * @description 3D Secure transaction status (Y authenticated, A attempted, N not authenticated, U unavailable, R rejected).
-         * @enum {string}
-         */
-        ThreeDSStatus: "Y" | "A" | "N" | "U" | "R";
-        /** @description 3D Secure protocol version, for example 2.2.0. */
-        ThreeDSVersion: string;
         /**
          * processCard with an external 3DS result
          * @description Authorisation-only purchase where 3D Secure 2 was done by the caller's own provider (seed §4.1);
@@ -851,10 +861,24 @@ export interface components {
             paymentCardName: components["schemas"]["CardName"];
             paymentCardCSC?: components["schemas"]["CardSecurityCode"];
             threeDSToken?: components["schemas"]["ThreeDSToken"];
+            recurringFlag?: components["schemas"]["Flag"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
+            paymentCardType?: components["schemas"]["PaymentCardType"];
+            threeDSEci?: components["schemas"]["ThreeDSEci"];
+            threeDSXid?: string;
+            threeDSCavv?: string;
+            threeDSStatus?: components["schemas"]["ThreeDSStatus"];
+            threeDSV2Version?: components["schemas"]["ThreeDSVersion"];
             storeID?: components["schemas"]["Text"];
             custom1?: components["schemas"]["CustomField"];
             custom2?: components["schemas"]["CustomField"];
             custom3?: components["schemas"]["CustomField"];
+        };
+        /** @description Options of a payframe payment. storeInVaultOnSuccess stores the card in the vault when the payment is approved, as addCard=1 does. */
+        PayframeOptions: {
+            storeInVaultOnSuccess?: boolean;
         };
         /**
          * processAuth with a payframe token
@@ -878,6 +902,8 @@ export interface components {
             customerPostCode: components["schemas"]["PostCode"];
             payframeToken: components["schemas"]["PayframeToken"];
             payframeKey: components["schemas"]["PayframeKey"];
+            threeDSToken?: components["schemas"]["ThreeDSToken"];
+            options?: components["schemas"]["PayframeOptions"];
             customerPhone?: components["schemas"]["Phone"];
             customerEmail?: components["schemas"]["Email"];
             customerIP?: components["schemas"]["IpAddress"];
@@ -944,7 +970,10 @@ export interface components {
         };
         /**
          * processVoid
-         * @description Release the uncaptured authorisation transactionID. A captured or already voided one is declined ("transactionID has already been reversed").
+         * @description Reverse the transaction transactionID: an authorisation that has not been captured, or a purchase
+         *     (its amount goes back to the card). When transactionAmount is sent it must be the transaction's
+         *     amount. A captured authorisation, a refunded purchase or one already voided is refused
+         *     ("transactionID has already been reversed").
          */
         ProcessVoidRequest: {
             /**
@@ -955,6 +984,7 @@ export interface components {
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
             transactionID: components["schemas"]["TransactionID"];
+            transactionAmount?: components["schemas"]["CardAmount"];
             hash: components["schemas"]["Md5Hash"];
         };
         /**
@@ -1361,6 +1391,10 @@ export interface components {
         /** @description Echo of a custom field. The string sent, or an empty array when it was not sent (seed §2, kept as the gateway answers it). */
         CustomEcho: string | [
         ];
+        /** @description Current rotating key of a stored card (seed §1.2, §5.4), for example s5KQIxsZuiyvs3Sc. */
+        CardKey: string;
+        /** @description A numeric alias of a stored card for phone (IVR) payments. */
+        IvrCardID: string;
         /**
          * TransactionResult
          * @description Result of a card purchase, authorisation, verification or token purchase (seed §2.1). Declines (responseCode above 0) carry it too.
@@ -1389,15 +1423,18 @@ export interface components {
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
             customHash: components["schemas"]["Md5Hash"];
+            cardID?: components["schemas"]["CardID"];
+            cardKey?: components["schemas"]["CardKey"];
+            ivrCardID?: components["schemas"]["IvrCardID"];
         };
         /**
          * CaptureResult
-         * @description Result of processCapture. It carries only these fields (seed §2.1).
+         * @description Result of processCapture. It carries only these fields (seed §2.1); the custom echoes and customHash may be absent.
          */
         CaptureResult: {
-            custom1: components["schemas"]["CustomEcho"];
-            custom2: components["schemas"]["CustomEcho"];
-            custom3: components["schemas"]["CustomEcho"];
+            custom1?: components["schemas"]["CustomEcho"];
+            custom2?: components["schemas"]["CustomEcho"];
+            custom3?: components["schemas"]["CustomEcho"];
             responseMessage: components["schemas"]["ResponseMessage"];
             responseCode: components["schemas"]["OutcomeCode"];
             /** @description Authorisation code. */
@@ -1407,7 +1444,7 @@ export interface components {
             transactionID: components["schemas"]["TransactionID"];
             /** @description Receipt number. */
             receiptNo: string;
-            customHash: components["schemas"]["Md5Hash"];
+            customHash?: components["schemas"]["Md5Hash"];
             authSettledDate?: components["schemas"]["Date"];
             /** @description Card network response text. */
             authMessage: string;
@@ -1423,7 +1460,7 @@ export interface components {
             authCode: string;
             authResponseCode: string;
             authMessage: string;
-            receiptNo: string;
+            receiptNo?: string;
         };
         /**
          * QueryCardResult
@@ -1640,14 +1677,13 @@ export interface components {
          * @description The batch's results as CSV, one row per transaction with its outcome (retrieveBatch CSV).
          */
         BatchResultFile: string;
-        /** @description Current rotating key of a stored card (seed §1.2, §5.4), for example s5KQIxsZuiyvs3Sc. */
-        CardKey: string;
         /**
          * processCard (token)
-         * @description Purchase with the stored card cardID, proven by its current cardKey. When the result's
-         *     responseCode is 0 or above (approved or declined), cardKeyReplace becomes the card's key and the
-         *     caller must store it; when it is below zero (refused before processing) the key is unchanged
-         *     (seed §4.2, §7.2).
+         * @description Purchase with the stored card cardID. cardKey and cardKeyReplace are optional: public clients
+         *     send cardID alone. When cardKey is sent it must be the card's current key, or the call is
+         *     refused (-2) and nothing changes. When cardKeyReplace is sent and the result's responseCode is 0
+         *     or above (approved or declined), cardKeyReplace becomes the card's key and the caller must store
+         *     it; when it is below zero (refused before processing) the key is unchanged (seed §4.2, §7.2).
          */
         TokenProcessCardRequest: {
             /**
@@ -1668,9 +1704,12 @@ export interface components {
             customerCity?: components["schemas"]["Text"];
             customerAddress?: components["schemas"]["Text"];
             customerPostCode?: components["schemas"]["PostCode"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
             cardID: components["schemas"]["CardID"];
-            cardKey: components["schemas"]["CardKey"];
-            cardKeyReplace: components["schemas"]["CardKey"];
+            cardKey?: components["schemas"]["CardKey"];
+            cardKeyReplace?: components["schemas"]["CardKey"];
             recurringFlag?: components["schemas"]["Flag"];
             threeDSToken?: components["schemas"]["ThreeDSToken"];
             customerPhone?: components["schemas"]["Phone"];
@@ -1687,7 +1726,11 @@ export interface components {
         };
         /**
          * processAuth (token)
-         * @description Authorise with the stored card cardID. cardKeyReplace becomes the card's key by the same rule as the token purchase.
+         * @description Authorise with the stored card cardID. cardKey and cardKeyReplace are optional: public clients
+         *     send cardID alone. When cardKey is sent it must be the card's current key, or the call is
+         *     refused (-2) and nothing changes. When cardKeyReplace is sent and the result's responseCode is 0
+         *     or above (approved or declined), cardKeyReplace becomes the card's key and the caller must store
+         *     it; when it is below zero (refused before processing) the key is unchanged (seed §4.2, §7.2).
          */
         TokenProcessAuthRequest: {
             /**
@@ -1708,9 +1751,12 @@ export interface components {
             customerCity?: components["schemas"]["Text"];
             customerAddress?: components["schemas"]["Text"];
             customerPostCode?: components["schemas"]["PostCode"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
             cardID: components["schemas"]["CardID"];
-            cardKey: components["schemas"]["CardKey"];
-            cardKeyReplace: components["schemas"]["CardKey"];
+            cardKey?: components["schemas"]["CardKey"];
+            cardKeyReplace?: components["schemas"]["CardKey"];
             recurringFlag?: components["schemas"]["Flag"];
             threeDSToken?: components["schemas"]["ThreeDSToken"];
             customerPhone?: components["schemas"]["Phone"];
@@ -1762,7 +1808,7 @@ export interface components {
         };
         /**
          * removeCard
-         * @description Delete the stored card cardID, proven by its cardKey.
+         * @description Delete the stored card cardID. cardKey is optional; when sent it must be the card's current key.
          */
         RemoveCardRequest: {
             /**
@@ -1773,7 +1819,7 @@ export interface components {
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
             cardID: components["schemas"]["CardID"];
-            cardKey: components["schemas"]["CardKey"];
+            cardKey?: components["schemas"]["CardKey"];
         };
         /**
          * changeExpiry
@@ -1828,8 +1874,7 @@ export interface components {
             responseMessage: components["schemas"]["ResponseMessage"];
             cardID: components["schemas"]["CardID"];
             cardKey: components["schemas"]["CardKey"];
-            /** @description A numeric alias of the card for phone (IVR) payments. */
-            ivrCardID: string;
+            ivrCardID: components["schemas"]["IvrCardID"];
         };
         /** @description Partner identifier (body credential on /partner, seed §5). */
         PartnerUUID: string;
@@ -1902,9 +1947,9 @@ export interface components {
             merchantCompanyState?: components["schemas"]["Text"];
             merchantCompanyPostcode?: components["schemas"]["PostCode"];
             merchantCompanyCountry?: components["schemas"]["Country"];
-            settlementAccountName: components["schemas"]["AccountName"];
-            settlementAccountBSB: components["schemas"]["Bsb"];
-            settlementAccountNumber: components["schemas"]["AccountNumber"];
+            settlementAccountName?: components["schemas"]["AccountName"];
+            settlementAccountBSB?: components["schemas"]["Bsb"];
+            settlementAccountNumber?: components["schemas"]["AccountNumber"];
             feeAccountName?: components["schemas"]["AccountName"];
             feeAccountBSB?: components["schemas"]["Bsb"];
             feeAccountNumber?: components["schemas"]["AccountNumber"];

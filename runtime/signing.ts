@@ -22,6 +22,11 @@ export interface HashRecipe {
   parts?: readonly HashPart[];
   key?: { secret: 'passphrase' };
   message?: 'canonical-parameters';
+  /**
+   * An older form the gateway still accepts: the same parts with the passphrase itself where the
+   * recipe has md5(passphrase). Servers verify it unless told to refuse it; clients never sign with it.
+   */
+  legacy?: { summary?: string; source?: 'public'; example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string } };
 }
 
 export type HashRecipes = Readonly<Record<string, HashRecipe>>;
@@ -158,6 +163,13 @@ export function canonicalJson(value: unknown): string {
     first = false;
   }
   return `${out}}`;
+}
+
+/** The recipe of a recipe's legacy form (see HashRecipe.legacy): the passphrase unhashed, nothing else changed. */
+export function legacyRecipe(recipe: HashRecipe): HashRecipe | undefined {
+  if (!recipe.legacy || !recipe.parts) return undefined;
+  const { legacy: _legacy, ...current } = recipe;
+  return { ...current, parts: recipe.parts.map((part) => (part.secret ? { secret: part.secret } : part)) };
 }
 
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */

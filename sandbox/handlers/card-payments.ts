@@ -7,6 +7,7 @@ import { DEFAULT_TOKEN_CARD, SETTLEMENT_DAYS } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
+import { storeCard } from './vault.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
@@ -106,7 +107,13 @@ const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDS
 function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
   const source = cardOf(sb, merchantId, body);
   if ('refusal' in source) return source.refusal;
-  return charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
+  return sb.store.transaction(() => {
+    const result = charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
+    // addCard=1 (or the payframe's options.storeInVaultOnSuccess): an approved payment also stores the card.
+    const storeIt = body.addCard === '1' || body.options?.storeInVaultOnSuccess === true;
+    if (!storeIt || String(result.responseCode) !== '0') return result;
+    return { ...result, ...storeCard(sb, merchantId, { ...source.card, name: source.card.name ?? body.customerName ?? '' }) };
+  });
 }
 
 /** A stored-card payment: cardKey checked, and replaced by cardKeyReplace in the same transaction when processed. */
@@ -114,11 +121,12 @@ function payWithToken(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string
   return sb.store.transaction(() => {
     const row = sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
     if (!row) return invalid('cardID', 'no such card');
-    if (row.card_key !== body.cardKey) return invalid('cardKey', 'does not match the stored card');
+    // cardKey and cardKeyReplace are optional (public clients send cardID alone); a key sent must match.
+    if (body.cardKey !== undefined && row.card_key !== body.cardKey) return invalid('cardKey', 'does not match the stored card');
     const card = { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name };
     const result = charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
     // Seed §4.2: responseCode 0 or above replaces the key; below zero leaves it.
-    if (Number(result.responseCode) >= 0) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
+    if (body.cardKeyReplace !== undefined && Number(result.responseCode) >= 0) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
     return result;
   });
 }
@@ -193,11 +201,14 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
 
     processVoid: ({ body }, { account }) =>
       store.transaction(() => {
+        // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
         const auth = authorisationOf(sb, account.id, body.transactionID);
-        if (!auth || auth.kind !== 'auth') return invalid('transactionID', 'Invalid transactionID');
+        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return invalid('transactionID', 'Invalid transactionID');
+        if (body.transactionAmount !== undefined && toCents(body.transactionAmount) !== auth.amount) return invalid('transactionAmount', "does not match the transaction's amount");
         if (auth.status === 'void') return invalid('transactionID', 'transactionID has already been reversed');
-        if (auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
-        if (auth.status !== 'preauth') return invalid('transactionID', 'the authorisation was declined');
+        if (auth.status === 'declined') return invalid('transactionID', 'the transaction was declined');
+        if (auth.kind === 'auth' && auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
+        if (auth.refunded > 0) return invalid('transactionID', 'transactionID has already been reversed');
         store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
       }),

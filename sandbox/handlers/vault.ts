@@ -7,12 +7,26 @@ import { blacklistId, cardId, cardKey, digits } from '../ids.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/** Stores a card in the vault under a new cardID, cardKey and ivrCardID (addCard, and payframe payments sent with addCard=1). */
+export function storeCard(sb: Sandbox, merchantId: string, card: { number: string; name: string; expiryMonth: string; expiryYear: string }) {
+  const id = cardId();
+  const key = cardKey();
+  const ivr = digits(8);
+  sb.store.run(
+    'INSERT INTO cards (card_id, merchant_id, card_key, ivr_card_id, name, pan_encrypted, bin, last4, fingerprint, card_type, expiry_month, expiry_year, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    id, merchantId, key, ivr, card.name, sb.vault.encrypt(card.number), card.number.slice(0, 6), card.number.slice(-4), sb.vault.fingerprint(card.number),
+    cardType(card.number), card.expiryMonth, card.expiryYear, sb.clock.timestamp(),
+  );
+  return { cardID: id, cardKey: key, ivrCardID: ivr };
+}
+
 export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 'removeCard' | 'changeExpiry' | 'addBlacklistedCard' | 'queryBlacklistedCard' | 'removeBlacklistedCard'> {
   const { store, vault, clock } = sb;
-  const stored = (merchantId: string, id: string, key: string) => {
+  // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
+  const stored = (merchantId: string, id: string, key: string | undefined) => {
     const row = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, id);
     if (!row) return { refusal: invalid('cardID', 'no such card') };
-    if (row.card_key !== key) return { refusal: invalid('cardKey', 'does not match the stored card') };
+    if (key !== undefined && row.card_key !== key) return { refusal: invalid('cardKey', 'does not match the stored card') };
     return { row };
   };
   const entry = (row: Record<string, any>) => ({
@@ -25,17 +39,8 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
   return {
     addCard: ({ body }, { account }) => {
       if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
-      const id = cardId();
-      const key = cardKey();
-      const ivr = digits(8);
-      store.transaction(() =>
-        store.run(
-          'INSERT INTO cards (card_id, merchant_id, card_key, ivr_card_id, name, pan_encrypted, bin, last4, fingerprint, card_type, expiry_month, expiry_year, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          id, account.id, key, ivr, body.cardName, vault.encrypt(body.cardNumber), body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), vault.fingerprint(body.cardNumber),
-          cardType(body.cardNumber), body.cardExpiryMonth, body.cardExpiryYear, clock.timestamp(),
-        ),
-      );
-      return { responseCode: '0', responseMessage: ok, cardID: id, cardKey: key, ivrCardID: ivr };
+      const card = { number: body.cardNumber, name: body.cardName, expiryMonth: body.cardExpiryMonth, expiryYear: body.cardExpiryYear };
+      return { responseCode: '0', responseMessage: ok, ...store.transaction(() => storeCard(sb, account.id, card)) };
     },
     cardInfo: ({ body }, { account }) => {
       const found = stored(account.id, body.cardID, body.cardKey);

@@ -12,6 +12,7 @@ export interface TableEntry {
   status: number;
   request: string | null;
   forms: string[] | null;
+  fields: string[] | null;
   parameters: { name: string; in: string; required: boolean; example?: string }[];
   result: string;
   resultType: string;
@@ -45,6 +46,13 @@ function headerCredentials(doc: Doc, op: Operation): Record<string, string> | nu
   return Object.fromEntries(op.security.map((name) => [schemes[name]['x-credential'], schemes[name].name]));
 }
 
+/** Every body field some form of the request declares, sorted: what the gateway reads; the rest it ignores. */
+function knownFields(doc: Doc, schemas: string[]): string[] {
+  const names = new Set<string>();
+  for (const name of schemas) for (const field of Object.keys(resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {})) names.add(field);
+  return [...names].sort();
+}
+
 export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
   const defaultLimit: number = doc['x-limits'].maxBodyBytes;
   return ops
@@ -52,6 +60,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
     .map((op) => {
       const request = op.request ? schemaName(op.request) : null;
       const forms = op.request ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null) : null;
+      const fields = request ? knownFields(doc, forms ?? [request]) : null;
       return {
         operationId: op.operationId,
         summary: op.summary,
@@ -61,6 +70,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         status: op.status,
         request,
         forms,
+        fields,
         parameters: op.parameters,
         result: schemaName(op.result!),
         resultType: op.resultType ?? 'application/json',
@@ -97,6 +107,9 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '',
     `export const defaultMaxBodyBytes = ${doc['x-limits'].maxBodyBytes};`,
     '',
+    '/** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */',
+    `export const unknownFieldsPolicy: 'ignore' | 'refuse' = ${JSON.stringify(doc['x-unknown-fields'].policy)};`,
+    '',
     'export interface ContractOperation {',
     '  operationId: string;',
     '  summary: string;',
@@ -110,6 +123,8 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '  /** Request body schema (component name); its `forms` when the method takes several. */',
     '  request: string | null;',
     '  forms: readonly string[] | null;',
+    "  /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */",
+    '  fields: readonly string[] | null;',
     "  parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];",
     '  result: string;',
     "  resultType: 'application/json' | 'application/zip' | 'text/csv';",

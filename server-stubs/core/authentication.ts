@@ -1,7 +1,7 @@
 // Authentication from the contract: the credentials an operation declares (in the body, or in
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
-import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signing.ts';
+import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
@@ -24,8 +24,15 @@ export interface AuthInput {
   query: Record<string, string>;
 }
 
+/** The current form of the recipe, or its legacy form where the recipe has one and it is accepted. */
+function bodyHashMatches(given: string, recipe: HashRecipe, passphrase: string, body: Record<string, unknown>, acceptLegacy: boolean): boolean {
+  if (hashesEqual(given, computeHash(recipe, passphrase, body, nodeDigests))) return true;
+  const legacy = acceptLegacy ? legacyRecipe(recipe) : undefined;
+  return legacy !== undefined && hashesEqual(given, computeHash(legacy, passphrase, body, nodeDigests));
+}
+
 /** Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts. */
-export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts): Steps<{ account: Account } | { refusal: Refusal }> {
+export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts, acceptLegacy = true): Steps<{ account: Account } | { refusal: Refusal }> {
   let account: Account | undefined;
   const body = input.body ?? {};
 
@@ -67,7 +74,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
-      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body, nodeDigests))) return { refusal: refuse(-1, DENIED) };
+      if (!bodyHashMatches(given, recipe, account.passphrase, body, acceptLegacy)) return { refusal: refuse(-1, DENIED) };
     }
   }
   return { account };

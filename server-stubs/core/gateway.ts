@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
 import { answer } from './answer.ts';
 import { authenticate } from './authentication.ts';
-import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
+import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
-import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf, splitUrl } from './request.ts';
+import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
 import { chooseMethod, knows, readLimit, route } from './router.ts';
 import { run, type Steps } from './steps.ts';
 import type {
@@ -28,6 +28,14 @@ export interface GatewayOptions {
   /** Default: `error` unless NODE_ENV is production, where it is `log`. */
   responseValidation?: ResponseValidationMode;
   logger?: Logger;
+  /**
+   * A body field no form of the operation declares: `ignore` drops it (logged as a warning) and
+   * processes the request, as the real gateway does (x-unknown-fields); `refuse` answers -2 naming
+   * it. Default: the contract's policy, `ignore`.
+   */
+  unknownFields?: 'ignore' | 'refuse';
+  /** Body hashes in a recipe's legacy form (x-hash-recipes `legacy`): `accept` (default), as the real gateway does, or `refuse`. */
+  legacyHashes?: 'accept' | 'refuse';
 }
 
 export interface Gateway {
@@ -56,6 +64,7 @@ const SPEC_FILES: Record<string, { file: string; type: string }> = {
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
   const logger = options.logger ?? silent;
+  const ignoreUnknown = (options.unknownFields ?? unknownFieldsPolicy) === 'ignore';
   const metrics: GatewayMetrics = { requests: 0, refusals: 0, violations: 0, failures: 0 };
   const specCache = new Map<string, Promise<Buffer>>();
   const byId = new Map(operations.map((o) => [o.operationId, o]));
@@ -104,11 +113,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);
-    const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, parsed.ok);
+    let sent = parsed.ok;
+    if (ignoreUnknown) {
+      const known = withoutUnknownFields(op, sent);
+      if (known.unknown.length) logger.warn('unknown fields ignored', { operationId: op.operationId, fields: known.unknown.join(', ') });
+      sent = known.body;
+    }
+    const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
     if (invalid) return refused(op, invalid);
 
-    const body = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
-    const auth = yield* authenticate(op, { headers: request.headers, body, params, query: query.ok }, options.accounts);
+    const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
+    // Hashes cover the body as the client signed it, unknown fields included.
+    const signed = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
+    const auth = yield* authenticate(op, { headers: request.headers, body: signed, params, query: query.ok }, options.accounts, options.legacyHashes !== 'refuse');
     if ('refusal' in auth) return refused(op, auth.refusal);
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;

@@ -69,6 +69,18 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
   return failed && refusalFor(failed.errors);
 }
 
+/**
+ * The body without the fields no form of the operation declares (x-unknown-fields: ignore), and their
+ * names. The body itself is returned when it has none, so a clean request costs one pass over its keys.
+ */
+export function withoutUnknownFields(op: ContractOperation, body: unknown): { body: unknown; unknown: string[] } {
+  if (!op.fields || typeof body !== 'object' || body === null || Array.isArray(body)) return { body, unknown: [] };
+  const unknown = Object.keys(body).filter((name) => !op.fields!.includes(name));
+  if (!unknown.length) return { body, unknown };
+  const known = Object.fromEntries(Object.entries(body).filter(([name]) => op.fields!.includes(name)));
+  return { body: known, unknown };
+}
+
 /** Path and query parameters against their schemas. */
 export function checkParameters(op: ContractOperation, params: Record<string, string>, query: Record<string, string>): Refusal | undefined {
   if (!op.parameters.length) return undefined;

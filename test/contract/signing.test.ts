@@ -3,7 +3,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalParameters, computeHash, hashesEqual, hashPreimage } from '../../runtime/signing.ts';
+import { canonicalJson, canonicalParameters, computeHash, hashesEqual, hashPreimage, legacyRecipe } from '../../runtime/signing.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 
 const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
@@ -26,6 +26,20 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
   it('settlement: md5(P + lower(merchantUUID) + settlementFrom + settlementTo), nothing else lowercased', () => {
     const s = { merchantUUID: 'ABC', settlementFrom: '2026-11-01', settlementTo: '2026-11-30' };
     expect(computeHash(hashRecipes.settlement, 'PassPhrase', s)).toBe(md5(P('PassPhrase') + 'abc' + s.settlementFrom + s.settlementTo));
+  });
+
+  // ActiveMerchant's #verification_hash and #void_verification_hash, as it writes them.
+  it('legacy forms: the passphrase unhashed, as ActiveMerchant signs; each legacy example reproduces', () => {
+    const am = (...parts: string[]) => md5(parts.join('').toLowerCase());
+    expect(computeHash(legacyRecipe(hashRecipes.transaction)!, pass, tx)).toBe(am(pass, tx.merchantUUID, tx.transactionAmount, tx.transactionCurrency));
+    expect(computeHash(legacyRecipe(hashRecipes.query)!, pass, { merchantUUID: 'M', transactionID: 'TX-1' })).toBe(am(pass, 'M', 'TX-1'));
+    const withLegacy = Object.entries(hashRecipes).filter(([, recipe]) => 'legacy' in recipe);
+    expect(withLegacy.map(([name]) => name).sort()).toEqual(['query', 'transaction']);
+    for (const [, recipe] of withLegacy) {
+      const { example } = (recipe as unknown as { legacy: { example: { passphrase: string; fields: Record<string, string>; hash: string } } }).legacy;
+      expect(computeHash(legacyRecipe(recipe)!, example.passphrase, example.fields)).toBe(example.hash);
+    }
+    expect(legacyRecipe(hashRecipes.settlement)).toBeUndefined();
   });
 
   it('custom: empty custom fields ([] or absent) count as empty strings', () => {

@@ -1,5 +1,6 @@
 // The gateway core around the handlers: authentication of every credential kind, requests that
 // cannot be read, answers that break the contract, the spec it serves, and the node:http adapter.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,21 @@ describe('authentication', () => {
     await expectRefused(buildRequest(op, { body: { ...example('processCapture'), hash: '0'.repeat(32) } }), -1, DENIED);
     // The hash covers the amount: the same hash over another amount fails.
     await expectRefused(buildRequest(op, { body: { ...example('processCapture'), transactionAmount: '51.00' } }), -1, DENIED);
+  });
+
+  it("a body hash in its recipe's legacy form (ActiveMerchant's) is accepted, unless the server refuses legacy hashes", async () => {
+    const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+    const body = example('processCapture');
+    const legacy = md5((sandbox.passphrase + body.merchantUUID + body.transactionAmount + body.transactionCurrency).toLowerCase());
+    calls.length = 0;
+    const accepted = json(await gateway.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })));
+    expect(Number(accepted.responseCode)).toBeGreaterThanOrEqual(0);
+    expect(calls).toHaveLength(1);
+    const strict = createGateway({ handlers: echoHandlers(calls), accounts, legacyHashes: 'refuse' });
+    calls.length = 0;
+    const refused = json(await strict.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })));
+    expect(refused).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
+    expect(calls).toHaveLength(0);
   });
 
   it('responseCode of a body-API refusal is a string, as the gateway sends it in JSON', async () => {
@@ -151,6 +167,29 @@ describe('requests that cannot be read', () => {
     }
     await expectRefused(buildRequest(getPayId, { body: { name: 'x' } }), -2, 'getPayId takes no request body', 201);
   });
+  it('a body field no form declares is ignored and logged (x-unknown-fields: ignore), or refused naming it when the server opts in', async () => {
+    const warnings: unknown[] = [];
+    const tolerant = createGateway({ handlers: echoHandlers(calls), accounts, logger: { warn: (...args) => warnings.push(args), error() {} } });
+    const body = { ...example('processCapture'), surchargeFlag: '1', customerNote: 'leave at door' };
+    calls.length = 0;
+    const answer = json(await tolerant.handle(buildRequest(operation('processCapture'), { body })));
+    expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
+    expect(calls).toHaveLength(1);
+    expect(Object.keys(calls[0]!.input.body as object)).not.toContain('surchargeFlag');
+    expect(warnings).toEqual([['unknown fields ignored', { operationId: 'processCapture', fields: 'surchargeFlag, customerNote' }]]);
+    const strict = createGateway({ handlers: echoHandlers(calls), accounts, unknownFields: 'refuse' });
+    calls.length = 0;
+    const refused = json(await strict.handle(buildRequest(operation('processCapture'), { body })));
+    expect(refused.responseCode).toBe('-2');
+    expect(refused.responseMessage).toMatch(/surchargeFlag/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("a field another form of the method declares still decides the form: card data beside a payframe token is refused", async () => {
+    const body = { ...example('processCard', 1), paymentCardNumber: '4564710000000004' };
+    await expectRefused(buildRequest(operation('processCard'), { body }), -2, /./);
+  });
+
   it('a query parameter the operation does not take is refused naming it', async () => {
     await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { colour: 'red' } }), -2, "Parameter 'colour' is not allowed");
     await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { from: '22/11/2026' } }), -2, /^Parameter 'from' is invalid/);

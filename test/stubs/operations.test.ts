@@ -11,6 +11,7 @@ import { operations, type ContractOperation } from '../../generated/operations.t
 
 const calls: Call[] = [];
 const gateway = createGateway({ handlers: echoHandlers(calls), accounts });
+const strict = createGateway({ handlers: echoHandlers(calls), accounts, unknownFields: 'refuse' });
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const schemaOf = (name: string) => doc.components.schemas[name];
@@ -20,9 +21,9 @@ function formOf(op: ContractOperation, example: unknown): string {
   return (op.forms ?? [op.request!]).find((f) => validatorFor(`#/components/schemas/${f}`)(example))!;
 }
 
-async function send(op: ContractOperation, body: unknown) {
+async function send(op: ContractOperation, body: unknown, server = gateway) {
   calls.length = 0;
-  const response = await gateway.handle(buildRequest(op, { body }));
+  const response = await server.handle(buildRequest(op, { body }));
   return { response, reached: calls.length };
 }
 
@@ -75,8 +76,16 @@ for (const op of operations) {
       });
     }
 
-    it('an unknown field is refused with -2 naming it', async () => {
+    it('an unknown field is ignored: the handler gets the request without it (x-unknown-fields: ignore)', async () => {
       const { response, reached } = await send(op, { ...example, transactionAmmount: '1.00' });
+      if (op.resultType === 'application/json') expect(Number(json(response).responseCode)).toBeGreaterThanOrEqual(0);
+      else expect(response.headers['content-type']).toBe(op.resultType);
+      expect(reached).toBe(1);
+      expect(calls[0]!.input.body).toEqual(example);
+    });
+
+    it('with unknownFields: refuse, an unknown field is refused with -2 naming it', async () => {
+      const { response, reached } = await send(op, { ...example, transactionAmmount: '1.00' }, strict);
       expect(json(response)).toMatchObject({ responseMessage: "Field 'transactionAmmount' is not allowed" });
       expect(Number(json(response).responseCode)).toBe(-2);
       expect(reached).toBe(0);
