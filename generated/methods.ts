@@ -45,6 +45,10 @@ export interface MethodMap {
   "/processCard": {
     processCard: { operationId: "walletProcessCard"; request: components['schemas']["WalletProcessCardRequest"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
   };
+  "/payframe": {
+    processCard: { operationId: "payframeProcessCard"; request: components['schemas']["ProcessCardWithPayframe"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
+    processAuth: { operationId: "payframeProcessAuth"; request: components['schemas']["ProcessAuthWithPayframe"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
+  };
 }
 
 /** Every operation of the contract by operationId → its request, result and refusal. */
@@ -82,6 +86,8 @@ export interface OperationMap {
   updateMerchant: { path: "/partner"; verb: "post"; method: "updateMerchant"; request: components['schemas']["UpdateMerchantRequest"]; result: components['schemas']["MerchantUpdateResult"]; refusal: components['schemas']["Refusal"] };
   checkMerchant: { path: "/partner"; verb: "post"; method: "checkMerchant"; request: components['schemas']["CheckMerchantRequest"]; result: components['schemas']["MerchantStatusResult"]; refusal: components['schemas']["Refusal"] };
   walletProcessCard: { path: "/processCard"; verb: "post"; method: "processCard"; request: components['schemas']["WalletProcessCardRequest"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
+  payframeProcessCard: { path: "/payframe"; verb: "post"; method: "processCard"; request: components['schemas']["ProcessCardWithPayframe"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
+  payframeProcessAuth: { path: "/payframe"; verb: "post"; method: "processAuth"; request: components['schemas']["ProcessAuthWithPayframe"]; result: components['schemas']["TransactionResult"]; refusal: components['schemas']["Refusal"] };
   retrieveBatchResponse: { path: "/batch/{batchUUID}"; verb: "get"; method: never; request: never; result: components['schemas']["BatchStatusResult"]; refusal: components['schemas']["Refusal"] };
   retrieveBatchNotify: { path: "/batch/{batchUUID}/notify"; verb: "get"; method: never; request: never; result: components['schemas']["BatchStatusResult"]; refusal: components['schemas']["Refusal"] };
   createAgreement: { path: "/npp/payto/agreement"; verb: "post"; method: never; request: components['schemas']["CreateAgreementRequest"]; result: components['schemas']["AgreementResult"]; refusal: components['schemas']["NppRefusal"] };

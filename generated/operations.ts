@@ -23,6 +23,9 @@ export const bodyCredentials = {
 
 export const defaultMaxBodyBytes = 1048576;
 
+/** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */
+export const methodInPath: readonly string[] = ["/token"];
+
 /** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
 export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
 
@@ -2112,6 +2115,164 @@ export const operations: readonly ContractOperation[] = [
     },
     "provenance": {
       "seed": "§4.4"
+    }
+  },
+  {
+    "operationId": "payframeProcessCard",
+    "summary": "Payframe purchase",
+    "verb": "POST",
+    "path": "/payframe",
+    "method": "processCard",
+    "status": 200,
+    "request": "ProcessCardWithPayframe",
+    "forms": null,
+    "fields": [
+      "accessToken",
+      "addCard",
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "hash",
+      "merchantUUID",
+      "method",
+      "payframeKey",
+      "payframeToken",
+      "storeID",
+      "threeDSToken",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
+    "parameters": [],
+    "result": "TransactionResult",
+    "resultType": "application/json",
+    "refusal": "Refusal",
+    "refusalCode": "string",
+    "credentials": [
+      "merchant",
+      "accessToken"
+    ],
+    "headers": null,
+    "hashes": [
+      {
+        "in": "body",
+        "name": "hash",
+        "recipe": "transaction"
+      }
+    ],
+    "resultHashes": [
+      {
+        "name": "customHash",
+        "recipe": "custom"
+      }
+    ],
+    "maxBodyBytes": 1048576,
+    "deprecated": false,
+    "aliasOf": "processCard",
+    "webhooks": [],
+    "examples": {
+      "request": [
+        "processCardPayframe"
+      ],
+      "result": [
+        "processCardApproved",
+        "processCardDeclined"
+      ],
+      "refusal": [
+        "payframeProcessCardRefused"
+      ]
+    },
+    "provenance": {
+      "inferred": "The seed shows the payframe purchase on /post (§4.1). The payframe clients post it to /payframe/: the vendor's Magento module (merchantwarrior/magento2@9cb15aaf68505aa0a70cc2cdbea8ea28241413be:Model/Api/Payframe/Process.php#getApiUrl) and the .NET SDK (Xiippy/Xiippy.MerchantWarriorSDKsFor.NET@18eb5970a1cab6c1820739b4cf98be88bdd7e386:MerchantWarriorClient/Common/Constants.cs). It is the same operation there, answered by processCard."
+    }
+  },
+  {
+    "operationId": "payframeProcessAuth",
+    "summary": "Payframe authorisation",
+    "verb": "POST",
+    "path": "/payframe",
+    "method": "processAuth",
+    "status": 200,
+    "request": "ProcessAuthWithPayframe",
+    "forms": null,
+    "fields": [
+      "addCard",
+      "apiKey",
+      "custom1",
+      "custom2",
+      "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
+      "customerEmail",
+      "customerIP",
+      "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
+      "hash",
+      "merchantUUID",
+      "method",
+      "options",
+      "payframeKey",
+      "payframeToken",
+      "storeID",
+      "threeDSToken",
+      "transactionAmount",
+      "transactionCurrency",
+      "transactionProduct",
+      "transactionReferenceID"
+    ],
+    "parameters": [],
+    "result": "TransactionResult",
+    "resultType": "application/json",
+    "refusal": "Refusal",
+    "refusalCode": "string",
+    "credentials": [
+      "merchant"
+    ],
+    "headers": null,
+    "hashes": [
+      {
+        "in": "body",
+        "name": "hash",
+        "recipe": "transaction"
+      }
+    ],
+    "resultHashes": [
+      {
+        "name": "customHash",
+        "recipe": "custom"
+      }
+    ],
+    "maxBodyBytes": 1048576,
+    "deprecated": false,
+    "aliasOf": "processAuth",
+    "webhooks": [],
+    "examples": {
+      "request": [
+        "processAuthPayframe"
+      ],
+      "result": [
+        "processAuthApproved"
+      ],
+      "refusal": [
+        "payframeProcessAuthRefused"
+      ]
+    },
+    "provenance": {
+      "inferred": "The seed shows the payframe authorisation on /post (§4.1). The payframe clients post it to /payframe/: the vendor's Magento module (merchantwarrior/magento2@9cb15aaf68505aa0a70cc2cdbea8ea28241413be:Model/Api/Payframe/Process.php#getApiUrl) and the .NET SDK (Xiippy/Xiippy.MerchantWarriorSDKsFor.NET@18eb5970a1cab6c1820739b4cf98be88bdd7e386:MerchantWarriorClient/Common/Constants.cs). It is the same operation there, answered by processAuth."
     }
   },
   {

@@ -41,6 +41,10 @@ export interface paths {
          *     its cardID protected by a rotating cardKey: every token purchase or authorisation sends the
          *     current key and a cardKeyReplace, which becomes the key when the result's responseCode is 0 or
          *     above, and does not when it is below zero (seed §4.2).
+         *
+         *     **POST /token/{method}** is the same operation with the method named in the path: the body may
+         *     leave `method` out (when it carries one, it must be the path's). This is the form ActiveMerchant
+         *     posts token operations in.
          */
         post: operations["token"];
         delete?: never;
@@ -89,6 +93,28 @@ export interface paths {
          *     on wallet purchases.
          */
         post: operations["digitalWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payframe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payframe API (the operation is chosen by method)
+         * @description The payframe purchase (processCard) and authorisation (processAuth), at the path the public
+         *     payframe clients post them to. Each takes exactly the payframe form of its /post method and is
+         *     answered by the same operation. Every outcome, refusals included, is answered with HTTP 200.
+         */
+        post: operations["payframe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -596,7 +622,7 @@ export interface components {
          * @enum {string}
          */
         Currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
-        /** @description What is being paid for, as shown on statements and in the settlement file. */
+        /** @description What is being paid for, as shown on statements and in the settlement file. At most 34 characters. */
         ProductText: string;
         /** @description The caller's own reference for the transaction. */
         ReferenceID: string;
@@ -700,7 +726,10 @@ export interface components {
          * @description Purchase with the card the customer entered in the hosted payframe (seed §4.1).
          */
         ProcessCardWithPayframe: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             method: "processCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -885,7 +914,10 @@ export interface components {
          * @description The payframe purchase's fields with method processAuth, without accessToken and threeDSToken (seed §4.1).
          */
         ProcessAuthWithPayframe: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             method: "processAuth";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1404,7 +1436,7 @@ export interface components {
             responseMessage: components["schemas"]["ResponseMessage"];
             transactionID: components["schemas"]["TransactionID"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
-            transactionAmount: components["schemas"]["CardAmount"];
+            transactionAmount?: components["schemas"]["CardAmount"];
             feeAmount?: components["schemas"]["CardAmount"];
             /** @description Authorisation code; empty on a decline. */
             authCode: string;
@@ -1414,11 +1446,11 @@ export interface components {
             authMessage: string;
             authSettledDate?: components["schemas"]["Date"];
             /** @description Receipt number. */
-            receiptNo: string;
-            cardType: components["schemas"]["CardType"];
+            receiptNo?: string;
+            cardType?: components["schemas"]["CardType"];
             cardExpiryMonth?: components["schemas"]["ExpiryMonth"];
             cardExpiryYear?: components["schemas"]["ExpiryYear"];
-            paymentCardNumber: components["schemas"]["MaskedCardNumber"];
+            paymentCardNumber?: components["schemas"]["MaskedCardNumber"];
             custom1: components["schemas"]["CustomEcho"];
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
@@ -1461,6 +1493,7 @@ export interface components {
             authResponseCode: string;
             authMessage: string;
             receiptNo?: string;
+            authSettledDate?: components["schemas"]["Date"];
         };
         /**
          * QueryCardResult
@@ -2936,6 +2969,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WalletProcessCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The transaction result, or a refusal (negative responseCode). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionResult"] | components["schemas"]["Refusal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    payframe: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description API version; every request carries 2.0 (seed §4, §9.1). A request without it, or with another value, is refused with HTTP 400.
+                 * @example 2.0
+                 */
+                "SVC-API-VERSION": components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessCardWithPayframe"] | components["schemas"]["ProcessAuthWithPayframe"];
             };
         };
         responses: {

@@ -7,8 +7,8 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
-import { bodyErrors } from '../server-stubs/core/request.ts';
-import { compile } from '../server-stubs/core/router.ts';
+import { bodyErrors, withoutUnknownFields } from '../server-stubs/core/request.ts';
+import { compile, methodPath } from '../server-stubs/core/router.ts';
 
 interface MockRoute {
   operationId: string;
@@ -101,12 +101,30 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
       } catch {
         body = undefined; // Prism answers malformed JSON itself.
       }
-      const url = req.url ?? '/';
+      let url = req.url ?? '/';
+      let rewritten = false;
+      // POST /token/processCard (x-method-in-path): Prism knows /token, with the method in the body.
+      const named = choosesExamples ? methodPath(url.split('?')[0]!) : undefined;
+      if (named && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+        body = { method: named.method, ...body };
+        url = named.path + url.slice(url.split('?')[0]!.length);
+        rewritten = true;
+      }
       const route = choosesExamples ? routeFor(req.method ?? 'GET', url.split('?')[0]!, body) : undefined;
       const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
+      // The gateway ignores body fields no form declares (x-unknown-fields); Prism, reading the closed
+      // schemas, would refuse them. They are dropped here, so the mock answers as the gateway does.
+      let forwarded = raw;
+      const op = route && operations.find((o) => o.operationId === route.operationId);
+      const known = op ? withoutUnknownFields(op, body) : undefined;
+      if (known?.unknown.length || rewritten) {
+        forwarded = Buffer.from(JSON.stringify(known?.body ?? body));
+        headers['content-length'] = String(forwarded.length);
+        delete headers['transfer-encoding'];
+      }
       const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
         const status = answer.statusCode!;
         // Prism cannot serve a binary example inline: a zip result is answered with its file.
@@ -152,7 +170,7 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
         res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` }));
       });
-      upstream.end(raw);
+      upstream.end(forwarded);
     });
   });
 }

@@ -18,6 +18,10 @@ export const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ response
 /** A refusal of the NPP and payout paths: responseCode as an integer. */
 export const nppRefusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
 export const invalid = (field: string, why: string) => refusal(-2, `Field '${field}' is invalid: ${why}`);
+/** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
+export function numbered(sb: Sandbox, name: 'invalidTransactionID' | 'alreadyReversed') {
+  return refusal(-2, sb.spec.components.schemas.Refusal['x-numbered-refusals'][name].message);
+}
 export const nppInvalid = (field: string, why: string) => nppRefusal(-2, `Field '${field}' is invalid: ${why}`);
 
 /** custom1..3 as stored: the string sent, or null; echoed as the string or [] (seed §2). */

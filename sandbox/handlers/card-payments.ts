@@ -2,7 +2,7 @@
 // queries and verifications. Each handler's writes happen in one transaction; a refusal writes nothing.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { authorise, cardType, luhn, mask, type Card } from '../cards.ts';
-import { customEcho, customOf, findByIdOrReference, invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { customEcho, customOf, findByIdOrReference, invalid, numbered, ok, refusal, type Sandbox } from '../context.ts';
 import { DEFAULT_TOKEN_CARD, SETTLEMENT_DAYS } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
@@ -147,9 +147,9 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     processCapture: ({ body }, { account }) =>
       store.transaction(() => {
         const auth = authorisationOf(sb, account.id, body.transactionID);
-        if (!auth || auth.kind !== 'auth') return invalid('transactionID', 'Invalid transactionID');
+        if (!auth || auth.kind !== 'auth') return numbered(sb, 'invalidTransactionID');
         if (toCents(body.transactionAmount) !== auth.amount) return invalid('transactionAmount', "does not match the authorisation's amount");
-        if (auth.status === 'void') return invalid('transactionID', 'transactionID has already been reversed');
+        if (auth.status === 'void') return numbered(sb, 'alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the authorisation was declined');
         const cents = toCents(body.captureAmount);
         if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
@@ -181,8 +181,9 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     refundCard: ({ body }, { account }) =>
       store.transaction(() => {
         const original = authorisationOf(sb, account.id, body.transactionID);
-        if (!original || original.kind === 'refund' || original.kind === 'verify') return invalid('transactionID', 'Invalid transactionID');
+        if (!original || original.kind === 'refund' || original.kind === 'verify') return numbered(sb, 'invalidTransactionID');
         if (toCents(body.transactionAmount) !== original.amount) return invalid('transactionAmount', "does not match the transaction's amount");
+        if (original.status === 'void') return numbered(sb, 'alreadyReversed');
         const cents = toCents(body.refundAmount);
         if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
         if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
@@ -203,12 +204,12 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       store.transaction(() => {
         // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
         const auth = authorisationOf(sb, account.id, body.transactionID);
-        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return invalid('transactionID', 'Invalid transactionID');
+        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return numbered(sb, 'invalidTransactionID');
         if (body.transactionAmount !== undefined && toCents(body.transactionAmount) !== auth.amount) return invalid('transactionAmount', "does not match the transaction's amount");
-        if (auth.status === 'void') return invalid('transactionID', 'transactionID has already been reversed');
+        if (auth.status === 'void') return numbered(sb, 'alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the transaction was declined');
         if (auth.kind === 'auth' && auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
-        if (auth.refunded > 0) return invalid('transactionID', 'transactionID has already been reversed');
+        if (auth.refunded > 0) return numbered(sb, 'alreadyReversed');
         store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
       }),
@@ -216,7 +217,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     queryCard: ({ body }, { account }) => {
       let row = findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
       if (row?.kind === 'capture') row = authorisationOf(sb, account.id, row.parent_id);
-      if (!row) return body.transactionID ? invalid('transactionID', 'Invalid transactionID') : invalid('transactionReferenceID', 'no such transaction');
+      if (!row) return body.transactionID ? numbered(sb, 'invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {
         ...common,

@@ -12,5 +12,5 @@ export const resultValidators = require('payment-gateway-contract/validators/res
 /** Absolute path of a file the package exports, e.g. 'openapi.json'. */
 export const packageFile = (name: string): string => require.resolve(`payment-gateway-contract/${name}`);
 
-export { apiVersion, bodyCredentials, defaultMaxBodyBytes, operations, unknownFieldsPolicy } from '../../generated/operations.ts';
+export { apiVersion, bodyCredentials, defaultMaxBodyBytes, methodInPath, operations, unknownFieldsPolicy } from '../../generated/operations.ts';
 export { hashRecipes } from '../../generated/hash-recipes.ts';

@@ -107,9 +107,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     const parsed = parseBody(request, path.readLimit);
     if ('refusal' in parsed) return refused(first, parsed.refusal);
 
-    const chosen = chooseMethod(candidates, parsed.ok);
+    const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
     if ('refusal' in chosen) return refused(first, chosen.refusal);
     const op = chosen.op;
+    // POST /token/processCard: the body is validated and handled as if it carried its method.
+    if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok)) parsed.ok = { ...parsed.ok, method: op.method };
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);

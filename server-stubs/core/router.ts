@@ -1,5 +1,5 @@
 // Finds the operation a request is for: by verb and path, then on a shared path by `method`.
-import { operations } from './contract.ts';
+import { methodInPath, operations } from './contract.ts';
 import { refuse, type Refusal } from './refusals.ts';
 import type { ContractOperation } from './types.ts';
 
@@ -16,6 +16,8 @@ export interface Match {
   route: Route;
   params: Record<string, string>;
   candidates: ContractOperation[];
+  /** The method a path such as /token/processCard names (x-method-in-path). */
+  pathMethod?: string;
 }
 
 /** A path template's pattern, its parameters captured in order. */
@@ -53,7 +55,10 @@ const segments = (path: string) => {
 const templated = new Map<number, Route[]>();
 for (const r of routes.filter((r) => r.names.length)) templated.set(segments(r.template), [...(templated.get(segments(r.template)) ?? []), r]);
 
-type Found = { route: Route; m: RegExpExecArray | null } | undefined;
+type Found = { route: Route; m: RegExpExecArray | null; pathMethod?: string } | undefined;
+// POST /token/processCard is /token with the method in the path (x-method-in-path). ActiveMerchant
+// joins '/token/' and the method with '/', so /token//processCard is the same path.
+const byMethodPath = methodInPath.map((path) => ({ pattern: new RegExp(`^${path}/+([A-Za-z]+)/?$`), route: literal.get(path)! }));
 // The adapter asks for a path's read limit, then the core routes the same path: remember the last.
 let last: { pathname: string; found: Found } = { pathname: '', found: undefined };
 
@@ -69,6 +74,10 @@ function find(pathname: string): Found {
         found = { route, m };
         break;
       }
+    }
+    for (let i = 0; !found && i < byMethodPath.length; i++) {
+      const named = byMethodPath[i]!.pattern.exec(pathname)?.[1];
+      if (named) found = { route: byMethodPath[i]!.route, m: null, pathMethod: named };
     }
   }
   last = { pathname, found };
@@ -89,7 +98,7 @@ export function route(verb: string, pathname: string): RouteResult {
   } catch {
     return { refusal: refuse(-2, `The path ${pathname} is not correctly encoded`, 400) };
   }
-  return { match: { route: r, params, candidates } };
+  return { match: found.pathMethod ? { route: r, params, candidates, pathMethod: found.pathMethod } : { route: r, params, candidates } };
 }
 
 // On a shared path: its operations by `method`, and the allowed values as a refusal names them.
@@ -100,14 +109,26 @@ for (const r of routes) {
   }
 }
 
-/** On a shared path, the operation the body's `method` names. */
-export function chooseMethod(candidates: ContractOperation[], body: unknown): { op: ContractOperation } | { refusal: Refusal } {
+/** On a shared path, the operation the body's `method` names, or the path's (x-method-in-path). */
+export function chooseMethod(candidates: ContractOperation[], body: unknown, pathMethod?: string): { op: ContractOperation } | { refusal: Refusal } {
   if (candidates.length === 1 && candidates[0]!.method === null) return { op: candidates[0]! };
   const { byMethod, allowed } = methods.get(candidates)!;
-  const method = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
+  const sent = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
+  if (pathMethod !== undefined && !byMethod.has(pathMethod)) return { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
+  if (pathMethod !== undefined && sent !== undefined && sent !== pathMethod) return { refusal: refuse(-2, `Field 'method' is invalid: must be ${pathMethod}, the method the path names`) };
+  const method = sent ?? pathMethod;
   if (method === undefined) return { refusal: refuse(-3, `Field 'method' is required: one of ${allowed}`) };
   const op = method === null ? undefined : byMethod.get(method);
   return op ? { op } : { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
+}
+
+/** For a path such as /token/processCard (x-method-in-path): the shared path and the method it names. */
+export function methodPath(pathname: string): { path: string; method: string } | undefined {
+  for (const { pattern, route } of byMethodPath) {
+    const method = pattern.exec(pathname)?.[1];
+    if (method) return { path: route.template, method };
+  }
+  return undefined;
 }
 
 /** Whether any operation of the contract is at this path. */

@@ -58,6 +58,14 @@ describe('npm run mock', () => {
     }
   });
 
+  it('a body field no form declares is ignored, as the gateway ignores it (x-unknown-fields)', async () => {
+    const op = operations.find((o) => o.operationId === 'processCapture')!;
+    const answer = await send(mock.url, buildRequest(op, { body: { ...requestExamples(op)[0]!.value, descriptorPhone: '0400000000' } }));
+    expect(answer.status).toBe(200);
+    const v = validatorFor(`#/components/schemas/${op.result}`);
+    expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
+  });
+
   it('an invalid request is refused by Prism with 422 and its violations', async () => {
     const op = operations.find((o) => o.operationId === 'processCapture')!;
     const body = { ...requestExamples(op)[0]!.value, captureAmount: '30' };

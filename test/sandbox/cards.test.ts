@@ -73,8 +73,21 @@ describe('authorise → capture → refund → void', () => {
   it('voids an uncaptured authorisation once', async () => {
     const auth = (await t.client.processAuth({ transactionAmount: '20.00', transactionCurrency: 'AUD', transactionProduct: 'Hold', ...customer, ...card.visa } as never)) as { transactionID: string };
     expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseCode).toBe('0');
-    expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseMessage).toBe("Field 'transactionID' is invalid: transactionID has already been reversed");
+    expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseMessage).toBe('SVC -016:transactionID has already been reversed');
     expect((await t.client.processCapture({ transactionID: auth.transactionID, transactionAmount: '20.00', transactionCurrency: 'AUD', captureAmount: '1.00' })).responseCode).toBe('-2');
+  });
+
+  it('voids a purchase, as ActiveMerchant does against the real sandbox; then it refunds nothing and voids once', async () => {
+    const sale = (await purchase({ transactionAmount: '12.00' })) as { transactionID: string };
+    expect((await t.client.processVoid({ transactionID: sale.transactionID, transactionAmount: '12.01' })).responseMessage).toBe(
+      "Field 'transactionAmount' is invalid: does not match the transaction's amount",
+    );
+    expect(await t.client.processVoid({ transactionID: sale.transactionID, transactionAmount: '12.00' })).toMatchObject({ responseCode: '0', responseMessage: 'Transaction approved' });
+    expect(await t.client.queryCard({ transactionID: sale.transactionID })).toMatchObject({ transactionStatus: 'void' });
+    const reversed = { responseCode: '-2', responseMessage: 'SVC -016:transactionID has already been reversed' };
+    expect(await t.client.refundCard({ transactionID: sale.transactionID, transactionAmount: '12.00', transactionCurrency: 'AUD', refundAmount: '1.00' })).toEqual(reversed);
+    expect(await t.client.processVoid({ transactionID: sale.transactionID })).toEqual(reversed);
+    expect(await t.client.processVoid({ transactionID: '1336-00000000-0000-0000-0000-000000000000' })).toEqual({ responseCode: '-2', responseMessage: 'SVC - 011:Invalid transactionID' });
   });
 
   it('finds a transaction by its reference', async () => {
@@ -107,6 +120,29 @@ describe('the vault', () => {
     expect((await t.client.token.changeExpiry({ cardID: added.cardID, cardKey: 'NewKey0000000004', cardExpiryMonth: '03', cardExpiryYear: '31' })).responseCode).toBe('0');
     expect((await t.client.token.removeCard({ cardID: added.cardID, cardKey: 'NewKey0000000004' })).responseCode).toBe('0');
     expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: 'NewKey0000000004' })).responseCode).toBe('-2');
+  });
+
+  it('cardKey and cardKeyReplace are optional: cardID alone pays and keeps the key; a key sent must match; removeCard takes cardID alone', async () => {
+    const added = (await t.client.token.addCard({ cardName: 'Jane Citizen', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const pay = (keys: Record<string, string>) => t.client.token.processCard({ cardID: added.cardID, ...keys, transactionAmount: '5.00', transactionCurrency: 'AUD', transactionProduct: 'Plan' });
+    expect((await pay({})).responseCode).toBe('0');
+    expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('0');
+    expect((await pay({ cardKey: 'WrongKey00000000' })).responseMessage).toBe("Field 'cardKey' is invalid: does not match the stored card");
+    expect((await pay({ cardKey: added.cardKey })).responseCode).toBe('0');
+    expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('0');
+    expect((await t.client.token.removeCard({ cardID: added.cardID })).responseCode).toBe('0');
+    expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('-2');
+  });
+
+  it('a payframe purchase with addCard=1 stores the card and answers cardID, cardKey and ivrCardID, which then pay', async () => {
+    const payframe = { transactionAmount: '7.00', transactionCurrency: 'AUD', transactionProduct: 'Vaulted', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000', payframeToken: 'pf8f2c0a1b6d4e93', payframeKey: 'pk1' };
+    const paid = (await t.client.processCard({ ...payframe, addCard: '1' } as never)) as Record<string, string>;
+    expect(paid).toMatchObject({ responseCode: '0', cardID: expect.any(String), cardKey: expect.any(String), ivrCardID: expect.stringMatching(/^[0-9]+$/) });
+    expect(await t.client.token.cardInfo({ cardID: paid.cardID!, cardKey: paid.cardKey! })).toMatchObject({ responseCode: '0', cardNumberLast: '0004' });
+    expect((await t.client.token.processCard({ cardID: paid.cardID!, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'Again' })).responseCode).toBe('0');
+    const plain = (await t.client.processCard(payframe as never)) as Record<string, string>;
+    expect(plain.responseCode).toBe('0');
+    expect(plain).not.toHaveProperty('cardID');
   });
 
   it('50 purchases at once with the same cardKey: exactly one is processed and rotates the key', async () => {

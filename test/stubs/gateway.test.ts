@@ -153,6 +153,33 @@ describe('requests that cannot be read', () => {
     // A PayID is an e-mail address: its @ travels percent-encoded and reaches the handler decoded.
     expect(encoded).toBeGreaterThan(0);
   });
+  it('POST /token/{method} (x-method-in-path): the path names the method the body leaves out; a body naming another is refused', async () => {
+    for (const id of ['tokenProcessCard', 'addCard', 'removeCard']) {
+      const op = operation(id);
+      const { method, ...body } = example(id);
+      const request = { ...buildRequest(op, { body }), url: `/token/${method as string}/` };
+      calls.length = 0;
+      const answer = json(await gateway.handle(request));
+      expect(Number(answer.responseCode), id).toBeGreaterThanOrEqual(0);
+      expect(calls.map((c) => c.operationId)).toEqual([id]);
+      expect(calls[0]!.input.body).toEqual({ ...body, method });
+    }
+    const mismatched = { ...buildRequest(operation('addCard'), { body: example('addCard') }), url: '/token/removeCard' };
+    await expectRefused(mismatched, -2, "Field 'method' is invalid: must be removeCard, the method the path names");
+    await expectRefused({ ...mismatched, url: '/token/processRefund' }, -2, /^Field 'method' is invalid: must be one of /);
+  });
+
+  it('POST /payframe takes the payframe forms of processCard and processAuth, answered by their handlers; card data is refused there', async () => {
+    for (const [id, target] of [['payframeProcessCard', 'processCard'], ['payframeProcessAuth', 'processAuth']] as const) {
+      calls.length = 0;
+      const answer = json(await gateway.handle(buildRequest(operation(id), { body: example(id) })));
+      expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
+      expect(calls.map((c) => c.operationId)).toEqual([target]);
+    }
+    const cardData = { ...buildRequest(operation('processCard'), { body: example('processCard') }), url: '/payframe' };
+    await expectRefused(cardData, -3, /'payframe(Token|Key)' is required/);
+  });
+
   it('a missing method names the allowed values', async () => {
     const { method: _m, ...body } = example('processCapture');
     await expectRefused(buildRequest(op, { body }), -3, /^Field 'method' is required: one of processCard, processAuth, /);
