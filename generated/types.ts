@@ -1309,8 +1309,7 @@ export interface components {
             settlementFrom: components["schemas"]["Date"];
             settlementTo: components["schemas"]["Date"];
             /**
-             * @description Settlement file format version (seed §9.2); it selects the CSV columns (see SettlementFile).
-             * @default 1.6
+             * @description Settlement file format version (seed §9.2); it selects the CSV columns (see SettlementFile). Without it, the unversioned layout.
              * @enum {string}
              */
             version?: "1.5" | "1.6";
@@ -1702,7 +1701,8 @@ export interface components {
          * @description A Zip archive holding one CSV file, `settlement.csv`, with a header row and one row per
          *     transaction settled between settlementFrom and settlementTo (seed §4.1). The seed shows an empty
          *     JSON body for this response; the bytes of the zip are the real answer. `version` selects the
-         *     columns (x-csv-columns).
+         *     columns (x-csv-columns); a request without `version` gets the `unversioned` layout. `status` is
+         *     approved, or void for a purchase voided before it settled.
          */
         SettlementFile: string;
         /**

@@ -34,7 +34,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
     },
     getSettlement: ({ body }, { account }) => {
       if (body.settlementTo < body.settlementFrom) return invalid('settlementTo', 'is before settlementFrom');
-      const version = body.version ?? '1.6';
+      const version = body.version ?? 'unversioned';
       const columns: string[] = sb.spec.components.schemas.SettlementFile['x-csv-columns'][version];
       const rows = store.all(
         "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, created_at, rowid",
@@ -43,7 +43,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       const values = (row: Record<string, any>): Record<string, string> => ({
         transactionID: row.id,
         transactionReferenceID: row.reference ?? '',
-        status: 'approved',
+        status: row.status === 'void' ? 'void' : 'approved',
         transactionAmount: fromCents(row.amount),
         feeAmount: fromCents(halfUp(row.amount, FEE_BP)),
         transactionCurrency: row.currency,

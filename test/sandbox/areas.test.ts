@@ -5,12 +5,12 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { zipSync } from 'fflate';
+import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient } from '../../generated/client.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash } from '../../runtime/signing.ts';
-import { readSettlement } from '../../runtime/settlement.ts';
+import { parseCsv, readSettlement } from '../../runtime/settlement.ts';
 import { accessTokenLifetimeMinutes } from '../../sandbox/handlers/three-ds.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
@@ -90,6 +90,20 @@ describe('settlement', () => {
     expect(older.columns).toEqual(['transactionID', 'status', 'transactionAmount', 'transactionCurrency', 'settlementDate', 'transactionProduct']);
     const before = readSettlement((await t.client.getSettlement({ settlementFrom: '2000-01-01', settlementTo: '2000-01-02' })) as Uint8Array);
     expect(before.rows).toEqual([]);
+  });
+
+  it("without version, the layout the vendor's Magento module reads by position: 0 transaction ID, 1 status, 4 product", async () => {
+    const sale = (product: string) => t.client.processCard({ transactionAmount: '3.00', transactionCurrency: 'AUD', transactionProduct: product, ...customer, ...card.visa } as never) as Promise<{ transactionID: string; authSettledDate: string }>;
+    const kept = await sale('Kept');
+    const voided = await sale('Voided');
+    expect((await t.client.processVoid({ transactionID: voided.transactionID })).responseCode).toBe('0');
+    const day = kept.authSettledDate;
+    const zip = (await t.client.getSettlement({ settlementFrom: day, settlementTo: day })) as Uint8Array;
+    const csv = parseCsv(new TextDecoder().decode(Object.values(unzipSync(zip))[0]!));
+    // GetSettlementData::mapTransactions: $row[0] id, $row[1] status, $row[4] product.
+    const byId = new Map(csv.slice(1).map((row) => [row[0], row]));
+    expect([byId.get(kept.transactionID)![1], byId.get(kept.transactionID)![4]]).toEqual(['approved', 'Kept']);
+    expect([byId.get(voided.transactionID)![1], byId.get(voided.transactionID)![4]]).toEqual(['void', 'Voided']);
   });
 });
 
