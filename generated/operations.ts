@@ -24,7 +24,7 @@ export const bodyCredentials = {
 export const defaultMaxBodyBytes = 1048576;
 
 /** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */
-export const methodInPath: readonly string[] = ["/token"];
+export const methodInPath: readonly string[] = ["/post","/token"];
 
 /** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
 export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
@@ -44,6 +44,8 @@ export interface ContractOperation {
   forms: readonly string[] | null;
   /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */
   fields: readonly string[] | null;
+  /** Body fields read upper-cased whatever case they come in (x-normalise). */
+  normalise: Readonly<Record<string, 'uppercase'>> | null;
   parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   result: string;
   resultType: 'application/json' | 'application/zip' | 'text/csv';
@@ -123,6 +125,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -224,6 +230,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -287,6 +297,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionID",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "CaptureResult",
     "resultType": "application/json",
@@ -347,6 +360,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency",
       "transactionID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -400,6 +416,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionAmount",
       "transactionID"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -454,6 +471,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionID",
       "transactionReferenceID"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "QueryCardResult",
     "resultType": "application/json",
@@ -515,6 +533,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionAmount",
       "transactionCurrency"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -573,6 +594,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionAmount",
       "transactionCurrency"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "AccessTokenResult",
     "resultType": "application/json",
@@ -630,6 +654,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionAmount",
       "transactionCurrency"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "EnrollmentResult",
     "resultType": "application/json",
@@ -680,6 +707,7 @@ export const operations: readonly ContractOperation[] = [
       "paymentCardNumber",
       "threeDSToken"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -725,6 +753,7 @@ export const operations: readonly ContractOperation[] = [
       "paRes",
       "threeDSToken"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -792,6 +821,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency",
       "urlHash"
     ],
+    "normalise": {
+      "customerCountry": "uppercase",
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "DDebitAuthResult",
     "resultType": "application/json",
@@ -870,6 +903,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -928,6 +964,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionID",
       "transactionReferenceID"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -988,6 +1025,7 @@ export const operations: readonly ContractOperation[] = [
       "method",
       "secureHash"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "BlacklistedCardResult",
     "resultType": "application/json",
@@ -1040,6 +1078,7 @@ export const operations: readonly ContractOperation[] = [
       "method",
       "secureHash"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1094,6 +1133,7 @@ export const operations: readonly ContractOperation[] = [
       "method",
       "secureHash"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "BlacklistQueryResult",
     "resultType": "application/json",
@@ -1148,6 +1188,7 @@ export const operations: readonly ContractOperation[] = [
       "settlementTo",
       "version"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "SettlementFile",
     "resultType": "application/zip",
@@ -1201,6 +1242,9 @@ export const operations: readonly ContractOperation[] = [
       "transactionAmount",
       "transactionCurrency"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase"
+    },
     "parameters": [],
     "result": "SurchargeResult",
     "resultType": "application/json",
@@ -1248,6 +1292,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantUUID",
       "method"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "BinResult",
     "resultType": "application/json",
@@ -1302,6 +1347,7 @@ export const operations: readonly ContractOperation[] = [
       "method",
       "urlHash"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "BatchResult",
     "resultType": "application/json",
@@ -1359,6 +1405,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantUUID",
       "method"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "BatchResultFile",
     "resultType": "text/csv",
@@ -1413,6 +1460,7 @@ export const operations: readonly ContractOperation[] = [
       "notifyURL",
       "transactionID"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1492,6 +1540,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1576,6 +1628,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1634,6 +1690,7 @@ export const operations: readonly ContractOperation[] = [
       "method",
       "paymentFingerprint"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "StoredCardResult",
     "resultType": "application/json",
@@ -1685,6 +1742,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantUUID",
       "method"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AddCardResult",
     "resultType": "application/json",
@@ -1731,6 +1789,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantUUID",
       "method"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1779,6 +1838,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantUUID",
       "method"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1873,6 +1933,11 @@ export const operations: readonly ContractOperation[] = [
       "settlementAccountNumber",
       "status"
     ],
+    "normalise": {
+      "merchantCountry": "uppercase",
+      "merchantOwnerCountry": "uppercase",
+      "merchantCompanyCountry": "uppercase"
+    },
     "parameters": [],
     "result": "MerchantRequestResult",
     "resultType": "application/json",
@@ -1939,6 +2004,9 @@ export const operations: readonly ContractOperation[] = [
       "settlementAccountName",
       "settlementAccountNumber"
     ],
+    "normalise": {
+      "merchantOwnerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "MerchantUpdateResult",
     "resultType": "application/json",
@@ -1991,6 +2059,7 @@ export const operations: readonly ContractOperation[] = [
       "partnerUUID",
       "requestReference"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "MerchantStatusResult",
     "resultType": "application/json",
@@ -2074,6 +2143,10 @@ export const operations: readonly ContractOperation[] = [
       "walletBExpirationYear",
       "walletBPan"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2154,6 +2227,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2234,6 +2311,10 @@ export const operations: readonly ContractOperation[] = [
       "transactionProduct",
       "transactionReferenceID"
     ],
+    "normalise": {
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2285,6 +2366,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -2338,6 +2420,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -2396,6 +2479,7 @@ export const operations: readonly ContractOperation[] = [
       "agreement",
       "payer"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "AgreementResult",
     "resultType": "application/json",
@@ -2446,6 +2530,7 @@ export const operations: readonly ContractOperation[] = [
     "fields": [
       "agreement"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2504,6 +2589,7 @@ export const operations: readonly ContractOperation[] = [
       "payer",
       "transaction"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2559,6 +2645,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2618,6 +2705,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2677,6 +2765,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -2745,6 +2834,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [],
     "result": "PayIdListResult",
     "resultType": "application/json",
@@ -2795,6 +2885,7 @@ export const operations: readonly ContractOperation[] = [
       "payId",
       "reference"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "PayIdResult",
     "resultType": "application/json",
@@ -2843,6 +2934,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payId",
@@ -2898,6 +2990,7 @@ export const operations: readonly ContractOperation[] = [
     "fields": [
       "name"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "payId",
@@ -2955,6 +3048,7 @@ export const operations: readonly ContractOperation[] = [
     "fields": [
       "status"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "payId",
@@ -3013,6 +3107,7 @@ export const operations: readonly ContractOperation[] = [
       "from",
       "to"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "payId",
@@ -3071,6 +3166,7 @@ export const operations: readonly ContractOperation[] = [
       "amount",
       "reason"
     ],
+    "normalise": null,
     "parameters": [
       {
         "name": "transactionId",
@@ -3130,6 +3226,7 @@ export const operations: readonly ContractOperation[] = [
       "reference",
       "transactions"
     ],
+    "normalise": null,
     "parameters": [],
     "result": "PayoutSummaryResult",
     "resultType": "application/json",
@@ -3180,6 +3277,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -3233,6 +3331,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -3288,6 +3387,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -3347,6 +3447,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -3406,6 +3507,7 @@ export const operations: readonly ContractOperation[] = [
     "request": null,
     "forms": null,
     "fields": null,
+    "normalise": null,
     "parameters": [
       {
         "name": "payoutId",

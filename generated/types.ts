@@ -17,6 +17,7 @@ export interface paths {
          *     chooses the operation; each method has its own request form, result and examples (x-methods).
          *     Credentials travel in the body: merchantUUID and apiKey with a message hash, or an accessToken.
          *     Every outcome, refusals included, is answered with HTTP 200: read `responseCode`.
+         *     **POST /post/{method}** is the same operation with the method named in the path as well.
          *     getSettlement answers a Zip archive (application/zip) and retrieveBatch a CSV file (text/csv).
          */
         post: operations["directApi"];
@@ -618,7 +619,7 @@ export interface components {
          */
         CardAmount: string;
         /**
-         * @description ISO 4217 currency code (seed §2 conventions). The list is the set of circulating currencies known to ICU.
+         * @description ISO 4217 currency code (seed §2 conventions). The list is the set of circulating currencies known to ICU. Taken in either letter case and read in upper case (x-normalise).
          * @enum {string}
          */
         Currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
@@ -629,7 +630,7 @@ export interface components {
         /** @description Free text. */
         Text: string;
         /**
-         * @description ISO 3166-1 alpha-2 country code (seed §2 conventions). The list holds the 249 officially assigned codes.
+         * @description ISO 3166-1 alpha-2 country code (seed §2 conventions). The list holds the 249 officially assigned codes. Taken in either letter case and read in upper case (x-normalise).
          * @enum {string}
          */
         Country: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
@@ -984,7 +985,10 @@ export interface components {
         };
         /**
          * refundCard
-         * @description Refund refundAmount of the captured transaction transactionID. Refunds in total never exceed what was captured.
+         * @description Refund refundAmount of the captured transaction transactionID. Refunds in total never exceed
+         *     what was captured. transactionAmount and transactionCurrency are what the hash signs; public
+         *     clients send the refund's own amount there, and the gateway does not compare it with the
+         *     original transaction's.
          */
         RefundCardRequest: {
             /**
@@ -1805,7 +1809,7 @@ export interface components {
         };
         /**
          * cardInfo
-         * @description The stored card cardID, proven by its cardKey. The seed lists no hash for this operation; merchantUUID, apiKey and cardKey authenticate it.
+         * @description The stored card cardID. cardKey is optional; when sent it must be the card's current key. The seed lists no hash for this operation; merchantUUID and apiKey authenticate it.
          */
         CardInfoRequest: {
             /**
@@ -1816,7 +1820,7 @@ export interface components {
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
             cardID: components["schemas"]["CardID"];
-            cardKey: components["schemas"]["CardKey"];
+            cardKey?: components["schemas"]["CardKey"];
             paymentFingerprint?: components["schemas"]["Flag"];
         };
         /**
@@ -1856,7 +1860,7 @@ export interface components {
         };
         /**
          * changeExpiry
-         * @description Replace the expiry of the stored card cardID, proven by its cardKey.
+         * @description Replace the expiry of the stored card cardID. cardKey is optional; when sent it must be the card's current key.
          */
         ChangeExpiryRequest: {
             /**
@@ -1867,7 +1871,7 @@ export interface components {
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
             cardID: components["schemas"]["CardID"];
-            cardKey: components["schemas"]["CardKey"];
+            cardKey?: components["schemas"]["CardKey"];
             cardExpiryMonth: components["schemas"]["ExpiryMonth"];
             cardExpiryYear: components["schemas"]["ExpiryYear"];
         };

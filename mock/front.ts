@@ -7,7 +7,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
-import { bodyErrors, withoutUnknownFields } from '../server-stubs/core/request.ts';
+import { bodyErrors, normalised, withoutUnknownFields } from '../server-stubs/core/request.ts';
 import { compile, methodPath } from '../server-stubs/core/router.ts';
 
 interface MockRoute {
@@ -120,8 +120,9 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
       let forwarded = raw;
       const op = route && operations.find((o) => o.operationId === route.operationId);
       const known = op ? withoutUnknownFields(op, body) : undefined;
-      if (known?.unknown.length || rewritten) {
-        forwarded = Buffer.from(JSON.stringify(known?.body ?? body));
+      const read = op && known ? normalised(op, known.body) : body;
+      if (known && (known.unknown.length || rewritten || read !== known.body)) {
+        forwarded = Buffer.from(JSON.stringify(read));
         headers['content-length'] = String(forwarded.length);
         delete headers['transfer-encoding'];
       }

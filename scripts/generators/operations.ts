@@ -13,6 +13,7 @@ export interface TableEntry {
   request: string | null;
   forms: string[] | null;
   fields: string[] | null;
+  normalise: Record<string, 'uppercase'> | null;
   parameters: { name: string; in: string; required: boolean; example?: string }[];
   result: string;
   resultType: string;
@@ -53,6 +54,19 @@ function knownFields(doc: Doc, schemas: string[]): string[] {
   return [...names].sort();
 }
 
+/** Body fields whose type carries x-normalise (the gateway reads them upper-cased), or null when none does. */
+function normalisedFields(doc: Doc, schemas: string[]): Record<string, 'uppercase'> | null {
+  const found: Record<string, 'uppercase'> = {};
+  for (const name of schemas) {
+    for (const [field, property] of Object.entries<{ $ref?: string }>(resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {})) {
+      let schema: Record<string, unknown> = property;
+      while (typeof schema.$ref === 'string') schema = resolvePointer(doc, schema.$ref);
+      if (schema['x-normalise'] === 'uppercase') found[field] = 'uppercase';
+    }
+  }
+  return Object.keys(found).length ? found : null;
+}
+
 export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
   const defaultLimit: number = doc['x-limits'].maxBodyBytes;
   return ops
@@ -61,6 +75,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
       const request = op.request ? schemaName(op.request) : null;
       const forms = op.request ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null) : null;
       const fields = request ? knownFields(doc, forms ?? [request]) : null;
+      const normalise = request ? normalisedFields(doc, forms ?? [request]) : null;
       return {
         operationId: op.operationId,
         summary: op.summary,
@@ -71,6 +86,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         request,
         forms,
         fields,
+        normalise,
         parameters: op.parameters,
         result: schemaName(op.result!),
         resultType: op.resultType ?? 'application/json',
@@ -128,6 +144,8 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '  forms: readonly string[] | null;',
     "  /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */",
     '  fields: readonly string[] | null;',
+    "  /** Body fields read upper-cased whatever case they come in (x-normalise). */",
+    "  normalise: Readonly<Record<string, 'uppercase'>> | null;",
     "  parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];",
     '  result: string;',
     "  resultType: 'application/json' | 'application/zip' | 'text/csv';",

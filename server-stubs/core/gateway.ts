@@ -7,7 +7,7 @@ import { answer } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
-import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
+import { byteLength, checkBody, checkParameters, checkVersion, parseBody, normalised, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
 import { chooseMethod, knows, readLimit, route } from './router.ts';
 import { run, type Steps } from './steps.ts';
 import type {
@@ -121,6 +121,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (known.unknown.length) logger.warn('unknown fields ignored', { operationId: op.operationId, fields: known.unknown.join(', ') });
       sent = known.body;
     }
+    sent = normalised(op, sent);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
     if (invalid) return refused(op, invalid);
 

@@ -81,6 +81,17 @@ export function withoutUnknownFields(op: ContractOperation, body: unknown): { bo
   return { body: known, unknown };
 }
 
+/** The body with the fields the contract reads upper-cased (x-normalise) upper-cased; itself when none changes. */
+export function normalised(op: ContractOperation, body: unknown): unknown {
+  if (!op.normalise || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  let copy: Record<string, unknown> | undefined;
+  for (const field in op.normalise) {
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value !== value.toUpperCase()) (copy ??= { ...body })[field] = value.toUpperCase();
+  }
+  return copy ?? body;
+}
+
 /** Path and query parameters against their schemas. */
 export function checkParameters(op: ContractOperation, params: Record<string, string>, query: Record<string, string>): Refusal | undefined {
   if (!op.parameters.length) return undefined;

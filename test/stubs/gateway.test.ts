@@ -180,6 +180,22 @@ describe('requests that cannot be read', () => {
     await expectRefused(cardData, -3, /'payframe(Token|Key)' is required/);
   });
 
+  it('currency and country codes are taken in either case and reach the handler upper-cased (x-normalise)', async () => {
+    const body = { ...example('processCard'), transactionCurrency: 'aud', customerCountry: 'au' };
+    calls.length = 0;
+    const answer = json(await gateway.handle(buildRequest(operation('processCard'), { body })));
+    expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
+    expect(calls[0]!.input.body).toMatchObject({ transactionCurrency: 'AUD', customerCountry: 'AU' });
+    await expectRefused(buildRequest(operation('processCard'), { body: { ...body, transactionCurrency: 'zzz' } }), -2, /transactionCurrency/);
+  });
+
+  it('POST /post/{method}: the Direct API with the method in the path as well', async () => {
+    calls.length = 0;
+    const request = { ...buildRequest(operation('processCapture'), { body: example('processCapture') }), url: '/post/processCapture/' };
+    expect(Number(json(await gateway.handle(request)).responseCode)).toBeGreaterThanOrEqual(0);
+    expect(calls.map((c) => c.operationId)).toEqual(['processCapture']);
+  });
+
   it('a missing method names the allowed values', async () => {
     const { method: _m, ...body } = example('processCapture');
     await expectRefused(buildRequest(op, { body }), -3, /^Field 'method' is required: one of processCard, processAuth, /);
