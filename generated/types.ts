@@ -39,9 +39,10 @@ export interface paths {
         /**
          * Token API (the operation is chosen by method)
          * @description Store cards, read them back truncated, change or remove them, and pay with them. A stored card is
-         *     its cardID protected by a rotating cardKey: every token purchase or authorisation sends the
-         *     current key and a cardKeyReplace, which becomes the key when the result's responseCode is 0 or
-         *     above, and does not when it is below zero (seed §4.2).
+         *     its cardID protected by a rotating cardKey: a token purchase or authorisation that sends a
+         *     cardKeyReplace makes it the key when the result's responseCode is 0 or above, and not when it is
+         *     below zero (seed §4.2). cardKey and cardKeyReplace are optional (public clients pay with cardID
+         *     alone); a cardKey sent must be the card's current key.
          *
          *     **POST /token/{method}** is the same operation with the method named in the path: the body may
          *     leave `method` out (when it carries one, it must be the path's). This is the form ActiveMerchant
