@@ -31,7 +31,11 @@ export function arbitraryFor(doc: Doc, schema: any): fc.Arbitrary<unknown> {
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
   const branches = s.oneOf ?? s.anyOf;
-  if (branches && !s.properties) return fc.oneof(...branches.map((b: unknown) => arbitraryFor(doc, b)));
+  if (branches && !s.properties) {
+    // A branch adds to what the schema around it says ({type: string, anyOf: [{format: email}, {maxLength: 0}]}).
+    const { oneOf: _o, anyOf: _a, description: _d, ...around } = s;
+    return fc.oneof(...branches.map((b: unknown) => arbitraryFor(doc, { ...around, ...deref(doc, b) })));
+  }
   const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
   switch (type) {
     case 'string':

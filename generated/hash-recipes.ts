@@ -314,28 +314,20 @@ export const hashRecipes = {
     ]
   },
   "batchFile": {
-    "summary": "fileHash of processBatch, over the decoded zip's bytes.",
-    "source": "defined",
+    "summary": "fileHash of processBatch, md5 of the decoded zip's bytes alone.",
+    "source": "public",
     "algorithm": "md5",
-    "lowercase": true,
-    "parts": [
-      {
-        "secret": "passphrase",
-        "digest": "md5"
-      },
-      {
-        "field": "merchantUUID"
-      },
-      {
-        "field": "batchFile",
-        "decode": "base64",
-        "digest": "md5"
-      }
-    ]
+    "lowercase": false,
+    "file": {
+      "field": "batchFile",
+      "decode": "base64"
+    },
+    "evidence": "A public client sends fileHash = md5 of the zip file it uploads (easylodge/merchant_warrior@b2633a4637f7ba899d19cad290a2aff2612ee524:lib/merchant_warrior/endpoints/batch.rb#process_batch)."
   },
   "batchUrl": {
-    "summary": "urlHash of processBatch.",
-    "source": "defined",
+    "summary": "urlHash of processBatch, over the one URL a batch has.",
+    "source": "public",
+    "evidence": "A public client sends urlHash = md5(lower(md5(passphrase) + merchantUUID + batchNotifyURL)) with its batch (easylodge/merchant_warrior@b2633a4637f7ba899d19cad290a2aff2612ee524:lib/merchant_warrior/endpoints/batch.rb#process_batch).",
     "algorithm": "md5",
     "lowercase": true,
     "parts": [

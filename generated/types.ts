@@ -630,12 +630,9 @@ export interface components {
         ReferenceID: string;
         /** @description Free text. */
         Text: string;
-        /**
-         * @description ISO 3166-1 alpha-2 country code (seed §2 conventions). The list holds the 249 officially assigned codes. Taken in either letter case and read in upper case (x-normalise).
-         * @enum {string}
-         */
-        Country: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
-        /** @description Postal code. */
+        /** @description ISO 3166-1 alpha-2 country code (seed §2 conventions). The list holds the 249 officially assigned codes. Taken in either letter case and read in upper case (x-normalise); an empty string where the client has none. */
+        Country: string | unknown | ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW");
+        /** @description Postal code, or an empty string where the client has none. */
         PostCode: string;
         /** @description A telephone number, or an empty string where the client has none. */
         Phone: string;
@@ -687,12 +684,12 @@ export interface components {
             transactionCurrency: components["schemas"]["Currency"];
             transactionProduct: components["schemas"]["ProductText"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
-            customerName: components["schemas"]["Text"];
-            customerCountry: components["schemas"]["Country"];
-            customerState: components["schemas"]["Text"];
-            customerCity: components["schemas"]["Text"];
-            customerAddress: components["schemas"]["Text"];
-            customerPostCode: components["schemas"]["PostCode"];
+            customerName?: components["schemas"]["Text"];
+            customerCountry?: components["schemas"]["Country"];
+            customerState?: components["schemas"]["Text"];
+            customerCity?: components["schemas"]["Text"];
+            customerAddress?: components["schemas"]["Text"];
+            customerPostCode?: components["schemas"]["PostCode"];
             customerPhone?: components["schemas"]["Phone"];
             customerEmail?: components["schemas"]["Email"];
             customerIP?: components["schemas"]["IpAddress"];
@@ -742,11 +739,11 @@ export interface components {
             transactionProduct: components["schemas"]["ProductText"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
             customerName?: components["schemas"]["Text"];
-            customerCountry: components["schemas"]["Country"];
-            customerState: components["schemas"]["Text"];
-            customerCity: components["schemas"]["Text"];
-            customerAddress: components["schemas"]["Text"];
-            customerPostCode: components["schemas"]["PostCode"];
+            customerCountry?: components["schemas"]["Country"];
+            customerState?: components["schemas"]["Text"];
+            customerCity?: components["schemas"]["Text"];
+            customerAddress?: components["schemas"]["Text"];
+            customerPostCode?: components["schemas"]["PostCode"];
             payframeToken: components["schemas"]["PayframeToken"];
             payframeKey: components["schemas"]["PayframeKey"];
             threeDSToken?: components["schemas"]["ThreeDSToken"];
@@ -878,12 +875,12 @@ export interface components {
             transactionCurrency: components["schemas"]["Currency"];
             transactionProduct: components["schemas"]["ProductText"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
-            customerName: components["schemas"]["Text"];
-            customerCountry: components["schemas"]["Country"];
-            customerState: components["schemas"]["Text"];
-            customerCity: components["schemas"]["Text"];
-            customerAddress: components["schemas"]["Text"];
-            customerPostCode: components["schemas"]["PostCode"];
+            customerName?: components["schemas"]["Text"];
+            customerCountry?: components["schemas"]["Country"];
+            customerState?: components["schemas"]["Text"];
+            customerCity?: components["schemas"]["Text"];
+            customerAddress?: components["schemas"]["Text"];
+            customerPostCode?: components["schemas"]["PostCode"];
             customerPhone?: components["schemas"]["Phone"];
             customerEmail?: components["schemas"]["Email"];
             customerIP?: components["schemas"]["IpAddress"];
@@ -928,12 +925,12 @@ export interface components {
             transactionCurrency: components["schemas"]["Currency"];
             transactionProduct: components["schemas"]["ProductText"];
             transactionReferenceID?: components["schemas"]["ReferenceID"];
-            customerName: components["schemas"]["Text"];
-            customerCountry: components["schemas"]["Country"];
-            customerState: components["schemas"]["Text"];
-            customerCity: components["schemas"]["Text"];
-            customerAddress: components["schemas"]["Text"];
-            customerPostCode: components["schemas"]["PostCode"];
+            customerName?: components["schemas"]["Text"];
+            customerCountry?: components["schemas"]["Country"];
+            customerState?: components["schemas"]["Text"];
+            customerCity?: components["schemas"]["Text"];
+            customerAddress?: components["schemas"]["Text"];
+            customerPostCode?: components["schemas"]["PostCode"];
             payframeToken: components["schemas"]["PayframeToken"];
             payframeKey: components["schemas"]["PayframeKey"];
             threeDSToken?: components["schemas"]["ThreeDSToken"];
@@ -963,9 +960,10 @@ export interface components {
         TransactionID: string;
         /**
          * processCapture
-         * @description Capture captureAmount of the authorisation transactionID. transactionAmount and
-         *     transactionCurrency are the authorisation's, and the hash is computed over them. Captures
-         *     beyond the authorised amount are declined ("Capture amount is greater than the transaction amount").
+         * @description Capture captureAmount of the authorisation transactionID. The hash is computed over
+         *     transactionAmount and transactionCurrency; the gateway does not compare transactionAmount with
+         *     the authorisation's (clients send the authorised amount or the capture's). Captures beyond the
+         *     authorised amount are refused ("Capture amount is greater than the transaction amount").
          */
         ProcessCaptureRequest: {
             /**
@@ -1008,8 +1006,8 @@ export interface components {
         /**
          * processVoid
          * @description Reverse the transaction transactionID: an authorisation that has not been captured, or a purchase
-         *     (its amount goes back to the card). When transactionAmount is sent it must be the transaction's
-         *     amount. A captured authorisation, a refunded purchase or one already voided is refused
+         *     (its amount goes back to the card). transactionAmount, when sent, is not read (clients write it
+         *     in different forms). A captured authorisation, a refunded purchase or one already voided is refused
          *     ("transactionID has already been reversed").
          */
         ProcessVoidRequest: {
@@ -1021,7 +1019,8 @@ export interface components {
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
             transactionID: components["schemas"]["TransactionID"];
-            transactionAmount?: components["schemas"]["CardAmount"];
+            /** @description The amount of the transaction voided as the client writes it. Not read by the gateway. */
+            transactionAmount?: string;
             hash: components["schemas"]["Md5Hash"];
         };
         /**
@@ -1604,11 +1603,14 @@ export interface components {
             responseCode: components["schemas"]["OutcomeCode"];
             responseMessage: components["schemas"]["ResponseMessage"];
             transactionID: components["schemas"]["TransactionID"];
-            transactionReferenceID?: components["schemas"]["ReferenceID"];
-            transactionAmount: components["schemas"]["CardAmount"];
-            settlementDate: components["schemas"]["Date"];
-            paymentAccountBSB: components["schemas"]["Bsb"];
-            paymentAccountNumber: components["schemas"]["AccountNumber"];
+            /** @description Echo of the caller reference; empty when none was sent. */
+            transactionReferenceID?: string;
+            transactionAmount?: components["schemas"]["CardAmount"];
+            /** @description The date the debit settles; an empty array where the gateway has none to give (as it answers empty custom fields). */
+            settlementDate: components["schemas"]["Date"] | [
+            ];
+            paymentAccountBSB?: components["schemas"]["Bsb"];
+            paymentAccountNumber?: components["schemas"]["AccountNumber"];
             custom1: components["schemas"]["CustomEcho"];
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
@@ -1961,7 +1963,7 @@ export interface components {
             ccSettlementAccountNumber?: components["schemas"]["AccountNumber"];
             /** @description Name shown on cardholder statements. */
             cardAcceptorName?: string;
-            merchantCategoryCode: components["schemas"]["MerchantCategoryCode"];
+            merchantCategoryCode?: components["schemas"]["MerchantCategoryCode"];
             /** @description Supporting documents. */
             fileAttachments?: string;
             /**

@@ -103,6 +103,9 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
       }
       let url = req.url ?? '/';
       let rewritten = false;
+      // The gateway takes its paths with or without a trailing slash (clients post to /post/); Prism does not.
+      const bare = url.split('?')[0]!;
+      if (choosesExamples && bare.length > 1 && bare.endsWith('/')) url = (bare.replace(/\/+$/, '') || '/') + url.slice(bare.length);
       // POST /token/processCard (x-method-in-path): Prism knows /token, with the method in the body.
       const named = choosesExamples ? methodPath(url.split('?')[0]!) : undefined;
       if (named && typeof body === 'object' && body !== null && !Array.isArray(body)) {

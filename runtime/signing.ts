@@ -17,11 +17,15 @@ export interface HashPart {
 export interface HashRecipe {
   summary?: string;
   source?: 'public' | 'defined';
+  /** For a public recipe: the client that shows it. */
+  evidence?: string;
   algorithm: 'md5' | 'hmac-sha256';
   lowercase?: boolean;
   parts?: readonly HashPart[];
   key?: { secret: 'passphrase' };
   message?: 'canonical-parameters';
+  /** md5 of one field's decoded bytes, and nothing else (the batch fileHash): instead of parts. */
+  file?: { field: string; decode: 'base64' };
   /**
    * An older form the gateway still accepts: the same parts with the passphrase itself where the
    * recipe has md5(passphrase). Servers verify it unless told to refuse it; clients never sign with it.
@@ -175,6 +179,7 @@ export function legacyRecipe(recipe: HashRecipe): HashRecipe | undefined {
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */
 export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
   if (recipe.algorithm === 'hmac-sha256') return canonicalJson(merged(input));
+  if (recipe.file) return fieldText(fieldOf(input, recipe.file.field)); // the base64 text whose bytes are hashed
   let joined = '';
   for (const part of recipe.parts ?? []) joined += partText(part, passphrase, input, digests);
   return recipe.lowercase ? joined.toLowerCase() : joined;
@@ -183,6 +188,7 @@ export function hashPreimage(recipe: HashRecipe, passphrase: string, input: Hash
 /** The hash a recipe gives for these fields, in lowercase hex. */
 export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
   const preimage = hashPreimage(recipe, passphrase, input, digests);
+  if (recipe.file) return digests.md5Hex(base64ToBytes(preimage));
   if (recipe.algorithm === 'hmac-sha256') return digests.hmacSha256Hex(passphrase, preimage);
   if (recipe.algorithm === 'md5') return digests.md5Hex(preimage);
   throw new Error(`Unknown hash algorithm ${String((recipe as { algorithm: unknown }).algorithm)}`);

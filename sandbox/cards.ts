@@ -57,7 +57,8 @@ export function authorise(card: Card, amount: string, cents: number, clock: Cloc
   if (trigger) return declined(...trigger);
   // The public test cards keep their historical expiries: each must be sent with its own, and the
   // one listed with any expiry is checked against the sandbox clock.
-  if (test.outcome === 'expired') return declined(4, 'Card has expired', '54', 'Expired card');
+  // The expired test card answers 'Transaction declined' (ActiveMerchant's remote suite); the amount trigger 102.33 says 'Card has expired'.
+  if (test.outcome === 'expired') return declined(4, 'Transaction declined', '54', 'Expired card');
   if (test.expiry === 'any' ? expired(card, clock) : test.expiry !== `${card.expiryMonth}${card.expiryYear}`) {
     return test.expiry === 'any' ? declined(4, 'Card has expired', '54', 'Expired card') : declined(2, 'Transaction declined', '54', 'Expiry date does not match');
   }

@@ -26,6 +26,7 @@ describe('compatibility corpus', () => {
       expect(f.client.commit, f.file).toMatch(/^[0-9a-f]{40}$/);
       expect(f.client.language, f.file).not.toBe('');
       expect(f.client.what, f.file).not.toBe('');
+      expect(['current', 'legacy'], f.file).toContain(f.client.hashForm);
       expect(Array.isArray(f.entries) && Array.isArray(f.hashVectors) && Array.isArray(f.facts), f.file).toBe(true);
     }
   });

@@ -79,6 +79,10 @@ export interface ClientInfo {
   commit: string;
   language: string;
   what: string;
+  /** How the client signs body hashes: the recipes' current form, or their legacy form (no inner md5). */
+  hashForm: 'current' | 'legacy';
+  /** Where the client's code does not show its hash form. */
+  hashFormNote?: string;
 }
 
 export interface CorpusFile {
@@ -90,6 +94,7 @@ export interface CorpusFile {
 
 export interface LoadedEntry extends CorpusEntry {
   client: string;
+  hashForm: ClientInfo['hashForm'];
 }
 
 export const CITATION = /^[\w.-]+\/[\w.-]+@[0-9a-f]{40}:[^#]+(#.+)?$/;
@@ -104,7 +109,7 @@ export function loadCorpusFiles(dir: string = CORPUS_DIR): Array<CorpusFile & { 
 
 /** All entries of all clients, each with its client key. */
 export function loadCorpus(dir: string = CORPUS_DIR): LoadedEntry[] {
-  return loadCorpusFiles(dir).flatMap((f) => f.entries.map((e) => ({ ...e, client: f.client.key })));
+  return loadCorpusFiles(dir).flatMap((f) => f.entries.map((e) => ({ ...e, client: f.client.key, hashForm: f.client.hashForm })));
 }
 
 /** Every hash vector: the named ones and those carried by entries. */
@@ -134,7 +139,7 @@ export function hashOf(v: Pick<HashVector, 'recipe' | 'passphrase' | 'parts'>): 
  * `<TRANSACTION_ID:am-purchase>`, `<CARD_ID:kev-addcard>as` (a client appending to it). Bare placeholders
  * (`<CARD_ID>`, `<PAYFRAME_TOKEN>`) stand for a value the client got elsewhere.
  */
-export const PLACEHOLDER = /^<([A-Z_]+)(?::([\w.-]+))?>/;
+export const PLACEHOLDER = /^<([A-Z0-9_]+)(?::([\w.-]+))?>/;
 
 export function placeholderRefs(body: Record<string, unknown>): Array<{ field: string; kind: string; entry?: string }> {
   return Object.entries(body).flatMap(([field, value]) => {

@@ -47,10 +47,11 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     expect(computeHash(hashRecipes.custom, pass, r)).toBe(md5((P(pass) + 'M' + 'Order 1').toLowerCase()));
   });
 
-  it('batchFile: md5 of the decoded file bytes', () => {
+  // easylodge/merchant_warrior: fileHash = Digest::MD5.hexdigest(zip file contents).
+  it('batchFile: md5 of the decoded file bytes alone, as a public client computes it', () => {
     const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0x00]);
     const f = { merchantUUID: 'M', batchFile: bytes.toString('base64') };
-    expect(computeHash(hashRecipes.batchFile, pass, f)).toBe(md5((P(pass) + 'M' + md5(bytes)).toLowerCase()));
+    expect(computeHash(hashRecipes.batchFile, pass, f)).toBe(md5(bytes));
   });
 
   it('canonical-parameters: path, then query, then body fields, a later name replacing an earlier one', () => {
