@@ -288,6 +288,9 @@ export const operations: readonly ContractOperation[] = [
     "fields": [
       "apiKey",
       "captureAmount",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
       "hash",
       "merchantUUID",
       "method",
@@ -352,6 +355,9 @@ export const operations: readonly ContractOperation[] = [
     "forms": null,
     "fields": [
       "apiKey",
+      "descriptorCity",
+      "descriptorName",
+      "descriptorState",
       "hash",
       "merchantUUID",
       "method",
@@ -889,8 +895,15 @@ export const operations: readonly ContractOperation[] = [
       "custom1",
       "custom2",
       "custom3",
+      "customerAddress",
+      "customerCity",
+      "customerCountry",
       "customerEmail",
+      "customerIP",
       "customerName",
+      "customerPhone",
+      "customerPostCode",
+      "customerState",
       "fingerprint",
       "hash",
       "merchantUUID",
@@ -904,7 +917,8 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": {
-      "transactionCurrency": "uppercase"
+      "transactionCurrency": "uppercase",
+      "customerCountry": "uppercase"
     },
     "parameters": [],
     "result": "DDebitResult",

@@ -975,6 +975,9 @@ export interface components {
             apiKey: components["schemas"]["ApiKey"];
             transactionAmount: components["schemas"]["CardAmount"];
             transactionCurrency: components["schemas"]["Currency"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
             transactionID: components["schemas"]["TransactionID"];
             captureAmount: components["schemas"]["CardAmount"];
             hash: components["schemas"]["Md5Hash"];
@@ -1001,6 +1004,9 @@ export interface components {
             refundAmount: components["schemas"]["CardAmount"];
             transactionAmount: components["schemas"]["CardAmount"];
             transactionCurrency: components["schemas"]["Currency"];
+            descriptorName?: components["schemas"]["SoftDescriptor"];
+            descriptorCity?: components["schemas"]["SoftDescriptor"];
+            descriptorState?: components["schemas"]["SoftDescriptor"];
             hash: components["schemas"]["Md5Hash"];
         };
         /**
@@ -1212,6 +1218,13 @@ export interface components {
             transactionReferenceID?: components["schemas"]["ReferenceID"];
             customerName: components["schemas"]["Text"];
             customerEmail?: components["schemas"]["Email"];
+            customerCountry?: components["schemas"]["Country"];
+            customerState?: components["schemas"]["Text"];
+            customerCity?: components["schemas"]["Text"];
+            customerAddress?: components["schemas"]["Text"];
+            customerPostCode?: components["schemas"]["PostCode"];
+            customerPhone?: components["schemas"]["Phone"];
+            customerIP?: components["schemas"]["IpAddress"];
             /** @description The fingerprint processDDebitAuth returned. */
             fingerprint?: string;
             paymentAccountBSB?: components["schemas"]["Bsb"];

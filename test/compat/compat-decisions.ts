@@ -30,3 +30,17 @@ export const outcomeNotReproduced: Readonly<Record<string, string>> = {
   'kev-token-purchase': 'pays with 4005550000000001 expiring 05/17, not one of the gateway\'s test cards, which the sandbox rejects as the real sandbox rejects unknown cards (gateway facts)',
   'kev-direct-purchase': 'pays with 4005550000000001 expiring 05/17, not one of the gateway\'s test cards, which the sandbox rejects as the real sandbox rejects unknown cards (gateway facts)',
 };
+
+/**
+ * Fields public clients send that no form of the operation declares: the gateway ignores them
+ * (x-unknown-fields: ignore) and the request goes through. Each is named, so a field that starts or
+ * stops being ignored is seen here.
+ */
+export const ignoredFields: Readonly<Record<string, string>> = {
+  'processCard.custom_1': 'Gravity Forms sends custom_1..3 (underscored) empty; the gateway’s fields are custom1..3',
+  'processCard.custom_2': 'Gravity Forms sends custom_1..3 (underscored) empty; the gateway’s fields are custom1..3',
+  'processCard.custom_3': 'Gravity Forms sends custom_1..3 (underscored) empty; the gateway’s fields are custom1..3',
+  'removeCard.cardkey': 'a misspelt cardKey (kevupton); its sandbox test expects the card removed, so the gateway ignores it',
+  'removeCard.hash': 'the vendor’s Magento module sends an empty hash; removeCard takes none',
+  'processCard.mwWalletAToken': 'the .NET SDK’s wallet token on a card-data purchase (mwApplePayToken); no form of processCard takes it beside card data',
+};

@@ -18,7 +18,7 @@ import { createGateway, type GatewayRequest } from '../../server-stubs/index.ts'
 import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
 import { sandbox as creds } from '../../contract/requests.ts';
 import { errorsOf, validatorFor } from '../support/contract.ts';
-import { notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
+import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
 import { loadCorpus, PLACEHOLDER, type LoadedEntry } from './corpus.ts';
 
 const corpus = loadCorpus();
@@ -116,6 +116,15 @@ describe('the corpus in scope', () => {
     expect(Object.keys(notAccepted).filter((id) => corpus.find((e) => e.id === id)!.kind !== 'request')).toEqual([]);
     expect(accepted.length).toBeGreaterThan(0);
     expect(answers.length).toBeGreaterThan(0);
+  });
+
+  it('the fields the gateway ignores (no form declares them) are exactly those named, each with its reason', () => {
+    const ignored = new Set<string>();
+    for (const entry of requests) {
+      const op = operationOf(entry);
+      for (const field of withoutUnknownFields(op, entry.body).unknown) ignored.add(`${op.operationId}.${field}`);
+    }
+    expect([...ignored].sort()).toEqual(Object.keys(ignoredFields).sort());
   });
 });
 
