@@ -89,7 +89,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const notifier = new Notifier(store, clock, spec, options.fetch);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
+  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,

@@ -97,6 +97,19 @@ export class Store {
     }
   }
 
+  /**
+   * A new identifier for table.column, made by `make` until one is not taken. Random identifiers of
+   * the gateway's forms can repeat (KOCI + 8 digits: one in 90 million a draw); read and insert run
+   * in one synchronous transaction, so the identifier checked free is still free when inserted.
+   */
+  freshId(table: string, column: string, make: () => string): string {
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const id = make();
+      if (!this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id)) return id;
+    }
+    throw new Error(`No free identifier for ${table}.${column}`);
+  }
+
   get<T extends Row = Row>(sql: string, ...params: unknown[]): T | undefined {
     return this.db.prepare(sql).get(...(params as never[])) as T | undefined;
   }

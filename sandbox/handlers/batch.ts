@@ -52,7 +52,7 @@ export function batchHandlers(sb: Sandbox): Pick<H, 'processBatch' | 'retrieveBa
           }) as Record<string, string>;
           return { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
         });
-        const id = batchId();
+        const id = store.freshId('batches', 'id', batchId);
         store.run('INSERT INTO batches (id, merchant_id, notify_url, lines, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.batchNotifyURL ?? null, JSON.stringify(lines), clock.timestamp());
         if (body.batchNotifyURL) notifier.batchNotify(account, body.batchNotifyURL, batchResult(find(account.id, id)!));
         return { responseCode: '0', responseMessage: ok, batchUUID: id };

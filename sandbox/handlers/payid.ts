@@ -30,7 +30,7 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
         if (store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
         store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
         const w = PAYID_WELCOME_PAYMENT;
-        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', transactionId(), account.id, body.payId, w.amount, w.payerName, w.reference, clock.timestamp());
+        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, w.amount, w.payerName, w.reference, clock.timestamp());
         return answer(find(account.id, body.payId)!);
       }),
     getPayId: ({ params }, { account }) => {

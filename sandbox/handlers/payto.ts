@@ -40,7 +40,7 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
   return {
     createAgreement: ({ body }, { account }) =>
       store.transaction(() => {
-        const id = reference('AGR');
+        const id = store.freshId('agreements', 'id', () => reference('AGR'));
         store.run('INSERT INTO agreements (id, merchant_id, status, payer, terms, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, account.id, 'active', JSON.stringify(body.payer), JSON.stringify(body.agreement), clock.timestamp());
         return agreementResult(agreement(account.id, id)!);
       }),
@@ -61,7 +61,7 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
         if (maximum !== undefined && body.transaction.amount > maximum) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
         const payer = JSON.parse(row.payer);
         const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
-        const id = transactionId();
+        const id = store.freshId('payto_payments', 'id', transactionId);
         const t = body.transaction;
         store.run(
           'INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, product, amount, last_payment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',

@@ -25,7 +25,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
   return {
     addCard: ({ body }, { account }) => {
       if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
-      const id = cardId();
+      const id = store.freshId('cards', 'card_id', cardId);
       const key = cardKey();
       const ivr = digits(8);
       store.transaction(() =>
@@ -76,7 +76,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
         const fingerprint = vault.fingerprint(body.cardNumber);
         store.run(
           'INSERT OR IGNORE INTO blacklist (entry_id, merchant_id, fingerprint, bin, last4, expiry_month, expiry_year, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          blacklistId(), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
+          store.freshId('blacklist', 'entry_id', blacklistId), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
         );
         const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, fingerprint)!;
         return { responseCode: '0', responseMessage: ok, ...entry(row) };
