@@ -53,6 +53,18 @@ const MIGRATIONS: string[] = [
      next_attempt_at TEXT NOT NULL, last_attempt_at TEXT, last_status INTEGER);`,
   // v2: the 3D Secure sessions checkEnrollment opens, for checkTDSAuth and checkPARes to find.
   `CREATE TABLE three_ds_sessions (token TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, enrolled INTEGER NOT NULL, created_at TEXT NOT NULL);`,
+  // v3: PayTo and PayID amounts in whole cents (they were REAL major units, summed as binary floats).
+  `ALTER TABLE payto_payments ADD COLUMN amount_cents INTEGER NOT NULL DEFAULT 0;
+   UPDATE payto_payments SET amount_cents = CAST(round(amount * 100) AS INTEGER);
+   ALTER TABLE payto_payments DROP COLUMN amount;
+   ALTER TABLE payto_payments RENAME COLUMN amount_cents TO amount;
+   ALTER TABLE payid_transactions ADD COLUMN amount_cents INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE payid_transactions ADD COLUMN refunded_cents INTEGER NOT NULL DEFAULT 0;
+   UPDATE payid_transactions SET amount_cents = CAST(round(amount * 100) AS INTEGER), refunded_cents = CAST(round(refunded * 100) AS INTEGER);
+   ALTER TABLE payid_transactions DROP COLUMN amount;
+   ALTER TABLE payid_transactions DROP COLUMN refunded;
+   ALTER TABLE payid_transactions RENAME COLUMN amount_cents TO amount;
+   ALTER TABLE payid_transactions RENAME COLUMN refunded_cents TO refunded;`,
 ];
 
 export type Row = Record<string, any>;
