@@ -1,5 +1,5 @@
 // The reference implementation: a stateful sandbox of the whole gateway behind the validating stubs.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
@@ -19,6 +19,7 @@ import { payoutHandlers } from './handlers/payouts.ts';
 import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
+import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
@@ -52,6 +53,7 @@ function vaultKey(dbPath: string, env: NodeJS.ProcessEnv): Buffer | undefined {
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  chmodSync(file, 0o600); // owner-only even when an older sandbox or a copy left it readable
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
 
@@ -89,7 +91,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const notifier = new Notifier(store, clock, spec, options.fetch);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
+  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb), spec), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,

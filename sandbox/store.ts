@@ -1,7 +1,7 @@
 // The sandbox's embedded store: SQLite (node:sqlite), schema migrations by PRAGMA user_version, and
 // one transaction per state change. node:sqlite is synchronous, so a transaction never interleaves
 // with another request's: a read-check-write (a card key rotation, a capture) is atomic as written.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -73,7 +73,13 @@ export class Store {
   readonly db: DatabaseSync;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ':memory:') {
+      // The store holds encrypted card numbers and the accounts' secrets: owner-only, whatever the
+      // umask. SQLite gives its -wal and -shm files the database file's permissions.
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     this.db = new DatabaseSync(file);
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
     this.migrate();

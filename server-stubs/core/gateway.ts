@@ -30,9 +30,9 @@ export interface GatewayOptions {
   logger?: Logger;
   /**
    * Runs the handler and the check of its answer as one unit of work: a store's transaction (the
-   * sandbox passes its SQLite transaction). When the answer breaks the contract and will not be
-   * sent, the gateway throws inside it, so that the change is rolled back and no refusal follows a
-   * commit. It must run `work` synchronously and rethrow what it throws after rolling back. A
+   * sandbox passes its SQLite transaction). When the answer is a refusal, or breaks the contract and
+   * will not be sent, the gateway throws inside it, so that the change is rolled back: a refusal
+   * stores nothing, and no refusal follows a commit. It must run `work` synchronously and rethrow what it throws after rolling back. A
    * handler that answers with a promise is checked when the promise settles, outside the unit.
    */
   transaction?: <T>(work: () => T) => T;
@@ -132,8 +132,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     let answered: Answered | undefined;
     const input = { body, params, query: query.ok };
     const context = { operation: op, account: auth.account };
-    // A violation that will be sent anyway (log mode, nothing sensitive) keeps the change it reports.
-    const rollsBack = (a: Answered) => 'violation' in a && (mode !== 'log' || a.sensitive === true);
+    // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
+    // keeps the change it reports.
+    const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);
     try {
       if (options.transaction) {
         options.transaction(() => {
