@@ -4,6 +4,7 @@ import { unzipSync } from 'fflate';
 import { parseCsv } from '../../runtime/settlement.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { csvFile } from '../csv.ts';
 import { batchId } from '../ids.ts';
 import type { Row } from '../store.ts';
 import { charge } from './card-payments.ts';
@@ -61,7 +62,7 @@ export function batchHandlers(sb: Sandbox): Pick<H, 'processBatch' | 'retrieveBa
       const row = find(account.id, body.batchUUID);
       if (!row) return invalid('batchUUID', 'no such batch');
       const lines = JSON.parse(row.lines) as Record<string, string>[];
-      return [resultColumns.join(','), ...lines.map((l) => resultColumns.map((c) => l[c] ?? '').join(','))].join('\n') + '\n';
+      return csvFile(resultColumns, lines);
     },
     retrieveBatchResponse: ({ params }, { account }) => {
       const row = find(account.id, params.batchUUID);

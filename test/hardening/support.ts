@@ -1,5 +1,6 @@
 // Drives a sandbox on an in-memory store through its gateway core (no HTTP), with requests signed as
 // a client signs them: body hashes from the spec's recipes, header hashes by buildRequest.
+import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../../contract/requests.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { computeHash } from '../../runtime/signing.ts';
@@ -56,3 +57,15 @@ export const FOREIGN_CARD = '5555555555554444';
 export const customer = { customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' };
 /** A processCard body that the sandbox approves; spread fields over it to vary one. */
 export const purchase = (extra: Record<string, unknown> = {}) => ({ method: 'processCard', ...merchant, transactionAmount: '10.00', transactionCurrency: 'AUD', transactionProduct: 'Test', ...visa, ...customer, ...extra });
+
+/** A processBatch body: the CSV given zipped and base64-encoded. */
+export function batchBody(csv: string | Uint8Array, extra: Record<string, unknown> = {}) {
+  const bytes = typeof csv === 'string' ? new TextEncoder().encode(csv) : csv;
+  return { method: 'processBatch', ...merchant, batchFile: Buffer.from(zipSync({ 'batch.csv': bytes })).toString('base64'), fileHash: 'x', ...extra };
+}
+export const BATCH_HEADER = 'transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey';
+
+/** A stored card: its cardID and cardKey. */
+export async function storedCard(sb: RunningSandbox): Promise<{ cardID: string; cardKey: string }> {
+  return (await send(sb, signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }))).json;
+}
