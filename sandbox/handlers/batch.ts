@@ -1,15 +1,23 @@
 // Batches: a zipped CSV of stored-card purchases (columns: the spec's x-csv-columns of batchFile),
 // run at once; results as CSV (retrieveBatch), as JSON, and posted to batchNotifyURL.
-import { unzipSync } from 'fflate';
 import { parseCsv } from '../../runtime/settlement.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
 import { csvFile } from '../csv.ts';
+import { holdsCardNumber } from '../guard.ts';
 import { batchId } from '../ids.ts';
+import { unzipCapped } from '../unzip.ts';
 import type { Row } from '../store.ts';
 import { charge } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
+
+/**
+ * The sandbox's limits on one batch (the contract bounds only batchFile's base64 length): what its
+ * CSV may inflate to, and how many lines it may hold. A zip bomb stops at the first.
+ */
+export const MAX_BATCH_CSV_BYTES = 8 * 1024 * 1024;
+export const MAX_BATCH_LINES = 20_000;
 
 interface Line {
   transactionReferenceID: string;
@@ -31,16 +39,22 @@ export function batchHandlers(sb: Sandbox): Pick<H, 'processBatch' | 'retrieveBa
   return {
     processBatch: ({ body }, { account }) =>
       store.transaction(() => {
-        let rows: string[][];
+        const unzipped = unzipCapped(Buffer.from(body.batchFile, 'base64'), MAX_BATCH_CSV_BYTES);
+        if ('error' in unzipped && unzipped.error === 'too large') return invalid('batchFile', `its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes`);
+        const files = 'files' in unzipped ? Object.entries(unzipped.files).filter(([n]) => n.toLowerCase().endsWith('.csv')) : [];
+        if (files.length !== 1) return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+        let text: string;
         try {
-          const files = Object.entries(unzipSync(Buffer.from(body.batchFile, 'base64'))).filter(([n]) => n.toLowerCase().endsWith('.csv'));
-          if (files.length !== 1) throw new Error('not one CSV file');
-          rows = parseCsv(new TextDecoder().decode(files[0]![1]));
+          text = new TextDecoder('utf-8', { fatal: true }).decode(files[0]![1]);
         } catch {
-          return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+          return invalid('batchFile', 'its CSV must be UTF-8');
         }
-        const [header = [], ...data] = rows;
+        const [header = [], ...data] = parseCsv(text);
         if (columns.some((c, i) => header[i] !== c)) return invalid('batchFile', `its CSV columns must be ${columns.join(',')}`);
+        if (data.length > MAX_BATCH_LINES) return invalid('batchFile', `its CSV must not hold more than ${MAX_BATCH_LINES} lines`);
+        // A card number may reach the store from a batch line as from any field: refused the same way.
+        const leak = data.findIndex((fields) => fields.some(holdsCardNumber));
+        if (leak >= 0) return invalid('batchFile', `line ${leak + 1} must not hold a card number`);
         const lines: Line[] = data.filter((r) => r.length > 1).map((fields) => {
           const v = Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? '']));
           const card = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, v.cardID);

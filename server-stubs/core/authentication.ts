@@ -67,7 +67,16 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
-      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body, nodeDigests))) return { refusal: refuse(-1, DENIED) };
+      let expected: string;
+      try {
+        expected = computeHash(recipe, account.passphrase, body, nodeDigests);
+      } catch {
+        // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
+        // string but that is not base64 (atob throws). That is the field's fault, not the server's.
+        const decoded = recipe.parts?.find((p) => p.decode)?.field;
+        return { refusal: refuse(-2, decoded ? `Field '${String(decoded)}' is invalid: must be ${recipe.parts!.find((p) => p.decode)!.decode}` : 'The request cannot be hashed') };
+      }
+      if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     }
   }
   return { account };
