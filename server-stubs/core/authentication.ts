@@ -1,7 +1,7 @@
 // Authentication from the contract: the credentials an operation declares (in the body, or in
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
-import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual } from '../../runtime/signing.ts';
+import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, type HashRecipe } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
@@ -73,8 +73,8 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       } catch {
         // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
         // string but that is not base64 (atob throws). That is the field's fault, not the server's.
-        const decoded = recipe.parts?.find((p) => p.decode)?.field;
-        return { refusal: refuse(-2, decoded ? `Field '${String(decoded)}' is invalid: must be ${recipe.parts!.find((p) => p.decode)!.decode}` : 'The request cannot be hashed') };
+        const part = (recipe as HashRecipe).parts?.find((p) => p.decode);
+        return { refusal: refuse(-2, part ? `Field '${String(part.field)}' is invalid: must be ${part.decode}` : 'The request cannot be hashed') };
       }
       if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
     }
