@@ -8,7 +8,7 @@ import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
 import { byteLength, checkBody, checkParameters, checkVersion, parseBody, queryOf, splitUrl } from './request.ts';
-import { chooseMethod, knows, readLimit, route } from './router.ts';
+import { bodyLimit, chooseMethod, knows, readLimit, route } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
 import type {
   Accounts,
@@ -50,6 +50,12 @@ export interface Gateway {
   respond(request: GatewayRequest): GatewayResponse | Promise<GatewayResponse>;
   /** The most bytes an adapter should read for a request to this path. */
   readLimit(pathname: string): number;
+  /**
+   * What to read of a body before it has named its method (no head), or once it has (head: the
+   * bytes read so far, as latin1 text): the limit of the method it names on a path whose methods'
+   * limits differ. An adapter reads no more than this while reading.
+   */
+  bodyLimit(pathname: string, head?: string): number;
   /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
   serves(pathname: string): boolean;
   readonly metrics: GatewayMetrics;
@@ -166,6 +172,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle: async (request) => respond(request),
     respond,
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
+    bodyLimit: (pathname, head) => bodyLimit(pathname, defaultMaxBodyBytes, head),
     serves: (pathname) => Object.hasOwn(SPEC_FILES, pathname) || knows(pathname),
     metrics,
   };

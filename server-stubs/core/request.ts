@@ -37,7 +37,8 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
   try {
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
     const parsed = parseJson(text);
-    return 'ok' in parsed ? parsed : { refusal: refuse(-2, `Field '${parsed.field}' is invalid: ${parsed.rule}`) };
+    if ('ok' in parsed) return parsed;
+    return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : `Field '${parsed.field}' is invalid: ${parsed.rule}`) };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
     return { refusal: refuse(-2, `Request body is not valid JSON: ${why}`, 400) };

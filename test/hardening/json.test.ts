@@ -23,3 +23,21 @@ describe('request bodies as JSON', () => {
     expect(parseJson('{"n":1e-400,"s":"1e309"}')).toEqual({ ok: { n: 0, s: '1e309' } });
   });
 });
+
+describe('deep bodies', () => {
+  it('a large body nested deeper than the contract ever nests is refused before it is parsed', async () => {
+    const { gateway } = sb;
+    const { buildRequest, operation } = await import('../../contract/requests.ts');
+    const depth = 4 * 1024 * 1024;
+    const body = `{"method":"processBatch","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const request = { ...buildRequest(operation('processBatch'), { body: {} }), body };
+    const response = await gateway.handle(request);
+    expect(JSON.parse(String(response.body))).toEqual({ responseCode: '-2', responseMessage: 'The request body nests deeper than 32 levels' });
+  });
+
+  it('finds depth outside strings only', async () => {
+    const { nestsDeeperThan } = await import('../../server-stubs/core/json.ts');
+    expect(nestsDeeperThan(`{"a":"${'['.repeat(100)}\\"${'{'.repeat(100)}"}`, 2)).toBe(false);
+    expect(nestsDeeperThan('{"a":[[[1]]]}', 3)).toBe(true);
+  });
+});
