@@ -4,10 +4,12 @@
 //   masked: a masked value is not what the merchant sent (a reference searched for later would not
 //   match, a hash over it would not hold), and a refusal tells the integration to stop sending card
 //   data where it does not belong; either way the number is never stored.
+// - a notification URL the URL policy forbids (url-policy.ts) is refused with -2 naming the field;
 // - a store constraint failure the handlers did not foresee is answered as a refusal naming the field
 //   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
 import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
 import { luhn } from './cards.ts';
+import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 type Handler = (input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> }, context: HandlerContext) => unknown;
 
@@ -82,7 +84,7 @@ function constraintRefusal(error: unknown): string | undefined {
   return field ? `Field '${field}' is invalid: conflicts with a stored record` : 'The request conflicts with a stored record';
 }
 
-export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<string, any>): GatewayHandlers<HandlerContext> {
+export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<string, any>, policy: UrlPolicy): GatewayHandlers<HandlerContext> {
   const cardFields = cardNumberFields(spec);
   const refusal = (context: HandlerContext, message: string) => ({
     responseCode: context.operation.refusalCode === 'integer' ? -2 : '-2',
@@ -93,6 +95,11 @@ export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<
     wrapped[name] = (input, context) => {
       const field = cardNumberOutsideCardFields(input.body, cardFields) ?? cardNumberOutsideCardFields(input.params, cardFields) ?? cardNumberOutsideCardFields(input.query, cardFields);
       if (field !== undefined) return refusal(context, `Field '${field}' is invalid: must not hold a card number`);
+      const body = (input.body ?? {}) as Record<string, unknown>;
+      for (const name of NOTIFY_URL_FIELDS) {
+        const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
+        if (why) return refusal(context, `Field '${name}' is invalid: ${why}`);
+      }
       try {
         return handler(input, context);
       } catch (error) {

@@ -21,6 +21,7 @@ import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
+import { policyFromEnv } from './url-policy.ts';
 import { Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
@@ -88,10 +89,11 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const store = new Store(dbPath);
   const clock = new Clock();
   const vault = new VaultCrypto(vaultKey(dbPath, env));
-  const notifier = new Notifier(store, clock, spec, options.fetch);
+  const policy = policyFromEnv(env);
+  const notifier = new Notifier(store, clock, spec, options.fetch, policy);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb), spec), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
+  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb), spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,
