@@ -8,7 +8,7 @@ import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
-import { batchHandlers } from './handlers/batch.ts';
+import { BatchRunner, batchHandlers } from './handlers/batch.ts';
 import { cardPaymentHandlers } from './handlers/card-payments.ts';
 import { directDebitHandlers } from './handlers/direct-debit.ts';
 import { notifyHandlers } from './handlers/notify.ts';
@@ -32,14 +32,14 @@ export function loadSpec(): Record<string, any> {
 }
 
 /** Every operation of the contract; the type makes the compiler check that none is missing. */
-export function sandboxHandlers(sb: Sandbox): GatewayHandlers<HandlerContext> {
+export function sandboxHandlers(sb: Sandbox, batches: BatchRunner = new BatchRunner(sb)): GatewayHandlers<HandlerContext> {
   return {
     ...cardPaymentHandlers(sb),
     ...vaultHandlers(sb),
     ...threeDSHandlers(sb),
     ...settlementHandlers(sb),
     ...directDebitHandlers(sb),
-    ...batchHandlers(sb),
+    ...batchHandlers(sb, batches),
     ...partnerHandlers(sb),
     ...paytoHandlers(sb),
     ...payIdHandlers(sb),
@@ -93,7 +93,10 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const notifier = new Notifier(store, clock, spec, options.fetch, policy);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb), spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
+  // Batches run in slices in the background; one left pending by a stop goes on from where it was.
+  const batches = new BatchRunner(sb);
+  batches.kick();
+  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb, batches), spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,
@@ -101,6 +104,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
     server: () => createNodeServer(gateway),
     close: () => {
       notifier.stop();
+      batches.stop();
       store.close();
     },
   };

@@ -3,7 +3,7 @@
 // with another request's: a read-check-write (a card key rotation, a capture) is atomic as written.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE accounts (
@@ -65,6 +65,11 @@ const MIGRATIONS: string[] = [
    ALTER TABLE payid_transactions DROP COLUMN refunded;
    ALTER TABLE payid_transactions RENAME COLUMN amount_cents TO amount;
    ALTER TABLE payid_transactions RENAME COLUMN refunded_cents TO refunded;`,
+  // v4: batches run in slices: the lines still to run, where it stopped, and each line's result.
+  `ALTER TABLE batches ADD COLUMN status TEXT NOT NULL DEFAULT 'completed';
+   ALTER TABLE batches ADD COLUMN pending TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE batches ADD COLUMN next_line INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE batch_lines (batch_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (batch_id, seq));`,
 ];
 
 export type Row = Record<string, any>;
@@ -128,16 +133,25 @@ export class Store {
     throw new Error(`No free identifier for ${table}.${column}`);
   }
 
+  // Statements are prepared once per SQL text: preparing costs more than running a small one, and a
+  // batch runs the same few statements thousands of times. The SQL texts are the handlers' constants.
+  private readonly statements = new Map<string, StatementSync>();
+  statement(sql: string): StatementSync {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
   get<T extends Row = Row>(sql: string, ...params: unknown[]): T | undefined {
-    return this.db.prepare(sql).get(...(params as never[])) as T | undefined;
+    return this.statement(sql).get(...(params as never[])) as T | undefined;
   }
 
   all<T extends Row = Row>(sql: string, ...params: unknown[]): T[] {
-    return this.db.prepare(sql).all(...(params as never[])) as T[];
+    return this.statement(sql).all(...(params as never[])) as T[];
   }
 
   run(sql: string, ...params: unknown[]): void {
-    this.db.prepare(sql).run(...(params as never[]));
+    this.statement(sql).run(...(params as never[]));
   }
 
   close(): void {

@@ -40,3 +40,38 @@ describe('bounded work per request', () => {
     expect(counts(sb)).toEqual(before);
   });
 });
+
+describe('a large batch runs in slices', () => {
+  it('answers at once, runs in the background while other requests are answered, and survives a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { storedCard, purchase } = await import('./support.ts');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-batch-'));
+    try {
+      const file = path.join(dir, 'b.db');
+      let s = hardeningSandbox(file);
+      const { cardID, cardKey } = await storedCard(s);
+      const lines = Array.from({ length: 3000 }, (_, i) => `S-${i},1.00,AUD,Box,${cardID},${cardKey}`);
+      const accepted = await send(s, signed('processBatch', batchBody(`${BATCH_HEADER}\n${lines.join('\n')}\n`)));
+      expect(accepted.json.responseCode).toBe('0');
+      const status = async () => (await send(s, signed('retrieveBatchResponse', undefined, { params: { batchUUID: accepted.json.batchUUID } }))).json;
+      const first = await status();
+      expect(first.status).toBe('pending');
+      expect(first.transactions.length).toBeLessThan(3000);
+      // Another client is answered while the batch runs.
+      expect((await send(s, signed('processCard', purchase()))).json.responseCode).toBe('0');
+      // Stopped half-way, restarted on the same file: the batch goes on from where it was.
+      s.close();
+      s = hardeningSandbox(file);
+      for (let i = 0; i < 400 && (await status()).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
+      const done = await status();
+      expect(done.status).toBe('completed');
+      expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(lines.map((_, i) => `S-${i}`));
+      expect(done.transactions.every((l: { responseCode: string }) => l.responseCode === '0')).toBe(true);
+      s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -80,10 +80,11 @@ describe('migration v3', () => {
         CREATE TABLE payid_transactions (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, pay_id TEXT NOT NULL, amount REAL NOT NULL, refunded REAL NOT NULL DEFAULT 0, payer_name TEXT, reference TEXT, created_at TEXT NOT NULL);
         INSERT INTO payto_payments VALUES ('p', 'm', 'a', 'approved', 'r', NULL, 25.5, NULL, '2026-11-01 00:00:00');
         INSERT INTO payid_transactions VALUES ('t', 'm', 'x', 42, 0.22999999999999998, NULL, NULL, '2026-11-01 00:00:00');
+        CREATE TABLE batches (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, notify_url TEXT, lines TEXT NOT NULL, created_at TEXT NOT NULL);
         PRAGMA user_version = 2;`);
       old.close();
       const store = new Store(file);
-      expect(store.schemaVersion).toBe(3);
+      expect(store.schemaVersion).toBe(4);
       expect(store.get('SELECT amount FROM payto_payments')).toEqual({ amount: 2550 });
       expect(store.get('SELECT amount, refunded FROM payid_transactions')).toEqual({ amount: 4200, refunded: 23 });
       store.close();

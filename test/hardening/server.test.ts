@@ -40,7 +40,7 @@ function unfinished(head: string, bytes: number, ms: number): Promise<{ status: 
 
 describe('the node server under hostile input', () => {
   it('refuses a processCard body at 1 MiB while it is being read, not after 16 MiB', async () => {
-    const answer = await unfinished('{"method":"processCard","custom1":"', 1.5 * MiB, 500);
+    const answer = await unfinished('{"method":"processCard","custom1":"', 1.5 * MiB, 3000);
     expect(answer).not.toBe('no answer');
     expect(answer).toMatchObject({ status: 413 });
     expect(JSON.parse((answer as { body: string }).body)).toEqual({ responseCode: '-2', responseMessage: `Request body exceeds ${MiB} bytes` });
