@@ -1,5 +1,5 @@
 // The reference implementation: a stateful sandbox of the whole gateway behind the validating stubs.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
@@ -8,7 +8,7 @@ import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
-import { batchHandlers } from './handlers/batch.ts';
+import { BatchRunner, batchHandlers } from './handlers/batch.ts';
 import { cardPaymentHandlers } from './handlers/card-payments.ts';
 import { directDebitHandlers } from './handlers/direct-debit.ts';
 import { notifyHandlers } from './handlers/notify.ts';
@@ -19,7 +19,9 @@ import { payoutHandlers } from './handlers/payouts.ts';
 import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
+import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
+import { policyFromEnv } from './url-policy.ts';
 import { Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
@@ -30,14 +32,14 @@ export function loadSpec(): Record<string, any> {
 }
 
 /** Every operation of the contract; the type makes the compiler check that none is missing. */
-export function sandboxHandlers(sb: Sandbox): GatewayHandlers<HandlerContext> {
+export function sandboxHandlers(sb: Sandbox, batches: BatchRunner = new BatchRunner(sb)): GatewayHandlers<HandlerContext> {
   return {
     ...cardPaymentHandlers(sb),
     ...vaultHandlers(sb),
     ...threeDSHandlers(sb),
     ...settlementHandlers(sb),
     ...directDebitHandlers(sb),
-    ...batchHandlers(sb),
+    ...batchHandlers(sb, batches),
     ...partnerHandlers(sb),
     ...paytoHandlers(sb),
     ...payIdHandlers(sb),
@@ -52,6 +54,7 @@ function vaultKey(dbPath: string, env: NodeJS.ProcessEnv): Buffer | undefined {
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  chmodSync(file, 0o600); // owner-only even when an older sandbox or a copy left it readable
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
 
@@ -86,10 +89,14 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const store = new Store(dbPath);
   const clock = new Clock();
   const vault = new VaultCrypto(vaultKey(dbPath, env));
-  const notifier = new Notifier(store, clock, spec, options.fetch);
+  const policy = policyFromEnv(env);
+  const notifier = new Notifier(store, clock, spec, options.fetch, policy);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
+  // Batches run in slices in the background; one left pending by a stop goes on from where it was.
+  const batches = new BatchRunner(sb);
+  batches.kick();
+  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb, batches), spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,
@@ -97,6 +104,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
     server: () => createNodeServer(gateway),
     close: () => {
       notifier.stop();
+      batches.stop();
       store.close();
     },
   };

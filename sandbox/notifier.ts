@@ -7,6 +7,7 @@ import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/core/digests.ts';
 import type { Clock } from './clock.ts';
 import type { Row, Store } from './store.ts';
+import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 const MAX_ATTEMPTS = 6;
 
@@ -23,10 +24,19 @@ export class Notifier {
   private readonly clock: Clock;
   private readonly send: typeof fetch;
 
-  constructor(store: Store, clock: Clock, spec: Record<string, any>, send: typeof fetch = fetch) {
+  /** Whether a notification may go to this URL now (the URL policy, host names resolved). */
+  private readonly mayNotify: (url: string) => Promise<boolean>;
+
+  /**
+   * send: how notifications are POSTed. Given one (tests record them), it decides where it connects
+   * and host names are not resolved; with the real fetch, every address a name resolves to is held
+   * to the policy before sending.
+   */
+  constructor(store: Store, clock: Clock, spec: Record<string, any>, send?: typeof fetch, policy: UrlPolicy = { allowPrivate: false, allowLoopback: true }) {
     this.store = store;
     this.clock = clock;
-    this.send = send;
+    this.send = send ?? fetch;
+    this.mayNotify = send ? async (url) => urlRefusal(url, policy) === undefined : (url) => mayNotify(url, policy);
     this.signing = Object.fromEntries(Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]));
   }
 
@@ -81,6 +91,7 @@ export class Notifier {
       if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
       let status = 0;
       try {
+        if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
         const response = await this.send(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(5000) });
         status = response.status;
         await response.body?.cancel();

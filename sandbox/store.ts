@@ -1,9 +1,9 @@
 // The sandbox's embedded store: SQLite (node:sqlite), schema migrations by PRAGMA user_version, and
 // one transaction per state change. node:sqlite is synchronous, so a transaction never interleaves
 // with another request's: a read-check-write (a card key rotation, a capture) is atomic as written.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE accounts (
@@ -53,6 +53,23 @@ const MIGRATIONS: string[] = [
      next_attempt_at TEXT NOT NULL, last_attempt_at TEXT, last_status INTEGER);`,
   // v2: the 3D Secure sessions checkEnrollment opens, for checkTDSAuth and checkPARes to find.
   `CREATE TABLE three_ds_sessions (token TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, enrolled INTEGER NOT NULL, created_at TEXT NOT NULL);`,
+  // v3: PayTo and PayID amounts in whole cents (they were REAL major units, summed as binary floats).
+  `ALTER TABLE payto_payments ADD COLUMN amount_cents INTEGER NOT NULL DEFAULT 0;
+   UPDATE payto_payments SET amount_cents = CAST(round(amount * 100) AS INTEGER);
+   ALTER TABLE payto_payments DROP COLUMN amount;
+   ALTER TABLE payto_payments RENAME COLUMN amount_cents TO amount;
+   ALTER TABLE payid_transactions ADD COLUMN amount_cents INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE payid_transactions ADD COLUMN refunded_cents INTEGER NOT NULL DEFAULT 0;
+   UPDATE payid_transactions SET amount_cents = CAST(round(amount * 100) AS INTEGER), refunded_cents = CAST(round(refunded * 100) AS INTEGER);
+   ALTER TABLE payid_transactions DROP COLUMN amount;
+   ALTER TABLE payid_transactions DROP COLUMN refunded;
+   ALTER TABLE payid_transactions RENAME COLUMN amount_cents TO amount;
+   ALTER TABLE payid_transactions RENAME COLUMN refunded_cents TO refunded;`,
+  // v4: batches run in slices: the lines still to run, where it stopped, and each line's result.
+  `ALTER TABLE batches ADD COLUMN status TEXT NOT NULL DEFAULT 'completed';
+   ALTER TABLE batches ADD COLUMN pending TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE batches ADD COLUMN next_line INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE batch_lines (batch_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (batch_id, seq));`,
 ];
 
 export type Row = Record<string, any>;
@@ -61,7 +78,13 @@ export class Store {
   readonly db: DatabaseSync;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ':memory:') {
+      // The store holds encrypted card numbers and the accounts' secrets: owner-only, whatever the
+      // umask. SQLite gives its -wal and -shm files the database file's permissions.
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     this.db = new DatabaseSync(file);
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
     this.migrate();
@@ -97,16 +120,38 @@ export class Store {
     }
   }
 
+  /**
+   * A new identifier for table.column, made by `make` until one is not taken. Random identifiers of
+   * the gateway's forms can repeat (KOCI + 8 digits: one in 90 million a draw); read and insert run
+   * in one synchronous transaction, so the identifier checked free is still free when inserted.
+   */
+  freshId(table: string, column: string, make: () => string): string {
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const id = make();
+      if (!this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id)) return id;
+    }
+    throw new Error(`No free identifier for ${table}.${column}`);
+  }
+
+  // Statements are prepared once per SQL text: preparing costs more than running a small one, and a
+  // batch runs the same few statements thousands of times. The SQL texts are the handlers' constants.
+  private readonly statements = new Map<string, StatementSync>();
+  statement(sql: string): StatementSync {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
   get<T extends Row = Row>(sql: string, ...params: unknown[]): T | undefined {
-    return this.db.prepare(sql).get(...(params as never[])) as T | undefined;
+    return this.statement(sql).get(...(params as never[])) as T | undefined;
   }
 
   all<T extends Row = Row>(sql: string, ...params: unknown[]): T[] {
-    return this.db.prepare(sql).all(...(params as never[])) as T[];
+    return this.statement(sql).all(...(params as never[])) as T[];
   }
 
   run(sql: string, ...params: unknown[]): void {
-    this.db.prepare(sql).run(...(params as never[]));
+    this.statement(sql).run(...(params as never[]));
   }
 
   close(): void {

@@ -1,14 +1,23 @@
 // Batches: a zipped CSV of stored-card purchases (columns: the spec's x-csv-columns of batchFile),
 // run at once; results as CSV (retrieveBatch), as JSON, and posted to batchNotifyURL.
-import { unzipSync } from 'fflate';
 import { parseCsv } from '../../runtime/settlement.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { csvFile } from '../csv.ts';
+import { holdsCardNumber } from '../guard.ts';
 import { batchId } from '../ids.ts';
-import type { Row } from '../store.ts';
+import { unzipCapped } from '../unzip.ts';
+import type { Row, Store } from '../store.ts';
 import { charge } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
+
+/**
+ * The sandbox's limits on one batch (the contract bounds only batchFile's base64 length): what its
+ * CSV may inflate to, and how many lines it may hold. A zip bomb stops at the first.
+ */
+export const MAX_BATCH_CSV_BYTES = 8 * 1024 * 1024;
+export const MAX_BATCH_LINES = 20_000;
 
 interface Line {
   transactionReferenceID: string;
@@ -18,58 +27,153 @@ interface Line {
   responseMessage: string;
 }
 
-export function batchResult(row: Row) {
-  return { responseCode: '0', responseMessage: ok, batchUUID: row.id, status: 'completed' as const, transactions: JSON.parse(row.lines) as Line[] };
+/** A batch's results: the lines run so far, completed or still pending (the contract's status). */
+export function batchResult(store: Store, row: Row) {
+  const lines = (JSON.parse(row.lines) as Line[]).concat(store.all('SELECT line FROM batch_lines WHERE batch_id = ? ORDER BY seq', row.id).map((l) => JSON.parse(l.line) as Line));
+  return { responseCode: '0', responseMessage: ok, batchUUID: row.id, status: row.status as 'pending' | 'completed', transactions: lines };
 }
 
-export function batchHandlers(sb: Sandbox): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
-  const { store, clock, notifier, vault } = sb;
-  const columns: string[] = sb.spec.components.schemas.ProcessBatchRequest.properties.batchFile['x-csv-columns']['1'];
+/** How long one slice of a batch may hold the event loop: every other request waits meanwhile. */
+export const BATCH_SLICE_MS = 20;
+/**
+ * Lines a slice runs whatever the clock says (about 10 ms of work): a batch this small is completed
+ * when processBatch answers, however busy the machine is.
+ */
+export const BATCH_SLICE_MIN_LINES = 32;
+
+/**
+ * Runs a batch's lines from where it stopped for at most BATCH_SLICE_MS, in the caller's transaction;
+ * completes it (and queues its notification) when none is left. Answers whether lines remain.
+ */
+export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[]): boolean {
+  const { store, vault, notifier } = sb;
+  const batch = store.get('SELECT * FROM batches WHERE id = ?', id);
+  if (!batch || batch.status !== 'pending') return false;
+  const input = JSON.parse(batch.pending) as string[][];
+  const until = performance.now() + BATCH_SLICE_MS;
+  const cards = new Map<string, Row | undefined>();
+  let next = Number(batch.next_line);
+  const least = next + BATCH_SLICE_MIN_LINES;
+  for (; next < input.length && (next < least || performance.now() < until); next++) {
+    const v = Object.fromEntries(columns.map((c, i) => [c, input[next]![i] ?? '']));
+    if (!cards.has(v.cardID!)) cards.set(v.cardID!, store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID));
+    const card = cards.get(v.cardID!);
+    let line: Line;
+    const invalidField = columns.find((c) => !LINE_RULES[c]?.test(v[c] ?? ''));
+    if (invalidField) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: `Field '${invalidField}' is invalid` };
+    else if (!card || card.card_key !== v.cardKey) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: "Field 'cardKey' is invalid: does not match the stored card" };
+    else {
+      const result = charge(sb, batch.merchant_id, {
+        kind: 'purchase',
+        card: { number: vault.decrypt(card.pan_encrypted), expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
+        cardField: 'cardID',
+        body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
+      }) as Record<string, string>;
+      line = { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
+    }
+    store.run('INSERT INTO batch_lines (batch_id, seq, line) VALUES (?, ?, ?)', id, next, JSON.stringify(line));
+  }
+  const done = next >= input.length;
+  store.run('UPDATE batches SET next_line = ?, status = ?, pending = ? WHERE id = ?', next, done ? 'completed' : 'pending', done ? '[]' : batch.pending, id);
+  if (done && batch.notify_url) {
+    const merchant = { kind: 'merchant' as const, id: batch.merchant_id as string, apiKey: '', passphrase: '' };
+    notifier.batchNotify(merchant, batch.notify_url, batchResult(store, store.get('SELECT * FROM batches WHERE id = ?', id)!));
+  }
+  return !done;
+}
+
+/** What a batch line's fields must look like (the spec's patterns for the same fields on /post). */
+const LINE_RULES: Record<string, RegExp> = {
+  transactionReferenceID: /^.{1,64}$/su,
+  transactionAmount: /^(0|[1-9][0-9]{0,11})\.[0-9]{2}$/,
+  transactionCurrency: /^[A-Z]{3}$/,
+  transactionProduct: /^.{1,255}$/su,
+  cardID: /^[A-Z0-9]{6,32}$/,
+  cardKey: /^[A-Za-z0-9]{8,64}$/,
+};
+
+/**
+ * Runs pending batches in the background, one slice at a time, yielding to the event loop between
+ * slices (setImmediate), each slice in its own transaction. A restarted sandbox picks up where it was.
+ */
+export class BatchRunner {
+  private scheduled = false;
+  private stopped = false;
+  private readonly sb: Sandbox;
+  private readonly columns: readonly string[];
+
+  constructor(sb: Sandbox) {
+    this.sb = sb;
+    this.columns = batchColumns(sb);
+  }
+
+  kick(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => this.step());
+  }
+
+  private step(): void {
+    this.scheduled = false;
+    if (this.stopped || !this.sb.store.db.isOpen) return;
+    const pending = this.sb.store.get("SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1");
+    if (!pending) return;
+    this.sb.store.transaction(() => runBatchSlice(this.sb, pending.id, this.columns));
+    this.kick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+const batchColumns = (sb: Sandbox): string[] => sb.spec.components.schemas.ProcessBatchRequest.properties.batchFile['x-csv-columns']['1'];
+
+export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
+  const { store, clock } = sb;
+  const columns = batchColumns(sb);
   const resultColumns: string[] = sb.spec.components.schemas.BatchResultFile['x-csv-columns']['1'];
   const find = (merchantId: string, id: string) => store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
   return {
     processBatch: ({ body }, { account }) =>
       store.transaction(() => {
-        let rows: string[][];
+        const unzipped = unzipCapped(Buffer.from(body.batchFile, 'base64'), MAX_BATCH_CSV_BYTES);
+        if ('error' in unzipped && unzipped.error === 'too large') return invalid('batchFile', `its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes`);
+        const files = 'files' in unzipped ? Object.entries(unzipped.files).filter(([n]) => n.toLowerCase().endsWith('.csv')) : [];
+        if (files.length !== 1) return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+        let text: string;
         try {
-          const files = Object.entries(unzipSync(Buffer.from(body.batchFile, 'base64'))).filter(([n]) => n.toLowerCase().endsWith('.csv'));
-          if (files.length !== 1) throw new Error('not one CSV file');
-          rows = parseCsv(new TextDecoder().decode(files[0]![1]));
+          text = new TextDecoder('utf-8', { fatal: true }).decode(files[0]![1]);
         } catch {
-          return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+          return invalid('batchFile', 'its CSV must be UTF-8');
         }
-        const [header = [], ...data] = rows;
+        const [header = [], ...data] = parseCsv(text);
         if (columns.some((c, i) => header[i] !== c)) return invalid('batchFile', `its CSV columns must be ${columns.join(',')}`);
-        const lines: Line[] = data.filter((r) => r.length > 1).map((fields) => {
-          const v = Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? '']));
-          const card = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, v.cardID);
-          if (!card || card.card_key !== v.cardKey) return { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: "Field 'cardKey' is invalid: does not match the stored card" };
-          const result = charge(sb, account.id, {
-            kind: 'purchase',
-            card: { number: vault.decrypt(card.pan_encrypted), expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
-            cardField: 'cardID',
-            body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
-          }) as Record<string, string>;
-          return { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
-        });
-        const id = batchId();
-        store.run('INSERT INTO batches (id, merchant_id, notify_url, lines, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.batchNotifyURL ?? null, JSON.stringify(lines), clock.timestamp());
-        if (body.batchNotifyURL) notifier.batchNotify(account, body.batchNotifyURL, batchResult(find(account.id, id)!));
+        if (data.length > MAX_BATCH_LINES) return invalid('batchFile', `its CSV must not hold more than ${MAX_BATCH_LINES} lines`);
+        // A card number may reach the store from a batch line as from any field: refused the same way.
+        const leak = data.findIndex((fields) => fields.some(holdsCardNumber));
+        if (leak >= 0) return invalid('batchFile', `line ${leak + 1} must not hold a card number`);
+        const id = store.freshId('batches', 'id', batchId);
+        store.run(
+          "INSERT INTO batches (id, merchant_id, notify_url, lines, created_at, status, pending, next_line) VALUES (?, ?, ?, '[]', ?, 'pending', ?, 0)",
+          id, account.id, body.batchNotifyURL ?? null, clock.timestamp(), JSON.stringify(data.filter((r) => r.length > 1)),
+        );
+        // The first slice runs with the request: a small batch is completed when its answer leaves.
+        if (runBatchSlice(sb, id, columns)) runner.kick();
         return { responseCode: '0', responseMessage: ok, batchUUID: id };
       }),
     retrieveBatch: ({ body }, { account }) => {
       const row = find(account.id, body.batchUUID);
       if (!row) return invalid('batchUUID', 'no such batch');
-      const lines = JSON.parse(row.lines) as Record<string, string>[];
-      return [resultColumns.join(','), ...lines.map((l) => resultColumns.map((c) => l[c] ?? '').join(','))].join('\n') + '\n';
+      return csvFile(resultColumns, batchResult(store, row).transactions as unknown as Record<string, string>[]);
     },
     retrieveBatchResponse: ({ params }, { account }) => {
       const row = find(account.id, params.batchUUID);
-      return row ? batchResult(row) : invalid('batchUUID', 'no such batch');
+      return row ? batchResult(store, row) : invalid('batchUUID', 'no such batch');
     },
     retrieveBatchNotify: ({ params }, { account }) => {
       const row = find(account.id, params.batchUUID);
-      return row ? batchResult(row) : refusal(-2, "Field 'batchUUID' is invalid: no such batch");
+      return row ? batchResult(store, row) : refusal(-2, "Field 'batchUUID' is invalid: no such batch");
     },
   };
 }

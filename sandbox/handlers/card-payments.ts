@@ -85,7 +85,7 @@ export function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
   if (input.threeDSFailed && answer.code === 0) answer = { code: 2, message: 'Transaction declined: 3D Secure authentication failed', authResponseCode: '05', authMessage: 'Do not honour' };
   const approved = answer.code === 0;
   const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
-  const id = transactionId();
+  const id = sb.store.freshId('transactions', 'id', transactionId);
   sb.store.transaction(() =>
     sb.store.run(
       `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
@@ -154,7 +154,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
         const cents = toCents(body.captureAmount);
         if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
         if (auth.captured + cents > auth.amount) return invalid('captureAmount', 'Capture amount is greater than the transaction amount');
-        const id = transactionId();
+        const id = store.freshId('transactions', 'id', transactionId);
         const settled = clock.date(SETTLEMENT_DAYS);
         store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type,
@@ -187,7 +187,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
         const cents = toCents(body.refundAmount);
         if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
         if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
-        const id = transactionId();
+        const id = store.freshId('transactions', 'id', transactionId);
         store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
              expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, parent_id, custom, created_at)

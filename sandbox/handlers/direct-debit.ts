@@ -59,7 +59,7 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
           bsb = auth.bsb;
           number = auth.account_number;
         }
-        const id = transactionId();
+        const id = store.freshId('direct_debits', 'id', transactionId);
         store.run(
           'INSERT INTO direct_debits (id, merchant_id, reference, amount, currency, bsb, account_number, settlement_date, custom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           id, account.id, body.transactionReferenceID ?? null, toCents(body.transactionAmount), body.transactionCurrency, bsb, number, clock.date(DIRECT_DEBIT_DAYS), customOf(body), clock.timestamp(),

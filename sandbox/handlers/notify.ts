@@ -38,7 +38,7 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
           case 'batchNotify': {
             const batch = store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', account.id, id);
             if (!batch) return invalid('transactionID', 'no such batch');
-            notifier.batchNotify(account, url, batchResult(batch));
+            notifier.batchNotify(account, url, batchResult(store, batch));
             break;
           }
           case 'payoutTransaction': {

@@ -13,11 +13,11 @@ export function partnerHandlers(sb: Sandbox): Pick<H, 'addMerchant' | 'updateMer
   return {
     addMerchant: ({ body }, { account }) =>
       store.transaction(() => {
-        const requestReference = reference('MREQ');
+        const requestReference = store.freshId('merchant_requests', 'reference', () => reference('MREQ'));
         const status = body.status ?? 'approved';
         let created: string | null = null;
         if (status === 'approved') {
-          created = merchantId();
+          created = store.freshId('accounts', 'id', merchantId);
           const { method: _m, partnerUUID: _p, apiKey: _k, hash: _h, ...profile } = body;
           store.run(
             'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, profile, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',

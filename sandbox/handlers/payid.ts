@@ -4,6 +4,7 @@ import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.t
 import { nppInvalid, ok, type Sandbox } from '../context.ts';
 import { PAYID_WELCOME_PAYMENT } from '../data.ts';
 import { transactionId } from '../ids.ts';
+import { centsToNumber, numberToCents } from '../money.ts';
 import type { Row } from '../store.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -12,8 +13,8 @@ const record = (row: Row) => ({ name: row.name, payId: row.pay_id, status: row.s
 const transaction = (row: Row) => ({
   transactionId: row.id,
   payId: row.pay_id,
-  amount: row.amount,
-  ...(row.refunded ? { refundedAmount: row.refunded } : {}),
+  amount: centsToNumber(row.amount),
+  ...(row.refunded ? { refundedAmount: centsToNumber(row.refunded) } : {}),
   ...(row.payer_name ? { payerName: row.payer_name } : {}),
   ...(row.reference ? { reference: row.reference } : {}),
   status: row.refunded === 0 ? ('received' as const) : row.refunded >= row.amount ? ('refunded' as const) : ('partiallyRefunded' as const),
@@ -30,7 +31,7 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
         if (store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
         store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
         const w = PAYID_WELCOME_PAYMENT;
-        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', transactionId(), account.id, body.payId, w.amount, w.payerName, w.reference, clock.timestamp());
+        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, numberToCents(w.amount), w.payerName, w.reference, clock.timestamp());
         return answer(find(account.id, body.payId)!);
       }),
     getPayId: ({ params }, { account }) => {
@@ -62,9 +63,11 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
       store.transaction(() => {
         const row = store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ?', account.id, params.transactionId);
         if (!row) return nppInvalid('transactionId', 'no such payment');
-        if (body.amount <= 0) return nppInvalid('amount', 'must be more than 0');
-        if (row.refunded + body.amount > row.amount + 1e-9) return nppInvalid('amount', 'refunds would exceed the payment');
-        store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', body.amount, row.id);
+        const cents = numberToCents(body.amount);
+        if (cents === undefined) return nppInvalid('amount', 'must be whole cents');
+        if (cents <= 0) return nppInvalid('amount', 'must be more than 0');
+        if (row.refunded + cents > row.amount) return nppInvalid('amount', 'refunds would exceed the payment');
+        store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', cents, row.id);
         return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction(store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id)!) } };
       }),
   };

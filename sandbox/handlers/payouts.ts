@@ -37,12 +37,12 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
       store.transaction(() => {
         const invalidAt = body.transactions.findIndex((t) => t.transaction.bsb === INVALID_BSB);
         if (invalidAt >= 0) return nppInvalid(`transactions[${invalidAt}].transaction.bsb`, 'no such BSB');
-        const id = reference('PAY');
+        const id = store.freshId('payouts', 'id', () => reference('PAY'));
         store.run('INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.reference, body.notifyURL ?? null, clock.timestamp());
         for (const t of body.transactions) {
           const steps = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [{ type: 'NPP' as const, status: 'approved' }];
           const attempts = steps.map((s, i) => ({ transactionId: transactionId(), status: s.status, type: s.type, createdAt: clock.timestamp(i * 2000), lastUpdated: clock.timestamp(i * 2000 + 1000) }));
-          const txId = reference('PTX');
+          const txId = store.freshId('payout_transactions', 'id', () => reference('PTX'));
           store.run('INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)', txId, id, account.id, t.transaction.reference, JSON.stringify(t.payee), JSON.stringify(t.transaction), JSON.stringify(attempts));
           if (body.notifyURL) notifier.payoutTransaction(account, body.notifyURL, id, txId, payoutRecord(store.get('SELECT * FROM payout_transactions WHERE id = ?', txId)!));
         }

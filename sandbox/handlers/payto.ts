@@ -4,6 +4,7 @@
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { nppInvalid, ok, type Sandbox } from '../context.ts';
 import { reference, transactionId } from '../ids.ts';
+import { centsToNumber, numberToCents } from '../money.ts';
 import type { Row } from '../store.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -29,7 +30,7 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
       status: row.status,
       reference: row.reference,
       ...(row.product ? { product: row.product } : {}),
-      amount: row.amount,
+      amount: centsToNumber(row.amount),
       ...(row.last_payment === null ? {} : { lastPayment: Boolean(row.last_payment) }),
       createdAt: row.created_at,
       payer: { account: payer.account },
@@ -40,7 +41,7 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
   return {
     createAgreement: ({ body }, { account }) =>
       store.transaction(() => {
-        const id = reference('AGR');
+        const id = store.freshId('agreements', 'id', () => reference('AGR'));
         store.run('INSERT INTO agreements (id, merchant_id, status, payer, terms, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, account.id, 'active', JSON.stringify(body.payer), JSON.stringify(body.agreement), clock.timestamp());
         return agreementResult(agreement(account.id, id)!);
       }),
@@ -57,15 +58,17 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
         const row = agreement(account.id, params.agreementIdentification);
         if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
         if (row.status !== 'active') return nppInvalid('agreementIdentification', `the agreement is ${row.status}`);
-        const maximum = JSON.parse(row.terms).payment?.maximum;
-        if (maximum !== undefined && body.transaction.amount > maximum) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
+        const cents = numberToCents(body.transaction.amount);
+        if (cents === undefined) return nppInvalid('transaction.amount', 'must be whole cents');
+        const maximum: number | undefined = JSON.parse(row.terms).payment?.maximum;
+        if (maximum !== undefined && cents > Math.floor(maximum * 100 + 1e-6)) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
         const payer = JSON.parse(row.payer);
         const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
-        const id = transactionId();
+        const id = store.freshId('payto_payments', 'id', transactionId);
         const t = body.transaction;
         store.run(
           'INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, product, amount, last_payment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          id, account.id, row.id, status, t.reference, t.product ?? null, t.amount, t.lastPayment === undefined ? null : Number(t.lastPayment), clock.timestamp(),
+          id, account.id, row.id, status, t.reference, t.product ?? null, cents, t.lastPayment === undefined ? null : Number(t.lastPayment), clock.timestamp(),
         );
         if (t.lastPayment && status === 'approved') store.run("UPDATE agreements SET status = 'cancelled' WHERE id = ?", row.id);
         return { responseCode: 0, responseMessage: ok, result: { payer: { account: payer.account }, transaction: { id, status } } };

@@ -4,6 +4,7 @@ import { zipSync } from 'fflate';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
+import { csvFile } from '../csv.ts';
 import { fromCents, toCents } from '../money.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -11,8 +12,6 @@ type H = GatewayHandlers<HandlerContext>;
 /** The sandbox's fee on settled card transactions, in basis points. */
 const FEE_BP = 180;
 const halfUp = (cents: number, bp: number) => Math.floor((cents * bp + 5000) / 10_000);
-
-const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
 export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSettlement'> {
   const { store } = sb;
@@ -52,7 +51,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
         settlementDate: row.settled_date,
         transactionProduct: row.product ?? '',
       });
-      const csv = [columns.join(','), ...rows.map((r) => columns.map((c) => csvField(values(r)[c] ?? '')).join(','))].join('\n') + '\n';
+      const csv = csvFile(columns, rows.map(values));
       return zipSync({ 'settlement.csv': [new TextEncoder().encode(csv), { mtime: new Date('2026-01-01T00:00:00Z') }] });
     },
   };

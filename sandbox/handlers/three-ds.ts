@@ -27,7 +27,7 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
   };
   return {
     getAccessToken: ({ body }, { account }) => {
-      const accessToken = token('at');
+      const accessToken = store.freshId('access_tokens', 'token', () => token('at'));
       const expiry = clock.timestamp(accessTokenMs);
       store.transaction(() =>
         store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', accessToken, account.id, body.transactionAmount, body.transactionCurrency, expiry),
@@ -40,7 +40,7 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
       if (!luhn(source.card.number)) return invalid(source.field, 'fails the Luhn check');
       const type = cardType(source.card.number);
       const enrolled = type === 'visa' || type === 'mc';
-      const threeDSToken = token('tds');
+      const threeDSToken = store.freshId('three_ds_sessions', 'token', () => token('tds'));
       store.transaction(() => store.run('INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)', threeDSToken, account.id, enrolled ? 1 : 0, clock.timestamp()));
       return {
         responseCode: '0',

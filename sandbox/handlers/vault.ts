@@ -9,7 +9,7 @@ type H = GatewayHandlers<HandlerContext>;
 
 /** Stores a card in the vault under a new cardID, cardKey and ivrCardID (addCard, and payframe payments sent with addCard=1). */
 export function storeCard(sb: Sandbox, merchantId: string, card: { number: string; name: string; expiryMonth: string; expiryYear: string }) {
-  const id = cardId();
+  const id = sb.store.freshId('cards', 'card_id', cardId);
   const key = cardKey();
   const ivr = digits(8);
   sb.store.run(
@@ -81,7 +81,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
         const fingerprint = vault.fingerprint(body.cardNumber);
         store.run(
           'INSERT OR IGNORE INTO blacklist (entry_id, merchant_id, fingerprint, bin, last4, expiry_month, expiry_year, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          blacklistId(), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
+          store.freshId('blacklist', 'entry_id', blacklistId), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
         );
         const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, fingerprint)!;
         return { responseCode: '0', responseMessage: ok, ...entry(row) };

@@ -1,6 +1,7 @@
 // Turning what a handler returned into the response, held to the contract: the result hashes are
 // added from their recipes, the body is validated against the operation's own result or refusal
 // schema, and no unmasked card number may leave in it.
+import { unzipSync } from 'fflate';
 import { computeHash } from '../../runtime/signing.ts';
 import { hashRecipes, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
@@ -22,6 +23,18 @@ export function findCardNumber(text: string): boolean {
   return false;
 }
 
+/** Whether any entry of a zip holds a card number; bytes that are not a zip are scanned as they are. */
+function zipHoldsCardNumber(bytes: Uint8Array): boolean {
+  const decoder = new TextDecoder();
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes);
+  } catch {
+    return findCardNumber(decoder.decode(bytes));
+  }
+  return Object.values(entries).some((entry) => findCardNumber(decoder.decode(entry)));
+}
+
 export function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
@@ -33,7 +46,7 @@ export function luhn(digits: string): boolean {
 }
 
 /** A violation that is `sensitive` is never sent on, whatever the response validation mode. */
-export type Answered = { response: GatewayResponse } | { violation: string; sensitive?: boolean };
+export type Answered = { response: GatewayResponse; refusal?: boolean } | { violation: string; sensitive?: boolean };
 
 const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode) < 0;
 
@@ -53,6 +66,9 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   if (op.resultType !== 'application/json' && (returned instanceof Uint8Array || typeof returned === 'string')) {
     const ok = op.resultType === 'application/zip' ? returned instanceof Uint8Array : typeof returned === 'string';
     if (!ok) return { violation: `${op.operationId} must answer ${op.resultType === 'application/zip' ? 'bytes' : 'text'} for ${op.resultType}` };
+    // Files are scanned like JSON: a zip entry by entry (a settlement CSV), text as it is.
+    const leaks = typeof returned === 'string' ? findCardNumber(returned) : zipHoldsCardNumber(returned as Uint8Array);
+    if (leaks) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: returned } };
   }
   if (!returned || typeof returned !== 'object' || Array.isArray(returned)) return { violation: `${op.operationId} answered ${returned === null ? 'null' : typeof returned}, not an object` };
@@ -80,5 +96,5 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   }
   const text = JSON.stringify(body);
   if (findCardNumber(text)) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
-  return { response: { status: op.status, headers: { 'content-type': 'application/json' }, body: text } };
+  return { response: { status: op.status, headers: { 'content-type': 'application/json' }, body: text }, refusal };
 }

@@ -1,6 +1,7 @@
 // Authentication from the contract: the credentials an operation declares (in the body, or in
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
+import { randomBytes } from 'node:crypto';
 import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
@@ -25,24 +26,39 @@ export interface AuthInput {
 }
 
 /** The current form of the recipe, or its legacy form where the recipe has one and it is accepted. */
+// Both forms are always computed, so that which one matched (or that none did) costs the same.
 function bodyHashMatches(given: string, recipe: HashRecipe, passphrase: string, body: Record<string, unknown>, acceptLegacy: boolean): boolean {
-  if (hashesEqual(given, computeHash(recipe, passphrase, body, nodeDigests))) return true;
+  const current = hashesEqual(given, computeHash(recipe, passphrase, body, nodeDigests));
   const legacy = acceptLegacy ? legacyRecipe(recipe) : undefined;
-  return legacy !== undefined && hashesEqual(given, computeHash(legacy, passphrase, body, nodeDigests));
+  const older = legacy !== undefined && hashesEqual(given, computeHash(legacy, passphrase, body, nodeDigests));
+  return current || older;
 }
 
-/** Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts. */
+/**
+ * Stands in for an account that is not found, so that an unknown merchant costs what a known one with
+ * a wrong key costs: the key is compared and every hash computed, against secrets nobody holds.
+ */
+const DECOY: Account = { kind: 'merchant', id: '', apiKey: randomBytes(12).toString('base64url'), passphrase: randomBytes(24).toString('base64url') };
+
+/**
+ * Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts.
+ * Every check runs whatever failed before it, and the refusal comes at the end: an unknown account,
+ * a wrong key and a wrong hash all cost the same work, so timing does not tell them apart.
+ */
 export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts, acceptLegacy = true): Steps<{ account: Account } | { refusal: Refusal }> {
   let account: Account | undefined;
+  let denied = false;
   const body = input.body ?? {};
 
   if (op.headers) {
     for (const role in op.headers) {
       if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    account = yield accounts.find('merchant', headerOf(input.headers, op.headers.accountId)!);
+    const found: Account | undefined = yield accounts.find('merchant', headerOf(input.headers, op.headers.accountId)!);
+    account = found ?? DECOY;
     const key = headerOf(input.headers, op.headers.apiKey);
-    if (!account || (key !== undefined && !sameSecret(key, account.apiKey))) return { refusal: refuse(-1, DENIED) };
+    if (!sameSecret(key ?? '', account.apiKey) && key !== undefined) denied = true;
+    if (!found) denied = true;
   }
 
   for (const kind of op.credentials) {
@@ -52,16 +68,17 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       const token = text(body[fields.token]);
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
-      if (!found) return { refusal: refuse(-1, DENIED) };
+      if (!found) (denied = true), (found = DECOY);
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
-      const key = text(body[fields.key!]);
-      if (!found || !key || !sameSecret(key, found.apiKey)) return { refusal: refuse(-1, DENIED) };
+      if (!found) (denied = true), (found = DECOY);
+      const key = text(body[fields.key!]) ?? '';
+      if (!sameSecret(key, found.apiKey)) denied = true;
     }
     // An access token must stand for the merchant the body names, when it names one.
-    if (account && (account.kind !== found.kind || account.id !== found.id)) return { refusal: refuse(-1, DENIED) };
+    if (account && account !== DECOY && (account.kind !== found.kind || account.id !== found.id)) denied = true;
     account = found;
   }
   if (!account) return { refusal: refuse(-1, DENIED) };
@@ -71,11 +88,20 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
       const expected = computeHash(recipe, account.passphrase, canonicalParameters({ params: input.params, query: input.query, body }), nodeDigests);
-      if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
+      if (!hashesEqual(given, expected)) denied = true;
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
-      if (!bodyHashMatches(given, recipe, account.passphrase, body, acceptLegacy)) return { refusal: refuse(-1, DENIED) };
+      let matches: boolean;
+      try {
+        matches = bodyHashMatches(given, recipe, account.passphrase, body, acceptLegacy);
+      } catch {
+        // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
+        // string but that is not base64 (atob throws). That is the field's fault, not the server's.
+        const decoded = (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
+        return { refusal: refuse(-2, decoded ? `Field '${String(decoded)}' is invalid: must be base64` : 'The request cannot be hashed') };
+      }
+      if (!matches) denied = true;
     }
   }
-  return { account };
+  return denied ? { refusal: refuse(-1, DENIED) } : { account };
 }

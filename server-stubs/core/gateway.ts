@@ -3,13 +3,13 @@
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
-import { answer } from './answer.ts';
+import { answer, type Answered } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
-import { byteLength, checkBody, checkParameters, checkVersion, parseBody, normalised, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
-import { chooseMethod, knows, readLimit, route } from './router.ts';
-import { run, type Steps } from './steps.ts';
+import { byteLength, checkBody, checkParameters, checkVersion, normalised, parseBody, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
+import { bodyLimit, chooseMethod, knows, readLimit, route } from './router.ts';
+import { isThenable, run, type Steps } from './steps.ts';
 import type {
   Accounts,
   ContractOperation,
@@ -36,7 +36,18 @@ export interface GatewayOptions {
   unknownFields?: 'ignore' | 'refuse';
   /** Body hashes in a recipe's legacy form (x-hash-recipes `legacy`): `accept` (default), as the real gateway does, or `refuse`. */
   legacyHashes?: 'accept' | 'refuse';
+  /**
+   * Runs the handler and the check of its answer as one unit of work: a store's transaction (the
+   * sandbox passes its SQLite transaction). When the answer is a refusal, or breaks the contract and
+   * will not be sent, the gateway throws inside it, so that the change is rolled back: a refusal
+   * stores nothing, and no refusal follows a commit. It must run `work` synchronously and rethrow what it throws after rolling back. A
+   * handler that answers with a promise is checked when the promise settles, outside the unit.
+   */
+  transaction?: <T>(work: () => T) => T;
 }
+
+/** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */
+class RollBack extends Error {}
 
 export interface Gateway {
   handle(request: GatewayRequest): Promise<GatewayResponse>;
@@ -47,6 +58,12 @@ export interface Gateway {
   respond(request: GatewayRequest): GatewayResponse | Promise<GatewayResponse>;
   /** The most bytes an adapter should read for a request to this path. */
   readLimit(pathname: string): number;
+  /**
+   * What to read of a body before it has named its method (no head), or once it has (head: the
+   * bytes read so far, as latin1 text): the limit of the method it names on a path whose methods'
+   * limits differ. An adapter reads no more than this while reading.
+   */
+  bodyLimit(pathname: string, head?: string): number;
   /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
   serves(pathname: string): boolean;
   readonly metrics: GatewayMetrics;
@@ -138,16 +155,32 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!handler) return refused(op, refuse(-4, `${target.operationId} is not implemented by this server`, 500));
 
     let returned: unknown;
+    let answered: Answered | undefined;
+    const input = { body, params, query: query.ok };
+    const context = { operation: op, account: auth.account };
+    // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
+    // keeps the change it reports.
+    const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);
     try {
-      returned = yield handler.call(options.handlers, { body, params, query: query.ok }, { operation: op, account: auth.account });
+      if (options.transaction) {
+        options.transaction(() => {
+          returned = handler.call(options.handlers, input, context);
+          if (isThenable(returned)) return;
+          answered = answer(op, auth.account, body ?? {}, returned);
+          if (rollsBack(answered)) throw new RollBack();
+        });
+      } else returned = handler.call(options.handlers, input, context);
+      if (isThenable(returned)) returned = yield returned;
     } catch (error) {
-      metrics.failures++;
-      logger.error('handler failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
-      return refusalResponse(op, refuse(-4, 'Internal gateway error', 500));
+      if (!(error instanceof RollBack)) {
+        metrics.failures++;
+        logger.error('handler failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
+        return refusalResponse(op, refuse(-4, 'Internal gateway error', 500));
+      }
     }
-    const answered = answer(op, auth.account, body ?? {}, returned);
+    answered ??= answer(op, auth.account, body ?? {}, returned);
     if ('violation' in answered) {
-      const raw = typeof returned === 'object' && returned !== null ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) } : undefined;
+      const raw = typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array) ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) } : undefined;
       return violated(op, answered.violation, answered.sensitive === true, raw);
     }
     if (Number((returned as { responseCode?: unknown })?.responseCode) < 0) metrics.refusals++;
@@ -159,6 +192,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle: async (request) => respond(request),
     respond,
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
+    bodyLimit: (pathname, head) => bodyLimit(pathname, defaultMaxBodyBytes, head),
     serves: (pathname) => Object.hasOwn(SPEC_FILES, pathname) || knows(pathname),
     metrics,
   };

@@ -2,6 +2,7 @@
 // answers the refusal the contract documents; nothing here throws for bad input.
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
+import { parseJson } from './json.ts';
 import { refuse, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 
@@ -35,7 +36,9 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
   }
   try {
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
-    return { ok: JSON.parse(text) };
+    const parsed = parseJson(text);
+    if ('ok' in parsed) return parsed;
+    return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : `Field '${parsed.field}' is invalid: ${parsed.rule}`) };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
     return { refusal: refuse(-2, `Request body is not valid JSON: ${why}`, 400) };

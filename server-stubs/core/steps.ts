@@ -6,7 +6,7 @@
 
 export type Steps<T> = Generator<unknown, T, any>;
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
 
 /** The pipeline's result: a value when no step waited, else a promise of it. */

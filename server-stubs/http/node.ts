@@ -28,21 +28,55 @@ export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: 
   else send(res, response);
 }
 
-/** Reads the body, refusing it as soon as it passes what the path accepts, then answers. */
+/** After a 413, what is still read (and dropped) so that the refusal is not lost to a reset. */
+const DRAIN_BYTES = 4 * 1024 * 1024;
+const DRAIN_MS = 2_000;
+
+/**
+ * Refuses a body that is too large while it is being read. The answer is written at once, with
+ * `connection: close`; the rest of the body is then read and dropped for a little while (up to 4 MiB
+ * or 2 s) before the socket is closed: closing a socket with unread data makes the kernel send a
+ * reset, and a client still sending then loses the 413 it was sent.
+ */
+function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
+  const response = refusalResponse(undefined, refuse(-2, `Request body exceeds ${limit} bytes`, 413));
+  response.headers.connection = 'close';
+  send(res, response);
+  req.removeAllListeners('data');
+  req.removeAllListeners('end');
+  let dropped = 0;
+  const close = () => req.socket.destroy();
+  const timer = setTimeout(close, DRAIN_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    if ((dropped += chunk.length) > DRAIN_BYTES) close();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.resume();
+}
+
+/**
+ * Reads the body, refusing it as soon as it passes what its operation accepts, then answers. Until
+ * the body names its method it may be as large as the path's smallest limit; past that, the method
+ * named in what was read decides (processBatch may send 16 MiB on /post, processCard 1 MiB).
+ */
 export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const limit = gateway.readLimit(splitUrl(req.url ?? '/').pathname);
+  const pathname = splitUrl(req.url ?? '/').pathname;
+  const most = gateway.readLimit(pathname);
+  let limit = gateway.bodyLimit(pathname);
+  let raised = limit === most;
   const declared = Number(req.headers['content-length'] ?? 0);
-  const tooLarge = () => {
-    send(res, refusalResponse(undefined, refuse(-2, `Request body exceeds ${limit} bytes`, 413)));
-    req.destroy();
-  };
-  if (declared > limit) return tooLarge();
+  if (declared > most) return refuseTooLarge(req, res, most);
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
-    if (size > limit) tooLarge();
-    else chunks.push(chunk);
+    chunks.push(chunk);
+    if (size > limit && !raised) {
+      raised = true;
+      limit = gateway.bodyLimit(pathname, Buffer.concat(chunks).toString('latin1', 0, limit));
+    }
+    if (size > limit) refuseTooLarge(req, res, limit);
   });
   req.on('end', () => {
     if (size <= limit) answerRequest(gateway, req, res, chunks.length > 1 ? Buffer.concat(chunks) : chunks[0]);
@@ -53,10 +87,26 @@ export function createNodeHandler(gateway: Gateway): http.RequestListener {
   return (req, res) => readAndAnswer(gateway, req, res);
 }
 
-export function createNodeServer(gateway: Gateway): http.Server {
-  const server = http.createServer(createNodeHandler(gateway));
-  // Keep-alive connections beyond load-balancer time-outs; headers must arrive within ten seconds.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 10_000;
+/** The server's limits on time and connections; each has a default chosen below. */
+export interface NodeServerOptions {
+  /** The request line and headers must arrive within this (slow-header attacks). Default 10 s. */
+  headersTimeout?: number;
+  /** The whole request, body included, must arrive within this (slow-body attacks). Default 30 s. */
+  requestTimeout?: number;
+  /** An idle keep-alive connection is closed after this. Default 65 s: longer than load balancers' 60 s. */
+  keepAliveTimeout?: number;
+  /** Connections beyond this many are refused (closed at once). Default 1024. */
+  maxConnections?: number;
+}
+
+export const serverDefaults: Required<NodeServerOptions> = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000, maxConnections: 1024 };
+
+export function createNodeServer(gateway: Gateway, options: NodeServerOptions = {}): http.Server {
+  const o = { ...serverDefaults, ...options };
+  // Node checks the header and request time-outs every connectionsCheckingInterval (30 s by default,
+  // which let a slow-header socket live 30 s whatever headersTimeout said): check every second.
+  const connectionsCheckingInterval = Math.min(1_000, o.headersTimeout, o.requestTimeout);
+  const server = http.createServer({ requestTimeout: o.requestTimeout, headersTimeout: o.headersTimeout, keepAliveTimeout: o.keepAliveTimeout, connectionsCheckingInterval }, createNodeHandler(gateway));
+  server.maxConnections = o.maxConnections;
   return server;
 }

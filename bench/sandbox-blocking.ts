@@ -1,0 +1,91 @@
+// node bench/sandbox-blocking.ts: how long the sandbox's largest requests hold the event loop, and the
+// process's peak memory meanwhile. A sandbox on a file store (in a temporary folder) answers, through
+// its HTTP server, a stream of small requests (queryCard, one at a time, as another client would send
+// them) while one large batch (20,000 lines, the most a batch may hold) and one settlement of 100,000
+// rows are asked for. The event loop's longest stall is read from perf_hooks' monitorEventLoopDelay.
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { zipSync } from 'fflate';
+import { buildRequest, operation } from '../contract/requests.ts';
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import { computeHash } from '../runtime/signing.ts';
+import { createSandbox } from '../sandbox/index.ts';
+
+const LINES = 20_000;
+const SETTLED_ROWS = 100_000;
+const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-blocking-'));
+const sb = createSandbox({ dbPath: path.join(dir, 'bench.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+const server = sb.server();
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+function signed(operationId: string, body: Record<string, unknown>) {
+  const op = operation(operationId);
+  const b: Record<string, unknown> = { ...body };
+  for (const use of op.hashes.filter((h) => h.in === 'body')) if (use.name in b) b[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', b);
+  return buildRequest(op, { body: b });
+}
+async function call(operationId: string, body: Record<string, unknown>): Promise<Response> {
+  const r = signed(operationId, body);
+  return fetch(base + r.url, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
+}
+
+// A stored card for the batch, and 100,000 settled purchases on one day (written straight into the
+// store: the settlement is what is measured, not how its rows came to be).
+const card = (await (await call('addCard', { method: 'addCard', ...merchant, cardName: 'Bench', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })).json()) as { cardID: string; cardKey: string };
+const day = '2026-11-01';
+sb.store.transaction(() => {
+  const insert = sb.store.db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+    VALUES (?, ?, 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Bench tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`);
+  for (let i = 0; i < SETTLED_ROWS; i++) insert.run(`bench-${i}`, merchant.merchantUUID, `REF-${i}`, day, `${day} 10:00:00`);
+});
+const paid = (await (await call('processCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' })).json()) as { transactionID: string };
+
+const csv = ['transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey', ...Array.from({ length: LINES }, (_, i) => `B-${i},1.00,AUD,Box,${card.cardID},${card.cardKey}`)].join('\n');
+const batchFile = Buffer.from(zipSync({ 'batch.csv': new TextEncoder().encode(csv) })).toString('base64');
+
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+
+// Small requests in the background, one at a time, timed from send to answer.
+let stop = false;
+const latencies: number[] = [];
+const background = (async () => {
+  while (!stop) {
+    const t = performance.now();
+    await (await call('queryCard', { method: 'queryCard', ...merchant, transactionID: paid.transactionID, hash: 'x' })).arrayBuffer();
+    latencies.push(performance.now() - t);
+  }
+})();
+
+const timed = async (name: string, run: () => Promise<Response>) => {
+  const t = performance.now();
+  const r = await run();
+  const bytes = (await r.arrayBuffer()).byteLength;
+  console.log(`${name}: ${(performance.now() - t).toFixed(0)} ms to answer (${r.status}, ${bytes} bytes)`);
+};
+await timed(`processBatch of ${LINES} lines`, () => call('processBatch', { method: 'processBatch', ...merchant, batchFile, fileHash: 'x' }));
+await timed(`getSettlement of ${SETTLED_ROWS} rows`, () => call('getSettlement', { method: 'getSettlement', ...merchant, settlementFrom: day, settlementTo: day, hash: 'x' }));
+// Let a batch that runs in the background finish before the measure ends.
+for (let i = 0; i < 200 && sb.store.get("SELECT 1 FROM batches WHERE status = 'pending'"); i++) await new Promise((r) => setTimeout(r, 50));
+stop = true;
+await background;
+delay.disable();
+clearInterval(sampler);
+
+latencies.sort((a, b) => a - b);
+console.log(`event loop: longest stall ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+console.log(`small requests meanwhile: ${latencies.length}, slowest ${latencies.at(-1)!.toFixed(1)} ms, p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms`);
+console.log(`peak RSS ${(peakRss / 1e6).toFixed(0)} MB`);
+server.close();
+sb.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,28 @@
+// CSV as the sandbox writes it (retrieveBatch, settlement files): RFC 4180 quoting, and no cell a
+// spreadsheet would run as a formula.
+//
+// - A field holding a comma, a double quote, CR or LF is quoted, its quotes doubled (RFC 4180 §2.6,
+//   §2.7), so a value can never end its row or add one.
+// - A field starting with = + - @, tab or CR is a formula to Excel, LibreOffice and Google Sheets
+//   (OWASP, "CSV Injection"): it is prefixed with a single quote, which they show as text. A plain
+//   number (-2, +1.50) is left as it is: the batch results' responseCode is negative, and a number is
+//   not a formula.
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvField(value: string): string {
+  const safe = FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/**
+ * A CSV file: a header row of the columns, then one row per record. Lines end in LF as the spec's
+ * example settlement file does (RFC 4180 §2.1 says CRLF; readers, this package's included, take both).
+ */
+export function csvFile(columns: readonly string[], records: Iterable<Record<string, unknown>>): string {
+  const lines = [columns.map(csvField).join(',')];
+  for (const record of records) lines.push(columns.map((c) => csvField(String(record[c] ?? ''))).join(','));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,113 @@
+// What every sandbox handler is wrapped in, before it can store anything:
+// - a card number in any field that is not a card-number field (custom1, transactionProduct,
+//   customerName, cardName, a PayTo reference...) is refused with -2 naming the field. Refused, not
+//   masked: a masked value is not what the merchant sent (a reference searched for later would not
+//   match, a hash over it would not hold), and a refusal tells the integration to stop sending card
+//   data where it does not belong; either way the number is never stored.
+// - a notification URL the URL policy forbids (url-policy.ts) is refused with -2 naming the field;
+// - a store constraint failure the handlers did not foresee is answered as a refusal naming the field
+//   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
+import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
+import { luhn } from './cards.ts';
+import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
+
+type Handler = (input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> }, context: HandlerContext) => unknown;
+
+/**
+ * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
+ * groups split by single spaces or dashes, standing alone, passing the Luhn check.
+ */
+const CARD_IN_TEXT = /(?<![0-9A-Za-z])[2-6](?:[ -]?[0-9]){12,18}(?![0-9A-Za-z])/g;
+
+export function holdsCardNumber(text: string): boolean {
+  CARD_IN_TEXT.lastIndex = 0;
+  for (let m = CARD_IN_TEXT.exec(text); m; m = CARD_IN_TEXT.exec(text)) {
+    const digits = m[0].replace(/[ -]/g, '');
+    if (digits.length >= 13 && luhn(digits)) return true;
+  }
+  return false;
+}
+
+/** The fields whose schema is the contract's CardNumber: the only ones a card number may be sent in. */
+export function cardNumberFields(spec: Record<string, any>): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const properties = (node as { properties?: Record<string, { $ref?: string }> }).properties;
+    if (properties) for (const [name, schema] of Object.entries(properties)) if (schema?.$ref?.endsWith('/CardNumber')) names.add(name);
+    for (const child of Object.values(node)) walk(child);
+  };
+  walk(spec.components);
+  walk(spec.paths);
+  return names;
+}
+
+/**
+ * The sandbox's own payframe and wallet tokens may name a test card (pf-<number>, see cards): they
+ * stand for a card the way a real payframe token does, and are never stored.
+ */
+const SANDBOX_TOKENS = new Set(['payframeToken', 'digitalWalletToken']);
+
+/** The path of the first string holding a card number outside the card-number fields. */
+export function cardNumberOutsideCardFields(value: unknown, cardFields: Set<string>, path = ''): string | undefined {
+  if (typeof value === 'string') return holdsCardNumber(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = cardNumberOutsideCardFields(value[i], cardFields, `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (cardFields.has(key) || SANDBOX_TOKENS.has(key)) continue;
+    const found = cardNumberOutsideCardFields(child, cardFields, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Store columns → the request field that fills them, for constraint failures. */
+const COLUMN_FIELDS: Record<string, string> = {
+  'payids.pay_id': 'payId',
+  'merchant_requests.reference': 'requestReference',
+  'cards.card_id': 'cardID',
+  'blacklist.entry_id': 'cardID',
+  'blacklist.merchant_id, blacklist.fingerprint': 'cardNumber',
+};
+
+function constraintRefusal(error: unknown): string | undefined {
+  const e = error as { code?: string; errcode?: number; message?: string };
+  if (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19 /* SQLITE_CONSTRAINT */) return undefined;
+  const column = /constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '';
+  const field = COLUMN_FIELDS[column];
+  return field ? `Field '${field}' is invalid: conflicts with a stored record` : 'The request conflicts with a stored record';
+}
+
+export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<string, any>, policy: UrlPolicy): GatewayHandlers<HandlerContext> {
+  const cardFields = cardNumberFields(spec);
+  const refusal = (context: HandlerContext, message: string) => ({
+    responseCode: context.operation.refusalCode === 'integer' ? -2 : '-2',
+    responseMessage: message,
+  });
+  const wrapped: Record<string, Handler> = {};
+  for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Handler>)) {
+    wrapped[name] = (input, context) => {
+      const field = cardNumberOutsideCardFields(input.body, cardFields) ?? cardNumberOutsideCardFields(input.params, cardFields) ?? cardNumberOutsideCardFields(input.query, cardFields);
+      if (field !== undefined) return refusal(context, `Field '${field}' is invalid: must not hold a card number`);
+      const body = (input.body ?? {}) as Record<string, unknown>;
+      for (const name of NOTIFY_URL_FIELDS) {
+        const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
+        if (why) return refusal(context, `Field '${name}' is invalid: ${why}`);
+      }
+      try {
+        return handler(input, context);
+      } catch (error) {
+        const message = constraintRefusal(error);
+        if (message === undefined) throw error;
+        return refusal(context, message);
+      }
+    };
+  }
+  return wrapped as unknown as GatewayHandlers<HandlerContext>;
+}

@@ -1,0 +1,77 @@
+// Findings: a processBatch zip of 150 KiB inflating to a 150 MB CSV ran the sandbox out of memory; a
+// batchFile the schema accepts but that is not base64 threw inside authentication (a silent 500).
+import { zipSync } from 'fflate';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_BATCH_CSV_BYTES } from '../../sandbox/handlers/batch.ts';
+import { BATCH_HEADER, batchBody, counts, hardeningSandbox, send, signed } from './support.ts';
+
+const sb = hardeningSandbox();
+afterAll(() => sb.close());
+
+describe('bounded work per request', () => {
+  it('a zip bomb is refused with -2 naming batchFile before memory grows', async () => {
+    // 150 MB of one repeated CSV line deflates to about 150 KiB.
+    const line = new TextEncoder().encode('R-1,5.00,AUD,Box,KOCI12345678,abcdefghijklmnop\n');
+    const csv = new Uint8Array(150_000_000);
+    csv.set(new TextEncoder().encode(`${BATCH_HEADER}\n`));
+    for (let at = BATCH_HEADER.length + 1; at + line.length <= csv.length; at += line.length) csv.set(line, at);
+    const zip = zipSync({ 'batch.csv': csv }, { level: 9 });
+    expect(zip.length).toBeLessThan(1_000_000);
+    const before = counts(sb);
+    const rss = process.memoryUsage().rss;
+    const answer = await send(sb, signed('processBatch', { ...batchBody(''), batchFile: Buffer.from(zip).toString('base64') }));
+    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: `Field 'batchFile' is invalid: its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes` });
+    // Bounded by the cap, not by the 150 MB the zip would inflate to (a loose bound: RSS is noisy).
+    expect(process.memoryUsage().rss - rss).toBeLessThan(100_000_000);
+    expect(counts(sb)).toEqual(before);
+  });
+
+  it('a batchFile that is not base64 is refused with -2 naming it, not a 500', async () => {
+    const request = signed('processBatch', { ...batchBody(''), batchFile: 'not base64!', fileHash: '0'.repeat(32) });
+    const answer = await send(sb, request);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'batchFile' is invalid: must be base64" });
+  });
+
+  it('a card number in a batch line is refused naming batchFile, and nothing is stored', async () => {
+    const before = counts(sb);
+    const answer = await send(sb, signed('processBatch', batchBody(`${BATCH_HEADER}\nR-1,5.00,AUD,For 5555555555554444,KOCI12345678,abcdefghijklmnop\n`)));
+    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'batchFile' is invalid: line 1 must not hold a card number" });
+    expect(counts(sb)).toEqual(before);
+  });
+});
+
+describe('a large batch runs in slices', () => {
+  it('answers at once, runs in the background while other requests are answered, and survives a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { storedCard, purchase } = await import('./support.ts');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-batch-'));
+    try {
+      const file = path.join(dir, 'b.db');
+      let s = hardeningSandbox(file);
+      const { cardID, cardKey } = await storedCard(s);
+      const lines = Array.from({ length: 3000 }, (_, i) => `S-${i},1.00,AUD,Box,${cardID},${cardKey}`);
+      const accepted = await send(s, signed('processBatch', batchBody(`${BATCH_HEADER}\n${lines.join('\n')}\n`)));
+      expect(accepted.json.responseCode).toBe('0');
+      const status = async () => (await send(s, signed('retrieveBatchResponse', undefined, { params: { batchUUID: accepted.json.batchUUID } }))).json;
+      const first = await status();
+      expect(first.status).toBe('pending');
+      expect(first.transactions.length).toBeLessThan(3000);
+      // Another client is answered while the batch runs.
+      expect((await send(s, signed('processCard', purchase()))).json.responseCode).toBe('0');
+      // Stopped half-way, restarted on the same file: the batch goes on from where it was.
+      s.close();
+      s = hardeningSandbox(file);
+      for (let i = 0; i < 400 && (await status()).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
+      const done = await status();
+      expect(done.status).toBe('completed');
+      expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(lines.map((_, i) => `S-${i}`));
+      expect(done.transactions.every((l: { responseCode: string }) => l.responseCode === '0')).toBe(true);
+      s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

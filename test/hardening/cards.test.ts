@@ -1,0 +1,76 @@
+// Findings: a card number sent in a free-text field (transactionProduct, customerName, custom1,
+// cardName) was stored in clear and then answered 500 on every read; the settlement zip returned one
+// whole (zip answers were not scanned); the database and key files were world-readable.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { strToU8, zipSync } from 'fflate';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { createGateway } from '../../server-stubs/index.ts';
+import { counts, FOREIGN_CARD, hardeningSandbox, merchant, purchase, send, signed } from './support.ts';
+
+const sb = hardeningSandbox();
+afterAll(() => sb.close());
+
+const cases: [string, string, Record<string, unknown>, Record<string, string>?][] = [
+  ['processCard', 'custom1', purchase({ custom1: '4564710000000004' })],
+  ['processCard', 'transactionProduct', purchase({ transactionProduct: `Gift for ${FOREIGN_CARD}` })],
+  ['processCard', 'customerName', purchase({ customerName: '5555 5555 5555 4444' })],
+  ['processCard', 'custom3', purchase({ custom3: 'ref 5555-5555-5555-4444' })],
+  ['addCard', 'cardName', { method: 'addCard', ...merchant, cardName: FOREIGN_CARD, cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }],
+  ['createPayId', 'name', { payId: 'leak@merchant.payid.test', name: FOREIGN_CARD }],
+  ['createAgreement', 'agreement.arrangement', { payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { arrangement: FOREIGN_CARD, payment: { type: 'BALN', frequency: 'ADHO', maximum: 10, pointInTime: 4 } } }],
+  ['createPayouts', 'transactions[0].payee.name', { reference: 'PO-1', transactions: [{ payee: { name: FOREIGN_CARD }, transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' } }] }],
+];
+
+describe('card numbers are never stored or returned in clear', () => {
+  for (const [operationId, field, body] of cases) {
+    it(`${operationId}: a card number in ${field} is refused with -2 naming it, and nothing is stored`, async () => {
+      const before = counts(sb);
+      const answer = await send(sb, signed(operationId, body));
+      expect(answer.status).toBe(200);
+      expect(Number(answer.json.responseCode), answer.json.responseMessage).toBe(-2);
+      expect(answer.json.responseMessage).toBe(`Field '${field}' is invalid: must not hold a card number`);
+      expect(counts(sb)).toEqual(before);
+    });
+  }
+
+  it('the card-number fields themselves still take card numbers', async () => {
+    const answer = await send(sb, signed('processCard', purchase({ custom1: 'order 1042', transactionProduct: 'Phone +61 7 3000 0000' })));
+    expect(answer.json.responseCode).toBe('0');
+  });
+
+  it('a zip or CSV answer holding a card number is never sent', async () => {
+    const gateway = createGateway({
+      accounts,
+      handlers: echoHandlers(undefined, (op, result) => {
+        if (op.operationId === 'getSettlement') return zipSync({ 'settlement.csv': strToU8(`id,number\n1,${FOREIGN_CARD}\n`) });
+        if (op.operationId === 'retrieveBatch') return `id,number\n1,${FOREIGN_CARD}\n`;
+        return result;
+      }),
+    });
+    for (const id of ['getSettlement', 'retrieveBatch']) {
+      const op = operation(id);
+      const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+      expect(response.headers['content-type']).toBe('application/json');
+      expect(String(response.body)).not.toContain(FOREIGN_CARD);
+      expect(JSON.parse(String(response.body)).responseCode).toBe('-4');
+    }
+  });
+
+  it('creates the database, its WAL and the key file readable by their owner only', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-modes-'));
+    try {
+      const file = path.join(dir, 'data', 'sandbox.db');
+      const s = hardeningSandbox(file);
+      await send(s, signed('processCard', purchase()));
+      for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.key`]) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
+      expect((statSync(path.dirname(file)).mode & 0o077).toString(8)).toBe('0');
+      s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

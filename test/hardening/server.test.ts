@@ -1,0 +1,89 @@
+// Findings: /post read and parsed up to 16 MiB for any method before processCard's own 1 MiB limit
+// applied; a 413 was often lost when the socket was reset; slow bodies were never cut (300 s request
+// time-out, no connection cap).
+import { once } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+
+const gateway = createGateway({ handlers: echoHandlers(), accounts });
+let server: http.Server;
+let port: number;
+beforeAll(async () => {
+  server = createNodeServer(gateway, { requestTimeout: 600, headersTimeout: 600 });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const MiB = 1024 * 1024;
+
+/** Starts a POST /post that is never finished; resolves with the answer if one comes within ms. */
+function unfinished(head: string, bytes: number, ms: number): Promise<{ status: number; body: string } | 'no answer'> {
+  return new Promise((resolve) => {
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/post', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' } });
+    const timer = setTimeout(() => (req.destroy(), resolve('no answer')), ms);
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => (clearTimeout(timer), req.destroy(), resolve({ status: res.statusCode!, body })));
+    });
+    req.on('error', () => {});
+    req.write(head);
+    req.write('x'.repeat(bytes));
+  });
+}
+
+describe('the node server under hostile input', () => {
+  it('refuses a processCard body at 1 MiB while it is being read, not after 16 MiB', async () => {
+    const answer = await unfinished('{"method":"processCard","custom1":"', 1.5 * MiB, 3000);
+    expect(answer).not.toBe('no answer');
+    expect(answer).toMatchObject({ status: 413 });
+    expect(JSON.parse((answer as { body: string }).body)).toEqual({ responseCode: '-2', responseMessage: `Request body exceeds ${MiB} bytes` });
+  });
+
+  it('reads on past 1 MiB for processBatch, the one method that takes 16 MiB', async () => {
+    const answer = await unfinished('{"method":"processBatch","batchFile":"', 1.5 * MiB, 300);
+    expect(answer).toBe('no answer');
+  });
+
+  it('a 413 for a declared length beyond the limit reaches a client that keeps sending', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (c) => (received += c.toString('latin1')));
+    socket.on('error', () => {});
+    socket.write(`POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n`);
+    const chunk = Buffer.alloc(256 * 1024, 0x78);
+    for (let i = 0; i < 12 && !socket.destroyed; i++) {
+      if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toContain('Request body exceeds');
+  });
+
+  it('cuts a body that arrives too slowly (requestTimeout)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (c) => (received += c.toString('latin1')));
+    socket.on('error', () => {});
+    socket.write('POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: 100\r\n\r\n{"method":');
+    const closed = once(socket, 'close').then(() => 'closed');
+    const result = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 3000))]);
+    socket.destroy();
+    expect(result).toBe('closed');
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('sets its time-outs and connection cap deliberately by default', () => {
+    const s = createNodeServer(gateway);
+    expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout, s.maxConnections]).toEqual([10_000, 30_000, 65_000, 1024]);
+  });
+});
