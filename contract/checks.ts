@@ -7,6 +7,7 @@ import { operations, type ContractOperation } from '../generated/operations.ts';
 import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples } from './requests.ts';
+import { ruleViolations } from './rules.ts';
 
 export interface RunContext {
   base: string;
@@ -49,6 +50,17 @@ function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes:
   if (problem && a.status === op.status) fail(problem);
 }
 
+/**
+ * Why this answer to this request breaks the contract: its shape (status, content type, schema) or,
+ * against a stateful implementation, the rules of its result (echoes, sums, result hashes).
+ */
+export function judge(op: ContractOperation, request: Record<string, unknown> | undefined, a: Answer, ctx: RunContext): string | undefined {
+  const problem = breaksContract(op, a);
+  if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
+  const broken = ruleViolations(op, request, a.json, ctx.creds);
+  return broken.length ? broken.join('; ') : undefined;
+}
+
 /** A value that breaks a field's schema, from its strongest constraint. */
 export function breaking(schema: unknown): unknown {
   const s = deref(doc, schema);
@@ -75,7 +87,8 @@ function checksFor(op: ContractOperation): Check[] {
       kind: 'example',
       name: `example ${example.name} gets ${op.status} and its own result or refusal`,
       run: async (ctx) => {
-        const problem = breaksContract(op, await send(ctx.base, { op, body: signed(ctx, example.value) }, ctx.creds));
+        const body = signed(ctx, example.value);
+        const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds), ctx);
         if (problem) fail(problem);
       },
     });
@@ -92,8 +105,8 @@ function checksFor(op: ContractOperation): Check[] {
         for (const [i, form] of forms.entries()) {
           const values = sampleValid(doc, doc.components.schemas[form], (v) => requestValidators[form]!(v), Math.max(1, Math.ceil(ctx.runs / forms.length)), ctx.seed + i);
           for (const value of values) {
-            const a = await send(ctx.base, { op, body: signBody(op, form, value as Record<string, unknown>, ctx.creds) }, ctx.creds);
-            const problem = breaksContract(op, a);
+            const body = signBody(op, form, value as Record<string, unknown>, ctx.creds);
+            const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds), ctx);
             if (problem) fail(`${problem} for ${JSON.stringify(value).slice(0, 300)}`);
             sent++;
           }

@@ -2,7 +2,8 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
-import type { Check, RunContext } from './checks.ts';
+import { chooseMethod, route } from '../server-stubs/core/router.ts';
+import { judge, type Check, type RunContext } from './checks.ts';
 import { send } from './http.ts';
 import { operations } from '../generated/operations.ts';
 
@@ -15,9 +16,48 @@ function expect(condition: unknown, why: string): asserts condition {
 const code = (r: { responseCode: string | number }) => Number(r.responseCode);
 const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
 
-function clientFor(ctx: RunContext): GatewayClient {
+/**
+ * A typed client whose every exchange is judged as the operation checks judge theirs (status, content
+ * type, schema, echoes, sums, result hashes): a scenario passes only if every answer it got keeps the
+ * contract, not only the ones it asserts on.
+ */
+function watchedClient(ctx: RunContext, problems: string[]): GatewayClient {
   const c = ctx.creds;
-  return createGatewayClient({ baseUrl: ctx.base, merchantUUID: c.merchantUUID, apiKey: c.apiKey, passphrase: c.passphrase, partner: { partnerUUID: c.partnerUUID, apiKey: c.partnerApiKey, passphrase: c.partnerPassphrase } });
+  const judged = async (request: Request): Promise<Response> => {
+    const text = request.method === 'GET' ? '' : await request.clone().text();
+    const response = await fetch(request);
+    let sent: Record<string, unknown> | undefined;
+    try {
+      sent = text ? JSON.parse(text) : undefined;
+    } catch {
+      sent = undefined;
+    }
+    const routed = route(request.method, new URL(request.url).pathname);
+    const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
+    if (chosen && 'op' in chosen) {
+      const bytes = new Uint8Array(await response.clone().arrayBuffer());
+      const type = response.headers.get('content-type') ?? '';
+      let json: unknown;
+      if (/json/.test(type)) {
+        try {
+          json = JSON.parse(new TextDecoder().decode(bytes));
+        } catch {
+          json = undefined;
+        }
+      }
+      const problem = judge(chosen.op, sent, { status: response.status, type, json, bytes }, ctx);
+      if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
+    }
+    return response;
+  };
+  return createGatewayClient({
+    baseUrl: ctx.base,
+    merchantUUID: c.merchantUUID,
+    apiKey: c.apiKey,
+    passphrase: c.passphrase,
+    partner: { partnerUUID: c.partnerUUID, apiKey: c.partnerApiKey, passphrase: c.partnerPassphrase },
+    fetch: judged,
+  });
 }
 
 const scenario = (operationId: string, tags: string[], name: string, body: (g: GatewayClient, ctx: RunContext) => Promise<void>): Check => ({
@@ -25,7 +65,12 @@ const scenario = (operationId: string, tags: string[], name: string, body: (g: G
   tags,
   kind: 'scenario',
   name,
-  run: async (ctx) => (ctx.mock ? { skip: 'the mock keeps no state: scenarios need a stateful implementation' } : body(clientFor(ctx), ctx)),
+  run: async (ctx) => {
+    if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
+    const problems: string[] = [];
+    await body(watchedClient(ctx, problems), ctx);
+    if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
+  },
 });
 
 export const scenarioChecks = (): Check[] => [
@@ -94,7 +139,54 @@ export const scenarioChecks = (): Check[] => [
     const zip = await g.getSettlement({ settlementFrom: day, settlementTo: day });
     expect(zip instanceof Uint8Array, `getSettlement: ${show(zip)}`);
     const rows = readSettlement(zip).rows;
-    expect(rows.some((r) => r.transactionID === capture.transactionID), `the capture ${capture.transactionID} is not in the settlement file`);
+    const row = rows.find((r) => r.transactionID === capture.transactionID);
+    expect(row, `the capture ${capture.transactionID} is not in the settlement file`);
+    expect(row.transactionAmount === '7.00', `the settlement row of the capture says ${row.transactionAmount}, the capture was 7.00`);
+  }),
+  scenario('processVoid', ['Direct API'], 'a voided authorisation refuses captures, refunds and a second void', async (g) => {
+    const auth = await g.processAuth({ transactionAmount: '9.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    expect(isApproved(auth), `processAuth: ${show(auth)}`);
+    const voided = await g.processVoid({ transactionID: auth.transactionID });
+    expect(isApproved(voided), `processVoid: ${show(voided)}`);
+    const capture = await g.processCapture({ transactionID: auth.transactionID, transactionAmount: '9.00', transactionCurrency: 'AUD', captureAmount: '1.00' });
+    expect(code(capture) < 0, `a capture of a voided authorisation was not refused: ${show(capture)}`);
+    const refund = await g.refundCard({ transactionID: auth.transactionID, transactionAmount: '1.00', transactionCurrency: 'AUD', refundAmount: '1.00' });
+    expect(code(refund) !== 0, `a refund of a voided authorisation was approved: ${show(refund)}`);
+    const again = await g.processVoid({ transactionID: auth.transactionID });
+    expect(code(again) < 0, `a second void was not refused: ${show(again)}`);
+  }),
+  scenario('queryCard', ['Direct API'], 'a purchase found by its id and by its reference, with what it captured and refunded', async (g) => {
+    const reference = `CT-Q-${Date.now()}`;
+    const sale = await g.processCard({ transactionAmount: '8.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', transactionReferenceID: reference, ...customer, ...visa } as never);
+    expect(isApproved(sale), `processCard: ${show(sale)}`);
+    const refund = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '3.00', transactionCurrency: 'AUD', refundAmount: '3.00' });
+    expect(isApproved(refund), `refundCard: ${show(refund)}`);
+    for (const by of [{ transactionID: sale.transactionID }, { transactionReferenceID: reference }]) {
+      const found = await g.queryCard(by);
+      expect(isApproved(found), `queryCard ${show(by)}: ${show(found)}`);
+      expect(found.transactionID === sale.transactionID && found.transactionAmount === '8.00' && found.refundedAmount === '3.00', `queryCard ${show(by)} answered ${show(found)}`);
+    }
+  }),
+  scenario('refundCard', ['Direct API'], 'a purchase refunded in full refuses a further refund', async (g) => {
+    const sale = await g.processCard({ transactionAmount: '6.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    expect(isApproved(sale), `processCard: ${show(sale)}`);
+    const refund = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '6.00', transactionCurrency: 'AUD', refundAmount: '6.00' });
+    expect(isApproved(refund), `refundCard: ${show(refund)}`);
+    const more = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '0.01', transactionCurrency: 'AUD', refundAmount: '0.01' });
+    expect(code(more) !== 0, `a refund beyond a full refund was approved: ${show(more)}`);
+  }),
+  scenario('cardInfo', ['Token'], 'a stored card reads back as stored: its BIN, first and last digits, and its expiry after changeExpiry', async (g) => {
+    const number = '5123456789012346';
+    const added = await g.token.addCard({ cardName: 'Contract Test', cardNumber: number, cardExpiryMonth: '05', cardExpiryYear: '30' });
+    expect(isApproved(added), `addCard: ${show(added)}`);
+    const info = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
+    expect(isApproved(info), `cardInfo: ${show(info)}`);
+    expect(info.cardBin === number.slice(0, 6) && info.cardNumberFirst === number.slice(0, 4) && info.cardNumberLast === number.slice(-4), `cardInfo shows ${info.cardBin}/${info.cardNumberFirst}…${info.cardNumberLast} for ${number.slice(0, 6)}…${number.slice(-4)}`);
+    expect(info.cardExpiryMonth === '05' && info.cardExpiryYear === '30', `cardInfo shows expiry ${info.cardExpiryMonth}/${info.cardExpiryYear}, 05/30 was stored`);
+    const changed = await g.token.changeExpiry({ cardID: added.cardID, cardKey: added.cardKey, cardExpiryMonth: '06', cardExpiryYear: '31' });
+    expect(isApproved(changed), `changeExpiry: ${show(changed)}`);
+    const after = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
+    expect(isApproved(after) && after.cardExpiryMonth === '06' && after.cardExpiryYear === '31', `after changeExpiry cardInfo shows ${show(after)}`);
   }),
   scenario('getPayId', ['PayID'], 'Get PayID answers 201', async (g, ctx) => {
     const payId = `ct-${Date.now()}@merchant.payid.test`;

@@ -215,7 +215,8 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
 
     queryCard: ({ body }, { account }) => {
       let row = findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
-      if (row?.kind === 'capture') row = authorisationOf(sb, account.id, row.parent_id);
+      // A capture or a refund shares its transaction's reference: the query answers the transaction itself.
+      if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = authorisationOf(sb, account.id, row.parent_id);
       if (!row) return body.transactionID ? numbered(sb, 'invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {

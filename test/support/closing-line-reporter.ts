@@ -10,16 +10,16 @@ export default class ClosingLineReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
-      let tests = 0;
+      let failedHere = 0;
       for (const test of module.children.allTests()) {
-        tests += 1;
         const { state } = test.result();
         if (state === 'passed') counts.passed += 1;
         else if (state === 'skipped') counts.skipped += 1;
-        else counts.failed += 1; // failed, or still pending when the run ended
+        else (counts.failed += 1), (failedHere += 1); // failed, or still pending when the run ended
       }
-      // A file that could not even be collected has no test to count, yet the run failed on it.
-      if (tests === 0 && module.state() === 'failed') counts.failed += 1;
+      // A file that failed outside its tests (it could not be collected, or a beforeAll threw and its
+      // tests were skipped) failed the run although no test of it did: it counts as one failure.
+      if (failedHere === 0 && module.state() === 'failed') counts.failed += 1;
     }
     process.stdout.write(`\nvitest: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }

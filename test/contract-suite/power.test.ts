@@ -1,0 +1,43 @@
+// The suite's own power: run against broken variants of the sandbox, one rule broken in each (a
+// shape, an echo, a hash, a sum, a state rule, a refusal), it must fail each one; run through the
+// same proxy with nothing broken, it must pass. The figure is in the README.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { runContract } from '../../contract/run.ts';
+import { doc } from '../../contract/requests.ts';
+import { breaks, brokenSandbox, type Break } from '../support/broken-variants.ts';
+
+const s = doc.info['x-sandbox'];
+const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partnerUUID: s.partnerUUID, partnerApiKey: s.apiKey, partnerPassphrase: s.passphrase };
+
+async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
+  const broken = brokenSandbox(b);
+  broken.server.listen(0, '127.0.0.1');
+  await once(broken.server, 'listening');
+  try {
+    const results = await runContract({ base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`, creds, only });
+    return results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`);
+  } finally {
+    broken.server.close();
+    broken.close();
+  }
+}
+
+describe('the contract-test suite against broken sandboxes', () => {
+  it('has at least thirty breaks, over shapes, echoes, hashes, arithmetic, state and refusals', () => {
+    expect(breaks.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(breaks.map((b) => b.kind))).toEqual(new Set(['shape', 'echo', 'hash', 'arithmetic', 'state', 'refusal']));
+  });
+
+  it('passes the sandbox behind the same proxy with nothing broken, on every operation the breaks select', async () => {
+    const only = [...new Set(breaks.flatMap((b) => b.only))];
+    expect(await failuresAgainst({ name: 'nothing', kind: 'shape', only })).toEqual([]);
+  });
+
+  for (const b of breaks) {
+    it(`catches: ${b.name} (${b.kind})`, async () => {
+      expect((await failuresAgainst(b)).length).toBeGreaterThan(0);
+    });
+  }
+});
