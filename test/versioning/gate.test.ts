@@ -26,6 +26,13 @@ describe('breaking-change gate', () => {
     }
   });
 
+  it.skipIf(!gitCheckout)('reads any git ref as its base, bundling that ref\'s own spec (HEAD: the committed spec)', async () => {
+    const { stdout } = await diff(['--base', 'HEAD', '--format', 'json']);
+    const report = JSON.parse(stdout);
+    expect(report.base.label).toMatch(/^HEAD \([0-9a-f]{7}\)$/);
+    expect(report.base.api).toBe('2.0');
+  });
+
   it('fails when a breaking change comes without the version step it needs', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-gate-'));
     try {
@@ -56,5 +63,16 @@ describe('breaking-change gate', () => {
     const changelog = await readFile(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
     expect(changelog).toMatch(/^## \[Unreleased\]/m);
     expect(changelog).toMatch(new RegExp(`^## \\[${pkg.version.replace(/\./g, '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}`, 'm'));
+  });
+});
+
+describe('release: npm version moves Unreleased under the new version', () => {
+  it('the Unreleased section becomes the version, dated, above the previous ones', async () => {
+    const { releaseChangelog } = await import('../../scripts/diff/release-changelog.ts');
+    const before = '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n';
+    const after = releaseChangelog(before, '0.2.0', '2026-12-01');
+    expect(after).toBe('# Changelog\n\nIntro.\n\n## [Unreleased]\n\n## [0.2.0] - 2026-12-01\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n');
+    expect(() => releaseChangelog(after, '0.3.0', '2026-12-02')).toThrow(/empty/);
+    expect(() => releaseChangelog(before, '0.1.0', '2026-12-02')).toThrow(/already/);
   });
 });
