@@ -12,13 +12,13 @@ const where = (op: Operation) => (op.method ? `${op.verb.toUpperCase()} ${op.pat
 /** The header a security scheme asks for, named as the wire names it. */
 const header = (doc: Doc, scheme: string): string => doc.components?.securitySchemes?.[scheme]?.name ?? scheme;
 
-/** A recipe's working part: what a hash is computed from (summaries, examples and reasons aside). */
-function recipeBody(doc: Doc, name: string): string | undefined {
-  const r = doc['x-hash-recipes']?.[name];
-  if (!r) return undefined;
-  const { summary, example, inferred, source, ...body } = r;
-  return JSON.stringify(body);
-}
+// What runtime/signing.ts computes a hash from; the rest of a recipe is prose, provenance, a worked
+// example, or alternatives a server also accepts (such as `legacy`).
+const CORE = ['algorithm', 'lowercase', 'parts', 'key', 'message'];
+const PROSE = ['summary', 'example', 'inferred', 'source'];
+const pick = (r: Doc | undefined, keep: (k: string) => boolean) => (r ? JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => keep(k)))) : undefined);
+const recipeCore = (doc: Doc, name: string) => pick(doc['x-hash-recipes']?.[name], (k) => CORE.includes(k));
+const recipeAlternatives = (doc: Doc, name: string) => pick(doc['x-hash-recipes']?.[name], (k) => !CORE.includes(k) && !PROSE.includes(k));
 
 // No limit declared reads as no limit at all.
 const limit = (doc: Doc): number => doc['x-limits']?.maxBodyBytes ?? Number.POSITIVE_INFINITY;
@@ -68,7 +68,6 @@ export function contractChanges(base: Doc, revision: Doc): Change[] {
         const old = bm.get(k);
         if (!old) add(a, `${side}-hash-added`, `the ${side} now carries the hash ${h.name} (recipe ${h.recipe}).`, side === 'request', side === 'result');
         else if (old.recipe !== h.recipe || old.secret !== h.secret) add(a, `${side}-hash-recipe-changed`, `the hash ${h.name} is now computed by the recipe ${h.recipe} (was ${old.recipe}).`, true, true);
-        else if (recipeBody(base, h.recipe) !== recipeBody(revision, h.recipe)) add(a, 'hash-recipe-changed', `the recipe ${h.recipe} of ${h.name} changed: ${recipeBody(base, h.recipe)} → ${recipeBody(revision, h.recipe)}.`, true, true);
       }
       for (const [k, h] of bm) if (!am.has(k)) add(a, `${side}-hash-removed`, `the ${side} no longer carries the hash ${h.name}.`, side === 'result', side === 'request');
     }
@@ -77,6 +76,25 @@ export function contractChanges(base: Doc, revision: Doc): Change[] {
     const [bl, al] = [b.maxBodyBytes ?? limit(base), a.maxBodyBytes ?? limit(revision)];
     if ((b.maxBodyBytes !== undefined || a.maxBodyBytes !== undefined) && bl !== al && !b.webhook) add(a, 'body-limit-changed', `largest body changed from ${bl} to ${al} bytes.`, al < bl, al > bl);
     if (!b.deprecated && a.deprecated) add(a, 'operation-deprecated', 'deprecated.', false, false);
+  }
+
+  // Each recipe once, with every operation that signs (or whose result carries a hash) by it.
+  const users = (doc: Doc, recipe: string) => contractOperations(doc).filter((op) => [...(op.hashes ?? []), ...(op.resultHashes ?? [])].some((h) => h.recipe === recipe)).map(label);
+  for (const name of Object.keys(base['x-hash-recipes'] ?? {})) {
+    if (!revision['x-hash-recipes']?.[name]) continue; // a removed recipe shows as the hashes that used it
+    const operations = [...new Set([...users(base, name), ...users(revision, name)])];
+    const pointer = `#/x-hash-recipes/${name}`;
+    const [bc, ac] = [recipeCore(base, name), recipeCore(revision, name)];
+    if (bc !== ac) out.push({ kind: 'hash-recipe-changed', operations, pointer, message: `the recipe ${name} changed: ${bc} → ${ac}.`, ...verdict(true, true) });
+    const [bx, ax] = [recipeAlternatives(base, name), recipeAlternatives(revision, name)];
+    if (bx !== ax) {
+      const [b, a] = [JSON.parse(bx!), JSON.parse(ax!)];
+      const added = Object.keys(a).filter((k) => !(k in b));
+      const removed = Object.keys(b).filter((k) => !(k in a));
+      const changed = Object.keys(a).filter((k) => k in b && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+      // Another form the gateway also accepts is for servers to accept; one withdrawn breaks the clients that sign by it.
+      out.push({ kind: 'hash-recipe-alternatives-changed', operations, pointer, message: `the recipe ${name}'s other accepted forms: ${[...added.map((k) => `${k} added`), ...removed.map((k) => `${k} removed`), ...changed.map((k) => `${k} changed`)].join(', ')}.`, ...verdict(removed.length + changed.length > 0, added.length + changed.length > 0, added.length > 0) });
+    }
   }
 
   const [bl, al] = [limit(base), limit(revision)];

@@ -59,6 +59,12 @@ const subset = (a: Set<unknown>, b: Set<unknown>) => [...a].every((x) => b.has(x
 /** What a change does to the set of values a schema allows. */
 function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   const pointer = (c.revision ?? c.base)!.pointer;
+  // A component added or removed as a whole changes nothing by itself: its uses are the changes.
+  if (/^#\/components\/[^/]+\/[^/]+$/.test(pointer) && c.kind !== 'modified') return { effect: 'none', what: 'documentation' };
+  // Extensions: x-csv-columns is a file's format (its columns); the others say nothing on the wire
+  // that the contract checks (x-methods and x-hash-recipes are read in contract-changes.ts).
+  if (pointer.includes('/x-csv-columns')) return { effect: 'both', what: 'file-columns-changed' };
+  if (/\/x-[^/]*(\/|$)/.test(pointer)) return { effect: 'none', what: 'documentation' };
   const last = pointer.split('/').pop()!;
   const parent = pointer.split('/').slice(-2, -1)[0];
   const before = c.base?.value;

@@ -54,6 +54,8 @@ beforeAll(async () => {
   post['x-methods'].queryCard.credentials = ['merchant', 'accessToken']; //         16 body credentials added
   rev.components.securitySchemes.SvcApiKey.name = 'SVC-API-TOKEN'; //               17 credential header renamed
   s.ProcessAuthRequest.description = 'Reworded.'; //                                18 prose only
+  rev['x-hash-recipes'].query.legacy = { parts: [{ secret: 'passphrase' }, { field: 'merchantUUID' }] }; // 19 another accepted form
+  s.NotUsedYet = { type: 'string' }; //                                             20 a component nothing uses
   report = await diffDocs({ label: 'spec', doc: base, version: '0.1.0' }, { label: 'changed copy', doc: rev, version: '0.1.1' });
 });
 
@@ -114,7 +116,16 @@ describe('npm run diff: verdicts for clients and servers', () => {
   it('a changed hash recipe breaks every operation signed by it', () => {
     const c = find('hash-recipe-changed', on('processCapture'));
     expect(verdictOf(c)).toEqual({ clients: true, servers: true, bump: 'major' });
-    expect(report.changes.filter((x) => x.kind === 'hash-recipe-changed').length).toBeGreaterThan(5);
+    expect(c.pointer).toBe('#/x-hash-recipes/transaction');
+    expect(c.operations.length).toBeGreaterThan(5);
+  });
+  it('another form a recipe also accepts is for servers to accept, and breaks no client', () => {
+    const c = find('hash-recipe-alternatives-changed', at('#/x-hash-recipes/query'));
+    expect(verdictOf(c)).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(c.operations).toEqual(expect.arrayContaining(['queryCard', 'retrieveBatch']));
+  });
+  it('a component nothing uses yet is no change on the wire', () => {
+    expect(verdictOf(find('documentation', at('#/components/schemas/NotUsedYet')))).toEqual({ clients: false, servers: false, bump: 'patch' });
   });
   it('prose is a patch', () => {
     expect(verdictOf(find('documentation', at('#/components/schemas/ProcessAuthRequest/description')))).toEqual({ clients: false, servers: false, bump: 'patch' });
