@@ -2,7 +2,7 @@
 // `npm run lint` and so by `npm test`. Each rule walks the whole document from its root (walk.js).
 //
 //   contract/no-card-data-out      no answer or webhook carries a card number unmasked, or a CSC
-//   contract/card-amount-format    every amount of a card operation uses the card amount format
+//   contract/card-amount-format    every amount of a card operation (x-tagGroups: Card payments) uses the card amount format
 //   contract/examples-per-outcome  every operation names a success and a refusal example, and has them
 //   contract/inferred-has-reason   everything marked inferred says why
 import { readFileSync } from 'node:fs';
@@ -73,7 +73,6 @@ function NoCardDataOut() {
 }
 
 function CardAmountFormat(options) {
-  const prefixes = options.paths ?? [];
   const webhooks = new Set(options.webhooks ?? []);
   return {
     Root: {
@@ -85,9 +84,16 @@ function CardAmountFormat(options) {
           return;
         }
         const amount = new RegExp(format.node.pattern);
+        // Card operations: those tagged with a tag of the spec's own tag group for card payments.
+        const group = (root['x-tagGroups'] ?? []).find((g) => g.name === options.tagGroup);
+        if (!group) {
+          ctx.report({ message: `contract/card-amount-format: no x-tagGroups entry named ${options.tagGroup}.`, location: ctx.location });
+          return;
+        }
+        const cardTags = new Set(group.tags);
         const seen = new Set();
-        for (const { area, key, verb, bodies } of operations(ctx, root, ctx.location)) {
-          const card = area === 'webhooks' ? webhooks.has(key) : prefixes.some((p) => key === p || key.startsWith(`${p}/`));
+        for (const { area, key, verb, op, bodies } of operations(ctx, root, ctx.location)) {
+          const card = area === 'webhooks' ? webhooks.has(key) : (op.tags ?? []).some((t) => cardTags.has(t));
           if (!card) continue;
           for (const body of bodies) {
             eachProperty(ctx, body.schema, body.location, (name, node, location) => {
