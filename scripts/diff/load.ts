@@ -36,7 +36,11 @@ async function withTemp<T>(job: (dir: string) => Promise<T>): Promise<T> {
 const git = async (args: string[]) => (await run('git', args, { cwd: ROOT, maxBuffer: 64 << 20 })).stdout;
 
 async function fromGitRef(ref: string): Promise<Loaded> {
-  const commit = (await git(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+  const commit = (
+    await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => {
+      throw new Error(`${ref} is neither a file nor a commit of this clone (a shallow clone? fetch its history and tags)`);
+    })
+  ).trim();
   const pkg = JSON.parse(await git(['show', `${commit}:package.json`]));
   const doc = await withTemp(async (dir) => {
     // git archive writes the ref's own spec: the base is bundled by the same code as the revision.

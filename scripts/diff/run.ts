@@ -4,7 +4,7 @@
 // with the working tree (or --revision) and prints each change with its verdict for clients and for
 // servers. --base defaults to the last release (tag vX.Y.Z, or the commit that last set the version).
 // Exit status: 1 when --check-version is given and the changes need a larger version step than
-// package.json took (a breaking change without a major bump), 0 otherwise.
+// package.json took (a breaking change without a major bump), 2 when a version cannot be read, else 0.
 import { parseArgs } from 'node:util';
 import { changelogSections, diffDocs, lastRelease, load, markdown } from './index.ts';
 
@@ -22,7 +22,10 @@ if (!baseRef) {
   console.error('diff: no --base given and no release found (not a git checkout?)');
   process.exit(2);
 }
-const [base, revision] = await Promise.all([load(baseRef), load(values.revision)]);
+const [base, revision] = await Promise.all([load(baseRef), load(values.revision)]).catch((error: Error) => {
+  console.error(`diff: ${error.message}`);
+  process.exit(2);
+});
 // A bundled file carries no package version: --base-version says which release it was.
 if (values['base-version']) base.version = values['base-version'];
 const report = await diffDocs(base, revision);
