@@ -18,6 +18,7 @@ import { hashRecipesModule } from './generators/hash-recipes.ts';
 import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
+import { postmanCollection } from './generators/postman.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
 
@@ -51,6 +52,7 @@ export async function generate(outDir: string, only?: 'docs'): Promise<string[]>
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
     'mock.json': mockConfig(ops),
+    'postman.json': postmanCollection(doc, ops, JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version),
     'validators/requests.cjs': validators.requests,
     'validators/requests.d.cts': validatorDeclarations(validators.names.requests, 'Request validators: one per request branch and form, and <operationId>Parameters.'),
     'validators/results.cjs': validators.results,

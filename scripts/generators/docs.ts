@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { exampleValue, resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
+import { showVersions } from './lifecycle.ts';
 
 const INFERRED = { name: 'Inferred', color: '#b35c00' };
 const pointerName = (p: string) => p.split('/').pop()!;
@@ -113,6 +114,8 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
 async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string): Promise<void> {
   const quickStart = (await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8')).replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'");
   const decorated = await decorate(doc, ops, quickStart);
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  showVersions(decorated, pkg.name, pkg.version);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
   try {
     const input = path.join(dir, 'openapi.json');

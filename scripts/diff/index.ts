@@ -1,0 +1,103 @@
+// The contract's breaking-change check: every change between two versions of the bundled spec, each
+// judged for clients and for servers, the semver bump they need together, and whether the package
+// version moved far enough. Public entry of scripts/diff/ (run.ts is its command line).
+import semver from 'semver';
+import type { Doc } from '../lib/contract.ts';
+import { maxBump, type Bump, type Change } from './change.ts';
+import { contractChanges } from './contract-changes.ts';
+import { schemaChanges } from './schema-changes.ts';
+
+export type { Bump, Change } from './change.ts';
+export { lastRelease, load, workingTree, type Loaded } from './load.ts';
+
+export interface DiffReport {
+  base: { label: string; version: string | undefined; api: string | undefined };
+  revision: { label: string; version: string | undefined; api: string | undefined };
+  changes: Change[];
+  bump: Bump;
+  breaksClients: boolean;
+  breaksServers: boolean;
+  /** False when a breaking change comes without a version outside the base's caret range. */
+  versionOk?: boolean;
+  /** What `npm version` the next release needs (from the base's version). */
+  needed?: string;
+}
+
+/**
+ * The bump a version change makes, read as npm's caret ranges read it: under 1.0.0 the left-most
+ * non-zero part is the major one (^0.1.0 accepts 0.1.5 but not 0.2.0).
+ */
+export function versionStep(from: string, to: string): Bump | 'none' {
+  if (!semver.gt(to, from)) return 'none';
+  if (!semver.satisfies(to, `^${from}`)) return 'major';
+  return semver.satisfies(to, `~${from}`) ? 'patch' : 'minor';
+}
+
+/** What `npm version` must be given for a change of this size from this version. */
+export function npmVersionArgument(from: string, bump: Bump): string {
+  const v = semver.parse(from)!;
+  if (bump !== 'major') return bump;
+  return v.major > 0 ? 'major' : v.minor > 0 ? 'minor' : 'patch';
+}
+
+export async function diffDocs(base: { label: string; doc: Doc; version?: string | undefined }, revision: { label: string; doc: Doc; version?: string | undefined }): Promise<DiffReport> {
+  const changes = [...contractChanges(base.doc, revision.doc), ...(await schemaChanges(base.doc, revision.doc))];
+  const bump = maxBump(changes.map((c) => c.bump));
+  const report: DiffReport = {
+    base: { label: base.label, version: base.version, api: base.doc.info?.version },
+    revision: { label: revision.label, version: revision.version, api: revision.doc.info?.version },
+    changes,
+    bump: changes.length ? bump : 'patch',
+    breaksClients: changes.some((c) => c.clients),
+    breaksServers: changes.some((c) => c.servers),
+  };
+  if (base.version && revision.version && changes.length) {
+    const step = versionStep(base.version, revision.version);
+    // Only a breaking change must come with its step: additions and fixes wait under Unreleased
+    // for the next release, whose `npm version` the report names.
+    report.versionOk = bump !== 'major' || step === 'major';
+    report.needed = npmVersionArgument(base.version, bump);
+  }
+  return report;
+}
+
+const yes = (b: boolean) => (b ? '**breaking**' : 'no');
+
+/** The report as Markdown: a table per verdict, for a pull request or the changelog. */
+export function markdown(report: DiffReport): string {
+  const lines = [
+    `# Contract changes: ${report.base.label} → ${report.revision.label}`,
+    '',
+    `Package ${report.base.version ?? '?'} → ${report.revision.version ?? '?'}, API ${report.base.api ?? '?'} → ${report.revision.api ?? '?'}. ` +
+      `${report.changes.length} change(s); needs a **${report.bump}** version. Breaks clients: ${report.breaksClients ? 'yes' : 'no'}; breaks servers: ${report.breaksServers ? 'yes' : 'no'}.`,
+  ];
+  if (report.versionOk === false) lines.push('', `**Version check failed:** a breaking change needs a major step from ${report.base.version} (${report.revision.version} is not one). Run \`npm version ${report.needed}\`.`);
+  else if (report.needed && report.changes.length) lines.push('', `The next release: \`npm version ${report.needed}\` from ${report.base.version}.`);
+  if (!report.changes.length) return `${lines.join('\n')}\n\nNo changes.\n`;
+  lines.push('', '| bump | clients | servers | kind | operations | change |', '|---|---|---|---|---|---|');
+  const order: Bump[] = ['major', 'minor', 'patch'];
+  for (const c of [...report.changes].sort((a, b) => order.indexOf(a.bump) - order.indexOf(b.bump))) {
+    const ops = c.operations.length > 4 ? `${c.operations.slice(0, 4).join(', ')} and ${c.operations.length - 4} more` : c.operations.join(', ');
+    lines.push(`| ${c.bump} | ${yes(c.clients)} | ${yes(c.servers)} | ${c.kind} | ${ops} | ${c.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The changes as Keep a Changelog sections, to paste under `## [Unreleased]` and edit: Added,
+ * Changed, Deprecated, Removed, each line marked "(breaking change)" for clients where it is one,
+ * and "(servers must change)" where a server written for the base no longer conforms.
+ */
+export function changelogSections(report: DiffReport): string {
+  const sections: Record<string, string[]> = { Added: [], Changed: [], Deprecated: [], Removed: [] };
+  for (const c of report.changes) {
+    if (c.kind === 'documentation') continue;
+    const section = c.kind.endsWith('-added') ? 'Added' : c.kind.endsWith('-removed') ? 'Removed' : c.kind.endsWith('-deprecated') ? 'Deprecated' : 'Changed';
+    const marks = [c.clients ? '**(breaking change)**' : '', c.servers ? '(servers must change)' : ''].filter(Boolean).join(' ');
+    sections[section]!.push(`- ${c.message}${marks ? ` ${marks}` : ''}`);
+  }
+  const out = Object.entries(sections)
+    .filter(([, lines]) => lines.length)
+    .map(([name, lines]) => `### ${name}\n${[...new Set(lines)].join('\n')}`);
+  return out.length ? `${out.join('\n\n')}\n` : '_No contract changes._\n';
+}

@@ -1,0 +1,117 @@
+// Where the two documents of a diff come from: the working tree's spec/, a git ref (its spec/ and
+// redocly.yaml extracted into a temporary folder and bundled the same way), a bundled document on
+// disk, a packed package (.tgz, as `npm pack` writes it) or a published version (`npm:0.1.0`).
+// Each answers the bundled document and the package version it was released as.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import YAML from 'yaml';
+import { bundleSpec } from '../generators/bundle.ts';
+import type { Doc } from '../lib/contract.ts';
+
+const run = promisify(execFile);
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Loaded {
+  /** What the user named: `working tree`, a ref, a file or `npm:<version>`. */
+  label: string;
+  doc: Doc;
+  /** package.json's version at that point, when known. */
+  version?: string;
+}
+
+async function withTemp<T>(job: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-diff-'));
+  try {
+    return await job(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const git = async (args: string[]) => (await run('git', args, { cwd: ROOT, maxBuffer: 64 << 20 })).stdout;
+
+async function fromGitRef(ref: string): Promise<Loaded> {
+  const commit = (
+    await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => {
+      throw new Error(`${ref} is neither a file nor a commit of this clone (a shallow clone? fetch its history and tags)`);
+    })
+  ).trim();
+  const pkg = JSON.parse(await git(['show', `${commit}:package.json`]));
+  const doc = await withTemp(async (dir) => {
+    // git archive writes the ref's own spec: the base is bundled by the same code as the revision.
+    // Bundling needs no lint rules (whose plugins the archive would lack): a bare configuration.
+    await run('sh', ['-c', `git archive ${commit} spec | tar -x -C "${dir}"`], { cwd: ROOT });
+    await writeFile(path.join(dir, 'redocly.yaml'), 'apis:\n  gateway:\n    root: spec/openapi.yaml\n');
+    return bundleSpec(dir);
+  });
+  return { label: `${ref} (${commit.slice(0, 7)})`, doc, version: pkg.version };
+}
+
+async function fromFile(file: string): Promise<Loaded> {
+  const text = await readFile(file, 'utf8');
+  const doc = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+  // A hand-written root (with $refs to other files) is bundled; a bundled document is read as is.
+  const bundled = text.includes("$ref: '../") || text.includes('$ref: paths/') ? await bundleSpec(path.dirname(path.dirname(file))) : doc;
+  delete bundled['x-generated-by'];
+  return { label: file, doc: bundled };
+}
+
+async function fromTarball(file: string, label = file): Promise<Loaded> {
+  return withTemp(async (dir) => {
+    await run('tar', ['-xzf', file, '-C', dir, 'package/generated/openapi.json', 'package/package.json']);
+    const doc = JSON.parse(await readFile(path.join(dir, 'package/generated/openapi.json'), 'utf8'));
+    delete doc['x-generated-by'];
+    const pkg = JSON.parse(await readFile(path.join(dir, 'package/package.json'), 'utf8'));
+    return { label, doc, version: pkg.version };
+  });
+}
+
+async function fromRegistry(version: string): Promise<Loaded> {
+  const name = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).name;
+  return withTemp(async (dir) => {
+    const { stdout } = await run('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--json'], { cwd: dir });
+    const [packed] = JSON.parse(stdout);
+    return fromTarball(path.join(dir, packed.filename), `npm:${name}@${version}`);
+  });
+}
+
+export async function workingTree(): Promise<Loaded> {
+  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  return { label: 'working tree', doc: await bundleSpec(ROOT), version: pkg.version };
+}
+
+/** Loads a base or revision as the user named it. */
+export async function load(source: string | undefined): Promise<Loaded> {
+  if (!source || source === 'WORKTREE') return workingTree();
+  if (source.startsWith('npm:')) return fromRegistry(source.slice(4));
+  if (source.endsWith('.tgz') && existsSync(source)) return fromTarball(source);
+  if (/\.(json|ya?ml)$/.test(source) && existsSync(source)) return fromFile(source);
+  return fromGitRef(source);
+}
+
+/**
+ * The last release, the base the CI gate compares with: the newest tag vX.Y.Z reachable from HEAD
+ * (what `npm version` creates), or else the commit CHANGELOG.md records for its newest release
+ * (`<!-- release 0.1.0: <commit> -->`, for releases made before tags were kept). Undefined outside
+ * a git checkout.
+ */
+export async function lastRelease(): Promise<string | undefined> {
+  try {
+    await git(['rev-parse', '--git-dir']);
+  } catch {
+    return undefined;
+  }
+  try {
+    const tag = (await git(['describe', '--tags', '--abbrev=0', '--match', 'v[0-9]*', 'HEAD'])).trim();
+    if (tag) return tag;
+  } catch {
+    // no release tag yet
+  }
+  const changelog = await readFile(path.join(ROOT, 'CHANGELOG.md'), 'utf8').catch(() => '');
+  return /<!-- release [0-9][^:]*: ([0-9a-f]{7,40}) -->/.exec(changelog)?.[1];
+}

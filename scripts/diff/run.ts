@@ -1,0 +1,36 @@
+// npm run diff -- --base REF [--revision REF] [--format markdown|json|changelog] [--check-version] [--base-version V]
+//
+// Compares the spec at REF (a git ref, a bundled openapi.json/yaml, a packed .tgz or npm:<version>)
+// with the working tree (or --revision) and prints each change with its verdict for clients and for
+// servers. --base defaults to the last release (tag vX.Y.Z, or the commit that last set the version).
+// Exit status: 1 when --check-version is given and the changes need a larger version step than
+// package.json took (a breaking change without a major bump), 2 when a version cannot be read, else 0.
+import { parseArgs } from 'node:util';
+import { changelogSections, diffDocs, lastRelease, load, markdown } from './index.ts';
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    revision: { type: 'string' },
+    'base-version': { type: 'string' },
+    format: { type: 'string', default: 'markdown' },
+    'check-version': { type: 'boolean', default: false },
+  },
+});
+const baseRef = values.base ?? (await lastRelease());
+if (!baseRef) {
+  console.error('diff: no --base given and no release found (not a git checkout?)');
+  process.exit(2);
+}
+const [base, revision] = await Promise.all([load(baseRef), load(values.revision)]).catch((error: Error) => {
+  console.error(`diff: ${error.message}`);
+  process.exit(2);
+});
+// A bundled file carries no package version: --base-version says which release it was.
+if (values['base-version']) base.version = values['base-version'];
+const report = await diffDocs(base, revision);
+console.log(values.format === 'json' ? JSON.stringify(report, null, 2) : values.format === 'changelog' ? changelogSections(report) : markdown(report));
+if (values['check-version'] && report.versionOk === false) {
+  console.error(`diff: the spec changed incompatibly since ${report.base.label} but the version went ${report.base.version} → ${report.revision.version}: run \`npm version ${report.needed}\``);
+  process.exit(1);
+}

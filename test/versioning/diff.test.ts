@@ -1,0 +1,157 @@
+// The breaking-change check (scripts/diff) on a copy of the spec changed in many ways at once, each
+// with the verdict a client team and a server team would give it. Redocly's own rating is the
+// outside opinion: where a change travels on one side only, it must agree with ours for clients.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { diffDocs, npmVersionArgument, versionStep, workingTree, type Change, type DiffReport } from '../../scripts/diff/index.ts';
+import { schemaUsage } from '../../scripts/diff/usage.ts';
+import type { Doc } from '../../scripts/lib/contract.ts';
+
+let base: Doc;
+let report: DiffReport;
+let alternative: string;
+
+const find = (kind: string, test: (c: Change) => boolean = () => true): Change => {
+  const found = report.changes.filter((c) => c.kind === kind && test(c));
+  expect(found, `${kind} in\n${report.changes.map((c) => `${c.kind} ${c.operations.join(',')} ${c.message}`).join('\n')}`).toHaveLength(1);
+  return found[0]!;
+};
+const on = (op: string) => (c: Change) => c.operations.includes(op);
+const at = (pointer: string) => (c: Change) => c.pointer === pointer;
+const verdictOf = (c: Change) => ({ clients: c.clients, servers: c.servers, bump: c.bump });
+
+beforeAll(async () => {
+  base = (await workingTree()).doc;
+  const rev: Doc = structuredClone(base);
+  const s = rev.components.schemas;
+  // The preconditions the verdicts rely on: which side each changed schema travels on.
+  const usage = schemaUsage(base);
+  expect(usage.get('CardType')!.in.size).toBe(0);
+  expect(usage.get('CardBrand')!.in.size).toBe(0);
+  expect(usage.get('SimulateNotifyRequest')!.out.size).toBe(0);
+  expect(usage.get('AddMerchantRequest')!.out.size).toBe(0);
+  expect(usage.get('TransactionID')!.in.size && usage.get('TransactionID')!.out.size).toBeTruthy();
+
+  s.ProcessCaptureRequest.required.push('networkTransactionID'); //               1 new required request field
+  delete s.CaptureResult.properties.receiptNo; //                                  2 removed result field
+  s.CaptureResult.required = s.CaptureResult.required.filter((f: string) => f !== 'receiptNo');
+  s.SimulateNotifyRequest.properties.event.enum.pop(); //                          3 request enum narrowed
+  s.CardType.enum = s.CardType.enum.filter((v: string) => v !== 'unionpay'); //    4 result enum narrowed
+  s.CardBrand.enum.push('maestro'); //                                             5 result enum widened
+  s.AddMerchantRequest.properties.status.enum.push('suspended'); //                 6 request enum widened
+  s.TransactionID.maxLength = 40; //                                               7 limit on a field of both sides
+  s.ProcessCaptureRequest.properties.note = { type: 'string', maxLength: 50 }; //  8 new optional request field
+  s.CaptureResult.properties.settledAt = { type: 'string' }; //                     9 new optional result field
+  s.BatchUUID.type = 'integer'; //                                                 10 type change
+  delete s.BatchUUID.pattern;
+  const post = rev.paths['/post'].post;
+  const body = post.requestBody.content['application/json'].schema; //             11 method removed
+  body.oneOf = body.oneOf.filter((r: Doc) => r.$ref !== '#/components/schemas/ProcessVoidRequest');
+  delete body.discriminator.mapping.processVoid;
+  delete post['x-methods'].processVoid;
+  post['x-methods'].refundCard.result = '#/components/schemas/TransactionResult'; // 12 method -> result map
+  delete rev.paths['/npp/payto/agreement'].post; //                                 13 operation removed
+  rev.paths['/npp/payid'].post.security = [{ SvcMerchantId: [], SvcApiKey: [] }]; // 14 header credential dropped
+  rev['x-hash-recipes'].transaction.parts.reverse(); //                             15 hash recipe changed
+  post['x-methods'].queryCard.credentials = ['merchant', 'accessToken']; //         16 body credentials added
+  rev.components.securitySchemes.SvcApiKey.name = 'SVC-API-TOKEN'; //               17 credential header renamed
+  s.ProcessAuthRequest.description = 'Reworded.'; //                                18 prose only
+  // 19 another accepted form, on a recipe that has none yet
+  alternative = Object.keys(base['x-hash-recipes']).find((name) => !('legacy' in base['x-hash-recipes'][name]) && name !== 'transaction')!;
+  rev['x-hash-recipes'][alternative].legacy = { parts: [{ secret: 'passphrase' }, { field: 'merchantUUID' }] };
+  s.NotUsedYet = { type: 'string' }; //                                             20 a component nothing uses
+  report = await diffDocs({ label: 'spec', doc: base, version: '0.1.0' }, { label: 'changed copy', doc: rev, version: '0.1.1' });
+});
+
+describe('npm run diff: verdicts for clients and servers', () => {
+  it('a new required request field breaks clients', () => {
+    const c = find('request-field-required', on('processCapture'));
+    expect(verdictOf(c)).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(c.redocly).toBe('major');
+  });
+  it('a removed result field breaks clients (and servers, which still send it to a closed schema)', () => {
+    const c = find('result-field-removed', on('processCapture'));
+    expect(verdictOf(c)).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(c.redocly).toBe('major');
+  });
+  it('a narrowed request enum breaks clients; a narrowed result enum does not (servers must stop sending it)', () => {
+    const request = find('request-enum-narrowed', on('simulateNotify'));
+    expect(verdictOf(request)).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(request.redocly).toBe('major');
+    const result = find('result-enum-narrowed', on('processCard'));
+    expect(verdictOf(result)).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(result.redocly).toBe('patch');
+  });
+  it('a widened result enum breaks clients; a widened request enum asks servers to accept it', () => {
+    const result = find('result-enum-widened', on('cardInfo'));
+    expect(verdictOf(result)).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(result.redocly).toBe('major');
+    expect(verdictOf(find('request-enum-widened', on('addMerchant')))).toEqual({ clients: false, servers: true, bump: 'minor' });
+  });
+  it('a tighter limit on a field of requests and results breaks both (Redocly sees one side only)', () => {
+    const c = find('shared-limit-changed', at('#/components/schemas/TransactionID/maxLength'));
+    expect(verdictOf(c)).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(c.operations).toEqual(expect.arrayContaining(['processCapture', 'queryCard', 'processCard']));
+  });
+  it('an optional request field is minor: clients need not send it, servers must accept it', () => {
+    expect(verdictOf(find('request-field-added', on('processCapture')))).toEqual({ clients: false, servers: true, bump: 'minor' });
+  });
+  it('an optional result field is minor and breaks nobody', () => {
+    expect(verdictOf(find('result-field-added', on('processCapture')))).toEqual({ clients: false, servers: false, bump: 'minor' });
+  });
+  it('a type change breaks both sides', () => {
+    expect(verdictOf(find('shared-type-changed', at('#/components/schemas/BatchUUID/type')))).toEqual({ clients: true, servers: true, bump: 'major' });
+  });
+  it('a removed method of a shared path breaks clients, once, by name', () => {
+    expect(verdictOf(find('method-removed', on('processVoid')))).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(report.changes.filter((c) => c.pointer?.includes('/oneOf/'))).toEqual([]);
+  });
+  it('a method answering another result (x-methods) breaks both', () => {
+    expect(verdictOf(find('result-schema-changed', on('refundCard')))).toEqual({ clients: true, servers: true, bump: 'major' });
+  });
+  it('a removed operation breaks clients', () => {
+    expect(verdictOf(find('operation-removed', on('createAgreement')))).toEqual({ clients: true, servers: false, bump: 'major' });
+  });
+  it('credentials: a header no longer required is for servers; body credentials added break both', () => {
+    expect(verdictOf(find('credential-header-removed', on('createPayId')))).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(verdictOf(find('credentials-added', on('queryCard')))).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(verdictOf(find('credential-header-renamed'))).toEqual({ clients: true, servers: true, bump: 'major' });
+  });
+  it('a changed hash recipe breaks every operation signed by it', () => {
+    const c = find('hash-recipe-changed', on('processCapture'));
+    expect(verdictOf(c)).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(c.pointer).toBe('#/x-hash-recipes/transaction');
+    expect(c.operations.length).toBeGreaterThan(5);
+  });
+  it('another form a recipe also accepts is for servers to accept, and breaks no client', () => {
+    const c = find('hash-recipe-alternatives-changed', at(`#/x-hash-recipes/${alternative}`));
+    expect(verdictOf(c)).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(c.message).toContain('legacy added');
+  });
+  it('a component nothing uses yet is no change on the wire', () => {
+    expect(verdictOf(find('documentation', at('#/components/schemas/NotUsedYet')))).toEqual({ clients: false, servers: false, bump: 'patch' });
+  });
+  it('prose is a patch', () => {
+    expect(verdictOf(find('documentation', at('#/components/schemas/ProcessAuthRequest/description')))).toEqual({ clients: false, servers: false, bump: 'patch' });
+  });
+  it('the whole needs a major version, and 0.1.0 -> 0.1.1 fails the check', () => {
+    expect(report.bump).toBe('major');
+    expect(report.versionOk).toBe(false);
+    expect(report.needed).toBe('minor');
+  });
+  it('an unchanged spec has no changes', async () => {
+    const same = await diffDocs({ label: 'a', doc: base, version: '0.1.0' }, { label: 'b', doc: structuredClone(base), version: '0.1.0' });
+    expect(same.changes).toEqual([]);
+  });
+});
+
+describe('version steps as npm caret ranges read them', () => {
+  it('under 1.0.0 the minor part is the major one', () => {
+    expect(versionStep('0.1.0', '0.2.0')).toBe('major');
+    expect(versionStep('0.1.0', '0.1.1')).toBe('patch');
+    expect(versionStep('1.2.3', '1.3.0')).toBe('minor');
+    expect(versionStep('1.2.3', '2.0.0')).toBe('major');
+    expect(versionStep('1.2.3', '1.2.3')).toBe('none');
+    expect(npmVersionArgument('0.1.0', 'major')).toBe('minor');
+    expect(npmVersionArgument('1.4.0', 'major')).toBe('major');
+  });
+});
