@@ -7,6 +7,7 @@ import { operations, type ContractOperation } from '../generated/operations.ts';
 import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples } from './requests.ts';
+import type { Coverage } from './coverage.ts';
 import { ruleViolations } from './rules.ts';
 
 export interface RunContext {
@@ -16,6 +17,8 @@ export interface RunContext {
   mock: boolean;
   runs: number;
   seed: number;
+  /** What the run reached, filled by every judged answer. */
+  coverage?: Coverage;
 }
 
 export type Outcome = void | { skip: string };
@@ -36,6 +39,7 @@ const tagsOf = (op: ContractOperation): string[] => doc.paths[op.path][op.verb.t
 
 /** The answer is the documented refusal: negative responseCode, the refusal schema, the success status. */
 function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes: number[], naming?: string): void {
+  ctx.coverage?.record(op, undefined, a.status, a.json);
   if (ctx.mock) {
     // Prism (behind the mock's front) refuses invalid requests with 422 problem+json (413 when too large).
     if (a.status < 400 || a.status >= 500) fail(`HTTP ${a.status}, Prism refuses an invalid request with a 4xx`);
@@ -55,6 +59,7 @@ function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes:
  * against a stateful implementation, the rules of its result (echoes, sums, result hashes).
  */
 export function judge(op: ContractOperation, request: Record<string, unknown> | undefined, a: Answer, ctx: RunContext): string | undefined {
+  ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
   if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
   const broken = ruleViolations(op, request, a.json, ctx.creds);

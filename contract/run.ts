@@ -12,6 +12,7 @@
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
 //   --concurrency N             checks in flight at once (default 8)
 //   --quiet                     print failed operations and the totals only (the reports keep every check)
+//   --min-coverage P            fail when the run reached less than P % of the documented answers
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
 import { doc } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
+import { Coverage, coverageSummary } from './coverage.ts';
 
 export interface RunOptions {
   base: string;
@@ -31,13 +33,15 @@ export interface RunOptions {
   runs?: number;
   seed?: number;
   concurrency?: number;
+  /** Filled with what the run reached (see coverage.ts). */
+  coverage?: Coverage;
 }
 
 const selected = (c: Check, only?: string[], skip?: string[]) =>
   (!only?.length || only.some((x) => x === c.operationId || c.tags.includes(x))) && !skip?.some((x) => x === c.operationId || c.tags.includes(x));
 
 export async function runContract(options: RunOptions): Promise<Result[]> {
-  const ctx: RunContext = { base: options.base.replace(/\/$/, ''), creds: { ...options.creds }, mock: Boolean(options.mock), runs: options.runs ?? 4, seed: options.seed ?? 20261122 };
+  const ctx: RunContext = { base: options.base.replace(/\/$/, ''), creds: { ...options.creds }, mock: Boolean(options.mock), runs: options.runs ?? 4, seed: options.seed ?? 20261122, ...(options.coverage ? { coverage: options.coverage } : {}) };
   if (!ctx.mock) {
     // A real access token for the operations that take one.
     const c = ctx.creds;
@@ -74,7 +78,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
       'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
       mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
       junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false }, 'min-coverage': { type: 'string' },
     },
   });
   const env = process.env;
@@ -90,14 +94,21 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   const base = a['base-url'] ?? env.PGW_BASE_URL ?? 'http://127.0.0.1:4010';
   const list = (s?: string) => s?.split(',').map((x) => x.trim()).filter(Boolean);
   const started = performance.now();
+  const coverage = new Coverage();
   const results = await runContract({
-    base, creds, mock: a.mock,
+    base, creds, mock: a.mock, coverage,
     ...(list(a.only) ? { only: list(a.only)! } : {}), ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}), ...(a.seed ? { seed: Number(a.seed) } : {}), ...(a.concurrency ? { concurrency: Number(a.concurrency) } : {}),
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(`${a.mock ? 'mock' : 'implementation'} at ${base}\n`);
+  const selected = [...new Set(results.map((r) => r.operationId))];
   console.log(summary(results, seconds, { quiet: a.quiet }));
-  await writeReports(results, { junit: a.junit, json: a.json }, { base, mock: a.mock, seconds });
-  process.exitCode = results.some((r) => r.status === 'failed') ? 1 : 0;
+  if (!a.quiet) console.log(`\n${coverageSummary(coverage, selected)}`);
+  const percent = coverage.percent(selected);
+  await writeReports(results, { junit: a.junit, json: a.json }, { base, mock: a.mock, seconds, coverage: { percent, operations: coverage.table(selected), cards: coverage.cardsUsed() } });
+  console.log(`\nreports: ${a.junit} (JUnit), ${a.json} (JSON, with the coverage table); coverage ${percent} %`);
+  const tooLow = a['min-coverage'] !== undefined && percent < Number(a['min-coverage']);
+  if (tooLow) console.log(`coverage ${percent} % is below --min-coverage ${a['min-coverage']}`);
+  process.exitCode = results.some((r) => r.status === 'failed') || tooLow ? 1 : 0;
 }

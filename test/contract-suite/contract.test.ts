@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runContract } from '../../contract/run.ts';
 import { scenarioChecks } from '../../contract/scenarios.ts';
+import { Coverage } from '../../contract/coverage.ts';
 import { summary, type Result } from '../../contract/report.ts';
 import { doc } from '../../contract/requests.ts';
 import { operations } from '../../generated/operations.ts';
@@ -28,9 +29,14 @@ const failed = (results: Result[]) => results.filter((r) => r.status === 'failed
 const failing = (results: Result[], operationId: string, kind: string) => failed(results).filter((r) => r.operationId === operationId && r.kind === kind);
 
 describe('npm run contract', () => {
-  it('passes the sandbox: every operation, every check, no failure', async () => {
+  it('passes the sandbox: every operation, every check, no failure; and reaches most documented answers', async () => {
     const base = await serve(createSandbox({ dbPath: ':memory:' }).server());
-    const results = await runContract({ base, creds });
+    const coverage = new Coverage();
+    const results = await runContract({ base, creds, coverage });
+    const all = operations.map((o) => o.operationId);
+    expect(coverage.percent(all)).toBeGreaterThan(85);
+    expect(coverage.table(['processCard'])[0]).toMatchObject({ documented: [-3, -2, -1, 0, 4], missed: [4] });
+    expect(coverage.cardsUsed()).toContain('456471…0004');
     expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
     expect(new Set(results.map((r) => r.operationId)).size).toBe(operations.length);
     expect(results.filter((r) => r.kind === 'scenario' && r.status === 'passed')).toHaveLength(scenarioChecks().length);
