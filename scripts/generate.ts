@@ -20,6 +20,7 @@ import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
+import { webhooksModule } from './generators/webhooks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -48,6 +49,7 @@ export async function generate(outDir: string, only?: 'docs'): Promise<string[]>
     'methods.ts': methodsModule(ops),
     'hash-recipes.ts': hashRecipesModule(doc),
     'operations.ts': operationsModule(doc, ops),
+    'webhooks.ts': webhooksModule(doc, ops),
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
     'mock.json': mockConfig(ops),
