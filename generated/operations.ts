@@ -58,6 +58,11 @@ export interface ContractOperation {
   deprecated: boolean;
   aliasOf: string | null;
   webhooks: readonly string[];
+  /**
+   * How a client may retry it after a lost answer (x-method.retry): safe to send again, or look the
+   * transaction up with `lookup` by the request field `by` first. null: never resent automatically.
+   */
+  retry: { safe: true } | { lookup: string; by: string } | null;
   /** Names of its examples in the bundled document, by role. */
   examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };
   provenance: { seed: string } | { inferred: string };
@@ -150,6 +155,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processCard",
@@ -250,6 +259,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processAuth",
@@ -313,6 +326,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processCapture"
@@ -368,6 +382,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "refundCard"
@@ -421,6 +436,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processVoid"
@@ -475,6 +491,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryCard"
@@ -541,6 +560,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "verifyCard"
@@ -594,6 +614,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "getAccessToken"
@@ -645,6 +666,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkEnrollment",
@@ -695,6 +717,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkTDSAuth"
@@ -740,6 +763,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkPARes"
@@ -827,6 +851,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processDDebitAuth"
@@ -896,6 +921,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryDD",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processDDebit"
@@ -954,6 +983,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryDD"
@@ -1009,6 +1041,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "addBlacklistedCard"
@@ -1061,6 +1094,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "removeBlacklistedCard"
@@ -1115,6 +1149,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryBlacklistedCard"
@@ -1169,6 +1206,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "getSettlement"
@@ -1216,6 +1256,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "getSurcharge",
@@ -1269,6 +1312,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryBIN"
@@ -1328,6 +1374,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processBatch"
@@ -1380,6 +1427,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "retrieveBatch"
@@ -1434,6 +1484,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "simulateNotify"
@@ -1518,6 +1569,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "tokenProcessCard"
@@ -1602,6 +1657,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "tokenProcessAuth"
@@ -1649,6 +1708,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "cardInfo"
@@ -1700,6 +1762,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "addCard"
@@ -1746,6 +1809,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "removeCard"
@@ -1794,6 +1858,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "changeExpiry"
@@ -1896,6 +1961,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "merchantCreated"
     ],
+    "retry": null,
     "examples": {
       "request": [
         "addMerchant"
@@ -1960,6 +2026,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updateMerchant"
@@ -2012,6 +2079,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "checkMerchant"
@@ -2100,6 +2170,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "walletProcessCard",
@@ -2181,6 +2255,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": "processCard",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processCardPayframe"
@@ -2260,6 +2335,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": "processAuth",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processAuthPayframe"
@@ -2315,6 +2391,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2370,6 +2447,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "batchNotify"
     ],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2419,6 +2497,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createAgreement"
@@ -2476,6 +2555,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "amendAgreement"
@@ -2534,6 +2614,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createPayToPayment"
@@ -2595,6 +2676,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2654,6 +2736,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2722,6 +2805,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2768,6 +2852,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2818,6 +2903,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createPayId"
@@ -2873,6 +2959,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2928,6 +3015,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updatePayId"
@@ -2985,6 +3073,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updatePayIdStatus"
@@ -3043,6 +3132,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "listPayIdTransactions"
@@ -3101,6 +3191,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "refundPayIdTransaction"
@@ -3155,6 +3246,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "retry": null,
     "examples": {
       "request": [
         "createPayouts"
@@ -3210,6 +3302,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3265,6 +3358,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3324,6 +3418,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3383,6 +3478,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": true,
     "aliasOf": "getPayoutTransactionStatus",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3442,6 +3538,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
