@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
+import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
 import { batchHandlers } from './handlers/batch.ts';
@@ -62,11 +63,18 @@ export interface SandboxOptions {
   /** How notifications are sent (tests record them). */
   fetch?: typeof fetch;
   logger?: Logger;
+  /**
+   * Serve the control API under /_sandbox/ (sandbox/control.openapi.yaml). Refused whatever is asked
+   * when NODE_ENV=production or PGW_SANDBOX_CONTROL=off. Default off; npm start turns it on.
+   */
+  control?: boolean;
 }
 
 export interface RunningSandbox extends Sandbox {
   gateway: Gateway;
   seed: AccountSeed;
+  /** The control API, when it is on. */
+  control: Control | undefined;
   server(): http.Server;
   close(): void;
 }
@@ -86,15 +94,33 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const store = new Store(dbPath);
   const clock = new Clock();
   const vault = new VaultCrypto(vaultKey(dbPath, env));
-  const notifier = new Notifier(store, clock, spec, options.fetch);
+  const send = options.fetch ?? fetch;
+  // The control API records every delivery attempt: the notifier sends through whatever `post` is.
+  let post: typeof fetch = send;
+  const notifier = new Notifier(store, clock, spec, ((url: string, init: RequestInit) => post(url, init)) as typeof fetch);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
+  let handlers = sandboxHandlers(sb);
+  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
+  if (control) {
+    post = control.recording(send);
+    handlers = control.wrap(handlers);
+  }
+  const gateway = createGateway({ handlers, accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,
     seed,
-    server: () => createNodeServer(gateway),
+    control,
+    server: () => {
+      const server = createNodeServer(gateway);
+      if (!control) return server;
+      // /_sandbox/ first, every other path to the gateway as before.
+      const gatewayListeners = server.listeners('request') as http.RequestListener[];
+      server.removeAllListeners('request');
+      server.on('request', (req, res) => control.handle(req, res) || gatewayListeners.forEach((l) => l(req, res)));
+      return server;
+    },
     close: () => {
       notifier.stop();
       store.close();

@@ -70,15 +70,21 @@ export class Notifier {
     return this.store.all('SELECT * FROM notifications ORDER BY id');
   }
 
+  /** The headers a notification is posted with: its signature when the webhook signs in a header. */
+  headersFor(n: Row): Record<string, string> {
+    const signer = this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
+    const signing = this.signing[n.event]!;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
+    return headers;
+  }
+
   /** Sends every notification that is due; answers how many were delivered. */
   async deliverDue(): Promise<number> {
     const due = this.store.all('SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? ORDER BY id', MAX_ATTEMPTS, this.clock.timestamp());
     let delivered = 0;
     for (const n of due) {
-      const signer = this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
-      const signing = this.signing[n.event]!;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
+      const headers = this.headersFor(n);
       let status = 0;
       try {
         const response = await this.send(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(5000) });
