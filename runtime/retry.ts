@@ -60,14 +60,25 @@ export function isLostAnswer(error: unknown): boolean {
   return false;
 }
 
-const recovered = new WeakMap<object, { lookup: string; reference: string; attempts: number }>();
+export interface Recovery {
+  lookup: string;
+  reference: string;
+  attempts: number;
+  /**
+   * Whether the transaction found was approved. A lookup answers responseCode 0 for having found it,
+   * whatever became of it: a card record says declined in transactionStatus, a debit in its responseCode.
+   */
+  approved: boolean;
+}
+
+const recovered = new WeakMap<object, Recovery>();
 
 /**
  * For an answer that came from the lookup after a lost answer (the lookup's own result, e.g. a
  * QueryCardResult whose transactionStatus tells approved from declined): which lookup, by which
  * reference, after how many tries. Undefined for an answer of the operation itself.
  */
-export function recoveredBy(result: unknown): { lookup: string; reference: string; attempts: number } | undefined {
+export function recoveredBy(result: unknown): Recovery | undefined {
   return typeof result === 'object' && result !== null ? recovered.get(result) : undefined;
 }
 
@@ -141,7 +152,8 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
       const record = found as Record<string, unknown>;
       const differs = SAME_TRANSACTION.find((f) => call.body?.[f] !== undefined && record[f] !== undefined && String(call.body[f]) !== String(record[f]));
       if (differs) throw new GatewayOutcomeUnknownError(call.operation, reference, `${lookupName} found another transaction under this reference (its ${differs} differs)`);
-      recovered.set(record, { lookup: lookupName, reference, attempts: tries });
+      const approved = typeof record.transactionStatus === 'string' ? record.transactionStatus !== 'declined' : answered === 0;
+      recovered.set(record, { lookup: lookupName, reference, attempts: tries, approved });
       note(tries, 'recovered');
       return record;
     }

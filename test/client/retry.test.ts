@@ -46,7 +46,7 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     expect(answer).toMatchObject({ responseCode: '0', transactionReferenceID: 'R-1', transactionStatus: 'approved', transactionAmount: '10.00' });
     // The same transaction the lost answer was about.
     expect((answer as { transactionID: string }).transactionID).toBe(JSON.parse(proxy.seen.at(-2)!.answered!).transactionID);
-    expect(recoveredBy(answer)).toEqual({ lookup: 'queryCard', reference: 'R-1', attempts: 2 });
+    expect(recoveredBy(answer)).toEqual({ lookup: 'queryCard', reference: 'R-1', attempts: 2, approved: true });
     expect(events.map((e) => e.action)).toEqual(['lookup', 'recovered']);
   });
 
@@ -81,6 +81,15 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     fates = ['dropBefore'];
     await expect(client().processCard(purchase('R-4', '12.00') as never)).rejects.toThrow(/transactionAmount differs/);
     expect(charges('R-4')).toBe(1);
+  });
+});
+
+describe('a declined purchase whose answer is lost', () => {
+  it('is recovered as declined: the lookup found it, it was not approved', async () => {
+    fates = ['dropAfter'];
+    const answer = await client().processCard({ ...purchase('R-D'), ...card.lowFunds, transactionAmount: '20.00' } as never);
+    expect(answer).toMatchObject({ transactionStatus: 'declined' });
+    expect(recoveredBy(answer)).toMatchObject({ lookup: 'queryCard', approved: false });
   });
 });
 
