@@ -1,5 +1,6 @@
 // Retries that never pay twice, against the sandbox behind a proxy that loses answers after the
 // sandbox has committed them (and, for contrast, before it sees the request).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient, GatewayNetworkError, GatewayOutcomeUnknownError, recoveredBy, type RetryEvent } from '../../generated/client.ts';
 import { operations } from '../../generated/operations.ts';
@@ -123,5 +124,13 @@ describe('other operations', () => {
       const retry = operations.find((o) => o.operationId === id)!.retry;
       expect(retry && 'lookup' in retry ? operations.some((o) => o.operationId === retry.lookup && o.retry && 'safe' in o.retry) : false, id).toBe(true);
     }
+  });
+
+  it('the README\'s table of retries says what the spec marks, operation by operation', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const rows = [...readme.matchAll(/^\| ([a-zA-Z, ]+) \| (look up with (\w+) by (\w+); sent again only if not found|safe: sent again) \|$/gm)];
+    const documented = rows.flatMap((r) => r[1]!.split(', ').map((id) => [id, r[3] ? `lookup ${r[3]} ${r[4]}` : 'safe']));
+    const marked = operations.filter((o) => o.retry).map((o) => [o.operationId, 'safe' in o.retry! ? 'safe' : `lookup ${o.retry!.lookup} ${o.retry!.by}`]);
+    expect(documented.sort()).toEqual(marked.sort());
   });
 });
