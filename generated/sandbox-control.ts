@@ -78,6 +78,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/direct-debits/{transactionID}/dishonour": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the payer's bank dishonour a direct debit
+         * @description queryDD then answers it declined (code 7, "bank rejected request" among the gateway's codes; inferred, no source shows a dishonour). With a notifyURL, a directDebitOutcome notification (status declined) is sent there, hashed with hashSalt.
+         */
+        post: operations["dishonourDirectDebit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications": {
         parameters: {
             query?: never;
@@ -186,6 +206,11 @@ export interface components {
              * @enum {string}
              */
             outcome: "insufficientFunds" | "expired" | "noReply";
+        };
+        Dishonour: {
+            /** Format: uri */
+            notifyURL?: string;
+            hashSalt?: string;
         };
         Trigger: {
             /** @enum {string} */
@@ -324,6 +349,32 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Done"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    dishonourDirectDebit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Dishonour"];
+            };
+        };
+        responses: {
+            /** @description The debit */
             200: {
                 headers: {
                     [name: string]: unknown;

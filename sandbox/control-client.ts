@@ -47,6 +47,7 @@ export function createControlClient(options: ControlClientOptions) {
     advanceClock: (by: ControlSchemas['Advance']) => settled(http.POST('/clock/advance', { body: by })),
     forceNextOutcome: (forced: ControlSchemas['ForcedOutcome']) => settled(http.POST('/outcomes/next', { body: forced })),
     returnPayoutTransaction: (payoutId: string, transactionId: string) => settled(http.POST('/payouts/{payoutId}/transactions/{transactionId}/return', { params: { path: { payoutId, transactionId } } })),
+    dishonourDirectDebit: (transactionID: string, notify: ControlSchemas['Dishonour'] = {}) => settled(http.POST('/direct-debits/{transactionID}/dishonour', { params: { path: { transactionID } }, body: notify })),
     triggerNotification: (trigger: ControlSchemas['Trigger']) => settled(http.POST('/notifications', { body: trigger })),
     deliveries: (query: { after?: number; waitSeconds?: number } = {}, signal?: AbortSignal) => settled(http.GET('/deliveries', { params: { query }, ...(signal ? { signal } : {}) })),
     delivery: (id: number) => settled(http.GET('/deliveries/{id}', { params: { path: { id } } })),

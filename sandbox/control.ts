@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
+import { directDebitResult } from './handlers/direct-debit.ts';
 import type { Sandbox } from './context.ts';
 import type { Row } from './store.ts';
 
@@ -65,7 +66,7 @@ export class Control {
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
-    this.validators = Object.fromEntries(['Advance', 'ForcedOutcome', 'Trigger'].map((name) => [name, ajv.compile(doc.components.schemas[name])]));
+    this.validators = Object.fromEntries(['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [name, ajv.compile(doc.components.schemas[name])]));
   }
 
   /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
@@ -142,7 +143,7 @@ export class Control {
         return json(refusal(-2, 'The body is not JSON'));
       }
     }
-    const route = `${req.method} ${path.replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return').replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id').replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
+    const route = `${req.method} ${path.replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return').replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id').replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour').replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
     const parts = path.split('/').map(decodeURIComponent);
     switch (route) {
       case 'GET /clock':
@@ -158,6 +159,8 @@ export class Control {
       }
       case 'POST /payouts/:p/transactions/:t/return':
         return json(this.returnPayout(account, parts[2]!, parts[4]!));
+      case 'POST /direct-debits/:id/dishonour':
+        return json(this.check('Dishonour', body) ?? this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string }));
       case 'POST /notifications': {
         const bad = this.check('Trigger', body);
         if (bad) return json(bad);
@@ -222,6 +225,24 @@ export class Control {
       const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
       if (t.notify_url) notifier.payoutTransaction({ kind: 'merchant', id: account.id } as never, t.notify_url, t.payout_id, t.id, record);
       return { responseCode: 0, responseMessage: t.notify_url ? 'Returned; its notification is queued' : 'Returned (the payout has no notifyURL)', result: record };
+    });
+  }
+
+  private dishonour(account: { kind: string; id: string; passphrase: string }, transactionID: string, to: { notifyURL?: string; hashSalt?: string }) {
+    const { store, clock, notifier } = this.sb;
+    return store.transaction(() => {
+      const row = store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, transactionID);
+      if (!row) return refusal(-2, "Field 'transactionID' is invalid: no such direct debit of this merchant");
+      if (row.dishonoured_at) return refusal(-2, "Field 'transactionID' is invalid: the debit is already dishonoured");
+      store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
+      const result = directDebitResult(this.sb, store.get('SELECT * FROM direct_debits WHERE id = ?', row.id)!);
+      if (to.notifyURL) {
+        notifier.directDebitOutcome(account as never, to.notifyURL, to.hashSalt ?? '', {
+          transactionID: row.id, status: 'declined', responseCode: result.responseCode, responseMessage: result.responseMessage,
+          custom1: result.custom1, custom2: result.custom2, custom3: result.custom3,
+        });
+      }
+      return { responseCode: 0, responseMessage: `Dishonoured${to.notifyURL ? '; its notification is queued' : ''}`, result };
     });
   }
 

@@ -53,6 +53,8 @@ const MIGRATIONS: string[] = [
      next_attempt_at TEXT NOT NULL, last_attempt_at TEXT, last_status INTEGER);`,
   // v2: the 3D Secure sessions checkEnrollment opens, for checkTDSAuth and checkPARes to find.
   `CREATE TABLE three_ds_sessions (token TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, enrolled INTEGER NOT NULL, created_at TEXT NOT NULL);`,
+  // v3: a direct debit the payer's bank dishonoured (the control API forces it).
+  `ALTER TABLE direct_debits ADD COLUMN dishonoured_at TEXT;`,
 ];
 
 export type Row = Record<string, any>;

@@ -90,6 +90,18 @@ describe('forced outcomes', () => {
     expect((await t.client.processCard(purchase('F-2'))).responseCode).toBe('0');
   });
 
+  it('dishonours a direct debit: queryDD answers it declined, and its outcome is notified, hashed with the salt', async () => {
+    const debit = (await t.client.processDDebit({ paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', transactionAmount: '7.00', transactionCurrency: 'AUD', transactionProduct: 'Plan', customerName: 'Jane', transactionReferenceID: 'DH-1' } as never)) as { transactionID: string };
+    raw.length = 0;
+    await control.dishonourDirectDebit(debit.transactionID, { notifyURL: 'https://m.test/dd', hashSalt: 'pepper' });
+    expect(await t.client.queryDD({ transactionReferenceID: 'DH-1' })).toMatchObject({ responseCode: '7', responseMessage: 'Transaction declined' });
+    await t.sandbox.notifier.deliverDue();
+    const note = raw.find((r) => r.url === 'https://m.test/dd')!;
+    expect(verifyNotification(note.body, note.headers, { passphrase: t.sandbox.seed.passphrase, hashSalt: 'pepper' }).notification).toMatchObject({ status: 'declined', responseCode: '7', transactionID: debit.transactionID });
+    expect(await refusalOf(control.dishonourDirectDebit(debit.transactionID))).toBe("-2 Field 'transactionID' is invalid: the debit is already dishonoured");
+    expect(await refusalOf(control.dishonourDirectDebit('1336-nope'))).toBe("-2 Field 'transactionID' is invalid: no such direct debit of this merchant");
+  });
+
   it('returns a paid payout transaction and notifies it (payoutReturned), signed', async () => {
     const payout = (await t.client.payouts.create({ reference: 'C-1', notifyURL: 'https://m.test/c', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'C-1-1', amount: 9, bsb: '802950', accNumber: '123321' } }] })) as { result: { payoutId: string; transactions: { transactionId: string }[] } };
     await t.sandbox.notifier.deliverDue();
