@@ -2,7 +2,7 @@
 //   1. latency from trigger to local endpoint: a payout is created (the gateway call that causes a
 //      payoutTransaction notification) while `listen` (cli/commands/listen.ts, in this process)
 //      forwards to a local endpoint; the time from the call to the endpoint's receipt. The control
-//      API's long poll looks at the store every 50 ms: that tick bounds the latency.
+//      API's long poll answers as soon as the notification is queued.
 //   2. retry outcomes: purchases through a proxy that loses answers (after the sandbox committed, or
 //      before it saw the request) at random with a fixed seed, once with the retry layer and once with
 //      a naive client that sends again after an error; charges per reference are counted.

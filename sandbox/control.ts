@@ -264,9 +264,18 @@ export class Control {
     const query = () => this.sb.store.all('SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100', account.kind, account.id, after);
     const deadline = Date.now() + waitSeconds * 1000;
     let rows = query();
-    // Long poll: look again every 50 ms until something arrives, the time is up or the caller hangs up.
+    // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
+    // account's arrives, the time is up or the caller hangs up.
     while (!rows.length && Date.now() < deadline && !req.socket.destroyed) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          stop();
+          resolve();
+        };
+        const stop = this.sb.notifier.onQueued(done);
+        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+      });
       rows = query();
     }
     return rows.map((row) => this.delivery(row));

@@ -40,6 +40,16 @@ export class Notifier {
       'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       event, subject, url, JSON.stringify(body), signer.kind, signer.id, this.clock.timestamp(),
     );
+    // Told once the change that queued it has committed (the store is synchronous: after this turn).
+    if (this.watchers.size) setImmediate(() => this.watchers.forEach((watch) => watch()));
+  }
+
+  private readonly watchers = new Set<() => void>();
+
+  /** Calls watch after each notification is queued (the control API's long poll); answers how to stop. */
+  onQueued(watch: () => void): () => void {
+    this.watchers.add(watch);
+    return () => this.watchers.delete(watch);
   }
 
   merchantCreated(partner: Account, url: string, fields: { requestReference: string; status: string; merchantUUID: string }): void {
