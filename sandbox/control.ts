@@ -14,6 +14,8 @@ import type { Sandbox } from './context.ts';
 import type { Row } from './store.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
+/** Every control request is a few fields: anything larger is refused unread. */
+const MAX_BODY_BYTES = 16 * 1024;
 // Beside this module in the source tree; two levels up from dist/sandbox/ in the published package.
 const DOCUMENT_FILE = [new URL('./control.openapi.yaml', import.meta.url), new URL('../../sandbox/control.openapi.yaml', import.meta.url)].find((u) => existsSync(u))!;
 
@@ -132,7 +134,12 @@ export class Control {
     const path = url.pathname.slice(CONTROL_PREFIX.length);
     if (req.method === 'GET' && path === '/openapi.yaml') return { status: 200, type: 'application/yaml', body: this.document };
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return json(refusal(-2, `The body is invalid: larger than ${MAX_BODY_BYTES} bytes`));
+      chunks.push(chunk as Buffer);
+    }
     const account = this.authenticate(req.headers.authorization);
     if (!account) return json(refusal(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'));
     let body: unknown = {};

@@ -78,6 +78,8 @@ describe('the clock', () => {
     expect(await refusalOf(control.advanceClock({ days: -1 }))).toBe("-2 Field 'days' is invalid: must be >= 1");
     expect(await refusalOf(control.advanceClock({ hours: 1 } as never))).toBe("-2 Field 'hours' is not a field of this request");
     expect(await refusalOf(control.advanceClock({}))).toBe('-3 The body names no field');
+    expect(await (await fetch(`${t.base}/_sandbox/clock/advance`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${t.sandbox.seed.merchantUUID}:${t.sandbox.seed.apiKey}`)}` }, body: '{"days": ' })).json()).toEqual({ responseCode: -2, responseMessage: 'The body is not JSON' });
+    expect(await (await fetch(`${t.base}/_sandbox/clock/advance`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${t.sandbox.seed.merchantUUID}:${t.sandbox.seed.apiKey}`)}` }, body: `{"days": 1, "pad": "${'x'.repeat(20_000)}"}` })).json()).toEqual({ responseCode: -2, responseMessage: 'The body is invalid: larger than 16384 bytes' });
     expect((await control.clock()).offsetSeconds).toBe(before);
   });
 });
