@@ -60,6 +60,11 @@ export interface ContractOperation {
   deprecated: boolean;
   aliasOf: string | null;
   webhooks: readonly string[];
+  /**
+   * How a client may retry it after a lost answer (x-method.retry): safe to send again, or look the
+   * transaction up with `lookup` by the request field `by` first. null: never resent automatically.
+   */
+  retry: { safe: true } | { lookup: string; by: string } | null;
   /** Names of its examples in the bundled document, by role. */
   examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };
   provenance: { seed: string } | { inferred: string };
@@ -156,6 +161,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processCard",
@@ -260,6 +269,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processAuth",
@@ -329,6 +342,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processCapture"
@@ -390,6 +404,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "refundCard"
@@ -444,6 +459,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processVoid"
@@ -499,6 +515,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryCard"
@@ -568,6 +587,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "verifyCard"
@@ -624,6 +644,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "getAccessToken"
@@ -678,6 +699,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkEnrollment",
@@ -729,6 +751,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkTDSAuth"
@@ -775,6 +798,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "checkPARes"
@@ -866,6 +890,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processDDebitAuth"
@@ -946,6 +971,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryDD",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "processDDebit"
@@ -1005,6 +1034,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryDD"
@@ -1061,6 +1093,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "addBlacklistedCard"
@@ -1114,6 +1147,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "removeBlacklistedCard"
@@ -1169,6 +1203,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryBlacklistedCard"
@@ -1224,6 +1261,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "getSettlement"
@@ -1274,6 +1314,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "getSurcharge",
@@ -1328,6 +1371,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "queryBIN"
@@ -1388,6 +1434,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processBatch"
@@ -1441,6 +1488,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "retrieveBatch"
@@ -1496,6 +1546,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "simulateNotify"
@@ -1584,6 +1635,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "tokenProcessCard"
@@ -1672,6 +1727,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "tokenProcessAuth"
@@ -1720,6 +1779,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "cardInfo"
@@ -1772,6 +1834,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "addCard"
@@ -1819,6 +1882,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "removeCard"
@@ -1868,6 +1932,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "changeExpiry"
@@ -1975,6 +2040,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "merchantCreated"
     ],
+    "retry": null,
     "examples": {
       "request": [
         "addMerchant"
@@ -2042,6 +2108,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updateMerchant"
@@ -2095,6 +2162,9 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "safe": true
+    },
     "examples": {
       "request": [
         "checkMerchant"
@@ -2187,6 +2257,10 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": {
+      "lookup": "queryCard",
+      "by": "transactionReferenceID"
+    },
     "examples": {
       "request": [
         "walletProcessCard",
@@ -2272,6 +2346,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": "processCard",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processCardPayframe"
@@ -2355,6 +2430,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": "processAuth",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "processAuthPayframe"
@@ -2411,6 +2487,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2467,6 +2544,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "batchNotify"
     ],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2517,6 +2595,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createAgreement"
@@ -2575,6 +2654,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "amendAgreement"
@@ -2634,6 +2714,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createPayToPayment"
@@ -2696,6 +2777,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2756,6 +2838,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2825,6 +2908,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2872,6 +2956,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -2923,6 +3008,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "createPayId"
@@ -2979,6 +3065,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3035,6 +3122,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updatePayId"
@@ -3093,6 +3181,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "updatePayIdStatus"
@@ -3152,6 +3241,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "listPayIdTransactions"
@@ -3211,6 +3301,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [
         "refundPayIdTransaction"
@@ -3266,6 +3357,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "retry": null,
     "examples": {
       "request": [
         "createPayouts"
@@ -3322,6 +3414,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3378,6 +3471,7 @@ export const operations: readonly ContractOperation[] = [
     "webhooks": [
       "payoutTransaction"
     ],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3438,6 +3532,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3498,6 +3593,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": true,
     "aliasOf": "getPayoutTransactionStatus",
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [
@@ -3558,6 +3654,7 @@ export const operations: readonly ContractOperation[] = [
     "deprecated": false,
     "aliasOf": null,
     "webhooks": [],
+    "retry": null,
     "examples": {
       "request": [],
       "result": [

@@ -2,6 +2,7 @@
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
+import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
 import { canonicalParameters, computeHash, type HashRecipes } from './signing.ts';
 
 /** A request type less what the client fills in, form by form. */
@@ -17,6 +18,8 @@ export interface ClientOptions {
   partner?: { partnerUUID: string; apiKey: string; passphrase: string };
   fetch?: (request: Request) => Promise<Response>;
   headers?: Record<string, string>;
+  /** Retry after a lost answer, as each operation's x-method.retry allows (runtime/retry.ts). Off when absent. */
+  retry?: RetryPolicy;
 }
 
 export interface ClientForm {
@@ -38,6 +41,7 @@ export interface ClientOperation {
   query?: boolean;
   forms?: readonly ClientForm[];
   headers?: Readonly<Record<string, string>>;
+  retry?: RetryMark;
 }
 
 export interface ClientContract {
@@ -169,10 +173,33 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     throw new GatewayHttpError(response.status, data);
   }
 
+  const byName = (group: string, name: string) => contract.operations.find((o) => o.group === group && o.name === name)!;
+  function retried(op: ClientOperation, args: unknown[], policy: RetryPolicy): Promise<unknown> {
+    const at = op.params?.length ?? 0;
+    let body = op.forms ? ((args[at] ?? {}) as Record<string, unknown>) : undefined;
+    const mark = op.retry;
+    // Without a reference a lost purchase cannot be looked up: give it one (on a copy of the caller's body).
+    if (body && mark && 'lookup' in mark && body[mark.by] === undefined && policy.assignReference !== false) {
+      body = { ...body, [mark.by]: freshReference() };
+      args = [...args.slice(0, at), body, ...args.slice(at + 1)];
+    }
+    return withRetry(
+      {
+        operation: `${op.group ? `${op.group}.` : ''}${op.name}`,
+        mark,
+        verb: op.verb,
+        body,
+        send: () => call(op, args),
+        lookup: (reference) => call(byName((mark as { lookup: { group: string } }).lookup.group, (mark as { lookup: { name: string } }).lookup.name), [{ [(mark as { by: string }).by]: reference }]),
+      },
+      policy,
+    );
+  }
+
   const client: Record<string, unknown> = {};
   for (const op of contract.operations) {
     const target = (op.group ? (client[op.group] ??= {}) : client) as Record<string, unknown>;
-    target[op.name] = (...args: unknown[]) => call(op, args);
+    target[op.name] = options.retry ? (...args: unknown[]) => retried(op, args, options.retry!) : (...args: unknown[]) => call(op, args);
   }
   return client;
 }

@@ -40,6 +40,12 @@ export const PAYOUT_ACCOUNTS: Record<string, { type: 'NPP' | 'DE'; status: strin
   '15151515': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returned' }],
   '16161616': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returnDeclined' }],
 };
+/**
+ * What a dishonoured direct debit answers: code 7, "bank rejected request" among the gateway's codes
+ * (gateway facts), with the decline message the gateway uses. Inferred: no source shows a dishonour.
+ */
+export const DISHONOURED: [number, string] = [7, 'Transaction declined'];
+
 /** A BSB the sandbox banks refuse. */
 export const INVALID_BSB = '111111';
 

@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
+import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
 import { BatchRunner, batchHandlers } from './handlers/batch.ts';
@@ -65,11 +66,18 @@ export interface SandboxOptions {
   /** How notifications are sent (tests record them). */
   fetch?: typeof fetch;
   logger?: Logger;
+  /**
+   * Serve the control API under /_sandbox/ (sandbox/control.openapi.yaml). Refused whatever is asked
+   * when NODE_ENV=production or PGW_SANDBOX_CONTROL=off. Default off; npm start turns it on.
+   */
+  control?: boolean;
 }
 
 export interface RunningSandbox extends Sandbox {
   gateway: Gateway;
   seed: AccountSeed;
+  /** The control API, when it is on. */
+  control: Control | undefined;
   server(): http.Server;
   close(): void;
 }
@@ -90,18 +98,36 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const clock = new Clock();
   const vault = new VaultCrypto(vaultKey(dbPath, env));
   const policy = policyFromEnv(env);
-  const notifier = new Notifier(store, clock, spec, options.fetch, policy);
+  const send = options.fetch ?? fetch;
+  // The control API records every delivery attempt: the notifier sends through whatever `post` is.
+  let post: typeof fetch = send;
+  const notifier = new Notifier(store, clock, spec, ((url: string, init: RequestInit) => post(url, init)) as typeof fetch, policy);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
-  const gateway = createGateway({ handlers: guarded(sandboxHandlers(sb, batches), spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
+  let handlers = sandboxHandlers(sb, batches);
+  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
+  if (control) {
+    post = control.recording(send);
+    handlers = control.wrap(handlers);
+  }
+  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
   return {
     ...sb,
     gateway,
     seed,
-    server: () => createNodeServer(gateway),
+    control,
+    server: () => {
+      const server = createNodeServer(gateway);
+      if (!control) return server;
+      // /_sandbox/ first, every other path to the gateway as before.
+      const gatewayListeners = server.listeners('request') as http.RequestListener[];
+      server.removeAllListeners('request');
+      server.on('request', (req, res) => control.handle(req, res) || gatewayListeners.forEach((l) => l(req, res)));
+      return server;
+    },
     close: () => {
       notifier.stop();
       batches.stop();

@@ -50,6 +50,16 @@ export class Notifier {
       'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       event, subject, url, JSON.stringify(body), signer.kind, signer.id, this.clock.timestamp(),
     );
+    // Told once the change that queued it has committed (the store is synchronous: after this turn).
+    if (this.watchers.size) setImmediate(() => this.watchers.forEach((watch) => watch()));
+  }
+
+  private readonly watchers = new Set<() => void>();
+
+  /** Calls watch after each notification is queued (the control API's long poll); answers how to stop. */
+  onQueued(watch: () => void): () => void {
+    this.watchers.add(watch);
+    return () => this.watchers.delete(watch);
   }
 
   merchantCreated(partner: Account, url: string, fields: { requestReference: string; status: string; merchantUUID: string }): void {
@@ -80,15 +90,21 @@ export class Notifier {
     return this.store.all('SELECT * FROM notifications ORDER BY id');
   }
 
+  /** The headers a notification is posted with: its signature when the webhook signs in a header. */
+  headersFor(n: Row): Record<string, string> {
+    const signer = this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
+    const signing = this.signing[n.event]!;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
+    return headers;
+  }
+
   /** Sends every notification that is due; answers how many were delivered. */
   async deliverDue(): Promise<number> {
     const due = this.store.all('SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? ORDER BY id', MAX_ATTEMPTS, this.clock.timestamp());
     let delivered = 0;
     for (const n of due) {
-      const signer = this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
-      const signing = this.signing[n.event]!;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
+      const headers = this.headersFor(n);
       let status = 0;
       try {
         if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');

@@ -70,6 +70,8 @@ const MIGRATIONS: string[] = [
    ALTER TABLE batches ADD COLUMN pending TEXT NOT NULL DEFAULT '[]';
    ALTER TABLE batches ADD COLUMN next_line INTEGER NOT NULL DEFAULT 0;
    CREATE TABLE batch_lines (batch_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (batch_id, seq));`,
+  // v5: a direct debit the payer's bank dishonoured (the control API forces it).
+  `ALTER TABLE direct_debits ADD COLUMN dishonoured_at TEXT;`,
 ];
 
 export type Row = Record<string, any>;

@@ -12,6 +12,7 @@ import { zipSync } from 'fflate';
 import { contractOperations, type Doc } from './lib/contract.ts';
 import { bundledJson, bundledYaml, bundleSpec as bundle } from './generators/bundle.ts';
 import { clientModule } from './generators/client.ts';
+import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
@@ -21,6 +22,7 @@ import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
+import { webhooksModule } from './generators/webhooks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -49,6 +51,8 @@ export async function generate(outDir: string, only?: 'docs'): Promise<string[]>
     'methods.ts': methodsModule(ops),
     'hash-recipes.ts': hashRecipesModule(doc),
     'operations.ts': operationsModule(doc, ops),
+    'webhooks.ts': webhooksModule(doc, ops),
+    'sandbox-control.ts': await controlTypesModule(ROOT),
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
     'mock.json': mockConfig(ops),

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { customEcho, customOf, findByIdOrReference, invalid, ok, type Sandbox } from '../context.ts';
-import { DIRECT_DEBIT_DAYS } from '../data.ts';
+import { DIRECT_DEBIT_DAYS, DISHONOURED } from '../data.ts';
 import { transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
@@ -12,9 +12,10 @@ type H = GatewayHandlers<HandlerContext>;
 
 export function directDebitResult(sb: Sandbox, row: Row) {
   const settled = sb.clock.date() >= row.settlement_date;
+  const [code, message] = row.dishonoured_at ? [String(DISHONOURED[0]), DISHONOURED[1]] : settled ? ['0', 'Transaction approved'] : ['10', 'Transaction pending'];
   return {
-    responseCode: settled ? '0' : '10',
-    responseMessage: settled ? 'Transaction approved' : 'Transaction pending',
+    responseCode: code,
+    responseMessage: message,
     transactionID: row.id,
     ...(row.reference ? { transactionReferenceID: row.reference } : {}),
     transactionAmount: fromCents(row.amount),

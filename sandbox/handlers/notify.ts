@@ -22,7 +22,7 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
             const auth = debit ? undefined : store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
             if (!debit && !auth) return invalid('transactionID', 'no such direct debit');
             const outcome = debit ? directDebitResult(sb, debit) : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
-            const status = outcome.responseCode === '0' ? 'approved' : 'pending';
+            const status = outcome.responseCode === '0' ? 'approved' : outcome.responseCode === '10' ? 'pending' : 'declined';
             notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
               transactionID: id,
               status,

@@ -57,6 +57,14 @@ function formOf(doc: Doc, op: Operation, schema: any, multiple: boolean) {
   };
 }
 
+/** x-method.retry with the lookup operation named as the client names it (group and function). */
+function retryOf(doc: Doc, ops: Operation[], retry: NonNullable<Operation['retry']>) {
+  if ('safe' in retry) return { safe: true };
+  const lookup = ops.find((o) => o.operationId === retry.lookup);
+  if (!lookup) throw new Error(`x-method.retry names no operation ${retry.lookup}`);
+  return { lookup: { group: tagOf(doc, lookup).group, name: clientName(lookup, tagOf(doc, lookup)) }, by: retry.by };
+}
+
 export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
   return ops
     .filter((op) => !op.webhook && !op.aliasOf)
@@ -77,6 +85,7 @@ export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
         ...(entry.parameters.some((p) => p.in === 'query') ? { query: true } : {}),
         ...(formSchemas.length ? { forms: formSchemas.map((s: any) => formOf(doc, op, s, formSchemas.length > 1)) } : {}),
         ...(entry.headers && header ? { headers: { ...entry.headers, recipe: header.recipe } } : {}),
+        ...(op.retry ? { retry: retryOf(doc, ops, op.retry) } : {}),
       };
     });
 }
@@ -134,6 +143,7 @@ export function clientModule(doc: Doc, ops: Operation[], entries: TableEntry[]):
     '}',
     '',
     "export { GatewayHttpError, GatewayNetworkError, customFields, isApproved, isDeclined, isRefused, type ClientOptions } from '../runtime/client.ts';",
+    "export { GatewayOutcomeUnknownError, isLostAnswer, recoveredBy, type RetryEvent, type RetryPolicy } from '../runtime/retry.ts';",
     '',
   ].join('\n');
 }

@@ -27,6 +27,7 @@ export interface TableEntry {
   deprecated: boolean;
   aliasOf: string | null;
   webhooks: string[];
+  retry: { safe: true } | { lookup: string; by: string } | null;
   examples: { request: string[]; result: string[]; refusal: string[] };
   provenance: { seed: string } | { inferred: string };
 }
@@ -100,6 +101,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         deprecated: op.deprecated,
         aliasOf: op.aliasOf ?? null,
         webhooks: op.webhooks ?? [],
+        retry: op.retry ?? null,
         examples: { request: op.examples.request, result: op.examples.result ?? [], refusal: op.examples.refusal ?? [] },
         provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
       };
@@ -160,6 +162,11 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '  deprecated: boolean;',
     '  aliasOf: string | null;',
     '  webhooks: readonly string[];',
+    '  /**',
+    '   * How a client may retry it after a lost answer (x-method.retry): safe to send again, or look the',
+    '   * transaction up with `lookup` by the request field `by` first. null: never resent automatically.',
+    '   */',
+    '  retry: { safe: true } | { lookup: string; by: string } | null;',
     '  /** Names of its examples in the bundled document, by role. */',
     '  examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };',
     '  provenance: { seed: string } | { inferred: string };',

@@ -15,6 +15,13 @@ export interface HashUse {
   secret?: 'merchant' | 'partner';
 }
 
+/** What a receiver checks beyond a notification's signature (x-operation.receive on a webhook). */
+export interface Receive {
+  occurredAt?: { at: string; utcOffset: string };
+  key: string[];
+  kinds?: { by: string; names: Record<string, string> };
+}
+
 export interface Descriptor {
   operationId?: string;
   summary?: string;
@@ -34,6 +41,8 @@ export interface Descriptor {
   inferred?: string;
   resultInferred?: string;
   payloadInferred?: string;
+  receive?: Receive;
+  retry?: { safe: true } | { lookup: string; by: string };
 }
 
 export interface Operation extends Descriptor {

@@ -7,4 +7,9 @@ describe('client size', () => {
     const { gzipped } = await bundleSize('generated/client.ts');
     expect(gzipped).toBeLessThanOrEqual(10 * 1024);
   });
+
+  it('bundles the notification receiver for a browser too (no node: imports), within 10 kB minified + gzip', async () => {
+    const { gzipped } = await bundleSize('runtime/notifications.ts');
+    expect(gzipped).toBeLessThanOrEqual(10 * 1024);
+  });
 });

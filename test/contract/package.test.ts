@@ -22,7 +22,7 @@ describe('npm pack', () => {
   afterAll(() => rm(tmp, { recursive: true, force: true }));
 
   it('ships the spec, the generated artifacts and the compiled runtime', () => {
-    for (const f of ['spec/openapi.yaml', 'spec/hash-recipes.yaml', 'generated/openapi.json', 'generated/openapi.yaml', 'generated/validators/requests.cjs', 'generated/validators/results.cjs', 'dist/generated/types.d.ts', 'dist/generated/methods.d.ts', 'dist/generated/client.js', 'dist/runtime/signing.js', 'dist/server-stubs/index.js', 'dist/generated/hash-recipes.js', 'package.json']) {
+    for (const f of ['spec/openapi.yaml', 'spec/hash-recipes.yaml', 'generated/openapi.json', 'generated/openapi.yaml', 'generated/validators/requests.cjs', 'generated/validators/results.cjs', 'dist/generated/types.d.ts', 'dist/generated/methods.d.ts', 'dist/generated/client.js', 'dist/runtime/signing.js', 'dist/runtime/notifications.js', 'dist/server-stubs/index.js', 'dist/generated/hash-recipes.js', 'package.json']) {
       expect(files).toContain(f);
     }
   });
@@ -52,6 +52,8 @@ describe('npm pack', () => {
       const ex = spec['x-hash-recipes'].transaction.example;
       const { createGatewayClient, isApproved } = await import('payment-gateway-contract/client');
       const { readSettlement } = await import('payment-gateway-contract/client/settlement');
+      const { signTestNotification, verifyNotification } = await import('payment-gateway-contract/notifications');
+      const note = signTestNotification({ event: 'batchNotify', batchUUID: 'b1', status: 'completed', transactions: [] }, { passphrase: 'p' });
       const { createGateway, createNodeServer, operations } = await import('payment-gateway-contract/server');
       const server = createNodeServer(createGateway({ handlers: {}, accounts: { find: () => undefined, findByAccessToken: () => undefined } }));
       console.log(JSON.stringify({
@@ -59,9 +61,10 @@ describe('npm pack', () => {
         version: spec.info.version,
         client: typeof createGatewayClient({ baseUrl: 'http://x', merchantUUID: 'm', apiKey: 'k', passphrase: 'p' }).processCapture,
         helpers: [typeof isApproved, typeof readSettlement],
+        notification: verifyNotification(note.body, note.headers, { passphrase: 'p' }).notification.batchUUID,
         server: [typeof server.listen, operations.length > 50],
       }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ ok: true, version: '2.0', client: 'function', helpers: ['function', 'function'], server: ['function', true] });
+    expect(JSON.parse(out)).toEqual({ ok: true, version: '2.0', client: 'function', helpers: ['function', 'function'], notification: 'b1', server: ['function', true] });
   });
 });

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// payment-gateway contract --notifications URL (to be wired by the CLI): holds a merchant's
+// notification endpoint to what the gateway sends. For every webhook of the spec, from its example
+// re-dated to now: a valid delivery must be acknowledged (2xx); one with a wrong signature, a tampered
+// body or (where it carries a time) a stale date must be refused (not 2xx, so never taken as real);
+// a repeat and an older delivery after a newer one must be acknowledged, so that the gateway stops
+// retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
+// (NotificationDispatcher, a DuplicateCheck) must show that.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { fieldAt, signTestNotification, webhooks, type Notification, type WebhookName } from '../../runtime/notifications.ts';
+
+export interface Check {
+  webhook: WebhookName;
+  name: string;
+  expect: '2xx' | 'refused';
+  status: number;
+  ok: boolean;
+}
+
+const spec = () => JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
+
+/** YYYY-MM-DD HH:MM:SS in UTC, as the sandbox dates notifications (x-operation.receive.occurredAt). */
+const stamp = (at: Date) => at.toISOString().slice(0, 19).replace('T', ' ');
+
+function setAt(body: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let target: any = body;
+  for (const part of parts.slice(0, -1)) target = Array.isArray(target) ? target.at(Number(part)) : target[part];
+  const last = parts.at(-1)!;
+  if (Array.isArray(target)) target[target.length + Number(last)] = value;
+  else target[last] = value;
+}
+
+/** Each webhook's first example, re-dated `ageSeconds` ago where the notification carries a time. */
+function sample(webhook: WebhookName, ageSeconds: number): Notification {
+  const examples = spec().webhooks[webhook].post.requestBody.content['application/json'].examples;
+  const body = structuredClone(Object.values<{ value: Record<string, unknown> }>(examples)[0]!.value);
+  delete body.hash;
+  const at = (webhooks[webhook] as { occurredAt?: { at: string } }).occurredAt;
+  if (at) setAt(body, at.at, stamp(new Date(Date.now() - ageSeconds * 1000)));
+  return body as Notification;
+}
+
+export async function checkNotificationEndpoint(url: string, options: { passphrase: string; partnerPassphrase?: string; hashSalt?: string; staleSeconds?: number }): Promise<Check[]> {
+  const checks: Check[] = [];
+  const post = async (body: string, headers: Record<string, string>) => {
+    try {
+      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+      await response.body?.cancel();
+      return response.status;
+    } catch {
+      return 0;
+    }
+  };
+  const record = (webhook: WebhookName, name: string, expect: Check['expect'], status: number) =>
+    checks.push({ webhook, name, expect, status, ok: expect === '2xx' ? status >= 200 && status < 300 : status >= 400 && status < 500 });
+  for (const webhook of Object.keys(webhooks) as WebhookName[]) {
+    const passphrase = webhooks[webhook].signature.secret === 'partner' ? (options.partnerPassphrase ?? options.passphrase) : options.passphrase;
+    const sign = (n: Notification, p = passphrase) => signTestNotification(n, { passphrase: p, hashSalt: options.hashSalt ?? '' });
+    const fresh = sign(sample(webhook, 0));
+    record(webhook, 'a valid notification is acknowledged', '2xx', await post(fresh.body, fresh.headers));
+    record(webhook, 'the same notification again is acknowledged (a gateway retry)', '2xx', await post(fresh.body, fresh.headers));
+    const forged = sign(sample(webhook, 0), `${passphrase}-not`);
+    record(webhook, 'a notification signed with another passphrase is refused', 'refused', await post(forged.body, forged.headers));
+    const tampered = JSON.parse(fresh.body);
+    const field = Object.keys(tampered).find((k) => !['event', 'hash'].includes(k))!;
+    tampered[field] = typeof tampered[field] === 'string' ? `${tampered[field]}0` : { tampered: true };
+    record(webhook, `a notification whose ${field} was changed after signing is refused`, 'refused', await post(JSON.stringify(tampered), fresh.headers));
+    if ((webhooks[webhook] as { occurredAt?: unknown }).occurredAt) {
+      const stale = sign(sample(webhook, options.staleSeconds ?? 3600));
+      record(webhook, `a notification dated ${options.staleSeconds ?? 3600} s ago (a replay) is refused`, 'refused', await post(stale.body, stale.headers));
+    }
+    // Out of order: where a webhook reports a state (kinds), a newer state first, then an older one.
+    const kinds = (webhooks[webhook] as { kinds?: { by: string; names: Record<string, string> } }).kinds;
+    if (kinds) {
+      const original = sample(webhook, 0);
+      const [older, newer] = Object.keys(kinds.names).filter((v) => v !== String(fieldAt(original, kinds.by)));
+      const later = sample(webhook, 0);
+      setAt(later as Record<string, unknown>, kinds.by, newer);
+      const earlier = sample(webhook, 60);
+      setAt(earlier as Record<string, unknown>, kinds.by, older);
+      const first = sign(later);
+      const second = sign(earlier);
+      await post(first.body, first.headers);
+      record(webhook, `a ${older} notification dated before the ${newer} one it follows is acknowledged (out of order)`, '2xx', await post(second.body, second.headers));
+    }
+  }
+  return checks;
+}
+
+const HELP = `payment-gateway contract --notifications URL [options]
+
+Sends the endpoint at URL the notifications of the spec, valid and not: each valid one must be
+acknowledged (2xx), a repeat and an out-of-order one too; a wrong signature, a tampered body and a
+stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwise.
+
+  --passphrase TEXT           the merchant's passphrase the endpoint verifies with (required)
+  --partner-passphrase TEXT   the partner's, for merchantCreated (default: the merchant's)
+  --hash-salt TEXT            the hashSalt the endpoint expects in directDebitOutcome (default '')
+  --stale-seconds N           how old the replayed notification is (default 3600)
+  -h, --help                  this text`;
+
+export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { notifications: { type: 'string' }, passphrase: { type: 'string' }, 'partner-passphrase': { type: 'string' }, 'hash-salt': { type: 'string' }, 'stale-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    print(`${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    print(HELP);
+    return 0;
+  }
+  const url = values.notifications ?? positionals[0];
+  if (!url || !/^https?:\/\//.test(url) || !values.passphrase) {
+    print(`--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${HELP}`);
+    return 2;
+  }
+  const checks = await checkNotificationEndpoint(url, {
+    passphrase: values.passphrase,
+    ...(values['partner-passphrase'] ? { partnerPassphrase: values['partner-passphrase'] } : {}),
+    ...(values['hash-salt'] !== undefined ? { hashSalt: values['hash-salt'] } : {}),
+    ...(values['stale-seconds'] ? { staleSeconds: Number(values['stale-seconds']) } : {}),
+  });
+  for (const c of checks) print(`${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, got ${c.status || 'no answer'})`);
+  const failed = checks.filter((c) => !c.ok).length;
+  print(`${checks.length - failed} passed, ${failed} failed`);
+  return failed ? 1 : 0;
+}
+
+if (import.meta.main) process.exitCode = await run(process.argv.slice(2));

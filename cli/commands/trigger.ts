@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
+// real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
+// with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
+import { parseArgs } from 'node:util';
+import { zipSync } from 'fflate';
+import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import { ACCOUNT_HELP, accountFlags, sandboxAccount } from './sandbox-account.ts';
+
+/** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
+const PAYOUT_ACCOUNTS = { payoutTransaction: '123321', payoutApproved: '123321', payoutReturned: '13131313', payoutReturnDeclined: '14141414' } as const;
+
+type Trigger = (client: GatewayClient, notifyURL: string) => Promise<{ did: string; answer: unknown }>;
+
+const payout = (accNumber: string): Trigger => async (client, notifyURL) => {
+  const reference = `TRIG-${Date.now().toString(36)}`;
+  const answer = await client.payouts.create({ reference, notifyURL, transactions: [{ payee: { name: 'Trigger Payee' }, transaction: { reference: `${reference}-1`, amount: 1.5, bsb: '802950', accNumber } }] });
+  return { did: `createPayouts ${reference} to BSB 802950 account ${accNumber}`, answer };
+};
+
+const TRIGGERS: Record<string, Trigger> = {
+  ...Object.fromEntries(Object.entries(PAYOUT_ACCOUNTS).map(([event, acc]) => [event, payout(acc)])),
+  directDebitOutcome: async (client, notifyURL) => ({
+    did: 'processDDebitAuth with a notifyURL (hashSalt "trigger")',
+    answer: await client.processDDebitAuth({ customerName: 'Trigger Payer', paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Trigger Payer', transactionAmount: '1.00', transactionCurrency: 'AUD', returnURL: notifyURL, notifyURL, hashSalt: 'trigger' } as never),
+  }),
+  batchNotify: async (client, notifyURL) => {
+    const card = (await client.token.addCard({ cardName: 'Trigger', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nTRIG-1,1.00,AUD,Trigger,${card.cardID},${card.cardKey}\n`;
+    const batchFile = btoa(String.fromCharCode(...zipSync({ 'batch.csv': new TextEncoder().encode(csv) })));
+    return { did: 'addCard, then processBatch of one stored-card purchase with a batchNotifyURL', answer: await client.processBatch({ batchFile, batchNotifyURL: notifyURL }) };
+  },
+  merchantCreated: async (client) => ({
+    did: "addMerchant as the sandbox partner (notified at the partner's registered address)",
+    answer: await client.partner.addMerchant({
+      merchantCompanyLegalName: 'Trigger Pty Ltd', merchantCompanyTradingName: 'Trigger', merchantCompanyRegNumber: '51824753556', merchantIndustry: 'Retail',
+      merchantCountry: 'AU', merchantTimezone: 'Australia/Brisbane', merchantContactName: 'Sam', merchantContactEmail: 'sam@trigger.test', merchantCategoryCode: '5999',
+      settlementAccountName: 'Trigger', settlementAccountBSB: '802950', settlementAccountNumber: '123321', status: 'approved',
+    } as never),
+  }),
+};
+
+const HELP = `payment-gateway trigger EVENT [options]
+
+Makes the sandbox send the notification EVENT by doing, through the gateway's own operations, what
+causes it. EVENT is one of:
+  payoutTransaction, payoutApproved  createPayouts to account 123321 (NPP approved)
+  payoutReturned                     createPayouts to account 13131313 (NPP declined, DE returned)
+  payoutReturnDeclined               createPayouts to account 14141414 (NPP declined, DE return declined)
+  directDebitOutcome                 processDDebitAuth with a notifyURL
+  batchNotify                        addCard, then processBatch with a batchNotifyURL
+  merchantCreated                    addMerchant as the sandbox partner
+
+  --notify-url URL    the notifyURL the operation names (default https://merchant.example/hooks;
+                      payment-gateway listen forwards the notification wherever it is addressed)
+${ACCOUNT_HELP}
+  -h, --help          this text`;
+
+export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...accountFlags, 'notify-url': { type: 'string' } } });
+  } catch (error) {
+    print(`trigger: ${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    print(HELP);
+    return 0;
+  }
+  const event = positionals[0];
+  const trigger = event === undefined ? undefined : TRIGGERS[event];
+  if (!trigger || positionals.length !== 1) {
+    print(`trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${HELP}`);
+    return 2;
+  }
+  const a = sandboxAccount(values);
+  const client = createGatewayClient({ baseUrl: a.base, merchantUUID: a.merchantUUID, apiKey: a.apiKey, passphrase: a.passphrase, partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase } });
+  try {
+    const { did, answer } = await trigger(client, values['notify-url'] ?? 'https://merchant.example/hooks');
+    const code = Number((answer as { responseCode?: unknown }).responseCode);
+    print(`${event}: ${did} -> responseCode ${code} ${(answer as { responseMessage?: string }).responseMessage ?? ''}`.trimEnd());
+    return code >= 0 ? 0 : 1;
+  } catch (error) {
+    print(`trigger: the sandbox at ${a.base} could not be driven: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exitCode = await run(process.argv.slice(2));

@@ -1,0 +1,237 @@
+// The receiving side of the gateway's notifications (payment-gateway-contract/notifications): parse,
+// verify, de-duplicate and dispatch what the gateway POSTs to a merchant. How each notification is
+// signed and dated is read from the spec (generated/webhooks.ts, x-operation.hashes and .receive) and
+// computed with the spec's hash recipes (runtime/signing.ts): no rule is written here. Browser-safe.
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import { notificationKinds, webhooks, type NotificationBodies, type NotificationKind, type WebhookName } from '../generated/webhooks.ts';
+import { computeHash, hashesEqual, type HashRecipe } from './signing.ts';
+
+export { webhooks, notificationKinds, type NotificationBodies, type NotificationKind, type WebhookName };
+
+/** One notification, discriminated by its `event`. */
+export type Notification = NotificationBodies[WebhookName];
+
+type Table = Record<string, { signature: { in: string; name: string; recipe: string; secret: string }; required: readonly string[]; key: readonly string[]; occurredAt?: { at: string; utcOffset: string }; kinds?: { by: string; names: Record<string, string> } }>;
+const table = webhooks as unknown as Table;
+
+export type Refusal =
+  | 'malformed' // not a JSON object
+  | 'unknownEvent' // event names no webhook the spec declares
+  | 'missingField' // a field the webhook's schema requires is absent
+  | 'missingSignature'
+  | 'badSignature'
+  | 'stale' // dated outside the replay window
+  | 'needsHashSalt'; // directDebitOutcome is signed with the merchant's own hashSalt
+
+/** A notification that failed a check: why, in words a log can show. */
+export class NotificationError extends Error {
+  override readonly name = 'NotificationError';
+  readonly reason: Refusal;
+  constructor(reason: Refusal, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** A field by dotted path; -1 is an array's last item. */
+export function fieldAt(body: unknown, path: string): unknown {
+  let value: unknown = body;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = Array.isArray(value) ? value.at(Number(part)) : (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+const text = (raw: string | Uint8Array): string => (typeof raw === 'string' ? raw : new TextDecoder().decode(raw));
+
+/**
+ * Parses a raw body into a typed notification: a JSON object whose `event` names a webhook of the spec
+ * and which carries the fields that webhook's schema requires. It does not check the signature.
+ */
+export function parseNotification(rawBody: string | Uint8Array): Notification {
+  let body: unknown;
+  try {
+    body = JSON.parse(text(rawBody));
+  } catch {
+    throw new NotificationError('malformed', 'The body is not JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new NotificationError('malformed', 'The body is not a JSON object');
+  const event = (body as { event?: unknown }).event;
+  if (typeof event !== 'string' || !Object.hasOwn(table, event)) throw new NotificationError('unknownEvent', `Field 'event' names no notification of the contract: ${JSON.stringify(event)}`);
+  for (const field of table[event]!.required) {
+    if (!Object.hasOwn(body, field)) throw new NotificationError('missingField', `Field '${field}' is required in a ${event} notification`);
+  }
+  return body as Notification;
+}
+
+/** The finer kind of a notification (payoutReturned for a returned payout attempt), if its webhook has kinds. */
+export function kindOf(notification: Notification): NotificationKind | undefined {
+  const kinds = table[notification.event]!.kinds;
+  const value = kinds && fieldAt(notification, kinds.by);
+  return kinds && typeof value === 'string' ? (kinds.names[value] as NotificationKind | undefined) : undefined;
+}
+
+/** What identifies one delivery (x-operation.receive.key): the same key again is a repeat. */
+export function deliveryKey(notification: Notification): string {
+  return JSON.stringify(table[notification.event]!.key.map((path) => fieldAt(notification, path) ?? null));
+}
+
+/** When the notification says it happened (x-operation.receive.occurredAt), or undefined when it carries no time. */
+export function occurredAt(notification: Notification): Date | undefined {
+  const at = table[notification.event]!.occurredAt;
+  const value = at && fieldAt(notification, at.at);
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)) return undefined;
+  return new Date(`${value.replace(' ', 'T')}${at!.utcOffset === '+00:00' ? 'Z' : at!.utcOffset}`);
+}
+
+type HeaderBag = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    if (key.toLowerCase() === lower) return Array.isArray(value) ? value[0] : (value as string | undefined);
+  }
+  return undefined;
+}
+
+export interface VerifyOptions {
+  /**
+   * The passphrase that keys the signature: the merchant's, or the partner's for the notifications the
+   * spec signs with the partner's (merchantCreated). A function gets the notification to choose.
+   */
+  passphrase: string | ((notification: Notification) => string);
+  /** directDebitOutcome: the hashSalt the merchant sent with processDDebitAuth (its hash covers it). */
+  hashSalt?: string | ((notification: Notification) => string | undefined);
+  /** The replay window, for notifications that carry a time: older (or further ahead) is refused. Default 300 s. */
+  toleranceSeconds?: number;
+  /** The time to compare with (tests; a server whose clock is not the gateway's). Default: now. */
+  now?: Date;
+}
+
+export interface Verified<N extends Notification = Notification> {
+  notification: N;
+  kind: NotificationKind | undefined;
+  /** Identifies this delivery: hand it to a DuplicateCheck. */
+  key: string;
+  occurredAt: Date | undefined;
+}
+
+const recipe = (name: string) => hashRecipes[name as keyof typeof hashRecipes] as HashRecipe;
+
+/** The signature a notification should carry, by the spec's recipe for its webhook. */
+function expectedSignature(notification: Notification, passphrase: string, hashSalt: string | undefined): string {
+  const sig = table[notification.event]!.signature;
+  if (sig.in === 'header') return computeHash(recipe(sig.recipe), passphrase, notification as Record<string, unknown>);
+  if (hashSalt === undefined) throw new NotificationError('needsHashSalt', `A ${notification.event} notification is signed with the hashSalt you sent; pass options.hashSalt`);
+  return computeHash(recipe(sig.recipe), passphrase, { ...(notification as Record<string, unknown>), hashSalt });
+}
+
+/**
+ * Verifies a notification as received: the raw body (before any JSON middleware re-serialises it) and
+ * the request headers. Throws a NotificationError naming the check that failed; answers the typed
+ * notification otherwise. Repeats pass: check `key` with a DuplicateCheck.
+ */
+export function verifyNotification(rawBody: string | Uint8Array, headers: HeaderBag, options: VerifyOptions): Verified {
+  const notification = parseNotification(rawBody);
+  const sig = table[notification.event]!.signature;
+  const sent = sig.in === 'header' ? header(headers, sig.name) : (notification as Record<string, unknown>)[sig.name];
+  if (typeof sent !== 'string' || !sent) throw new NotificationError('missingSignature', `The ${notification.event} notification carries no ${sig.name} ${sig.in === 'header' ? 'header' : 'field'}`);
+  const passphrase = typeof options.passphrase === 'function' ? options.passphrase(notification) : options.passphrase;
+  const hashSalt = typeof options.hashSalt === 'function' ? options.hashSalt(notification) : options.hashSalt;
+  if (!hashesEqual(sent, expectedSignature(notification, passphrase, hashSalt))) {
+    throw new NotificationError('badSignature', `${sig.name} does not match the ${notification.event} notification (recipe ${sig.recipe})`);
+  }
+  const at = occurredAt(notification);
+  if (at) {
+    const tolerance = (options.toleranceSeconds ?? 300) * 1000;
+    const skew = (options.now ?? new Date()).getTime() - at.getTime();
+    if (Math.abs(skew) > tolerance) throw new NotificationError('stale', `The ${notification.event} notification is dated ${Math.round(skew / 1000)} s from now, outside the ${tolerance / 1000} s window`);
+  }
+  return { notification, kind: kindOf(notification), key: deliveryKey(notification), occurredAt: at };
+}
+
+/**
+ * The signature headers and body a notification would be sent with, for a team's own tests: what the
+ * gateway would post, so that a handler can be tested without a sandbox.
+ */
+export function signTestNotification(notification: Notification, options: { passphrase: string; hashSalt?: string }): { body: string; headers: Record<string, string> } {
+  const sig = table[notification.event]!.signature;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (sig.in === 'header') return { body: JSON.stringify(notification), headers: { ...headers, [sig.name]: expectedSignature(notification, options.passphrase, undefined) } };
+  const signed = { ...notification, [sig.name]: expectedSignature(notification, options.passphrase, options.hashSalt ?? '') };
+  return { body: JSON.stringify(signed), headers };
+}
+
+/** Remembers delivery keys for a while, so that a repeat (a retry, a resend) is handled once. */
+export interface DuplicateCheck {
+  /** True the first time a key is seen (and records it); false for a repeat. */
+  firstTime(key: string): boolean | Promise<boolean>;
+  /** Forgets a key whose handling failed, so that the gateway's retry is handled. */
+  forget?(key: string): void | Promise<void>;
+}
+
+/** An in-memory DuplicateCheck holding at most `max` keys (oldest forgotten first). Use a store shared by your servers in production. */
+export function memoryDuplicateCheck(max = 10_000): DuplicateCheck {
+  const seen = new Set<string>();
+  return {
+    firstTime(key) {
+      if (seen.has(key)) return false;
+      seen.add(key);
+      if (seen.size > max) seen.delete(seen.values().next().value!);
+      return true;
+    },
+    forget(key) {
+      seen.delete(key);
+    },
+  };
+}
+
+type ByEvent = { [E in WebhookName]: NotificationBodies[E] };
+type ByKind = { [K in NotificationKind]: NotificationBodies[(typeof notificationKinds)[K]] };
+type Handler<N> = (notification: N, verified: Verified) => void | Promise<void>;
+
+/**
+ * A typed dispatcher: on('payoutTransaction', …) for every payout notification, on('payoutReturned', …)
+ * for the returned ones. handle() verifies, drops repeats and calls the handlers; it answers what
+ * happened, for the endpoint to turn into a status (2xx acknowledges; anything else makes the gateway retry).
+ */
+export class NotificationDispatcher {
+  private readonly handlers = new Map<string, Handler<any>[]>();
+  private readonly options: VerifyOptions;
+  private readonly duplicates: DuplicateCheck;
+
+  constructor(options: VerifyOptions & { duplicates?: DuplicateCheck }) {
+    this.options = options;
+    this.duplicates = options.duplicates ?? memoryDuplicateCheck();
+  }
+
+  on<E extends WebhookName>(event: E, handler: Handler<ByEvent[E]>): this;
+  on<K extends NotificationKind>(kind: K, handler: Handler<ByKind[K]>): this;
+  on(name: string, handler: Handler<any>): this {
+    if (!Object.hasOwn(table, name) && !Object.hasOwn(notificationKinds, name)) throw new Error(`No notification or kind named ${name}`);
+    this.handlers.set(name, [...(this.handlers.get(name) ?? []), handler]);
+    return this;
+  }
+
+  /** Verifies and dispatches one delivery. A refusal is answered, not thrown, so that an endpoint can log it and answer 400. */
+  async handle(rawBody: string | Uint8Array, headers: HeaderBag): Promise<{ status: 'handled' | 'duplicate'; verified: Verified } | { status: 'refused'; error: NotificationError }> {
+    let verified: Verified;
+    try {
+      verified = verifyNotification(rawBody, headers, this.options);
+    } catch (error) {
+      if (error instanceof NotificationError) return { status: 'refused', error };
+      throw error;
+    }
+    if (!(await this.duplicates.firstTime(verified.key))) return { status: 'duplicate', verified };
+    try {
+      for (const name of [verified.notification.event, verified.kind]) {
+        for (const handler of (name && this.handlers.get(name)) || []) await handler(verified.notification, verified);
+      }
+    } catch (error) {
+      await this.duplicates.forget?.(verified.key);
+      throw error;
+    }
+    return { status: 'handled', verified };
+  }
+}

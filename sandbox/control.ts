@@ -1,0 +1,309 @@
+// The sandbox control API (sandbox/control.openapi.yaml), served under /_sandbox/: move the clock,
+// force outcomes, trigger notifications, watch deliveries, reset a merchant. Sandbox-only by design:
+// it is on only when asked for, never when NODE_ENV=production, and every call is authenticated with
+// the account's own credentials and sees only that account's data.
+import { existsSync, readFileSync } from 'node:fs';
+import type http from 'node:http';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
+import { AMOUNT_TRIGGERS } from './data.ts';
+import { directDebitResult } from './handlers/direct-debit.ts';
+import type { Sandbox } from './context.ts';
+import type { Row } from './store.ts';
+
+export const CONTROL_PREFIX = '/_sandbox';
+/** Every control request is a few fields: anything larger is refused unread. */
+const MAX_BODY_BYTES = 16 * 1024;
+// Beside this module in the source tree; two levels up from dist/sandbox/ in the published package.
+const DOCUMENT_FILE = [new URL('./control.openapi.yaml', import.meta.url), new URL('../../sandbox/control.openapi.yaml', import.meta.url)].find((u) => existsSync(u))!;
+
+/** Whether the control API may run: asked for, not disabled by PGW_SANDBOX_CONTROL=off, never in production. */
+export function controlAllowed(requested: boolean, env: NodeJS.ProcessEnv): { on: boolean; why: string } {
+  if (env.NODE_ENV === 'production') return { on: false, why: 'NODE_ENV=production: the control API never runs there' };
+  if (/^(0|off|false|no)$/i.test(env.PGW_SANDBOX_CONTROL ?? '')) return { on: false, why: 'PGW_SANDBOX_CONTROL disables it' };
+  return requested ? { on: true, why: 'on' } : { on: false, why: 'not requested' };
+}
+
+/** The bank answers a forced decline gives: the sandbox's own amount-trigger declines (data.ts). */
+const FORCED = {
+  insufficientFunds: AMOUNT_TRIGGERS['102.05']!,
+  expired: AMOUNT_TRIGGERS['102.33']!,
+  noReply: AMOUNT_TRIGGERS['102.91']!,
+} as const;
+type Outcome = keyof typeof FORCED;
+
+interface Attempt {
+  url: string;
+  body: string;
+  at: string;
+  status: number;
+  ms: number;
+}
+
+const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
+
+/** One Ajv error as the gateway words a refusal: the field and the rule. */
+function refusalOf(error: ErrorObject): ReturnType<typeof refusal> {
+  const at = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'required') return refusal(-3, `Field '${(error.params as { missingProperty: string }).missingProperty}' is required`);
+  if (error.keyword === 'additionalProperties') return refusal(-2, `Field '${(error.params as { additionalProperty: string }).additionalProperty}' is not a field of this request`);
+  if (error.keyword === 'minProperties') return refusal(-3, 'The body names no field');
+  return refusal(-2, `Field '${at}' is invalid: ${error.message}`);
+}
+
+export class Control {
+  private readonly sb: Sandbox;
+  private readonly handlers: GatewayHandlers<HandlerContext>;
+  private readonly attempts: Attempt[] = [];
+  private readonly forced = new Map<string, Outcome>();
+  private readonly validators: Record<string, ValidateFunction>;
+  readonly document: string;
+
+  constructor(sb: Sandbox, handlers: GatewayHandlers<HandlerContext>) {
+    this.sb = sb;
+    this.handlers = handlers;
+    this.document = readFileSync(DOCUMENT_FILE, 'utf8');
+    const doc = parse(this.document);
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    this.validators = Object.fromEntries(['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [name, ajv.compile(doc.components.schemas[name])]));
+  }
+
+  /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
+  recording(send: typeof fetch): typeof fetch {
+    return (async (url: string, init: RequestInit) => {
+      const started = performance.now();
+      const attempt: Attempt = { url: String(url), body: String(init.body), at: this.sb.clock.timestamp(), status: 0, ms: 0 };
+      if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
+      this.attempts.push(attempt);
+      try {
+        const response = await send(url, init);
+        attempt.status = response.status;
+        return response;
+      } finally {
+        attempt.ms = Math.round(performance.now() - started);
+      }
+    }) as typeof fetch;
+  }
+
+  /** Wraps the gateway handlers so that a forced outcome applies to the next call of its operation. */
+  wrap(handlers: GatewayHandlers<HandlerContext>): GatewayHandlers<HandlerContext> {
+    const wrapped: Record<string, unknown> = { ...handlers };
+    for (const operationId of ['processCard', 'processAuth', 'tokenProcessCard', 'tokenProcessAuth', 'walletProcessCard'] as const) {
+      const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
+      wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
+        const result = (await handler(input, ctx)) as Record<string, unknown>;
+        const key = `${ctx.account.id} ${operationId}`;
+        const outcome = this.forced.get(key);
+        if (!outcome || result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
+        this.forced.delete(key);
+        const [code, message, network, networkText] = FORCED[outcome];
+        this.sb.store.transaction(() =>
+          this.sb.store.run(
+            "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
+            code, message, network, networkText, result.transactionID,
+          ),
+        );
+        return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+      };
+    }
+    return wrapped as unknown as GatewayHandlers<HandlerContext>;
+  }
+
+  /** Answers a request under /_sandbox/; false for any other path (the gateway answers those). */
+  handle(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname !== CONTROL_PREFIX && !url.pathname.startsWith(`${CONTROL_PREFIX}/`)) return false;
+    void this.answer(req, url).then(
+      ({ status, type, body }) => {
+        res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+        res.end(body);
+      },
+      () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(refusal(-4, 'The sandbox could not process the request')));
+      },
+    );
+    return true;
+  }
+
+  private async answer(req: http.IncomingMessage, url: URL): Promise<{ status: number; type: string; body: string }> {
+    const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
+    const path = url.pathname.slice(CONTROL_PREFIX.length);
+    if (req.method === 'GET' && path === '/openapi.yaml') return { status: 200, type: 'application/yaml', body: this.document };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return json(refusal(-2, `The body is invalid: larger than ${MAX_BODY_BYTES} bytes`));
+      chunks.push(chunk as Buffer);
+    }
+    const account = this.authenticate(req.headers.authorization);
+    if (!account) return json(refusal(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'));
+    let body: unknown = {};
+    if (chunks.length) {
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return json(refusal(-2, 'The body is not JSON'));
+      }
+    }
+    const route = `${req.method} ${path.replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return').replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id').replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour').replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
+    const parts = path.split('/').map(decodeURIComponent);
+    switch (route) {
+      case 'GET /clock':
+        return json(this.clock());
+      case 'POST /clock/advance':
+        return json(this.check('Advance', body) ?? (await this.advance(body as { seconds?: number; days?: number })));
+      case 'POST /outcomes/next': {
+        const bad = this.check('ForcedOutcome', body);
+        if (bad) return json(bad);
+        const { operationId, outcome } = body as { operationId: string; outcome: Outcome };
+        this.forced.set(`${account.id} ${operationId}`, outcome);
+        return json({ responseCode: 0, responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}` });
+      }
+      case 'POST /payouts/:p/transactions/:t/return':
+        return json(this.returnPayout(account, parts[2]!, parts[4]!));
+      case 'POST /direct-debits/:id/dishonour':
+        return json(this.check('Dishonour', body) ?? this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string }));
+      case 'POST /notifications': {
+        const bad = this.check('Trigger', body);
+        if (bad) return json(bad);
+        const answer = await this.handlers.simulateNotify({ body: body as never, params: {} as never, query: {} as never, headers: {} } as never, { account } as never);
+        return json({ ...(answer as object), responseCode: Number((answer as { responseCode: string }).responseCode) });
+      }
+      case 'GET /deliveries': {
+        const after = Number(url.searchParams.get('after') ?? 0);
+        const wait = Number(url.searchParams.get('waitSeconds') ?? 0);
+        if (!Number.isInteger(after) || after < 0) return json(refusal(-2, "Field 'after' is invalid: must be an integer of 0 or more"));
+        if (!Number.isInteger(wait) || wait < 0 || wait > 60) return json(refusal(-2, "Field 'waitSeconds' is invalid: must be an integer from 0 to 60"));
+        return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req) });
+      }
+      case 'GET /deliveries/:id': {
+        const row = this.sb.store.get('SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?', Number(parts[2]), account.kind, account.id);
+        return json(row ? { responseCode: 0, delivery: this.delivery(row) } : refusal(-2, "Field 'id' is invalid: no such delivery of this account"));
+      }
+      case 'DELETE /merchants/:m/data':
+        return json(parts[2] === account.id && account.kind === 'merchant' ? this.reset(account.id) : refusal(-2, "Field 'merchantUUID' is invalid: a merchant resets its own data only"));
+      default:
+        return { status: 404, type: 'application/json', body: JSON.stringify(refusal(-2, `No control operation ${req.method} ${url.pathname}; see ${CONTROL_PREFIX}/openapi.yaml`)) };
+    }
+  }
+
+  private authenticate(header: string | undefined): { kind: string; id: string; apiKey: string; passphrase: string } | undefined {
+    const match = /^Basic\s+(.+)$/i.exec(header ?? '');
+    if (!match) return undefined;
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return undefined;
+    const row = this.sb.store.get('SELECT * FROM accounts WHERE id = ? AND api_key = ?', decoded.slice(0, colon), decoded.slice(colon + 1));
+    return row && { kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase };
+  }
+
+  private check(schema: string, body: unknown): ReturnType<typeof refusal> | undefined {
+    const validate = this.validators[schema]!;
+    return validate(body) ? undefined : refusalOf(validate.errors![0]!);
+  }
+
+  private clock() {
+    const now = this.sb.clock.now();
+    return { responseCode: 0, now: this.sb.clock.timestamp(), offsetSeconds: Math.round((now.getTime() - Date.now()) / 1000) };
+  }
+
+  private async advance(by: { seconds?: number; days?: number }) {
+    this.sb.clock.advance((by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
+    const delivered = await this.sb.notifier.deliverDue();
+    return { ...this.clock(), delivered };
+  }
+
+  private returnPayout(account: { kind: string; id: string }, payoutId: string, transactionId: string) {
+    const { store, clock, notifier } = this.sb;
+    return store.transaction(() => {
+      const t = store.get('SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?)', account.id, payoutId, transactionId, transactionId);
+      if (!t) return refusal(-2, "Field 'transactionId' is invalid: no such payout transaction of this merchant");
+      const attempts = JSON.parse(t.attempts) as { transactionId: string; status: string; type: string; createdAt: string; lastUpdated: string }[];
+      const last = attempts.at(-1)!;
+      if (last.status !== 'approved') return refusal(-2, `Field 'transactionId' is invalid: its last attempt is ${last.status}; only a paid (approved) transaction can be returned`);
+      last.status = 'returned';
+      last.lastUpdated = clock.timestamp();
+      store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
+      const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
+      if (t.notify_url) notifier.payoutTransaction({ kind: 'merchant', id: account.id } as never, t.notify_url, t.payout_id, t.id, record);
+      return { responseCode: 0, responseMessage: t.notify_url ? 'Returned; its notification is queued' : 'Returned (the payout has no notifyURL)', result: record };
+    });
+  }
+
+  private dishonour(account: { kind: string; id: string; passphrase: string }, transactionID: string, to: { notifyURL?: string; hashSalt?: string }) {
+    const { store, clock, notifier } = this.sb;
+    return store.transaction(() => {
+      const row = store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, transactionID);
+      if (!row) return refusal(-2, "Field 'transactionID' is invalid: no such direct debit of this merchant");
+      if (row.dishonoured_at) return refusal(-2, "Field 'transactionID' is invalid: the debit is already dishonoured");
+      store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
+      const result = directDebitResult(this.sb, store.get('SELECT * FROM direct_debits WHERE id = ?', row.id)!);
+      if (to.notifyURL) {
+        notifier.directDebitOutcome(account as never, to.notifyURL, to.hashSalt ?? '', {
+          transactionID: row.id, status: 'declined', responseCode: result.responseCode, responseMessage: result.responseMessage,
+          custom1: result.custom1, custom2: result.custom2, custom3: result.custom3,
+        });
+      }
+      return { responseCode: 0, responseMessage: `Dishonoured${to.notifyURL ? '; its notification is queued' : ''}`, result };
+    });
+  }
+
+  private delivery(row: Row) {
+    return {
+      id: Number(row.id),
+      event: row.event,
+      subject: row.subject,
+      url: row.url,
+      body: row.body,
+      headers: this.sb.notifier.headersFor(row),
+      delivered: Boolean(row.delivered),
+      nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
+      attempts: this.attempts.filter((a) => a.url === row.url && a.body === row.body).map(({ at, status, ms }) => ({ at, status, ms })),
+    };
+  }
+
+  private async deliveries(account: { kind: string; id: string }, after: number, waitSeconds: number, req: http.IncomingMessage) {
+    const query = () => this.sb.store.all('SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100', account.kind, account.id, after);
+    const deadline = Date.now() + waitSeconds * 1000;
+    let rows = query();
+    // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
+    // account's arrives, the time is up or the caller hangs up.
+    while (!rows.length && Date.now() < deadline && !req.socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          stop();
+          resolve();
+        };
+        const stop = this.sb.notifier.onQueued(done);
+        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+      });
+      rows = query();
+    }
+    return rows.map((row) => this.delivery(row));
+  }
+
+  private reset(merchantId: string) {
+    const { store } = this.sb;
+    return store.transaction(() => {
+      const deleted: Record<string, number> = {};
+      const tables = store.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map((t) => t.name as string);
+      for (const table of tables) {
+        // The account and its settings stay; what it did goes.
+        if (table === 'accounts' || table === 'surcharge_rates') continue;
+        const columns = store.all(`PRAGMA table_info(${table})`).map((c) => c.name as string);
+        const column = columns.includes('merchant_id') ? 'merchant_id' : table === 'notifications' ? 'signer_id' : undefined;
+        if (!column) continue;
+        deleted[table] = Number(store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId)!.n);
+        store.run(`DELETE FROM ${table} WHERE ${column} = ?`, merchantId);
+      }
+      this.forced.forEach((_, key) => key.startsWith(`${merchantId} `) && this.forced.delete(key));
+      return { responseCode: 0, deleted };
+    });
+  }
+}

@@ -1,0 +1,99 @@
+// payment-gateway listen and trigger against a sandbox with its control API on, forwarding to a
+// local endpoint that verifies what it gets with payment-gateway-contract/notifications.
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run as listen } from '../../cli/commands/listen.ts';
+import { run as trigger } from '../../cli/commands/trigger.ts';
+import { NotificationDispatcher } from '../../runtime/notifications.ts';
+import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+
+let t: TestSandbox;
+let endpoint: http.Server;
+let hooks: string;
+const received: { at: number; event: string; kind: string | undefined; status: string }[] = [];
+
+beforeAll(async () => {
+  t = await startSandbox({ control: true });
+  const dispatcher = new NotificationDispatcher({ passphrase: t.sandbox.seed.passphrase, hashSalt: 'trigger' });
+  endpoint = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const outcome = await dispatcher.handle(Buffer.concat(chunks), req.headers as Record<string, string>);
+    const verified = outcome.status === 'refused' ? undefined : outcome.verified;
+    received.push({ at: performance.now(), event: verified?.notification.event ?? '?', kind: verified?.kind, status: outcome.status });
+    res.writeHead(outcome.status === 'refused' ? 400 : 200, { 'content-type': 'text/plain' }).end(outcome.status === 'refused' ? outcome.error.message : outcome.status);
+  });
+  endpoint.listen(0, '127.0.0.1');
+  await once(endpoint, 'listening');
+  hooks = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hooks`;
+});
+afterAll(async () => {
+  await new Promise((r) => endpoint.close(r));
+  await t.close();
+});
+
+describe('payment-gateway trigger and listen', () => {
+  for (const [event, kind] of [['payoutReturned', 'payoutReturned'], ['payoutReturnDeclined', 'payoutReturnDeclined'], ['directDebitOutcome', undefined], ['batchNotify', undefined]] as const) {
+    it(`trigger ${event}: listen forwards it, signed, and the local endpoint verifies it`, async () => {
+      const lines: string[] = [];
+      received.length = 0;
+      const listening = listen(['--forward-to', hooks, '--base', t.base, '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+      await new Promise((r) => setTimeout(r, 150));
+      const out: string[] = [];
+      const started = performance.now();
+      expect(await trigger([event, '--base', t.base], { print: (l) => out.push(l) })).toBe(0);
+      expect(await listening).toBe(0);
+      expect(out[0]).toMatch(new RegExp(`^${event}: .* -> responseCode 0`));
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ status: 'handled', kind });
+      expect(lines.at(-1)).toMatch(new RegExp(`^#\\d+ \\w+${kind ? ` \\(${kind}\\)` : ''} .* -> POST ${hooks} -> 200 OK handled \\[\\d+ ms\\]$`));
+      console.log(`trigger ${event} -> local endpoint: ${Math.round(received[0]!.at - started)} ms`);
+    });
+  }
+
+  it('listen --partner forwards merchantCreated, signed with the partner\'s passphrase', async () => {
+    const lines: string[] = [];
+    received.length = 0;
+    const listening = listen(['--forward-to', hooks, '--base', t.base, '--partner', '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await trigger(['merchantCreated', '--base', t.base], { print: () => {} })).toBe(0);
+    expect(await listening).toBe(0);
+    expect(received[0]).toMatchObject({ event: 'merchantCreated', status: 'handled' });
+  });
+
+  it('shows the endpoint\'s answer to a repeated notification: handled once, acknowledged as a duplicate', async () => {
+    const lines: string[] = [];
+    const listening = listen(['--forward-to', hooks.replace('/hooks', '/other'), '--base', t.base, '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+    await new Promise((r) => setTimeout(r, 150));
+    // A notification for another merchant's passphrase cannot be made here; a repeat can: resend the last payout's.
+    const payoutId = t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1')!.id as string;
+    await t.client.payouts.resendNotifications(payoutId);
+    await listening;
+    expect(lines.at(-1)).toMatch(/-> 200 OK duplicate/);
+  });
+
+  it('refuses bad usage with exit code 2 and the help, and answers --help with 0', async () => {
+    const lines: string[] = [];
+    expect(await listen([], { print: (l) => lines.push(l) })).toBe(2);
+    expect(lines.join('\n')).toContain('--forward-to needs an http(s) URL');
+    expect(await trigger(['chargeback'], { print: (l) => lines.push(l) })).toBe(2);
+    expect(lines.at(-1)).toContain('no event "chargeback"');
+    const help = execFileSync(process.execPath, ['cli/commands/trigger.ts', '--help'], { encoding: 'utf8' });
+    expect(help).toContain('payment-gateway trigger EVENT');
+    expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { encoding: 'utf8' })).toContain('--forward-to URL');
+  });
+
+  it('says so when the control API is off', async () => {
+    const off = await startSandbox({ control: false });
+    try {
+      const lines: string[] = [];
+      expect(await listen(['--forward-to', hooks, '--base', off.base, '--count', '1'], { print: (l) => lines.push(l) })).toBe(1);
+      expect(lines[0]).toMatch(/cannot reach the sandbox control API .* HTTP 404 \(is the control API on\?/);
+    } finally {
+      await off.close();
+    }
+  });
+});

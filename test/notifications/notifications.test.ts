@@ -1,0 +1,161 @@
+// runtime/notifications.ts against what the sandbox really posts: each webhook's raw body and
+// headers, recorded at the sandbox's fetch, verified; then the same deliveries tampered with.
+import { zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  NotificationDispatcher,
+  NotificationError,
+  memoryDuplicateCheck,
+  parseNotification,
+  signTestNotification,
+  verifyNotification,
+  webhooks,
+  type Notification,
+} from '../../runtime/notifications.ts';
+import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+
+interface Raw {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+const raw: Raw[] = [];
+let t: TestSandbox;
+const passphrase = () => t.sandbox.seed.passphrase;
+
+beforeAll(async () => {
+  t = await startSandbox({
+    fetch: (async (url: string, init: RequestInit) => {
+      raw.push({ url, body: String(init.body), headers: init.headers as Record<string, string> });
+      return new Response(null, { status: 204 });
+    }) as typeof fetch,
+  });
+});
+afterAll(() => t.close());
+
+async function delivered(url: string): Promise<Raw[]> {
+  await t.sandbox.notifier.deliverDue();
+  return raw.filter((r) => r.url === url);
+}
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof NotificationError) return error.reason;
+    throw error;
+  }
+  return 'accepted';
+}
+
+describe('every webhook the spec declares, as the sandbox sends it', () => {
+  const sent: Record<string, Raw> = {};
+  beforeAll(async () => {
+    const payout = await t.client.payouts.create({ reference: 'N-1', notifyURL: 'https://m.test/payouts', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'N-1-1', amount: 12.5, bsb: '802950', accNumber: '13131313' } }] });
+    expect(payout.responseCode).toBe(0);
+    sent.payoutTransaction = (await delivered('https://m.test/payouts'))[0]!;
+    await t.client.processDDebitAuth({ customerName: 'Jane', paymentAccountBSB: '802950', paymentAccountName: 'Jane', paymentAccountNumber: '123321', transactionAmount: '20.00', transactionCurrency: 'AUD', returnURL: 'https://m.test/return', notifyURL: 'https://m.test/dd', hashSalt: 'pepper' });
+    sent.directDebitOutcome = (await delivered('https://m.test/dd'))[0]!;
+    const { cardID, cardKey } = (await t.client.token.addCard({ cardName: 'Batch', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nB-1,5.00,AUD,Box,${cardID},${cardKey}\n`;
+    await t.client.processBatch({ batchFile: Buffer.from(zipSync({ 'b.csv': new TextEncoder().encode(csv) })).toString('base64'), batchNotifyURL: 'https://m.test/batch' });
+    sent.batchNotify = (await delivered('https://m.test/batch'))[0]!;
+    await t.client.partner.addMerchant({
+      merchantCompanyLegalName: 'Widgets Pty Ltd', merchantCompanyTradingName: 'Widgets', merchantCompanyRegNumber: '51824753556', merchantIndustry: 'Retail',
+      merchantCountry: 'AU', merchantTimezone: 'Australia/Brisbane', merchantContactName: 'Sam', merchantContactEmail: 'sam@widgets.test', merchantCategoryCode: '5999',
+      settlementAccountName: 'Widgets', settlementAccountBSB: '802950', settlementAccountNumber: '123321', status: 'approved',
+    });
+    sent.merchantCreated = (await delivered('https://partner.test/notify'))[0]!;
+  });
+
+  it('has a delivery of each', () => {
+    expect(Object.keys(sent).sort()).toEqual(Object.keys(webhooks).sort());
+  });
+
+  for (const event of Object.keys(webhooks)) {
+    describe(event, () => {
+      const options = { passphrase: () => passphrase(), hashSalt: 'pepper' };
+      it('verifies as sent', () => {
+        const v = verifyNotification(sent[event]!.body, sent[event]!.headers, options);
+        expect(v.notification.event).toBe(event);
+      });
+      it('refuses a tampered body', () => {
+        const body = JSON.parse(sent[event]!.body);
+        const field = Object.keys(body).find((k) => k !== 'event' && k !== 'hash')!;
+        body[field] = typeof body[field] === 'string' ? `${body[field]}x` : { tampered: true };
+        expect(refusal(() => verifyNotification(JSON.stringify(body), sent[event]!.headers, options))).toBe('badSignature');
+      });
+      it('refuses a signature made with another passphrase', () => {
+        expect(refusal(() => verifyNotification(sent[event]!.body, sent[event]!.headers, { ...options, passphrase: 'not-the-passphrase' }))).toBe('badSignature');
+      });
+      it('round-trips through the test-signature generator', () => {
+        const body = JSON.parse(sent[event]!.body) as Notification;
+        const signed = signTestNotification(body, { passphrase: passphrase(), hashSalt: 'pepper' });
+        if (webhooks[event as keyof typeof webhooks].signature.in === 'header') {
+          expect(signed.headers['SVC-MESSAGEHASH']).toBe(sent[event]!.headers['SVC-MESSAGEHASH']);
+        } else {
+          expect(JSON.parse(signed.body).hash).toBe(JSON.parse(sent[event]!.body).hash);
+        }
+      });
+    });
+  }
+
+  it('refuses a header-signed notification without its header, and one with a wrong header', () => {
+    const p = sent.payoutTransaction!;
+    expect(refusal(() => verifyNotification(p.body, { 'content-type': 'application/json' }, { passphrase: passphrase() }))).toBe('missingSignature');
+    expect(refusal(() => verifyNotification(p.body, { 'svc-messagehash': 'ab'.repeat(32) }, { passphrase: passphrase() }))).toBe('badSignature');
+  });
+
+  it('needs the hashSalt for a direct debit outcome, and refuses another salt', () => {
+    const d = sent.directDebitOutcome!;
+    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase() }))).toBe('needsHashSalt');
+    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'salt' }))).toBe('badSignature');
+  });
+
+  it('refuses a notification dated outside the replay window, by the time it carries', () => {
+    const p = sent.payoutTransaction!;
+    const at = verifyNotification(p.body, p.headers, { passphrase: passphrase() }).occurredAt!;
+    expect(Math.abs(at.getTime() - t.sandbox.clock.now().getTime())).toBeLessThan(10_000);
+    const later = new Date(at.getTime() + 301_000);
+    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later }))).toBe('stale');
+    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later, toleranceSeconds: 600 }))).toBe('accepted');
+    // A notification that carries no time has no window.
+    const d = sent.directDebitOutcome!;
+    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'pepper', now: new Date(0) }))).toBe('accepted');
+  });
+
+  it('refuses what is not a notification of the contract, naming the field', () => {
+    expect(refusal(() => parseNotification('not json'))).toBe('malformed');
+    expect(refusal(() => parseNotification('{"event":"chargeback"}'))).toBe('unknownEvent');
+    expect(() => parseNotification('{"event":"batchNotify","batchUUID":"x","status":"completed"}')).toThrow("Field 'transactions' is required");
+  });
+
+  it('dispatches by event and by kind, once per delivery even when the gateway repeats it', async () => {
+    const seen: string[] = [];
+    const dispatcher = new NotificationDispatcher({ passphrase: passphrase(), duplicates: memoryDuplicateCheck() })
+      .on('payoutTransaction', (n) => void seen.push(`payout ${n.payoutId}`))
+      .on('payoutReturned', (n) => void seen.push(`returned ${n.result.transaction.reference}`))
+      .on('batchNotify', (n) => void seen.push(`batch ${n.batchUUID}`));
+    const p = sent.payoutTransaction!;
+    expect((await dispatcher.handle(p.body, p.headers)).status).toBe('handled');
+    // The sandbox resends it (Resend Notifications): the same delivery key, handled once.
+    const payoutId = JSON.parse(p.body).payoutId;
+    await t.client.payouts.resendNotifications(payoutId);
+    const again = (await delivered('https://m.test/payouts')).at(-1)!;
+    expect(again).not.toBe(p);
+    expect((await dispatcher.handle(again.body, again.headers)).status).toBe('duplicate');
+    const tampered = await dispatcher.handle(p.body.replace('N-1-1', 'N-1-2'), p.headers);
+    expect(tampered.status).toBe('refused');
+    expect(seen).toEqual([`payout ${payoutId}`, 'returned N-1-1']);
+  });
+
+  it('handles a delivery again when its handler failed the first time', async () => {
+    let calls = 0;
+    const dispatcher = new NotificationDispatcher({ passphrase: passphrase() }).on('payoutTransaction', () => {
+      if (++calls === 1) throw new Error('database down');
+    });
+    const p = sent.payoutTransaction!;
+    await expect(dispatcher.handle(p.body, p.headers)).rejects.toThrow('database down');
+    expect((await dispatcher.handle(p.body, p.headers)).status).toBe('handled');
+  });
+});
