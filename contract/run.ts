@@ -67,16 +67,44 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
   return results;
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
+  'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
+  mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
+  junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+} as const;
+
+// The usage, as the header above states it (the contract-suite's own CLI may replace this).
+const USAGE = `Usage: payment-gateway-contract-test [--base-url URL] [options]
+
+Holds an implementation of the gateway to the contract, operation by operation. Exit 1 on any failure.
+
+  --base-url URL              the implementation (PGW_BASE_URL; default http://127.0.0.1:4010)
+  --merchant-uuid, --api-key, --passphrase, --partner-uuid, --partner-api-key, --partner-passphrase
+                              credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
+                              PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
+  --mock                      the target is the Prism mock: stateless checks only
+  --only / --skip LIST        operationIds or tags, comma-separated
+  --runs N --seed S           property-based requests per operation (default 4) and their seed
+  --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
+  --concurrency N             checks in flight at once (default 8)
+  --quiet                     print failed operations and the totals only (the reports keep every check)
+  -h, --help                  print this help`;
+
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({
-    options: {
-      'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
-      'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
-      mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
-      junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, ...OPTIONS } });
+  } catch (error) {
+    console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
+    process.exit(2);
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const a = parsed.values;
   const env = process.env;
   const sandbox = doc.info['x-sandbox'];
   const creds: Credentials = {

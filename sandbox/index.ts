@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
-import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger } from '../server-stubs/index.ts';
+import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import type { Sandbox } from './context.ts';
@@ -62,6 +62,8 @@ export interface SandboxOptions {
   /** How notifications are sent (tests record them). */
   fetch?: typeof fetch;
   logger?: Logger;
+  /** Each answered request (the request log of `npm start`); none in tests unless given. */
+  onRequest?: (record: RequestRecord) => void;
 }
 
 export interface RunningSandbox extends Sandbox {
@@ -89,7 +91,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
   const notifier = new Notifier(store, clock, spec, options.fetch);
   seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
-  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}) });
+  const gateway = createGateway({ handlers: sandboxHandlers(sb), accounts: storeAccounts(store, clock), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
   return {
     ...sb,
     gateway,

@@ -9,6 +9,8 @@ import type { Steps } from './steps.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 const DENIED = 'Invalid authentication credentials';
+/** A -1, with the check that failed for the request log (no secret in it). */
+const denied = (reason: string): Refusal => ({ ...refuse(-1, DENIED), reason });
 
 // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
 const sameSecret = (given: string, expected: string) => constantTimeEqual(given.length === expected.length ? given : expected, expected) && given.length === expected.length;
@@ -33,9 +35,11 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
     for (const role in op.headers) {
       if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    account = yield accounts.find('merchant', headerOf(input.headers, op.headers.accountId)!);
+    const id = headerOf(input.headers, op.headers.accountId)!;
+    account = yield accounts.find('merchant', id);
     const key = headerOf(input.headers, op.headers.apiKey);
-    if (!account || (key !== undefined && !sameSecret(key, account.apiKey))) return { refusal: refuse(-1, DENIED) };
+    if (!account) return { refusal: denied(`unknown merchant '${id}' (header ${op.headers.accountId})`) };
+    if (key !== undefined && !sameSecret(key, account.apiKey)) return { refusal: denied(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`) };
   }
 
   for (const kind of op.credentials) {
@@ -45,29 +49,30 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       const token = text(body[fields.token]);
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
-      if (!found) return { refusal: refuse(-1, DENIED) };
+      if (!found) return { refusal: denied(`${fields.token} is unknown or expired`) };
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
       const key = text(body[fields.key!]);
-      if (!found || !key || !sameSecret(key, found.apiKey)) return { refusal: refuse(-1, DENIED) };
+      if (!found) return { refusal: denied(`unknown ${fields.account} '${id}' (${fields.id})`) };
+      if (!key || !sameSecret(key, found.apiKey)) return { refusal: denied(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`) };
     }
     // An access token must stand for the merchant the body names, when it names one.
-    if (account && (account.kind !== found.kind || account.id !== found.id)) return { refusal: refuse(-1, DENIED) };
+    if (account && (account.kind !== found.kind || account.id !== found.id)) return { refusal: denied(`the credentials name two accounts: ${account.kind} '${account.id}' and ${found.kind} '${found.id}'`) };
     account = found;
   }
-  if (!account) return { refusal: refuse(-1, DENIED) };
+  if (!account) return { refusal: denied(`no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`) };
 
   for (const use of op.hashes) {
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
       const expected = computeHash(recipe, account.passphrase, canonicalParameters({ params: input.params, query: input.query, body }), nodeDigests);
-      if (!hashesEqual(given, expected)) return { refusal: refuse(-1, DENIED) };
+      if (!hashesEqual(given, expected)) return { refusal: denied(`header ${use.name} does not match recipe '${use.recipe}' under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`) };
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
-      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body, nodeDigests))) return { refusal: refuse(-1, DENIED) };
+      if (!hashesEqual(given, computeHash(recipe, account.passphrase, body, nodeDigests))) return { refusal: denied(`'${use.name}' does not match recipe '${use.recipe}' under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`) };
     }
   }
   return { account };

@@ -28,7 +28,33 @@ export interface GatewayOptions {
   /** Default: `error` unless NODE_ENV is production, where it is `log`. */
   responseValidation?: ResponseValidationMode;
   logger?: Logger;
+  /** Called once per answered request (the sandbox's request log); costs nothing when absent. */
+  onRequest?: (record: RequestRecord) => void;
 }
+
+/** One answered request, for a request log. */
+export interface RequestRecord {
+  verb: string;
+  /** The path, without the query. */
+  path: string;
+  /** The body's method, when it sent one. */
+  method?: string | undefined;
+  operationId?: string | undefined;
+  /** The answer's responseCode, when it has one; else see status. */
+  responseCode?: string | number;
+  status: number;
+  ms: number;
+  /** Why a -1 was answered (which check failed); never a secret. */
+  reason?: string | undefined;
+}
+
+/** What the pipeline learns of a request on its way, for the request log. */
+interface Note {
+  method?: string | undefined;
+  operationId?: string | undefined;
+  reason?: string | undefined;
+}
+const NO_NOTE: Note = {};
 
 export interface Gateway {
   handle(request: GatewayRequest): Promise<GatewayResponse>;
@@ -52,6 +78,24 @@ const SPEC_FILES: Record<string, { file: string; type: string }> = {
   '/docs': { file: 'docs', type: 'text/html; charset=utf-8' },
   '/docs/': { file: 'docs', type: 'text/html; charset=utf-8' },
 };
+
+const methodOf = (body: unknown): string | undefined => {
+  const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
+  return typeof method === 'string' ? method.slice(0, 64) : undefined;
+};
+
+function record(request: GatewayRequest, note: Note, response: GatewayResponse, ms: number): RequestRecord {
+  const out: RequestRecord = { verb: request.verb, path: splitUrl(request.url).pathname, status: response.status, ms, ...note };
+  if (typeof response.body === 'string' && response.headers['content-type']?.startsWith('application/json')) {
+    try {
+      const code = (JSON.parse(response.body) as { responseCode?: unknown }).responseCode;
+      if (typeof code === 'string' || typeof code === 'number') out.responseCode = code;
+    } catch {
+      // Not JSON after all: the status says enough.
+    }
+  }
+  return out;
+}
 
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
@@ -82,7 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /** The pipeline; it yields what may be a promise (see steps.ts), and run() drives it. */
-  function* steps(request: GatewayRequest): Steps<GatewayResponse> {
+  function* steps(request: GatewayRequest, note: Note): Steps<GatewayResponse> {
     metrics.requests++;
     const { pathname, search } = splitUrl(request.url);
     if ((request.verb === 'GET' || request.verb.toUpperCase() === 'GET') && Object.hasOwn(SPEC_FILES, pathname)) {
@@ -97,10 +141,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (version) return refused(first, version);
     const parsed = parseBody(request, path.readLimit);
     if ('refusal' in parsed) return refused(first, parsed.refusal);
+    if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok);
     if ('refusal' in chosen) return refused(first, chosen.refusal);
     const op = chosen.op;
+    if (note !== NO_NOTE) note.operationId = op.operationId;
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);
@@ -109,7 +155,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const body = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
     const auth = yield* authenticate(op, { headers: request.headers, body, params, query: query.ok }, options.accounts);
-    if ('refusal' in auth) return refused(op, auth.refusal);
+    if ('refusal' in auth) {
+      if (note !== NO_NOTE) note.reason = auth.refusal.reason;
+      return refused(op, auth.refusal);
+    }
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
@@ -134,7 +183,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     return answered.response;
   }
 
-  const respond = (request: GatewayRequest) => run(steps(request));
+  const onRequest = options.onRequest;
+  const respond = onRequest
+    ? (request: GatewayRequest) => {
+        const started = performance.now();
+        const note: Note = {};
+        const done = (response: GatewayResponse) => (onRequest(record(request, note, response, performance.now() - started)), response);
+        const response = run(steps(request, note));
+        return response instanceof Promise ? response.then(done) : done(response);
+      }
+    : (request: GatewayRequest) => run(steps(request, NO_NOTE));
   return {
     handle: async (request) => respond(request),
     respond,
