@@ -46,4 +46,6 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-await runCommand(NAME, () => main(process.argv.slice(2)));
+// Errors carry the subcommand's name, as its --help does: `payment-gateway sign: …`.
+const [first] = process.argv.slice(2);
+await runCommand(first && Object.hasOwn(SUBCOMMANDS, first) ? `${NAME} ${first}` : NAME, () => main(process.argv.slice(2)));

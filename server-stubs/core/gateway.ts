@@ -106,6 +106,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const refused = (op: ContractOperation | undefined, refusal: Refusal, extra?: Record<string, string>): GatewayResponse => {
     metrics.refusals++;
+    // A 5xx is the server's failure, not the caller's: it is logged.
+    if ((refusal.status ?? 200) >= 500) logger.error('answered 5xx', { operationId: op?.operationId, status: refusal.status, message: refusal.message });
     const response = refusalResponse(op, refusal);
     if (extra) Object.assign(response.headers, extra);
     return response;
