@@ -13,13 +13,23 @@ function partFormula(part: HashPart): string {
   return part.lowercase ? `lower(${text})` : text;
 }
 
-/** e.g. `md5(lower(md5(passphrase) + merchantUUID + transactionAmount + transactionCurrency))`. */
-export function recipeFormula(recipe: HashRecipe): string {
+/**
+ * e.g. `md5(lower(md5(passphrase) + merchantUUID + transactionAmount + transactionCurrency))`;
+ * with `multiline`, one part a line, for a narrow column.
+ */
+export function recipeFormula(recipe: HashRecipe, multiline = false): string {
   if (recipe.algorithm === 'hmac-sha256') {
-    return 'hmac-sha256(key = passphrase, message = canonical JSON of path parameters + query parameters + body fields, keys sorted, no white space)';
+    return multiline
+      ? 'hmac-sha256(\n  key = passphrase,\n  message = canonical JSON of\n    path parameters + query parameters + body fields,\n    keys sorted, no white space\n)'
+      : 'hmac-sha256(key = passphrase, message = canonical JSON of path parameters + query parameters + body fields, keys sorted, no white space)';
   }
-  const joined = (recipe.parts ?? []).map(partFormula).join(' + ');
-  return `md5(${recipe.lowercase ? `lower(${joined})` : joined})`;
+  const parts = (recipe.parts ?? []).map(partFormula);
+  if (!multiline) {
+    const joined = parts.join(' + ');
+    return `md5(${recipe.lowercase ? `lower(${joined})` : joined})`;
+  }
+  const body = parts.map((p, i) => `${i ? '  + ' : '    '}${p}`).join('\n');
+  return recipe.lowercase ? `md5(lower(\n${body}\n))` : `md5(\n${body}\n)`;
 }
 
 /** The rules every recipe shares: what a field's value is when it is hashed. */

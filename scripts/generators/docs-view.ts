@@ -127,10 +127,10 @@ export function recipesSection(doc: Doc, ops: Operation[]): string {
   ];
   for (const [name, recipe] of Object.entries(spec)) {
     const users = ops.filter((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].some((h) => h.recipe === name)).map((o) => `\`${o.operationId}\``);
-    const lines = [`**\`${name}\`** (${recipe.source === 'public' ? 'used by the public clients of the real service' : 'defined by this contract: no public source shows it'}). ${recipe.summary ?? ''}`, '', '```text', recipeFormula(recipe), '```', '', `Used by: ${users.join(', ') || 'notifications'}.`];
+    const lines = [`**\`${name}\`** (${recipe.source === 'public' ? 'used by the public clients of the real service' : 'defined by this contract: no public source shows it'}). ${recipe.summary ?? ''}`, '', '```text', recipeFormula(recipe, true), '```', '', `Used by: ${users.join(', ') || 'notifications'}.`];
     if (recipe.example) {
       const { passphrase, fields, hash } = recipe.example;
-      lines.push('', `Worked example, passphrase \`${passphrase}\`, fields \`${JSON.stringify(fields)}\`:`, '', '```text', `text hashed: ${hashPreimage(recipe, passphrase, fields)}`, `hash:        ${hash}`, '```');
+      lines.push('', `Worked example: passphrase \`${passphrase}\`, fields \`${JSON.stringify(fields)}\`; text hashed \`${hashPreimage(recipe, passphrase, fields)}\`; hash \`${hash}\`.`);
       if (recipe.algorithm === 'hmac-sha256') lines.push('', 'The text hashed is the canonical JSON: path parameters, query parameters and top-level body fields in one object (a body field replaces a parameter of the same name), keys sorted by UTF-16 code unit at every level, no white space; the key is the passphrase as UTF-8.');
     }
     parts.push(lines.join('\n'));

@@ -56,6 +56,17 @@ describe('generated/docs/index.html in Chromium', () => {
     }
   });
 
+  it('writes out every hash recipe: its canonical form and its worked example', async () => {
+    await page.goto(`${page_url}#/section/Hash-recipes`);
+    await page.getByText('Worked example:').first().waitFor();
+    const text = await page.locator('body').innerText();
+    for (const [name, recipe] of Object.entries<any>(doc['x-hash-recipes'])) {
+      expect(text, name).toContain(`${name} (`);
+      expect(text, name).toContain(recipe.example.hash);
+    }
+    expect(text).toContain('md5(lower(\n    md5(passphrase)\n  + merchantUUID\n  + transactionAmount\n  + transactionCurrency\n))');
+  });
+
   it('each method of a shared path has its own page: processCapture shows CaptureResult and its own samples', async () => {
     await page.goto(`${page_url}#/direct-api/processcapture`);
     const panel = page.getByTestId('middle-panel').first();
