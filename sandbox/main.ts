@@ -83,6 +83,18 @@ export async function main(name: string, argv: string[]): Promise<void> {
     throw new UsageError(`cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`);
   }
 
+  // A damaged file can open and migrate and still fail on the first request that reads the bad page.
+  let check: string;
+  try {
+    check = String(Object.values(sandbox.store.get('PRAGMA quick_check(1)') ?? {})[0]);
+  } catch (error) {
+    check = error instanceof Error ? error.message : String(error);
+  }
+  if (check !== 'ok') {
+    sandbox.close();
+    throw new UsageError(`the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`);
+  }
+
   // A database copied without its key (or with another's) cannot read its cards: refuse to start.
   const card = sandbox.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
   if (card) {

@@ -2,7 +2,7 @@
 // value, a damaged database, a database without its key, another key) is one line and exit 2; the
 // banner shows the credentials the store really has.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,15 @@ describe('npm start, before it listens', () => {
     const file = path.join(dir, 'damaged.db');
     writeFileSync(file, 'not a database at all, just text '.repeat(200));
     oneLine(start(['--db', file]), `cannot open the database ${file}: file is not a database`);
+  });
+
+  it('refuses a database damaged inside, which opens but fails where the damage is', () => {
+    const file = path.join(dir, 'inside.db');
+    createSandbox({ dbPath: file, env: {} }).close();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 4096 * 3);
+    closeSync(fd);
+    oneLine(start(['--db', file]), `the database ${file} is damaged (`);
   });
 
   it('refuses a database whose cards another key encrypted, and one copied without its key', async () => {
