@@ -13,6 +13,7 @@
 //   --concurrency N             checks in flight at once (default 8)
 //   --quiet                     print failed operations and the totals only (the reports keep every check)
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createGatewayClient, isApproved } from '../generated/client.ts';
@@ -90,18 +91,23 @@ Holds an implementation of the gateway to the contract, operation by operation. 
   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
   --concurrency N             checks in flight at once (default 8)
   --quiet                     print failed operations and the totals only (the reports keep every check)
-  -h, --help                  print this help`;
+  -h, --help                  print this help
+  -V, --version               print the version`;
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   let parsed;
   try {
-    parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, ...OPTIONS } });
+    parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS } });
   } catch (error) {
     console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
     process.exit(2);
   }
   if (parsed.values.help) {
     console.log(USAGE);
+    process.exit(0);
+  }
+  if (parsed.values.version) {
+    console.log(createRequire(import.meta.url)('payment-gateway-contract/package.json').version);
     process.exit(0);
   }
   const a = parsed.values;
