@@ -14,12 +14,14 @@
 //   --quiet                     print failed operations and the totals only (the reports keep every check)
 //   --min-coverage P            fail when the run reached less than P % of the documented answers
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createGatewayClient, isApproved } from '../generated/client.ts';
 import { operationChecks, type Check, type RunContext } from './checks.ts';
 import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
+import { operations } from '../generated/operations.ts';
 import { doc } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
@@ -71,16 +73,50 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
   return results;
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
+  'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
+  mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
+  junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
+  quiet: { type: 'boolean', default: false }, 'min-coverage': { type: 'string' },
+} as const;
+
+// The usage, as the header above states it (the contract-suite's own CLI may replace this).
+const USAGE = `Usage: payment-gateway-contract-test [--base-url URL] [options]
+
+Holds an implementation of the gateway to the contract, operation by operation. Exit 1 on any failure.
+
+  --base-url URL              the implementation (PGW_BASE_URL; default http://127.0.0.1:4010)
+  --merchant-uuid, --api-key, --passphrase, --partner-uuid, --partner-api-key, --partner-passphrase
+                              credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
+                              PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
+  --mock                      the target is the Prism mock: stateless checks only
+  --only / --skip LIST        operationIds or tags, comma-separated
+  --runs N --seed S           property-based requests per operation (default 4) and their seed
+  --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
+  --concurrency N             checks in flight at once (default 8)
+  --quiet                     print failed operations and the totals only (the reports keep every check)
+  --min-coverage P            fail when the run reached less than P % of the documented answers
+  -h, --help                  print this help
+  -V, --version               print the version`;
+
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values: a } = parseArgs({
-    options: {
-      'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
-      'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
-      mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
-      junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
-      quiet: { type: 'boolean', default: false }, 'min-coverage': { type: 'string' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS } });
+  } catch (error) {
+    console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
+    process.exit(2);
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (parsed.values.version) {
+    console.log(createRequire(import.meta.url)('payment-gateway-contract/package.json').version);
+    process.exit(0);
+  }
+  const a = parsed.values;
   const env = process.env;
   const sandbox = doc.info['x-sandbox'];
   const creds: Credentials = {
@@ -93,6 +129,30 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   };
   const base = a['base-url'] ?? env.PGW_BASE_URL ?? 'http://127.0.0.1:4010';
   const list = (s?: string) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+  const stop = (message: string): never => {
+    console.error(`payment-gateway-contract-test: ${message}`);
+    process.exit(2);
+  };
+  // Names that select nothing would make a green run that checked nothing.
+  const known = new Set([...operations.map((o) => o.operationId), ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? []))]);
+  for (const option of ['only', 'skip'] as const) {
+    const unknown = (list(a[option] as string | undefined) ?? []).filter((x) => !known.has(x));
+    if (unknown.length) stop(`--${option} ${unknown.join(',')}: no operationId or tag of that name (operationIds are like processCapture, tags like 'Direct API')`);
+  }
+  for (const option of ['runs', 'seed', 'concurrency', 'min-coverage'] as const) {
+    if (a[option] !== undefined && !Number.isFinite(Number(a[option]))) stop(`--${option} takes a number, not '${String(a[option])}'`);
+  }
+  let target: URL;
+  try {
+    target = new URL(base);
+    if (!/^https?:$/.test(target.protocol)) throw new Error('not http');
+  } catch {
+    stop(`--base-url '${base}' is not an http(s) URL (for example http://127.0.0.1:4010)`);
+  }
+  // One line when nothing answers there, not a failure for every check.
+  await fetch(new URL('/openapi.json', target!), { signal: AbortSignal.timeout(5_000) }).catch((error: Error) =>
+    stop(`nothing answers at ${base} (${(error.cause as Error | undefined)?.message ?? error.message}): start the implementation first, or give its address with --base-url`),
+  );
   const started = performance.now();
   const coverage = new Coverage();
   const results = await runContract({

@@ -1,14 +1,17 @@
 // The mock's front: a thin node:http proxy before Prism that reads the body's `method` and asks
 // Prism for that method's own result example (Prefer: example=…), the pattern Prism's maintainers
 // point to, since Prism cannot choose an example from the body. A client's own Prefer header wins.
-// Prism still validates every request and answers 422 for an invalid one.
+// A request the gateway would refuse is answered as the gateway answers it (HTTP 200 and a negative
+// responseCode naming the field, from the server stubs' own checks), with Prism's violations of it in
+// the sl-violations header; a malformed body is answered at once (Prism would never answer it).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
-import { bodyErrors, normalised, withoutUnknownFields } from '../server-stubs/core/request.ts';
+import { normalised, withoutUnknownFields } from '../server-stubs/core/request.ts';
 import { compile, methodPath } from '../server-stubs/core/router.ts';
+import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
 
 interface MockRoute {
   operationId: string;
@@ -45,44 +48,32 @@ export interface FrontOptions {
   target: { host: string; port: number };
   /** In proxy mode Prism answers from the upstream: the front only passes requests through. */
   choosesExamples: boolean;
-  /** Each contract violation Prism finds in proxy mode (in the request or the upstream's answer). */
+  /** Each contract violation Prism finds: in proxy mode, in the request or the upstream's answer; as a mock, in a refused request. */
   onViolation?: (request: string, violations: Violation[]) => void;
 }
 
+/** The header that carries Prism's violations of a refused request (Prism's own name for it). */
+export const VIOLATIONS_HEADER = 'sl-violations';
+
 /**
- * Prism answers an invalid request with the operation's documented 400 (and its first example) and
- * lists the violations of every oneOf branch in a header. This gives what Prism gives when no error
- * response is documented: 422 problem+json listing each violation, those of the method's own branch.
+ * The gateway's own refusals, for the mock to answer as the gateway does: the server stubs' core with
+ * no handler and no account. A request it refuses before authentication (malformed JSON, an unknown
+ * path or method, an invalid or missing field) gets the gateway's answer: the operation's status
+ * and a negative responseCode naming the field. A request that reaches authentication (refused -1
+ * for want of accounts) is valid, and goes to Prism for its example.
  */
-function unprocessable(route: MockRoute | undefined, body: unknown, header: string | undefined): Buffer {
-  const op = route && operations.find((o) => o.operationId === route.operationId);
-  const failed = op?.request && body !== undefined ? bodyErrors(op, body) : undefined;
-  let validation: Violation[];
-  if (failed) {
-    validation = failed.errors.map((e) => ({
-      location: ['request', 'body', ...e.instancePath.split('/').slice(1), ...(e.params.missingProperty ? [e.params.missingProperty as string] : []), ...(e.params.additionalProperty ? [e.params.additionalProperty as string] : [])],
-      severity: 'Error',
-      code: e.keyword,
-      message: e.message ?? e.keyword,
-    }));
-  } else {
-    const list = header?.slice(header.indexOf('['));
-    try {
-      validation = list ? (JSON.parse(list) as Violation[]) : [];
-    } catch {
-      validation = [{ location: ['request'], severity: 'Error', message: header ?? 'Invalid request' }];
-    }
-  }
-  return Buffer.from(
-    JSON.stringify({
-      type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY',
-      title: 'Invalid request',
-      status: 422,
-      detail: `Your request is not valid: it breaks ${failed ? failed.form : 'the contract'}.`,
-      validation,
-    }),
-  );
+function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse | undefined> {
+  const seen: { last?: RequestRecord } = {};
+  const core = createGateway({ handlers: {}, accounts: { find: () => undefined, findByAccessToken: () => undefined }, onRequest: (r) => (seen.last = r) });
+  return async (request) => {
+    delete seen.last;
+    const response = await core.respond(request);
+    const record = seen.last as RequestRecord | undefined; // set by onRequest, during respond()
+    return record?.reason ? undefined : response;
+  };
 }
+
+const SPEC_PATHS = new Set(['/openapi.json', '/openapi.yaml', '/docs', '/docs/']);
 
 export function createFront({ target, choosesExamples, onViolation }: FrontOptions): http.Server {
   const files = new Map<string, Buffer>();
@@ -90,47 +81,66 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
     if (!files.has(name)) files.set(name, readFileSync(path.join(path.dirname(configFile), name)));
     return files.get(name)!;
   };
+  const refusals = gatewayRefusals();
   return http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks);
-      let body: unknown;
-      try {
-        body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      } catch {
-        body = undefined; // Prism answers malformed JSON itself.
-      }
       let url = req.url ?? '/';
-      let rewritten = false;
-      // The gateway takes its paths with or without a trailing slash (clients post to /post/); Prism does not.
-      const bare = url.split('?')[0]!;
-      if (choosesExamples && bare.length > 1 && bare.endsWith('/')) url = (bare.replace(/\/+$/, '') || '/') + url.slice(bare.length);
-      // POST /token/processCard (x-method-in-path): Prism knows /token, with the method in the body.
-      const named = choosesExamples ? methodPath(url.split('?')[0]!) : undefined;
-      if (named && typeof body === 'object' && body !== null && !Array.isArray(body)) {
-        body = { method: named.method, ...body };
-        url = named.path + url.slice(url.split('?')[0]!.length);
-        rewritten = true;
+      let pathname = url.split('?')[0]!;
+      let refusal: GatewayResponse | undefined;
+      let body: unknown;
+      if (choosesExamples) {
+        refusal = await refusals({ verb: req.method ?? 'GET', url, headers: req.headers as Record<string, string | undefined>, body: raw.length ? raw : undefined }).catch(() => undefined);
+        if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200) return void res.writeHead(200, refusal.headers).end(refusal.body);
+        try {
+          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+        } catch {
+          // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
+          return void res.writeHead(refusal!.status, refusal!.headers).end(refusal!.body);
+        }
+        // An unknown path or method: Prism's answer would be a list of every branch's violations.
+        if (refusal && !routeFor(req.method ?? 'GET', pathname, body)) return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
       }
-      const route = choosesExamples ? routeFor(req.method ?? 'GET', url.split('?')[0]!, body) : undefined;
-      const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
+      // What Prism is sent: the request as the gateway reads it. Prism knows neither a trailing slash
+      // (clients post to /post/), nor /token/processCard (x-method-in-path), nor a field no form declares
+      // (x-unknown-fields: ignore), nor a lower-case currency (x-normalise).
+      let forwarded = raw;
+      if (choosesExamples) {
+        let rewritten = false;
+        if (pathname.length > 1 && pathname.endsWith('/')) pathname = pathname.replace(/\/+$/, '') || '/';
+        const named = methodPath(pathname);
+        if (named && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+          body = { method: named.method, ...body };
+          pathname = named.path;
+          rewritten = true;
+        }
+        url = pathname + url.slice(url.split('?')[0]!.length);
+        const found = routeFor(req.method ?? 'GET', pathname, body);
+        const op = found && operations.find((o) => o.operationId === found.operationId);
+        const known = op ? withoutUnknownFields(op, body) : undefined;
+        const read = op && known ? normalised(op, known.body) : body;
+        if (known && (known.unknown.length || rewritten || read !== known.body)) {
+          forwarded = Buffer.from(JSON.stringify(read));
+          body = read;
+        }
+      }
+      const route = choosesExamples ? routeFor(req.method ?? 'GET', pathname, body) : undefined;
+      const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}`, 'content-length': String(forwarded.length) };
+      delete headers['transfer-encoding'];
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
-      // The gateway ignores body fields no form declares (x-unknown-fields); Prism, reading the closed
-      // schemas, would refuse them. They are dropped here, so the mock answers as the gateway does.
-      let forwarded = raw;
-      const op = route && operations.find((o) => o.operationId === route.operationId);
-      const known = op ? withoutUnknownFields(op, body) : undefined;
-      const read = op && known ? normalised(op, known.body) : body;
-      if (known && (known.unknown.length || rewritten || read !== known.body)) {
-        forwarded = Buffer.from(JSON.stringify(read));
-        headers['content-length'] = String(forwarded.length);
-        delete headers['transfer-encoding'];
-      }
       const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
         const status = answer.statusCode!;
+        if (refusal) {
+          // The gateway's refusal, with Prism's violations of the request beside it.
+          answer.resume();
+          const violations = answer.headers[VIOLATIONS_HEADER] as string | undefined;
+          if (violations && onViolation) onViolation(`${req.method} ${url}`, parseViolations(violations));
+          return void res.writeHead(refusal.status, { ...refusal.headers, ...(violations ? { [VIOLATIONS_HEADER]: violations } : {}) }).end(refusal.body);
+        }
         // Prism cannot serve a binary example inline: a zip result is answered with its file.
         if (route?.file && chosen && status < 300 && answer.headers['content-type']?.startsWith(route.accept!)) {
           answer.resume();
@@ -145,15 +155,7 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
         const parts: Buffer[] = [];
         answer.on('data', (c: Buffer) => parts.push(c));
         answer.on('end', () => {
-          let out: Buffer = Buffer.concat(parts);
-          let outHeaders = answer.headers;
-          const violations = answer.headers['sl-violations'] as string | undefined;
-          if (choosesExamples && violations && status === 400) {
-            out = unprocessable(route, body, violations);
-            outHeaders = { ...answer.headers, 'content-type': 'application/problem+json', 'content-length': String(out.length) };
-            res.writeHead(422, outHeaders);
-            return res.end(out);
-          }
+          const out: Buffer = Buffer.concat(parts);
           if (!choosesExamples && onViolation) {
             try {
               const problem = JSON.parse(out.toString('utf8')) as { type?: string; validation?: Violation[] };
@@ -166,15 +168,25 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
               // Not Prism's problem document: the upstream's own error, passed on as it is.
             }
           }
-          res.writeHead(status, outHeaders);
+          res.writeHead(status, answer.headers);
           res.end(out);
         });
       });
       upstream.on('error', (error) => {
+        if (refusal) return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
         res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` }));
       });
       upstream.end(forwarded);
     });
   });
+}
+
+/** Prism's sl-violations header: a message, then the list as JSON. */
+function parseViolations(header: string): Violation[] {
+  try {
+    return JSON.parse(header.slice(header.indexOf('['))) as Violation[];
+  } catch {
+    return [{ location: ['request'], severity: 'Error', message: header }];
+  }
 }

@@ -1,17 +1,14 @@
 #!/usr/bin/env node
-// npm run mock (or the package's bin, payment-gateway-mock): the whole contract served by Prism behind
-// the front that picks each method's example. `--proxy URL` puts Prism as a validating proxy before a
-// real server and prints each contract violation it sees.
-//
-//   node mock/run.ts [--port 4011] [--host 127.0.0.1] [--proxy URL]
+// npm run mock, `payment-gateway mock`, or the payment-gateway-mock bin: the whole contract served by
+// Prism behind the front that picks each method's example and refuses as the gateway does.
+// `--proxy URL` puts Prism as a validating proxy before a real server and prints each contract
+// violation it sees. Prism is an optional peer dependency: without it, one line says what to install.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli/index.ts';
 import { createFront, type Violation } from './front.ts';
 
 const require = createRequire(import.meta.url);
@@ -24,11 +21,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+export const PRISM_VERSION = '5.16.0';
+
+/** Prism's command-line entry, or a one-line refusal that says how to install it. */
+function prismCli(): string {
+  try {
+    return path.join(path.dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist/index.js');
+  } catch {
+    throw new UsageError(`the mock runs Prism, which is not installed: npm install --save-dev @stoplight/prism-cli@${PRISM_VERSION}`);
+  }
+}
+
 /** Starts Prism on a free loopback port and resolves once it listens. */
 export async function startPrism(proxy?: string, onLine: (line: string) => void = () => {}): Promise<{ prism: ChildProcess; port: number }> {
+  const cli = prismCli();
   const port = await freePort();
   const spec = require.resolve('payment-gateway-contract/openapi.json');
-  const cli = path.join(path.dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist/index.js');
   const args = proxy ? ['proxy', spec, proxy, '--errors'] : ['mock', spec];
   const prism = spawn(process.execPath, [cli, ...args, '-p', String(port), '-h', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let buffered = '';
@@ -44,20 +52,33 @@ export async function startPrism(proxy?: string, onLine: (line: string) => void 
     };
     prism.stdout!.on('data', read);
     prism.stderr!.on('data', read);
-    prism.on('exit', (code) => reject(new Error(`Prism exited with ${code}`)));
+    prism.on('exit', (code) => reject(new Error(`Prism exited with ${code} before listening${buffered ? `: ${buffered.trim().split('\n').pop()}` : ''}`)));
   });
+  // Prism never outlives this process, however it ends.
+  const stop = () => prism.kill();
+  process.once('exit', stop);
+  prism.once('exit', () => process.off('exit', stop));
   await ready;
   return { prism, port };
 }
 
-export async function startMock(options: { port: number; host: string; proxy?: string; onLine?: (line: string) => void; onViolation?: (request: string, violations: Violation[]) => void }) {
-  const { prism, port } = await startPrism(options.proxy, options.onLine);
-  const front = createFront({ target: { host: '127.0.0.1', port }, choosesExamples: !options.proxy, ...(options.onViolation ? { onViolation: options.onViolation } : {}) });
-  front.listen(options.port, options.host);
-  await once(front, 'listening');
-  const address = front.address() as net.AddressInfo;
+export async function startMock(options: { port: number; host: string; proxy?: string; onLine?: (line: string) => void; onPrismStart?: () => void; onViolation?: (request: string, violations: Violation[]) => void }) {
+  // The front takes its port first: a port in use is refused before Prism is started at all.
+  const target = { host: '127.0.0.1', port: 0 };
+  const front = createFront({ target, choosesExamples: !options.proxy, ...(options.onViolation ? { onViolation: options.onViolation } : {}) });
+  const bound = await listen(front, options.port, options.host, '--port');
+  let prism: ChildProcess;
+  options.onPrismStart?.();
+  try {
+    const started = await startPrism(options.proxy, options.onLine);
+    prism = started.prism;
+    target.port = started.port;
+  } catch (error) {
+    front.close();
+    throw error;
+  }
   return {
-    url: `http://${options.host}:${address.port}`,
+    url: `http://${options.host}:${bound}`,
     close: async () => {
       prism.kill();
       await new Promise((resolve) => front.close(resolve));
@@ -65,16 +86,38 @@ export async function startMock(options: { port: number; host: string; proxy?: s
   };
 }
 
-// Run as a program (npm run mock, or the package's bin through its symlink), not when imported.
-if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '4011' }, host: { type: 'string', default: '127.0.0.1' }, proxy: { type: 'string' } } });
+export const mockSpec = (name: string): CommandSpec => ({
+  name,
+  usage: '[--port PORT] [--host HOST] [--proxy URL]',
+  summary:
+    "Serves the whole contract from its examples (Prism behind a front that picks each method's own example). A request the gateway would refuse gets the gateway's refusal (HTTP 200, negative responseCode naming the field), with Prism's violations in the sl-violations header and on the console. With --proxy, Prism validates the traffic to a real server instead and prints each contract violation.",
+  options: {
+    port: { type: 'string', short: 'p', value: 'PORT', default: '4011', help: 'port to listen on (0: any free port)' },
+    host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
+    proxy: { type: 'string', value: 'URL', help: 'validate requests to and answers from this server instead of mocking' },
+  },
+  env: { MOCK_VERBOSE: "1: print Prism's own log" },
+  notes: [`Needs @stoplight/prism-cli ${PRISM_VERSION} (an optional peer dependency). A client's Prefer: example=NAME header chooses another example.`],
+});
+
+export async function main(name: string, argv: string[]): Promise<void> {
+  const parsed = parse(mockSpec(name), argv);
+  if (parsed === 'exit') return;
+  const values = parsed.values as { port?: string; host?: string; proxy?: string };
+  if (values.proxy !== undefined && !URL.canParse(values.proxy)) throw new UsageError(`--proxy takes the server's URL, e.g. http://127.0.0.1:4010, not '${values.proxy}'`);
+  const port = portOf(values.port, '--port', 4011);
+  const host = values.host ?? '127.0.0.1';
   const started = performance.now();
-  // Prism's own log only with MOCK_VERBOSE; in proxy mode each violation is printed as it is found.
+  // Prism's own log only with MOCK_VERBOSE; each violation is printed as it is found.
   const onLine = (line: string) => process.env.MOCK_VERBOSE && console.log(line);
   const onViolation = (request: string, violations: Violation[]) => {
     for (const v of violations) console.log(`contract violation: ${request}: ${v.location.join('.')}: ${v.message}`);
   };
-  const mock = await startMock({ port: Number(values.port), host: values.host, ...(values.proxy ? { proxy: values.proxy } : {}), onLine, onViolation });
+  const onPrismStart = () => console.log('starting Prism (a few seconds)...');
+  const mock = await startMock({ port, host, ...(values.proxy ? { proxy: values.proxy } : {}), onLine, onViolation, onPrismStart });
   console.log(`${values.proxy ? `validating proxy before ${values.proxy}` : 'mock'} ready at ${mock.url} in ${Math.round(performance.now() - started)} ms`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => mock.close().then(() => process.exit(0)));
 }
+
+// Run as a program (npm run mock, or the package's bin through its symlink), not when imported.
+if (isMain(import.meta.url)) await runCommand('payment-gateway-mock', () => main('payment-gateway-mock', process.argv.slice(2)));

@@ -20,7 +20,16 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Retry after a lost answer, as each operation's x-method.retry allows (runtime/retry.ts). Off when absent. */
   retry?: RetryPolicy;
+  /**
+   * How long a call waits for the whole answer, in milliseconds, before it throws GatewayNetworkError.
+   * Default 30 000. A payment that timed out may still have been processed: query it by its
+   * reference before sending it again.
+   */
+  timeoutMs?: number;
 }
+
+/** The default of ClientOptions.timeoutMs: finite, so that no call waits for ever. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface ClientForm {
   /** Present when the operation takes several forms: the fields this one takes and requires. */
@@ -109,6 +118,8 @@ function chooseForm(forms: readonly ClientForm[], body: Record<string, unknown>)
 }
 
 export function buildClient(options: ClientOptions, contract: ClientContract): Record<string, unknown> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a finite number of milliseconds above 0, not ${timeoutMs}`);
   const http = createClient<Record<string, never>>({
     baseUrl: options.baseUrl,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -151,14 +162,17 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       headers[op.headers.messageHash!] = computeHash(contract.recipes[op.headers.recipe!]!, options.passphrase, canonicalParameters({ params, query, body }));
     }
     let outcome: { data?: unknown; error?: unknown; response: Response };
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
       outcome = await (http.request as (verb: string, path: string, init: object) => Promise<typeof outcome>)(op.verb.toLowerCase(), op.path, {
         params: { path: params, ...(query ? { query } : {}) },
         ...(body ? { body } : {}),
         headers,
+        signal,
         parseAs: op.result ? 'arrayBuffer' : 'json',
       });
     } catch (error) {
+      if (signal.aborted) throw new GatewayNetworkError(`The gateway gave no answer within ${timeoutMs} ms (timeoutMs); the request may still have been processed`, { cause: error });
       throw new GatewayNetworkError(`Could not reach the gateway: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     const { response } = outcome;

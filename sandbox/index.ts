@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
-import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger } from '../server-stubs/index.ts';
+import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import { Control, controlAllowed } from './control.ts';
@@ -71,6 +71,8 @@ export interface SandboxOptions {
    * when NODE_ENV=production or PGW_SANDBOX_CONTROL=off. Default off; npm start turns it on.
    */
   control?: boolean;
+  /** Each answered request (the request log of `npm start`); none in tests unless given. */
+  onRequest?: (record: RequestRecord) => void;
 }
 
 export interface RunningSandbox extends Sandbox {
@@ -113,7 +115,7 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
     post = control.recording(send);
     handlers = control.wrap(handlers);
   }
-  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}) });
+  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
   return {
     ...sb,
     gateway,
@@ -121,11 +123,14 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
     control,
     server: () => {
       const server = createNodeServer(gateway);
-      if (!control) return server;
-      // /_sandbox/ first, every other path to the gateway as before.
+      // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
-      server.on('request', (req, res) => control.handle(req, res) || gatewayListeners.forEach((l) => l(req, res)));
+      server.on('request', (req, res) => {
+        if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === '')) return void res.writeHead(302, { location: '/docs' }).end();
+        if (control?.handle(req, res)) return;
+        for (const listener of gatewayListeners) listener(req, res);
+      });
       return server;
     },
     close: () => {

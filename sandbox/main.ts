@@ -1,25 +1,161 @@
 #!/usr/bin/env node
-// npm start: the sandbox on http://localhost:4010 (PORT), on ./data/sandbox.db (PGW_DB; :memory:).
+// npm start, `payment-gateway sandbox`, or the payment-gateway-sandbox bin: the sandbox on
+// http://127.0.0.1:4010, on ./data/sandbox.db. Every mistake a user can make when starting it (an
+// option, an environment value, a damaged database, a key that does not open the vault, a port in
+// use) ends in one line that says what to do, before anything is created.
+import { existsSync, unlinkSync } from 'node:fs';
+import http from 'node:http';
+import { checkNode, isMain, listen, parse, portOf, runCommand, sandboxDefaults, UsageError, type CommandSpec } from '../cli/index.ts';
+import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
-import { createSandbox } from './index.ts';
 
-const port = Number(process.env.PORT ?? 4010);
-const host = process.env.HOST ?? '127.0.0.1';
-// npm start is a sandbox: the control API is on unless NODE_ENV=production or PGW_SANDBOX_CONTROL=off.
-const sandbox = createSandbox({ control: true, logger: { warn: (m, f) => console.warn(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') } });
-sandbox.notifier.start();
-const server = sandbox.server();
-server.listen(port, host, () => {
-  const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-  const s = sandbox.seed;
-  console.log(`Payment gateway sandbox on ${base} (store: ${process.env.PGW_DB ?? './data/sandbox.db'}, schema v${sandbox.store.schemaVersion})
-  docs      ${base}/docs
-  spec      ${base}/openapi.json  ${base}/openapi.yaml
-  merchant  merchantUUID ${s.merchantUUID}  apiKey ${s.apiKey}  passphrase ${s.passphrase}
-  partner   partnerUUID ${s.partnerUUID}  apiKey ${s.apiKey}  passphrase ${s.passphrase}
-  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see the README for the others
-  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, process.env).why})`}`);
+const ACCOUNT_ENV = {
+  PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
+  PGW_SANDBOX_PARTNER_UUID: 'the partner account seeded into a new database',
+  PGW_SANDBOX_API_KEY: 'the api key of both seeded accounts',
+  PGW_SANDBOX_PASSPHRASE: 'the passphrase of both seeded accounts',
+  PGW_SANDBOX_PARTNER_NOTIFY_URL: "where the partner's notifications go",
+};
+
+export const sandboxSpec = (name: string): CommandSpec => ({
+  name,
+  usage: '[--port PORT] [--host HOST] [--db FILE] [--quiet]',
+  summary: 'Runs the stateful sandbox of the whole gateway: every operation, behind the validating server stubs, on an SQLite file. It prints its accounts and a test card, then one line per request.',
+  options: {
+    port: { type: 'string', short: 'p', value: 'PORT', env: 'PORT', default: '4010', help: 'port to listen on (0: any free port)' },
+    host: { type: 'string', value: 'HOST', env: 'HOST', default: '127.0.0.1', help: 'address to listen on (0.0.0.0: every interface)' },
+    db: { type: 'string', value: 'FILE', env: 'PGW_DB', default: './data/sandbox.db', help: 'the SQLite database, made on first start; :memory: keeps nothing' },
+    quiet: { type: 'boolean', short: 'q', env: 'PGW_QUIET=1', help: 'no request log' },
+  },
+  env: {
+    ...ACCOUNT_ENV,
+    PGW_SANDBOX_DATA_KEY: 'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once',
+    NODE_ENV: "production: answers that break the contract are sent and logged instead of refused",
+  },
+  notes: [
+    'The accounts are seeded into a new database only: a database keeps the accounts it was made with.',
+    `Example: ${name} --port 0 --db :memory:`,
+  ],
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => server.close(() => (sandbox.close(), process.exit(0))));
+
+/** The data key from the environment: 32 bytes in base64, or a one-line refusal. */
+function checkDataKey(value: string | undefined): void {
+  if (value === undefined) return;
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value.trim()) ? Buffer.from(value, 'base64').length : -1;
+  if (bytes !== 32) {
+    throw new UsageError(`PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is ${bytes < 0 ? 'not base64' : `${bytes} bytes`}`);
+  }
 }
+
+const time = () => new Date().toISOString().slice(11, 23);
+
+/** The request log: time, verb, path, method, operationId, responseCode (or status), ms; why a -1. */
+export function logLine(r: RequestRecord): string {
+  const code = r.responseCode ?? `HTTP ${r.status}`;
+  return `${time()} ${r.verb} ${r.path} ${r.method ?? '-'} ${r.operationId ?? '-'} ${code} ${r.ms.toFixed(1)}ms${r.reason ? `  ${r.reason}` : ''}`;
+}
+
+export async function main(name: string, argv: string[]): Promise<void> {
+  checkNode(name);
+  const parsed = parse(sandboxSpec(name), argv);
+  if (parsed === 'exit') return;
+  const v = parsed.values;
+  const env = process.env;
+  const port = portOf(v.port as string | undefined, v.port !== undefined ? '--port' : 'PORT', portOf(env.PORT, 'PORT', 4010));
+  const host = (v.host as string | undefined) ?? (env.HOST || '127.0.0.1');
+  const dbPath = (v.db as string | undefined) ?? (env.PGW_DB || './data/sandbox.db');
+  const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
+  checkDataKey(env.PGW_SANDBOX_DATA_KEY);
+
+  const keyFile = `${dbPath}.key`;
+  const keyFileExisted = existsSync(keyFile);
+  const { createSandbox } = await import('./index.ts');
+  let sandbox: ReturnType<typeof createSandbox>;
+  try {
+    sandbox = createSandbox({
+      dbPath,
+      env,
+      // npm start is a sandbox: the control API is on unless NODE_ENV=production or PGW_SANDBOX_CONTROL=off.
+      control: true,
+      logger: { warn: (m, f) => console.warn(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') },
+      ...(quiet ? {} : { onRequest: (r: RequestRecord) => console.log(logLine(r)) }),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/vault key/.test(message)) throw new UsageError(`the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`);
+    throw new UsageError(`cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`);
+  }
+
+  // A damaged file can open and migrate and still fail on the first request that reads the bad page.
+  let check: string;
+  try {
+    check = String(Object.values(sandbox.store.get('PRAGMA quick_check(1)') ?? {})[0]);
+  } catch (error) {
+    check = error instanceof Error ? error.message : String(error);
+  }
+  if (check !== 'ok') {
+    sandbox.close();
+    throw new UsageError(`the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`);
+  }
+
+  // A database copied without its key (or with another's) cannot read its cards: refuse to start.
+  const card = sandbox.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
+  if (card) {
+    try {
+      sandbox.vault.decrypt(card.pan_encrypted);
+    } catch {
+      sandbox.close();
+      if (!keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(keyFile);
+      const source = env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : keyFileExisted ? `the key file ${keyFile}` : `a new key (there is no ${keyFile})`;
+      throw new UsageError(`the cards stored in ${dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`);
+    }
+  }
+
+  // The gateway, the control API under /_sandbox/, / sent to the docs, and the server's time-outs.
+  const server = sandbox.server();
+  let bound: number;
+  try {
+    bound = await listen(server, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
+  } catch (error) {
+    sandbox.close();
+    throw error;
+  }
+  sandbox.notifier.start();
+  console.log(banner(sandbox, host, bound, dbPath, env));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      server.close(() => (sandbox.close(), process.exit(0)));
+      server.closeIdleConnections();
+    });
+  }
+}
+
+type Stored = { id: string; api_key: string; passphrase: string };
+
+/** What the sandbox really accepts: the stored accounts, and a warning for each value the environment asks for in vain. */
+function banner(sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>, host: string, port: number, dbPath: string, env: NodeJS.ProcessEnv): string {
+  const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+  const stored = (kind: string, id: string) => sandbox.store.get<Stored>('SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?', kind, id)!;
+  const merchant = stored('merchant', sandbox.seed.merchantUUID);
+  const partner = stored('partner', sandbox.seed.partnerUUID);
+  const lines = [
+    `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${sandbox.store.schemaVersion})`,
+    `  docs      ${base}/docs`,
+    `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
+    `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
+    `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
+    `  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see the README for the others`,
+    `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
+  ];
+  for (const [variable, field] of [['PGW_SANDBOX_API_KEY', 'api_key'], ['PGW_SANDBOX_PASSPHRASE', 'passphrase']] as const) {
+    const asked = env[variable];
+    if (asked && (asked !== merchant[field] || asked !== partner[field])) {
+      lines.push(`  warning   ${variable} is not applied: ${dbPath} keeps the accounts it was made with (shown above); use a new --db to apply it`);
+    }
+  }
+  const defaults = sandboxDefaults();
+  if (merchant.id !== defaults.merchantUUID) lines.push(`  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`);
+  return lines.join('\n');
+}
+
+if (isMain(import.meta.url)) await runCommand('payment-gateway-sandbox', () => main('payment-gateway-sandbox', process.argv.slice(2)));

@@ -1,5 +1,5 @@
 // The validating server stubs: implement GatewayHandlers, give the accounts, and serve.
-export { createGateway, type Gateway, type GatewayOptions } from './core/gateway.ts';
+export { createGateway, type Gateway, type GatewayOptions, type RequestRecord } from './core/gateway.ts';
 export { createNodeHandler, createNodeServer, serverDefaults, type NodeServerOptions } from './http/node.ts';
 export { createExpressMiddleware, type GatewayMiddleware } from './http/express.ts';
 export type {

@@ -1,4 +1,5 @@
-// The documentation: the bundled document decorated for readers, then built by Redocly's build-docs
+// The documentation: the bundled document decorated for readers (each method of a shared path on
+// a page of its own, see docs-view.ts), then built by Redocly's build-docs
 // with Redoc inlined and its telemetry off (it opens from disk and sends nothing anywhere). Decorations come from the contract's own
 // extensions: each method's result and examples (x-methods), hashes and credentials, provenance
 // (x-inferred, seed) as badges and notes, and the README's client quick start in the introduction.
@@ -7,14 +8,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { exampleValue, resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import { showVersions } from './lifecycle.ts';
+import { codeSamples, methodPath, recipesSection, splitSharedPaths } from './docs-view.ts';
 
 const INFERRED = { name: 'Inferred', color: '#b35c00' };
 const pointerName = (p: string) => p.split('/').pop()!;
-
-const fence = (value: unknown) => '```json\n' + JSON.stringify(value, null, 2) + '\n```';
 
 function provenanceNote(op: Operation): string {
   const lines = [op.seed ? `**Seeded:** the specification shows it (${op.seed}).` : `**Inferred:** ${op.inferred}`];
@@ -36,20 +36,6 @@ function securityNote(op: Operation, doc: Doc): string {
   return `${note} ${defined.length === 1 ? `The recipe ${list} is` : `The recipes ${list} are`} defined by this contract (no public source shows ${defined.length === 1 ? 'it' : 'them'}).`;
 }
 
-/** The method's own answer and examples, for the description of its request branch. */
-function methodNote(op: Operation, doc: Doc): string {
-  const lines = [
-    `**Answers:** \`${pointerName(op.result!)}\`${op.resultType ? ` (${op.resultType})` : ''} when processed, \`${pointerName(op.refusal!)}\` when refused. Status ${op.status}.`,
-  ];
-  for (const name of op.examples.request) lines.push(`Request example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
-  for (const name of op.examples.result ?? []) {
-    if (!op.resultType) lines.push(`Result example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
-  }
-  for (const name of op.examples.refusal ?? []) lines.push(`Refusal example \`${name}\`:\n\n${fence(exampleValue(doc, name))}`);
-  lines.push(`In the mock, \`Prefer: example=${op.examples.refusal?.[0]}\` asks for the refusal.`);
-  return lines.join('\n\n');
-}
-
 function markInferred(node: any): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) return node.forEach(markInferred);
@@ -66,28 +52,27 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
   markInferred(out.components.parameters);
   markInferred(out.components.responses);
   for (const op of ops) {
+    if (op.method && !op.webhook) continue; // a page of its own, below
     const item = (op.webhook ? out.webhooks : out.paths)[op.path][op.verb];
-    if (op.method) {
-      // Redoc shows a selected branch's properties, not its own description: the method's answer,
-      // examples and provenance go on its `method` property, which every branch has.
-      const schema = resolvePointer(out, op.request!);
-      schema.properties.method.description = [`\`${op.method}\`: ${op.summary}.`, schema.description, provenanceNote(op), securityNote(op, out), methodNote(op, out)].filter(Boolean).join('\n\n');
-      if (op.inferred) schema['x-badges'] = [INFERRED];
-    } else {
-      item.description = [item.description, provenanceNote(op), securityNote(op, out)].filter(Boolean).join('\n\n');
-      if (op.inferred) item['x-badges'] = [INFERRED];
-    }
+    item.description = [item.description, provenanceNote(op), securityNote(op, out)].filter(Boolean).join('\n\n');
+    if (op.inferred) item['x-badges'] = [INFERRED];
+    if (!op.webhook) item['x-codeSamples'] = codeSamples(op, out);
   }
-  // Shared paths: list the methods and where each is documented.
-  for (const [p, item] of Object.entries<any>(out.paths)) {
-    const methods = item.post?.['x-methods'];
-    if (!methods) continue;
-    const rows = Object.entries<any>(methods).map(
-      ([m, d]) => `| \`${m}\` | ${d.summary} | \`${pointerName(d.result)}\` | ${d.seed ? `seed ${d.seed}` : '**Inferred**'} |`,
-    );
-    item.post.description += `\n\nPick a method in the request body's \`method\` dropdown to see its own request, answer and examples.\n\n| method | what | answers | provenance |\n|---|---|---|---|\n${rows.join('\n')}`;
-    void p;
+  // Each method of a shared path: its own operation, sidebar entry, URL and page (docs only).
+  splitSharedPaths(out, ops, (op) => {
+    const schema = resolvePointer(out, op.request!);
+    return [schema.description, provenanceNote(op), securityNote(op, out)].filter(Boolean).join('\n\n');
+  });
+  for (const op of ops.filter((o) => o.method && o.inferred && !o.webhook)) out.paths[methodPath(op)].post['x-badges'] = [INFERRED];
+  // The recipes written out in full, in place of the introduction's summary table.
+  const intro: string = out.info.description;
+  const start = intro.indexOf('## Hash recipes');
+  if (start >= 0) {
+    const end = intro.indexOf('\n## ', start + 3);
+    out.info.description = `${intro.slice(0, start)}${recipesSection(out, ops)}\n${end >= 0 ? intro.slice(end) : ''}`;
   }
+  // Redoc's Servers box shows a description as plain text: no Markdown in it.
+  for (const server of out.servers ?? []) if (server.description) server.description = server.description.replace(/`/g, '');
   out.info.description += `\n\n## Client quick start\n\nWith the typed client (\`payment-gateway-contract/client\`), signing is done for you:\n\n\`\`\`ts\n${quickStart}\`\`\`\n\nEvery request and result type comes from this document; see the README for the server stubs, the sandbox and the mock.\n`;
   return out;
 }

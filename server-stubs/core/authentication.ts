@@ -10,6 +10,8 @@ import type { Steps } from './steps.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 const DENIED = 'Invalid authentication credentials';
+/** A -1, with the check that failed for the request log (no secret in it). */
+const denied = (reason: string): Refusal => ({ ...refuse(-1, DENIED), reason });
 
 // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
 const sameSecret = (given: string, expected: string) => constantTimeEqual(given.length === expected.length ? given : expected, expected) && given.length === expected.length;
@@ -47,18 +49,23 @@ const DECOY: Account = { kind: 'merchant', id: '', apiKey: randomBytes(12).toStr
  */
 export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts, acceptLegacy = true): Steps<{ account: Account } | { refusal: Refusal }> {
   let account: Account | undefined;
-  let denied = false;
+  // The first check that failed, for the log (never the answer); every check still runs.
+  let reason: string | undefined;
+  const deny = (why: string) => {
+    reason ??= why;
+  };
   const body = input.body ?? {};
 
   if (op.headers) {
     for (const role in op.headers) {
       if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
-    const found: Account | undefined = yield accounts.find('merchant', headerOf(input.headers, op.headers.accountId)!);
+    const id = headerOf(input.headers, op.headers.accountId)!;
+    const found: Account | undefined = yield accounts.find('merchant', id);
     account = found ?? DECOY;
     const key = headerOf(input.headers, op.headers.apiKey);
-    if (!sameSecret(key ?? '', account.apiKey) && key !== undefined) denied = true;
-    if (!found) denied = true;
+    if (!found) deny(`unknown merchant '${id}' (header ${op.headers.accountId})`);
+    if (!sameSecret(key ?? '', account.apiKey) && key !== undefined) deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`);
   }
 
   for (const kind of op.credentials) {
@@ -68,27 +75,30 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       const token = text(body[fields.token]);
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
-      if (!found) (denied = true), (found = DECOY);
+      if (!found) deny(`${fields.token} is unknown or expired`), (found = DECOY);
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
-      if (!found) (denied = true), (found = DECOY);
+      if (!found) deny(`unknown ${fields.account} '${id}' (${fields.id})`), (found = DECOY);
       const key = text(body[fields.key!]) ?? '';
-      if (!sameSecret(key, found.apiKey)) denied = true;
+      if (!sameSecret(key, found.apiKey)) deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
     }
     // An access token must stand for the merchant the body names, when it names one.
-    if (account && account !== DECOY && (account.kind !== found.kind || account.id !== found.id)) denied = true;
+    if (account && account !== DECOY && found !== DECOY && (account.kind !== found.kind || account.id !== found.id)) {
+      deny(`the credentials name two accounts: ${account.kind} '${account.id}' and ${found.kind} '${found.id}'`);
+    }
     account = found;
   }
-  if (!account) return { refusal: refuse(-1, DENIED) };
+  if (!account) return { refusal: denied(`no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`) };
 
   for (const use of op.hashes) {
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
+    const signedBy = `under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
       const expected = computeHash(recipe, account.passphrase, canonicalParameters({ params: input.params, query: input.query, body }), nodeDigests);
-      if (!hashesEqual(given, expected)) denied = true;
+      if (!hashesEqual(given, expected)) deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy}`);
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
       let matches: boolean;
@@ -100,8 +110,8 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
         const decoded = (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
         return { refusal: refuse(-2, decoded ? `Field '${String(decoded)}' is invalid: must be base64` : 'The request cannot be hashed') };
       }
-      if (!matches) denied = true;
+      if (!matches) deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`);
     }
   }
-  return denied ? { refusal: refuse(-1, DENIED) } : { account };
+  return reason !== undefined ? { refusal: denied(reason) } : { account };
 }

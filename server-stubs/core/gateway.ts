@@ -44,7 +44,34 @@ export interface GatewayOptions {
    * handler that answers with a promise is checked when the promise settles, outside the unit.
    */
   transaction?: <T>(work: () => T) => T;
+
+  /** Called once per answered request (the sandbox's request log); costs nothing when absent. */
+  onRequest?: (record: RequestRecord) => void;
 }
+
+/** One answered request, for a request log. */
+export interface RequestRecord {
+  verb: string;
+  /** The path, without the query. */
+  path: string;
+  /** The body's method, when it sent one. */
+  method?: string | undefined;
+  operationId?: string | undefined;
+  /** The answer's responseCode, when it has one; else see status. */
+  responseCode?: string | number;
+  status: number;
+  ms: number;
+  /** Why a -1 was answered (which check failed); never a secret. */
+  reason?: string | undefined;
+}
+
+/** What the pipeline learns of a request on its way, for the request log. */
+interface Note {
+  method?: string | undefined;
+  operationId?: string | undefined;
+  reason?: string | undefined;
+}
+const NO_NOTE: Note = {};
 
 /** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */
 class RollBack extends Error {}
@@ -78,6 +105,24 @@ const SPEC_FILES: Record<string, { file: string; type: string }> = {
   '/docs/': { file: 'docs', type: 'text/html; charset=utf-8' },
 };
 
+const methodOf = (body: unknown): string | undefined => {
+  const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
+  return typeof method === 'string' ? method.slice(0, 64) : undefined;
+};
+
+function record(request: GatewayRequest, note: Note, response: GatewayResponse, ms: number): RequestRecord {
+  const out: RequestRecord = { verb: request.verb, path: splitUrl(request.url).pathname, status: response.status, ms, ...note };
+  if (typeof response.body === 'string' && response.headers['content-type']?.startsWith('application/json')) {
+    try {
+      const code = (JSON.parse(response.body) as { responseCode?: unknown }).responseCode;
+      if (typeof code === 'string' || typeof code === 'number') out.responseCode = code;
+    } catch {
+      // Not JSON after all: the status says enough.
+    }
+  }
+  return out;
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
   const logger = options.logger ?? silent;
@@ -88,6 +133,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const refused = (op: ContractOperation | undefined, refusal: Refusal, extra?: Record<string, string>): GatewayResponse => {
     metrics.refusals++;
+    // A 5xx is the server's failure, not the caller's: it is logged.
+    if ((refusal.status ?? 200) >= 500) logger.error('answered 5xx', { operationId: op?.operationId, status: refusal.status, message: refusal.message });
     const response = refusalResponse(op, refusal);
     if (extra) Object.assign(response.headers, extra);
     return response;
@@ -108,7 +155,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /** The pipeline; it yields what may be a promise (see steps.ts), and run() drives it. */
-  function* steps(request: GatewayRequest): Steps<GatewayResponse> {
+  function* steps(request: GatewayRequest, note: Note): Steps<GatewayResponse> {
     metrics.requests++;
     const { pathname, search } = splitUrl(request.url);
     if ((request.verb === 'GET' || request.verb.toUpperCase() === 'GET') && Object.hasOwn(SPEC_FILES, pathname)) {
@@ -123,12 +170,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (version) return refused(first, version);
     const parsed = parseBody(request, path.readLimit);
     if ('refusal' in parsed) return refused(first, parsed.refusal);
+    if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
     if ('refusal' in chosen) return refused(first, chosen.refusal);
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok)) parsed.ok = { ...parsed.ok, method: op.method };
+    if (note !== NO_NOTE) note.operationId = op.operationId;
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);
@@ -146,7 +195,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Hashes cover the body as the client signed it, unknown fields included.
     const signed = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
     const auth = yield* authenticate(op, { headers: request.headers, body: signed, params, query: query.ok }, options.accounts, options.legacyHashes !== 'refuse');
-    if ('refusal' in auth) return refused(op, auth.refusal);
+    if ('refusal' in auth) {
+      if (note !== NO_NOTE) note.reason = auth.refusal.reason;
+      return refused(op, auth.refusal);
+    }
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
@@ -187,7 +239,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     return answered.response;
   }
 
-  const respond = (request: GatewayRequest) => run(steps(request));
+  const onRequest = options.onRequest;
+  const respond = onRequest
+    ? (request: GatewayRequest) => {
+        const started = performance.now();
+        const note: Note = {};
+        const done = (response: GatewayResponse) => (onRequest(record(request, note, response, performance.now() - started)), response);
+        const response = run(steps(request, note));
+        return response instanceof Promise ? response.then(done) : done(response);
+      }
+    : (request: GatewayRequest) => run(steps(request, NO_NOTE));
   return {
     handle: async (request) => respond(request),
     respond,

@@ -8,6 +8,8 @@ export interface Refusal {
   message: string;
   /** HTTP status; the operation's success status unless the request could not be read. */
   status?: number;
+  /** For the request log only, never the answer: which check failed (a -1 says no more to the caller). */
+  reason?: string;
 }
 
 export const refuse = (code: Refusal['code'], message: string, status?: number): Refusal =>

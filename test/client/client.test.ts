@@ -179,3 +179,27 @@ describe('README quick start', () => {
     expect(stdout.trim()).toBe('captured, receipt 731357431');
   });
 });
+
+describe('timeoutMs', () => {
+  it('a gateway that never answers ends in GatewayNetworkError after timeoutMs', async () => {
+    // Reads the request and never answers, as a mock waiting on a body it cannot parse did.
+    const silent = (await import('node:http')).createServer(() => {});
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const slow = createGatewayClient({ ...options(), baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 150 });
+      const error = await slow.processVoid({ transactionID: 'x' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayNetworkError);
+      expect((error as Error).message).toMatch(/no answer within 150 ms/);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('refuses a timeout that is not a finite number of milliseconds above 0', () => {
+    for (const timeoutMs of [0, -1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(() => createGatewayClient({ ...options(), timeoutMs })).toThrow(/timeoutMs must be/);
+    }
+  });
+});

@@ -47,23 +47,45 @@ describe('generated/docs/index.html in Chromium', () => {
       const sources = tag === 'Notifications' ? doc.webhooks : doc.paths;
       for (const item of Object.values<any>(sources)) {
         for (const op of Object.values<any>(item)) {
-          if (op?.tags?.[0] === tag) expect(listed, `${tag}: ${op.summary}`).toContain(op.summary);
+          if (op?.tags?.[0] !== tag) continue;
+          // A shared path is listed method by method: each has its own entry.
+          const methods = op['x-methods'] ? Object.values<any>(op['x-methods']).map((m) => m.summary) : [op.summary];
+          for (const summary of methods) expect(listed, `${tag}: ${summary}`).toContain(summary);
         }
       }
     }
   });
 
-  it('the /post request body offers every method in its dropdown, and shows a method\'s own answer', async () => {
-    await page.goto(`${page_url}#/direct-api`);
-    const dropdown = page.locator('[data-testid="middle-panel"] [data-component-name="Dropdown/Dropdown"]').first();
-    await dropdown.click();
-    const items = await page.locator('[data-component-name="Dropdown/DropdownMenuItem"]').allInnerTexts();
-    const methods = Object.keys(doc.paths['/post'].post['x-methods']);
-    expect(items.map((i) => i.trim()).filter((i) => methods.includes(i)).sort()).toEqual([...methods].sort());
-    await page.keyboard.press('Escape');
-    // The chosen method's description carries its own answer and examples (rendered from x-methods).
-    await page.getByText('Answers:').first().waitFor();
-    expect(await page.getByText('Result example `processCardApproved`', { exact: false }).count() + (await page.getByText('processCardApproved').count())).toBeGreaterThan(0);
+  it('writes out every hash recipe: its canonical form and its worked example', async () => {
+    await page.goto(`${page_url}#/section/Hash-recipes`);
+    await page.getByText('Worked example:').first().waitFor();
+    const text = await page.locator('body').innerText();
+    for (const [name, recipe] of Object.entries<any>(doc['x-hash-recipes'])) {
+      expect(text, name).toContain(`${name} (`);
+      expect(text, name).toContain(recipe.example.hash);
+    }
+    expect(text).toContain('md5(lower(\n    md5(passphrase)\n  + merchantUUID\n  + transactionAmount\n  + transactionCurrency\n))');
+  });
+
+  it('each method of a shared path has its own page: processCapture shows CaptureResult and its own samples', async () => {
+    await page.goto(`${page_url}#/direct-api/processcapture`);
+    const panel = page.getByTestId('middle-panel').first();
+    await page.getByText('Sent as POST /post with "method": "processCapture"').first().waitFor();
+    const text = await page.locator('body').innerText();
+    // Its own request and answer: the capture's result schema, not the purchase's.
+    const own = text.slice(text.indexOf('Sent as POST /post with "method": "processCapture"'));
+    expect(own.slice(0, own.indexOf('Sent as POST /post with "method": "refundCard"'))).toContain('CaptureResult');
+    // Its own samples: the request sample sends method processCapture, the answer is its example.
+    await page.getByText('processCapture approved').first().waitFor();
+    expect(await page.getByText('"method":"processCapture"', { exact: false }).count()).toBeGreaterThan(0);
+    void panel;
+  });
+
+  it('every operation has a curl sample with its hash and a typed-client sample', async () => {
+    await page.goto(`${page_url}#/direct-api/processcapture`);
+    await page.getByText('# hash (body), recipe transaction', { exact: false }).first().waitFor();
+    // The typed-client sample sits behind the sample dropdown: it is in the page's data.
+    expect(await page.content()).toContain('client.processCapture(');
   });
 
   it('marks what the seed does not show as inferred, with the reason', async () => {

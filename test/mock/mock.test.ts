@@ -66,15 +66,33 @@ describe('npm run mock', () => {
     expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
   });
 
-  it('an invalid request is refused by Prism with 422 and its violations', async () => {
+  it('an invalid request is answered as the gateway answers it: HTTP 200, -2 naming the field; Prism\'s violations in sl-violations', async () => {
     const op = operations.find((o) => o.operationId === 'processCapture')!;
     const body = { ...requestExamples(op)[0]!.value, captureAmount: '30' };
-    const answer = await send(mock.url, buildRequest(op, { body }));
-    expect(answer.status).toBe(422);
-    expect(answer.type).toBe('application/problem+json');
-    const problem = json(answer.bytes);
-    // Only the processCapture branch's violation, not every branch's of /post.
-    expect(problem.validation).toEqual([{ location: ['request', 'body', 'captureAmount'], severity: 'Error', code: 'pattern', message: expect.stringContaining('must match pattern') }]);
+    const request = buildRequest(op, { body });
+    const response = await fetch(mock.url + request.url, { method: 'POST', headers: request.headers as Record<string, string>, body: request.body as string });
+    expect(response.status).toBe(200);
+    const answer = await response.json();
+    expect(answer.responseCode).toBe('-2');
+    expect(answer.responseMessage).toContain("'captureAmount'");
+    const v = validatorFor(`#/components/schemas/${op.refusal}`);
+    expect(v(answer), errorsOf(v)).toBe(true);
+    // Prism's own finding, passed on.
+    expect(response.headers.get('sl-violations')).toContain('captureAmount');
+  });
+
+  it('answers a missing field -3, an unknown method and malformed JSON at once, as the sandbox does', async () => {
+    const op = operations.find((o) => o.operationId === 'processCapture')!;
+    const { captureAmount: _, ...missing } = requestExamples(op)[0]!.value as Record<string, unknown>;
+    const sandbox = createGateway({ accounts, handlers: echoHandlers() });
+    const bodies = [JSON.stringify(missing), JSON.stringify({ method: 'noSuchMethod' }), '{"method": "processCard",', ''];
+    for (const body of bodies) {
+      const headers = { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' };
+      const response = await fetch(`${mock.url}/post`, { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) });
+      const expected = await sandbox.handle({ verb: 'POST', url: '/post', headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), body });
+      expect({ body, status: response.status, answer: await response.text() }).toEqual({ body, status: expected.status, answer: expected.body });
+      expect(Number(JSON.parse(expected.body as string).responseCode)).toBeLessThan(0);
+    }
   });
 });
 

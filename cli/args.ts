@@ -1,0 +1,135 @@
+// Options as every command of the package reads them: node:util parseArgs (strict) under one table
+// per command that also writes its --help, so that an option, its environment variable and its
+// default are written once. A user's mistake ends in one line on stderr and exit 2, never a stack.
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** What it does, for --help. */
+  help: string;
+  short?: string;
+  multiple?: boolean;
+  /** The value's placeholder in --help, e.g. PORT. */
+  value?: string;
+  /** The environment variable read when the option is not given. */
+  env?: string;
+  /** Shown in --help; applied by the command (an environment variable comes before it). */
+  default?: string;
+}
+
+export interface CommandSpec {
+  /** As the user typed it: payment-gateway sandbox, payment-gateway-sandbox... */
+  name: string;
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** Environment variables read beside the options' own. */
+  env?: Record<string, string>;
+  /** Further lines at the end of --help (examples). */
+  notes?: string[];
+  positionals?: boolean;
+}
+
+/** A mistake of the user's: printed as one line with the command's name, exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function version(): string {
+  // The package's own name resolves from its source and from an install alike.
+  return createRequire(import.meta.url)('payment-gateway-contract/package.json').version;
+}
+
+const COMMON: Record<string, OptionSpec> = {
+  help: { type: 'boolean', short: 'h', help: 'print this help and exit' },
+  version: { type: 'boolean', short: 'V', help: 'print the version and exit' },
+};
+
+export function helpText(spec: CommandSpec): string {
+  const all = { ...spec.options, ...COMMON };
+  const left = (name: string, o: OptionSpec) => `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+  const width = Math.max(...Object.entries(all).map(([n, o]) => left(n, o).length)) + 2;
+  const lines = [`Usage: ${spec.name} ${spec.usage}`, '', spec.summary, '', 'Options:'];
+  for (const [name, o] of Object.entries(all)) {
+    const extra = [o.env && `env ${o.env}`, o.default !== undefined && `default ${o.default}`].filter(Boolean).join('; ');
+    lines.push(`  ${left(name, o).padEnd(width)}${o.help}${extra ? ` (${extra})` : ''}`);
+  }
+  if (spec.env && Object.keys(spec.env).length) {
+    lines.push('', 'Environment:');
+    const w = Math.max(...Object.keys(spec.env).map((k) => k.length)) + 2;
+    for (const [name, text] of Object.entries(spec.env)) lines.push(`  ${name.padEnd(w)}${text}`);
+  }
+  if (spec.notes?.length) lines.push('', ...spec.notes);
+  return lines.join('\n');
+}
+
+export type Parsed = { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+
+/**
+ * Parses argv for a command. --help and --version are answered here (printed, then `exit` is
+ * returned); any other mistake throws a UsageError naming the option and the fix.
+ */
+export function parse(spec: CommandSpec, argv: string[]): Parsed | 'exit' {
+  const options = Object.fromEntries(
+    Object.entries({ ...spec.options, ...COMMON }).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
+  );
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: Boolean(spec.positionals) }) as Parsed;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '') : String(error);
+    throw new UsageError(`${message} (see ${spec.name} --help)`);
+  }
+  if (parsed.values.help) {
+    console.log(helpText(spec));
+    return 'exit';
+  }
+  if (parsed.values.version) {
+    console.log(version());
+    return 'exit';
+  }
+  return parsed;
+}
+
+/** A port from an option or the environment: an integer 0-65535 (0: any free port). */
+export function portOf(value: string | undefined, source: string, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new UsageError(`${source} must be a port number from 0 to 65535 (0 picks a free one), not '${value}'`);
+  return Number(value);
+}
+
+/** A positive integer option. */
+export function countOf(value: string | undefined, source: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`${source} must be a whole number above 0, not '${value}'`);
+  return Number(value);
+}
+
+/**
+ * Runs a command's body and turns what it throws into one line on stderr: exit 2 for the user's
+ * mistakes (UsageError), 1 for anything else (its stack only with DEBUG set).
+ */
+export async function runCommand(name: string, body: () => Promise<void> | void): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`${name}: ${message}`);
+    if (!usage && process.env.DEBUG && error instanceof Error) console.error(error.stack);
+    process.exitCode = usage ? 2 : 1;
+  }
+}
+
+/** Whether this module is the program node started (directly, or through a bin's symlink). */
+export function isMain(moduleUrl: string): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    const { realpathSync } = process.getBuiltinModule('node:fs');
+    const { fileURLToPath } = process.getBuiltinModule('node:url');
+    return realpathSync(process.argv[1]) === fileURLToPath(moduleUrl);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// payment-gateway: one command for the package's tools. Each subcommand is also its own bin
+// (payment-gateway-sandbox, payment-gateway-mock, payment-gateway-contract-test), kept as aliases.
+import { helpText, parse, runCommand, UsageError, type CommandSpec } from './args.ts';
+import { checkNode } from './node-version.ts';
+
+const SUBCOMMANDS: Record<string, string> = {
+  sandbox: 'run the stateful sandbox of the whole gateway (default http://127.0.0.1:4010)',
+  mock: 'run the Prism mock: every operation answered from its examples (default http://127.0.0.1:4011)',
+  contract: 'hold an implementation to the contract, operation by operation (the contract-test suite)',
+  sign: 'compute a message hash (any recipe, or an operation\'s hashes) from a shell',
+  docs: 'serve the API reference (or print where the HTML file is)',
+};
+
+const NAME = 'payment-gateway';
+
+export const mainSpec: CommandSpec = {
+  name: NAME,
+  usage: '<command> [options]',
+  summary: `The Payment Gateway API 2.0 contract's tools.\n\nCommands:\n${Object.entries(SUBCOMMANDS).map(([n, t]) => `  ${n.padEnd(10)}${t}`).join('\n')}\n\n${NAME} <command> --help tells more about each.`,
+  options: {},
+};
+
+export async function main(argv: string[]): Promise<void> {
+  checkNode(NAME);
+  const [command, ...rest] = argv;
+  if (command === undefined || command.startsWith('-')) {
+    const parsed = parse(mainSpec, argv);
+    if (parsed !== 'exit') console.log(helpText(mainSpec));
+    return;
+  }
+  const name = `${NAME} ${command}`;
+  switch (command) {
+    case 'sandbox':
+      return (await import('../sandbox/main.ts')).main(name, rest);
+    case 'mock':
+      return (await import('../mock/run.ts')).main(name, rest);
+    case 'contract':
+      return (await import('./contract.ts')).contractCommand(rest);
+    case 'sign':
+      return (await import('./sign.ts')).signCommand(name, rest);
+    case 'docs':
+      return (await import('./docs.ts')).docsCommand(name, rest);
+    default:
+      throw new UsageError(`unknown command '${command}': use one of ${Object.keys(SUBCOMMANDS).join(', ')} (see ${NAME} --help)`);
+  }
+}
+
+// Errors carry the subcommand's name, as its --help does: `payment-gateway sign: …`.
+const [first] = process.argv.slice(2);
+await runCommand(first && Object.hasOwn(SUBCOMMANDS, first) ? `${NAME} ${first}` : NAME, () => main(process.argv.slice(2)));

@@ -1,0 +1,139 @@
+// The docs-only view of the document, derived at build time (the published spec keeps its shared
+// paths): each method of a shared path becomes an operation of its own, so that it has its own
+// sidebar entry, URL (#operation/processCapture) and page, with its own request, result and refusal
+// schemas and examples; every operation gets code samples (curl with its hash, and the typed
+// client); the hash recipes are written out with their canonical form and a worked example.
+import { hashRecipes } from '../../generated/hash-recipes.ts';
+import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
+import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
+import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
+import { clientName } from './client.ts';
+
+const pointerName = (p: string) => p.split('/').pop()!;
+const examplesOf = (names: readonly string[] | undefined) => Object.fromEntries((names ?? []).map((n) => [n, { $ref: `#/components/examples/${n}` }]));
+
+/** The docs path of a method of a shared path: the real path and the method, e.g. /post#processCapture. */
+export const methodPath = (op: Operation) => `${op.path}#${op.method}`;
+
+function responseOf(op: Operation, doc: Doc): Record<string, unknown> {
+  const refusal = { $ref: op.refusal! };
+  const json = op.resultType === 'application/json' || !op.resultType;
+  const content: Record<string, unknown> = json
+    ? {
+        'application/json': {
+          schema: { oneOf: [{ $ref: op.result! }, refusal] },
+          examples: examplesOf([...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]),
+        },
+      }
+    : {
+        [op.resultType!]: { schema: { $ref: op.result! } },
+        'application/json': { schema: refusal, examples: examplesOf(op.examples.refusal) },
+      };
+  void doc;
+  return {
+    [op.status]: {
+      description: `\`${pointerName(op.result!)}\` when processed (responseCode 0 or above); \`${pointerName(op.refusal!)}\` when refused (responseCode below 0). Always HTTP ${op.status}.`,
+      content,
+    },
+  };
+}
+
+/** The first request example, and the body a caller of the typed client writes (less what it fills in). */
+function callerBody(op: Operation, doc: Doc, value: Record<string, unknown>): Record<string, unknown> {
+  const filled = new Set(['method', ...(op.hashes ?? []).filter((h) => h.in !== 'header').map((h) => h.name)]);
+  for (const kind of op.credentials ?? []) {
+    const fields = doc['x-body-credentials']?.[kind] ?? {};
+    for (const f of [fields.id, fields.key]) if (f) filled.add(f);
+  }
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !filled.has(k)));
+}
+
+const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`);
+
+/** curl with the hash shown (and how to make it), and the typed client's call. */
+export function codeSamples(op: Operation, doc: Doc): { lang: string; label: string; source: string }[] {
+  const example = op.examples.request[0];
+  const body = example ? (exampleValue(doc, example) as Record<string, unknown>) : undefined;
+  const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]));
+  const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
+  const lines = [`curl -s "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
+  const comments: string[] = [];
+  for (const h of op.hashes ?? []) {
+    const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
+    comments.push(`# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`);
+  }
+  if (op.security.length || (op.hashes ?? []).some((h) => h.in === 'header')) {
+    const sign = `payment-gateway sign ${op.operationId}${Object.entries(params).map(([k, v]) => ` --param ${k}=${v}`).join('')}${body ? " --body \"$BODY\"" : ''}`;
+    lines.push(`  -H 'SVC-MERCHANTID: 5265f8eed6a19' -H 'SVC-APIKEY: ksmnwxab' \\`, `  -H "SVC-MESSAGEHASH: $(${sign})" \\`);
+  }
+  if (body) {
+    if ((op.hashes ?? []).some((h) => h.in === 'body')) comments.push(`# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`);
+    lines.push(`  -H 'content-type: application/json' \\`, `  -d '${JSON.stringify(body)}'`);
+  } else {
+    lines[lines.length - 1] = lines[lines.length - 1]!.replace(/ \\$/, '');
+  }
+  const curl = [...comments, ...(body && op.security.length ? [`BODY='${JSON.stringify(body)}'`] : []), ...lines].join('\n');
+
+  const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
+  const samples = [{ lang: 'Shell', label: 'curl', source: curl }];
+  if (tag && !op.webhook) {
+    const call = `client${tag.group ? `.${tag.group}` : ''}.${clientName(op, tag)}`;
+    const args = [...op.parameters.filter((p) => p.in === 'path').map((p) => JSON.stringify(params[p.name])), ...(body ? [indent(JSON.stringify(callerBody(op, doc, body), null, 2), '')] : [])];
+    const source = [
+      "import { createGatewayClient, isApproved } from 'payment-gateway-contract/client';",
+      '',
+      "const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' });",
+      `// method, credentials and hashes are filled in by the client`,
+      `const answer = await ${call}(${args.join(', ')});`,
+      `if (isApproved(answer)) console.log(answer); // ${pointerName(op.result ?? '')}`,
+      `else console.log(answer.responseCode, answer.responseMessage); // declined (> 0) or refused (< 0)`,
+    ].join('\n');
+    samples.push({ lang: 'TypeScript', label: 'typed client', source });
+  }
+  return samples;
+}
+
+/** Replaces each shared path's one operation with one operation per method. */
+export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Operation) => string): void {
+  for (const [p, item] of Object.entries<any>(out.paths)) {
+    const shared = item.post;
+    if (!shared?.['x-methods']) continue;
+    const { 'x-methods': _methods, requestBody: _body, responses: _responses, operationId: _id, summary: _summary, description: _description, ...common } = shared;
+    delete out.paths[p];
+    for (const op of ops.filter((o) => !o.webhook && o.path === p && o.method)) {
+      out.paths[methodPath(op)] = {
+        post: {
+          ...common,
+          operationId: op.operationId,
+          summary: op.summary,
+          description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.\n\n${describe(op)}`,
+          ...(op.deprecated ? { deprecated: true } : {}),
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) } } },
+          responses: responseOf(op, out),
+          'x-codeSamples': codeSamples(op, out),
+        },
+      };
+    }
+  }
+}
+
+/** The recipes section of the introduction: every recipe's canonical form, who uses it, a worked example. */
+export function recipesSection(doc: Doc, ops: Operation[]): string {
+  const spec = doc['x-hash-recipes'] as Record<string, HashRecipe & { example?: { passphrase: string; fields: Record<string, unknown>; hash: string } }>;
+  const parts = [
+    '## Hash recipes',
+    "Every hash is computed from the account's passphrase (never sent) and fields of the request, by the recipe the operation names. " + FIELD_RULES,
+    "`payment-gateway sign RECIPE --field NAME=VALUE … --preimage` prints the exact text hashed and the hash; `payment-gateway sign OPERATION --body @body.json --signed-body` fills in an operation's hashes.",
+  ];
+  for (const [name, recipe] of Object.entries(spec)) {
+    const users = ops.filter((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].some((h) => h.recipe === name)).map((o) => `\`${o.operationId}\``);
+    const lines = [`**\`${name}\`** (${recipe.source === 'public' ? 'used by the public clients of the real service' : 'defined by this contract: no public source shows it'}). ${recipe.summary ?? ''}`, '', '```text', recipeFormula(recipe, true), '```', '', `Used by: ${users.join(', ') || 'notifications'}.`];
+    if (recipe.example) {
+      const { passphrase, fields, hash } = recipe.example;
+      lines.push('', `Worked example: passphrase \`${passphrase}\`, fields \`${JSON.stringify(fields)}\`; text hashed \`${hashPreimage(recipe, passphrase, fields)}\`; hash \`${hash}\`.`);
+      if (recipe.algorithm === 'hmac-sha256') lines.push('', 'The text hashed is the canonical JSON: path parameters, query parameters and top-level body fields in one object (a body field replaces a parameter of the same name), keys sorted by UTF-16 code unit at every level, no white space; the key is the passphrase as UTF-8.');
+    }
+    parts.push(lines.join('\n'));
+  }
+  return parts.join('\n\n');
+}

@@ -1,0 +1,48 @@
+// payment-gateway sign, from the source: every recipe's worked example in x-hash-recipes reproduced
+// from flags, an operation's hashes filled into its body as the sandbox checks them, and a mistake
+// refused in one line.
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, doc } from '../support/contract.ts';
+
+const CLI = path.join(ROOT, 'cli/main.ts');
+const sign = (args: string[]) => spawnSync(process.execPath, [CLI, 'sign', ...args], { encoding: 'utf8' });
+
+describe('payment-gateway sign', () => {
+  const recipes = Object.entries<any>(doc['x-hash-recipes']);
+
+  it.each(recipes.filter(([, r]) => r.algorithm === 'md5'))('%s: the worked example, from --field flags', (name, recipe) => {
+    const fields = Object.entries<unknown>(recipe.example.fields).filter(([, v]) => !(Array.isArray(v) && v.length === 0));
+    const r = sign([name, '--passphrase', recipe.example.passphrase, ...fields.flatMap(([k, v]) => ['--field', `${k}=${v}`])]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${recipe.example.hash}\n`);
+  });
+
+  it('message: the HMAC of the worked example, with its canonical JSON as the preimage', () => {
+    const { example } = doc['x-hash-recipes'].message;
+    const r = sign(['message', '--passphrase', example.passphrase, '--body', JSON.stringify(example.fields), '--preimage']);
+    expect(r.stdout).toBe(`preimage message (message): ${example.canonical}\nmessage ${example.hash}\n`);
+  });
+
+  it('--list writes out every recipe', () => {
+    const out = execFileSync(process.execPath, [CLI, 'sign', '--list'], { encoding: 'utf8' });
+    for (const [name] of recipes) expect(out).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(out).toContain('md5(lower(md5(passphrase) + merchantUUID + transactionAmount + transactionCurrency))');
+  });
+
+  it.each([
+    [['transaction', '--field', 'merchantUUID'], "--field takes NAME=VALUE, not 'merchantUUID'"],
+    [['processCard', '--body', '{not json'], '--body is not JSON'],
+    [['processCard', '--body', '@/no/such/file.json'], '--body: cannot read /no/such/file.json: ENOENT'],
+    [['addCard', '--signed-body'], 'addCard takes no message hash'],
+    [[], 'name a recipe or an operationId'],
+  ])('%j is refused in one line', (args, message) => {
+    const r = sign(args);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`payment-gateway sign: ${r.stderr.slice('payment-gateway sign: '.length)}`);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(message);
+  });
+});

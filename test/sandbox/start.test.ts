@@ -1,0 +1,93 @@
+// `npm start` as a user meets it: --help creates nothing; every start-up mistake (a bad environment
+// value, a damaged database, a database without its key, another key) is one line and exit 2; the
+// banner shows the credentials the store really has.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../sandbox/index.ts';
+import { ROOT, doc } from '../support/contract.ts';
+
+const MAIN = path.join(ROOT, 'sandbox/main.ts');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|PGW_)/.test(k)));
+const start = (args: string[], env: Record<string, string> = {}) => {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...clean, ...env }, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+const oneLine = (r: ReturnType<typeof start>, text: string | RegExp) => {
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+  expect(r.err).toMatch(text);
+};
+
+/** A database that holds a card, made with this key. */
+async function databaseWithCard(file: string, key: Buffer): Promise<void> {
+  const sandbox = createSandbox({ dbPath: file, env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
+  const body = JSON.stringify(doc.components.examples.addCard.value);
+  const answer = await sandbox.gateway.handle({ verb: 'POST', url: '/token', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' }, body });
+  expect(JSON.parse(answer.body as string).responseCode).toBe('0');
+  sandbox.close();
+}
+
+describe('npm start, before it listens', () => {
+  it('--help explains it and creates nothing', () => {
+    const r = start(['--help']);
+    expect(r.code).toBe(0);
+    for (const name of ['--port', '--db', 'PGW_DB', 'PGW_SANDBOX_DATA_KEY', 'PGW_SANDBOX_API_KEY']) expect(r.out).toContain(name);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a bad PORT, option or data key in one line', () => {
+    oneLine(start([], { PORT: 'abc' }), "PORT must be a port number from 0 to 65535 (0 picks a free one), not 'abc'");
+    oneLine(start(['--port', '70000']), /--port must be a port number/);
+    oneLine(start(['--db']), /--db/);
+    oneLine(start([], { PGW_SANDBOX_DATA_KEY: 'c2hvcnQ=' }), 'PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is 5 bytes');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('names a damaged database and what to do', () => {
+    const file = path.join(dir, 'damaged.db');
+    writeFileSync(file, 'not a database at all, just text '.repeat(200));
+    oneLine(start(['--db', file]), `cannot open the database ${file}: file is not a database`);
+  });
+
+  it('refuses a database damaged inside, which opens but fails where the damage is', () => {
+    const file = path.join(dir, 'inside.db');
+    createSandbox({ dbPath: file, env: {} }).close();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 4096 * 3);
+    closeSync(fd);
+    oneLine(start(['--db', file]), `the database ${file} is damaged (`);
+  });
+
+  it('refuses a database whose cards another key encrypted, and one copied without its key', async () => {
+    const file = path.join(dir, 'cards.db');
+    await databaseWithCard(file, randomBytes(32));
+    oneLine(start(['--db', file], { PGW_SANDBOX_DATA_KEY: randomBytes(32).toString('base64') }), `the cards stored in ${file} were encrypted with another key than PGW_SANDBOX_DATA_KEY`);
+    oneLine(start(['--db', file]), `there is no ${file}.key`);
+    // It made no key file that would hide the missing one next time.
+    expect(existsSync(`${file}.key`)).toBe(false);
+  });
+
+  it('shows the stored credentials, and warns when the environment asks for others', async () => {
+    const file = path.join(dir, 'accounts.db');
+    createSandbox({ dbPath: file, env: {} }).close();
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' } });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => ((out += c.toString()), /test card/.test(out) && resolve()));
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    child.kill();
+    const { apiKey } = doc.info['x-sandbox'];
+    expect(out).toContain(`apiKey ${apiKey}`);
+    expect(out).not.toContain('apiKey another-key');
+    expect(out).toContain(`warning   PGW_SANDBOX_API_KEY is not applied: ${file} keeps the accounts it was made with`);
+  });
+});
