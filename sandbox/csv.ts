@@ -17,6 +17,13 @@ export function csvField(value: string): string {
   return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/** CSV rows, each ended by LF, without the header: a file written in parts. */
+export function csvRows(columns: readonly string[], records: Iterable<Record<string, unknown>>): string {
+  let out = '';
+  for (const record of records) out += `${columns.map((c) => csvField(String(record[c] ?? ''))).join(',')}\n`;
+  return out;
+}
+
 /**
  * A CSV file: a header row of the columns, then one row per record. Lines end in LF as the spec's
  * example settlement file does (RFC 4180 §2.1 says CRLF; readers, this package's included, take both).

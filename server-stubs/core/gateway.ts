@@ -3,7 +3,7 @@
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
-import { answer, type Answered } from './answer.ts';
+import { answer, fileHoldsCardNumber, type Answered } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
@@ -150,7 +150,15 @@ export function createGateway(options: GatewayOptions): Gateway {
           if (rollsBack(answered)) throw new RollBack();
         });
       } else returned = handler.call(options.handlers, input, context);
-      if (isThenable(returned)) returned = yield returned;
+      if (isThenable(returned)) {
+        returned = yield returned;
+        // Checked now, outside any unit of work; a file answer's scan may take a while and yields.
+        answered = answer(op, auth.account, body ?? {}, returned, true);
+        if ('response' in answered && op.resultType !== 'application/json') {
+          const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
+          if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
+        }
+      }
     } catch (error) {
       if (!(error instanceof RollBack)) {
         metrics.failures++;
