@@ -55,9 +55,10 @@ describe('durability and races', () => {
         ),
       );
       await new Promise((r) => setTimeout(r, 150));
+      const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await Promise.all(inflight);
-      await once(child, 'exit').catch(() => undefined);
+      await exited;
     }
     expect(answered.length).toBeGreaterThan(0);
     const { child, base } = await start(db);
