@@ -10,7 +10,7 @@ import { fromCents, toCents } from '../money.ts';
 type H = GatewayHandlers<HandlerContext>;
 
 /** A settlement file is written a page of rows at a time, yielding after SLICE_MS of work. */
-const PAGE_ROWS = 2000;
+const PAGE_ROWS = 500;
 const SLICE_MS = 20;
 
 function concat(parts: Uint8Array[]): Uint8Array {
