@@ -16,13 +16,15 @@ import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
 const LINES = 20_000;
 const SETTLED_ROWS = 100_000;
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-blocking-'));
 const sb = createSandbox({ dbPath: path.join(dir, 'bench.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+// --no-checkpoint: SQLite's automatic WAL checkpoints off, to see what they cost the event loop.
+if (args['no-checkpoint']) sb.store.db.exec('PRAGMA wal_autocheckpoint = 0');
 const server = sb.server();
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');

@@ -54,12 +54,16 @@ export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[
   let input = parsedInputs.get(id);
   if (!input) parsedInputs.set(id, (input = JSON.parse(batch.pending) as string[][]));
   const until = performance.now() + BATCH_SLICE_MS;
-  const cards = new Map<string, Row | undefined>();
+  // Each stored card of the slice read and decrypted once, however many lines use it.
+  const cards = new Map<string, (Row & { number: string }) | undefined>();
   let next = Number(batch.next_line);
   const least = next + BATCH_SLICE_MIN_LINES;
   for (; next < input.length && (next < least || performance.now() < until); next++) {
     const v = Object.fromEntries(columns.map((c, i) => [c, input[next]![i] ?? '']));
-    if (!cards.has(v.cardID!)) cards.set(v.cardID!, store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID));
+    if (!cards.has(v.cardID!)) {
+      const row = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID);
+      cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
+    }
     const card = cards.get(v.cardID!);
     let line: Line;
     const invalidField = columns.find((c) => !LINE_RULES[c]?.test(v[c] ?? ''));
@@ -68,7 +72,7 @@ export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[
     else {
       const result = charge(sb, batch.merchant_id, {
         kind: 'purchase',
-        card: { number: vault.decrypt(card.pan_encrypted), expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
+        card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
         cardField: 'cardID',
         body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
       }) as Record<string, string>;
