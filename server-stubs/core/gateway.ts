@@ -175,7 +175,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     return answered.response;
   }
 
-  const respond = (request: GatewayRequest) => run(steps(request));
+  // Whatever throws outside a handler (an account lookup, a bug) is logged and answered -4: never an
+  // unlogged 500 from the adapter, never a stack trace.
+  const failed = (error: unknown): GatewayResponse => {
+    metrics.failures++;
+    logger.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+    return refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500));
+  };
+  const respond = (request: GatewayRequest): GatewayResponse | Promise<GatewayResponse> => {
+    try {
+      const response = run(steps(request));
+      return response instanceof Promise ? response.catch(failed) : response;
+    } catch (error) {
+      return failed(error);
+    }
+  };
   return {
     handle: async (request) => respond(request),
     respond,
