@@ -1,4 +1,4 @@
-// node bench/sandbox-blocking.ts: how long the sandbox's largest requests hold the event loop, and the
+// node bench/sandbox-blocking.ts [--only batch|settlement|idle]: how long the sandbox's largest requests hold the event loop, and the
 // process's peak memory meanwhile. A sandbox on a file store (in a temporary folder) answers, through
 // its HTTP server, a stream of small requests (queryCard, one at a time, as another client would send
 // them) while one large batch (20,000 lines, the most a batch may hold) and one settlement of 100,000
@@ -9,18 +9,22 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/requests.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
 const LINES = 20_000;
 const SETTLED_ROWS = 100_000;
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-blocking-'));
 const sb = createSandbox({ dbPath: path.join(dir, 'bench.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+// --no-checkpoint: SQLite's automatic WAL checkpoints off, to see what they cost the event loop.
+if (args['no-checkpoint']) sb.store.db.exec('PRAGMA wal_autocheckpoint = 0');
 const server = sb.server();
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -73,8 +77,10 @@ const timed = async (name: string, run: () => Promise<Response>) => {
   const bytes = (await r.arrayBuffer()).byteLength;
   console.log(`${name}: ${(performance.now() - t).toFixed(0)} ms to answer (${r.status}, ${bytes} bytes)`);
 };
-await timed(`processBatch of ${LINES} lines`, () => call('processBatch', { method: 'processBatch', ...merchant, batchFile, fileHash: 'x' }));
-await timed(`getSettlement of ${SETTLED_ROWS} rows`, () => call('getSettlement', { method: 'getSettlement', ...merchant, settlementFrom: day, settlementTo: day, hash: 'x' }));
+if (args.only !== 'settlement' && args.only !== 'idle') await timed(`processBatch of ${LINES} lines`, () => call('processBatch', { method: 'processBatch', ...merchant, batchFile, fileHash: 'x' }));
+if (args.only !== 'batch' && args.only !== 'idle') await timed(`getSettlement of ${SETTLED_ROWS} rows`, () => call('getSettlement', { method: 'getSettlement', ...merchant, settlementFrom: day, settlementTo: day, hash: 'x' }));
+// --only idle: the small requests alone for 3 s, the machine's own baseline.
+if (args.only === 'idle') await new Promise((r) => setTimeout(r, 3000));
 // Let a batch that runs in the background finish before the measure ends.
 for (let i = 0; i < 200 && sb.store.get("SELECT 1 FROM batches WHERE status = 'pending'"); i++) await new Promise((r) => setTimeout(r, 50));
 stop = true;

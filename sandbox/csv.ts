@@ -8,6 +8,8 @@
 //   number (-2, +1.50) is left as it is: the batch results' responseCode is negative, and a number is
 //   not a formula.
 
+import { parseCsv } from '../runtime/settlement.ts';
+
 const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -15,6 +17,13 @@ const NEEDS_QUOTES = /[",\r\n]/;
 export function csvField(value: string): string {
   const safe = FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
   return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** CSV rows, each ended by LF, without the header: a file written in parts. */
+export function csvRows(columns: readonly string[], records: Iterable<Record<string, unknown>>): string {
+  let out = '';
+  for (const record of records) out += `${columns.map((c) => csvField(String(record[c] ?? ''))).join(',')}\n`;
+  return out;
 }
 
 /**
@@ -25,4 +34,37 @@ export function csvFile(columns: readonly string[], records: Iterable<Record<str
   const lines = [columns.map(csvField).join(',')];
   for (const record of records) lines.push(columns.map((c) => csvField(String(record[c] ?? ''))).join(','));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * parseCsv over a large text, a part at a time, yielding to the event loop after every `sliceMs`.
+ * Parts end at a line break outside quotes (an even number of quotes before it), so that each part
+ * holds whole records and parses as the whole text would.
+ */
+export async function parseCsvInSlices(text: string, sliceMs: number, partChars = 64 * 1024): Promise<string[][]> {
+  const rows: string[][] = [];
+  let sliceEnd = performance.now() + sliceMs;
+  let start = 0;
+  let quotes = 0; // quotes seen from start to `scanned`
+  let scanned = 0;
+  while (start < text.length) {
+    let end = text.length;
+    for (let nl = text.indexOf('\n', Math.min(start + partChars, text.length)); nl >= 0; nl = text.indexOf('\n', nl + 1)) {
+      for (let q = text.indexOf('"', scanned); q >= 0 && q < nl; q = text.indexOf('"', q + 1)) quotes++;
+      scanned = nl;
+      if (quotes % 2 === 0) {
+        end = nl + 1;
+        break;
+      }
+    }
+    for (const row of parseCsv(text.slice(start, end))) rows.push(row);
+    start = end;
+    scanned = end;
+    quotes = 0;
+    if (performance.now() > sliceEnd) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
+  return rows;
 }

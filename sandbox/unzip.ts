@@ -9,6 +9,27 @@ const SLICE = 4096;
 export type Unzipped = { files: Record<string, Uint8Array> } | { error: 'too large' | 'not a zip' };
 
 export function unzipCapped(zip: Uint8Array, maxBytes: number): Unzipped {
+  const run = unzipSteps(zip, maxBytes);
+  let step = run.next();
+  while (!step.done) step = run.next();
+  return step.value;
+}
+
+/** unzipCapped, yielding to the event loop after every `sliceMs` of work. */
+export async function unzipCappedInSlices(zip: Uint8Array, maxBytes: number, sliceMs: number): Promise<Unzipped> {
+  const run = unzipSteps(zip, maxBytes);
+  let sliceEnd = performance.now() + sliceMs;
+  for (let step = run.next(); ; step = run.next()) {
+    if (step.done) return step.value;
+    if (performance.now() > sliceEnd) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
+}
+
+/** The inflation, one compressed slice per step. */
+function* unzipSteps(zip: Uint8Array, maxBytes: number): Generator<void, Unzipped, void> {
   const files: Record<string, Uint8Array[]> = {};
   let total = 0;
   let failed: 'too large' | 'not a zip' | undefined;
@@ -32,7 +53,10 @@ export function unzipCapped(zip: Uint8Array, maxBytes: number): Unzipped {
       file.start();
     });
     unzip.register(UnzipInflate);
-    for (let i = 0; i < zip.length && !failed; i += SLICE) unzip.push(zip.subarray(i, i + SLICE), i + SLICE >= zip.length);
+    for (let i = 0; i < zip.length && !failed; i += SLICE) {
+      unzip.push(zip.subarray(i, i + SLICE), i + SLICE >= zip.length);
+      yield;
+    }
   } catch {
     failed ??= 'not a zip';
   }

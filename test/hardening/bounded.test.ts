@@ -75,3 +75,35 @@ describe('a large batch runs in slices', () => {
     }
   });
 });
+
+describe('a large settlement file is written in slices', () => {
+  it('yields to the event loop while 30,000 rows are written and scanned, and holds them all', async () => {
+    const { readSettlement } = await import('../../runtime/settlement.ts');
+    const s = hardeningSandbox();
+    const day = '2026-11-01';
+    s.store.transaction(() => {
+      for (let i = 0; i < 30_000; i++) {
+        s.store.run(
+          `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+           VALUES (?, '5265f8eed6a19', 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`,
+          `t-${i}`, `R-${i}`, day, `${day} 10:00:00`,
+        );
+      }
+    });
+    let ticks = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      ticks++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const answer = await send(s, signed('getSettlement', { method: 'getSettlement', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', settlementFrom: day, settlementTo: day, version: '1.6', hash: 'x' }));
+    done = true;
+    expect(ticks).toBeGreaterThan(1);
+    const file = readSettlement(answer.response.body as Uint8Array);
+    expect(file.rows).toHaveLength(30_000);
+    expect(file.rows.map((r) => r.transactionReferenceID).slice(0, 3)).toEqual(['R-0', 'R-1', 'R-2']);
+    s.close();
+  });
+});

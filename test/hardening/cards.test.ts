@@ -74,3 +74,19 @@ describe('card numbers are never stored or returned in clear', () => {
     }
   });
 });
+
+describe('large file answers are scanned too', () => {
+  it('a card number deep in a large zip, even across a chunk boundary, is never sent', async () => {
+    const { fileHoldsCardNumber } = await import('../../server-stubs/core/answer.ts');
+    const { zipSync: zip, strToU8: u8 } = await import('fflate');
+    const rows = Array.from({ length: 60_000 }, (_, i) => `row-${i},12.34,AUD,456471XXXXXX0004,Tea`).join('\n');
+    const clean = zip({ 's.csv': u8(rows) }, { level: 0 });
+    expect(clean.length).toBeGreaterThan(256 * 1024);
+    expect(await fileHoldsCardNumber(clean)).toBe(false);
+    // Stored (level 0), the CSV starts 35 bytes into the zip: 16,349 puts the number across the first 16 KiB slice.
+    for (const at of [16_349, 16_340, 65_495, 1_000_000, rows.length - 3]) {
+      const dirty = zip({ 's.csv': u8(`${rows.slice(0, at)},${FOREIGN_CARD},${rows.slice(at)}`) }, { level: at === 1_000_000 ? 6 : 0 });
+      expect(await fileHoldsCardNumber(dirty), String(at)).toBe(true);
+    }
+  });
+});

@@ -78,3 +78,19 @@ describe('an answer is checked before its change is committed', () => {
     expect(counts(sb)).toEqual(before);
   });
 });
+
+describe('a failure outside the handler', () => {
+  it('is logged and answered -4, not left to the adapter as a silent 500', async () => {
+    const logged: string[] = [];
+    const gateway = createGateway({
+      handlers: echoHandlers(),
+      accounts: { find: () => { throw new Error('the accounts database is down'); }, findByAccessToken: () => undefined },
+      logger: { warn() {}, error: (message, fields) => logged.push(`${message}: ${String(fields?.error)}`) },
+    });
+    const op = operation('processCapture');
+    const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+    expect(response.status).toBe(500);
+    expect(JSON.parse(String(response.body))).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+    expect(logged).toEqual(['request failed: the accounts database is down']);
+  });
+});
