@@ -10,6 +10,8 @@ const SUBCOMMANDS: Record<string, string> = {
   contract: 'hold an implementation to the contract, operation by operation (the contract-test suite)',
   sign: 'compute a message hash (any recipe, or an operation\'s hashes) from a shell',
   docs: 'serve the API reference (or print where the HTML file is)',
+  listen: "stream the sandbox's notifications to a local endpoint, signed as the gateway signs",
+  trigger: 'make the sandbox send a notification, through the real operations that cause it',
 };
 
 const NAME = 'payment-gateway';
@@ -36,7 +38,16 @@ export async function main(argv: string[]): Promise<void> {
     case 'mock':
       return (await import('../mock/run.ts')).main(name, rest);
     case 'contract':
+      // --notifications URL holds a merchant's notification endpoint; anything else, an implementation.
+      if (rest.some((a) => a === '--notifications' || a.startsWith('--notifications='))) return void (process.exitCode = await (await import('./commands/check-notifications.ts')).run(rest));
       return (await import('./contract.ts')).contractCommand(rest);
+    case 'listen': {
+      const stop = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+      return void (process.exitCode = await (await import('./commands/listen.ts')).run(rest, { signal: stop.signal }));
+    }
+    case 'trigger':
+      return void (process.exitCode = await (await import('./commands/trigger.ts')).run(rest));
     case 'sign':
       return (await import('./sign.ts')).signCommand(name, rest);
     case 'docs':

@@ -8,6 +8,7 @@
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { version } from '../args.ts';
 import { fieldAt, signTestNotification, webhooks, type Notification, type WebhookName } from '../../runtime/notifications.ts';
 
 export interface Check {
@@ -89,7 +90,7 @@ export async function checkNotificationEndpoint(url: string, options: { passphra
   return checks;
 }
 
-const HELP = `payment-gateway contract --notifications URL [options]
+const HELP = `Usage: payment-gateway contract --notifications URL [options]
 
 Sends the endpoint at URL the notifications of the spec, valid and not: each valid one must be
 acknowledged (2xx), a repeat and an out-of-order one too; a wrong signature, a tampered body and a
@@ -103,11 +104,15 @@ stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwi
 
 export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
+  if (argv.includes('--version') || argv.includes('-V')) {
+    print(version());
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { notifications: { type: 'string' }, passphrase: { type: 'string' }, 'partner-passphrase': { type: 'string' }, 'hash-salt': { type: 'string' }, 'stale-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
-    print(`${(error as Error).message}\n\n${HELP}`);
+    console.error(`payment-gateway contract: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -3,11 +3,12 @@
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
 import { parseArgs } from 'node:util';
+import { version } from '../args.ts';
 import { kindOf, parseNotification } from '../../runtime/notifications.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_HELP, accountFlags, sandboxAccount } from './sandbox-account.ts';
 
-const HELP = `payment-gateway listen --forward-to URL [options]
+const HELP = `Usage: payment-gateway listen --forward-to URL [options]
 
 Forwards every notification the sandbox sends for one merchant (or partner) to URL, signed as the
 gateway signs it, and prints each delivery and the endpoint's answer. Needs the sandbox's control API
@@ -38,11 +39,15 @@ function describe(d: Delivery): string {
 
 export async function run(argv: string[], options: ListenOptions = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
+  if (argv.includes('--version') || argv.includes('-V')) {
+    print(version());
+    return 0;
+  }
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: { ...accountFlags, 'forward-to': { type: 'string' }, all: { type: 'boolean' }, count: { type: 'string' }, 'poll-seconds': { type: 'string' }, partner: { type: 'boolean' } } }));
   } catch (error) {
-    print(`listen: ${(error as Error).message}\n\n${HELP}`);
+    console.error(`payment-gateway listen: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
     return 2;
   }
   if (values.help) {

@@ -3,6 +3,7 @@
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
 import { parseArgs } from 'node:util';
+import { version } from '../args.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_HELP, accountFlags, sandboxAccount } from './sandbox-account.ts';
@@ -40,7 +41,7 @@ const TRIGGERS: Record<string, Trigger> = {
   }),
 };
 
-const HELP = `payment-gateway trigger EVENT [options]
+const HELP = `Usage: payment-gateway trigger EVENT [options]
 
 Makes the sandbox send the notification EVENT by doing, through the gateway's own operations, what
 causes it. EVENT is one of:
@@ -58,11 +59,15 @@ ${ACCOUNT_HELP}
 
 export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
+  if (argv.includes('--version') || argv.includes('-V')) {
+    print(version());
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...accountFlags, 'notify-url': { type: 'string' } } });
   } catch (error) {
-    print(`trigger: ${(error as Error).message}\n\n${HELP}`);
+    console.error(`payment-gateway trigger: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -73,7 +73,15 @@ describe('every bin of the installed package', () => {
     expect(r.out).toMatch(/^Usage: /);
   });
 
-  it.each([...bins, 'payment-gateway sandbox', 'payment-gateway mock', 'payment-gateway contract', 'payment-gateway sign', 'payment-gateway docs'])(
+  it.each(['payment-gateway listen', 'payment-gateway trigger', 'payment-gateway contract --notifications=http://127.0.0.1:9'])('%s --help explains itself and exits 0', (command) => {
+    const [name, ...sub] = command.split(' ');
+    const r = run(name!, [...sub, '--help']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: /);
+  });
+
+  it.each([...bins, 'payment-gateway sandbox', 'payment-gateway mock', 'payment-gateway contract', 'payment-gateway sign', 'payment-gateway docs', 'payment-gateway listen', 'payment-gateway trigger'])(
     '%s --version prints the version',
     (command) => {
       const [name, ...sub] = command.split(' ');
@@ -88,6 +96,8 @@ describe('every bin of the installed package', () => {
     ['payment-gateway-mock', ['--proxy', 'not a url']],
     ['payment-gateway-contract-test', ['--bogus']],
     ['payment-gateway', ['sign', 'nope']],
+    ['payment-gateway', ['listen', '--bogus']],
+    ['payment-gateway', ['trigger', '--bogus']],
   ])('%s %j is refused in one line with exit 2, no stack', (name, args) => {
     const r = run(name, args);
     expect(r.code).toBe(2);
