@@ -90,6 +90,11 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     ...(out.body !== undefined ? { body: JSON.stringify(out.body) } : {}),
     signal: AbortSignal.timeout(15_000),
   });
+  return answerOf(response);
+}
+
+/** A response as the checks judge it: status, content type, bytes, and the body as JSON where it is JSON. */
+export async function answerOf(response: Response): Promise<Answer> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
   let json: any;

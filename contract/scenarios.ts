@@ -4,7 +4,7 @@ import { createGatewayClient, isApproved, type GatewayClient } from '../generate
 import { readSettlement } from '../runtime/settlement.ts';
 import { chooseMethod, route } from '../server-stubs/core/router.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
-import { send } from './http.ts';
+import { answerOf, send } from './http.ts';
 import { operations } from '../generated/operations.ts';
 
 const customer = { customerName: 'Contract Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
@@ -35,17 +35,7 @@ function watchedClient(ctx: RunContext, problems: string[]): GatewayClient {
     const routed = route(request.method, new URL(request.url).pathname);
     const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
     if (chosen && 'op' in chosen) {
-      const bytes = new Uint8Array(await response.clone().arrayBuffer());
-      const type = response.headers.get('content-type') ?? '';
-      let json: unknown;
-      if (/json/.test(type)) {
-        try {
-          json = JSON.parse(new TextDecoder().decode(bytes));
-        } catch {
-          json = undefined;
-        }
-      }
-      const problem = judge(chosen.op, sent, { status: response.status, type, json, bytes }, ctx);
+      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }
     return response;
