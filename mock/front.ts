@@ -50,6 +50,8 @@ export interface FrontOptions {
   choosesExamples: boolean;
   /** Each contract violation Prism finds: in proxy mode, in the request or the upstream's answer; as a mock, in a refused request. */
   onViolation?: (request: string, violations: Violation[]) => void;
+  /** Settles when Prism listens: a request that arrives before waits for it (the front takes its port first). */
+  ready?: Promise<void>;
 }
 
 /** The header that carries Prism's violations of a refused request (Prism's own name for it). */
@@ -75,7 +77,7 @@ function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse
 
 const SPEC_PATHS = new Set(['/openapi.json', '/openapi.yaml', '/docs', '/docs/']);
 
-export function createFront({ target, choosesExamples, onViolation }: FrontOptions): http.Server {
+export function createFront({ target, choosesExamples, onViolation, ready }: FrontOptions): http.Server {
   const files = new Map<string, Buffer>();
   const fileFor = (name: string) => {
     if (!files.has(name)) files.set(name, readFileSync(path.join(path.dirname(configFile), name)));
@@ -86,6 +88,7 @@ export function createFront({ target, choosesExamples, onViolation }: FrontOptio
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      await ready;
       const raw = Buffer.concat(chunks);
       let url = req.url ?? '/';
       let pathname = url.split('?')[0]!;

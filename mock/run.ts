@@ -62,17 +62,21 @@ export async function startPrism(proxy?: string, onLine: (line: string) => void 
   return { prism, port };
 }
 
-export async function startMock(options: { port: number; host: string; proxy?: string; onLine?: (line: string) => void; onPrismStart?: () => void; onViolation?: (request: string, violations: Violation[]) => void }) {
+export async function startMock(options: { port: number; host: string; proxy?: string; onLine?: (line: string) => void; onListening?: (url: string) => void; onPrismStart?: () => void; onViolation?: (request: string, violations: Violation[]) => void }) {
   // The front takes its port first: a port in use is refused before Prism is started at all.
   const target = { host: '127.0.0.1', port: 0 };
-  const front = createFront({ target, choosesExamples: !options.proxy, ...(options.onViolation ? { onViolation: options.onViolation } : {}) });
+  let prismListens!: () => void;
+  const ready = new Promise<void>((resolve) => (prismListens = resolve));
+  const front = createFront({ target, ready, choosesExamples: !options.proxy, ...(options.onViolation ? { onViolation: options.onViolation } : {}) });
   const bound = await listen(front, options.port, options.host, '--port');
+  options.onListening?.(`http://${options.host}:${bound}`);
   let prism: ChildProcess;
   options.onPrismStart?.();
   try {
     const started = await startPrism(options.proxy, options.onLine);
     prism = started.prism;
     target.port = started.port;
+    prismListens();
   } catch (error) {
     front.close();
     throw error;

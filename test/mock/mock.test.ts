@@ -96,6 +96,28 @@ describe('npm run mock', () => {
   });
 });
 
+describe('npm run mock, asked before Prism listens', () => {
+  // The front takes its port first; a request in that moment (CI's first checks) waits for Prism.
+  it('answers a request sent while Prism is still starting, not a 502', async () => {
+    const op = operations.find((o) => o.operationId === 'processCard')!;
+    let early: Promise<Awaited<ReturnType<typeof send>>> | undefined;
+    let url = '';
+    const mock = await startMock({
+      port: 0,
+      host: '127.0.0.1',
+      onPrismStart: () => {
+        early = send(url, buildRequest(op, { body: requestExamples(op)[0]!.value }));
+      },
+      onListening: (bound: string) => (url = bound),
+    });
+    try {
+      expect((await early!).status).toBe(200);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe('npm run mock -- --proxy URL', () => {
   const upstream = createNodeServer(
     createGateway({
