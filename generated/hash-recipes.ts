@@ -173,8 +173,9 @@ export const hashRecipes = {
     ]
   },
   "return": {
-    "summary": "The hash sent back with a direct debit outcome (webhook directDebitOutcome); hashSalt is the one the merchant sent.",
+    "summary": "The hash sent back with an outcome (webhook directDebitOutcome, and the redirect to returnURL); hashSalt is the one the merchant sent. The redirect names the transaction `reference`, the notification `transactionID`.",
     "source": "public",
+    "evidence": "OpenCart's extension checks md5(lower(md5(passphrase) + hashSalt + merchantUUID + status + reference)) on the return to returnURL (IP-CAM/Merchant-Warrior-Payment-Extension-for-Opencart-v.3.x@0890966ec5e8fbdc187e8d3afdea3f22d2263b21:src/upload/catalog/controller/extension/payment/mwarrior.php#getResponseHashByResultAndSalt); Event Espresso checks the same fields in the legacy form.",
     "algorithm": "md5",
     "lowercase": true,
     "parts": [
@@ -192,7 +193,10 @@ export const hashRecipes = {
         "field": "status"
       },
       {
-        "field": "transactionID"
+        "field": [
+          "reference",
+          "transactionID"
+        ]
       }
     ]
   },

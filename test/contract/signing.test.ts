@@ -42,6 +42,13 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     expect(legacyRecipe(hashRecipes.settlement)).toBeUndefined();
   });
 
+  // OpenCart's extension, on the redirect to returnURL: md5(lower(md5(pp) + hashSalt + uuid + status + reference)).
+  it('return: over the redirect\'s reference as over the notification\'s transactionID', () => {
+    const opencart = md5((P(pass) + 's4lt' + 'M' + 'approved' + 'TX-9').toLowerCase());
+    expect(computeHash(hashRecipes.return, pass, { hashSalt: 's4lt', merchantUUID: 'M', status: 'approved', reference: 'TX-9' })).toBe(opencart);
+    expect(computeHash(hashRecipes.return, pass, { hashSalt: 's4lt', merchantUUID: 'M', status: 'approved', transactionID: 'TX-9' })).toBe(opencart);
+  });
+
   it('custom: empty custom fields ([] or absent) count as empty strings', () => {
     const r = { merchantUUID: 'M', custom1: 'Order 1', custom2: [], custom3: undefined };
     expect(computeHash(hashRecipes.custom, pass, r)).toBe(md5((P(pass) + 'M' + 'Order 1').toLowerCase()));
