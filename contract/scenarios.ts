@@ -5,6 +5,7 @@ import { readSettlement } from '../runtime/settlement.ts';
 import { chooseMethod, route } from '../server-stubs/core/router.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { answerOf, send } from './http.ts';
+import { modelCheck } from './model.ts';
 import { operations } from '../generated/operations.ts';
 
 const customer = { customerName: 'Contract Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
@@ -21,7 +22,7 @@ const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
  * type, schema, echoes, sums, result hashes): a scenario passes only if every answer it got keeps the
  * contract, not only the ones it asserts on.
  */
-function watchedClient(ctx: RunContext, problems: string[]): GatewayClient {
+export function watchedClient(ctx: RunContext, problems: string[]): GatewayClient {
   const c = ctx.creds;
   const judged = async (request: Request): Promise<Response> => {
     const text = request.method === 'GET' ? '' : await request.clone().text();
@@ -64,6 +65,7 @@ const scenario = (operationId: string, tags: string[], name: string, body: (g: G
 });
 
 export const scenarioChecks = (): Check[] => [
+  modelCheck(watchedClient),
   scenario('processCapture', ['Direct API'], 'authorise → capture → refund; a capture above the authorisation is refused', async (g) => {
     const auth = await g.processAuth({ transactionAmount: '40.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
     expect(isApproved(auth), `processAuth: ${show(auth)}`);

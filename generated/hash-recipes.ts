@@ -25,17 +25,7 @@ export const hashRecipes = {
       }
     ],
     "legacy": {
-      "summary": "md5(lower(passphrase + merchantUUID + transactionAmount + transactionCurrency)). ActiveMerchant signs this way (activemerchant/active_merchant@ca45b1b063ce2e1495e1427e0a1d42dcb482d57d:lib/active_merchant/billing/gateways/merchant_warrior.rb#verification_hash) and its remote suite passes against the real sandbox, so the real service accepts both forms.",
-      "source": "public",
-      "example": {
-        "passphrase": "sandbox-passphrase",
-        "fields": {
-          "merchantUUID": "5265f8eed6a19",
-          "transactionAmount": "10.00",
-          "transactionCurrency": "AUD"
-        },
-        "hash": "d14c3e3255a0664169c0993fe7b4185f"
-      }
+      "source": "public"
     }
   },
   "query": {
@@ -60,16 +50,7 @@ export const hashRecipes = {
       }
     ],
     "legacy": {
-      "summary": "md5(lower(passphrase + merchantUUID + transactionID)). ActiveMerchant signs its voids this way (activemerchant/active_merchant@ca45b1b063ce2e1495e1427e0a1d42dcb482d57d:lib/active_merchant/billing/gateways/merchant_warrior.rb#void_verification_hash) against the real sandbox.",
-      "source": "public",
-      "example": {
-        "passphrase": "sandbox-passphrase",
-        "fields": {
-          "merchantUUID": "5265f8eed6a19",
-          "transactionID": "1336-5d2e8f10-b600-11e6-b9c3-005056b209e0"
-        },
-        "hash": "1ca0aec6d2897ee3ea780235b1bf4f72"
-      }
+      "source": "public"
     }
   },
   "settlement": {
@@ -175,7 +156,6 @@ export const hashRecipes = {
   "return": {
     "summary": "The hash sent back with an outcome (webhook directDebitOutcome, and the redirect to returnURL); hashSalt is the one the merchant sent. The redirect names the transaction `reference`, the notification `transactionID`.",
     "source": "public",
-    "evidence": "OpenCart's extension checks md5(lower(md5(passphrase) + hashSalt + merchantUUID + status + reference)) on the return to returnURL (IP-CAM/Merchant-Warrior-Payment-Extension-for-Opencart-v.3.x@0890966ec5e8fbdc187e8d3afdea3f22d2263b21:src/upload/catalog/controller/extension/payment/mwarrior.php#getResponseHashByResultAndSalt); Event Espresso checks the same fields in the legacy form.",
     "algorithm": "md5",
     "lowercase": true,
     "parts": [
@@ -325,13 +305,11 @@ export const hashRecipes = {
     "file": {
       "field": "batchFile",
       "decode": "base64"
-    },
-    "evidence": "A public client sends fileHash = md5 of the zip file it uploads (easylodge/merchant_warrior@b2633a4637f7ba899d19cad290a2aff2612ee524:lib/merchant_warrior/endpoints/batch.rb#process_batch)."
+    }
   },
   "batchUrl": {
     "summary": "urlHash of processBatch, over the one URL a batch has.",
     "source": "public",
-    "evidence": "A public client sends urlHash = md5(lower(md5(passphrase) + merchantUUID + batchNotifyURL)) with its batch (easylodge/merchant_warrior@b2633a4637f7ba899d19cad290a2aff2612ee524:lib/merchant_warrior/endpoints/batch.rb#process_batch).",
     "algorithm": "md5",
     "lowercase": true,
     "parts": [

@@ -41,3 +41,19 @@ describe('the contract-test suite against broken sandboxes', () => {
     });
   }
 });
+
+describe('the model-based sequences', () => {
+  it('find a ledger that drifts from the model, shrunk to a short sequence, with the seed that replays it', async () => {
+    const drift: Break = {
+      name: 'queryCard forgets refunds',
+      kind: 'state',
+      only: ['processCapture'],
+      answer: (op, _sent, got) => (op.operationId === 'queryCard' && Number(got.responseCode) === 0 ? { ...got, refundedAmount: '0.00' } : undefined),
+    };
+    const failures = await failuresAgainst(drift);
+    const model = failures.find((f) => f.includes('model-based'));
+    expect(model).toMatch(/seed/i);
+    expect(model).toMatch(/Counterexample/);
+    expect(model).toMatch(/refund/);
+  });
+});

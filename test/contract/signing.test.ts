@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalParameters, computeHash, hashesEqual, hashPreimage, legacyRecipe } from '../../runtime/signing.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
+import { doc } from '../support/contract.ts';
 
 const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex');
 const P = (passphrase: string) => md5(passphrase);
@@ -35,8 +36,8 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     expect(computeHash(legacyRecipe(hashRecipes.query)!, pass, { merchantUUID: 'M', transactionID: 'TX-1' })).toBe(am(pass, 'M', 'TX-1'));
     const withLegacy = Object.entries(hashRecipes).filter(([, recipe]) => 'legacy' in recipe);
     expect(withLegacy.map(([name]) => name).sort()).toEqual(['query', 'transaction']);
-    for (const [, recipe] of withLegacy) {
-      const { example } = (recipe as unknown as { legacy: { example: { passphrase: string; fields: Record<string, string>; hash: string } } }).legacy;
+    for (const [name, recipe] of withLegacy) {
+      const { example } = doc['x-hash-recipes'][name].legacy as { example: { passphrase: string; fields: Record<string, string>; hash: string } };
       expect(computeHash(legacyRecipe(recipe)!, example.passphrase, example.fields)).toBe(example.hash);
     }
     expect(legacyRecipe(hashRecipes.settlement)).toBeUndefined();

@@ -1,0 +1,224 @@
+// Model-based stateful checks: random sequences of operations over the card ledger (authorise,
+// purchase, capture, refund, void, query) and the vault (add, token purchase with and without a key,
+// info, remove), each answer held to a small model of what the gateway must have done. fast-check
+// shrinks a failing sequence to the shortest one and reports it with the seed that replays it
+// (`--seed`). Every exchange is judged by the watched client too (shapes, echoes, hashes).
+import fc from 'fast-check';
+import { isApproved, type GatewayClient } from '../generated/client.ts';
+import type { Check, RunContext } from './checks.ts';
+
+const customer = { customerName: 'Model Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
+const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Model Test', paymentCardCSC: '847' };
+
+interface Txn {
+  id: string;
+  kind: 'auth' | 'purchase';
+  amount: number;
+  captured: number;
+  refunded: number;
+  voided: boolean;
+}
+interface Card {
+  id: string;
+  key: string;
+}
+interface Model {
+  txns: Txn[];
+  cards: Card[];
+  keys: number;
+}
+type Real = GatewayClient;
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+const code = (r: { responseCode: string | number }) => Number(r.responseCode);
+const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
+function expect(condition: unknown, why: string): asserts condition {
+  if (!condition) throw new Error(why);
+}
+const pick = <T>(list: T[], n: number) => list[n % list.length]!;
+
+class Pay implements fc.AsyncCommand<Model, Real> {
+  readonly kind: 'auth' | 'purchase';
+  readonly cents: number;
+  constructor(kind: 'auth' | 'purchase', cents: number) {
+    this.kind = kind;
+    this.cents = cents;
+  }
+  check = () => true;
+  async run(m: Model, g: Real) {
+    const body = { transactionAmount: money(this.cents), transactionCurrency: 'AUD', transactionProduct: 'Model', ...customer, ...visa } as never;
+    const r = this.kind === 'auth' ? await g.processAuth(body) : await g.processCard(body);
+    expect(isApproved(r), `${this.toString()}: ${show(r)}`);
+    m.txns.push({ id: (r as unknown as { transactionID: string }).transactionID, kind: this.kind, amount: this.cents, captured: this.kind === 'purchase' ? this.cents : 0, refunded: 0, voided: false });
+  }
+  toString = () => `${this.kind} ${money(this.cents)}`;
+}
+
+class Capture implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  readonly cents: number;
+  constructor(n: number, cents: number) {
+    this.n = n;
+    this.cents = cents;
+  }
+  check = (m: Readonly<Model>) => m.txns.some((t) => t.kind === 'auth');
+  async run(m: Model, g: Real) {
+    const t = pick(m.txns.filter((x) => x.kind === 'auth'), this.n);
+    const r = await g.processCapture({ transactionID: t.id, transactionAmount: money(t.amount), transactionCurrency: 'AUD', captureAmount: money(this.cents) });
+    if (t.voided || t.captured + this.cents > t.amount) return expect(code(r) < 0, `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`);
+    expect(isApproved(r), `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}): ${show(r)}`);
+    t.captured += this.cents;
+  }
+  toString = () => `capture #${this.n} ${money(this.cents)}`;
+}
+
+class Refund implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  readonly cents: number;
+  constructor(n: number, cents: number) {
+    this.n = n;
+    this.cents = cents;
+  }
+  check = (m: Readonly<Model>) => m.txns.length > 0;
+  async run(m: Model, g: Real) {
+    const t = pick(m.txns, this.n);
+    const r = await g.refundCard({ transactionID: t.id, transactionAmount: money(this.cents), transactionCurrency: 'AUD', refundAmount: money(this.cents) });
+    if (t.voided || t.refunded + this.cents > t.captured) return expect(code(r) !== 0, `refund ${money(this.cents)} of ${t.kind} captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''} was approved: ${show(r)}`);
+    expect(isApproved(r), `refund ${money(this.cents)} of captured ${money(t.captured)}, refunded ${money(t.refunded)}: ${show(r)}`);
+    t.refunded += this.cents;
+  }
+  toString = () => `refund #${this.n} ${money(this.cents)}`;
+}
+
+class Void implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
+  check = (m: Readonly<Model>) => m.txns.length > 0;
+  async run(m: Model, g: Real) {
+    const t = pick(m.txns, this.n);
+    const r = await g.processVoid({ transactionID: t.id });
+    const voidable = !t.voided && (t.kind === 'auth' ? t.captured === 0 : t.refunded === 0);
+    if (!voidable) return expect(code(r) < 0, `void of a ${t.kind} (captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`);
+    expect(isApproved(r), `void of a ${t.kind}: ${show(r)}`);
+    t.voided = true;
+  }
+  toString = () => `void #${this.n}`;
+}
+
+class Query implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
+  check = (m: Readonly<Model>) => m.txns.length > 0;
+  async run(m: Model, g: Real) {
+    const t = pick(m.txns, this.n);
+    const r = await g.queryCard({ transactionID: t.id });
+    expect(isApproved(r), `queryCard: ${show(r)}`);
+    const seen = [r.transactionAmount, r.capturedAmount, r.refundedAmount].join(' / ');
+    const expected = [money(t.amount), money(t.captured), money(t.refunded)].join(' / ');
+    expect(seen === expected, `queryCard of a ${t.kind} says amount / captured / refunded ${seen}, the run made ${expected}`);
+  }
+  toString = () => `query #${this.n}`;
+}
+
+class AddCard implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run(m: Model, g: Real) {
+    const r = await g.token.addCard({ cardName: 'Model Test', cardNumber: visa.paymentCardNumber, cardExpiryMonth: '02', cardExpiryYear: '29' });
+    expect(isApproved(r), `addCard: ${show(r)}`);
+    m.cards.push({ id: r.cardID, key: r.cardKey });
+  }
+  toString = () => 'addCard';
+}
+
+class TokenPurchase implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  readonly key: 'right' | 'wrong' | 'none';
+  readonly rotate: boolean;
+  constructor(n: number, key: 'right' | 'wrong' | 'none', rotate: boolean) {
+    this.n = n;
+    this.key = key;
+    this.rotate = rotate;
+  }
+  check = (m: Readonly<Model>) => m.cards.length > 0;
+  async run(m: Model, g: Real) {
+    const card = pick(m.cards, this.n);
+    const replace = `Model${String(++m.keys).padStart(11, '0')}`;
+    const keys = { ...(this.key === 'right' ? { cardKey: card.key } : this.key === 'wrong' ? { cardKey: 'WrongKey00000000' } : {}), ...(this.rotate ? { cardKeyReplace: replace } : {}) };
+    const r = await g.token.processCard({ cardID: card.id, ...keys, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'Model' });
+    if (this.key === 'wrong') return expect(code(r) < 0, `a token purchase with a wrong key was not refused: ${show(r)}`);
+    expect(code(r) >= 0, `${this.toString()}: ${show(r)}`);
+    if (this.rotate) card.key = replace;
+  }
+  toString = () => `token purchase #${this.n} key ${this.key}${this.rotate ? ' rotating' : ''}`;
+}
+
+class CardInfo implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
+  check = (m: Readonly<Model>) => m.cards.length > 0;
+  async run(m: Model, g: Real) {
+    const card = pick(m.cards, this.n);
+    const r = await g.token.cardInfo({ cardID: card.id, cardKey: card.key });
+    expect(isApproved(r) && r.cardNumberLast === '0004', `cardInfo with the card's current key: ${show(r)}`);
+  }
+  toString = () => `cardInfo #${this.n}`;
+}
+
+class RemoveCard implements fc.AsyncCommand<Model, Real> {
+  readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
+  check = (m: Readonly<Model>) => m.cards.length > 0;
+  async run(m: Model, g: Real) {
+    const card = pick(m.cards, this.n);
+    const r = await g.token.removeCard({ cardID: card.id, cardKey: card.key });
+    expect(isApproved(r), `removeCard: ${show(r)}`);
+    m.cards.splice(m.cards.indexOf(card), 1);
+    const gone = await g.token.cardInfo({ cardID: card.id, cardKey: card.key });
+    expect(code(gone) < 0, `a removed card still answers cardInfo: ${show(gone)}`);
+  }
+  toString = () => `removeCard #${this.n}`;
+}
+
+const cents = fc.integer({ min: 100, max: 5_000 });
+const index = fc.nat(20);
+const commands = [
+  fc.tuple(fc.constantFrom('auth' as const, 'purchase' as const), cents).map(([k, c]) => new Pay(k, c)),
+  fc.tuple(index, fc.integer({ min: 1, max: 3_000 })).map(([n, c]) => new Capture(n, c)),
+  fc.tuple(index, fc.integer({ min: 1, max: 3_000 })).map(([n, c]) => new Refund(n, c)),
+  index.map((n) => new Void(n)),
+  index.map((n) => new Query(n)),
+  fc.constant(null).map(() => new AddCard()),
+  fc.tuple(index, fc.constantFrom('right' as const, 'wrong' as const, 'none' as const), fc.boolean()).map(([n, k, r]) => new TokenPurchase(n, k, r)),
+  index.map((n) => new CardInfo(n)),
+  index.map((n) => new RemoveCard(n)),
+];
+
+/** The model-based check; `client` is the scenarios' watched client, so every answer is judged too. */
+export function modelCheck(client: (ctx: RunContext, problems: string[]) => GatewayClient): Check {
+  return {
+    operationId: 'processCapture',
+    tags: ['Direct API', 'Token'],
+    kind: 'scenario',
+    name: 'model-based: random sequences over the card ledger and the vault keep to a model of them',
+    run: async (ctx) => {
+      if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
+      const problems: string[] = [];
+      const g = client(ctx, problems);
+      await fc.assert(
+        fc.asyncProperty(fc.commands(commands, { maxCommands: 20, size: 'max' }), async (cmds) => {
+          await fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), cmds);
+          if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
+        }),
+        { seed: ctx.seed, numRuns: Math.max(25, ctx.runs * 6), endOnFailure: false },
+      );
+    },
+  };
+}
