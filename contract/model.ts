@@ -6,9 +6,8 @@
 import fc from 'fast-check';
 import { isApproved, type GatewayClient } from '../generated/client.ts';
 import type { Check, RunContext } from './checks.ts';
+import { code, customer, expect, show, visa } from './stateful.ts';
 
-const customer = { customerName: 'Model Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
-const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Model Test', paymentCardCSC: '847' };
 
 interface Txn {
   id: string;
@@ -30,12 +29,15 @@ interface Model {
 type Real = GatewayClient;
 
 const money = (cents: number) => (cents / 100).toFixed(2);
-const code = (r: { responseCode: string | number }) => Number(r.responseCode);
-const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
-function expect(condition: unknown, why: string): asserts condition {
-  if (!condition) throw new Error(why);
-}
 const pick = <T>(list: T[], n: number) => list[n % list.length]!;
+
+/** A command on the model's n-th transaction or card (n modulo how many there are). */
+abstract class Picking {
+  readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
+}
 
 class Pay implements fc.AsyncCommand<Model, Real> {
   readonly kind: 'auth' | 'purchase';
@@ -90,11 +92,7 @@ class Refund implements fc.AsyncCommand<Model, Real> {
   toString = () => `refund #${this.n} ${money(this.cents)}`;
 }
 
-class Void implements fc.AsyncCommand<Model, Real> {
-  readonly n: number;
-  constructor(n: number) {
-    this.n = n;
-  }
+class Void extends Picking implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.txns.length > 0;
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
@@ -104,14 +102,10 @@ class Void implements fc.AsyncCommand<Model, Real> {
     expect(isApproved(r), `void of a ${t.kind}: ${show(r)}`);
     t.voided = true;
   }
-  toString = () => `void #${this.n}`;
+  override toString = () => `void #${this.n}`;
 }
 
-class Query implements fc.AsyncCommand<Model, Real> {
-  readonly n: number;
-  constructor(n: number) {
-    this.n = n;
-  }
+class Query extends Picking implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.txns.length > 0;
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
@@ -121,7 +115,7 @@ class Query implements fc.AsyncCommand<Model, Real> {
     const expected = [money(t.amount), money(t.captured), money(t.refunded)].join(' / ');
     expect(seen === expected, `queryCard of a ${t.kind} says amount / captured / refunded ${seen}, the run made ${expected}`);
   }
-  toString = () => `query #${this.n}`;
+  override toString = () => `query #${this.n}`;
 }
 
 class AddCard implements fc.AsyncCommand<Model, Real> {
@@ -156,25 +150,17 @@ class TokenPurchase implements fc.AsyncCommand<Model, Real> {
   toString = () => `token purchase #${this.n} key ${this.key}${this.rotate ? ' rotating' : ''}`;
 }
 
-class CardInfo implements fc.AsyncCommand<Model, Real> {
-  readonly n: number;
-  constructor(n: number) {
-    this.n = n;
-  }
+class CardInfo extends Picking implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.cards.length > 0;
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
     const r = await g.token.cardInfo({ cardID: card.id, cardKey: card.key });
     expect(isApproved(r) && r.cardNumberLast === '0004', `cardInfo with the card's current key: ${show(r)}`);
   }
-  toString = () => `cardInfo #${this.n}`;
+  override toString = () => `cardInfo #${this.n}`;
 }
 
-class RemoveCard implements fc.AsyncCommand<Model, Real> {
-  readonly n: number;
-  constructor(n: number) {
-    this.n = n;
-  }
+class RemoveCard extends Picking implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.cards.length > 0;
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
@@ -184,7 +170,7 @@ class RemoveCard implements fc.AsyncCommand<Model, Real> {
     const gone = await g.token.cardInfo({ cardID: card.id, cardKey: card.key });
     expect(code(gone) < 0, `a removed card still answers cardInfo: ${show(gone)}`);
   }
-  toString = () => `removeCard #${this.n}`;
+  override toString = () => `removeCard #${this.n}`;
 }
 
 const cents = fc.integer({ min: 100, max: 5_000 });

@@ -4,18 +4,12 @@ import { createGatewayClient, isApproved, type GatewayClient } from '../generate
 import { readSettlement } from '../runtime/settlement.ts';
 import { chooseMethod, route } from '../server-stubs/core/router.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
+import { code, customer, expect, show, visa } from './stateful.ts';
 import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { operations } from '../generated/operations.ts';
 
-const customer = { customerName: 'Contract Test', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
-const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Contract Test', paymentCardCSC: '847' };
 
-function expect(condition: unknown, why: string): asserts condition {
-  if (!condition) throw new Error(why);
-}
-const code = (r: { responseCode: string | number }) => Number(r.responseCode);
-const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
 
 /**
  * A typed client whose every exchange is judged as the operation checks judge theirs (status, content
