@@ -41,6 +41,19 @@ export function csvFile(columns: readonly string[], records: Iterable<Record<str
  * Parts end at a line break outside quotes (an even number of quotes before it), so that each part
  * holds whole records and parses as the whole text would.
  */
+/** The index of the first item that matches, looked for `sliceMs` at a time, yielding between; -1 if none. */
+export async function findIndexInSlices<T>(items: readonly T[], matches: (item: T) => boolean, sliceMs: number): Promise<number> {
+  let sliceEnd = performance.now() + sliceMs;
+  for (let i = 0; i < items.length; i++) {
+    if (matches(items[i]!)) return i;
+    if ((i & 255) === 255 && performance.now() > sliceEnd) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
+  return -1;
+}
+
 export async function parseCsvInSlices(text: string, sliceMs: number, partChars = 64 * 1024): Promise<string[][]> {
   const rows: string[][] = [];
   let sliceEnd = performance.now() + sliceMs;
