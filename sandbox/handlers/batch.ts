@@ -36,7 +36,7 @@ export function batchResult(store: Store, row: Row) {
 const parsedInputs = new Map<string, string[][]>();
 
 /** How long one slice of a batch may hold the event loop: every other request waits meanwhile. */
-export const BATCH_SLICE_MS = 20;
+export const BATCH_SLICE_MS = 10;
 /**
  * Lines a slice runs whatever the clock says (about 10 ms of work): a batch this small is completed
  * when processBatch answers, however busy the machine is.

@@ -35,8 +35,8 @@ function zipHoldsCardNumber(bytes: Uint8Array): boolean {
   return Object.values(entries).some((entry) => findCardNumber(decoder.decode(entry)));
 }
 
-/** Files up to this size are scanned in one go; larger zips in slices, yielding between them. */
-const SCAN_AT_ONCE = 256 * 1024;
+/** Files up to this size are scanned in one go (a 32 KiB zip can hold about 1 MiB of CSV); larger ones in slices, yielding between them. */
+const SCAN_AT_ONCE = 32 * 1024;
 const SCAN_SLICE_MS = 10;
 /** Compressed bytes inflated at a time: 16 KiB of a settlement zip is about 400 KiB of CSV to scan. */
 const SCAN_PUSH = 16_384;
