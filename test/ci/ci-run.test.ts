@@ -18,11 +18,13 @@ async function executable(file: string, body: string): Promise<void> {
   await chmod(file, 0o755);
 }
 
-async function runCi(testStatus: number) {
+async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-ci-run-'));
   dirs.push(dir);
   await mkdir(path.join(dir, '.ci'));
   await copyFile(path.join(ROOT, '.ci/run'), path.join(dir, '.ci/run'));
+  await mkdir(path.join(dir, 'scripts/setup'), { recursive: true });
+  await executable(path.join(dir, 'scripts/setup/chromium.sh'), 'echo "Chromium ready"');
   await mkdir(path.join(dir, 'bin'));
   await mkdir(path.join(dir, 'node_modules/.bin'), { recursive: true });
   await executable(path.join(dir, 'node_modules/.bin/node'), 'exec sleep 30');
@@ -33,7 +35,7 @@ async function runCi(testStatus: number) {
   test)
     echo ' Test Files  3 passed (3)'
     echo
-    echo 'vitest: 7 passed, ${testStatus === 0 ? 0 : 2} failed, 1 skipped'
+    echo 'vitest: 7 passed, ${failedTests} failed, 1 skipped'
     echo 'a late warning from a tool' >&2
     ${testStatus === 0 ? '' : `echo 'npm error Lifecycle script "test" failed with error:' >&2; exit ${testStatus}`}
     ;;
@@ -61,5 +63,11 @@ it("a red run still ends with the closing line, after npm's error lines, and fai
   const lines = run.stdout.trimEnd().split('\n');
   expect(lines.at(-1)).toBe('7 passed, 2 failed, 1 skipped');
   expect(lines.some((line) => line.startsWith('npm error'))).toBe(true);
+  expect(run.status).toBe(1);
+});
+
+it('a run that exits red with every counted test green ends with one failure, not a green line', async () => {
+  const run = await runCi(1, 0);
+  expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('7 passed, 1 failed, 1 skipped');
   expect(run.status).toBe(1);
 });

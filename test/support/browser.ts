@@ -1,17 +1,15 @@
-// Debian's Chromium for the browser tests, installed by the tests' own set-up when it is missing
-// (CI machines start without it; `npx playwright install` cannot download browsers here).
+// Debian's Chromium for the browser tests, installed by the project's own set-up script when it is
+// missing (CI machines start without it; `npx playwright install` cannot download browsers here).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { ROOT } from './contract.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 
 export function ensureChromium(): string {
-  if (existsSync(CHROMIUM)) return CHROMIUM;
-  if (process.getuid?.() !== 0) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) as root`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { env, stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { env, stdio: 'inherit' });
+  if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts/setup/chromium.sh')], { stdio: 'inherit' });
   return CHROMIUM;
 }
 

@@ -1,4 +1,4 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 /**
  * Ends a run with one plain line, `vitest: N passed, N failed, N skipped`, after vitest's own summary.
@@ -7,7 +7,7 @@ import type { Reporter, TestModule } from 'vitest/node';
  * one that executed no test.
  */
 export default class ClosingLineReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = []): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
       let failedHere = 0;
@@ -21,6 +21,9 @@ export default class ClosingLineReporter implements Reporter {
       // tests were skipped) failed the run although no test of it did: it counts as one failure.
       if (failedHere === 0 && module.state() === 'failed') counts.failed += 1;
     }
+    // An error thrown outside any test (a timer or a promise left behind) fails the run with every test
+    // green: each counts as one failure, so the line never reads green on a red exit.
+    counts.failed += unhandledErrors.length;
     process.stdout.write(`\nvitest: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
 }
