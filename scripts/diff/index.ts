@@ -8,7 +8,7 @@ import { contractChanges } from './contract-changes.ts';
 import { schemaChanges } from './schema-changes.ts';
 
 export type { Bump, Change } from './change.ts';
-export { lastRelease, load, workingTree, type Loaded } from './load.ts';
+export { lastRelease, load, releaseSnapshot, workingTree, type Loaded } from './load.ts';
 
 export interface DiffReport {
   base: { label: string; version: string | undefined; api: string | undefined };

@@ -4,11 +4,12 @@
 // Each answers the bundled document and the package version it was released as.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import semver from 'semver';
 import YAML from 'yaml';
 import { bundleSpec } from '../generators/bundle.ts';
 import type { Doc } from '../lib/contract.ts';
@@ -58,7 +59,9 @@ async function fromFile(file: string): Promise<Loaded> {
   // A hand-written root (with $refs to other files) is bundled; a bundled document is read as is.
   const bundled = text.includes("$ref: '../") || text.includes('$ref: paths/') ? await bundleSpec(path.dirname(path.dirname(file))) : doc;
   delete bundled['x-generated-by'];
-  return { label: file, doc: bundled };
+  // A release snapshot (releases/openapi-X.Y.Z.json) names its package version.
+  const version = /(?:^|[/\\])openapi-(\d+\.\d+\.\d+[^/\\]*)\.json$/.exec(file)?.[1];
+  return { label: file, doc: bundled, ...(version && { version }) };
 }
 
 async function fromTarball(file: string, label = file): Promise<Loaded> {
@@ -94,13 +97,22 @@ export async function load(source: string | undefined): Promise<Loaded> {
   return fromGitRef(source);
 }
 
+/** Where each release's bundled document is kept, written by `npm version` (release-changelog.ts). */
+export const RELEASES = path.join(ROOT, 'releases');
+export const releaseSnapshot = (version: string) => path.join(RELEASES, `openapi-${version}.json`);
+
 /**
- * The last release, the base the CI gate compares with: the newest tag vX.Y.Z reachable from HEAD
- * (what `npm version` creates), or else the commit CHANGELOG.md records for its newest release
- * (`<!-- release 0.1.0: <commit> -->`, for releases made before tags were kept). Undefined outside
- * a git checkout.
+ * The last release, the base the CI gate compares with: the newest snapshot in releases/ (the bundled
+ * document `npm version` commits with each release), so the gate needs no git history: CI's shallow
+ * clones and unpacked tarballs have none. Else the newest tag vX.Y.Z reachable from HEAD, or the
+ * commit CHANGELOG.md records for its newest release (`<!-- release 0.1.0: <commit> -->`).
  */
 export async function lastRelease(): Promise<string | undefined> {
+  const snapshots = (await readdir(RELEASES).catch(() => [] as string[]))
+    .map((name) => /^openapi-(\d+\.\d+\.\d+)\.json$/.exec(name)?.[1])
+    .filter((version): version is string => version !== undefined)
+    .sort(semver.compare);
+  if (snapshots.length) return path.relative(process.cwd(), releaseSnapshot(snapshots.at(-1)!));
   try {
     await git(['rev-parse', '--git-dir']);
   } catch {

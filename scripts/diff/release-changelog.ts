@@ -1,10 +1,10 @@
 // Run by `npm version` (package.json's "version" script), after the version is bumped and before it is
 // committed: the Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a
-// fresh empty Unreleased. npm version then commits it with the regenerated files and tags vX.Y.Z,
+// fresh empty Unreleased, and releases/openapi-X.Y.Z.json keeps the version's bundled document. npm version then commits it with the regenerated files and tags vX.Y.Z,
 // the tag the breaking-change gate compares with from then on.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT } from './load.ts';
+import { ROOT, releaseSnapshot, workingTree } from './load.ts';
 
 export function releaseChangelog(text: string, version: string, date: string): string {
   const heading = /^## \[Unreleased\][^\n]*\n/m;
@@ -24,4 +24,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const file = path.join(ROOT, 'CHANGELOG.md');
   await writeFile(file, releaseChangelog(await readFile(file, 'utf8'), version, new Date().toISOString().slice(0, 10)));
   console.log(`CHANGELOG.md: Unreleased is now ${version}`);
+  // The release's own document, the base the breaking-change gate compares with from now on.
+  await writeFile(releaseSnapshot(version), `${JSON.stringify((await workingTree()).doc, null, 2)}\n`);
+  console.log(`${path.relative(ROOT, releaseSnapshot(version))}: the bundled document of ${version}`);
 }
