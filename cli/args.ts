@@ -70,7 +70,7 @@ export type Parsed = { values: Record<string, string | boolean | string[] | unde
  * Parses argv for a command. --help and --version are answered here (printed, then `exit` is
  * returned); any other mistake throws a UsageError naming the option and the fix.
  */
-export function parse(spec: CommandSpec, argv: string[]): Parsed | 'exit' {
+export function parse(spec: CommandSpec, argv: string[], print: (text: string) => void = console.log): Parsed | 'exit' {
   const options = Object.fromEntries(
     Object.entries({ ...spec.options, ...COMMON }).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
   );
@@ -82,14 +82,29 @@ export function parse(spec: CommandSpec, argv: string[]): Parsed | 'exit' {
     throw new UsageError(`${message} (see ${spec.name} --help)`);
   }
   if (parsed.values.help) {
-    console.log(helpText(spec));
+    print(helpText(spec));
     return 'exit';
   }
   if (parsed.values.version) {
-    console.log(version());
+    print(version());
     return 'exit';
   }
   return parsed;
+}
+
+/**
+ * parse() for a command that answers with its exit code: 0 once --help or --version is printed, 2
+ * after a mistake printed as one line on stderr; else what was parsed.
+ */
+export function parseOrExitCode(spec: CommandSpec, argv: string[], print: (text: string) => void = console.log): Parsed | number {
+  try {
+    const parsed = parse(spec, argv, print);
+    return parsed === 'exit' ? 0 : parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${spec.name}: ${error.message}`);
+    return 2;
+  }
 }
 
 /** A port from an option or the environment: an integer 0-65535 (0: any free port). */

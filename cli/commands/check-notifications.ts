@@ -7,8 +7,7 @@
 // retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { version } from '../args.ts';
+import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
 import { fieldAt, signTestNotification, webhooks, type Notification, type WebhookName } from '../../runtime/notifications.ts';
 
 export interface Check {
@@ -90,39 +89,31 @@ export async function checkNotificationEndpoint(url: string, options: { passphra
   return checks;
 }
 
-const HELP = `Usage: payment-gateway contract --notifications URL [options]
-
-Sends the endpoint at URL the notifications of the spec, valid and not: each valid one must be
+const COMMAND: CommandSpec = {
+  name: 'payment-gateway contract',
+  usage: '--notifications URL [options]',
+  summary: `Sends the endpoint at URL the notifications of the spec, valid and not: each valid one must be
 acknowledged (2xx), a repeat and an out-of-order one too; a wrong signature, a tampered body and a
-stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwise.
-
-  --passphrase TEXT           the merchant's passphrase the endpoint verifies with (required)
-  --partner-passphrase TEXT   the partner's, for merchantCreated (default: the merchant's)
-  --hash-salt TEXT            the hashSalt the endpoint expects in directDebitOutcome (default '')
-  --stale-seconds N           how old the replayed notification is (default 3600)
-  -h, --help                  this text`;
+stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwise.`,
+  positionals: true,
+  options: {
+    notifications: { type: 'string', value: 'URL', help: 'the endpoint to check' },
+    passphrase: { type: 'string', value: 'TEXT', help: "the merchant's passphrase the endpoint verifies with (required)" },
+    'partner-passphrase': { type: 'string', value: 'TEXT', default: "the merchant's", help: "the partner's, for merchantCreated" },
+    'hash-salt': { type: 'string', value: 'TEXT', default: "''", help: 'the hashSalt the endpoint expects in directDebitOutcome' },
+    'stale-seconds': { type: 'string', value: 'N', default: '3600', help: 'how old the replayed notification is' },
+  },
+};
 
 export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  if (argv.includes('--version') || argv.includes('-V')) {
-    print(version());
-    return 0;
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { notifications: { type: 'string' }, passphrase: { type: 'string' }, 'partner-passphrase': { type: 'string' }, 'hash-salt': { type: 'string' }, 'stale-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    console.error(`payment-gateway contract: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    print(HELP);
-    return 0;
-  }
+  const parsed = parseOrExitCode(COMMAND, argv, print);
+  if (typeof parsed === 'number') return parsed;
+  const { positionals } = parsed;
+  const values = parsed.values as Record<string, string | undefined>;
   const url = values.notifications ?? positionals[0];
   if (!url || !/^https?:\/\//.test(url) || !values.passphrase) {
-    print(`--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${HELP}`);
+    print(`--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${helpText(COMMAND)}`);
     return 2;
   }
   const checks = await checkNotificationEndpoint(url, {

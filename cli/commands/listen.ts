@@ -2,25 +2,26 @@
 // payment-gateway listen --forward-to URL: streams the sandbox's notifications to a local endpoint,
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
-import { parseArgs } from 'node:util';
-import { version } from '../args.ts';
+import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
 import { kindOf, parseNotification } from '../../runtime/notifications.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
-import { ACCOUNT_HELP, accountFlags, sandboxAccount } from './sandbox-account.ts';
+import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
 
-const HELP = `Usage: payment-gateway listen --forward-to URL [options]
-
-Forwards every notification the sandbox sends for one merchant (or partner) to URL, signed as the
+const COMMAND: CommandSpec = {
+  name: 'payment-gateway listen',
+  usage: '--forward-to URL [options]',
+  summary: `Forwards every notification the sandbox sends for one merchant (or partner) to URL, signed as the
 gateway signs it, and prints each delivery and the endpoint's answer. Needs the sandbox's control API
-(on with npm start). Starts with the notifications queued from now on unless --all is given.
-
-  --forward-to URL    where to POST each notification (e.g. http://localhost:3000/hooks)
-  --all               forward the notifications already queued too
-  --count N           stop after N notifications (scripts, tests)
-  --poll-seconds S    how long one long poll waits (default 25)
-${ACCOUNT_HELP}
-  --partner           act as the sandbox partner (partnerUUID) and forward merchantCreated notifications
-  -h, --help          this text`;
+(on with npm start). Starts with the notifications queued from now on unless --all is given.`,
+  options: {
+    'forward-to': { type: 'string', value: 'URL', help: 'where to POST each notification (e.g. http://localhost:3000/hooks)' },
+    all: { type: 'boolean', help: 'forward the notifications already queued too' },
+    count: { type: 'string', value: 'N', help: 'stop after N notifications (scripts, tests)' },
+    'poll-seconds': { type: 'string', value: 'S', default: '25', help: 'how long one long poll waits' },
+    ...ACCOUNT_OPTIONS,
+    partner: { type: 'boolean', help: 'act as the sandbox partner (partnerUUID) and forward merchantCreated notifications' },
+  },
+};
 
 export interface ListenOptions {
   /** Where lines go (tests capture them). */
@@ -39,24 +40,12 @@ function describe(d: Delivery): string {
 
 export async function run(argv: string[], options: ListenOptions = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  if (argv.includes('--version') || argv.includes('-V')) {
-    print(version());
-    return 0;
-  }
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { ...accountFlags, 'forward-to': { type: 'string' }, all: { type: 'boolean' }, count: { type: 'string' }, 'poll-seconds': { type: 'string' }, partner: { type: 'boolean' } } }));
-  } catch (error) {
-    console.error(`payment-gateway listen: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
-    return 2;
-  }
-  if (values.help) {
-    print(HELP);
-    return 0;
-  }
+  const parsed = parseOrExitCode(COMMAND, argv, print);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values as Record<string, string | boolean | undefined>;
   const target = values['forward-to'];
-  if (!target || !/^https?:\/\//.test(target)) {
-    print(`listen: --forward-to needs an http(s) URL\n\n${HELP}`);
+  if (typeof target !== 'string' || !/^https?:\/\//.test(target)) {
+    print(`listen: --forward-to needs an http(s) URL\n\n${helpText(COMMAND)}`);
     return 2;
   }
   const count = values.count === undefined ? Infinity : Number(values.count);

@@ -2,11 +2,10 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { parseArgs } from 'node:util';
-import { version } from '../args.ts';
+import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
-import { ACCOUNT_HELP, accountFlags, sandboxAccount } from './sandbox-account.ts';
+import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
 const PAYOUT_ACCOUNTS = { payoutTransaction: '123321', payoutApproved: '123321', payoutReturned: '13131313', payoutReturnDeclined: '14141414' } as const;
@@ -41,44 +40,39 @@ const TRIGGERS: Record<string, Trigger> = {
   }),
 };
 
-const HELP = `Usage: payment-gateway trigger EVENT [options]
-
-Makes the sandbox send the notification EVENT by doing, through the gateway's own operations, what
+const COMMAND: CommandSpec = {
+  name: 'payment-gateway trigger',
+  usage: 'EVENT [options]',
+  summary: `Makes the sandbox send the notification EVENT by doing, through the gateway's own operations, what
 causes it. EVENT is one of:
   payoutTransaction, payoutApproved  createPayouts to account 123321 (NPP approved)
   payoutReturned                     createPayouts to account 13131313 (NPP declined, DE returned)
   payoutReturnDeclined               createPayouts to account 14141414 (NPP declined, DE return declined)
   directDebitOutcome                 processDDebitAuth with a notifyURL
   batchNotify                        addCard, then processBatch with a batchNotifyURL
-  merchantCreated                    addMerchant as the sandbox partner
-
-  --notify-url URL    the notifyURL the operation names (default https://merchant.example/hooks;
-                      payment-gateway listen forwards the notification wherever it is addressed)
-${ACCOUNT_HELP}
-  -h, --help          this text`;
+  merchantCreated                    addMerchant as the sandbox partner`,
+  positionals: true,
+  options: {
+    'notify-url': {
+      type: 'string',
+      value: 'URL',
+      default: 'https://merchant.example/hooks',
+      help: 'the notifyURL the operation names (payment-gateway listen forwards the notification wherever it is addressed)',
+    },
+    ...ACCOUNT_OPTIONS,
+  },
+};
 
 export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  if (argv.includes('--version') || argv.includes('-V')) {
-    print(version());
-    return 0;
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...accountFlags, 'notify-url': { type: 'string' } } });
-  } catch (error) {
-    console.error(`payment-gateway trigger: ${(error as Error).message.split(/\.\s|\n/)[0]} (see --help)`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    print(HELP);
-    return 0;
-  }
+  const parsed = parseOrExitCode(COMMAND, argv, print);
+  if (typeof parsed === 'number') return parsed;
+  const { positionals } = parsed;
+  const values = parsed.values as Record<string, string | undefined>;
   const event = positionals[0];
   const trigger = event === undefined ? undefined : TRIGGERS[event];
   if (!trigger || positionals.length !== 1) {
-    print(`trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${HELP}`);
+    print(`trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${helpText(COMMAND)}`);
     return 2;
   }
   const a = sandboxAccount(values);

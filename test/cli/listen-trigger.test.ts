@@ -1,6 +1,8 @@
 // payment-gateway listen and trigger against a sandbox with its control API on, forwarding to a
 // local endpoint that verifies what it gets with payment-gateway-contract/notifications.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +11,7 @@ import { run as listen } from '../../cli/commands/listen.ts';
 import { run as trigger } from '../../cli/commands/trigger.ts';
 import { NotificationDispatcher } from '../../runtime/notifications.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { ROOT } from '../support/contract.ts';
 
 let t: TestSandbox;
 let endpoint: http.Server;
@@ -84,6 +87,17 @@ describe('payment-gateway trigger and listen', () => {
     const help = execFileSync(process.execPath, ['cli/commands/trigger.ts', '--help'], { encoding: 'utf8' });
     expect(help).toContain('payment-gateway trigger EVENT');
     expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { encoding: 'utf8' })).toContain('--forward-to URL');
+  });
+
+  it('reads its options as every command does: one line and exit 2 for an unknown one, --version, the environment in --help', () => {
+    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+    for (const [command, name] of [['cli/commands/listen.ts', 'payment-gateway listen'], ['cli/commands/trigger.ts', 'payment-gateway trigger'], ['cli/commands/check-notifications.ts', 'payment-gateway contract']] as const) {
+      const wrong = spawnSync(process.execPath, [command, '--forward-too', 'x'], { cwd: ROOT, encoding: 'utf8' });
+      expect(wrong.status).toBe(2);
+      expect(wrong.stderr).toBe(`${name}: Unknown option '--forward-too' (see ${name} --help)\n`);
+      expect(spawnSync(process.execPath, [command, '--version'], { cwd: ROOT, encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+    }
+    expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { cwd: ROOT, encoding: 'utf8' })).toContain('--base URL         the sandbox (env PGW_SANDBOX_URL; default http://localhost:4010)');
   });
 
   it('says so when the control API is off', async () => {
