@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generate } from '../../scripts/generate.ts';
+import { generate, specRootText } from '../../scripts/generate.ts';
 import { methodIndex } from '../../scripts/generators/method-index.ts';
 import { ROOT } from '../support/contract.ts';
 
@@ -44,10 +44,14 @@ describe('generated/', () => {
   });
 });
 
-describe('spec/paths/: the shared paths\' method lists', () => {
-  it('are what spec/methods/ writes (run `npm run generate` if not)', async () => {
+describe('spec/: the parts written from other parts', () => {
+  it('the shared paths\' method lists are what spec/methods/ writes (run `npm run generate` if not)', async () => {
     for (const [file, text] of await methodIndex(path.join(ROOT, 'spec'))) {
       expect(await readFile(path.join(ROOT, 'spec', file), 'utf8'), `spec/${file}`).toBe(text);
     }
+  });
+
+  it('the intro\'s recipe table is what the recipes and descriptors write (run `npm run generate` if not)', async () => {
+    expect(await readFile(path.join(ROOT, 'spec/openapi.yaml'), 'utf8')).toBe(await specRootText(ROOT));
   });
 });
