@@ -23,6 +23,7 @@ import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
 import { recipeTable, withRecipeTable } from './generators/recipe-table.ts';
+import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
 import { webhooksModule } from './generators/webhooks.ts';
@@ -88,6 +89,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'operations.ts': operationsModule(doc, ops),
     'webhooks.ts': webhooksModule(doc, ops),
     'sandbox-control.ts': await controlTypesModule(root),
+    'spec-constants.ts': specConstantsModule(doc),
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
     'mock.json': mockConfig(ops),
