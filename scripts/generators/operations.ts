@@ -30,6 +30,7 @@ export interface TableEntry {
   retry: { safe: true } | { lookup: string; by: string } | null;
   examples: { request: string[]; result: string[]; refusal: string[] };
   provenance: { seed: string } | { inferred: string };
+  tags: string[];
 }
 
 /** Which JSON type a refusal's responseCode is sent as: the first its schema allows. */
@@ -104,9 +105,13 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         retry: op.retry ?? null,
         examples: { request: op.examples.request, result: op.examples.result ?? [], refusal: op.examples.refusal ?? [] },
         provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
+        tags: op.tags,
       };
     });
 }
+
+/** A union of string literal types, sorted and without repeats. */
+const union = (names: string[]): string => [...new Set(names)].sort().map((n) => JSON.stringify(n)).join(' | ') || 'never';
 
 function apiVersionHeader(doc: Doc): { name: string; value: string } {
   const p = doc.components.parameters.ApiVersion;
@@ -117,6 +122,8 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
   const entries = tableEntries(doc, ops);
   return [
     tsHeader('The operation table: each operation\'s route, schemas, credentials, hashes and provenance (from x-methods and x-operation).').trimEnd(),
+    '',
+    "import type { HashRecipeName } from './hash-recipes.ts';",
     '',
     `export const apiVersion = ${JSON.stringify(apiVersionHeader(doc))} as const;`,
     '',
@@ -131,8 +138,17 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '/** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */',
     `export const unknownFieldsPolicy: 'ignore' | 'refuse' = ${JSON.stringify(doc['x-unknown-fields'].policy)};`,
     '',
+    '/** Every operationId of the contract (webhooks aside). */',
+    `export type OperationId = ${union(entries.map((e) => e.operationId))};`,
+    '',
+    '/** The roles a header credential plays (x-credential on the security schemes). */',
+    `export type HeaderRole = ${union(Object.values<{ 'x-credential': string }>(doc.components.securitySchemes).map((s) => s['x-credential']))};`,
+    '',
+    '/** The tags operations are grouped by in the docs. */',
+    `export type Tag = ${union((doc.tags ?? []).map((t: { name: string }) => t.name))};`,
+    '',
     'export interface ContractOperation {',
-    '  operationId: string;',
+    '  operationId: OperationId;',
     '  summary: string;',
     "  verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
     '  /** The OpenAPI path template. */',
@@ -155,12 +171,12 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     "  refusalCode: 'string' | 'integer';",
     "  credentials: readonly ('merchant' | 'partner' | 'accessToken')[];",
     '  /** Header credentials by role: accountId, apiKey, messageHash → header name. */',
-    '  headers: Readonly<Record<string, string>> | null;',
-    "  hashes: readonly { in: 'body' | 'header'; name: string; recipe: string }[];",
-    '  resultHashes: readonly { name: string; recipe: string }[];',
+    '  headers: Readonly<Partial<Record<HeaderRole, string>>> | null;',
+    "  hashes: readonly { in: 'body' | 'header'; name: string; recipe: HashRecipeName }[];",
+    '  resultHashes: readonly { name: string; recipe: HashRecipeName }[];',
     '  maxBodyBytes: number;',
     '  deprecated: boolean;',
-    '  aliasOf: string | null;',
+    '  aliasOf: OperationId | null;',
     '  webhooks: readonly string[];',
     '  /**',
     '   * How a client may retry it after a lost answer (x-method.retry): safe to send again, or look the',
@@ -170,6 +186,7 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '  /** Names of its examples in the bundled document, by role. */',
     '  examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };',
     '  provenance: { seed: string } | { inferred: string };',
+    '  tags: readonly Tag[];',
     '}',
     '',
     `export const operations: readonly ContractOperation[] = ${JSON.stringify(entries, null, 2)};`,
