@@ -23,6 +23,8 @@ export function recipeFormula(recipe: HashRecipe, multiline = false): string {
       ? 'hmac-sha256(\n  key = passphrase,\n  message = canonical JSON of\n    path parameters + query parameters + body fields,\n    keys sorted, no white space\n)'
       : 'hmac-sha256(key = passphrase, message = canonical JSON of path parameters + query parameters + body fields, keys sorted, no white space)';
   }
+  // The batch file's checksum has no parts: md5 of the field's decoded bytes alone.
+  if (recipe.file) return `md5(base64decode(${recipe.file.field}))`;
   const parts = (recipe.parts ?? []).map(partFormula);
   if (!multiline) {
     const joined = parts.join(' + ');

@@ -1,4 +1,5 @@
 // What every sandbox handler works with, and the small helpers they share.
+import { numberedRefusals, type NumberedRefusal } from '../generated/spec-constants.ts';
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
 import type { Row, Store } from './store.ts';
@@ -19,8 +20,8 @@ export const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ response
 export const nppRefusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
 export const invalid = (field: string, why: string) => refusal(-2, `Field '${field}' is invalid: ${why}`);
 /** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
-export function numbered(sb: Sandbox, name: 'invalidTransactionID' | 'alreadyReversed') {
-  return refusal(-2, sb.spec.components.schemas.Refusal['x-numbered-refusals'][name].message);
+export function numbered(_sb: Sandbox, name: NumberedRefusal) {
+  return refusal(-2, numberedRefusals[name]);
 }
 export const nppInvalid = (field: string, why: string) => nppRefusal(-2, `Field '${field}' is invalid: ${why}`);
 

@@ -1,7 +1,8 @@
 // npm run generate: builds everything in generated/ from spec/. Deterministic: the same spec gives
 // the same bytes, so a test can regenerate into a temporary folder and compare.
 //
-//   node scripts/generate.ts            write generated/
+//   node scripts/generate.ts            write the derived parts of spec/ (the shared paths' method
+//                                       lists, the intro's recipe table), then generated/
 //   node scripts/generate.ts --out DIR  write into DIR instead (the freshness test uses this)
 //   node scripts/generate.ts --docs     only generated/docs/index.html (npm run docs)
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,30 +17,65 @@ import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
+import { methodIndex } from './generators/method-index.ts';
 import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
+import { recipeTable, withRecipeTable } from './generators/recipe-table.ts';
+import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
 import { webhooksModule } from './generators/webhooks.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const bundleSpec = (): Promise<Doc> => bundle(ROOT);
+export const bundleSpec = (root = ROOT): Promise<Doc> => bundle(root);
+
+/** Writes the shared paths' method lists from the method files; returns the path files it changed. */
+export async function writeMethodIndex(root = ROOT): Promise<string[]> {
+  const changed: string[] = [];
+  for (const [file, text] of await methodIndex(path.join(root, 'spec'))) {
+    const target = path.join(root, 'spec', file);
+    if ((await readFile(target, 'utf8')) === text) continue;
+    await writeFile(target, text);
+    changed.push(`spec/${file}`);
+  }
+  return changed;
+}
+
+/** spec/openapi.yaml as it should read: its recipe table written from the recipes and descriptors. */
+export async function specRootText(root = ROOT): Promise<string> {
+  const doc = await bundleSpec(root);
+  const text = await readFile(path.join(root, 'spec/openapi.yaml'), 'utf8');
+  return withRecipeTable(text, recipeTable(doc['x-hash-recipes'], contractOperations(doc)));
+}
+
+/** Writes the parts of spec/ that are derived (method lists, recipe table); returns the files changed. */
+export async function writeSpecLists(root = ROOT): Promise<string[]> {
+  const changed = await writeMethodIndex(root);
+  const target = path.join(root, 'spec/openapi.yaml');
+  const text = await specRootText(root);
+  if ((await readFile(target, 'utf8')) !== text) {
+    await writeFile(target, text);
+    changed.push('spec/openapi.yaml');
+  }
+  return changed;
+}
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
-async function settlementExample(): Promise<Uint8Array> {
-  const csv = await readFile(path.join(ROOT, 'spec/examples/getSettlement.csv'));
+async function settlementExample(root: string): Promise<Uint8Array> {
+  const csv = await readFile(path.join(root, 'spec/examples/getSettlement.csv'));
   return zipSync({ 'settlement.csv': [csv, { mtime: new Date('2026-01-01T00:00:00Z'), level: 6 }] });
 }
 
-export async function generate(outDir: string, only?: 'docs'): Promise<string[]> {
-  const doc = await bundleSpec();
+/** Everything in generated/, from the spec under `root` (a copy of the package in the architecture test). */
+export async function generate(outDir: string, only?: 'docs', root = ROOT): Promise<string[]> {
+  const doc = await bundleSpec(root);
   const ops = contractOperations(doc);
   if (only === 'docs') {
     await mkdir(path.join(outDir, 'docs'), { recursive: true });
-    await writeFile(path.join(outDir, 'docs/index.html'), await docsPage(ROOT, doc, ops));
+    await writeFile(path.join(outDir, 'docs/index.html'), await docsPage(root, doc, ops));
     return ['docs/index.html'];
   }
   const entries = tableEntries(doc, ops);
@@ -52,17 +88,18 @@ export async function generate(outDir: string, only?: 'docs'): Promise<string[]>
     'hash-recipes.ts': hashRecipesModule(doc),
     'operations.ts': operationsModule(doc, ops),
     'webhooks.ts': webhooksModule(doc, ops),
-    'sandbox-control.ts': await controlTypesModule(ROOT),
+    'sandbox-control.ts': await controlTypesModule(root),
+    'spec-constants.ts': specConstantsModule(doc),
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, ops, entries),
     'mock.json': mockConfig(ops),
-    'postman.json': postmanCollection(doc, ops, JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version),
+    'postman.json': postmanCollection(doc, ops, JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version),
     'validators/requests.cjs': validators.requests,
     'validators/requests.d.cts': validatorDeclarations(validators.names.requests, 'Request validators: one per request branch and form, and <operationId>Parameters.'),
     'validators/results.cjs': validators.results,
     'validators/results.d.cts': validatorDeclarations(validators.names.results, 'Result validators: one per result and refusal schema.'),
-    'examples/getSettlement.zip': await settlementExample(),
-    'docs/index.html': await docsPage(ROOT, doc, ops),
+    'examples/getSettlement.zip': await settlementExample(root),
+    'docs/index.html': await docsPage(root, doc, ops),
   };
   await rm(outDir, { recursive: true, force: true });
   for (const [name, content] of Object.entries(files)) {
@@ -76,6 +113,7 @@ export async function generate(outDir: string, only?: 'docs'): Promise<string[]>
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'generated') }, docs: { type: 'boolean', default: false } } });
   const started = performance.now();
+  if (!values.docs) for (const file of await writeSpecLists()) console.log(`wrote the derived lists of ${file}`);
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

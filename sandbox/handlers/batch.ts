@@ -1,5 +1,6 @@
 // Batches: a zipped CSV of stored-card purchases (columns: the spec's x-csv-columns of batchFile),
 // run at once; results as CSV (retrieveBatch), as JSON, and posted to batchNotifyURL.
+import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
@@ -116,7 +117,7 @@ export class BatchRunner {
 
   constructor(sb: Sandbox) {
     this.sb = sb;
-    this.columns = batchColumns(sb);
+    this.columns = csvColumns.batchFile['1'];
   }
 
   kick(): void {
@@ -139,12 +140,11 @@ export class BatchRunner {
   }
 }
 
-const batchColumns = (sb: Sandbox): string[] => sb.spec.components.schemas.ProcessBatchRequest.properties.batchFile['x-csv-columns']['1'];
 
 export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
   const { store, clock } = sb;
-  const columns = batchColumns(sb);
-  const resultColumns: string[] = sb.spec.components.schemas.BatchResultFile['x-csv-columns']['1'];
+  const columns: readonly string[] = csvColumns.batchFile['1'];
+  const resultColumns: readonly string[] = csvColumns.batchResult['1'];
   const find = (merchantId: string, id: string) => store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
   return {
     // The file is inflated and parsed in slices, yielding between them, and nothing is written until

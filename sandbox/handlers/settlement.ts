@@ -1,6 +1,7 @@
 // Surcharge quotes (per-merchant, per-scheme rates, rounded half up to the cent) and settlement
 // files: a real zip holding one CSV, whose columns are the spec's x-csv-columns for the version asked.
 import { Zip, ZipDeflate } from 'fflate';
+import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
@@ -45,7 +46,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
     getSettlement: async ({ body }, { account }) => {
       if (body.settlementTo < body.settlementFrom) return invalid('settlementTo', 'is before settlementFrom');
       const version = body.version ?? 'unversioned';
-      const columns: string[] = sb.spec.components.schemas.SettlementFile['x-csv-columns'][version];
+      const columns: readonly string[] = csvColumns.settlement[version];
       const values = (row: Record<string, any>): Record<string, string> => ({
         transactionID: row.id,
         transactionReferenceID: row.reference ?? '',

@@ -3,6 +3,7 @@
 // checkEnrollment opens a session; an outcome is given only for a session of the same merchant whose
 // card is enrolled.
 import { randomBytes } from 'node:crypto';
+import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
@@ -11,14 +12,12 @@ import { cardOf } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
-/** How long an access token lasts: the contract says it, on the result that carries its expiry. */
-export const accessTokenLifetimeMinutes = (spec: Sandbox['spec']): number => spec.components.schemas.AccessTokenResult['x-lifetime-minutes'];
-
 const cavv = () => randomBytes(20).toString('base64');
 
 export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
   const { store, clock } = sb;
-  const accessTokenMs = accessTokenLifetimeMinutes(sb.spec) * 60_000;
+  // How long an access token lasts: the contract says it, on the result that carries its expiry.
+  const accessTokenMs = accessTokenLifetimeMinutes * 60_000;
   /** Why a 3DS outcome cannot be given for this session: none opened for the merchant, or no card enrolled. */
   const sessionRefusal = (merchantId: string, threeDSToken: string) => {
     const session = store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);

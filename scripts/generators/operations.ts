@@ -1,36 +1,11 @@
 // The operation table: every operation with what a server, a client or a test needs to route it,
 // validate it, authenticate it and answer it, read from the descriptors (x-methods, x-operation).
 import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/contract.ts';
+import type { OperationModel } from '../../runtime/operation-model.ts';
 import { tsHeader } from './banner.ts';
 
-export interface TableEntry {
-  operationId: string;
-  summary: string;
-  verb: string;
-  path: string;
-  method: string | null;
-  status: number;
-  request: string | null;
-  forms: string[] | null;
-  fields: string[] | null;
-  normalise: Record<string, 'uppercase'> | null;
-  parameters: { name: string; in: string; required: boolean; example?: string }[];
-  result: string;
-  resultType: string;
-  refusal: string;
-  refusalCode: 'string' | 'integer';
-  credentials: string[];
-  headers: Record<string, string> | null;
-  hashes: { in: 'body' | 'header'; name: string; recipe: string }[];
-  resultHashes: { name: string; recipe: string }[];
-  maxBodyBytes: number;
-  deprecated: boolean;
-  aliasOf: string | null;
-  webhooks: string[];
-  retry: { safe: true } | { lookup: string; by: string } | null;
-  examples: { request: string[]; result: string[]; refusal: string[] };
-  provenance: { seed: string } | { inferred: string };
-}
+/** An entry of the table: the one operation shape (runtime/operation-model.ts), with any names. */
+export type TableEntry = OperationModel;
 
 /** Which JSON type a refusal's responseCode is sent as: the first its schema allows. */
 function refusalCodeType(doc: Doc, refusal: string): 'string' | 'integer' {
@@ -72,7 +47,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
   const defaultLimit: number = doc['x-limits'].maxBodyBytes;
   return ops
     .filter((op) => !op.webhook)
-    .map((op) => {
+    .map((op): TableEntry => {
       const request = op.request ? schemaName(op.request) : null;
       const forms = op.request ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null) : null;
       const fields = request ? knownFields(doc, forms ?? [request]) : null;
@@ -80,7 +55,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
       return {
         operationId: op.operationId,
         summary: op.summary,
-        verb: op.verb.toUpperCase(),
+        verb: op.verb.toUpperCase() as Uppercase<typeof op.verb>,
         path: op.path,
         method: op.method ?? null,
         status: op.status,
@@ -104,9 +79,13 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         retry: op.retry ?? null,
         examples: { request: op.examples.request, result: op.examples.result ?? [], refusal: op.examples.refusal ?? [] },
         provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
+        tags: op.tags,
       };
     });
 }
+
+/** A union of string literal types, sorted and without repeats. */
+const union = (names: string[]): string => [...new Set(names)].sort().map((n) => JSON.stringify(n)).join(' | ') || 'never';
 
 function apiVersionHeader(doc: Doc): { name: string; value: string } {
   const p = doc.components.parameters.ApiVersion;
@@ -117,6 +96,9 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
   const entries = tableEntries(doc, ops);
   return [
     tsHeader('The operation table: each operation\'s route, schemas, credentials, hashes and provenance (from x-methods and x-operation).').trimEnd(),
+    '',
+    "import type { OperationModel } from '../runtime/operation-model.ts';",
+    "import type { HashRecipeName } from './hash-recipes.ts';",
     '',
     `export const apiVersion = ${JSON.stringify(apiVersionHeader(doc))} as const;`,
     '',
@@ -131,46 +113,17 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '/** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */',
     `export const unknownFieldsPolicy: 'ignore' | 'refuse' = ${JSON.stringify(doc['x-unknown-fields'].policy)};`,
     '',
-    'export interface ContractOperation {',
-    '  operationId: string;',
-    '  summary: string;',
-    "  verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
-    '  /** The OpenAPI path template. */',
-    '  path: string;',
-    '  /** The body\'s `method` value on a shared path. */',
-    '  method: string | null;',
-    '  /** The success status; refusals are answered with it too. */',
-    '  status: number;',
-    '  /** Request body schema (component name); its `forms` when the method takes several. */',
-    '  request: string | null;',
-    '  forms: readonly string[] | null;',
-    "  /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */",
-    '  fields: readonly string[] | null;',
-    "  /** Body fields read upper-cased whatever case they come in (x-normalise). */",
-    "  normalise: Readonly<Record<string, 'uppercase'>> | null;",
-    "  parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];",
-    '  result: string;',
-    "  resultType: 'application/json' | 'application/zip' | 'text/csv';",
-    '  refusal: string;',
-    "  refusalCode: 'string' | 'integer';",
-    "  credentials: readonly ('merchant' | 'partner' | 'accessToken')[];",
-    '  /** Header credentials by role: accountId, apiKey, messageHash → header name. */',
-    '  headers: Readonly<Record<string, string>> | null;',
-    "  hashes: readonly { in: 'body' | 'header'; name: string; recipe: string }[];",
-    '  resultHashes: readonly { name: string; recipe: string }[];',
-    '  maxBodyBytes: number;',
-    '  deprecated: boolean;',
-    '  aliasOf: string | null;',
-    '  webhooks: readonly string[];',
-    '  /**',
-    '   * How a client may retry it after a lost answer (x-method.retry): safe to send again, or look the',
-    '   * transaction up with `lookup` by the request field `by` first. null: never resent automatically.',
-    '   */',
-    '  retry: { safe: true } | { lookup: string; by: string } | null;',
-    '  /** Names of its examples in the bundled document, by role. */',
-    '  examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };',
-    '  provenance: { seed: string } | { inferred: string };',
-    '}',
+    '/** Every operationId of the contract (webhooks aside). */',
+    `export type OperationId = ${union(entries.map((e) => e.operationId))};`,
+    '',
+    '/** The roles a header credential plays (x-credential on the security schemes). */',
+    `export type HeaderRole = ${union(Object.values<{ 'x-credential': string }>(doc.components.securitySchemes).map((s) => s['x-credential']))};`,
+    '',
+    '/** The tags operations are grouped by in the docs. */',
+    `export type Tag = ${union((doc.tags ?? []).map((t: { name: string }) => t.name))};`,
+    '',
+    '/** An operation of this contract: the one operation shape with the contract\'s own names. */',
+    'export type ContractOperation = OperationModel<OperationId, HashRecipeName, HeaderRole, Tag>;',
     '',
     `export const operations: readonly ContractOperation[] = ${JSON.stringify(entries, null, 2)};`,
     '',

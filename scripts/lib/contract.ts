@@ -27,10 +27,10 @@ export interface Descriptor {
   summary?: string;
   request?: string;
   result?: string;
-  resultType?: string;
+  resultType?: 'application/json' | 'application/zip' | 'text/csv';
   refusal?: string;
   status?: number;
-  credentials?: string[];
+  credentials?: ('merchant' | 'partner' | 'accessToken')[];
   hashes?: HashUse[];
   resultHashes?: HashUse[];
   webhooks?: string[];
@@ -58,7 +58,7 @@ export interface Operation extends Descriptor {
   /** Header credentials, from the operation's security requirement. */
   security: string[];
   /** Path and query parameter names. */
-  parameters: { name: string; in: string; required: boolean; example?: string }[];
+  parameters: { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   webhook: boolean;
 }
 

@@ -7,6 +7,7 @@ import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refuse, type Refusal } from './refusals.ts';
 import type { Steps } from './steps.ts';
+import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 const DENIED = 'Invalid authentication credentials';
@@ -57,7 +58,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
   const body = input.body ?? {};
 
   if (op.headers) {
-    for (const role in op.headers) {
+    for (const role of Object.keys(op.headers) as HeaderRole[]) {
       if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
     }
     const id = headerOf(input.headers, op.headers.accountId)!;

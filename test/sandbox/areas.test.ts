@@ -11,7 +11,7 @@ import { createGatewayClient } from '../../generated/client.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash } from '../../runtime/signing.ts';
 import { parseCsv, readSettlement } from '../../runtime/settlement.ts';
-import { accessTokenLifetimeMinutes } from '../../sandbox/handlers/three-ds.ts';
+import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 import { validatorFor } from '../support/contract.ts';
@@ -27,7 +27,7 @@ const signature = (body: unknown) => createHmac('sha256', passphrase()).update(c
 
 describe('access tokens, 3D Secure and surcharges', () => {
   it('issues an access token that works for the lifetime the contract gives it (30 minutes) of sandbox time', async () => {
-    const minutes = accessTokenLifetimeMinutes(t.sandbox.spec);
+    const minutes = accessTokenLifetimeMinutes;
     expect(minutes).toBe(30);
     const issued = (await t.client.getAccessToken({ transactionAmount: '100.00', transactionCurrency: 'AUD' })) as { accessToken: string };
     const quote = () => t.client.getSurcharge({ accessToken: issued.accessToken, transactionAmount: '100.00', transactionCurrency: 'AUD', paymentCardNumber: '4564710000000004' });
