@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/requests.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { computeHash } from '../runtime/signing.ts';
+import { signBodyHashes } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
@@ -33,8 +33,8 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 function signed(operationId: string, body: Record<string, unknown>) {
   const op = operation(operationId);
   const b: Record<string, unknown> = { ...body };
-  for (const use of op.hashes.filter((h) => h.in === 'body')) if (use.name in b) b[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', b);
-  return buildRequest(op, { body: b });
+  const uses = op.hashes.filter((h) => h.in === 'body' && h.name in b);
+  return buildRequest(op, { body: signBodyHashes(b, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe as keyof typeof hashRecipes] })), 'sandbox-passphrase') });
 }
 async function call(operationId: string, body: Record<string, unknown>): Promise<Response> {
   const r = signed(operationId, body);

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
-import { canonicalParameters, computeHash } from '../runtime/signing.ts';
+import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 import { doc } from './requests.ts';
 
 const require = createRequire(import.meta.url);
@@ -53,10 +53,8 @@ export function signBody(op: ContractOperation, form: string, body: Record<strin
     out[c.key!] = partner ? creds.partnerApiKey : creds.apiKey;
     passphrase = partner ? creds.partnerPassphrase : creds.passphrase;
   }
-  for (const h of op.hashes.filter((x) => x.in === 'body' && accepts.has(x.name) && out[x.name] !== undefined)) {
-    out[h.name] = computeHash(hashRecipes[h.recipe as keyof typeof hashRecipes], passphrase, out);
-  }
-  return out;
+  const uses = op.hashes.filter((x) => x.in === 'body' && accepts.has(x.name) && out[x.name] !== undefined);
+  return signBodyHashes(out, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe as keyof typeof hashRecipes] })), passphrase);
 }
 
 export interface Answer {
@@ -75,10 +73,10 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
   const headers: Record<string, string> = { [apiVersion.name]: apiVersion.value };
   if (out.body !== undefined) headers['content-type'] = 'application/json';
   if (op.headers) {
-    headers[op.headers.accountId!] = creds.merchantUUID;
-    headers[op.headers.apiKey!] = creds.apiKey;
     const use = op.hashes.find((h) => h.in === 'header')!;
-    headers[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], creds.passphrase, canonicalParameters({ params, query, body: out.body }));
+    const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name };
+    const account = { id: creds.merchantUUID, apiKey: creds.apiKey, passphrase: creds.passphrase };
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, { params, query, body: out.body }));
   }
   for (const [k, v] of Object.entries(out.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { canonicalParameters, computeHash } from '../runtime/signing.ts';
+import { signHeaders } from '../runtime/signing.ts';
 import type { GatewayRequest } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
 
@@ -40,14 +40,11 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
   const headers: Record<string, string | undefined> = { [apiVersion.name.toLowerCase()]: apiVersion.value };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (op.headers) {
-    headers[op.headers.accountId!.toLowerCase()] = sandbox.merchantUUID;
-    headers[op.headers.apiKey!.toLowerCase()] = sandbox.apiKey;
     const use = op.hashes.find((h) => h.in === 'header')!;
-    headers[use.name.toLowerCase()] = computeHash(
-      hashRecipes[use.recipe as keyof typeof hashRecipes],
-      options.passphrase ?? sandbox.passphrase,
-      canonicalParameters({ params, query, body: body as Record<string, unknown> | undefined }),
-    );
+    const names = { accountId: op.headers.accountId!.toLowerCase(), apiKey: op.headers.apiKey!.toLowerCase(), messageHash: use.name.toLowerCase() };
+    const account = { id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: options.passphrase ?? sandbox.passphrase };
+    const request = { params, query, body: body as Record<string, unknown> | undefined };
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, request));
   }
   for (const [k, v] of Object.entries(options.headers ?? {})) {
     if (v === undefined) delete headers[k.toLowerCase()];

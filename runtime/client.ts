@@ -3,7 +3,7 @@
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
-import { canonicalParameters, computeHash, type HashRecipes } from './signing.ts';
+import { type HashRecipes, signBodyHashes, signHeaders } from './signing.ts';
 
 /** A request type less what the client fills in, form by form. */
 export type ClientBody<T, Filled extends PropertyKey> = T extends unknown ? Omit<T, Filled> : never;
@@ -142,11 +142,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       body[fields.key!] = account.apiKey;
       passphrase = account.passphrase;
     }
-    for (const h of form.hashes) {
-      if (h.when && !h.when.some((f) => body[f] !== undefined)) continue;
-      body[h.name] = computeHash(contract.recipes[h.recipe]!, passphrase, body);
-    }
-    return body;
+    const uses = form.hashes.filter((h) => !h.when || h.when.some((f) => body[f] !== undefined));
+    return signBodyHashes(body, uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })), passphrase);
   }
 
   async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
@@ -157,9 +154,9 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
     const headers: Record<string, string> = { [contract.apiVersion.name]: contract.apiVersion.value };
     if (op.headers) {
-      headers[op.headers.accountId!] = options.merchantUUID;
-      headers[op.headers.apiKey!] = options.apiKey;
-      headers[op.headers.messageHash!] = computeHash(contract.recipes[op.headers.recipe!]!, options.passphrase, canonicalParameters({ params, query, body }));
+      const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: op.headers.messageHash! };
+      const account = { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
+      Object.assign(headers, signHeaders(names, contract.recipes[op.headers.recipe!]!, account, { params, query, body }));
     }
     let outcome: { data?: unknown; error?: unknown; response: Response };
     const signal = AbortSignal.timeout(timeoutMs);

@@ -203,3 +203,51 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 /** Compares two hex hashes, ignoring case, in constant time. */
 export const hashesEqual = (a: string, b: string): boolean => constantTimeEqual(a.toLowerCase(), b.toLowerCase());
+
+/** The header names a header-authenticated operation signs with (x-header-auth in the spec). */
+export interface HeaderNames {
+  accountId: string;
+  apiKey: string;
+  messageHash: string;
+}
+
+/** The account a request is signed for. */
+export interface SigningAccount {
+  id: string;
+  apiKey: string;
+  passphrase: string;
+}
+
+/**
+ * The one request signer for header-authenticated operations: the account id, the API key and the
+ * message hash over the request's canonical parameters, in that order. The client, the contract
+ * suite, its request builder and the CLI's `sign` all sign through it, so the rule lives here once.
+ */
+export function signHeaders(
+  names: HeaderNames,
+  recipe: HashRecipe,
+  account: SigningAccount,
+  request: { params?: Fields | undefined; query?: Fields | undefined; body?: Fields | undefined },
+  digests: Digests = portableDigests,
+): Record<string, string> {
+  return {
+    [names.accountId]: account.id,
+    [names.apiKey]: account.apiKey,
+    [names.messageHash]: computeHash(recipe, account.passphrase, canonicalParameters(request), digests),
+  };
+}
+
+/**
+ * The one body signer: writes each hash field into the body, in the order given, each computed over
+ * the body as it stands (a later hash sees an earlier one, as the gateway computes them). The caller
+ * chooses which hash fields apply to its form; this only signs.
+ */
+export function signBodyHashes<B extends Record<string, unknown>>(
+  body: B,
+  uses: Iterable<{ name: string; recipe: HashRecipe }>,
+  passphrase: string,
+  digests: Digests = portableDigests,
+): B {
+  for (const use of uses) (body as Record<string, unknown>)[use.name] = computeHash(use.recipe, passphrase, body, digests);
+  return body;
+}

@@ -15,3 +15,4 @@ export type {
 } from './core/types.ts';
 export type { Answer, GatewayHandlers, HandlerInput, HandlerName, HandlerResult } from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
+export { refusals, refuse, type Refusal } from './core/refusals.ts';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
-import { refuse, type Refusal } from './refusals.ts';
+import { refusals, refuse, type Refusal } from './refusals.ts';
 import type { Steps } from './steps.ts';
 import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
@@ -59,7 +59,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
 
   if (op.headers) {
     for (const role of Object.keys(op.headers) as HeaderRole[]) {
-      if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refuse(-3, `Header '${op.headers[role]}' is required`) };
+      if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refusals.headerRequired(String(op.headers[role])) };
     }
     const id = headerOf(input.headers, op.headers.accountId)!;
     const found: Account | undefined = yield accounts.find('merchant', id);

@@ -6,7 +6,7 @@ import type { GatewayHandlers } from '../../generated/handlers.ts';
 import { answer, fileHoldsCardNumber, type Answered } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
-import { refuse, refusalResponse, type Refusal } from './refusals.ts';
+import { refusals, refuse, refusalResponse, type Refusal } from './refusals.ts';
 import { byteLength, checkBody, checkParameters, checkVersion, normalised, parseBody, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
 import { bodyLimit, chooseMethod, knows, readLimit, route } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
@@ -178,7 +178,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok)) parsed.ok = { ...parsed.ok, method: op.method };
     if (note !== NO_NOTE) note.operationId = op.operationId;
-    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refuse(-2, `Request body exceeds ${op.maxBodyBytes} bytes`, 413));
+    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refusals.bodyTooLarge(op.maxBodyBytes));
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal);
     let sent = parsed.ok;
@@ -204,7 +204,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
       | ((input: unknown, context: HandlerContext) => unknown)
       | undefined;
-    if (!handler) return refused(op, refuse(-4, `${target.operationId} is not implemented by this server`, 500));
+    if (!handler) return refused(op, refusals.notImplemented(target.operationId));
 
     let returned: unknown;
     let answered: Answered | undefined;
@@ -235,7 +235,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!(error instanceof RollBack)) {
         metrics.failures++;
         logger.error('handler failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
-        return refusalResponse(op, refuse(-4, 'Internal gateway error', 500));
+        return refusalResponse(op, refusals.internal());
       }
     }
     answered ??= answer(op, auth.account, body ?? {}, returned);
@@ -252,7 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const failed = (error: unknown): GatewayResponse => {
     metrics.failures++;
     logger.error('request failed', { error: error instanceof Error ? error.message : String(error) });
-    return refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500));
+    return refusalResponse(undefined, refusals.internal());
   };
   const guardedRun = (request: GatewayRequest, note: Note): GatewayResponse | Promise<GatewayResponse> => {
     try {

@@ -15,6 +15,32 @@ export interface Refusal {
 export const refuse = (code: Refusal['code'], message: string, status?: number): Refusal =>
   status === undefined ? { code, message } : { code, message, status };
 
+/**
+ * The catalogue of the server's own refusals (Fastify's error-catalogue idea: one place holds each
+ * refusal's code, message and HTTP status; callers name the entry and pass only what varies).
+ * Validation refusals are built by refusalFor from the schema's errors; the sandbox's business rules
+ * are its own.
+ */
+export const refusals = {
+  internal: () => refuse(-4, 'Internal gateway error', 500),
+  notImplemented: (operationId: string) => refuse(-4, `${operationId} is not implemented by this server`, 500),
+  bodyTooLarge: (limit: number) => refuse(-2, `Request body exceeds ${limit} bytes`, 413),
+  contentType: () => refuse(-2, "Header 'Content-Type' must be application/json", 415),
+  notJson: (why: string) => refuse(-2, `Request body is not valid JSON: ${why}`, 400),
+  noBodyTaken: (operationId: string) => refuse(-2, `${operationId} takes no request body`),
+  bodyRequired: () => refuse(-3, 'The request body is required'),
+  parameterNotAllowed: (name: string) => refuse(-2, `Parameter '${name}' is not allowed`),
+  headerRequired: (name: string) => refuse(-3, `Header '${name}' is required`),
+  versionRequired: (name: string, value: string) => refuse(-3, `Header '${name}' is required and must be ${value}`, 400),
+  versionInvalid: (name: string, value: string) => refuse(-2, `Header '${name}' is invalid: must be ${value}`, 400),
+  noOperation: (verb: string, pathname: string) => refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404),
+  verbNotAllowed: (verb: string, template: string) => refuse(-2, `${verb.toUpperCase()} is not an operation of ${template}`, 405),
+  badPathEncoding: (pathname: string) => refuse(-2, `The path ${pathname} is not correctly encoded`, 400),
+  methodRequired: (allowed: string) => refuse(-3, `Field 'method' is required: one of ${allowed}`),
+  methodInvalid: (allowed: string) => refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`),
+  methodNotThePath: (pathMethod: string) => refuse(-2, `Field 'method' is invalid: must be ${pathMethod}, the method the path names`),
+} as const;
+
 /** The refusal body, with responseCode typed as the operation's refusal schema sends it. */
 export function refusalResponse(op: ContractOperation | undefined, refusal: Refusal): GatewayResponse {
   const responseCode = op?.refusalCode === 'integer' ? refusal.code : String(refusal.code);

@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { parseJson } from './json.ts';
-import { refuse, refusalFor, type Refusal } from './refusals.ts';
+import { refusals, refuse, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -18,8 +18,8 @@ export function splitUrl(url: string): { pathname: string; search: string } {
 
 export function checkVersion(headers: GatewayRequest['headers']): Refusal | undefined {
   const value = headers[apiVersion.name.toLowerCase()];
-  if (value === undefined) return refuse(-3, `Header '${apiVersion.name}' is required and must be ${apiVersion.value}`, 400);
-  if (value.trim() !== apiVersion.value) return refuse(-2, `Header '${apiVersion.name}' is invalid: must be ${apiVersion.value}`, 400);
+  if (value === undefined) return refusals.versionRequired(apiVersion.name, apiVersion.value);
+  if (value.trim() !== apiVersion.value) return refusals.versionInvalid(apiVersion.name, apiVersion.value);
   return undefined;
 }
 
@@ -28,11 +28,11 @@ export const byteLength = (body: GatewayRequest['body']) => (body === undefined 
 /** The body as JSON: absent, or an object sent as application/json. */
 export function parseBody(request: GatewayRequest, limit: number): Checked<unknown> {
   const size = byteLength(request.body);
-  if (size > limit) return { refusal: refuse(-2, `Request body exceeds ${limit} bytes`, 413) };
+  if (size > limit) return { refusal: refusals.bodyTooLarge(limit) };
   if (size === 0) return { ok: undefined };
   const type = request.headers['content-type'];
   if (type !== 'application/json' && (!type || type.split(';')[0]!.trim().toLowerCase() !== 'application/json')) {
-    return { refusal: refuse(-2, "Header 'Content-Type' must be application/json", 415) };
+    return { refusal: refusals.contentType() };
   }
   try {
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
@@ -41,7 +41,7 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
     return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : `Field '${parsed.field}' is invalid: ${parsed.rule}`) };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
-    return { refusal: refuse(-2, `Request body is not valid JSON: ${why}`, 400) };
+    return { refusal: refusals.notJson(why) };
   }
 }
 
@@ -65,9 +65,9 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
   if (!op.request) {
     // Get PayID sends {} on a GET (seed §4.6): an empty object is no body.
     const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
-    return empty ? undefined : refuse(-2, `${op.operationId} takes no request body`);
+    return empty ? undefined : refusals.noBodyTaken(op.operationId);
   }
-  if (body === undefined) return refuse(-3, 'The request body is required');
+  if (body === undefined) return refusals.bodyRequired();
   const failed = bodyErrors(op, body);
   return failed && refusalFor(failed.errors);
 }
@@ -120,7 +120,7 @@ export function queryOf(op: ContractOperation, search: string): Checked<Record<s
   if (!search) return { ok: query };
   const known = queryNamesOf(op);
   for (const [name, value] of new URLSearchParams(search)) {
-    if (!known.has(name)) return { refusal: refuse(-2, `Parameter '${name}' is not allowed`) };
+    if (!known.has(name)) return { refusal: refusals.parameterNotAllowed(name) };
     query[name] = value;
   }
   return { ok: query };

@@ -1,6 +1,6 @@
 // Finds the operation a request is for: by verb and path, then on a shared path by `method`.
 import { methodInPath, operations } from './contract.ts';
-import { refuse, type Refusal } from './refusals.ts';
+import { refusals, type Refusal } from './refusals.ts';
 import type { ContractOperation } from './types.ts';
 
 interface Route {
@@ -94,15 +94,15 @@ export type RouteResult = { match: Match } | { refusal: Refusal; allow?: string 
 
 export function route(verb: string, pathname: string): RouteResult {
   const found = find(pathname);
-  if (!found) return { refusal: refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404) };
+  if (!found) return { refusal: refusals.noOperation(verb, pathname) };
   const { route: r, m } = found;
   const candidates = r.byVerb.get(verb) ?? r.byVerb.get(verb.toUpperCase());
-  if (!candidates) return { refusal: refuse(-2, `${verb.toUpperCase()} is not an operation of ${r.template}`, 405), allow: [...r.byVerb.keys()].join(', ') };
+  if (!candidates) return { refusal: refusals.verbNotAllowed(verb, r.template), allow: [...r.byVerb.keys()].join(', ') };
   const params: Record<string, string> = {};
   try {
     for (let i = 0; i < r.names.length; i++) params[r.names[i]!] = decodeURIComponent(m![i + 1]!);
   } catch {
-    return { refusal: refuse(-2, `The path ${pathname} is not correctly encoded`, 400) };
+    return { refusal: refusals.badPathEncoding(pathname) };
   }
   return { match: found.pathMethod ? { route: r, params, candidates, pathMethod: found.pathMethod } : { route: r, params, candidates } };
 }
@@ -120,12 +120,12 @@ export function chooseMethod(candidates: ContractOperation[], body: unknown, pat
   if (candidates.length === 1 && candidates[0]!.method === null) return { op: candidates[0]! };
   const { byMethod, allowed } = methods.get(candidates)!;
   const sent = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
-  if (pathMethod !== undefined && !byMethod.has(pathMethod)) return { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
-  if (pathMethod !== undefined && sent !== undefined && sent !== pathMethod) return { refusal: refuse(-2, `Field 'method' is invalid: must be ${pathMethod}, the method the path names`) };
+  if (pathMethod !== undefined && !byMethod.has(pathMethod)) return { refusal: refusals.methodInvalid(allowed) };
+  if (pathMethod !== undefined && sent !== undefined && sent !== pathMethod) return { refusal: refusals.methodNotThePath(pathMethod) };
   const method = sent ?? pathMethod;
-  if (method === undefined) return { refusal: refuse(-3, `Field 'method' is required: one of ${allowed}`) };
+  if (method === undefined) return { refusal: refusals.methodRequired(allowed) };
   const op = method === null ? undefined : byMethod.get(method);
-  return op ? { op } : { refusal: refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`) };
+  return op ? { op } : { refusal: refusals.methodInvalid(allowed) };
 }
 
 /** For a path such as /token/processCard (x-method-in-path): the shared path and the method it names. */

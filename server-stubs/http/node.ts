@@ -2,7 +2,7 @@
 // hands the request to the gateway core and writes its response.
 import http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
-import { refusalResponse, refuse } from '../core/refusals.ts';
+import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 
@@ -13,7 +13,7 @@ function send(res: http.ServerResponse, response: GatewayResponse): void {
   res.end(body);
 }
 
-const failed = () => refusalResponse(undefined, refuse(-4, 'Internal gateway error', 500));
+const failed = () => refusalResponse(undefined, refusals.internal());
 
 /** Hands a request whose body is already read to the core and writes the answer. */
 export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | string | undefined): void {
@@ -39,7 +39,7 @@ const DRAIN_MS = 2_000;
  * reset, and a client still sending then loses the 413 it was sent.
  */
 function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
-  const response = refusalResponse(undefined, refuse(-2, `Request body exceeds ${limit} bytes`, 413));
+  const response = refusalResponse(undefined, refusals.bodyTooLarge(limit));
   response.headers.connection = 'close';
   send(res, response);
   req.removeAllListeners('data');
