@@ -50,7 +50,8 @@ function signed(operationId: string, body: Record<string, unknown>) {
   return { method: r.verb as 'POST', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string };
 }
 const purchase = signed('processCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' });
-const surcharge = signed('getSurcharge', { method: 'getSurcharge', ...merchant, transactionAmount: '10.00', paymentCardNumber: '4564710000000004', hash: 'x' });
+/** A read of a transaction the deployment stored (queryCard), made once its first purchase is known. */
+const query = (transactionID: string) => signed('queryCard', { method: 'queryCard', ...merchant, transactionID, hash: 'x' });
 
 function postgresBase(): string {
   return process.env.PGW_BENCH_DATABASE_URL || process.env.PGW_TEST_DATABASE_URL || execFileSync('bash', [path.join(ROOT, 'scripts/postgres/ensure.sh')], { encoding: 'utf8' }).trim();
@@ -82,17 +83,16 @@ function startInstance(db: string, key: string): Promise<{ child: ChildProcess; 
   });
 }
 
-async function check(url: string): Promise<void> {
-  for (const r of [purchase, surcharge]) {
-    const answer = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
-    const json = (await answer.json()) as { responseCode: string };
-    if (json.responseCode !== '0') throw new Error(`${url}${r.path}: ${JSON.stringify(json)}`);
-  }
+async function send(url: string, r: ReturnType<typeof signed>): Promise<Record<string, string>> {
+  const answer = await fetch(url + r.path, { method: r.method, headers: r.headers, body: r.body });
+  const json = (await answer.json()) as Record<string, string>;
+  if (json.responseCode !== '0') throw new Error(`${url}${r.path}: ${JSON.stringify(json)}`);
+  return json;
 }
 
 // autocannon takes several URLs and spreads its connections over them; its types say one string.
-const load = (urls: string[], seconds: number) =>
-  autocannon({ url: urls as unknown as string, connections: Number(args.connections), duration: seconds, requests: [purchase, surcharge] });
+const load = (urls: string[], seconds: number, read: ReturnType<typeof signed>) =>
+  autocannon({ url: urls as unknown as string, connections: Number(args.connections), duration: seconds, requests: [purchase, read] });
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-deploy-'));
 const rows: { n: number; rps: number; p50: number; p99: number; non2xx: number; errors: number }[] = [];
@@ -104,9 +104,12 @@ try {
     const first = await startInstance(db, key);
     const instances = [first, ...(await Promise.all(Array.from({ length: n - 1 }, () => startInstance(db, key))))];
     try {
-      for (const i of instances) await check(i.url);
-      await load(instances.map((i) => i.url), 3);
-      const r = await load(instances.map((i) => i.url), Number(args.duration));
+      // Every instance sells, and reads what another one sold: one database behind them all.
+      const sold = await send(instances[0]!.url, purchase);
+      for (const i of instances) await send(i.url, query(sold.transactionID!));
+      const read = query(sold.transactionID!);
+      await load(instances.map((i) => i.url), 3, read);
+      const r = await load(instances.map((i) => i.url), Number(args.duration), read);
       rows.push({ n, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
       console.error(`${n} instance(s): ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms`);
     } finally {
@@ -116,7 +119,7 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`store ${args.store}; mix processCard + getSurcharge, ${args.connections} connections round-robin over the instances, ${args.duration} s after a 3 s warm-up; node ${process.version}, ${os.cpus().length} cores shared by the load generator, the instances${args.store === 'postgres' ? ' and PostgreSQL' : ''}\n`);
+console.log(`store ${args.store}; mix processCard + queryCard, ${args.connections} connections round-robin over the instances, ${args.duration} s after a 3 s warm-up; node ${process.version}, ${os.cpus().length} cores shared by the load generator, the instances${args.store === 'postgres' ? ' and PostgreSQL' : ''}\n`);
 console.log('| instances | req/s | p50 | p99 | non-2xx | errors |');
 console.log('|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.n} | ${r.rps} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.errors} |`);
