@@ -67,9 +67,14 @@ if [[ $(id -u) -eq 0 ]] && ! getent passwd postgres >/dev/null; then
   useradd --system --no-create-home --shell /usr/sbin/nologin postgres
 fi
 
-# A free loopback port: ask the kernel for one, then hand it to the server.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
-  || node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+# A free loopback port: random ones in the dynamic range until one refuses a connection (bash's
+# /dev/tcp: no python or node needed on a bare CI image).
+port=
+for _ in $(seq 1 50); do
+  candidate=$((20000 + RANDOM % 40000))
+  if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
+done
+[[ -n "$port" ]] || { log "no free loopback port found"; exit 1; }
 
 rm -rf "$state"
 mkdir -p "$state"
