@@ -1,6 +1,8 @@
 // npm run bench: throughput and latency over loopback, side by side in one run, on the same request
 // mix drawn from the spec's examples; then the cold start of this package's server.
 //
+//   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
+//   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
 //   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7]
 //
 // --busy-us adds the bare server with that many microseconds of busy work per request: what a given
@@ -21,6 +23,13 @@ import autocannon from 'autocannon';
 import { check, mix, start } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+// The other benchmarks behind the same command: --growth (the sandbox's costs as its data grows,
+// bench/growth.ts) and --store/--instances (a deployment of several sandboxes, bench/deployment.ts).
+const other = process.argv.includes('--growth') ? './growth.ts' : process.argv.some((a) => a.startsWith('--instances') || a.startsWith('--store')) ? './deployment.ts' : undefined;
+if (other) {
+  await import(other);
+  process.exit(0);
+}
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -36,6 +45,7 @@ const SERVERS = [
   { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
   { name: 'express-openapi-validator', label: 'express + express-openapi-validator (requests + responses)', script: 'servers/express-openapi-validator.ts' },
   { name: 'openapi-backend', label: 'openapi-backend (requests + validateResponse)', script: 'servers/openapi-backend.ts' },
+  { name: 'fastify-openapi-glue', label: 'fastify + fastify-openapi-glue (requests by Fastify\'s Ajv, answers by its schema serialiser)', script: 'servers/fastify-openapi-glue.ts' },
   { name: 'floor', label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)', script: 'servers/floor.ts' },
   { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
   ...(args['busy-us']?.split(',') ?? []).map((us) => ({ name: `bare+${us}us`, label: `bare node:http with ${us} µs of busy work per request`, script: 'servers/bare.ts', env: { BARE_BUSY_US: us } })),
@@ -111,6 +121,7 @@ const ours = rate('stubs');
 const ratios = {
   vsExpressOpenapiValidator: ours && rate('express-openapi-validator') ? +(ours / rate('express-openapi-validator')!).toFixed(2) : undefined,
   vsOpenapiBackend: ours && rate('openapi-backend') ? +(ours / rate('openapi-backend')!).toFixed(2) : undefined,
+  vsFastifyOpenapiGlue: ours && rate('fastify-openapi-glue') ? +(ours / rate('fastify-openapi-glue')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
 };
 for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare'))) console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
@@ -119,6 +130,7 @@ const median = cold[Math.floor(cold.length / 2)];
 console.log('');
 if (ratios.vsExpressOpenapiValidator) console.log(`this package vs express-openapi-validator: ${ratios.vsExpressOpenapiValidator}x (target 3x)`);
 if (ratios.vsOpenapiBackend) console.log(`this package vs openapi-backend:           ${ratios.vsOpenapiBackend}x (target 1.5x)`);
+if (ratios.vsFastifyOpenapiGlue) console.log(`this package vs fastify-openapi-glue:      ${ratios.vsFastifyOpenapiGlue}x`);
 const perRound = measured.get('stubs')?.map((r, i) => (measured.get('bare')?.[i] ? +(r.rps / measured.get('bare')![i]!.rps).toFixed(2) : undefined)).filter((x) => x !== undefined);
 if (ratios.shareOfBareCeiling) console.log(`this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${perRound?.length ? `; round by round: ${perRound.join(', ')}` : ''}`);
 if (median !== undefined) console.log(`cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`);

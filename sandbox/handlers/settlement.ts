@@ -1,25 +1,13 @@
 // Surcharge quotes (per-merchant, per-scheme rates, rounded half up to the cent) and settlement
 // files: a real zip holding one CSV, whose columns are the spec's x-csv-columns for the version asked.
-import { Zip, ZipDeflate } from 'fflate';
 import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
-import { csvRows } from '../csv.ts';
 import { fromCents, toCents } from '../money.ts';
+import { collect, iterateStatement, zipCsvStream } from '../settlement-export.ts';
 
 type H = GatewayHandlers<HandlerContext>;
-
-/** A settlement file is written a page of rows at a time, yielding after SLICE_MS of work. */
-const PAGE_ROWS = 200;
-const SLICE_MS = 10;
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) out.set(p, (at += p.length) - p.length);
-  return out;
-}
 
 /** The sandbox's fee on settled card transactions, in basis points. */
 const FEE_BP = 180;
@@ -59,45 +47,15 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
         settlementDate: row.settled_date,
         transactionProduct: row.product ?? '',
       });
-      // Written in slices of at most SLICE_MS, yielding to the event loop between them: a page of
-      // rows (read by key, so that no statement stays open across a yield), made CSV, deflated into
-      // the zip as a stream. 100,000 rows held the loop for 2.9 s in one piece.
-      const parts: Uint8Array[] = [];
-      const zip = new Zip((error, chunk) => {
-        if (error) throw error;
-        parts.push(chunk);
-      });
-      const entry = new ZipDeflate('settlement.csv', { level: 6 });
-      entry.mtime = new Date('2026-01-01T00:00:00Z');
-      zip.add(entry);
-      const encoder = new TextEncoder();
-      entry.push(encoder.encode(`${columns.join(',')}\n`));
-      // Day by day, and within a day by rowid (the order rows were written): the index on
-      // (merchant_id, settled_date) then finds each page directly.
-      const days = store.all("SELECT DISTINCT settled_date FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date", account.id, body.settlementFrom, body.settlementTo);
-      // The days' query is a slice of its own (16 ms over 100,000 rows); each page then starts a slice
-      // only while the slice has time left, so no slice runs a page past its end.
-      const breathe = () => new Promise((resolve) => setImmediate(resolve));
-      await breathe();
-      let sliceEnd = performance.now() + SLICE_MS;
-      for (const { settled_date: day } of days) {
-        for (let after = -1; ; ) {
-          if (performance.now() > sliceEnd) {
-            await breathe();
-            sliceEnd = performance.now() + SLICE_MS;
-          }
-          const rows = store.all(
-            `SELECT rowid AS row_id, * FROM transactions WHERE merchant_id = ? AND settled_date = ? AND rowid > ? AND kind IN ('purchase', 'capture') ORDER BY rowid LIMIT ${PAGE_ROWS}`,
-            account.id, day, after,
-          );
-          if (!rows.length) break;
-          entry.push(encoder.encode(csvRows(columns, rows.map(values))));
-          after = Number(rows.at(-1)!.row_id);
-        }
-      }
-      entry.push(new Uint8Array(0), true);
-      zip.end();
-      return concat(parts);
+      // One query, streamed row by row into a streamed zip (settlement-export.ts): day by day, and
+      // within a day by rowid (the order rows were written), read in that order from the index on
+      // (merchant_id, settled_date), so no sort is held in memory. The statement is this export's
+      // own: a cached one would be reset by a concurrent export.
+      const statement = store.db.prepare(
+        "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid",
+      );
+      const rows = iterateStatement<Record<string, any>>(statement, [account.id, body.settlementFrom, body.settlementTo]);
+      return collect(zipCsvStream('settlement.csv', columns, rows, values, (row) => row.settled_date));
     },
   };
 }

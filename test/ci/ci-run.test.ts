@@ -25,6 +25,12 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2)
   await copyFile(path.join(ROOT, '.ci/run'), path.join(dir, '.ci/run'));
   await mkdir(path.join(dir, 'scripts/setup'), { recursive: true });
   await executable(path.join(dir, 'scripts/setup/chromium.sh'), 'echo "Chromium ready"');
+  // scripts/postgres/ensure.sh stand-in: progress on stderr, the URL on stdout (as the real one).
+  await mkdir(path.join(dir, 'scripts/postgres'), { recursive: true });
+  await executable(
+    path.join(dir, 'scripts/postgres/ensure.sh'),
+    `echo 'ensure-postgres: starting' >&2\necho 'postgres://postgres@127.0.0.1:5999/pgw_test'`,
+  );
   await mkdir(path.join(dir, 'bin'));
   await mkdir(path.join(dir, 'node_modules/.bin'), { recursive: true });
   await executable(path.join(dir, 'node_modules/.bin/node'), 'exec sleep 30');
@@ -33,6 +39,7 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2)
     path.join(dir, 'bin/npm'),
     `case "$1" in
   test)
+    echo "npm test sees PGW_TEST_DATABASE_URL=$PGW_TEST_DATABASE_URL"
     echo ' Test Files  3 passed (3)'
     echo
     echo 'vitest: 7 passed, ${failedTests} failed, 1 skipped'
@@ -55,6 +62,11 @@ it('a green run ends with the plain closing line on stdout, nothing on stderr, e
   expect(run.stderr).toBe('');
   expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('7 passed, 0 failed, 1 skipped');
   expect(run.status).toBe(0);
+});
+
+it("npm test runs with PGW_TEST_DATABASE_URL from scripts/postgres/ensure.sh's stdout", async () => {
+  const run = await runCi(0);
+  expect(run.stdout).toContain('npm test sees PGW_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5999/pgw_test\n');
 });
 
 it("a red run still ends with the closing line, after npm's error lines, and fails", async () => {

@@ -1,0 +1,32 @@
+// The settlement export as a stream: the zip comes out in chunks while rows are still being read
+// (memory holds a chunk, not the file), and the CSV inside, read back by fflate's own unzip, is the
+// one csvFile writes for the same records.
+import { unzipSync } from 'fflate';
+import { expect, it } from 'vitest';
+import { csvFile } from '../../sandbox/csv.ts';
+import { collect, zipCsvStream } from '../../sandbox/settlement-export.ts';
+
+const columns = ['id', 'note'];
+const record = (i: number) => ({ id: `t-${i}`, note: i % 3 ? `plain ${i}` : `=SUM(A${i}), "quoted"` });
+
+async function* numbers(n: number, seen: { count: number }) {
+  for (let i = 0; i < n; i++) {
+    seen.count = i + 1;
+    yield i;
+  }
+}
+
+it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
+  const bytes = await collect(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), record));
+  const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
+  expect(csv).toBe(csvFile(columns, Array.from({ length: 1000 }, (_, i) => record(i))));
+});
+
+it('hands out zip bytes before the rows are all read', async () => {
+  const seen = { count: 0 };
+  const stream = zipCsvStream('settlement.csv', columns, numbers(50_000, seen), record);
+  const first = await stream.next();
+  expect(first.done).toBe(false);
+  expect(seen.count).toBeLessThan(50_000);
+  await stream.return(undefined);
+});
