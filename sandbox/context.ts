@@ -1,7 +1,7 @@
 // What every sandbox handler works with, and the small helpers they share.
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
-import type { Row, Store } from './store.ts';
+import type { Row, SqliteDatabase as Store } from './store.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
 
 export interface Sandbox {

@@ -23,7 +23,7 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { Store } from './store.ts';
+import { SqliteDatabase as Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 const require = createRequire(import.meta.url);

@@ -71,7 +71,7 @@ describe('migration v3', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { Store } = await import('../../sandbox/store.ts');
+    const { SqliteDatabase: Store } = await import('../../sandbox/store.ts');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-v2-'));
     try {
       const file = path.join(dir, 'v2.db');
