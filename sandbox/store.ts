@@ -72,6 +72,10 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE batch_lines (batch_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (batch_id, seq));`,
   // v5: a direct debit the payer's bank dishonoured (the control API forces it).
   `ALTER TABLE direct_debits ADD COLUMN dishonoured_at TEXT;`,
+  // v6: a notification claimed by one instance until its lease ends (sandbox/delivery-queue.ts).
+  `ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
+   ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
+   CREATE INDEX notifications_due ON notifications (delivered, next_attempt_at);`,
 ];
 
 export type Row = Record<string, any>;

@@ -1,10 +1,14 @@
 // The async Store on both implementations: the same checks on the SQLite file and on PostgreSQL
 // (PGW_TEST_DATABASE_URL), and the read-check-write races that must have one winner.
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
@@ -56,6 +60,30 @@ async function capture(store: Store, cents: number): Promise<boolean> {
 
 const AUTH = `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, auth_code, auth_response_code, auth_message, receipt_no, created_at)
   VALUES ('t1', 'm', 'preauth', 'approved', 0, 'ok', 10000, 'AUD', '1', '00', 'ok', '1', '2026-01-01')`;
+
+const NOTIFICATION = "INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES ('e', ?, 'http://x', '{}', 'merchant', 'm', '2026-01-01T00:00:00Z')";
+const NOW = '2026-01-01T00:00:00Z';
+const LATER = '2026-01-01T00:05:00Z';
+
+/** Workers claiming and delivering until nothing is due; how many times each subject was delivered. */
+async function drain(stores: Store[], workers: number): Promise<Map<string, number>> {
+  const delivered = new Map<string, number>();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      const store = stores[w % stores.length]!;
+      for (;;) {
+        const claimed = await claimDue(store, { by: `w${w}`, now: NOW, until: LATER, maxAttempts: 5, limit: 5 });
+        if (claimed.length === 0) return;
+        for (const n of claimed) {
+          delivered.set(n.subject, (delivered.get(n.subject) ?? 0) + 1);
+          await new Promise((resolve) => setImmediate(resolve)); // the POST
+          await settle(store, n.id, `w${w}`, { ok: true, status: 200, at: NOW, retryAt: LATER });
+        }
+      }
+    }),
+  );
+  return delivered;
+}
 
 function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: string; done: () => Promise<void> }>) {
   let url: string;
@@ -131,8 +159,31 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
     expect((await store.get("SELECT captured FROM transactions WHERE id = 't1'"))?.captured).toBe(10000);
   });
 
+  it('200 notifications, 8 workers claiming at once: each delivered exactly once', async () => {
+    await store.run('DELETE FROM notifications');
+    await store.transaction(async () => {
+      for (let i = 0; i < 200; i++) await store.run(NOTIFICATION, `s${i}`);
+    });
+    const delivered = await drain([store], 8);
+    expect(delivered.size).toBe(200);
+    expect([...delivered.values()].filter((n) => n !== 1)).toEqual([]);
+  });
+
+  it('a claim whose instance died is taken again once its lease ends, and the dead claim cannot settle it', async () => {
+    await store.run('DELETE FROM notifications');
+    await store.run(NOTIFICATION, 'lost');
+    const [taken] = await claimDue(store, { by: 'dead', now: NOW, until: LATER, maxAttempts: 5, limit: 5 });
+    expect(taken?.subject).toBe('lost');
+    expect(await claimDue(store, { by: 'other', now: NOW, until: LATER, maxAttempts: 5, limit: 5 })).toEqual([]);
+    const [again] = await claimDue(store, { by: 'other', now: LATER, until: '2026-01-01T00:10:00Z', maxAttempts: 5, limit: 5 });
+    expect(again?.subject).toBe('lost');
+    expect(await settle(store, taken!.id, 'dead', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(false);
+    expect(await settle(store, again!.id, 'other', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(true);
+    expect((await store.get('SELECT delivered, attempts FROM notifications WHERE id = ?', again!.id))).toEqual({ delivered: 1, attempts: 1 });
+  });
+
   if (kind === 'postgres') {
-    it('three stores (three instances\' pools) on one database: one rotation wins of 200, captures stop at the amount', async () => {
+    it('three stores (three instances\' pools) on one database: one rotation wins of 200, captures stop at the amount, 200 notifications delivered once each', async () => {
       const stores = await Promise.all([openStore(url), openStore(url), openStore(url)]);
       try {
         await store.run("UPDATE cards SET card_key = 'again' WHERE card_id = 'c1'");
@@ -142,6 +193,13 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
         const captures = await Promise.all(Array.from({ length: 200 }, (_, i) => capture(stores[i % 3]!, 100)));
         expect(captures.filter(Boolean)).toHaveLength(100);
         expect((await store.get("SELECT captured FROM transactions WHERE id = 't1'"))?.captured).toBe(10000);
+        await store.run('DELETE FROM notifications');
+        await store.transaction(async () => {
+          for (let i = 0; i < 200; i++) await store.run(NOTIFICATION, `p${i}`);
+        });
+        const delivered = await drain(stores, 12);
+        expect(delivered.size).toBe(200);
+        expect([...delivered.values()].filter((n) => n !== 1)).toEqual([]);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }
@@ -180,4 +238,50 @@ describe.skipIf(!PG_URL)(`Store on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, 
     const url = await freshDatabase();
     return { url, done: () => dropDatabase(url) };
   });
+});
+
+describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  it('kill -9 of one instance mid-delivery: every notification still arrives, duplicates only from the dead claim', async () => {
+    const url = await freshDatabase();
+    const store = await openStore(url);
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push(JSON.parse(body).subject);
+        setTimeout(() => res.end('ok'), 5); // a receiver that takes a moment
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+    const workers: ChildProcess[] = [];
+    try {
+      const epoch = '2000-01-01T00:00:00.000Z';
+      await store.transaction(async () => {
+        for (let i = 0; i < 300; i++) await store.run(NOTIFICATION.replace("'2026-01-01T00:00:00Z'", `'${epoch}'`), `k${i}`);
+      });
+      const worker = new URL('../support/delivery-worker.ts', import.meta.url).pathname;
+      for (const name of ['a', 'b', 'c']) {
+        const child = fork(worker, [url, name, receiverUrl], { stdio: 'ignore' });
+        workers.push(child);
+        await new Promise((resolve) => child.once('message', resolve));
+      }
+      while (received.length < 60) await new Promise((resolve) => setTimeout(resolve, 5));
+      workers[0]!.kill('SIGKILL');
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (await store.get('SELECT count(*) AS n FROM notifications WHERE delivered = 1'))!.n < 300) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await store.get('SELECT count(*) AS n FROM notifications WHERE delivered = 1'))!.n).toBe(300);
+      expect(new Set(received).size).toBe(300);
+      // At-least-once: what the dead instance had claimed (5 at most) may arrive twice, nothing else.
+      const duplicates = received.length - new Set(received).size;
+      console.info(`kill test: ${received.length} posts for 300 notifications, ${duplicates} duplicates`);
+      expect(duplicates).toBeLessThanOrEqual(5);
+    } finally {
+      for (const w of workers) w.kill('SIGKILL');
+      receiver.close();
+      await store.close();
+      await dropDatabase(url);
+    }
+  }, 60_000);
 });
