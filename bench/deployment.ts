@@ -37,8 +37,7 @@ const counts = args.instances!.split(',').map(Number);
 if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
 if (args.store === 'sqlite' && counts.some((n) => n !== 1)) throw new Error('--store sqlite runs one instance: an SQLite file is one process\'s store; several instances need --store postgres');
 if (args.store === 'postgres') {
-  const store = (await import('../sandbox/store.ts')) as Record<string, unknown>;
-  if (typeof store.openStore !== 'function') throw new Error('--store postgres needs the sandbox store that honours PGW_DB=postgres://… (openStore in sandbox/store.ts); this checkout has only the SQLite store');
+  (await import('../sandbox/index.ts')).checkSandboxDatabase('postgres://');
 }
 
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };

@@ -2,7 +2,7 @@
 // credentials and hashes against.
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import type { Row, Store } from './store.ts';
+import type { Row, SqliteDatabase as Store } from './store.ts';
 
 const toAccount = (row: Row): Account => ({ kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase });
 

@@ -2,7 +2,7 @@
 import { numberedRefusals, type NumberedRefusal } from '../generated/spec-constants.ts';
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
-import type { Row, Store } from './store.ts';
+import type { Row, SqliteDatabase as Store } from './store.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
 
 export interface Sandbox {

@@ -6,7 +6,7 @@ import { hashRecipes } from '../generated/hash-recipes.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/core/digests.ts';
 import type { Clock } from './clock.ts';
-import type { Row, Store } from './store.ts';
+import type { Row, SqliteDatabase as Store } from './store.ts';
 import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 const MAX_ATTEMPTS = 6;

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: string[] = [
   `CREATE TABLE accounts (
      kind TEXT NOT NULL, id TEXT NOT NULL, api_key TEXT NOT NULL, passphrase TEXT NOT NULL,
      partner_id TEXT, profile TEXT NOT NULL DEFAULT '{}', notify_url TEXT, created_at TEXT NOT NULL,
@@ -72,11 +72,50 @@ const MIGRATIONS: string[] = [
    CREATE TABLE batch_lines (batch_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (batch_id, seq));`,
   // v5: a direct debit the payer's bank dishonoured (the control API forces it).
   `ALTER TABLE direct_debits ADD COLUMN dishonoured_at TEXT;`,
+  // v6: a notification claimed by one instance until its lease ends (sandbox/delivery-queue.ts).
+  `ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
+   ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
+   CREATE INDEX notifications_due ON notifications (delivered, next_attempt_at);`,
 ];
 
 export type Row = Record<string, any>;
 
-export class Store {
+/**
+ * The sandbox's store, asynchronous so that it can be a database server shared by several instances.
+ * SQL keeps `?` placeholders (the PostgreSQL store numbers them). A read-check-write runs in
+ * `transaction` and reads the rows it will change with `SELECT … FOR UPDATE`: PostgreSQL locks them
+ * until the commit (another instance waits); the SQLite store drops the clause, its transactions
+ * being serialised whole. `INSERT OR IGNORE` is written once and the PostgreSQL store translates it.
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined>;
+  all<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T[]>;
+  run(sql: string, ...params: unknown[]): Promise<{ changes: number }>;
+  /** Rows streamed, never all in memory: SQLite's statement iterator, a PostgreSQL cursor. */
+  iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T>;
+  /**
+   * fn in one transaction, committed together or rolled back when it throws. Nested calls join the
+   * outer one. PostgreSQL retries fn on a serialisation failure or deadlock (40001, 40P01).
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** A new identifier for table.column, made by `make` until one is not taken (call it in the inserting transaction). */
+  freshId(table: string, column: string, make: () => string): Promise<string>;
+  readonly schemaVersion: Promise<number>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it names. */
+export async function openStore(url: string): Promise<Store> {
+  if (/^postgres(ql)?:\/\//.test(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url);
+  return new (await import('./store-sqlite.ts')).SqliteStore(url);
+}
+
+/**
+ * The synchronous SQLite database the handlers still use directly, and what the async SQLite store
+ * (store-sqlite.ts) wraps: file permissions, WAL, migrations v1..v5 by PRAGMA user_version.
+ */
+export class SqliteDatabase {
   readonly db: DatabaseSync;
 
   constructor(file: string) {

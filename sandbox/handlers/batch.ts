@@ -7,7 +7,7 @@ import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
 import { batchId } from '../ids.ts';
 import { unzipCappedInSlices } from '../unzip.ts';
-import type { Row, Store } from '../store.ts';
+import type { Row, SqliteDatabase as Store } from '../store.ts';
 import { charge } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;

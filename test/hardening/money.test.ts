@@ -71,7 +71,7 @@ describe('migration v3', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { Store } = await import('../../sandbox/store.ts');
+    const { SqliteDatabase: Store } = await import('../../sandbox/store.ts');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-v2-'));
     try {
       const file = path.join(dir, 'v2.db');
@@ -82,10 +82,11 @@ describe('migration v3', () => {
         INSERT INTO payid_transactions VALUES ('t', 'm', 'x', 42, 0.22999999999999998, NULL, NULL, '2026-11-01 00:00:00');
         CREATE TABLE batches (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, notify_url TEXT, lines TEXT NOT NULL, created_at TEXT NOT NULL);
         CREATE TABLE direct_debits (id TEXT PRIMARY KEY);
+        CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, delivered INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT NOT NULL);
         PRAGMA user_version = 2;`);
       old.close();
       const store = new Store(file);
-      expect(store.schemaVersion).toBe(5);
+      expect(store.schemaVersion).toBe(6);
       expect(store.get('SELECT amount FROM payto_payments')).toEqual({ amount: 2550 });
       expect(store.get('SELECT amount, refunded FROM payid_transactions')).toEqual({ amount: 4200, refunded: 23 });
       store.close();

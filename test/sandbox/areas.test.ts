@@ -265,7 +265,7 @@ describe('the store', () => {
       const added = (await first.client.token.addCard({ cardName: 'Kept', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
       await first.close();
       const second = await startSandbox({ dbPath: path.join(dir, 'sandbox.db') });
-      expect(second.sandbox.store.schemaVersion).toBe(5);
+      expect(second.sandbox.store.schemaVersion).toBe(6);
       expect((await second.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('0');
       expect((await second.client.token.processCard({ cardID: added.cardID, cardKey: added.cardKey, cardKeyReplace: 'AfterRestart0001', transactionAmount: '2.00', transactionCurrency: 'AUD', transactionProduct: 'x' })).responseCode).toBe('0');
       await second.close();

@@ -1,0 +1,45 @@
+// The notifications as a job queue shared by every instance on one store (the pattern of pg-boss and
+// graphile-worker): a due notification is claimed in a short transaction with FOR UPDATE SKIP LOCKED
+// (instances claiming at once take different rows, none waits) and leased to the claimer until
+// `claimed_until`. The claimer posts it outside any transaction and then records the attempt, only
+// while it still holds the claim. An instance that dies mid-delivery leaves its lease to run out;
+// another instance then claims the notification again. Delivery is therefore at-least-once: a
+// notification posted just before its instance died is posted again by the next claimer.
+import type { Row, Store } from './store.ts';
+
+export interface Claim {
+  /** Which instance claims (any string unique to it). */
+  by: string;
+  /** Now, as the store's timestamps are written (ISO-8601, compared as text). */
+  now: string;
+  /** The lease's end: after it, another instance may claim the notification. */
+  until: string;
+  maxAttempts: number;
+  limit: number;
+}
+
+/** Up to `limit` due notifications nobody holds, now leased to `claim.by`. */
+export function claimDue(store: Store, claim: Claim): Promise<Row[]> {
+  return store.transaction(async () => {
+    const rows = await store.all(
+      `SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+      claim.maxAttempts, claim.now, claim.now, claim.limit,
+    );
+    for (const row of rows) await store.run('UPDATE notifications SET claimed_by = ?, claimed_until = ? WHERE id = ?', claim.by, claim.until, row.id);
+    return rows;
+  });
+}
+
+/**
+ * Records one delivery attempt of a claimed notification and releases it: delivered, or due again
+ * at `retryAt`. False when the claim was lost (its lease ran out and another instance took it).
+ */
+export async function settle(store: Store, id: number, by: string, attempt: { ok: boolean; status: number | null; at: string; retryAt: string }): Promise<boolean> {
+  const { changes } = await store.run(
+    `UPDATE notifications SET attempts = attempts + 1, delivered = ?, last_attempt_at = ?, last_status = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
+     WHERE id = ? AND claimed_by = ? AND delivered = 0`,
+    attempt.ok ? 1 : 0, attempt.at, attempt.status, attempt.retryAt, id, by,
+  );
+  return changes === 1;
+}

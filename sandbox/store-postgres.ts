@@ -1,0 +1,144 @@
+// The shared store: PostgreSQL, for several sandbox instances on one database. `pg` (node-postgres)
+// is the most used and longest-kept client, with a pool and pg-cursor for streamed reads.
+// Each transaction runs on one pooled client, found by its statements through AsyncLocalStorage;
+// read-check-writes lock their rows with SELECT … FOR UPDATE (READ COMMITTED), and a transaction that
+// PostgreSQL aborts as a deadlock or serialisation failure is run again from the start.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { MIGRATIONS, type Row, type Store } from './store.ts';
+
+const RETRYABLE = new Set(['40001', '40P01']);
+const RETRIES = 20;
+const CURSOR_ROWS = 200;
+
+/** `?` → `$1, $2, …` outside string literals; `INSERT OR IGNORE` → `ON CONFLICT DO NOTHING`. */
+export function postgresSql(sql: string): string {
+  let n = 0;
+  let quoted = false;
+  let out = '';
+  for (const ch of sql) {
+    if (ch === "'") quoted = !quoted;
+    out += ch === '?' && !quoted ? `$${++n}` : ch;
+  }
+  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out)) out = `${out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ').replace(/;\s*$/, '')} ON CONFLICT DO NOTHING`;
+  return out;
+}
+
+/** The SQLite migrations in PostgreSQL's words: the one difference is the notifications' serial id. */
+const postgresMigration = (sql: string) => sql.replace(/INTEGER PRIMARY KEY AUTOINCREMENT/g, 'SERIAL PRIMARY KEY');
+
+// COUNT and SUM answer int8/numeric, which pg gives as strings; the sandbox's figures fit a double.
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 || oid === 1700 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+};
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+  private readonly client = new AsyncLocalStorage<pg.PoolClient>();
+
+  private constructor(url: string) {
+    this.pool = new pg.Pool({ connectionString: url, max: Number(process.env.PGW_DB_POOL ?? 10), types });
+    // An idle client's error (the server restarted) must not end the process; the pool replaces it.
+    this.pool.on('error', () => {});
+  }
+
+  static async open(url: string): Promise<PostgresStore> {
+    const store = new PostgresStore(url);
+    await store.migrate();
+    return store;
+  }
+
+  /** Every migration not yet applied, under an advisory lock so that instances starting together apply each once. */
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(20201123)');
+      await client.query('CREATE TABLE IF NOT EXISTS pgw_schema (version INTEGER NOT NULL)');
+      await client.query('INSERT INTO pgw_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM pgw_schema)');
+      const current: number = (await client.query('SELECT version FROM pgw_schema')).rows[0].version;
+      for (let i = current; i < MIGRATIONS.length; i++) {
+        await client.query(postgresMigration(MIGRATIONS[i]!));
+        await client.query('UPDATE pgw_schema SET version = $1', [i + 1]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  get schemaVersion(): Promise<number> {
+    return this.get<{ version: number }>('SELECT version FROM pgw_schema').then((r) => r?.version ?? 0);
+  }
+
+  private query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    return (this.client.getStore() ?? this.pool).query(postgresSql(sql), params);
+  }
+
+  async get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    return (await this.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  async all<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async run(sql: string, ...params: unknown[]): Promise<{ changes: number }> {
+    return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  /** A cursor read CURSOR_ROWS at a time: memory stays flat whatever the result's size. */
+  async *iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T> {
+    const inTransaction = this.client.getStore();
+    const client = inTransaction ?? (await this.pool.connect());
+    const cursor = client.query(new Cursor(postgresSql(sql), params, { types } as never));
+    try {
+      for (;;) {
+        const rows = await cursor.read(CURSOR_ROWS);
+        if (rows.length === 0) return;
+        for (const row of rows) yield row as T;
+      }
+    } finally {
+      await cursor.close();
+      if (!inTransaction) (client as pg.PoolClient).release();
+    }
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.client.getStore()) return fn();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await this.client.run(client, fn);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        const code = (error as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async freshId(table: string, column: string, make: () => string): Promise<string> {
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const id = make();
+      if (!(await this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id))) return id;
+    }
+    throw new Error(`No free identifier for ${table}.${column}`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

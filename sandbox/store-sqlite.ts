@@ -1,0 +1,103 @@
+// The embedded store behind the async Store interface: node:sqlite is synchronous, but a handler that
+// awaits inside a transaction gives the event loop to other requests, which would then run their
+// statements inside the open transaction (one connection, one transaction). So every unit of work
+// takes a queue (an async mutex): a transaction holds it from BEGIN to COMMIT, a statement outside a
+// transaction takes it for its own run. AsyncLocalStorage tells the transaction's own statements
+// (and nested transactions) that they already hold it.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DatabaseSync } from 'node:sqlite';
+import { SqliteDatabase, type Row, type Store } from './store.ts';
+
+/** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
+const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly database: SqliteDatabase;
+  private readonly file: string;
+  private readonly inside = new AsyncLocalStorage<true>();
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(file: string) {
+    this.file = file;
+    this.database = new SqliteDatabase(file);
+  }
+
+  get schemaVersion(): Promise<number> {
+    return this.exclusive(async () => this.database.schemaVersion);
+  }
+
+  /** Runs work alone: after every unit queued before it, and before any queued after it. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inside.getStore()) return work();
+    const turn = this.queue.then(() => this.inside.run(true, work));
+    this.queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  async get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    return this.exclusive(async () => this.database.get<T>(sqliteSql(sql), ...params));
+  }
+
+  async all<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T[]> {
+    return this.exclusive(async () => this.database.all<T>(sqliteSql(sql), ...params));
+  }
+
+  async run(sql: string, ...params: unknown[]): Promise<{ changes: number }> {
+    return this.exclusive(async () => {
+      const result = this.database.statement(sqliteSql(sql)).run(...(params as never[]));
+      return { changes: Number(result.changes) };
+    });
+  }
+
+  /**
+   * Outside a transaction, a file's rows are read through a connection of their own: WAL gives it a
+   * snapshot, so the stream neither holds the queue nor sees another request's uncommitted writes.
+   * Inside a transaction (or for :memory:, which has no second connection) the rows are read whole
+   * under the queue and then yielded.
+   */
+  async *iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T> {
+    if (this.inside.getStore() || this.file === ':memory:') {
+      yield* await this.all<T>(sql, ...params);
+      return;
+    }
+    const reader = new DatabaseSync(this.file, { readOnly: true });
+    try {
+      reader.exec('BEGIN'); // one snapshot for the whole stream
+      for (const row of reader.prepare(sqliteSql(sql)).iterate(...(params as never[]))) yield row as T;
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inside.getStore()) return fn();
+    return this.exclusive(async () => {
+      this.database.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn();
+        this.database.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        this.database.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  async freshId(table: string, column: string, make: () => string): Promise<string> {
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const id = make();
+      if (!(await this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id))) return id;
+    }
+    throw new Error(`No free identifier for ${table}.${column}`);
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(async () => this.database.close());
+  }
+}
