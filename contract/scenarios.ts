@@ -2,7 +2,7 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
-import { chooseMethod, route } from '../server-stubs/core/router.ts';
+import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
 import { answerOf, send } from './http.ts';

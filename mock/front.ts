@@ -9,8 +9,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
-import { normalised, withoutUnknownFields } from '../server-stubs/core/request.ts';
-import { compile, methodPath } from '../server-stubs/core/router.ts';
+import { compile, methodPath, normalised, withoutUnknownFields } from '../server-stubs/index.ts';
 import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
 
 interface MockRoute {

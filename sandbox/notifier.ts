@@ -4,7 +4,7 @@
 import { computeHash, type HashRecipe } from '../runtime/signing.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import type { Account } from '../server-stubs/index.ts';
-import { nodeDigests } from '../server-stubs/core/digests.ts';
+import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import type { Row, SqliteDatabase as Store } from './store.ts';
 import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
