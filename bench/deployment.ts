@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { buildRequest, operation } from '../contract/requests.ts';
+import { buildRequest, operation } from '../contract/index.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
 

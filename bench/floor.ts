@@ -3,7 +3,7 @@
 // method's branch, recompute its hashes by recipe, add the result hashes, validate and serialise the
 // answer, look for a card number. bench/in-process.ts times it in a loop; servers/floor.ts serves it
 // over HTTP, as the best any implementation of these checks can do on this machine.
-import { buildRequest, requestExamples } from '../contract/requests.ts';
+import { buildRequest, requestExamples } from '../contract/index.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { computeHash } from '../runtime/signing.ts';
 import { echoHandlers, merchant } from '../scripts/lib/example-handlers.ts';

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildRequest, operation } from '../contract/requests.ts';
+import { buildRequest, operation } from '../contract/index.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';

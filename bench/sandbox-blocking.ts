@@ -11,7 +11,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
-import { buildRequest, operation } from '../contract/requests.ts';
+import { buildRequest, operation } from '../contract/index.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { signBodyHashes } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';

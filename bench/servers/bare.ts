@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { operations } from '../../generated/operations.ts';
-import { firstResultExample } from '../../contract/requests.ts';
+import { firstResultExample } from '../../contract/index.ts';
 
 const body = JSON.stringify(firstResultExample(operations.find((o) => o.operationId === 'processCard')!));
 // BARE_BUSY_US: CPU work added per request (a spin), to calibrate what a cost per request does here.

@@ -1,7 +1,7 @@
 // The answer each operation gives in the benchmarks, for the servers that are not this package's:
 // its first result example, whole (hashes included), found by route and `method`.
 import { operations, type ContractOperation } from '../../generated/operations.ts';
-import { firstResultExample } from '../../contract/requests.ts';
+import { firstResultExample } from '../../contract/index.ts';
 
 const answers = new Map<ContractOperation, unknown>(operations.map((op) => [op, firstResultExample(op)]));
 

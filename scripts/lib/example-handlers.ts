@@ -2,7 +2,7 @@
 // and handlers that answer each operation's first result example.
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import type { Account, Accounts, GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { SANDBOX_ACCESS_TOKEN, firstResultExample, sandbox } from '../../contract/requests.ts';
+import { SANDBOX_ACCESS_TOKEN, firstResultExample, sandbox } from '../../contract/index.ts';
 
 export const merchant: Account = { kind: 'merchant', id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };
 export const partner: Account = { kind: 'partner', id: sandbox.partnerUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };

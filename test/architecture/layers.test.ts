@@ -16,7 +16,7 @@ const ENTRY: Partial<Record<Folder, string[]>> = {
   'server-stubs': ['server-stubs/index.ts'],
   sandbox: ['sandbox/index.ts', 'sandbox/main.ts', 'sandbox/control-client.ts'],
   cli: ['cli/index.ts'],
-  contract: ['contract/run.ts'],
+  contract: ['contract/index.ts', 'contract/run.ts'],
   mock: ['mock/run.ts'],
   scripts: [],
 };
@@ -31,7 +31,7 @@ const MAY_IMPORT: Record<Folder, Folder[]> = {
   mock: ['server-stubs', 'generated', 'runtime', 'cli'],
   contract: ['generated', 'runtime', 'server-stubs', 'sandbox'],
   cli: ['generated', 'runtime', 'server-stubs', 'sandbox', 'contract', 'mock', 'scripts'],
-  bench: ['generated', 'runtime', 'server-stubs', 'sandbox'],
+  bench: ['generated', 'runtime', 'server-stubs', 'sandbox', 'contract'],
   lint: [],
 };
 
