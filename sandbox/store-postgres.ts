@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { MIGRATIONS, type Row, type Store } from './store.ts';
+import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 const RETRIES = 20;
@@ -130,12 +131,8 @@ export class PostgresStore implements Store {
     }
   }
 
-  async freshId(table: string, column: string, make: () => string): Promise<string> {
-    for (let attempt = 0; attempt < 32; attempt++) {
-      const id = make();
-      if (!(await this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id))) return id;
-    }
-    throw new Error(`No free identifier for ${table}.${column}`);
+  freshId(table: string, column: string, make: () => string): Promise<string> {
+    return freshId((sql, ...params) => this.get(sql, ...params), table, column, make);
   }
 
   async close(): Promise<void> {

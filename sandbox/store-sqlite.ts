@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteDatabase, type Row, type Store } from './store.ts';
+import { freshId } from './fresh-id.ts';
 
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
 const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
@@ -89,12 +90,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async freshId(table: string, column: string, make: () => string): Promise<string> {
-    for (let attempt = 0; attempt < 32; attempt++) {
-      const id = make();
-      if (!(await this.get(`SELECT 1 FROM ${table} WHERE ${column} = ?`, id))) return id;
-    }
-    throw new Error(`No free identifier for ${table}.${column}`);
+  freshId(table: string, column: string, make: () => string): Promise<string> {
+    return freshId((sql, ...params) => this.get(sql, ...params), table, column, make);
   }
 
   async close(): Promise<void> {
