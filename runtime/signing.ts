@@ -221,7 +221,8 @@ export interface SigningAccount {
 /**
  * The one request signer for header-authenticated operations: the account id, the API key and the
  * message hash over the request's canonical parameters, in that order. The client, the contract
- * suite, its request builder and the CLI's `sign` all sign through it, so the rule lives here once.
+ * suite, its request builder and the bench sign through it (the CLI's `sign`, which also shows the
+ * preimage, still calls computeHash itself).
  */
 export function signHeaders(
   names: HeaderNames,

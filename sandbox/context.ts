@@ -20,7 +20,7 @@ export const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ response
 export const nppRefusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
 export const invalid = (field: string, why: string) => refusal(-2, `Field '${field}' is invalid: ${why}`);
 /** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
-export function numbered(_sb: Sandbox, name: NumberedRefusal) {
+export function numbered(name: NumberedRefusal) {
   return refusal(-2, numberedRefusals[name]);
 }
 export const nppInvalid = (field: string, why: string) => nppRefusal(-2, `Field '${field}' is invalid: ${why}`);

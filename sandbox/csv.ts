@@ -36,11 +36,6 @@ export function csvFile(columns: readonly string[], records: Iterable<Record<str
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * parseCsv over a large text, a part at a time, yielding to the event loop after every `sliceMs`.
- * Parts end at a line break outside quotes (an even number of quotes before it), so that each part
- * holds whole records and parses as the whole text would.
- */
 /** The index of the first item that matches, looked for `sliceMs` at a time, yielding between; -1 if none. */
 export async function findIndexInSlices<T>(items: readonly T[], matches: (item: T) => boolean, sliceMs: number): Promise<number> {
   let sliceEnd = performance.now() + sliceMs;
@@ -54,6 +49,11 @@ export async function findIndexInSlices<T>(items: readonly T[], matches: (item: 
   return -1;
 }
 
+/**
+ * parseCsv over a large text, a part at a time, yielding to the event loop after every `sliceMs`.
+ * Parts end at a line break outside quotes (an even number of quotes before it), so that each part
+ * holds whole records and parses as the whole text would.
+ */
 export async function parseCsvInSlices(text: string, sliceMs: number, partChars = 64 * 1024): Promise<string[][]> {
   const rows: string[][] = [];
   let sliceEnd = performance.now() + sliceMs;

@@ -23,7 +23,7 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { SqliteDatabase as Store } from './store.ts';
+import { isPostgresUrl, SqliteDatabase as Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 const require = createRequire(import.meta.url);
@@ -89,7 +89,7 @@ export interface RunningSandbox extends Sandbox {
  * rather than taken for a file name (the async Store of sandbox/store.ts serves it once they move).
  */
 export function checkSandboxDatabase(db: string): void {
-  if (/^postgres(ql)?:\/\//i.test(db)) throw new Error('PGW_DB: the sandbox does not serve PostgreSQL yet (its handlers run on the embedded SQLite store); give an SQLite file or :memory:');
+  if (isPostgresUrl(db)) throw new Error('PGW_DB: the sandbox does not serve PostgreSQL yet (its handlers run on the embedded SQLite store); give an SQLite file or :memory:');
 }
 
 export function createSandbox(options: SandboxOptions = {}): RunningSandbox {

@@ -105,15 +105,18 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** Whether PGW_DB names a PostgreSQL database (postgres:// or postgresql://) rather than an SQLite file. */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
+
 /** PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it names. */
 export async function openStore(url: string): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url);
+  if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url);
   return new (await import('./store-sqlite.ts')).SqliteStore(url);
 }
 
 /**
  * The synchronous SQLite database the handlers still use directly, and what the async SQLite store
- * (store-sqlite.ts) wraps: file permissions, WAL, migrations v1..v5 by PRAGMA user_version.
+ * (store-sqlite.ts) wraps: file permissions, WAL, the migrations by PRAGMA user_version.
  */
 export class SqliteDatabase {
   readonly db: DatabaseSync;

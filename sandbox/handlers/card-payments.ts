@@ -147,9 +147,9 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     processCapture: ({ body }, { account }) =>
       store.transaction(() => {
         const auth = authorisationOf(sb, account.id, body.transactionID);
-        if (!auth || auth.kind !== 'auth') return numbered(sb, 'invalidTransactionID');
+        if (!auth || auth.kind !== 'auth') return numbered('invalidTransactionID');
         // transactionAmount is what the hash signs: clients send the capture's amount (ActiveMerchant) or the order's.
-        if (auth.status === 'void') return numbered(sb, 'alreadyReversed');
+        if (auth.status === 'void') return numbered('alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the authorisation was declined');
         const cents = toCents(body.captureAmount);
         if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
@@ -181,9 +181,9 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     refundCard: ({ body }, { account }) =>
       store.transaction(() => {
         const original = authorisationOf(sb, account.id, body.transactionID);
-        if (!original || original.kind === 'refund' || original.kind === 'verify') return numbered(sb, 'invalidTransactionID');
+        if (!original || original.kind === 'refund' || original.kind === 'verify') return numbered('invalidTransactionID');
         // transactionAmount is what the hash signs: clients send the refund's amount, not the original's.
-        if (original.status === 'void') return numbered(sb, 'alreadyReversed');
+        if (original.status === 'void') return numbered('alreadyReversed');
         const cents = toCents(body.refundAmount);
         if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
         if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
@@ -204,11 +204,11 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       store.transaction(() => {
         // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
         const auth = authorisationOf(sb, account.id, body.transactionID);
-        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return numbered(sb, 'invalidTransactionID');
-        if (auth.status === 'void') return numbered(sb, 'alreadyReversed');
+        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return numbered('invalidTransactionID');
+        if (auth.status === 'void') return numbered('alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the transaction was declined');
         if (auth.kind === 'auth' && auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
-        if (auth.refunded > 0) return numbered(sb, 'alreadyReversed');
+        if (auth.refunded > 0) return numbered('alreadyReversed');
         store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
       }),
@@ -217,7 +217,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       let row = findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
       // A capture or a refund shares its transaction's reference: the query answers the transaction itself.
       if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = authorisationOf(sb, account.id, row.parent_id);
-      if (!row) return body.transactionID ? numbered(sb, 'invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
+      if (!row) return body.transactionID ? numbered('invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {
         ...common,
