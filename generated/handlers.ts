@@ -58,7 +58,7 @@ export interface GatewayHandlers<Context = unknown> {
   /** Query the blacklist (POST /post, method queryBlacklistedCard). Inferred: The seed names queryBlacklistedCard only; it takes the card as addBlacklistedCard does, with the same secureHash. */
   queryBlacklistedCard(input: HandlerInput<S["QueryBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BlacklistQueryResult"] | S["Refusal"]>;
   /** Settlement file (POST /post, method getSettlement). Seed §4.1. */
-  getSettlement(input: HandlerInput<S["GetSettlementRequest"], NoParameters, NoParameters>, context: Context): Answer<Uint8Array | S["Refusal"]>;
+  getSettlement(input: HandlerInput<S["GetSettlementRequest"], NoParameters, NoParameters>, context: Context): Answer<Uint8Array | AsyncIterable<Uint8Array> | S["Refusal"]>;
   /** Surcharge quote (POST /post, method getSurcharge). Seed §4.1. */
   getSurcharge(input: HandlerInput<S["GetSurchargeRequest"], NoParameters, NoParameters>, context: Context): Answer<S["SurchargeResult"] | S["Refusal"]>;
   /** Query a BIN (POST /post, method queryBIN). Inferred: The seed names queryBIN only; it takes the six-digit BIN and is signed with the bin recipe defined here. */

@@ -79,23 +79,6 @@ export async function* zipCsvStream<R>(
   yield* drain();
 }
 
-/** The whole stream in one array (an answer the validating server checks before it is sent). */
-export async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of chunks) {
-    parts.push(chunk);
-    length += chunk.length;
-  }
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return bytes;
-}
-
 /**
  * A synchronous node:sqlite statement's rows as an AsyncIterable, yielding to the event loop every
  * SLICE_MS: the shape of the async store's `iterate`, for the synchronous store. The statement must

@@ -7,7 +7,8 @@ import { tsKey } from './ts.ts';
 const S = (name: string) => `S[${JSON.stringify(name)}]`;
 
 function resultType(e: TableEntry): string {
-  if (e.resultType === 'application/zip') return 'Uint8Array';
+  // A zip may be streamed a chunk at a time (the stubs scan and send it as it comes).
+  if (e.resultType === 'application/zip') return 'Uint8Array | AsyncIterable<Uint8Array>';
   if (e.resultType === 'text/csv') return 'string';
   const optional = e.resultHashes.map((h) => JSON.stringify(h.name));
   return optional.length ? `HandlerResult<${S(e.result)}, ${optional.join(' | ')}>` : S(e.result);

@@ -42,11 +42,53 @@ const SCAN_SLICE_MS = 10;
 const SCAN_PUSH = 16_384;
 
 /**
+ * A zip's entries inflated as the zip's bytes come in, each scanned for a card number a chunk at a
+ * time. A card number cut by a chunk boundary is still found: each chunk is scanned after the tail
+ * of the previous one, cut where no digit or letter run crosses it. Bytes that turn out not to be a
+ * zip are scanned as they are, with the same carried tail.
+ */
+class ZipScanner {
+  found = false;
+  private broken = false;
+  private rawTail = '';
+  private readonly unzip = new Unzip((entry) => {
+    const decoder = new TextDecoder();
+    let tail = '';
+    entry.ondata = (error, chunk, final) => {
+      if (error) return void (this.broken = true);
+      tail = this.scan(tail + decoder.decode(chunk, { stream: !final }));
+    };
+    entry.start();
+  });
+
+  constructor() {
+    this.unzip.register(UnzipInflate);
+  }
+
+  push(bytes: Uint8Array, final: boolean): void {
+    if (!this.broken) {
+      try {
+        this.unzip.push(bytes, final);
+      } catch {
+        this.broken = true;
+      }
+    }
+    if (this.broken) this.rawTail = this.scan(this.rawTail + new TextDecoder('latin1').decode(bytes));
+  }
+
+  /** Scans text; returns the tail to carry: what follows its last character that is not a digit or a letter, within 40. */
+  private scan(text: string): string {
+    if (findCardNumber(text)) this.found = true;
+    const last = text.slice(-40);
+    const cut = last.search(/[^0-9A-Za-z][0-9A-Za-z]*$/);
+    return cut < 0 ? '' : last.slice(cut);
+  }
+}
+
+/**
  * Whether a file answer holds a card number: text as it is, a zip entry by entry. A large zip is
  * inflated as a stream and scanned a chunk at a time, yielding to the event loop every 10 ms, so
- * that a 100,000-row settlement file does not stall every other request while it is checked. A card
- * number cut by a chunk boundary is still found: each chunk is scanned after the tail of the previous
- * one, cut where no digit or letter run crosses it.
+ * that a 100,000-row settlement file does not stall every other request while it is checked.
  */
 export function fileHoldsCardNumber(file: string | Uint8Array): boolean | Promise<boolean> {
   if (typeof file === 'string') return findCardNumber(file);
@@ -55,37 +97,57 @@ export function fileHoldsCardNumber(file: string | Uint8Array): boolean | Promis
 }
 
 async function scanZipInSlices(zip: Uint8Array): Promise<boolean> {
-  let found = false;
-  let broken = false;
-  const unzip = new Unzip((entry) => {
-    const decoder = new TextDecoder();
-    let tail = '';
-    entry.ondata = (error, chunk, final) => {
-      if (error) return void (broken = true);
-      const text = tail + decoder.decode(chunk, { stream: !final });
-      if (findCardNumber(text)) found = true;
-      // Keep what follows the last character that is not a digit or a letter, within 40: a card
-      // number crossing the boundary is a run that starts there.
-      const cut = text.slice(-40).search(/[^0-9A-Za-z][0-9A-Za-z]*$/);
-      tail = cut < 0 ? '' : text.slice(-40).slice(cut);
-    };
-    entry.start();
-  });
-  unzip.register(UnzipInflate);
+  const scanner = new ZipScanner();
   let sliceEnd = performance.now() + SCAN_SLICE_MS;
-  try {
-    for (let i = 0; i < zip.length && !found && !broken; i += SCAN_PUSH) {
-      unzip.push(zip.subarray(i, i + SCAN_PUSH), i + SCAN_PUSH >= zip.length);
-      if (performance.now() > sliceEnd) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceEnd = performance.now() + SCAN_SLICE_MS;
-      }
+  for (let i = 0; i < zip.length && !scanner.found; i += SCAN_PUSH) {
+    scanner.push(zip.subarray(i, i + SCAN_PUSH), i + SCAN_PUSH >= zip.length);
+    if (performance.now() > sliceEnd) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceEnd = performance.now() + SCAN_SLICE_MS;
     }
-  } catch {
-    broken = true;
   }
-  // Bytes that are not a zip are scanned as they are, as zipHoldsCardNumber does.
-  return found || (broken && findCardNumber(new TextDecoder().decode(zip)));
+  return scanner.found;
+}
+
+/** A file answer streamed a chunk at a time (an export too large to hold whole), rather than bytes. */
+export type ByteStream = AsyncIterable<Uint8Array>;
+export const isByteStream = (value: unknown): value is ByteStream =>
+  typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && Symbol.asyncIterator in value;
+
+/** A response body whole: a streamed one read to its end (for callers of `handle` that want the bytes). */
+export async function bodyBytes(body: string | Uint8Array | ByteStream): Promise<Uint8Array> {
+  if (typeof body === 'string') return new TextEncoder().encode(body);
+  if (body instanceof Uint8Array) return body;
+  const parts: Uint8Array[] = [];
+  for await (const chunk of body) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/** What ends a streamed answer that turns out to hold a card number. */
+export class CardNumberLeak extends Error {
+  constructor() {
+    super('A card number appears unmasked in the answer');
+  }
+}
+
+/**
+ * A streamed zip's chunks, each scanned before it is passed on. One chunk is held back until the
+ * next has been scanned (the last until the zip is complete), so no byte is sent before the bytes
+ * that finish the text it may be part of have been read: a card number ends the stream with
+ * CardNumberLeak before any of it is sent.
+ */
+async function* scannedZip(chunks: ByteStream): AsyncGenerator<Uint8Array> {
+  const scanner = new ZipScanner();
+  let held: Uint8Array | undefined;
+  for await (const chunk of chunks) {
+    scanner.push(chunk, false);
+    if (scanner.found) throw new CardNumberLeak();
+    if (held) yield held;
+    held = chunk;
+  }
+  scanner.push(new Uint8Array(0), true);
+  if (scanner.found) throw new CardNumberLeak();
+  if (held) yield held;
 }
 
 export function luhn(digits: string): boolean {
@@ -120,6 +182,9 @@ function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, 
  * fileHoldsCardNumber() and may wait for it (a large settlement zip is scanned in slices).
  */
 export function answer(op: ContractOperation, account: Account, request: Record<string, unknown>, returned: unknown, deferFileScan = false): Answered {
+  if (op.resultType === 'application/zip' && isByteStream(returned)) {
+    return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: scannedZip(returned) } };
+  }
   if (op.resultType !== 'application/json' && (returned instanceof Uint8Array || typeof returned === 'string')) {
     const ok = op.resultType === 'application/zip' ? returned instanceof Uint8Array : typeof returned === 'string';
     if (!ok) return { violation: `${op.operationId} must answer ${op.resultType === 'application/zip' ? 'bytes' : 'text'} for ${op.resultType}` };

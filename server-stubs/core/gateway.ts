@@ -3,7 +3,7 @@
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
-import { answer, fileHoldsCardNumber, type Answered } from './answer.ts';
+import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answered, type ByteStream } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refusals, refuse, refusalResponse, type Refusal } from './refusals.ts';
@@ -123,6 +123,39 @@ function record(request: GatewayRequest, note: Note, response: GatewayResponse, 
   return out;
 }
 
+type Started = { body: ByteStream } | { failure: unknown };
+
+/**
+ * Reads a stream's first chunk: a failure before it is returned, one after it is reported to
+ * `failed` and thrown on to the adapter. Ending the returned stream early (the client went away)
+ * ends the source too, so a database cursor behind it is closed.
+ */
+async function startStream(source: ByteStream, failed: (error: unknown) => void): Promise<Started> {
+  const chunks = source[Symbol.asyncIterator]();
+  let first: IteratorResult<Uint8Array>;
+  try {
+    first = await chunks.next();
+  } catch (failure) {
+    return { failure };
+  }
+  async function* rest(): AsyncGenerator<Uint8Array> {
+    let done = false;
+    try {
+      if (first.done) return void (done = true);
+      yield first.value;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+      done = true;
+    } catch (error) {
+      done = true;
+      failed(error);
+      throw error;
+    } finally {
+      if (!done) await chunks.return?.();
+    }
+  }
+  return { body: rest() };
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
   const logger = options.logger ?? silent;
@@ -146,6 +179,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (mode === 'log' && response && !sensitive) return response;
     const message = mode === 'error' ? `Response of ${op.operationId} violates the contract: ${violation}` : 'Internal gateway error';
     return refusalResponse(op, refuse(-4, message, 500));
+  };
+
+  const streamFailed = (op: ContractOperation, error: unknown) => {
+    if (error instanceof CardNumberLeak) {
+      metrics.violations++;
+      logger.error('answer violates the contract', { operationId: op.operationId, violation: error.message });
+    } else {
+      metrics.failures++;
+      logger.error('answer stream failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
+    }
   };
 
   async function serveSpec(spec: { file: string; type: string }): Promise<GatewayResponse> {
@@ -226,7 +269,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         returned = yield returned;
         // Checked now, outside any unit of work; a file answer's scan may take a while and yields.
         answered = answer(op, auth.account, body ?? {}, returned, true);
-        if ('response' in answered && op.resultType !== 'application/json') {
+        if ('response' in answered && op.resultType !== 'application/json' && !isByteStream(answered.response.body)) {
           const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
           if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
         }
@@ -239,6 +282,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
     answered ??= answer(op, auth.account, body ?? {}, returned);
+    if ('response' in answered && isByteStream(answered.response.body)) {
+      // Until its first chunk a stream can still be answered as any other failure; after it, the
+      // status is sent and a failure can only end the connection (the adapter does), logged here.
+      const started: Started = yield startStream(answered.response.body, (error) => streamFailed(op, error));
+      if ('failure' in started) {
+        if (started.failure instanceof CardNumberLeak) answered = { violation: started.failure.message, sensitive: true };
+        else {
+          metrics.failures++;
+          logger.error('handler failed', { operationId: op.operationId, error: started.failure instanceof Error ? started.failure.message : String(started.failure) });
+          return refusalResponse(op, refusals.internal());
+        }
+      } else answered = { response: { ...answered.response, body: started.body } };
+    }
     if ('violation' in answered) {
       const raw = typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array) ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) } : undefined;
       return violated(op, answered.violation, answered.sensitive === true, raw);

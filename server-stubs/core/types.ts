@@ -16,7 +16,11 @@ export interface GatewayRequest {
 export interface GatewayResponse {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array;
+  /**
+   * A file answer may be a stream of chunks (a settlement export too large to hold): the adapter
+   * writes them as they come, with back-pressure, and ends the connection if the stream fails.
+   */
+  body: string | Uint8Array | AsyncIterable<Uint8Array>;
 }
 
 /** A merchant or partner account: what authentication checks credentials against. */

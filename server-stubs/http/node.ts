@@ -9,9 +9,41 @@ import type { GatewayResponse } from '../core/types.ts';
 function send(res: http.ServerResponse, response: GatewayResponse): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
   const { body } = response;
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return void stream(res, response.status, response.headers, body);
   res.writeHead(response.status, { ...response.headers, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
   res.end(body);
 }
+
+/**
+ * A streamed answer, chunked, a chunk at a time as the socket takes it (back-pressure: the source is
+ * read only as fast as the client reads, so memory holds a chunk or two whatever the file's size).
+ * A client that goes away ends the source; a source that fails ends the connection, so a cut file
+ * is never taken for a whole one.
+ */
+async function stream(res: http.ServerResponse, status: number, headers: Record<string, string>, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  res.writeHead(status, headers);
+  try {
+    for await (const chunk of chunks) {
+      if (res.destroyed) break;
+      if (!res.write(chunk)) await writable(res);
+    }
+    res.end();
+  } catch {
+    // The gateway has logged why; the client sees the connection end before the chunked body does.
+    res.destroy();
+  }
+}
+
+const writable = (res: http.ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 
 const failed = () => refusalResponse(undefined, refusals.internal());
 

@@ -5,7 +5,7 @@ import { buildRequest, operation } from '../../contract/requests.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { computeHash } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
-import type { GatewayRequest, GatewayResponse } from '../../server-stubs/index.ts';
+import { bodyBytes, type GatewayRequest, type GatewayResponse } from '../../server-stubs/index.ts';
 import { counts } from '../sandbox/support.ts';
 
 export { counts };
@@ -41,6 +41,8 @@ export interface Answer {
 
 export async function send(sb: RunningSandbox, request: GatewayRequest): Promise<Answer> {
   const response = await sb.gateway.handle(request);
+  // A streamed file is read whole here, so that tests see its bytes (and its production's yields).
+  if (typeof response.body !== 'string' && !(response.body instanceof Uint8Array)) response.body = await bodyBytes(response.body);
   let json: any;
   try {
     json = typeof response.body === 'string' ? JSON.parse(response.body) : undefined;

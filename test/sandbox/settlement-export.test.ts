@@ -4,7 +4,8 @@
 import { unzipSync } from 'fflate';
 import { expect, it } from 'vitest';
 import { csvFile } from '../../sandbox/csv.ts';
-import { collect, zipCsvStream } from '../../sandbox/settlement-export.ts';
+import { zipCsvStream } from '../../sandbox/settlement-export.ts';
+import { bodyBytes } from '../../server-stubs/index.ts';
 
 const columns = ['id', 'note'];
 const record = (i: number) => ({ id: `t-${i}`, note: i % 3 ? `plain ${i}` : `=SUM(A${i}), "quoted"` });
@@ -17,7 +18,7 @@ async function* numbers(n: number, seen: { count: number }) {
 }
 
 it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
-  const bytes = await collect(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), record));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), record));
   const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
   expect(csv).toBe(csvFile(columns, Array.from({ length: 1000 }, (_, i) => record(i))));
 });

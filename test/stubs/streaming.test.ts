@@ -1,0 +1,141 @@
+// A file answer streamed a chunk at a time (a settlement export too large to hold): sent chunked as it
+// is made, read from its source only as fast as the client reads, scanned for card numbers before any
+// of its bytes leave, and cut off (never completed) when a card number turns up late.
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Zip, ZipDeflate, unzipSync } from 'fflate';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+
+/** A zip of one CSV entry, produced a chunk at a time from `lines`; `stats` counts what was made and whether it was closed. */
+async function* zipOf(lines: Iterable<string>, stats: { chunks: number; closed: boolean }): AsyncGenerator<Uint8Array> {
+  let out: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    out.push(chunk);
+  });
+  const entry = new ZipDeflate('settlement.csv', { level: 1 });
+  zip.add(entry);
+  try {
+    for (const line of lines) {
+      entry.push(new TextEncoder().encode(line));
+      for (const chunk of out) {
+        stats.chunks++;
+        yield chunk;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      out = [];
+    }
+    entry.push(new Uint8Array(0), true);
+    zip.end();
+    yield* out;
+  } finally {
+    stats.closed = true;
+  }
+}
+
+/** Lines of letters that deflate hardly at all, so that each makes about 64 KiB of zip. */
+function* noise(count: number, extra: (i: number) => string = () => ''): Generator<string> {
+  for (let i = 0; i < count; i++) {
+    let line = '';
+    for (let j = 0; j < 65_536; j++) line += String.fromCharCode(97 + Math.floor(Math.random() * 26));
+    yield `${line},${extra(i)}\n`;
+  }
+}
+
+const servers: http.Server[] = [];
+afterEach(() => servers.splice(0).forEach((s) => s.close()));
+
+async function serve(source: () => AsyncIterable<Uint8Array>, logged: string[] = []) {
+  const gateway = createGateway({
+    handlers: { ...echoHandlers([]), getSettlement: async () => source() },
+    accounts,
+    logger: { warn: () => {}, error: (message: string, fields?: Record<string, unknown>) => void logged.push(`${message} ${JSON.stringify(fields)}`) },
+  });
+  const server = createNodeServer(gateway);
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const request = buildRequest(operation('getSettlement'), { body: structuredClone(requestExamples(operation('getSettlement'))[0]!.value) });
+  return { port: (server.address() as AddressInfo).port, request };
+}
+
+function post(port: number, request: ReturnType<typeof buildRequest>): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: request.url, method: request.verb, headers: request.headers as Record<string, string> }, resolve);
+    req.on('error', reject);
+    req.end(request.body as string);
+  });
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a streamed file answer', () => {
+  it('is sent chunked as it is made and arrives whole', async () => {
+    const stats = { chunks: 0, closed: false };
+    const lines = ['transactionID,transactionAmount\n', ...Array.from({ length: 2000 }, (_, i) => `T${i},1.00\n`)];
+    const { port, request } = await serve(() => zipOf(lines, stats));
+    const response = await post(port, request);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/zip');
+    expect(response.headers['transfer-encoding']).toBe('chunked');
+    expect(response.headers['content-length']).toBeUndefined();
+    const parts: Buffer[] = [];
+    for await (const part of response) parts.push(part as Buffer);
+    const csv = new TextDecoder().decode(unzipSync(Buffer.concat(parts))['settlement.csv']);
+    expect(csv).toBe(lines.join(''));
+    expect(stats.closed).toBe(true);
+  });
+
+  it('is read from its source only as fast as the client reads, and a client that goes away ends the source', async () => {
+    const stats = { chunks: 0, closed: false };
+    // About 200 MB of zip if it were all made: far more than the socket's buffers hold.
+    const { port, request } = await serve(() => zipOf(noise(3000), stats));
+    const response = await post(port, request);
+    response.pause();
+    // Back-pressure: once the socket's buffers are full nothing more is made while nobody reads.
+    let made = -1;
+    for (let i = 0; i < 40 && stats.chunks !== made; i++) {
+      made = stats.chunks;
+      await settle(250);
+    }
+    expect(stats.chunks).toBe(made);
+    expect(made).toBeLessThan(600); // the kernel's loopback buffers: a few MB of the ~120 MB it would make
+    response.destroy();
+    for (let i = 0; i < 50 && !stats.closed; i++) await settle(20);
+    expect(stats.closed).toBe(true);
+  });
+
+  it('with a card number in its first chunks is answered as a contract violation, nothing of it sent', async () => {
+    const stats = { chunks: 0, closed: false };
+    const logged: string[] = [];
+    const lines = ['transactionID,paymentCardNumber\n', 'T1,4564710000000004\n', ...noise(3)];
+    const { port, request } = await serve(() => zipOf(lines, stats), logged);
+    const response = await post(port, request);
+    const parts: Buffer[] = [];
+    for await (const part of response) parts.push(part as Buffer);
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(Buffer.concat(parts).toString()).responseCode).toBe('-4');
+    expect(Buffer.concat(parts).toString()).not.toContain('4564710000000004');
+    expect(logged.join('\n')).toContain('A card number appears unmasked in the answer');
+  });
+
+  it('with a card number deep inside is cut off: the client never gets a whole file, and the server logs why', async () => {
+    const stats = { chunks: 0, closed: false };
+    const logged: string[] = [];
+    const { port, request } = await serve(() => zipOf(noise(40, (i) => (i === 30 ? '4564710000000004' : 'x')), stats), logged);
+    const response = await post(port, request);
+    expect(response.statusCode).toBe(200);
+    const read = (async () => {
+      const parts: Buffer[] = [];
+      for await (const part of response) parts.push(part as Buffer);
+      return Buffer.concat(parts);
+    })();
+    await expect(read).rejects.toThrow(/aborted|closed|terminated/i);
+    expect(logged.join('\n')).toContain('A card number appears unmasked in the answer');
+    expect(stats.closed).toBe(true);
+  });
+});
