@@ -24,8 +24,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
-import { hashRecipes } from '../generated/hash-recipes.ts';
-import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({
@@ -78,9 +76,7 @@ async function measure(rows: number): Promise<Result> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (operationId: string, body: Record<string, unknown>): Promise<Response> => {
     const op = operation(operationId);
-    const b: Record<string, unknown> = { ...body };
-    for (const use of op.hashes.filter((h) => h.in === 'body')) if (use.name in b) b[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', b);
-    const r = buildRequest(op, { body: b });
+    const r = buildRequest(op, { body, signBody: true });
     return fetch(base + r.url, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
   };
 

@@ -2,6 +2,7 @@
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
+import { chooseForm, type FormFields, formHashes, type RequestForm } from './forms.ts';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
 import { type HashRecipes, signBodyHashes, signHeaders } from './signing.ts';
 
@@ -31,13 +32,8 @@ export interface ClientOptions {
 /** The default of ClientOptions.timeoutMs: finite, so that no call waits for ever. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export interface ClientForm {
-  /** Present when the operation takes several forms: the fields this one takes and requires. */
-  accepts?: readonly string[];
-  required?: readonly string[];
-  fill: readonly string[];
-  hashes: readonly { name: string; recipe: string; when?: readonly string[] }[];
-}
+/** The client's compact copy of a form of the operation table (runtime/forms.ts): accepts and required only where there is a choice. */
+export type ClientForm = FormFields & Pick<RequestForm, 'fill' | 'hashes'>;
 
 export interface ClientOperation {
   group: string;
@@ -106,17 +102,6 @@ export function customFields(result: { custom1?: string | []; custom2?: string |
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The form a body is in: the first whose required fields it has and whose fields it stays within. */
-function chooseForm(forms: readonly ClientForm[], body: Record<string, unknown>): ClientForm {
-  if (forms.length === 1) return forms[0]!;
-  const keys = Object.keys(body);
-  return (
-    forms.find((f) => f.required!.every((r) => r in body) && keys.every((k) => f.accepts!.includes(k))) ??
-    // None fits: send the body as the closest form would and let the gateway name what is wrong.
-    forms.reduce((best, f) => (f.required!.filter((r) => r in body).length > best.required!.filter((r) => r in body).length ? f : best))
-  );
-}
-
 export function buildClient(options: ClientOptions, contract: ClientContract): Record<string, unknown> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a finite number of milliseconds above 0, not ${timeoutMs}`);
@@ -142,7 +127,7 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       body[fields.key!] = account.apiKey;
       passphrase = account.passphrase;
     }
-    const uses = form.hashes.filter((h) => !h.when || h.when.some((f) => body[f] !== undefined));
+    const uses = formHashes(form, body);
     return signBodyHashes(body, uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })), passphrase);
   }
 

@@ -1,9 +1,10 @@
 // The typed client: createGatewayClient() with one function per operation, grouped as the tags'
 // x-client says, each taking its own request (less what the client fills in) and returning its own
 // result. The runtime (runtime/client.ts) gets a compact table of how to call and sign each one.
-import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import type { RequestForm } from '../../runtime/forms.ts';
+import type { Doc, Operation } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
-import type { TableEntry } from './operations.ts';
+import { credentialFields, type TableEntry } from './operations.ts';
 import { tsKey } from './ts.ts';
 
 interface ClientTag {
@@ -26,35 +27,12 @@ function tagOf(doc: Doc, op: Operation): ClientTag {
   return tag['x-client'];
 }
 
-/** Fields of a body a credential kind fills in (x-body-credentials), hash fields excluded. */
-function credentialFields(doc: Doc, kinds: string[]): string[] {
-  return kinds.flatMap((k) => {
-    const c = doc['x-body-credentials'][k];
-    return c.token ? [] : [c.id, c.key];
-  });
-}
-
-/** How the client signs one form of a request body. */
-function formOf(doc: Doc, op: Operation, schema: any, multiple: boolean) {
-  const accepts = Object.keys(schema.properties ?? {});
-  const fill = (op.credentials ?? []).filter((k) => {
-    const c = doc['x-body-credentials'][k];
-    return !c.token && accepts.includes(c.id);
-  });
-  const fillable = new Set(['method', ...credentialFields(doc, fill), ...(op.hashes ?? []).map((h) => h.name)]);
-  const hashes = (op.hashes ?? [])
-    .filter((h) => h.in !== 'header' && accepts.includes(h.name))
-    .map((h) => {
-      // A hash the schema requires only once some field is sent (dependentRequired) is made only then.
-      const required = (schema.required ?? []).includes(h.name);
-      const when = Object.entries<string[]>(schema.dependentRequired ?? {}).filter(([, needs]) => needs.includes(h.name)).map(([field]) => field);
-      return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
-    });
-  return {
-    ...(multiple ? { accepts, required: (schema.required ?? []).filter((f: string) => !fillable.has(f)) } : {}),
-    fill,
-    hashes,
-  };
+/**
+ * The client's compact copy of a form (runtime/forms.ts's RequestForm): the fields the chooser reads
+ * only where there is a choice, to keep the bundle small.
+ */
+function clientForm(form: RequestForm, multiple: boolean) {
+  return { ...(multiple ? { accepts: form.accepts, required: form.required } : {}), fill: form.fill, hashes: form.hashes };
 }
 
 /** x-method.retry with the lookup operation named as the client names it (group and function). */
@@ -71,8 +49,7 @@ export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
     .map((op) => {
       const entry = entries.find((e) => e.operationId === op.operationId)!;
       const tag = tagOf(doc, op);
-      const request = op.request ? resolvePointer(doc, op.request) : undefined;
-      const formSchemas = request ? (request.oneOf ? request.oneOf.map((f: any) => resolvePointer(doc, f.$ref)) : [request]) : [];
+      const forms = entry.requestForms ?? [];
       const header = op.hashes?.find((h) => h.in === 'header');
       return {
         group: tag.group,
@@ -83,7 +60,7 @@ export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
         ...(op.resultType ? { result: op.resultType === 'application/zip' ? 'zip' : 'csv' } : {}),
         ...(entry.parameters.some((p) => p.in === 'path') ? { params: entry.parameters.filter((p) => p.in === 'path').map((p) => p.name) } : {}),
         ...(entry.parameters.some((p) => p.in === 'query') ? { query: true } : {}),
-        ...(formSchemas.length ? { forms: formSchemas.map((s: any) => formOf(doc, op, s, formSchemas.length > 1)) } : {}),
+        ...(forms.length ? { forms: forms.map((f) => clientForm(f, forms.length > 1)) } : {}),
         ...(entry.headers && header ? { headers: { ...entry.headers, recipe: header.recipe } } : {}),
         ...(op.retry ? { retry: retryOf(doc, ops, op.retry) } : {}),
       };
