@@ -9,7 +9,7 @@ import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 
 const require = createRequire(import.meta.url);
-const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
+export const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
 export const requestValidators = require('payment-gateway-contract/validators/requests') as Record<string, ValidateFunction>;
 
 export interface Credentials {

@@ -12,7 +12,7 @@ import { createGatewayClient, GatewayHttpError, GatewayNetworkError, isApproved,
 import { operations } from '../../generated/operations.ts';
 import type { components } from '../../generated/types.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { requestExamples, sandbox } from '../../contract/requests.ts';
 import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
