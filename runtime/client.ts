@@ -3,6 +3,7 @@
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
 import { chooseForm, type FormFields, formHashes, type RequestForm } from './forms.ts';
+import type { OperationModel } from './operation-model.ts';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
 import { type HashRecipes, signBodyHashes, signHeaders } from './signing.ts';
 
@@ -35,16 +36,22 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The client's compact copy of a form of the operation table (runtime/forms.ts): accepts and required only where there is a choice. */
 export type ClientForm = FormFields & Pick<RequestForm, 'fill' | 'hashes'>;
 
-export interface ClientOperation {
+/**
+ * The client's compact projection of an operation of the table (OperationModel), written into
+ * generated/client.ts by scripts/generators/client.ts: its name in the client, how to call it and
+ * how to sign it, and nothing the client does not read.
+ */
+export interface ClientOperation extends Pick<OperationModel, 'verb' | 'path'> {
   group: string;
   name: string;
-  verb: string;
-  path: string;
-  method?: string;
-  result?: string;
+  method?: NonNullable<OperationModel['method']>;
+  /** A result that is not JSON: the settlement zip or a batch CSV. */
+  result?: 'zip' | 'csv';
+  /** Path parameter names, in the order the function takes them. */
   params?: readonly string[];
-  query?: boolean;
+  query?: true;
   forms?: readonly ClientForm[];
+  /** OperationModel's header names by role, with the recipe of the message hash. */
   headers?: Readonly<Record<string, string>>;
   retry?: RetryMark;
 }

@@ -50,3 +50,13 @@ export interface OperationModel<Id extends string = string, Recipe extends strin
   provenance: { seed: string } | { inferred: string };
   tags: readonly TagName[];
 }
+
+/** A route of generated/mock.json: an operation of the table and the examples the mock's front asks Prism for. */
+export interface MockRoute extends Pick<OperationModel, 'operationId' | 'verb' | 'path' | 'method'> {
+  example: string;
+  refusalExample: string;
+  /** The content type to ask for, where the result is not JSON. */
+  accept?: Exclude<OperationModel['resultType'], 'application/json'>;
+  /** A binary result is answered from this file (Prism cannot serve it inline). */
+  file?: string;
+}
