@@ -31,6 +31,10 @@ export interface HashRecipe {
    * recipe has md5(passphrase). Servers verify it unless told to refuse it; clients never sign with it.
    */
   legacy?: { summary?: string; source?: 'public'; example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string } };
+  /** The recipe's worked example in the spec (the generated runtime copy leaves it out). */
+  example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string; canonical?: string };
+  /** Why a recipe the seed does not show is as it is (spec only). */
+  inferred?: string;
 }
 
 export type HashRecipes = Readonly<Record<string, HashRecipe>>;

@@ -65,7 +65,7 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
   });
   for (const op of ops.filter((o) => o.method && o.inferred && !o.webhook)) out.paths[methodPath(op)].post['x-badges'] = [INFERRED];
   // The recipes written out in full, in place of the introduction's summary table.
-  const intro: string = out.info.description;
+  const intro: string = out.info.description ?? '';
   const start = intro.indexOf('## Hash recipes');
   if (start >= 0) {
     const end = intro.indexOf('\n## ', start + 3);

@@ -47,8 +47,8 @@ function normalisedFields(doc: Doc, schemas: string[]): Record<string, 'uppercas
 /** Fields of a body a credential kind fills in (x-body-credentials), tokens aside. */
 export function credentialFields(doc: Doc, kinds: readonly string[]): string[] {
   return kinds.flatMap((k) => {
-    const c = doc['x-body-credentials'][k];
-    return c.token ? [] : [c.id, c.key];
+    const c = doc['x-body-credentials'][k]!;
+    return c.token === undefined ? [c.id, c.key] : [];
   });
 }
 
@@ -57,8 +57,8 @@ function requestForm(doc: Doc, op: Operation, name: string): RequestForm {
   const schema = resolvePointer(doc, `#/components/schemas/${name}`);
   const accepts = Object.keys(schema.properties ?? {});
   const fill = (op.credentials ?? []).filter((k) => {
-    const c = doc['x-body-credentials'][k];
-    return !c.token && accepts.includes(c.id);
+    const c = doc['x-body-credentials'][k]!;
+    return c.token === undefined && accepts.includes(c.id);
   });
   const fillable = new Set(['method', ...credentialFields(doc, fill), ...(op.hashes ?? []).map((h) => h.name)]);
   const hashes = (op.hashes ?? [])

@@ -229,7 +229,7 @@ export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: st
       schema: SCHEMA,
     },
     variable: [
-      { key: 'baseUrl', value: doc.servers[0].variables.base_url.default },
+      { key: 'baseUrl', value: doc.servers[0]!.variables!.base_url!.default },
       { key: 'merchantUUID', value: sandbox.merchantUUID },
       { key: 'partnerUUID', value: sandbox.partnerUUID },
       { key: 'apiKey', value: sandbox.apiKey },

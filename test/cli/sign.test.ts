@@ -21,7 +21,7 @@ describe('payment-gateway sign', () => {
   });
 
   it('message: the HMAC of the worked example, with its canonical JSON as the preimage', () => {
-    const { example } = doc['x-hash-recipes'].message;
+    const example = doc['x-hash-recipes'].message!.example!;
     const r = sign(['message', '--passphrase', example.passphrase, '--body', JSON.stringify(example.fields), '--preimage']);
     expect(r.stdout).toBe(`preimage message (message): ${example.canonical}\nmessage ${example.hash}\n`);
   });

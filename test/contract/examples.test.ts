@@ -74,7 +74,7 @@ describe('examples', () => {
 
   it("every recipe's worked example is right", () => {
     for (const [name, values] of expectedRecipeExamples(doc)) {
-      expect(doc['x-hash-recipes'][name].example, name).toMatchObject(values);
+      expect(doc['x-hash-recipes'][name]!.example, name).toMatchObject(values);
     }
   });
 });
