@@ -74,7 +74,7 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name };
     const account = { id: creds.merchantUUID, apiKey: creds.apiKey, passphrase: creds.passphrase };
-    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, { params, query, body: out.body }));
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, { params, query, body: out.body }));
   }
   for (const [k, v] of Object.entries(out.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];

@@ -14,7 +14,7 @@ import { exampleValue, type Doc } from '../runtime/document.ts';
 const require = createRequire(import.meta.url);
 export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
 
-export const sandbox = doc.info['x-sandbox'] as { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
+export const sandbox = doc.info['x-sandbox'];
 export const SANDBOX_ACCESS_TOKEN = 'at3b9e2f41c7d05a68';
 
 export const operation = (id: string): ContractOperation => {
@@ -56,7 +56,7 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     const names = { accountId: op.headers.accountId!.toLowerCase(), apiKey: op.headers.apiKey!.toLowerCase(), messageHash: use.name.toLowerCase() };
     const account = { id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: options.passphrase ?? sandbox.passphrase };
     const request = { params, query, body: body as Record<string, unknown> | undefined };
-    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, request));
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, request));
   }
   for (const [k, v] of Object.entries(options.headers ?? {})) {
     if (v === undefined) delete headers[k.toLowerCase()];

@@ -190,7 +190,7 @@ function resolveDefault(ctx: Context, p: Produced): string {
 }
 
 export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: string): string {
-  const sandbox = doc.info['x-sandbox'] as Record<string, string>;
+  const sandbox = doc.info['x-sandbox'];
   const versionParameter = doc.components.parameters.ApiVersion;
   const apiVersion = { name: versionParameter.name as string, value: String(versionParameter.schema.const) };
   const calls = ops.filter((op) => !op.webhook);

@@ -135,7 +135,7 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, [maskOf(use), body, request], nodeDigests);
+      const expected = computeHash(hashRecipes[use.recipe], account.passphrase, [maskOf(use), body, request], nodeDigests);
       if (body[use.name] === undefined) {
         if (body === returned) body = { ...body };
         body[use.name] = expected;

@@ -94,7 +94,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
   if (!account) return { refusal: denied(`no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`) };
 
   for (const use of op.hashes) {
-    const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
+    const recipe = hashRecipes[use.recipe];
     const signedBy = `under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;

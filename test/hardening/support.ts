@@ -24,7 +24,7 @@ export function signed(operationId: string, body: Record<string, unknown> | unde
     for (const use of op.hashes.filter((h) => h.in === 'body')) {
       if (use.name in body && body[use.name] === undefined) continue;
       try {
-        signedBody[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', signedBody);
+        signedBody[use.name] = computeHash(hashRecipes[use.recipe], 'sandbox-passphrase', signedBody);
       } catch {
         // a body the recipe cannot read (batchFile that is not base64): sent unsigned
       }
