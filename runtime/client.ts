@@ -140,7 +140,7 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
 
   async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
     const params: Record<string, string> = {};
-    (op.params ?? []).forEach((name, i) => (params[name] = String(args[i])));
+    for (const [i, name] of (op.params ?? []).entries()) params[name] = String(args[i]);
     const rest = args.slice(op.params?.length ?? 0);
     const body = op.forms ? signBody(op, (rest.shift() ?? {}) as Record<string, unknown>) : undefined;
     const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
@@ -201,7 +201,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
 
   const client: Record<string, unknown> = {};
   for (const op of contract.operations) {
-    const target = (op.group ? (client[op.group] ??= {}) : client) as Record<string, unknown>;
+    if (op.group) client[op.group] ??= {};
+    const target = (op.group ? client[op.group] : client) as Record<string, unknown>;
     target[op.name] = options.retry ? (...args: unknown[]) => retried(op, args, options.retry!) : (...args: unknown[]) => call(op, args);
   }
   return client;

@@ -109,11 +109,15 @@ function fieldText(value: unknown): string {
 const passphraseDigests = new WeakMap<Digests, Map<string, string>>();
 function passphraseMd5(passphrase: string, digests: Digests): string {
   let cache = passphraseDigests.get(digests);
-  if (!cache) passphraseDigests.set(digests, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    passphraseDigests.set(digests, cache);
+  }
   let hex = cache.get(passphrase);
   if (hex === undefined) {
     if (cache.size > 10_000) cache.clear();
-    cache.set(passphrase, (hex = digests.md5Hex(passphrase)));
+    hex = digests.md5Hex(passphrase);
+    cache.set(passphrase, hex);
   }
   return hex;
 }

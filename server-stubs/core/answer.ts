@@ -61,7 +61,10 @@ async function scanZipInSlices(zip: Uint8Array): Promise<boolean> {
     const decoder = new TextDecoder();
     let tail = '';
     entry.ondata = (error, chunk, final) => {
-      if (error) return void (broken = true);
+      if (error) {
+        broken = true;
+        return;
+      }
       const text = tail + decoder.decode(chunk, { stream: !final });
       if (findCardNumber(text)) found = true;
       // Keep what follows the last character that is not a digit or a letter, within 40: a card
@@ -92,7 +95,10 @@ export function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
     let d = digits.charCodeAt(i) - 48;
-    if (odd && (d *= 2) > 9) d -= 9;
+    if (odd) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
     sum += d;
   }
   return sum % 10 === 0;
@@ -111,7 +117,10 @@ const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode)
 const masks = new WeakMap<ContractOperation['resultHashes'][number], Record<string, undefined>>();
 function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, undefined> {
   let mask = masks.get(use);
-  if (!mask) masks.set(use, (mask = Object.freeze({ [use.name]: undefined })));
+  if (!mask) {
+    mask = Object.freeze({ [use.name]: undefined });
+    masks.set(use, mask);
+  }
   return mask;
 }
 

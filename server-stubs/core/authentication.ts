@@ -76,12 +76,18 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       const token = text(body[fields.token]);
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
-      if (!found) deny(`${fields.token} is unknown or expired`), (found = DECOY);
+      if (!found) {
+        deny(`${fields.token} is unknown or expired`);
+        found = DECOY;
+      }
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
-      if (!found) deny(`unknown ${fields.account} '${id}' (${fields.id})`), (found = DECOY);
+      if (!found) {
+        deny(`unknown ${fields.account} '${id}' (${fields.id})`);
+        found = DECOY;
+      }
       const key = text(body[fields.key!]) ?? '';
       if (!sameSecret(key, found.apiKey)) deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
     }

@@ -7,7 +7,7 @@ import { ROOT, doc } from '../support/contract.ts';
 
 describe('the OpenAPI document', () => {
   it('passes Redocly lint (recommended-strict, invalid examples are errors) with no problem at all', () => {
-    // The CLI itself, as `npm run lint` runs it: it carries its own rule set.
+    // The CLI itself, as `npm run lint:spec` runs it: it carries its own rule set.
     let output: string;
     try {
       output = execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'spec/openapi.yaml', '--format=json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });

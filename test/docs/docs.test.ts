@@ -59,6 +59,7 @@ describe('generated/docs/index.html in Chromium', () => {
   it('writes out every hash recipe: its canonical form and its worked example', async () => {
     await page.goto(`${page_url}#/section/Hash-recipes`);
     await page.getByText('Worked example:').first().waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(), the text as rendered
     const text = await page.locator('body').innerText();
     for (const [name, recipe] of Object.entries<any>(doc['x-hash-recipes'])) {
       expect(text, name).toContain(`${name} (`);
@@ -71,6 +72,7 @@ describe('generated/docs/index.html in Chromium', () => {
     await page.goto(`${page_url}#/direct-api/processcapture`);
     const panel = page.getByTestId('middle-panel').first();
     await page.getByText('Sent as POST /post with "method": "processCapture"').first().waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(), the text as rendered
     const text = await page.locator('body').innerText();
     // Its own request and answer: the capture's result schema, not the purchase's.
     const own = text.slice(text.indexOf('Sent as POST /post with "method": "processCapture"'));

@@ -12,7 +12,11 @@ export { counts };
 
 export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {}): RunningSandbox {
   const sent: string[] = [];
-  return createSandbox({ dbPath, env, fetch: (async (url: string) => (sent.push(url), new Response(null, { status: 204 }))) as typeof fetch });
+  const fetch = async (url: string) => {
+    sent.push(url);
+    return new Response(null, { status: 204 });
+  };
+  return createSandbox({ dbPath, env, fetch: fetch as typeof globalThis.fetch });
 }
 
 /** The request for this operation, every body hash computed over the body given (when it names one). */
