@@ -21,8 +21,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildRequest, operation } from '../contract/index.ts';
-import { hashRecipes } from '../generated/hash-recipes.ts';
-import { computeHash } from '../runtime/signing.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -43,9 +41,7 @@ if (args.store === 'postgres') {
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 function signed(operationId: string, body: Record<string, unknown>) {
   const op = operation(operationId);
-  const b: Record<string, unknown> = { ...body };
-  for (const use of op.hashes.filter((h) => h.in === 'body')) if (use.name in b) b[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', b);
-  const r = buildRequest(op, { body: b });
+  const r = buildRequest(op, { body, signBody: true });
   return { method: r.verb as 'POST', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string };
 }
 const purchase = signed('processCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' });

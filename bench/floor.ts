@@ -3,13 +3,12 @@
 // method's branch, recompute its hashes by recipe, add the result hashes, validate and serialise the
 // answer, look for a card number. bench/in-process.ts times it in a loop; servers/floor.ts serves it
 // over HTTP, as the best any implementation of these checks can do on this machine.
-import { buildRequest, requestExamples } from '../contract/index.ts';
+import { buildRequest, requestExamples, requestValidators, resultValidators } from '../contract/index.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { computeHash } from '../runtime/signing.ts';
-import { echoHandlers, merchant } from '../scripts/lib/example-handlers.ts';
-import { findCardNumber } from '../server-stubs/core/answer.ts';
-import { hashRecipes, requestValidators, resultValidators } from '../server-stubs/core/contract.ts';
-import { nodeDigests } from '../server-stubs/core/digests.ts';
+import { echoHandlers, merchant } from '../test/fixtures/example-handlers.ts';
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import { findCardNumber, nodeDigests } from '../server-stubs/index.ts';
 
 const handlers = echoHandlers() as Record<string, (input: unknown, context: unknown) => Record<string, unknown>>;
 const recipe = (name: string) => hashRecipes[name as keyof typeof hashRecipes];

@@ -25,8 +25,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
-import { hashRecipes } from '../generated/hash-recipes.ts';
-import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({
@@ -88,23 +86,26 @@ async function measure(rows: number): Promise<Result> {
   const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows)], { execArgv: [...SANDBOX_NODE_FLAGS, '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: FromSandbox[] = [];
   let wake = () => {};
-  child.on('message', (m) => (messages.push(m as FromSandbox), wake()));
+  child.on('message', (m) => {
+    messages.push(m as FromSandbox);
+    wake();
+  });
   const next = async <K extends 'ready' | 'measured'>(key: K): Promise<Extract<FromSandbox, Record<K, unknown>>[K]> => {
     for (;;) {
       const i = messages.findIndex((m) => key in m);
       if (i >= 0) return (messages.splice(i, 1)[0] as unknown as Record<K, never>)[key];
       if (child.exitCode !== null) throw new Error(`the sandbox for ${rows} rows exited with ${child.exitCode}`);
-      await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, 1000)));
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 1000);
+      });
     }
   };
   try {
     const { port, insertS } = await next('ready');
     const base = `http://127.0.0.1:${port}`;
     const call = async (operationId: string, body: Record<string, unknown>): Promise<Response> => {
-      const op = operation(operationId);
-      const b: Record<string, unknown> = { ...body };
-      for (const use of op.hashes.filter((h) => h.in === 'body')) if (use.name in b) b[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', b);
-      const r = buildRequest(op, { body: b });
+      const r = buildRequest(operation(operationId), { body, signBody: true });
       return fetch(base + r.url, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
     };
     const purchase = { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' };

@@ -4,7 +4,7 @@
 // same functions the core calls and none of its routing, refusals or bookkeeping.
 // Run it with --cpu-prof to see where the cost goes.
 import { parseArgs } from 'node:util';
-import { accounts, echoHandlers } from '../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../test/fixtures/example-handlers.ts';
 import { createGateway } from '../server-stubs/index.ts';
 import { floorAnswer, mix } from './floor.ts';
 

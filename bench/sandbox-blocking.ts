@@ -12,8 +12,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
-import { hashRecipes } from '../generated/hash-recipes.ts';
-import { signBodyHashes } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
@@ -32,9 +30,7 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 function signed(operationId: string, body: Record<string, unknown>) {
   const op = operation(operationId);
-  const b: Record<string, unknown> = { ...body };
-  const uses = op.hashes.filter((h) => h.in === 'body' && h.name in b);
-  return buildRequest(op, { body: signBodyHashes(b, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe as keyof typeof hashRecipes] })), 'sandbox-passphrase') });
+  return buildRequest(op, { body, signBody: true });
 }
 async function call(operationId: string, body: Record<string, unknown>): Promise<Response> {
   const r = signed(operationId, body);

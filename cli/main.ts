@@ -39,15 +39,20 @@ export async function main(argv: string[]): Promise<void> {
       return (await import('../mock/run.ts')).main(name, rest);
     case 'contract':
       // --notifications URL holds a merchant's notification endpoint; anything else, an implementation.
-      if (rest.some((a) => a === '--notifications' || a.startsWith('--notifications='))) return void (process.exitCode = await (await import('./commands/check-notifications.ts')).run(rest));
+      if (rest.some((a) => a === '--notifications' || a.startsWith('--notifications='))) {
+        process.exitCode = await (await import('./commands/check-notifications.ts')).run(rest);
+        return;
+      }
       return (await import('./contract.ts')).contractCommand(rest);
     case 'listen': {
       const stop = new AbortController();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-      return void (process.exitCode = await (await import('./commands/listen.ts')).run(rest, { signal: stop.signal }));
+      process.exitCode = await (await import('./commands/listen.ts')).run(rest, { signal: stop.signal });
+      return;
     }
     case 'trigger':
-      return void (process.exitCode = await (await import('./commands/trigger.ts')).run(rest));
+      process.exitCode = await (await import('./commands/trigger.ts')).run(rest);
+      return;
     case 'sign':
       return (await import('./sign.ts')).signCommand(name, rest);
     case 'docs':

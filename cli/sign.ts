@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
 import { FIELD_RULES, recipeFormula } from '../runtime/recipe-text.ts';
-import { canonicalParameters, computeHash, hashPreimage, type HashRecipe } from '../runtime/signing.ts';
+import { type HashRecipe, messageHash, portableDigests, type PreimageObserver, signBodyHashes } from '../runtime/signing.ts';
 import { parse, UsageError, type CommandSpec } from './args.ts';
 import { sandboxDefaults } from './spec.ts';
 
@@ -81,7 +81,11 @@ export interface Signature {
   preimage: string;
 }
 
-/** The hashes of a recipe, or of every hash an operation takes, for this input. */
+/**
+ * The hashes of a recipe, or of every hash an operation takes, for this input: signed by the one
+ * signer the client uses (runtime/signing.ts), the body's hashes first, then the header hash over
+ * the body as sent, each with the text it hashed.
+ */
 export function sign({ target, passphrase, body, params, query }: SignInput): { signatures: Signature[]; body: Record<string, unknown> } {
   const recipes = hashRecipes as Record<string, HashRecipe>;
   const op: ContractOperation | undefined = operations.find((o) => o.operationId === target);
@@ -91,14 +95,13 @@ export function sign({ target, passphrase, body, params, query }: SignInput): { 
     throw new UsageError(`'${target}' is neither a recipe (${Object.keys(recipes).join(', ')}) nor an operationId`);
   }
   const filled: Record<string, unknown> = op?.method && op.request ? { method: op.method, ...body } : { ...body };
-  const signatures = uses.map((use) => {
-    const recipe = recipes[use.recipe]!;
-    const input = use.in === 'header' ? canonicalParameters({ params, query, body: op && !op.request ? undefined : filled }) : filled;
-    const signature = { name: use.name, recipe: use.recipe, hash: computeHash(recipe, passphrase, input), preimage: hashPreimage(recipe, passphrase, input) };
-    if (use.in === 'body') filled[use.name] = signature.hash;
-    return signature;
-  });
-  return { signatures, body: filled };
+  const seen = new Map<string, Signature>();
+  const observe = (recipe: string): PreimageObserver => (name, preimage, hash) => seen.set(name, { name, recipe, hash, preimage });
+  for (const use of uses.filter((u) => u.in === 'body')) signBodyHashes(filled, [{ name: use.name, recipe: recipes[use.recipe]! }], passphrase, portableDigests, observe(use.recipe));
+  for (const use of uses.filter((u) => u.in === 'header')) {
+    messageHash(recipes[use.recipe]!, passphrase, { params, query, body: op && !op.request ? undefined : filled }, portableDigests, observe(use.recipe), use.name);
+  }
+  return { signatures: uses.map((use) => seen.get(use.name)!), body: filled };
 }
 
 export function signCommand(name: string, argv: string[]): void {

@@ -21,6 +21,7 @@ export interface RunContext {
   coverage?: Coverage;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
 export type Outcome = void | { skip: string };
 
 export interface Check {

@@ -36,7 +36,10 @@ export class Coverage {
     const code = json && typeof json === 'object' && 'responseCode' in json ? Number((json as { responseCode: unknown }).responseCode) : status === op.status ? 0 : undefined;
     if (code === undefined || Number.isNaN(code)) return;
     let seen = this.reached.get(op.operationId);
-    if (!seen) this.reached.set(op.operationId, (seen = new Set()));
+    if (!seen) {
+      seen = new Set();
+      this.reached.set(op.operationId, seen);
+    }
     seen.add(code);
     // Cards the sandbox processed (approved or declined for a reason of its own, not "not recognised").
     if (code < 0 || code === 1) return;

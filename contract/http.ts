@@ -5,11 +5,11 @@ import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
+import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
-import { doc } from './requests.ts';
 
 const require = createRequire(import.meta.url);
-const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
+export const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
 export const requestValidators = require('payment-gateway-contract/validators/requests') as Record<string, ValidateFunction>;
 
 export interface Credentials {
@@ -30,31 +30,29 @@ export interface Outgoing {
   headers?: Record<string, string | undefined>;
 }
 
-/** The form of the operation this body is in (the request schema itself when it has one form). */
+/** The form of the operation this body is in (the request schema itself when it has one form): the one chooser, runtime/forms.ts. */
 export function formOf(op: ContractOperation, body: unknown): string {
-  const forms = op.forms ?? [op.request!];
-  return forms.find((f) => requestValidators[f]!(body)) ?? forms[0]!;
+  return chooseForm(op.requestForms!, (body ?? {}) as Record<string, unknown>).schema;
 }
 
 /** The body with the target's credentials and fresh hashes, for the fields its form takes. */
 export function signBody(op: ContractOperation, form: string, body: Record<string, unknown>, creds: Credentials): Record<string, unknown> {
-  const accepts = new Set(Object.keys(doc.components.schemas[form].properties ?? {}));
+  const shape = op.requestForms!.find((f) => f.schema === form)!;
   const out = { ...body };
   let passphrase = creds.passphrase;
-  for (const kind of op.credentials) {
-    const c = bodyCredentials[kind] as { account: string; id?: string; key?: string; token?: string };
-    if (c.token) {
-      if (accepts.has(c.token) && out[c.token] !== undefined && creds.accessToken) out[c.token] = creds.accessToken;
-      continue;
-    }
-    if (!accepts.has(c.id!)) continue;
+  const token = op.credentials.includes('accessToken') ? bodyCredentials.accessToken.token : undefined;
+  if (token && shape.accepts.includes(token) && out[token] !== undefined && creds.accessToken) out[token] = creds.accessToken;
+  for (const kind of shape.fill) {
+    if (kind === 'accessToken') continue;
+    const c = bodyCredentials[kind];
     const partner = c.account === 'partner';
-    out[c.id!] = partner ? creds.partnerUUID : creds.merchantUUID;
-    out[c.key!] = partner ? creds.partnerApiKey : creds.apiKey;
+    out[c.id] = partner ? creds.partnerUUID : creds.merchantUUID;
+    out[c.key] = partner ? creds.partnerApiKey : creds.apiKey;
     passphrase = partner ? creds.partnerPassphrase : creds.passphrase;
   }
-  const uses = op.hashes.filter((x) => x.in === 'body' && accepts.has(x.name) && out[x.name] !== undefined);
-  return signBodyHashes(out, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe as keyof typeof hashRecipes] })), passphrase);
+  // The hashes the body carries are signed afresh (a test body without one stays without).
+  const uses = shape.hashes.filter((h) => out[h.name] !== undefined);
+  return signBodyHashes(out, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })), passphrase);
 }
 
 export interface Answer {
@@ -76,7 +74,7 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name };
     const account = { id: creds.merchantUUID, apiKey: creds.apiKey, passphrase: creds.passphrase };
-    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, { params, query, body: out.body }));
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, { params, query, body: out.body }));
   }
   for (const [k, v] of Object.entries(out.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];

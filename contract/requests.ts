@@ -6,14 +6,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { signHeaders } from '../runtime/signing.ts';
+import { chooseForm, formHashes } from '../runtime/forms.ts';
+import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 import type { GatewayRequest } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
 
 const require = createRequire(import.meta.url);
 export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
 
-export const sandbox = doc.info['x-sandbox'] as { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
+export const sandbox = doc.info['x-sandbox'];
 export const SANDBOX_ACCESS_TOKEN = 'at3b9e2f41c7d05a68';
 
 export const operation = (id: string): ContractOperation => {
@@ -29,6 +30,17 @@ export interface BuildOptions {
   /** Header overrides; undefined removes a header. */
   headers?: Record<string, string | undefined>;
   passphrase?: string;
+  /** Sign the body's hash fields as its form takes them (signedBody), with `passphrase` or the sandbox's. */
+  signBody?: boolean;
+}
+
+/**
+ * A copy of the body with the hash fields its form takes (the one form chooser, runtime/forms.ts)
+ * computed with this passphrase; method and credentials are left as the body gives them.
+ */
+export function signedBody(op: ContractOperation, body: Record<string, unknown>, passphrase: string = sandbox.passphrase): Record<string, unknown> {
+  const form = chooseForm(op.requestForms ?? [], body);
+  return signBodyHashes({ ...body }, formHashes(form, body).map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })), passphrase);
 }
 
 export function buildRequest(op: ContractOperation, options: BuildOptions = {}): GatewayRequest {
@@ -36,7 +48,7 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
   const query = options.query ?? Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
   const search = new URLSearchParams(query).toString();
-  const body = options.body;
+  const body = options.signBody && op.requestForms ? signedBody(op, options.body as Record<string, unknown>, options.passphrase) : options.body;
   const headers: Record<string, string | undefined> = { [apiVersion.name.toLowerCase()]: apiVersion.value };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (op.headers) {
@@ -44,7 +56,7 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     const names = { accountId: op.headers.accountId!.toLowerCase(), apiKey: op.headers.apiKey!.toLowerCase(), messageHash: use.name.toLowerCase() };
     const account = { id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: options.passphrase ?? sandbox.passphrase };
     const request = { params, query, body: body as Record<string, unknown> | undefined };
-    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe as keyof typeof hashRecipes], account, request));
+    Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, request));
   }
   for (const [k, v] of Object.entries(options.headers ?? {})) {
     if (v === undefined) delete headers[k.toLowerCase()];

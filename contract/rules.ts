@@ -45,7 +45,7 @@ export function ruleViolations(op: ContractOperation, request: Record<string, un
   }
   for (const use of op.resultHashes) {
     if (!(use.name in answer)) continue;
-    const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], passphraseFor(op, creds), [{ [use.name]: undefined }, answer, sent]);
+    const expected = computeHash(hashRecipes[use.recipe], passphraseFor(op, creds), [{ [use.name]: undefined }, answer, sent]);
     if (answer[use.name] !== expected) problems.push(`${use.name} is not what recipe ${use.recipe} gives (${expected})`);
   }
   return problems;

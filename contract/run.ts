@@ -101,13 +101,14 @@ Holds an implementation of the gateway to the contract, operation by operation. 
   -V, --version               print the version`;
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  let parsed;
-  try {
-    parsed = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS } });
-  } catch (error) {
-    console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
-    process.exit(2);
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS } });
+    } catch (error) {
+      console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
+      process.exit(2);
+    }
+  })();
   if (parsed.values.help) {
     console.log(USAGE);
     process.exit(0);

@@ -60,6 +60,235 @@ export const operations: readonly ContractOperation[] = [
       "ProcessCard3DS2WithCardID",
       "ProcessCard3DS2WithWallet"
     ],
+    "requestForms": [
+      {
+        "schema": "ProcessCardWithCardData",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "paymentCardCSC",
+          "threeDSToken",
+          "recurringFlag",
+          "addCard",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "paymentCardType",
+          "threeDSEci",
+          "threeDSXid",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version",
+          "storeID",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      },
+      {
+        "schema": "ProcessCardWithPayframe",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "accessToken",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "payframeToken",
+          "payframeKey",
+          "threeDSToken",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "addCard",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "payframeToken",
+          "payframeKey"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      },
+      {
+        "schema": "ProcessCardExternal3DS",
+        "accepts": [
+          "method",
+          "accessToken",
+          "transactionCurrency",
+          "transactionAmount",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerPostCode",
+          "customerCity",
+          "customerAddress",
+          "custom1",
+          "custom2",
+          "custom3",
+          "threeDSEci",
+          "threeDSXid",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName"
+        ],
+        "required": [
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "threeDSEci",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version"
+        ],
+        "fill": [],
+        "hashes": []
+      },
+      {
+        "schema": "ProcessCard3DS2WithCardID",
+        "accepts": [
+          "method",
+          "accessToken",
+          "transactionCurrency",
+          "transactionAmount",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerPostCode",
+          "customerCity",
+          "customerAddress",
+          "custom1",
+          "custom2",
+          "custom3",
+          "threeDSEci",
+          "threeDSXid",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version",
+          "cardID"
+        ],
+        "required": [
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "cardID",
+          "threeDSEci",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version"
+        ],
+        "fill": [],
+        "hashes": []
+      },
+      {
+        "schema": "ProcessCard3DS2WithWallet",
+        "accepts": [
+          "method",
+          "accessToken",
+          "transactionCurrency",
+          "transactionAmount",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerPostCode",
+          "customerCity",
+          "customerAddress",
+          "custom1",
+          "custom2",
+          "custom3",
+          "threeDSEci",
+          "threeDSXid",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version",
+          "digitalWalletToken"
+        ],
+        "required": [
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "digitalWalletToken",
+          "threeDSEci",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "accessToken",
       "addCard",
@@ -174,6 +403,113 @@ export const operations: readonly ContractOperation[] = [
       "ProcessAuthWithCardData",
       "ProcessAuthWithPayframe"
     ],
+    "requestForms": [
+      {
+        "schema": "ProcessAuthWithCardData",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "paymentCardCSC",
+          "threeDSToken",
+          "recurringFlag",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "paymentCardType",
+          "threeDSEci",
+          "threeDSXid",
+          "threeDSCavv",
+          "threeDSStatus",
+          "threeDSV2Version",
+          "storeID",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      },
+      {
+        "schema": "ProcessAuthWithPayframe",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "payframeToken",
+          "payframeKey",
+          "threeDSToken",
+          "options",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "addCard",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "payframeToken",
+          "payframeKey"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "addCard",
       "apiKey",
@@ -278,6 +614,41 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessCaptureRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessCaptureRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionAmount",
+          "transactionCurrency",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "transactionID",
+          "captureAmount",
+          "hash",
+          "transactionReferenceID",
+          "networkTransactionID"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionID",
+          "captureAmount"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "captureAmount",
@@ -350,6 +721,39 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RefundCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "RefundCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionID",
+          "refundAmount",
+          "transactionAmount",
+          "transactionCurrency",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "hash"
+        ],
+        "required": [
+          "transactionID",
+          "refundAmount",
+          "transactionAmount",
+          "transactionCurrency"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "descriptorCity",
@@ -415,6 +819,31 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessVoidRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessVoidRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionID",
+          "transactionAmount",
+          "hash"
+        ],
+        "required": [
+          "transactionID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "query"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "hash",
@@ -473,6 +902,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "QueryCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionID",
+          "transactionReferenceID",
+          "extended",
+          "hash"
+        ],
+        "required": [],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "query"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "extended",
@@ -534,6 +987,43 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "VerifyCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "VerifyCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "paymentCardCSC",
+          "customerName",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "custom1",
@@ -607,6 +1097,32 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetAccessTokenRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "GetAccessTokenRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionAmount",
+          "transactionCurrency",
+          "hash"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "hash",
@@ -667,6 +1183,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckEnrollmentRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CheckEnrollmentRequest",
+        "accepts": [
+          "method",
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "cardID",
+          "digitalWalletToken",
+          "returnURL"
+        ],
+        "required": [
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "accessToken",
       "cardID",
@@ -726,6 +1266,27 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckTDSAuthRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CheckTDSAuthRequest",
+        "accepts": [
+          "method",
+          "accessToken",
+          "threeDSToken",
+          "paymentCardNumber",
+          "paymentCardExpiry",
+          "paymentCardName",
+          "cardID",
+          "digitalWalletToken"
+        ],
+        "required": [
+          "accessToken",
+          "threeDSToken"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "accessToken",
       "cardID",
@@ -780,6 +1341,24 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckPAResRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CheckPAResRequest",
+        "accepts": [
+          "method",
+          "accessToken",
+          "threeDSToken",
+          "paRes"
+        ],
+        "required": [
+          "accessToken",
+          "threeDSToken",
+          "paRes"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "accessToken",
       "method",
@@ -830,6 +1409,64 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessDDebitAuthRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessDDebitAuthRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "customerPhone",
+          "customerEmail",
+          "paymentAccountBSB",
+          "paymentAccountName",
+          "paymentAccountNumber",
+          "transactionCurrency",
+          "transactionAmount",
+          "returnURL",
+          "notifyURL",
+          "logoURL",
+          "urlHash",
+          "hashSalt",
+          "hostedID",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "customerName",
+          "paymentAccountBSB",
+          "paymentAccountName",
+          "paymentAccountNumber",
+          "transactionCurrency",
+          "transactionAmount"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          },
+          {
+            "name": "urlHash",
+            "recipe": "url",
+            "when": [
+              "returnURL",
+              "notifyURL"
+            ]
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "custom1",
@@ -925,6 +1562,52 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessDDebitRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessDDebitRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerEmail",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "customerPhone",
+          "customerIP",
+          "fingerprint",
+          "paymentAccountBSB",
+          "paymentAccountNumber",
+          "paymentAccountName",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "customerName"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "custom1",
@@ -1012,6 +1695,29 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryDDRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "QueryDDRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionID",
+          "transactionReferenceID",
+          "hash"
+        ],
+        "required": [],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "query"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "hash",
@@ -1077,6 +1783,36 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddBlacklistedCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "AddBlacklistedCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardName",
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear",
+          "secureHash"
+        ],
+        "required": [
+          "cardName",
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "secureHash",
+            "recipe": "blacklist"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardExpiryMonth",
@@ -1137,6 +1873,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RemoveBlacklistedCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "RemoveBlacklistedCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardID",
+          "secureHash"
+        ],
+        "required": [
+          "cardID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "secureHash",
+            "recipe": "blacklistEntry"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardID",
@@ -1194,6 +1954,34 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryBlacklistedCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "QueryBlacklistedCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear",
+          "secureHash"
+        ],
+        "required": [
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "secureHash",
+            "recipe": "blacklist"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardExpiryMonth",
@@ -1255,6 +2043,33 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetSettlementRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "GetSettlementRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "settlementFrom",
+          "settlementTo",
+          "version",
+          "hash"
+        ],
+        "required": [
+          "settlementFrom",
+          "settlementTo"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "settlement"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "hash",
@@ -1316,6 +2131,26 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "GetSurchargeRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "GetSurchargeRequest",
+        "accepts": [
+          "method",
+          "transactionAmount",
+          "transactionCurrency",
+          "accessToken",
+          "paymentCardNumber",
+          "cardID"
+        ],
+        "required": [
+          "accessToken",
+          "transactionAmount",
+          "transactionCurrency"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "accessToken",
       "cardID",
@@ -1373,6 +2208,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "QueryBINRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "QueryBINRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardBin",
+          "hash"
+        ],
+        "required": [
+          "cardBin"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "bin"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardBin",
@@ -1432,6 +2291,39 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessBatchRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessBatchRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "batchFile",
+          "batchNotifyURL",
+          "fileHash",
+          "urlHash"
+        ],
+        "required": [
+          "batchFile"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "fileHash",
+            "recipe": "batchFile"
+          },
+          {
+            "name": "urlHash",
+            "recipe": "batchUrl",
+            "when": [
+              "batchNotifyURL"
+            ]
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "batchFile",
@@ -1496,6 +2388,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RetrieveBatchRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "RetrieveBatchRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "batchUUID",
+          "hash"
+        ],
+        "required": [
+          "batchUUID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "query"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "batchUUID",
@@ -1555,6 +2471,33 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "SimulateNotifyRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "SimulateNotifyRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "event",
+          "notifyURL",
+          "transactionID",
+          "hash"
+        ],
+        "required": [
+          "event",
+          "notifyURL"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "merchant"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "event",
@@ -1614,6 +2557,60 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "TokenProcessCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "TokenProcessCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "cardID",
+          "cardKey",
+          "cardKeyReplace",
+          "recurringFlag",
+          "threeDSToken",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "paymentCardCSC",
+          "custom1",
+          "custom2",
+          "custom3",
+          "originalTransactionID",
+          "networkTransactionID"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "cardID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardID",
@@ -1709,6 +2706,60 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "TokenProcessAuthRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "TokenProcessAuthRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "descriptorName",
+          "descriptorCity",
+          "descriptorState",
+          "cardID",
+          "cardKey",
+          "cardKeyReplace",
+          "recurringFlag",
+          "threeDSToken",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "paymentCardCSC",
+          "custom1",
+          "custom2",
+          "custom3",
+          "originalTransactionID",
+          "networkTransactionID"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "cardID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardID",
@@ -1804,6 +2855,26 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CardInfoRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CardInfoRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardID",
+          "cardKey",
+          "paymentFingerprint"
+        ],
+        "required": [
+          "cardID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": []
+      }
+    ],
     "fields": [
       "apiKey",
       "cardID",
@@ -1858,6 +2929,33 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "AddCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardName",
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear",
+          "cardGlobal",
+          "cardEmail",
+          "cardContact"
+        ],
+        "required": [
+          "cardName",
+          "cardNumber",
+          "cardExpiryMonth",
+          "cardExpiryYear"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": []
+      }
+    ],
     "fields": [
       "apiKey",
       "cardContact",
@@ -1914,6 +3012,25 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "RemoveCardRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "RemoveCardRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardID",
+          "cardKey"
+        ],
+        "required": [
+          "cardID"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": []
+      }
+    ],
     "fields": [
       "apiKey",
       "cardID",
@@ -1965,6 +3082,29 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ChangeExpiryRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ChangeExpiryRequest",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "cardID",
+          "cardKey",
+          "cardExpiryMonth",
+          "cardExpiryYear"
+        ],
+        "required": [
+          "cardID",
+          "cardExpiryMonth",
+          "cardExpiryYear"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": []
+      }
+    ],
     "fields": [
       "apiKey",
       "cardExpiryMonth",
@@ -2018,6 +3158,85 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AddMerchantRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "AddMerchantRequest",
+        "accepts": [
+          "method",
+          "partnerUUID",
+          "apiKey",
+          "hash",
+          "merchantCompanyLegalName",
+          "merchantCompanyTradingName",
+          "merchantCompanyRegNumber",
+          "merchantIndustry",
+          "merchantWebsite",
+          "merchantCountry",
+          "merchantState",
+          "merchantCity",
+          "merchantStreet",
+          "merchantPostcode",
+          "merchantTimezone",
+          "merchantContactName",
+          "merchantContactEmail",
+          "merchantContactPhone",
+          "merchantContactMobile",
+          "merchantBillingContactName",
+          "merchantBillingContactEmail",
+          "ddSettlementAccountName",
+          "ddSettlementAccountBSB",
+          "ddSettlementAccountNumber",
+          "ccSettlementAccountName",
+          "ccSettlementAccountBSB",
+          "ccSettlementAccountNumber",
+          "cardAcceptorName",
+          "merchantCategoryCode",
+          "fileAttachments",
+          "status",
+          "merchantOwnerName",
+          "merchantOwnerPhone",
+          "merchantOwnerEmail",
+          "merchantOwnerDateOfBirth",
+          "merchantOwnerStreet",
+          "merchantOwnerCity",
+          "merchantOwnerState",
+          "merchantOwnerPostcode",
+          "merchantOwnerCountry",
+          "merchantCompanyType",
+          "merchantCompanyStreet",
+          "merchantCompanyCity",
+          "merchantCompanyState",
+          "merchantCompanyPostcode",
+          "merchantCompanyCountry",
+          "settlementAccountName",
+          "settlementAccountBSB",
+          "settlementAccountNumber",
+          "feeAccountName",
+          "feeAccountBSB",
+          "feeAccountNumber",
+          "merchantTemplate"
+        ],
+        "required": [
+          "merchantCompanyLegalName",
+          "merchantCompanyTradingName",
+          "merchantCompanyRegNumber",
+          "merchantIndustry",
+          "merchantCountry",
+          "merchantTimezone",
+          "merchantContactName",
+          "merchantContactEmail"
+        ],
+        "fill": [
+          "partner"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "partner"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "cardAcceptorName",
@@ -2129,6 +3348,42 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdateMerchantRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "UpdateMerchantRequest",
+        "accepts": [
+          "method",
+          "partnerUUID",
+          "apiKey",
+          "hash",
+          "merchantUUID",
+          "merchantOwnerEmail",
+          "merchantOwnerStreet",
+          "merchantOwnerCity",
+          "merchantOwnerState",
+          "merchantOwnerPostcode",
+          "merchantOwnerCountry",
+          "settlementAccountName",
+          "settlementAccountBSB",
+          "settlementAccountNumber",
+          "feeAccountName",
+          "feeAccountBSB",
+          "feeAccountNumber"
+        ],
+        "required": [
+          "merchantUUID"
+        ],
+        "fill": [
+          "partner"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "partnerMerchant"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "feeAccountBSB",
@@ -2200,6 +3455,30 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CheckMerchantRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CheckMerchantRequest",
+        "accepts": [
+          "method",
+          "partnerUUID",
+          "apiKey",
+          "requestReference",
+          "hash"
+        ],
+        "required": [
+          "requestReference"
+        ],
+        "fill": [
+          "partner"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "partnerQuery"
+          }
+        ]
+      }
+    ],
     "fields": [
       "apiKey",
       "hash",
@@ -2262,6 +3541,153 @@ export const operations: readonly ContractOperation[] = [
       "WalletProcessCardWithToken",
       "WalletProcessCardKindA",
       "WalletProcessCardKindB"
+    ],
+    "requestForms": [
+      {
+        "schema": "WalletProcessCardWithToken",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "digitalWalletToken",
+          "hash",
+          "transactionReferenceID",
+          "threeDSToken",
+          "recurringFlag",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "digitalWalletToken"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      },
+      {
+        "schema": "WalletProcessCardKindA",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "digitalWalletToken",
+          "hash",
+          "transactionReferenceID",
+          "threeDSToken",
+          "recurringFlag",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "custom1",
+          "custom2",
+          "custom3",
+          "walletAApplicationPrimaryAccountNumber",
+          "walletAApplicationExpirationDate",
+          "walletAOnlinePaymentCryptogram"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "walletAApplicationPrimaryAccountNumber",
+          "walletAApplicationExpirationDate",
+          "walletAOnlinePaymentCryptogram"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      },
+      {
+        "schema": "WalletProcessCardKindB",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "digitalWalletToken",
+          "hash",
+          "transactionReferenceID",
+          "threeDSToken",
+          "recurringFlag",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "custom1",
+          "custom2",
+          "custom3",
+          "walletBPan",
+          "walletBExpirationMonth",
+          "walletBExpirationYear",
+          "walletBCryptogram",
+          "walletBEciIndicator"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "walletBPan",
+          "walletBExpirationMonth",
+          "walletBExpirationYear",
+          "walletBCryptogram"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
     ],
     "fields": [
       "apiKey",
@@ -2360,6 +3786,55 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessCardWithPayframe",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessCardWithPayframe",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "accessToken",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "payframeToken",
+          "payframeKey",
+          "threeDSToken",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "addCard",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "payframeToken",
+          "payframeKey"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "accessToken",
       "addCard",
@@ -2448,6 +3923,55 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "ProcessAuthWithPayframe",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "ProcessAuthWithPayframe",
+        "accepts": [
+          "method",
+          "merchantUUID",
+          "apiKey",
+          "hash",
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "transactionReferenceID",
+          "customerName",
+          "customerCountry",
+          "customerState",
+          "customerCity",
+          "customerAddress",
+          "customerPostCode",
+          "payframeToken",
+          "payframeKey",
+          "threeDSToken",
+          "options",
+          "customerPhone",
+          "customerEmail",
+          "customerIP",
+          "storeID",
+          "addCard",
+          "custom1",
+          "custom2",
+          "custom3"
+        ],
+        "required": [
+          "transactionAmount",
+          "transactionCurrency",
+          "transactionProduct",
+          "payframeToken",
+          "payframeKey"
+        ],
+        "fill": [
+          "merchant"
+        ],
+        "hashes": [
+          {
+            "name": "hash",
+            "recipe": "transaction"
+          }
+        ]
+      }
+    ],
     "fields": [
       "addCard",
       "apiKey",
@@ -2534,6 +4058,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -2592,6 +4117,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -2652,6 +4178,21 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreateAgreementRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CreateAgreementRequest",
+        "accepts": [
+          "payer",
+          "agreement"
+        ],
+        "required": [
+          "payer",
+          "agreement"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "agreement",
       "payer"
@@ -2708,6 +4249,19 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "AmendAgreementRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "AmendAgreementRequest",
+        "accepts": [
+          "agreement"
+        ],
+        "required": [
+          "agreement"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "agreement"
     ],
@@ -2770,6 +4324,21 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayToPaymentRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CreatePayToPaymentRequest",
+        "accepts": [
+          "payer",
+          "transaction"
+        ],
+        "required": [
+          "payer",
+          "transaction"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "payer",
       "transaction"
@@ -2833,6 +4402,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -2897,6 +4467,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -2961,6 +4532,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3034,6 +4606,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [],
@@ -3085,6 +4658,22 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayIdRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CreatePayIdRequest",
+        "accepts": [
+          "payId",
+          "name",
+          "reference"
+        ],
+        "required": [
+          "payId",
+          "name"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "name",
       "payId",
@@ -3142,6 +4731,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 201,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3200,6 +4790,19 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdatePayIdRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "UpdatePayIdRequest",
+        "accepts": [
+          "name"
+        ],
+        "required": [
+          "name"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "name"
     ],
@@ -3262,6 +4865,19 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "UpdatePayIdStatusRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "UpdatePayIdStatusRequest",
+        "accepts": [
+          "status"
+        ],
+        "required": [
+          "status"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "status"
     ],
@@ -3324,6 +4940,18 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "PayIdTransactionsRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "PayIdTransactionsRequest",
+        "accepts": [
+          "from",
+          "to"
+        ],
+        "required": [],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "from",
       "to"
@@ -3387,6 +5015,20 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "PayIdRefundRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "PayIdRefundRequest",
+        "accepts": [
+          "amount",
+          "reason"
+        ],
+        "required": [
+          "amount"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "amount",
       "reason"
@@ -3450,6 +5092,22 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": "CreatePayoutsRequest",
     "forms": null,
+    "requestForms": [
+      {
+        "schema": "CreatePayoutsRequest",
+        "accepts": [
+          "reference",
+          "notifyURL",
+          "transactions"
+        ],
+        "required": [
+          "reference",
+          "transactions"
+        ],
+        "fill": [],
+        "hashes": []
+      }
+    ],
     "fields": [
       "notifyURL",
       "reference",
@@ -3509,6 +5167,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3567,6 +5226,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3627,6 +5287,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3691,6 +5352,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [
@@ -3755,6 +5417,7 @@ export const operations: readonly ContractOperation[] = [
     "status": 200,
     "request": null,
     "forms": null,
+    "requestForms": null,
     "fields": null,
     "normalise": null,
     "parameters": [

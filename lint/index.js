@@ -164,7 +164,9 @@ function InferredHasReason(options) {
           }
           // A recipe no public source shows is this contract's own decision: it says so and why.
           if (n.algorithm && n.source === 'defined' && !reason(n.inferred)) ctx.report({ message: 'A recipe with source: defined must give its reason in `inferred`.', location: here.location });
-          if (Array.isArray(n)) n.forEach((v, i) => visit(v, here.location.child(i)));
+          if (Array.isArray(n)) n.forEach((v, i) => {
+            visit(v, here.location.child(i));
+          });
           else for (const [k, v] of Object.entries(n)) if (k !== 'examples' && k !== 'example') visit(v, here.location.child(k));
         };
         visit(root, ctx.location);

@@ -44,11 +44,11 @@ export function eachProperty(ctx, schema, location, visit, seen = new Set()) {
     eachProperty(ctx, property, here.location.child('properties').child(name), visit, seen);
   }
   for (const word of COMPOSITIONS) {
-    (node[word] ?? []).forEach((sub, i) => eachProperty(ctx, sub, here.location.child(word).child(i), visit, seen));
+    for (const [i, sub] of (node[word] ?? []).entries()) eachProperty(ctx, sub, here.location.child(word).child(i), visit, seen);
   }
   for (const word of SUBSCHEMAS) {
     const sub = node[word];
-    if (Array.isArray(sub)) sub.forEach((s, i) => eachProperty(ctx, s, here.location.child(word).child(i), visit, seen));
+    if (Array.isArray(sub)) for (const [i, s] of sub.entries()) eachProperty(ctx, s, here.location.child(word).child(i), visit, seen);
     else if (sub && typeof sub === 'object') eachProperty(ctx, sub, here.location.child(word), visit, seen);
   }
 }

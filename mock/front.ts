@@ -10,18 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
 import { compile, methodPath, normalised, withoutUnknownFields } from '../server-stubs/index.ts';
+import type { MockRoute } from '../runtime/operation-model.ts';
 import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
-
-interface MockRoute {
-  operationId: string;
-  verb: string;
-  path: string;
-  method: string | null;
-  example: string;
-  refusalExample: string;
-  accept?: string;
-  file?: string;
-}
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');

@@ -2,6 +2,8 @@
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
+import { chooseForm, type FormFields, formHashes, type RequestForm } from './forms.ts';
+import type { OperationModel } from './operation-model.ts';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
 import { type HashRecipes, signBodyHashes, signHeaders } from './signing.ts';
 
@@ -31,24 +33,25 @@ export interface ClientOptions {
 /** The default of ClientOptions.timeoutMs: finite, so that no call waits for ever. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export interface ClientForm {
-  /** Present when the operation takes several forms: the fields this one takes and requires. */
-  accepts?: readonly string[];
-  required?: readonly string[];
-  fill: readonly string[];
-  hashes: readonly { name: string; recipe: string; when?: readonly string[] }[];
-}
+/** The client's compact copy of a form of the operation table (runtime/forms.ts): accepts and required only where there is a choice. */
+export type ClientForm = FormFields & Pick<RequestForm, 'fill' | 'hashes'>;
 
-export interface ClientOperation {
+/**
+ * The client's compact projection of an operation of the table (OperationModel), written into
+ * generated/client.ts by scripts/generators/client.ts: its name in the client, how to call it and
+ * how to sign it, and nothing the client does not read.
+ */
+export interface ClientOperation extends Pick<OperationModel, 'verb' | 'path'> {
   group: string;
   name: string;
-  verb: string;
-  path: string;
-  method?: string;
-  result?: string;
+  method?: NonNullable<OperationModel['method']>;
+  /** A result that is not JSON: the settlement zip or a batch CSV. */
+  result?: 'zip' | 'csv';
+  /** Path parameter names, in the order the function takes them. */
   params?: readonly string[];
-  query?: boolean;
+  query?: true;
   forms?: readonly ClientForm[];
+  /** OperationModel's header names by role, with the recipe of the message hash. */
   headers?: Readonly<Record<string, string>>;
   retry?: RetryMark;
 }
@@ -106,17 +109,6 @@ export function customFields(result: { custom1?: string | []; custom2?: string |
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The form a body is in: the first whose required fields it has and whose fields it stays within. */
-function chooseForm(forms: readonly ClientForm[], body: Record<string, unknown>): ClientForm {
-  if (forms.length === 1) return forms[0]!;
-  const keys = Object.keys(body);
-  return (
-    forms.find((f) => f.required!.every((r) => r in body) && keys.every((k) => f.accepts!.includes(k))) ??
-    // None fits: send the body as the closest form would and let the gateway name what is wrong.
-    forms.reduce((best, f) => (f.required!.filter((r) => r in body).length > best.required!.filter((r) => r in body).length ? f : best))
-  );
-}
-
 export function buildClient(options: ClientOptions, contract: ClientContract): Record<string, unknown> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a finite number of milliseconds above 0, not ${timeoutMs}`);
@@ -142,13 +134,13 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       body[fields.key!] = account.apiKey;
       passphrase = account.passphrase;
     }
-    const uses = form.hashes.filter((h) => !h.when || h.when.some((f) => body[f] !== undefined));
+    const uses = formHashes(form, body);
     return signBodyHashes(body, uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })), passphrase);
   }
 
   async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
     const params: Record<string, string> = {};
-    (op.params ?? []).forEach((name, i) => (params[name] = String(args[i])));
+    for (const [i, name] of (op.params ?? []).entries()) params[name] = String(args[i]);
     const rest = args.slice(op.params?.length ?? 0);
     const body = op.forms ? signBody(op, (rest.shift() ?? {}) as Record<string, unknown>) : undefined;
     const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
@@ -209,7 +201,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
 
   const client: Record<string, unknown> = {};
   for (const op of contract.operations) {
-    const target = (op.group ? (client[op.group] ??= {}) : client) as Record<string, unknown>;
+    if (op.group) client[op.group] ??= {};
+    const target = (op.group ? client[op.group] : client) as Record<string, unknown>;
     target[op.name] = options.retry ? (...args: unknown[]) => retried(op, args, options.retry!) : (...args: unknown[]) => call(op, args);
   }
   return client;

@@ -1,6 +1,43 @@
 // Reading the bundled document: JSON pointers, $refs, and examples by name wherever the document
 // keeps them (components for the shared paths' methods, inline for the other operations).
-export type Doc = Record<string, any>;
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { HashRecipes } from './signing.ts';
+
+/** The contract's body credentials by kind (x-body-credentials): the fields that carry each. */
+export type BodyCredentials = Readonly<
+  Record<string, { account: 'merchant' | 'partner'; id: string; key: string; token?: undefined } | { account: 'merchant' | 'partner'; token: string; id?: undefined; key?: undefined }>
+>;
+
+/** What the contract adds at the root of an OpenAPI document (spec/extensions/; README, "the extensions"). */
+export interface ContractExtensions {
+  'x-generated-by'?: string;
+  'x-tagGroups'?: { name: string; tags: string[] }[];
+  'x-hash-recipes': HashRecipes;
+  'x-body-credentials': BodyCredentials;
+  'x-unknown-fields': { policy: 'ignore' | 'refuse'; 'x-inferred'?: string };
+  'x-limits': { maxBodyBytes: number; 'x-inferred'?: string };
+}
+
+/** A tag with the typed client's placement of its operations (x-client). */
+export type ContractTag = OpenAPIV3_1.TagObject & { 'x-client'?: { group: string; strip: string[] } };
+
+/**
+ * The bundled document: OpenAPI 3.1 as openapi-types declares it, with the contract's extensions at
+ * the root, on info (x-sandbox) and on tags (x-client). Paths, webhooks and components stay loose
+ * (`any`): they are walked by JSON pointer (resolvePointer) and by the extensions inside them, whose
+ * own schemas (spec/extensions/*.schema.yaml) a test holds them to.
+ */
+export interface Doc extends Omit<OpenAPIV3_1.Document, 'info' | 'tags' | 'paths' | 'webhooks' | 'components'>, ContractExtensions {
+  info: OpenAPIV3_1.InfoObject & { 'x-sandbox': { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string } };
+  tags: ContractTag[];
+  paths: Record<string, any>;
+  webhooks: Record<string, any>;
+  components: { [K in 'schemas' | 'examples' | 'parameters' | 'securitySchemes' | 'responses']: Record<string, any> };
+  servers: OpenAPIV3_1.ServerObject[];
+}
+
+/** Any object of the document reached by pointer or walk: loose on purpose (see Doc). */
+export type DocNode = Record<string, any>;
 
 export function resolvePointer(doc: Doc, pointer: string): any {
   if (!pointer.startsWith('#/')) throw new Error(`Not a local pointer: ${pointer}`);

@@ -2,6 +2,11 @@
 // contract's own names (ContractOperation); the generator that writes the table builds its entries
 // against it, so the shape is declared once. The type parameters default to string for code that
 // handles any contract (the generator, before the names exist).
+import type { RequestForm } from './forms.ts';
+
+/** The kinds of body credential (x-body-credentials). */
+export type Credential = 'merchant' | 'partner' | 'accessToken';
+
 export interface OperationModel<Id extends string = string, Recipe extends string = string, Role extends string = string, TagName extends string = string> {
   operationId: Id;
   summary: string;
@@ -15,6 +20,8 @@ export interface OperationModel<Id extends string = string, Recipe extends strin
   /** Request body schema (component name); its `forms` when the method takes several. */
   request: string | null;
   forms: readonly string[] | null;
+  /** Each form (the request itself when it has one) as the form chooser, runtime/forms.ts, reads it. */
+  requestForms: readonly RequestForm<Recipe, Credential>[] | null;
   /** Every body field a form of the request declares; any other field is unknown (see x-unknown-fields). */
   fields: readonly string[] | null;
   /** Body fields read upper-cased whatever case they come in (x-normalise). */
@@ -24,7 +31,7 @@ export interface OperationModel<Id extends string = string, Recipe extends strin
   resultType: 'application/json' | 'application/zip' | 'text/csv';
   refusal: string;
   refusalCode: 'string' | 'integer';
-  credentials: readonly ('merchant' | 'partner' | 'accessToken')[];
+  credentials: readonly Credential[];
   /** Header credentials by role: accountId, apiKey, messageHash → header name. */
   headers: Readonly<Partial<Record<Role, string>>> | null;
   hashes: readonly { in: 'body' | 'header'; name: string; recipe: Recipe }[];
@@ -42,4 +49,14 @@ export interface OperationModel<Id extends string = string, Recipe extends strin
   examples: { request: readonly string[]; result: readonly string[]; refusal: readonly string[] };
   provenance: { seed: string } | { inferred: string };
   tags: readonly TagName[];
+}
+
+/** A route of generated/mock.json: an operation of the table and the examples the mock's front asks Prism for. */
+export interface MockRoute extends Pick<OperationModel, 'operationId' | 'verb' | 'path' | 'method'> {
+  example: string;
+  refusalExample: string;
+  /** The content type to ask for, where the result is not JSON. */
+  accept?: Exclude<OperationModel['resultType'], 'application/json'>;
+  /** A binary result is answered from this file (Prism cannot serve it inline). */
+  file?: string;
 }

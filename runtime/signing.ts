@@ -31,6 +31,10 @@ export interface HashRecipe {
    * recipe has md5(passphrase). Servers verify it unless told to refuse it; clients never sign with it.
    */
   legacy?: { summary?: string; source?: 'public'; example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string } };
+  /** The recipe's worked example in the spec (the generated runtime copy leaves it out). */
+  example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string; canonical?: string };
+  /** Why a recipe the seed does not show is as it is (spec only). */
+  inferred?: string;
 }
 
 export type HashRecipes = Readonly<Record<string, HashRecipe>>;
@@ -105,11 +109,15 @@ function fieldText(value: unknown): string {
 const passphraseDigests = new WeakMap<Digests, Map<string, string>>();
 function passphraseMd5(passphrase: string, digests: Digests): string {
   let cache = passphraseDigests.get(digests);
-  if (!cache) passphraseDigests.set(digests, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    passphraseDigests.set(digests, cache);
+  }
   let hex = cache.get(passphrase);
   if (hex === undefined) {
     if (cache.size > 10_000) cache.clear();
-    cache.set(passphrase, (hex = digests.md5Hex(passphrase)));
+    hex = digests.md5Hex(passphrase);
+    cache.set(passphrase, hex);
   }
   return hex;
 }
@@ -187,7 +195,21 @@ export function hashPreimage(recipe: HashRecipe, passphrase: string, input: Hash
 
 /** The hash a recipe gives for these fields, in lowercase hex. */
 export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
+  return hashOfPreimage(recipe, passphrase, hashPreimage(recipe, passphrase, input, digests), digests);
+}
+
+/** Says what each hash was computed over (the CLI's `sign --preimage`); the signers call it when given. */
+export type PreimageObserver = (name: string, preimage: string, hash: string) => void;
+
+function observedHash(name: string, recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests, observe: PreimageObserver | undefined): string {
+  if (!observe) return computeHash(recipe, passphrase, input, digests);
   const preimage = hashPreimage(recipe, passphrase, input, digests);
+  const hash = hashOfPreimage(recipe, passphrase, preimage, digests);
+  observe(name, preimage, hash);
+  return hash;
+}
+
+function hashOfPreimage(recipe: HashRecipe, passphrase: string, preimage: string, digests: Digests): string {
   if (recipe.file) return digests.md5Hex(base64ToBytes(preimage));
   if (recipe.algorithm === 'hmac-sha256') return digests.hmacSha256Hex(passphrase, preimage);
   if (recipe.algorithm === 'md5') return digests.md5Hex(preimage);
@@ -218,23 +240,29 @@ export interface SigningAccount {
   passphrase: string;
 }
 
+/** A request as the header hash reads it: path parameters, query parameters, body. */
+export interface SignedRequest {
+  params?: Fields | undefined;
+  query?: Fields | undefined;
+  body?: Fields | undefined;
+}
+
+/** The message hash of a header-authenticated request: the recipe over its canonical parameters. */
+export function messageHash(recipe: HashRecipe, passphrase: string, request: SignedRequest, digests: Digests = portableDigests, observe?: PreimageObserver, name = 'messageHash'): string {
+  return observedHash(name, recipe, passphrase, canonicalParameters(request), digests, observe);
+}
+
 /**
  * The one request signer for header-authenticated operations: the account id, the API key and the
  * message hash over the request's canonical parameters, in that order. The client, the contract
- * suite, its request builder and the bench sign through it (the CLI's `sign`, which also shows the
- * preimage, still calls computeHash itself).
+ * suite, its request builder and the bench sign through it; the CLI's `sign` through messageHash
+ * (it has a passphrase, not an account).
  */
-export function signHeaders(
-  names: HeaderNames,
-  recipe: HashRecipe,
-  account: SigningAccount,
-  request: { params?: Fields | undefined; query?: Fields | undefined; body?: Fields | undefined },
-  digests: Digests = portableDigests,
-): Record<string, string> {
+export function signHeaders(names: HeaderNames, recipe: HashRecipe, account: SigningAccount, request: SignedRequest, digests: Digests = portableDigests, observe?: PreimageObserver): Record<string, string> {
   return {
     [names.accountId]: account.id,
     [names.apiKey]: account.apiKey,
-    [names.messageHash]: computeHash(recipe, account.passphrase, canonicalParameters(request), digests),
+    [names.messageHash]: messageHash(recipe, account.passphrase, request, digests, observe, names.messageHash),
   };
 }
 
@@ -248,7 +276,8 @@ export function signBodyHashes<B extends Record<string, unknown>>(
   uses: Iterable<{ name: string; recipe: HashRecipe }>,
   passphrase: string,
   digests: Digests = portableDigests,
+  observe?: PreimageObserver,
 ): B {
-  for (const use of uses) (body as Record<string, unknown>)[use.name] = computeHash(use.recipe, passphrase, body, digests);
+  for (const use of uses) (body as Record<string, unknown>)[use.name] = observedHash(use.name, use.recipe, passphrase, body, digests, observe);
   return body;
 }

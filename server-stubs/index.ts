@@ -18,7 +18,7 @@ export { operations } from '../generated/operations.ts';
 export { refusals, refuse, type Refusal } from './core/refusals.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
-export { bodyBytes, luhn } from './core/answer.ts';
+export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';

@@ -21,7 +21,7 @@ app.setErrorHandler((error: { statusCode?: number; message: string }, _request, 
   reply.status(error.statusCode ?? 500).send({ responseCode: '-2', responseMessage: error.message });
 });
 // One handler for every operation: the example answer of the operation the request names.
-const handler = async function (request: FastifyRequest, reply: FastifyReply) {
+const handler = async (request: FastifyRequest, reply: FastifyReply) => {
   const answer = answerFor(request.routeOptions.url!.replace(/:(\w+)/g, '{$1}'), request.method, request.body);
   if (!answer) return reply.status(404).send({ responseCode: '-2', responseMessage: 'No operation' });
   return reply.status(answer.status).send(answer.body);

@@ -1,7 +1,7 @@
 // This package's validating server: request and answer validation on, authentication on, and a
 // trivial handler answering each operation's example result.
 import type { AddressInfo } from 'node:net';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../../test/fixtures/example-handlers.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 
 const server = createNodeServer(createGateway({ handlers: echoHandlers(), accounts, responseValidation: 'error' }));

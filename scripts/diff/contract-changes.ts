@@ -16,7 +16,7 @@ const header = (doc: Doc, scheme: string): string => doc.components?.securitySch
 // example, or alternatives a server also accepts (such as `legacy`).
 const CORE = ['algorithm', 'lowercase', 'parts', 'key', 'message'];
 const PROSE = ['summary', 'example', 'inferred', 'source'];
-const pick = (r: Doc | undefined, keep: (k: string) => boolean) => (r ? JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => keep(k)))) : undefined);
+const pick = (r: object | undefined, keep: (k: string) => boolean) => (r ? JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => keep(k)))) : undefined);
 const recipeCore = (doc: Doc, name: string) => pick(doc['x-hash-recipes']?.[name], (k) => CORE.includes(k));
 const recipeAlternatives = (doc: Doc, name: string) => pick(doc['x-hash-recipes']?.[name], (k) => !CORE.includes(k) && !PROSE.includes(k));
 

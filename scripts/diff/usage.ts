@@ -13,7 +13,10 @@ const VERBS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function walk(doc: Doc, node: unknown, side: Side, label: string, usage: Usage, seen: Set<string>): void {
   if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) return node.forEach((n) => walk(doc, n, side, label, usage, seen));
+  if (Array.isArray(node)) {
+    for (const n of node) walk(doc, n, side, label, usage, seen);
+    return;
+  }
   const ref = (node as any).$ref;
   if (typeof ref === 'string') {
     if (seen.has(ref)) return;
@@ -24,7 +27,8 @@ function walk(doc: Doc, node: unknown, side: Side, label: string, usage: Usage, 
       usage.get(name)![side].add(label);
     }
     const target = ref.startsWith('#/') ? ref.slice(2).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((n: any, k) => n?.[k], doc) : undefined;
-    return walk(doc, target, side, label, usage, seen);
+    walk(doc, target, side, label, usage, seen);
+    return;
   }
   for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') walk(doc, value, side, label, usage, seen);
 }

@@ -1,9 +1,12 @@
 // The typed client: createGatewayClient() with one function per operation, grouped as the tags'
 // x-client says, each taking its own request (less what the client fills in) and returning its own
 // result. The runtime (runtime/client.ts) gets a compact table of how to call and sign each one.
-import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import type { ClientForm, ClientOperation } from '../../runtime/client.ts';
+import type { RequestForm } from '../../runtime/forms.ts';
+import type { RetryMark } from '../../runtime/retry.ts';
+import type { Doc } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
-import type { TableEntry } from './operations.ts';
+import { credentialFields, type TableEntry } from './operations.ts';
 import { tsKey } from './ts.ts';
 
 interface ClientTag {
@@ -20,97 +23,72 @@ export function clientName(op: { operationId: string }, tag: ClientTag): string 
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-function tagOf(doc: Doc, op: Operation): ClientTag {
+function tagOf(doc: Doc, op: { operationId: string; tags: readonly string[] }): ClientTag {
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0]);
   if (!tag?.['x-client']) throw new Error(`${op.operationId}: its tag has no x-client`);
   return tag['x-client'];
 }
 
-/** Fields of a body a credential kind fills in (x-body-credentials), hash fields excluded. */
-function credentialFields(doc: Doc, kinds: string[]): string[] {
-  return kinds.flatMap((k) => {
-    const c = doc['x-body-credentials'][k];
-    return c.token ? [] : [c.id, c.key];
-  });
-}
-
-/** How the client signs one form of a request body. */
-function formOf(doc: Doc, op: Operation, schema: any, multiple: boolean) {
-  const accepts = Object.keys(schema.properties ?? {});
-  const fill = (op.credentials ?? []).filter((k) => {
-    const c = doc['x-body-credentials'][k];
-    return !c.token && accepts.includes(c.id);
-  });
-  const fillable = new Set(['method', ...credentialFields(doc, fill), ...(op.hashes ?? []).map((h) => h.name)]);
-  const hashes = (op.hashes ?? [])
-    .filter((h) => h.in !== 'header' && accepts.includes(h.name))
-    .map((h) => {
-      // A hash the schema requires only once some field is sent (dependentRequired) is made only then.
-      const required = (schema.required ?? []).includes(h.name);
-      const when = Object.entries<string[]>(schema.dependentRequired ?? {}).filter(([, needs]) => needs.includes(h.name)).map(([field]) => field);
-      return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
-    });
-  return {
-    ...(multiple ? { accepts, required: (schema.required ?? []).filter((f: string) => !fillable.has(f)) } : {}),
-    fill,
-    hashes,
-  };
+/**
+ * The client's compact copy of a form (runtime/forms.ts's RequestForm): the fields the chooser reads
+ * only where there is a choice, to keep the bundle small.
+ */
+function clientForm(form: RequestForm, multiple: boolean): ClientForm {
+  return { ...(multiple ? { accepts: form.accepts, required: form.required } : {}), fill: form.fill, hashes: form.hashes };
 }
 
 /** x-method.retry with the lookup operation named as the client names it (group and function). */
-function retryOf(doc: Doc, ops: Operation[], retry: NonNullable<Operation['retry']>) {
+function retryOf(doc: Doc, entries: TableEntry[], retry: NonNullable<TableEntry['retry']>): RetryMark {
   if ('safe' in retry) return { safe: true };
-  const lookup = ops.find((o) => o.operationId === retry.lookup);
+  const lookup = entries.find((o) => o.operationId === retry.lookup);
   if (!lookup) throw new Error(`x-method.retry names no operation ${retry.lookup}`);
   return { lookup: { group: tagOf(doc, lookup).group, name: clientName(lookup, tagOf(doc, lookup)) }, by: retry.by };
 }
 
-export function clientTable(doc: Doc, ops: Operation[], entries: TableEntry[]) {
-  return ops
-    .filter((op) => !op.webhook && !op.aliasOf)
-    .map((op) => {
-      const entry = entries.find((e) => e.operationId === op.operationId)!;
-      const tag = tagOf(doc, op);
-      const request = op.request ? resolvePointer(doc, op.request) : undefined;
-      const formSchemas = request ? (request.oneOf ? request.oneOf.map((f: any) => resolvePointer(doc, f.$ref)) : [request]) : [];
-      const header = op.hashes?.find((h) => h.in === 'header');
+/** The operations the client calls (aliases aside), each projected from its entry of the operation table. */
+export function clientTable(doc: Doc, entries: TableEntry[]): ClientOperation[] {
+  return entries
+    .filter((entry) => !entry.aliasOf)
+    .map((entry) => {
+      const tag = tagOf(doc, entry);
+      const forms = entry.requestForms ?? [];
+      const header = entry.hashes.find((h) => h.in === 'header');
       return {
         group: tag.group,
-        name: clientName(op, tag),
+        name: clientName(entry, tag),
         verb: entry.verb,
-        path: op.path,
-        ...(op.method ? { method: op.method } : {}),
-        ...(op.resultType ? { result: op.resultType === 'application/zip' ? 'zip' : 'csv' } : {}),
+        path: entry.path,
+        ...(entry.method ? { method: entry.method } : {}),
+        ...(entry.resultType !== 'application/json' ? { result: entry.resultType === 'application/zip' ? 'zip' : 'csv' } : {}),
         ...(entry.parameters.some((p) => p.in === 'path') ? { params: entry.parameters.filter((p) => p.in === 'path').map((p) => p.name) } : {}),
         ...(entry.parameters.some((p) => p.in === 'query') ? { query: true } : {}),
-        ...(formSchemas.length ? { forms: formSchemas.map((s: any) => formOf(doc, op, s, formSchemas.length > 1)) } : {}),
+        ...(forms.length ? { forms: forms.map((f) => clientForm(f, forms.length > 1)) } : {}),
         ...(entry.headers && header ? { headers: { ...entry.headers, recipe: header.recipe } } : {}),
-        ...(op.retry ? { retry: retryOf(doc, ops, op.retry) } : {}),
+        ...(entry.retry ? { retry: retryOf(doc, entries, entry.retry) } : {}),
       };
     });
 }
 
-function signature(doc: Doc, op: Operation, entry: TableEntry): string {
+function signature(doc: Doc, entry: TableEntry): string {
   const S = (name: string) => `S[${JSON.stringify(name)}]`;
   const args: string[] = [];
   for (const p of entry.parameters.filter((x) => x.in === 'path')) args.push(`${p.name}: string`);
-  if (op.request) {
-    const fills = [...new Set([...(op.method ? ['method'] : []), ...credentialFields(doc, op.credentials ?? []), ...(op.hashes ?? []).filter((h) => h.in !== 'header').map((h) => h.name)])];
-    args.push(fills.length ? `body: ClientBody<${S(entry.request!)}, ${fills.map((f) => JSON.stringify(f)).join(' | ')}>` : `body: ${S(entry.request!)}`);
+  if (entry.request) {
+    const fills = [...new Set([...(entry.method ? ['method'] : []), ...credentialFields(doc, entry.credentials), ...entry.hashes.filter((h) => h.in !== 'header').map((h) => h.name)])];
+    args.push(fills.length ? `body: ClientBody<${S(entry.request)}, ${fills.map((f) => JSON.stringify(f)).join(' | ')}>` : `body: ${S(entry.request)}`);
   }
-  if (entry.parameters.some((p) => p.in === 'query')) args.push(`query?: NonNullable<Ops[${JSON.stringify(op.operationId)}]['parameters']['query']>`);
+  if (entry.parameters.some((p) => p.in === 'query')) args.push(`query?: NonNullable<Ops[${JSON.stringify(entry.operationId)}]['parameters']['query']>`);
   const result = entry.resultType === 'application/zip' ? 'Uint8Array' : entry.resultType === 'text/csv' ? 'string' : S(entry.result);
   return `(${args.join(', ')}): Promise<${result} | ${S(entry.refusal)}>`;
 }
 
-export function clientModule(doc: Doc, ops: Operation[], entries: TableEntry[]): string {
-  const table = clientTable(doc, ops, entries);
+export function clientModule(doc: Doc, entries: TableEntry[]): string {
+  const table = clientTable(doc, entries);
   const groups = new Map<string, string[]>();
-  for (const op of ops.filter((o) => !o.webhook && !o.aliasOf)) {
-    const tag = tagOf(doc, op);
-    const entry = entries.find((e) => e.operationId === op.operationId)!;
-    const docLine = `/** ${op.summary}: ${entry.verb} ${op.path}${op.method ? `, method ${op.method}` : ''}. */`;
-    const line = `${docLine}\n${tsKey(clientName(op, tag))}${signature(doc, op, entry)};`;
+  for (const entry of entries.filter((e) => !e.aliasOf)) {
+    const tag = tagOf(doc, entry);
+    const docLine = `/** ${entry.summary}: ${entry.verb} ${entry.path}${entry.method ? `, method ${entry.method}` : ''}. */`;
+    const line = `${docLine}\n${tsKey(clientName(entry, tag))}${signature(doc, entry)};`;
     groups.set(tag.group, [...(groups.get(tag.group) ?? []), line]);
   }
   const indent = (text: string, n: number) => text.split('\n').map((l) => ' '.repeat(n) + l).join('\n');

@@ -42,7 +42,7 @@ function responseOf(op: Operation, doc: Doc): Record<string, unknown> {
 function callerBody(op: Operation, doc: Doc, value: Record<string, unknown>): Record<string, unknown> {
   const filled = new Set(['method', ...(op.hashes ?? []).filter((h) => h.in !== 'header').map((h) => h.name)]);
   for (const kind of op.credentials ?? []) {
-    const fields = doc['x-body-credentials']?.[kind] ?? {};
+    const fields = doc['x-body-credentials'][kind]!;
     for (const f of [fields.id, fields.key]) if (f) filled.add(f);
   }
   return Object.fromEntries(Object.entries(value).filter(([k]) => !filled.has(k)));

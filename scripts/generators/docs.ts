@@ -14,7 +14,6 @@ import { showVersions } from './lifecycle.ts';
 import { codeSamples, methodPath, recipesSection, splitSharedPaths } from './docs-view.ts';
 
 const INFERRED = { name: 'Inferred', color: '#b35c00' };
-const pointerName = (p: string) => p.split('/').pop()!;
 
 function provenanceNote(op: Operation): string {
   const lines = [op.seed ? `**Seeded:** the specification shows it (${op.seed}).` : `**Inferred:** ${op.inferred}`];
@@ -38,7 +37,10 @@ function securityNote(op: Operation, doc: Doc): string {
 
 function markInferred(node: any): void {
   if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) return node.forEach(markInferred);
+  if (Array.isArray(node)) {
+    for (const n of node) markInferred(n);
+    return;
+  }
   if (typeof node['x-inferred'] === 'string') {
     node.description = `**Inferred:** ${node['x-inferred']}${node.description ? `\n\n${node.description}` : ''}`;
     node['x-badges'] = [...(node['x-badges'] ?? []), INFERRED];
@@ -65,7 +67,7 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
   });
   for (const op of ops.filter((o) => o.method && o.inferred && !o.webhook)) out.paths[methodPath(op)].post['x-badges'] = [INFERRED];
   // The recipes written out in full, in place of the introduction's summary table.
-  const intro: string = out.info.description;
+  const intro: string = out.info.description ?? '';
   const start = intro.indexOf('## Hash recipes');
   if (start >= 0) {
     const end = intro.indexOf('\n## ', start + 3);

@@ -5,7 +5,7 @@ import { tsHeader } from './banner.ts';
 export function hashRecipesModule(doc: Doc): string {
   // Only what the runtime needs: the worked examples and reasons stay in the spec.
   const recipes = Object.fromEntries(
-    Object.entries(doc['x-hash-recipes'] as Record<string, Record<string, unknown>>).map(([name, r]) => {
+    Object.entries(doc['x-hash-recipes']).map(([name, r]) => {
       const { example: _example, inferred: _inferred, evidence: _evidence, legacy, ...recipe } = r;
       // Of a legacy form the runtime needs only that there is one (legacyRecipe derives it).
       return [name, legacy ? { ...recipe, legacy: { source: (legacy as { source: string }).source } } : recipe];

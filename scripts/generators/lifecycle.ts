@@ -27,7 +27,10 @@ export function lifecycleNote(node: Record<string, unknown>): { note: string; ba
 
 function mark(node: unknown): void {
   if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) return node.forEach(mark);
+  if (Array.isArray(node)) {
+    for (const n of node) mark(n);
+    return;
+  }
   const record = node as Record<string, any>;
   const found = lifecycleNote(record);
   if (found) {

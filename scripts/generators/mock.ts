@@ -1,21 +1,21 @@
 // The Prism mock configuration: for each operation (and each method of a shared path), the named
-// example of its result that the mock's front asks Prism for, from the descriptors' example names.
-import type { Operation } from '../lib/contract.ts';
+// example of its result that the mock's front asks Prism for, projected from the operation table.
+import type { MockRoute, OperationModel } from '../../runtime/operation-model.ts';
 import { BANNER } from './banner.ts';
 
-export function mockConfig(ops: Operation[]): string {
-  const routes = ops
-    .filter((op) => !op.webhook)
-    .map((op) => ({
+export function mockConfig(entries: readonly OperationModel[]): string {
+  const routes = entries.map(
+    (op): MockRoute => ({
       operationId: op.operationId,
-      verb: op.verb.toUpperCase(),
+      verb: op.verb,
       path: op.path,
-      method: op.method ?? null,
-      example: op.examples.result![0]!,
-      refusalExample: op.examples.refusal![0]!,
+      method: op.method,
+      example: op.examples.result[0]!,
+      refusalExample: op.examples.refusal[0]!,
       // Prism cannot serve a binary example inline; the front answers with the file instead.
       ...(op.resultType === 'application/zip' ? { accept: op.resultType, file: `examples/${op.operationId}.zip` } : {}),
       ...(op.resultType === 'text/csv' ? { accept: op.resultType } : {}),
-    }));
+    }),
+  );
   return `${JSON.stringify({ 'x-generated-by': BANNER, routes }, null, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 // The operation table: every operation with what a server, a client or a test needs to route it,
 // validate it, authenticate it and answer it, read from the descriptors (x-methods, x-operation).
 import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/contract.ts';
+import type { RequestForm } from '../../runtime/forms.ts';
 import type { OperationModel } from '../../runtime/operation-model.ts';
 import { tsHeader } from './banner.ts';
 
@@ -43,6 +44,34 @@ function normalisedFields(doc: Doc, schemas: string[]): Record<string, 'uppercas
   return Object.keys(found).length ? found : null;
 }
 
+/** Fields of a body a credential kind fills in (x-body-credentials), tokens aside. */
+export function credentialFields(doc: Doc, kinds: readonly string[]): string[] {
+  return kinds.flatMap((k) => {
+    const c = doc['x-body-credentials'][k]!;
+    return c.token === undefined ? [c.id, c.key] : [];
+  });
+}
+
+/** One form of a request as the form chooser (runtime/forms.ts) and the signers read it. */
+function requestForm(doc: Doc, op: Operation, name: string): RequestForm {
+  const schema = resolvePointer(doc, `#/components/schemas/${name}`);
+  const accepts = Object.keys(schema.properties ?? {});
+  const fill = (op.credentials ?? []).filter((k) => {
+    const c = doc['x-body-credentials'][k]!;
+    return c.token === undefined && accepts.includes(c.id);
+  });
+  const fillable = new Set(['method', ...credentialFields(doc, fill), ...(op.hashes ?? []).map((h) => h.name)]);
+  const hashes = (op.hashes ?? [])
+    .filter((h) => h.in !== 'header' && accepts.includes(h.name))
+    .map((h) => {
+      // A hash the schema requires only once some field is sent (dependentRequired) is made only then.
+      const required = (schema.required ?? []).includes(h.name);
+      const when = Object.entries<string[]>(schema.dependentRequired ?? {}).filter(([, needs]) => needs.includes(h.name)).map(([field]) => field);
+      return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
+    });
+  return { schema: name, accepts, required: (schema.required ?? []).filter((f: string) => !fillable.has(f)), fill, hashes };
+}
+
 export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
   const defaultLimit: number = doc['x-limits'].maxBodyBytes;
   return ops
@@ -61,6 +90,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         status: op.status,
         request,
         forms,
+        requestForms: request ? (forms ?? [request]).map((name: string) => requestForm(doc, op, name)) : null,
         fields,
         normalise,
         parameters: op.parameters,

@@ -29,7 +29,7 @@ const traceable = (value: unknown): value is string =>
 const NOT_FOLLOWED = /hash$|^hash|^merchantUUID$|^partnerUUID$|^apiKey$|^transactionReferenceID$|^reference$/i;
 
 function strings(node: unknown, path: Path, out: { path: Path; value: string }[]): void {
-  if (Array.isArray(node)) node.forEach((v, i) => strings(v, [...path, i], out));
+  if (Array.isArray(node)) for (const [i, v] of node.entries()) strings(v, [...path, i], out);
   else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) strings(v, [...path, k], out);
   else if (traceable(node) && !NOT_FOLLOWED.test(String(path.at(-1)))) out.push({ path, value: node });
 }

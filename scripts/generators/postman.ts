@@ -190,7 +190,7 @@ function resolveDefault(ctx: Context, p: Produced): string {
 }
 
 export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: string): string {
-  const sandbox = doc.info['x-sandbox'] as Record<string, string>;
+  const sandbox = doc.info['x-sandbox'];
   const versionParameter = doc.components.parameters.ApiVersion;
   const apiVersion = { name: versionParameter.name as string, value: String(versionParameter.schema.const) };
   const calls = ops.filter((op) => !op.webhook);
@@ -229,7 +229,7 @@ export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: st
       schema: SCHEMA,
     },
     variable: [
-      { key: 'baseUrl', value: doc.servers[0].variables.base_url.default },
+      { key: 'baseUrl', value: doc.servers[0]!.variables!.base_url!.default },
       { key: 'merchantUUID', value: sandbox.merchantUUID },
       { key: 'partnerUUID', value: sandbox.partnerUUID },
       { key: 'apiKey', value: sandbox.apiKey },

@@ -1,10 +1,10 @@
 // Reads the contract's own extensions (x-methods, x-operation, x-hash-recipes) out of a bundled
 // document into one table of operations. Every generator and test works from this table, so what
 // an operation is (its request, result, hashes, examples, provenance) is read in one place.
-import { deref, exampleValue, resolvePointer, type Doc } from '../../runtime/document.ts';
+import { deref, exampleValue, resolvePointer, type Doc, type DocNode } from '../../runtime/document.ts';
 import type { HashRecipes } from '../../runtime/signing.ts';
 
-export { exampleValue, resolvePointer, type Doc };
+export { exampleValue, resolvePointer, type Doc, type DocNode };
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -70,13 +70,13 @@ export function schemaName(pointer: string): string {
   return pointer.slice(prefix.length);
 }
 
-function successStatus(op: Doc): number {
+function successStatus(op: DocNode): number {
   const codes = Object.keys(op.responses ?? {}).filter((c) => /^2\d\d$/.test(c));
   if (codes.length !== 1) throw new Error(`Operation ${op.operationId} must have exactly one 2xx response`);
   return Number(codes[0]);
 }
 
-function operationsOf(doc: Doc, items: Doc, webhook: boolean): Operation[] {
+function operationsOf(doc: Doc, items: DocNode, webhook: boolean): Operation[] {
   const out: Operation[] = [];
   for (const [path, rawItem] of Object.entries(items ?? {})) {
     const item = deref(doc, rawItem);

@@ -55,7 +55,10 @@ class ZipScanner {
     const decoder = new TextDecoder();
     let tail = '';
     entry.ondata = (error, chunk, final) => {
-      if (error) return void (this.broken = true);
+      if (error) {
+        this.broken = true;
+        return;
+      }
       tail = this.scan(tail + decoder.decode(chunk, { stream: !final }));
     };
     entry.start();
@@ -154,7 +157,10 @@ export function luhn(digits: string): boolean {
   let sum = 0;
   for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
     let d = digits.charCodeAt(i) - 48;
-    if (odd && (d *= 2) > 9) d -= 9;
+    if (odd) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
     sum += d;
   }
   return sum % 10 === 0;
@@ -173,7 +179,10 @@ const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode)
 const masks = new WeakMap<ContractOperation['resultHashes'][number], Record<string, undefined>>();
 function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, undefined> {
   let mask = masks.get(use);
-  if (!mask) masks.set(use, (mask = Object.freeze({ [use.name]: undefined })));
+  if (!mask) {
+    mask = Object.freeze({ [use.name]: undefined });
+    masks.set(use, mask);
+  }
   return mask;
 }
 
@@ -200,7 +209,7 @@ export function answer(op: ContractOperation, account: Account, request: Record<
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], account.passphrase, [maskOf(use), body, request], nodeDigests);
+      const expected = computeHash(hashRecipes[use.recipe], account.passphrase, [maskOf(use), body, request], nodeDigests);
       if (body[use.name] === undefined) {
         if (body === returned) body = { ...body };
         body[use.name] = expected;

@@ -76,12 +76,18 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       const token = text(body[fields.token]);
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
-      if (!found) deny(`${fields.token} is unknown or expired`), (found = DECOY);
+      if (!found) {
+        deny(`${fields.token} is unknown or expired`);
+        found = DECOY;
+      }
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
-      if (!found) deny(`unknown ${fields.account} '${id}' (${fields.id})`), (found = DECOY);
+      if (!found) {
+        deny(`unknown ${fields.account} '${id}' (${fields.id})`);
+        found = DECOY;
+      }
       const key = text(body[fields.key!]) ?? '';
       if (!sameSecret(key, found.apiKey)) deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
     }
@@ -94,7 +100,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
   if (!account) return { refusal: denied(`no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`) };
 
   for (const use of op.hashes) {
-    const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes];
+    const recipe = hashRecipes[use.recipe];
     const signedBy = `under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;

@@ -16,7 +16,7 @@ interface Pads {
   /** The outer pad, then 32 bytes for the inner digest: the whole input of the outer hash. */
   outer: Buffer;
   /** The inner pad as text when it is ASCII (UTF-8 encodes it byte for byte), else undefined. */
-  innerText: string | undefined;
+  innerLatin1: string | undefined;
 }
 
 const pads = new Map<string, Pads>();
@@ -31,9 +31,10 @@ function padsFor(secret: string): Pads {
       inner[i]! ^= key[i]!;
       outer[i]! ^= key[i]!;
     }
-    const innerText = inner.every((b) => b < 0x80) ? inner.toString('latin1') : undefined;
+    const innerLatin1 = inner.every((b) => b < 0x80) ? inner.toString('latin1') : undefined;
     if (pads.size > 10_000) pads.clear();
-    pads.set(secret, (p = { inner, outer, innerText }));
+    p = { inner, outer, innerLatin1 };
+    pads.set(secret, p);
   }
   return p;
 }
@@ -41,8 +42,8 @@ function padsFor(secret: string): Pads {
 export const nodeDigests: Digests = {
   md5Hex: (data) => hash('md5', data, 'hex'),
   hmacSha256Hex(secret, message) {
-    const { inner, outer, innerText } = padsFor(secret);
-    const innerHex = innerText === undefined ? hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'hex') : hash('sha256', innerText + message, 'hex');
+    const { inner, outer, innerLatin1 } = padsFor(secret);
+    const innerHex = innerLatin1 === undefined ? hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'hex') : hash('sha256', innerLatin1 + message, 'hex');
     outer.write(innerHex, BLOCK, 'hex');
     return hash('sha256', outer, 'hex');
   },

@@ -141,7 +141,10 @@ async function startStream(source: ByteStream, failed: (error: unknown) => void)
   async function* rest(): AsyncGenerator<Uint8Array> {
     let done = false;
     try {
-      if (first.done) return void (done = true);
+      if (first.done) {
+        done = true;
+        return;
+      }
       yield first.value;
       for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
       done = true;
@@ -193,7 +196,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function serveSpec(spec: { file: string; type: string }): Promise<GatewayResponse> {
     let bytes = specCache.get(spec.file);
-    if (!bytes) specCache.set(spec.file, (bytes = readFile(packageFile(spec.file))));
+    if (!bytes) {
+      bytes = readFile(packageFile(spec.file));
+      specCache.set(spec.file, bytes);
+    }
     return { status: 200, headers: { 'content-type': spec.type }, body: await bytes };
   }
 
@@ -323,7 +329,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     ? (request: GatewayRequest) => {
         const started = performance.now();
         const note: Note = {};
-        const done = (response: GatewayResponse) => (onRequest(record(request, note, response, performance.now() - started)), response);
+        const done = (response: GatewayResponse) => {
+          onRequest(record(request, note, response, performance.now() - started));
+          return response;
+        };
         const response = guardedRun(request, note);
         return response instanceof Promise ? response.then(done) : done(response);
       }

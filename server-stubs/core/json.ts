@@ -85,7 +85,7 @@ function findNonFinite(root: object): string | undefined {
     const [v, path] = stack.pop()!;
     if (typeof v === 'number' && !Number.isFinite(v)) return path;
     if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, join(path, i)]));
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], join(path, i)]);
     else for (const k in v) stack.push([(v as Record<string, unknown>)[k], join(path, k)]);
   }
   return undefined;

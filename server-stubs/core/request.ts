@@ -90,7 +90,10 @@ export function normalised(op: ContractOperation, body: unknown): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const field in op.normalise) {
     const value = (body as Record<string, unknown>)[field];
-    if (typeof value === 'string' && value !== value.toUpperCase()) (copy ??= { ...body })[field] = value.toUpperCase();
+    if (typeof value === 'string' && value !== value.toUpperCase()) {
+      copy ??= { ...body };
+      copy[field] = value.toUpperCase();
+    }
   }
   return copy ?? body;
 }
@@ -110,7 +113,10 @@ function hasNames(record: Record<string, string>): boolean {
 const queryNames = new WeakMap<ContractOperation, Set<string>>();
 function queryNamesOf(op: ContractOperation): Set<string> {
   let names = queryNames.get(op);
-  if (!names) queryNames.set(op, (names = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name))));
+  if (!names) {
+    names = new Set(op.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    queryNames.set(op, names);
+  }
   return names;
 }
 

@@ -81,7 +81,8 @@ function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse, lim
   const timer = setTimeout(close, DRAIN_MS);
   timer.unref();
   req.on('data', (chunk: Buffer) => {
-    if ((dropped += chunk.length) > DRAIN_BYTES) close();
+    dropped += chunk.length;
+    if (dropped > DRAIN_BYTES) close();
   });
   req.on('end', () => clearTimeout(timer));
   req.resume();
@@ -98,7 +99,10 @@ export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: 
   let limit = gateway.bodyLimit(pathname);
   let raised = limit === most;
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > most) return refuseTooLarge(req, res, most);
+  if (declared > most) {
+    refuseTooLarge(req, res, most);
+    return;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {

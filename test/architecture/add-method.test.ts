@@ -61,13 +61,20 @@ describe('adding a method is one file in spec/methods/', () => {
     const merchant = { kind: 'merchant', id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };
     const calls: unknown[] = [];
     const gateway = stubs.createGateway({
-      handlers: { pingMerchant: (input: { body: unknown }) => (calls.push(input.body), { responseCode: '0', responseMessage: 'Operation successful' }) },
+      handlers: {
+        pingMerchant: (input: { body: unknown }) => {
+          calls.push(input.body);
+          return { responseCode: '0', responseMessage: 'Operation successful' };
+        },
+      },
       accounts: { find: (kind: string, id: string) => (kind === 'merchant' && id === merchant.id ? merchant : undefined), findByAccessToken: () => undefined },
     });
     const fetchThroughGateway = async (request: Request) => {
       const url = new URL(request.url);
       const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => (headers[name] = value));
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
       const answer = await gateway.handle({ verb: request.method, url: url.pathname + url.search, headers, body: await request.text() });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     };

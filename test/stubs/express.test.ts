@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
-import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { createExpressMiddleware, createGateway } from '../../server-stubs/index.ts';
 
 const servers: http.Server[] = [];

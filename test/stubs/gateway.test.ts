@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer, type Accounts, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
 import { operations } from '../../generated/operations.ts';
-import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));

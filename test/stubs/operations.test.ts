@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { breaking } from '../../contract/checks.ts';
 import { createGateway, type GatewayResponse } from '../../server-stubs/index.ts';
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
-import { accounts, echoHandlers, type Call } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { buildRequest, requestExamples } from '../../contract/requests.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { createGateway, type RequestRecord } from '../../server-stubs/index.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
 
 const records: RequestRecord[] = [];

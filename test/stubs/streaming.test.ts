@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Zip, ZipDeflate, unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
-import { accounts, echoHandlers } from '../../scripts/lib/example-handlers.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 
 /** A zip of one CSV entry, produced a chunk at a time from `lines`; `stats` counts what was made and whether it was closed. */
@@ -47,7 +47,9 @@ function* noise(count: number, extra: (i: number) => string = () => ''): Generat
 }
 
 const servers: http.Server[] = [];
-afterEach(() => servers.splice(0).forEach((s) => s.close()));
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
 
 async function serve(source: () => AsyncIterable<Uint8Array>, logged: string[] = []) {
   const gateway = createGateway({

@@ -15,7 +15,11 @@ export default class ClosingLineReporter implements Reporter {
         const { state } = test.result();
         if (state === 'passed') counts.passed += 1;
         else if (state === 'skipped') counts.skipped += 1;
-        else (counts.failed += 1), (failedHere += 1); // failed, or still pending when the run ended
+        else {
+          // failed, or still pending when the run ended
+          counts.failed += 1;
+          failedHere += 1;
+        }
       }
       // A file that failed outside its tests (it could not be collected, or a beforeAll threw and its
       // tests were skipped) failed the run although no test of it did: it counts as one failure.

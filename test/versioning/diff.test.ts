@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { diffDocs, npmVersionArgument, versionStep, workingTree, type Change, type DiffReport } from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
-import type { Doc } from '../../scripts/lib/contract.ts';
+import type { Doc, DocNode } from '../../scripts/lib/contract.ts';
 
 let base: Doc;
 let report: DiffReport;
@@ -21,7 +21,8 @@ const verdictOf = (c: Change) => ({ clients: c.clients, servers: c.servers, bump
 
 beforeAll(async () => {
   base = (await workingTree()).doc;
-  const rev: Doc = structuredClone(base);
+  // A revision made by hand, some of it outside the document's declared shape on purpose (a legacy form with parts).
+  const rev: DocNode = structuredClone(base);
   const s = rev.components.schemas;
   // The preconditions the verdicts rely on: which side each changed schema travels on.
   const usage = schemaUsage(base);
@@ -45,7 +46,7 @@ beforeAll(async () => {
   delete s.BatchUUID.pattern;
   const post = rev.paths['/post'].post;
   const body = post.requestBody.content['application/json'].schema; //             11 method removed
-  body.oneOf = body.oneOf.filter((r: Doc) => r.$ref !== '#/components/schemas/ProcessVoidRequest');
+  body.oneOf = body.oneOf.filter((r: DocNode) => r.$ref !== '#/components/schemas/ProcessVoidRequest');
   delete body.discriminator.mapping.processVoid;
   delete post['x-methods'].processVoid;
   post['x-methods'].refundCard.result = '#/components/schemas/TransactionResult'; // 12 method -> result map
@@ -56,10 +57,10 @@ beforeAll(async () => {
   rev.components.securitySchemes.SvcApiKey.name = 'SVC-API-TOKEN'; //               17 credential header renamed
   s.ProcessAuthRequest.description = 'Reworded.'; //                                18 prose only
   // 19 another accepted form, on a recipe that has none yet
-  alternative = Object.keys(base['x-hash-recipes']).find((name) => !('legacy' in base['x-hash-recipes'][name]) && name !== 'transaction')!;
+  alternative = Object.keys(base['x-hash-recipes']).find((name) => !base['x-hash-recipes'][name]?.legacy && name !== 'transaction')!;
   rev['x-hash-recipes'][alternative].legacy = { parts: [{ secret: 'passphrase' }, { field: 'merchantUUID' }] };
   s.NotUsedYet = { type: 'string' }; //                                             20 a component nothing uses
-  report = await diffDocs({ label: 'spec', doc: base, version: '0.1.0' }, { label: 'changed copy', doc: rev, version: '0.1.1' });
+  report = await diffDocs({ label: 'spec', doc: base, version: '0.1.0' }, { label: 'changed copy', doc: rev as Doc, version: '0.1.1' });
 });
 
 describe('npm run diff: verdicts for clients and servers', () => {

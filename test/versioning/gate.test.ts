@@ -63,7 +63,7 @@ describe('breaking-change gate', () => {
       expect(failed.stdout).toContain('method retiredMethod removed');
       // The same change after the step it needs passes.
       const [major, minor] = version!.split('.').map(Number);
-      const stepped = major === 0 ? `0.${minor! - 1 < 0 ? 0 : minor! - 1}.0` : `${major! - 1}.0.0`;
+      const stepped = major === 0 ? `0.${Math.max(0, minor! - 1)}.0` : `${major! - 1}.0.0`;
       if (stepped !== version) await diff(['--base', path.join(dir, 'release.json'), '--base-version', stepped, '--check-version']);
     } finally {
       await rm(dir, { recursive: true, force: true });

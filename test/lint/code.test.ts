@@ -1,0 +1,40 @@
+// Biome's linter over the code (biome.json: every .ts and .js outside generated/, dist/, releases/,
+// test-results/, node_modules/). Not yet part of `npm test`: the sandbox is being rewritten on another
+// branch and still has findings. To switch it on after that merge, delete `.skipIf(!SWITCHED_ON)`
+// below (until then `PGW_LINT_CODE=1 npx vitest run test/lint/code.test.ts` runs it).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/contract.ts';
+
+const SWITCHED_ON = process.env.PGW_LINT_CODE === '1';
+const BIOME = path.join(ROOT, 'node_modules/.bin/biome');
+
+interface Report {
+  summary: { errors: number; warnings: number };
+  diagnostics: { severity: string; category: string; location: { path: string; start: { line: number } } }[];
+}
+
+function lint(cwd = ROOT): Report {
+  const r = spawnSync(BIOME, ['lint', '--reporter=json', '--max-diagnostics=none'], { cwd, encoding: 'utf8' });
+  return JSON.parse(r.stdout) as Report;
+}
+
+describe.skipIf(!SWITCHED_ON)('biome lint (off until the sandbox merge; PGW_LINT_CODE=1 runs it)', () => {
+  it('finds no error or warning in the tree', () => {
+    const findings = lint().diagnostics.filter((d) => d.severity === 'error' || d.severity === 'warning');
+    expect(findings.map((d) => `${d.location.path}:${d.location.start.line} ${d.category}`)).toEqual([]);
+  });
+
+  it('is configured to find what it should: a comma operator and an assignment in an expression', () => {
+    // The project's biome.json beside a file with both mistakes, in a folder of its own.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-biome-'));
+    copyFileSync(path.join(ROOT, 'biome.json'), path.join(dir, 'biome.json'));
+    writeFileSync(path.join(dir, 'probe.ts'), 'let a = 0;\nlet b = 0;\nexport const f = () => ((a = 1), b++);\nexport const g = (x: number) => (a = x) > 0;\n');
+    const report = lint(dir);
+    rmSync(dir, { recursive: true, force: true });
+    expect(report.diagnostics.map((d) => d.category).sort()).toEqual(['lint/complexity/noCommaOperator', 'lint/suspicious/noAssignInExpressions', 'lint/suspicious/noAssignInExpressions']);
+  });
+});
