@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
-import { createSandbox } from '../sandbox/index.ts';
+import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({
   options: { growth: { type: 'boolean' }, sizes: { type: 'string', default: '10000,100000,1000000' }, size: { type: 'string' }, concurrency: { type: 'string', default: '4' } },
@@ -71,7 +71,7 @@ if (args.size) {
 
 async function measure(rows: number): Promise<Result> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-growth-'));
-  const sb = createSandbox({ dbPath: path.join(dir, 'growth.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+  const sb = await createSandbox({ dbPath: path.join(dir, 'growth.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
   const server = sb.server();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -88,8 +88,9 @@ async function measure(rows: number): Promise<Result> {
   // references, card types, a void now and then) so that the zip compresses as a real file would.
   const t0 = performance.now();
   const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
-  sb.store.transaction(() => {
-    const insert = sb.store.db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+  const db = (sb.store as SqliteStore).database.db;
+  await sb.store.transaction(async () => {
+    const insert = db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
       VALUES (?, ?, 'purchase', ?, 0, 'Transaction approved', ?, ?, 'AUD', ?, ?, ?, ?, '02', '29', ?, '00', 'Approved', ?, ?, '[]', ?)`);
     const types = ['visa', 'mastercard', 'amex'];
     const pans = ['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'];
@@ -151,7 +152,7 @@ async function measure(rows: number): Promise<Result> {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
   server.close();
-  sb.close();
+  await sb.close();
   rmSync(dir, { recursive: true, force: true });
   return { rows, insertS, exportMs, zipBytes: zip.byteLength, rssBeforeMb: rssBefore / 1e6, rssDeltaMb: (peakRss - rssBefore) / 1e6, heapDeltaMb: (peakHeap - before.heapUsed) / 1e6, buffersDeltaMb: (peakBuffers - before.arrayBuffers) / 1e6, maxBlockMs: delay.max / 1e6, maxRunCpuMs, purchases: latencies.length, p50: pct(50), p99: pct(99) };
 }

@@ -76,6 +76,8 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
    ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
    CREATE INDEX notifications_due ON notifications (delivered, next_attempt_at);`,
+  // v7: the vault key of a store that has no file beside it (PostgreSQL), made once, shared by every instance.
+  `CREATE TABLE sandbox_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export type Row = Record<string, any>;
@@ -115,8 +117,8 @@ export async function openStore(url: string): Promise<Store> {
 }
 
 /**
- * The synchronous SQLite database the handlers still use directly, and what the async SQLite store
- * (store-sqlite.ts) wraps: file permissions, WAL, the migrations by PRAGMA user_version.
+ * The synchronous SQLite database that the async SQLite store (store-sqlite.ts) wraps: file
+ * permissions, WAL, the migrations by PRAGMA user_version. The sandbox itself uses the async `Store`.
  */
 export class SqliteDatabase {
   readonly db: DatabaseSync;

@@ -26,23 +26,23 @@ const client = (retry = true) => {
   const s = t.sandbox.seed;
   return createGatewayClient({ baseUrl: proxy.url, merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, ...(retry ? { retry: { attempts: 4, baseDelayMs: 1, onRetry: (e) => void events.push(e) } } : {}) });
 };
-const charges = (reference: string) => Number(t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = ? AND kind = 'purchase'", reference)!.n);
+const charges = async (reference: string) => Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = ? AND kind = 'purchase'", reference))!.n);
 const purchase = (reference?: string, amount = '10.00') => ({ transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Retry', ...(reference ? { transactionReferenceID: reference } : {}), ...customer, ...card.visa });
 
 describe('a purchase whose answer is lost after the sandbox committed it', () => {
   it('without the retry layer, sending it again charges twice (what the layer prevents)', async () => {
     fates = ['dropAfter'];
     await expect(client(false).processCard(purchase('NAIVE-1') as never)).rejects.toBeInstanceOf(GatewayNetworkError);
-    expect(charges('NAIVE-1')).toBe(1);
+    expect(await charges('NAIVE-1')).toBe(1);
     expect((await client(false).processCard(purchase('NAIVE-1') as never)).responseCode).toBe('0');
-    expect(charges('NAIVE-1')).toBe(2);
+    expect(await charges('NAIVE-1')).toBe(2);
   });
 
   it('is looked up by its transactionReferenceID and answered from the record: one charge', async () => {
     fates = ['dropAfter'];
     events.length = 0;
     const answer = await client().processCard(purchase('R-1') as never);
-    expect(charges('R-1')).toBe(1);
+    expect(await charges('R-1')).toBe(1);
     expect(proxy.seen.slice(-2).map((s) => [s.name, s.fate])).toEqual([['processCard', 'dropAfter'], ['queryCard', 'pass']]);
     expect(answer).toMatchObject({ responseCode: '0', transactionReferenceID: 'R-1', transactionStatus: 'approved', transactionAmount: '10.00' });
     // The same transaction the lost answer was about.
@@ -55,7 +55,7 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     fates = ['dropAfter'];
     const answer = (await client().processCard(purchase(undefined, '11.00') as never)) as { transactionReferenceID: string };
     expect(answer.transactionReferenceID).toMatch(/^r[0-9a-f]{31}$/);
-    expect(charges(answer.transactionReferenceID)).toBe(1);
+    expect(await charges(answer.transactionReferenceID)).toBe(1);
   });
 
   it('is sent again when the lookup finds nothing (the request never reached the sandbox): one charge', async () => {
@@ -64,7 +64,7 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     const answer = await client().processCard(purchase('R-2') as never);
     expect(answer).toMatchObject({ responseCode: '0', transactionReferenceID: 'R-2' });
     expect(recoveredBy(answer)).toBeUndefined();
-    expect(charges('R-2')).toBe(1);
+    expect(await charges('R-2')).toBe(1);
     expect(events.map((e) => e.action)).toEqual(['lookup', 'notFound']);
   });
 
@@ -74,14 +74,14 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     expect(error).toBeInstanceOf(GatewayOutcomeUnknownError);
     expect((error as GatewayOutcomeUnknownError).reference).toBe('R-3');
     expect(proxy.seen.slice(-4).map((s) => s.name)).toEqual(['processCard', 'queryCard', 'queryCard', 'queryCard']);
-    expect(charges('R-3')).toBe(1);
+    expect(await charges('R-3')).toBe(1);
   });
 
   it('refuses to take another transaction under the same reference for its own', async () => {
     expect((await client().processCard(purchase('R-4', '10.00') as never)).responseCode).toBe('0');
     fates = ['dropBefore'];
     await expect(client().processCard(purchase('R-4', '12.00') as never)).rejects.toThrow(/transactionAmount differs/);
-    expect(charges('R-4')).toBe(1);
+    expect(await charges('R-4')).toBe(1);
   });
 });
 
@@ -100,7 +100,7 @@ describe('other operations', () => {
     const answer = await client().processDDebit({ paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', transactionAmount: '30.00', transactionCurrency: 'AUD', transactionProduct: 'Plan', customerName: 'Jane', transactionReferenceID: 'DD-1' } as never);
     expect(recoveredBy(answer)?.lookup).toBe('queryDD');
     expect(answer).toMatchObject({ responseCode: '10', transactionReferenceID: 'DD-1' });
-    expect(Number(t.sandbox.store.get("SELECT count(*) AS n FROM direct_debits WHERE reference = 'DD-1'")!.n)).toBe(1);
+    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM direct_debits WHERE reference = 'DD-1'"))!.n)).toBe(1);
   });
 
   it('a query marked safe is simply sent again', async () => {
@@ -115,7 +115,7 @@ describe('other operations', () => {
     await expect(client().refundCard({ transactionID: bought.transactionID, transactionAmount: '10.00', transactionCurrency: 'AUD', refundAmount: '1.00' } as never)).rejects.toBeInstanceOf(GatewayNetworkError);
     expect(proxy.seen.at(-1)!.name).toBe('refundCard');
     expect(JSON.parse(proxy.seen.at(-1)!.answered!).responseCode).toBe('0');
-    expect(Number(t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE kind = 'refund' AND reference = 'R-5'")!.n)).toBe(1);
+    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE kind = 'refund' AND reference = 'R-5'"))!.n)).toBe(1);
   });
 
   it('every operation that moves money carries a retry mark naming an operation of the table', () => {

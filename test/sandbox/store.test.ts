@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { createSandbox } from '../../sandbox/index.ts';
+import { merchant, purchase, send, signed } from '../hardening/support.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
@@ -287,6 +288,28 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
   }, 60_000);
 });
 
-it('the sandbox refuses a PostgreSQL PGW_DB in one line instead of taking it for a file name (its handlers are not on the async store yet)', () => {
-  expect(() => createSandbox({ dbPath: 'postgres://postgres@127.0.0.1:5432/sandbox' })).toThrow(/does not serve PostgreSQL yet/);
+describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  it('a sandbox started with PGW_DB=postgres://… answers a purchase, stores it there, and a second instance on the database shares its vault key', async () => {
+    const url = await freshDatabase();
+    const first = await createSandbox({ env: { PGW_DB: url } });
+    const second = await createSandbox({ env: { PGW_DB: url } });
+    try {
+      expect(first.store.kind).toBe('postgres');
+      const paid = await send(first, signed('processCard', purchase({ transactionReferenceID: 'PG-1' })));
+      expect(paid.json).toMatchObject({ responseCode: '0', transactionReferenceID: 'PG-1' });
+      // The other instance reads what the first stored: one database.
+      const queried = await send(second, signed('queryCard', { method: 'queryCard', ...merchant, transactionID: paid.json.transactionID }));
+      expect(queried.json).toMatchObject({ responseCode: '0', transactionID: paid.json.transactionID, transactionStatus: 'approved' });
+      // A card the first stores opens with the second's key: one vault key, kept in the database (no PGW_SANDBOX_DATA_KEY here).
+      const added = await send(first, signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }));
+      expect(added.json.responseCode).toBe('0');
+      const stored = await second.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards WHERE card_id = ?', added.json.cardID);
+      expect(second.vault.decrypt(stored!.pan_encrypted)).toBe('4564710000000004');
+      expect(await second.store.all('SELECT name FROM sandbox_keys')).toEqual([{ name: 'vault' }]);
+    } finally {
+      await first.close();
+      await second.close();
+      await dropDatabase(url);
+    }
+  });
 });
