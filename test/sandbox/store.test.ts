@@ -312,4 +312,33 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
       await dropDatabase(url);
     }
   });
+
+  it('a notification claimed by an instance that died is delivered by another once the lease runs out, once', async () => {
+    const url = await freshDatabase();
+    const posted: string[] = [];
+    const recorder = (async (to: string) => (posted.push(to), new Response(null, { status: 204 }))) as typeof fetch;
+    const first = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
+    const second = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
+    try {
+      const auth = await send(first, signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL: 'https://merchant.test/dd', urlHash: 'x', hash: 'x' }));
+      expect(auth.json.responseCode).toBe('0');
+      // Queued in the request's own transaction: committed with it.
+      expect(await second.store.all('SELECT event, delivered FROM notifications')).toEqual([{ event: 'directDebitOutcome', delivered: 0 }]);
+      // The first instance claims it and dies before posting.
+      const claimed = await claimDue(first.store, { by: first.notifier.instanceId, now: first.clock.timestamp(), until: first.clock.timestamp(60_000), maxAttempts: 6, limit: 10 });
+      expect(claimed).toHaveLength(1);
+      await first.close();
+      expect(await second.notifier.deliverDue()).toBe(0); // still held
+      expect(posted).toEqual([]);
+      second.clock.advance(61_000);
+      expect(await second.notifier.deliverDue()).toBe(1);
+      expect(await second.notifier.deliverDue()).toBe(0);
+      expect(posted).toEqual(['https://merchant.test/dd']);
+      expect(await second.store.get('SELECT attempts, delivered, claimed_by FROM notifications')).toEqual({ attempts: 1, delivered: 1, claimed_by: null });
+    } finally {
+      await first.close().catch(() => {});
+      await second.close();
+      await dropDatabase(url);
+    }
+  });
 });
