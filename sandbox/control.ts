@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
+import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import type { Row } from './store.ts';
@@ -141,6 +142,7 @@ export class Control {
       chunks.push(chunk as Buffer);
     }
     const account = await this.authenticate(req.headers.authorization);
+    await syncClock(this.sb.store, this.sb.clock); // another instance may have moved it
     if (!account) return json(refusal(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'));
     let body: unknown = {};
     if (chunks.length) {
@@ -214,7 +216,7 @@ export class Control {
   }
 
   private async advance(by: { seconds?: number; days?: number }) {
-    this.sb.clock.advance((by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
+    await advanceClock(this.sb.store, this.sb.clock, (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }

@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
+import { sync as syncClock } from './clock-store.ts';
 import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
@@ -129,6 +130,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   let post: typeof fetch = send;
   const notifier = new Notifier(store, clock, spec, ((url: string, init: RequestInit) => post(url, init)) as typeof fetch, policy);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
+  await syncClock(store, clock);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
@@ -140,7 +142,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     post = control.recording(send);
     handlers = control.wrap(handlers);
   }
-  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work, operationId) => (OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work())), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
+  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work, operationId) =>
+      // The shared clock read first: another instance on the store may have moved it.
+      OUTSIDE_UNIT.has(operationId) ? syncClock(store, clock).then(work) : store.transaction(async () => (await syncClock(store, clock), work())), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
   return {
     ...sb,
     gateway,

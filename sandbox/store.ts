@@ -78,6 +78,8 @@ export const MIGRATIONS: string[] = [
    CREATE INDEX notifications_due ON notifications (delivered, next_attempt_at);`,
   // v7: the vault key of a store that has no file beside it (PostgreSQL), made once, shared by every instance.
   `CREATE TABLE sandbox_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // v8: the sandbox clock's offset, shared by every instance on the store (clock-store.ts).
+  `CREATE TABLE sandbox_clock (name TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL);`,
 ];
 
 export type Row = Record<string, any>;

@@ -6,6 +6,7 @@ import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.t
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
+import { sync as syncClock } from '../clock-store.ts';
 import { batchId } from '../ids.ts';
 import { unzipCappedInSlices } from '../unzip.ts';
 import type { Row, Store } from '../store.ts';
@@ -151,6 +152,7 @@ export class BatchRunner {
     let more: boolean;
     try {
       more = await store.transaction(async () => {
+        await syncClock(store, this.sb.clock);
         const pending = await store.get("SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED");
         if (!pending) return false;
         await runBatchSlice(this.sb, pending.id, this.columns);

@@ -313,6 +313,31 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     }
   });
 
+  it("the control API's clock is shared: moved on one instance, the others answer on the new time", async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await createSandbox({ env: { PGW_DB: url }, control: true }), await createSandbox({ env: { PGW_DB: url }, control: true })];
+    const servers = [a.server(), b.server()];
+    try {
+      const [baseA, baseB] = await Promise.all(
+        servers.map((server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))),
+      );
+      const auth = { authorization: `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}` };
+      const debit = await send(b, signed('processDDebit', { method: 'processDDebit', ...merchant, transactionAmount: '5.00', transactionCurrency: 'AUD', paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionProduct: 'Plan', transactionReferenceID: 'CLOCK-1', hash: 'x' }));
+      expect(debit.json.responseCode, debit.json.responseMessage).toBe('10'); // pending until its settlement date
+      const moved = await (await fetch(`${baseA}/_sandbox/clock/advance`, { method: 'POST', headers: auth, body: JSON.stringify({ days: 3 }) })).json();
+      expect(moved.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
+      const seen = await (await fetch(`${baseB}/_sandbox/clock`, { headers: auth })).json();
+      expect(seen.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
+      // Instance b's gateway answers on the moved clock: the debit has settled.
+      expect((await send(b, signed('queryDD', { method: 'queryDD', ...merchant, transactionID: debit.json.transactionID, hash: 'x' }))).json.responseCode).toBe('0');
+    } finally {
+      for (const server of servers) server.close();
+      await a.close();
+      await b.close();
+      await dropDatabase(url);
+    }
+  });
+
   it('a notification claimed by an instance that died is delivered by another once the lease runs out, once', async () => {
     const url = await freshDatabase();
     const posted: string[] = [];
