@@ -58,7 +58,6 @@ export class Control {
   private readonly sb: Sandbox;
   private readonly handlers: GatewayHandlers<HandlerContext>;
   private readonly attempts: Attempt[] = [];
-  private readonly forced = new Map<string, Outcome>();
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
@@ -89,25 +88,30 @@ export class Control {
     }) as typeof fetch;
   }
 
-  /** Wraps the gateway handlers so that a forced outcome applies to the next call of its operation. */
+  /**
+   * Wraps the gateway handlers so that a forced outcome applies to the next approved call of its
+   * operation, on whichever instance serves it: the outcome is a row of the store, read FOR UPDATE
+   * and deleted in the call's own transaction, so exactly one call takes it.
+   */
   wrap(handlers: GatewayHandlers<HandlerContext>): GatewayHandlers<HandlerContext> {
     const wrapped: Record<string, unknown> = { ...handlers };
     for (const operationId of ['processCard', 'processAuth', 'tokenProcessCard', 'tokenProcessAuth', 'walletProcessCard'] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
         const result = (await handler(input, ctx)) as Record<string, unknown>;
-        const key = `${ctx.account.id} ${operationId}`;
-        const outcome = this.forced.get(key);
-        if (!outcome || result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
-        this.forced.delete(key);
-        const [code, message, network, networkText] = FORCED[outcome];
-        await this.sb.store.transaction(() =>
-          this.sb.store.run(
+        if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
+        const { store } = this.sb;
+        return store.transaction(async () => {
+          const forced = await store.get<{ outcome: Outcome }>('SELECT outcome FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ? FOR UPDATE', ctx.account.id, operationId);
+          if (!forced || !(forced.outcome in FORCED)) return result;
+          await store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', ctx.account.id, operationId);
+          const [code, message, network, networkText] = FORCED[forced.outcome];
+          await store.run(
             "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
             code, message, network, networkText, result.transactionID,
-          ),
-        );
-        return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+          );
+          return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+        });
       };
     }
     return wrapped as unknown as GatewayHandlers<HandlerContext>;
@@ -163,7 +167,10 @@ export class Control {
         const bad = this.check('ForcedOutcome', body);
         if (bad) return json(bad);
         const { operationId, outcome } = body as { operationId: string; outcome: Outcome };
-        this.forced.set(`${account.id} ${operationId}`, outcome);
+        await this.sb.store.transaction(async () => {
+          await this.sb.store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', account.id, operationId);
+          await this.sb.store.run('INSERT INTO forced_outcomes (merchant_id, operation_id, outcome) VALUES (?, ?, ?)', account.id, operationId, outcome);
+        });
         return json({ responseCode: 0, responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}` });
       }
       case 'POST /payouts/:p/transactions/:t/return':
@@ -299,10 +306,11 @@ export class Control {
       // The account and its settings stay; what it did goes (its notifications: those it signed).
       const tables = (await tablesWithColumn(store, 'merchant_id')).filter((t) => t !== 'accounts' && t !== 'surcharge_rates').map((t) => [t, 'merchant_id']);
       for (const [table, column] of [...tables, ['notifications', 'signer_id']]) {
-        deleted[table!] = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
+        const n = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
+        // Its forced outcomes go too, but they are settings, not data it made: not counted.
+        if (table !== 'forced_outcomes') deleted[table!] = n;
         await store.run(`DELETE FROM ${table} WHERE ${column} = ?`, merchantId);
       }
-      this.forced.forEach((_, key) => key.startsWith(`${merchantId} `) && this.forced.delete(key));
       return { responseCode: 0, deleted };
     });
   }

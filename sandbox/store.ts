@@ -80,6 +80,8 @@ export const MIGRATIONS: string[] = [
   `CREATE TABLE sandbox_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
   // v8: the sandbox clock's offset, shared by every instance on the store (clock-store.ts).
   `CREATE TABLE sandbox_clock (name TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL);`,
+  // v9: the control API's forced outcomes, one per merchant and operation, for whichever instance serves the next call.
+  `CREATE TABLE forced_outcomes (merchant_id TEXT NOT NULL, operation_id TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (merchant_id, operation_id));`,
 ];
 
 export type Row = Record<string, any>;

@@ -313,7 +313,7 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     }
   });
 
-  it("the control API's clock is shared: moved on one instance, the others answer on the new time", async () => {
+  it("the control API's clock and forced outcomes are shared: set on one instance, the others answer by them", async () => {
     const url = await freshDatabase();
     const [a, b] = [await createSandbox({ env: { PGW_DB: url }, control: true }), await createSandbox({ env: { PGW_DB: url }, control: true })];
     const servers = [a.server(), b.server()];
@@ -330,6 +330,11 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
       expect(seen.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
       // Instance b's gateway answers on the moved clock: the debit has settled.
       expect((await send(b, signed('queryDD', { method: 'queryDD', ...merchant, transactionID: debit.json.transactionID, hash: 'x' }))).json.responseCode).toBe('0');
+      // An outcome forced through a declines the next purchase through b, and only that one.
+      const forced = await (await fetch(`${baseA}/_sandbox/outcomes/next`, { method: 'POST', headers: auth, body: JSON.stringify({ operationId: 'processCard', outcome: 'insufficientFunds' }) })).json();
+      expect(forced.responseCode).toBe(0);
+      expect((await send(b, signed('processCard', purchase({ transactionReferenceID: 'FORCED-1' })))).json).toMatchObject({ responseCode: '5', authResponseCode: '51' });
+      expect((await send(a, signed('processCard', purchase({ transactionReferenceID: 'FORCED-2' })))).json.responseCode).toBe('0');
     } finally {
       for (const server of servers) server.close();
       await a.close();
