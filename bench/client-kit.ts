@@ -19,7 +19,7 @@ import { startDroppingProxy, type Fate } from '../test/support/dropping-proxy.ts
 
 const { values } = parseArgs({ options: { notifications: { type: 'string', default: '50' }, purchases: { type: 'string', default: '200' }, seed: { type: 'string', default: '7' } } });
 
-const sandbox = createSandbox({ dbPath: ':memory:', env: {}, control: true, fetch: (async () => new Response(null, { status: 204 })) as unknown as typeof fetch });
+const sandbox = await createSandbox({ dbPath: ':memory:', env: {}, control: true, fetch: (async () => new Response(null, { status: 204 })) as unknown as typeof fetch });
 const server = sandbox.server();
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -79,7 +79,7 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
   };
   const proxy = await startDroppingProxy(base, () => fate());
   const purchase = (reference: string) => ({ transactionAmount: '10.00', transactionCurrency: 'AUD', transactionProduct: 'Bench', transactionReferenceID: reference, customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847' }) as never;
-  const charges = (prefix: string) => sandbox.store.all("SELECT reference, count(*) AS n FROM transactions WHERE kind = 'purchase' AND reference LIKE ? GROUP BY reference", `${prefix}%`).map((r) => Number(r.n));
+  const charges = async (prefix: string) => (await sandbox.store.all("SELECT reference, count(*) AS n FROM transactions WHERE kind = 'purchase' AND reference LIKE ? GROUP BY reference", `${prefix}%`)).map((r) => Number(r.n));
 
   const safe = createGatewayClient({ baseUrl: proxy.url, ...creds, retry: { attempts: 4, baseDelayMs: 5 } });
   const outcome = { answered: 0, recovered: 0, unknown: 0 };
@@ -94,7 +94,7 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
       else throw error;
     }
   }
-  const safeCharges = charges('S-');
+  const safeCharges = await charges('S-');
   const lostAfter = proxy.seen.filter((x) => x.name === 'processCard' && x.fate === 'dropAfter').length;
 
   const naive = createGatewayClient({ baseUrl: proxy.url, ...creds });
@@ -114,7 +114,7 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
       }
     }
   }
-  const naiveCharges = charges('N-');
+  const naiveCharges = await charges('N-');
   await proxy.close();
   console.log(`retry outcomes, ${n} purchases, 30 % of requests lose their answer after the sandbox committed and 15 % before it saw them (seed ${values.seed}):`);
   console.log(`  retry layer: ${outcome.answered} answered by the purchase itself, ${outcome.recovered} recovered by queryCard, ${outcome.unknown} outcome unknown (not resent); ${lostAfter} purchase answers lost after commit; charges: ${safeCharges.filter((c) => c === 1).length} references charged once, ${safeCharges.filter((c) => c > 1).length} charged more than once`);
@@ -122,4 +122,4 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 }
 
 server.close();
-sandbox.close();
+await sandbox.close();

@@ -34,9 +34,6 @@ const { values: args } = parseArgs({
 const counts = args.instances!.split(',').map(Number);
 if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
 if (args.store === 'sqlite' && counts.some((n) => n !== 1)) throw new Error('--store sqlite runs one instance: an SQLite file is one process\'s store; several instances need --store postgres');
-if (args.store === 'postgres') {
-  (await import('../sandbox/index.ts')).checkSandboxDatabase('postgres://');
-}
 
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 function signed(operationId: string, body: Record<string, unknown>) {

@@ -25,7 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
-import { createSandbox } from '../sandbox/index.ts';
+import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({
   options: { growth: { type: 'boolean' }, sizes: { type: 'string', default: '10000,100000,1000000' }, serve: { type: 'string' }, concurrency: { type: 'string', default: '4' }, 'semi-space': { type: 'string' } },
@@ -147,12 +147,13 @@ async function measure(rows: number): Promise<Result> {
 /** The sandbox's process: the store filled, the server listening, its own costs sampled between 'start' and 'stop'. */
 async function serve(rows: number): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-growth-'));
-  const sb = createSandbox({ dbPath: path.join(dir, 'growth.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+  const sb = await createSandbox({ dbPath: path.join(dir, 'growth.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
   // Bulk insert: one prepared statement, one transaction, rows that differ as real ones do (amounts,
   // references, card types, a void now and then) so that the zip compresses as a real file would.
   const t0 = performance.now();
-  sb.store.transaction(() => {
-    const insert = sb.store.db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+  const db = (sb.store as SqliteStore).database.db;
+  await sb.store.transaction(async () => {
+    const insert = db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
       VALUES (?, ?, 'purchase', ?, 0, 'Transaction approved', ?, ?, 'AUD', ?, ?, ?, ?, '02', '29', ?, '00', 'Approved', ?, ?, '[]', ?)`);
     const types = ['visa', 'mastercard', 'amex'];
     const pans = ['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'];
@@ -165,7 +166,7 @@ async function serve(rows: number): Promise<void> {
   // A store that grew over weeks has had its write-ahead log checkpointed all along; one transaction
   // of a million rows leaves it all pending, and the first commit during the export would copy
   // 150 MB back in one synchronous step (a 100 ms block that is this set-up's, not the export's).
-  sb.store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const server = sb.server();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -210,7 +211,7 @@ async function serve(rows: number): Promise<void> {
     },
   });
   server.close();
-  sb.close();
+  await sb.close();
   rmSync(dir, { recursive: true, force: true });
   process.disconnect();
 }

@@ -12,7 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
-import { createSandbox } from '../sandbox/index.ts';
+import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
 const LINES = 20_000;
@@ -20,9 +20,10 @@ const SETTLED_ROWS = 100_000;
 const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-blocking-'));
-const sb = createSandbox({ dbPath: path.join(dir, 'bench.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+const sb = await createSandbox({ dbPath: path.join(dir, 'bench.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
 // --no-checkpoint: SQLite's automatic WAL checkpoints off, to see what they cost the event loop.
-if (args['no-checkpoint']) sb.store.db.exec('PRAGMA wal_autocheckpoint = 0');
+const db = (sb.store as SqliteStore).database.db;
+if (args['no-checkpoint']) db.exec('PRAGMA wal_autocheckpoint = 0');
 const server = sb.server();
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -41,8 +42,8 @@ async function call(operationId: string, body: Record<string, unknown>): Promise
 // store: the settlement is what is measured, not how its rows came to be).
 const card = (await (await call('addCard', { method: 'addCard', ...merchant, cardName: 'Bench', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })).json()) as { cardID: string; cardKey: string };
 const day = '2026-11-01';
-sb.store.transaction(() => {
-  const insert = sb.store.db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+await sb.store.transaction(async () => {
+  const insert = db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
     VALUES (?, ?, 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Bench tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`);
   for (let i = 0; i < SETTLED_ROWS; i++) insert.run(`bench-${i}`, merchant.merchantUUID, `REF-${i}`, day, `${day} 10:00:00`);
 });
@@ -78,7 +79,7 @@ if (args.only !== 'batch' && args.only !== 'idle') await timed(`getSettlement of
 // --only idle: the small requests alone for 3 s, the machine's own baseline.
 if (args.only === 'idle') await new Promise((r) => setTimeout(r, 3000));
 // Let a batch that runs in the background finish before the measure ends.
-for (let i = 0; i < 200 && sb.store.get("SELECT 1 FROM batches WHERE status = 'pending'"); i++) await new Promise((r) => setTimeout(r, 50));
+for (let i = 0; i < 200 && (await sb.store.get("SELECT 1 FROM batches WHERE status = 'pending'")); i++) await new Promise((r) => setTimeout(r, 50));
 stop = true;
 await background;
 delay.disable();
@@ -89,5 +90,5 @@ console.log(`event loop: longest stall ${(delay.max / 1e6).toFixed(1)} ms, p99 $
 console.log(`small requests meanwhile: ${latencies.length}, slowest ${latencies.at(-1)!.toFixed(1)} ms, p50 ${latencies[latencies.length >> 1]!.toFixed(1)} ms`);
 console.log(`peak RSS ${(peakRss / 1e6).toFixed(0)} MB`);
 server.close();
-sb.close();
+await sb.close();
 rmSync(dir, { recursive: true, force: true });

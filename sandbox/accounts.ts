@@ -2,18 +2,18 @@
 // credentials and hashes against.
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import type { Row, SqliteDatabase as Store } from './store.ts';
+import type { Row, Store } from './store.ts';
 
 const toAccount = (row: Row): Account => ({ kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase });
 
 export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
-    find: (kind, id) => {
-      const row = store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', kind, id);
+    find: async (kind, id) => {
+      const row = await store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', kind, id);
       return row && toAccount(row);
     },
-    findByAccessToken: (token) => {
-      const row = store.get('SELECT a.* FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ? AND t.expires_at > ?', 'merchant', token, clock.timestamp());
+    findByAccessToken: async (token) => {
+      const row = await store.get('SELECT a.* FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ? AND t.expires_at > ?', 'merchant', token, clock.timestamp());
       return row && toAccount(row);
     },
   };
@@ -28,13 +28,14 @@ export interface AccountSeed {
 }
 
 /** The default sandbox merchant and partner, and the merchant's surcharge rates, on first start. */
-export function seedAccounts(store: Store, clock: Clock, seed: AccountSeed, rates: Record<string, number>): void {
-  store.transaction(() => {
+export function seedAccounts(store: Store, clock: Clock, seed: AccountSeed, rates: Record<string, number>): Promise<void> {
+  // INSERT OR IGNORE: instances starting together on one database seed it once.
+  return store.transaction(async () => {
     const now = clock.timestamp();
-    store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', 'partner', seed.partnerUUID, seed.apiKey, seed.passphrase, seed.partnerNotifyURL ?? null, now);
-    store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', 'merchant', seed.merchantUUID, seed.apiKey, seed.passphrase, seed.partnerUUID, now);
+    await store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', 'partner', seed.partnerUUID, seed.apiKey, seed.passphrase, seed.partnerNotifyURL ?? null, now);
+    await store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', 'merchant', seed.merchantUUID, seed.apiKey, seed.passphrase, seed.partnerUUID, now);
     for (const [cardType, bp] of Object.entries(rates)) {
-      store.run('INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)', seed.merchantUUID, cardType, bp);
+      await store.run('INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)', seed.merchantUUID, cardType, bp);
     }
   });
 }

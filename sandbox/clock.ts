@@ -2,9 +2,16 @@
 // (direct debits settle, access tokens expire, transactions settle) without waiting.
 export class Clock {
   private offsetMs = 0;
+  /** The offset every instance on the store shares (the control API's advances; clock-store.ts keeps it). */
+  private sharedMs = 0;
 
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(Date.now() + this.sharedMs + this.offsetMs);
+  }
+
+  /** Takes the shared offset as the store holds it; this instance's own advances stay on top of it. */
+  share(offsetMs: number): void {
+    this.sharedMs = offsetMs;
   }
 
   advance(ms: number): void {

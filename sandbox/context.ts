@@ -2,7 +2,7 @@
 import { numberedRefusals, type NumberedRefusal } from '../generated/spec-constants.ts';
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
-import type { Row, SqliteDatabase as Store } from './store.ts';
+import type { Row, Store } from './store.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
 
 export interface Sandbox {
@@ -34,8 +34,26 @@ export function customEcho(stored: string): { custom1: string | []; custom2: str
 
 export const ok = 'Operation successful';
 
-/** The row with this id or reference, for this merchant. */
-export function findByIdOrReference(store: Store, table: string, merchantId: string, id: string | undefined, ref: string | undefined): Row | undefined {
+/**
+ * The row with this id or reference, for this merchant (by reference: the latest written; `rowid` is
+ * SQLite's own and the PostgreSQL store's BIGSERIAL column of that name, see store-postgres.ts).
+ */
+export function findByIdOrReference(store: Store, table: string, merchantId: string, id: string | undefined, ref: string | undefined): Promise<Row | undefined> {
   if (id) return store.get(`SELECT * FROM ${table} WHERE merchant_id = ? AND id = ?`, merchantId, id);
   return store.get(`SELECT * FROM ${table} WHERE merchant_id = ? AND reference = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, merchantId, ref);
+}
+
+/** The store's tables that hold a column of this name (a merchant's data, for the control API's reset and the tests' counts). */
+export async function tablesWithColumn(store: Store, column?: string): Promise<string[]> {
+  const rows =
+    store.kind === 'postgres'
+      ? await store.all(
+          "SELECT DISTINCT table_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name <> 'pgw_schema' AND (CAST(? AS TEXT) IS NULL OR column_name = ?) ORDER BY 1",
+          column ?? null, column ?? null,
+        )
+      : await store.all(
+          "SELECT DISTINCT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND (? IS NULL OR p.name = ?) ORDER BY 1",
+          column ?? null, column ?? null,
+        );
+  return rows.map((r) => r.name as string);
 }

@@ -9,8 +9,9 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
+import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
-import type { Sandbox } from './context.ts';
+import { tablesWithColumn, type Sandbox } from './context.ts';
 import type { Row } from './store.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
@@ -57,7 +58,6 @@ export class Control {
   private readonly sb: Sandbox;
   private readonly handlers: GatewayHandlers<HandlerContext>;
   private readonly attempts: Attempt[] = [];
-  private readonly forced = new Map<string, Outcome>();
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
@@ -88,25 +88,30 @@ export class Control {
     }) as typeof fetch;
   }
 
-  /** Wraps the gateway handlers so that a forced outcome applies to the next call of its operation. */
+  /**
+   * Wraps the gateway handlers so that a forced outcome applies to the next approved call of its
+   * operation, on whichever instance serves it: the outcome is a row of the store, read FOR UPDATE
+   * and deleted in the call's own transaction, so exactly one call takes it.
+   */
   wrap(handlers: GatewayHandlers<HandlerContext>): GatewayHandlers<HandlerContext> {
     const wrapped: Record<string, unknown> = { ...handlers };
     for (const operationId of ['processCard', 'processAuth', 'tokenProcessCard', 'tokenProcessAuth', 'walletProcessCard'] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
         const result = (await handler(input, ctx)) as Record<string, unknown>;
-        const key = `${ctx.account.id} ${operationId}`;
-        const outcome = this.forced.get(key);
-        if (!outcome || result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
-        this.forced.delete(key);
-        const [code, message, network, networkText] = FORCED[outcome];
-        this.sb.store.transaction(() =>
-          this.sb.store.run(
+        if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
+        const { store } = this.sb;
+        return store.transaction(async () => {
+          const forced = await store.get<{ outcome: Outcome }>('SELECT outcome FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ? FOR UPDATE', ctx.account.id, operationId);
+          if (!forced || !(forced.outcome in FORCED)) return result;
+          await store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', ctx.account.id, operationId);
+          const [code, message, network, networkText] = FORCED[forced.outcome];
+          await store.run(
             "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
             code, message, network, networkText, result.transactionID,
-          ),
-        );
-        return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+          );
+          return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+        });
       };
     }
     return wrapped as unknown as GatewayHandlers<HandlerContext>;
@@ -140,7 +145,8 @@ export class Control {
       if (size > MAX_BODY_BYTES) return json(refusal(-2, `The body is invalid: larger than ${MAX_BODY_BYTES} bytes`));
       chunks.push(chunk as Buffer);
     }
-    const account = this.authenticate(req.headers.authorization);
+    const account = await this.authenticate(req.headers.authorization);
+    await syncClock(this.sb.store, this.sb.clock); // another instance may have moved it
     if (!account) return json(refusal(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'));
     let body: unknown = {};
     if (chunks.length) {
@@ -161,13 +167,16 @@ export class Control {
         const bad = this.check('ForcedOutcome', body);
         if (bad) return json(bad);
         const { operationId, outcome } = body as { operationId: string; outcome: Outcome };
-        this.forced.set(`${account.id} ${operationId}`, outcome);
+        await this.sb.store.transaction(async () => {
+          await this.sb.store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', account.id, operationId);
+          await this.sb.store.run('INSERT INTO forced_outcomes (merchant_id, operation_id, outcome) VALUES (?, ?, ?)', account.id, operationId, outcome);
+        });
         return json({ responseCode: 0, responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}` });
       }
       case 'POST /payouts/:p/transactions/:t/return':
-        return json(this.returnPayout(account, parts[2]!, parts[4]!));
+        return json(await this.returnPayout(account, parts[2]!, parts[4]!));
       case 'POST /direct-debits/:id/dishonour':
-        return json(this.check('Dishonour', body) ?? this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string }));
+        return json(this.check('Dishonour', body) ?? (await this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string })));
       case 'POST /notifications': {
         const bad = this.check('Trigger', body);
         if (bad) return json(bad);
@@ -182,23 +191,24 @@ export class Control {
         return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req) });
       }
       case 'GET /deliveries/:id': {
-        const row = this.sb.store.get('SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?', Number(parts[2]), account.kind, account.id);
-        return json(row ? { responseCode: 0, delivery: this.delivery(row) } : refusal(-2, "Field 'id' is invalid: no such delivery of this account"));
+        const id = Number(parts[2]);
+        const row = Number.isSafeInteger(id) ? await this.sb.store.get('SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?', id, account.kind, account.id) : undefined;
+        return json(row ? { responseCode: 0, delivery: await this.delivery(row) } : refusal(-2, "Field 'id' is invalid: no such delivery of this account"));
       }
       case 'DELETE /merchants/:m/data':
-        return json(parts[2] === account.id && account.kind === 'merchant' ? this.reset(account.id) : refusal(-2, "Field 'merchantUUID' is invalid: a merchant resets its own data only"));
+        return json(parts[2] === account.id && account.kind === 'merchant' ? await this.reset(account.id) : refusal(-2, "Field 'merchantUUID' is invalid: a merchant resets its own data only"));
       default:
         return { status: 404, type: 'application/json', body: JSON.stringify(refusal(-2, `No control operation ${req.method} ${url.pathname}; see ${CONTROL_PREFIX}/openapi.yaml`)) };
     }
   }
 
-  private authenticate(header: string | undefined): { kind: string; id: string; apiKey: string; passphrase: string } | undefined {
+  private async authenticate(header: string | undefined): Promise<{ kind: string; id: string; apiKey: string; passphrase: string } | undefined> {
     const match = /^Basic\s+(.+)$/i.exec(header ?? '');
     if (!match) return undefined;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return undefined;
-    const row = this.sb.store.get('SELECT * FROM accounts WHERE id = ? AND api_key = ?', decoded.slice(0, colon), decoded.slice(colon + 1));
+    const row = await this.sb.store.get('SELECT * FROM accounts WHERE id = ? AND api_key = ?', decoded.slice(0, colon), decoded.slice(colon + 1));
     return row && { kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase };
   }
 
@@ -213,38 +223,39 @@ export class Control {
   }
 
   private async advance(by: { seconds?: number; days?: number }) {
-    this.sb.clock.advance((by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
+    await advanceClock(this.sb.store, this.sb.clock, (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }
 
   private returnPayout(account: { kind: string; id: string }, payoutId: string, transactionId: string) {
     const { store, clock, notifier } = this.sb;
-    return store.transaction(() => {
-      const t = store.get('SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?)', account.id, payoutId, transactionId, transactionId);
+    return store.transaction(async () => {
+      // Locked until the commit: two returns of one transaction take turns, and the second is refused.
+      const t = await store.get('SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?) FOR UPDATE', account.id, payoutId, transactionId, transactionId);
       if (!t) return refusal(-2, "Field 'transactionId' is invalid: no such payout transaction of this merchant");
       const attempts = JSON.parse(t.attempts) as { transactionId: string; status: string; type: string; createdAt: string; lastUpdated: string }[];
       const last = attempts.at(-1)!;
       if (last.status !== 'approved') return refusal(-2, `Field 'transactionId' is invalid: its last attempt is ${last.status}; only a paid (approved) transaction can be returned`);
       last.status = 'returned';
       last.lastUpdated = clock.timestamp();
-      store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
+      await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
       const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
-      if (t.notify_url) notifier.payoutTransaction({ kind: 'merchant', id: account.id } as never, t.notify_url, t.payout_id, t.id, record);
+      if (t.notify_url) await notifier.payoutTransaction({ kind: 'merchant', id: account.id } as never, t.notify_url, t.payout_id, t.id, record);
       return { responseCode: 0, responseMessage: t.notify_url ? 'Returned; its notification is queued' : 'Returned (the payout has no notifyURL)', result: record };
     });
   }
 
   private dishonour(account: { kind: string; id: string; passphrase: string }, transactionID: string, to: { notifyURL?: string; hashSalt?: string }) {
     const { store, clock, notifier } = this.sb;
-    return store.transaction(() => {
-      const row = store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, transactionID);
+    return store.transaction(async () => {
+      const row = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, transactionID);
       if (!row) return refusal(-2, "Field 'transactionID' is invalid: no such direct debit of this merchant");
       if (row.dishonoured_at) return refusal(-2, "Field 'transactionID' is invalid: the debit is already dishonoured");
-      store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
-      const result = directDebitResult(this.sb, store.get('SELECT * FROM direct_debits WHERE id = ?', row.id)!);
+      await store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
+      const result = directDebitResult(this.sb, (await store.get('SELECT * FROM direct_debits WHERE id = ?', row.id))!);
       if (to.notifyURL) {
-        notifier.directDebitOutcome(account as never, to.notifyURL, to.hashSalt ?? '', {
+        await notifier.directDebitOutcome(account as never, to.notifyURL, to.hashSalt ?? '', {
           transactionID: row.id, status: 'declined', responseCode: result.responseCode, responseMessage: result.responseMessage,
           custom1: result.custom1, custom2: result.custom2, custom3: result.custom3,
         });
@@ -253,14 +264,14 @@ export class Control {
     });
   }
 
-  private delivery(row: Row) {
+  private async delivery(row: Row) {
     return {
       id: Number(row.id),
       event: row.event,
       subject: row.subject,
       url: row.url,
       body: row.body,
-      headers: this.sb.notifier.headersFor(row),
+      headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
       nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
       attempts: this.attempts.filter((a) => a.url === row.url && a.body === row.body).map(({ at, status, ms }) => ({ at, status, ms })),
@@ -270,7 +281,7 @@ export class Control {
   private async deliveries(account: { kind: string; id: string }, after: number, waitSeconds: number, req: http.IncomingMessage) {
     const query = () => this.sb.store.all('SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100', account.kind, account.id, after);
     const deadline = Date.now() + waitSeconds * 1000;
-    let rows = query();
+    let rows = await query();
     // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
     // account's arrives, the time is up or the caller hangs up.
     while (!rows.length && Date.now() < deadline && !req.socket.destroyed) {
@@ -283,26 +294,23 @@ export class Control {
         const stop = this.sb.notifier.onQueued(done);
         const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
       });
-      rows = query();
+      rows = await query();
     }
-    return rows.map((row) => this.delivery(row));
+    return Promise.all(rows.map((row) => this.delivery(row)));
   }
 
   private reset(merchantId: string) {
     const { store } = this.sb;
-    return store.transaction(() => {
+    return store.transaction(async () => {
       const deleted: Record<string, number> = {};
-      const tables = store.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map((t) => t.name as string);
-      for (const table of tables) {
-        // The account and its settings stay; what it did goes.
-        if (table === 'accounts' || table === 'surcharge_rates') continue;
-        const columns = store.all(`PRAGMA table_info(${table})`).map((c) => c.name as string);
-        const column = columns.includes('merchant_id') ? 'merchant_id' : table === 'notifications' ? 'signer_id' : undefined;
-        if (!column) continue;
-        deleted[table] = Number(store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId)!.n);
-        store.run(`DELETE FROM ${table} WHERE ${column} = ?`, merchantId);
+      // The account and its settings stay; what it did goes (its notifications: those it signed).
+      const tables = (await tablesWithColumn(store, 'merchant_id')).filter((t) => t !== 'accounts' && t !== 'surcharge_rates').map((t) => [t, 'merchant_id']);
+      for (const [table, column] of [...tables, ['notifications', 'signer_id']]) {
+        const n = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
+        // Its forced outcomes go too, but they are settings, not data it made: not counted.
+        if (table !== 'forced_outcomes') deleted[table!] = n;
+        await store.run(`DELETE FROM ${table} WHERE ${column} = ?`, merchantId);
       }
-      this.forced.forEach((_, key) => key.startsWith(`${merchantId} `) && this.forced.delete(key));
       return { responseCode: 0, deleted };
     });
   }

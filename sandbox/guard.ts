@@ -76,10 +76,16 @@ const COLUMN_FIELDS: Record<string, string> = {
   'blacklist.merchant_id, blacklist.fingerprint': 'cardNumber',
 };
 
+/** The columns a PostgreSQL unique violation names: its table, and the key of its detail ("Key (a, b)=(…) already exists."). */
+const postgresColumns = (e: { table?: string; detail?: string }) =>
+  (/^Key \(([^)]+)\)=/.exec(e.detail ?? '')?.[1] ?? '').split(', ').map((c) => `${e.table}.${c}`).join(', ');
+
 function constraintRefusal(error: unknown): string | undefined {
-  const e = error as { code?: string; errcode?: number; message?: string };
-  if (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19 /* SQLITE_CONSTRAINT */) return undefined;
-  const column = /constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '';
+  const e = error as { code?: string; errcode?: number; message?: string; table?: string; detail?: string };
+  // PostgreSQL's integrity violations (class 23: unique, not null, foreign key...), or SQLite's SQLITE_CONSTRAINT.
+  const postgres = typeof e?.code === 'string' && /^23[0-9A-Z]{3}$/.test(e.code) && e.table !== undefined;
+  if (!postgres && (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19 /* SQLITE_CONSTRAINT */)) return undefined;
+  const column = postgres ? postgresColumns(e) : (/constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '');
   const field = COLUMN_FIELDS[column];
   return field ? `Field '${field}' is invalid: conflicts with a stored record` : 'The request conflicts with a stored record';
 }
@@ -100,12 +106,16 @@ export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<
         const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
         if (why) return refusal(context, `Field '${name}' is invalid: ${why}`);
       }
-      try {
-        return handler(input, context);
-      } catch (error) {
+      const refused = (error: unknown) => {
         const message = constraintRefusal(error);
         if (message === undefined) throw error;
         return refusal(context, message);
+      };
+      try {
+        const answer = handler(input, context);
+        return answer instanceof Promise ? answer.catch(refused) : answer;
+      } catch (error) {
+        return refused(error);
       }
     };
   }

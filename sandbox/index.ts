@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
+import { sync as syncClock } from './clock-store.ts';
 import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
@@ -23,8 +24,11 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { isPostgresUrl, SqliteDatabase as Store } from './store.ts';
+import { isPostgresUrl, openStore, type Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
+
+/** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
+export type { SqliteStore } from './store-sqlite.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -49,9 +53,17 @@ export function sandboxHandlers(sb: Sandbox, batches: BatchRunner = new BatchRun
   };
 }
 
-/** The vault key: PGW_SANDBOX_DATA_KEY (base64), else a key file beside the database, made once. */
-function vaultKey(dbPath: string, env: NodeJS.ProcessEnv): Buffer | undefined {
+/**
+ * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
+ * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
+ * beside the SQLite database, made once.
+ */
+async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
   if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
+  if (store.kind === 'postgres') {
+    await store.run("INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)", randomBytes(32).toString('base64'));
+    return Buffer.from((await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value, 'base64');
+  }
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
@@ -60,7 +72,7 @@ function vaultKey(dbPath: string, env: NodeJS.ProcessEnv): Buffer | undefined {
 }
 
 export interface SandboxOptions {
-  /** SQLite file, or :memory:. Default: PGW_DB, else ./data/sandbox.db. */
+  /** SQLite file, :memory:, or a postgres:// URL. Default: PGW_DB, else ./data/sandbox.db. */
   dbPath?: string;
   env?: NodeJS.ProcessEnv;
   /** How notifications are sent (tests record them). */
@@ -81,21 +93,19 @@ export interface RunningSandbox extends Sandbox {
   /** The control API, when it is on. */
   control: Control | undefined;
   server(): http.Server;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
- * The handlers still call the synchronous SQLite store: a PostgreSQL address is refused in one line
- * rather than taken for a file name (the async Store of sandbox/store.ts serves it once they move).
+ * Operations run outside the gateway's unit of work: their long asynchronous parts (a batch file
+ * inflated in slices, a settlement streamed from a snapshot) must not hold a transaction, and their
+ * writes (processBatch's) run in a transaction of their own after every check has passed.
  */
-export function checkSandboxDatabase(db: string): void {
-  if (isPostgresUrl(db)) throw new Error('PGW_DB: the sandbox does not serve PostgreSQL yet (its handlers run on the embedded SQLite store); give an SQLite file or :memory:');
-}
+const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 
-export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
+export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
   const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
-  checkSandboxDatabase(dbPath);
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
   const seed: AccountSeed = {
@@ -105,26 +115,36 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
     passphrase: env.PGW_SANDBOX_PASSPHRASE ?? defaults.passphrase,
     ...(env.PGW_SANDBOX_PARTNER_NOTIFY_URL ? { partnerNotifyURL: env.PGW_SANDBOX_PARTNER_NOTIFY_URL } : {}),
   };
-  const store = new Store(dbPath);
+  const store = await openStore(dbPath);
   const clock = new Clock();
-  const vault = new VaultCrypto(vaultKey(dbPath, env));
+  let vault: VaultCrypto;
+  try {
+    vault = new VaultCrypto(await vaultKey(dbPath, env, store));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const policy = policyFromEnv(env);
   const send = options.fetch ?? fetch;
   // The control API records every delivery attempt: the notifier sends through whatever `post` is.
   let post: typeof fetch = send;
   const notifier = new Notifier(store, clock, spec, ((url: string, init: RequestInit) => post(url, init)) as typeof fetch, policy);
-  seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
+  await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
+  await syncClock(store, clock);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
+  batches.poll();
   let handlers = sandboxHandlers(sb, batches);
   const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
   if (control) {
     post = control.recording(send);
     handlers = control.wrap(handlers);
   }
-  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work) => store.transaction(work), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
+  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work, operationId) =>
+      // The shared clock read first: another instance on the store may have moved it.
+      OUTSIDE_UNIT.has(operationId) ? syncClock(store, clock).then(work) : store.transaction(async () => (await syncClock(store, clock), work())), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
   return {
     ...sb,
     gateway,
@@ -142,10 +162,10 @@ export function createSandbox(options: SandboxOptions = {}): RunningSandbox {
       });
       return server;
     },
-    close: () => {
+    close: async () => {
       notifier.stop();
       batches.stop();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -9,6 +9,16 @@ import { checkNode, isMain, listen, parse, portOf, runCommand, sandboxDefaults, 
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the PostgreSQL database of PGW_DB';
+  }
+}
+
 const ACCOUNT_ENV = {
   PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
   PGW_SANDBOX_PARTNER_UUID: 'the partner account seeded into a new database',
@@ -24,12 +34,12 @@ export const sandboxSpec = (name: string): CommandSpec => ({
   options: {
     port: { type: 'string', short: 'p', value: 'PORT', env: 'PORT', default: '4010', help: 'port to listen on (0: any free port)' },
     host: { type: 'string', value: 'HOST', env: 'HOST', default: '127.0.0.1', help: 'address to listen on (0.0.0.0: every interface)' },
-    db: { type: 'string', value: 'FILE', env: 'PGW_DB', default: './data/sandbox.db', help: 'the SQLite database, made on first start; :memory: keeps nothing' },
+    db: { type: 'string', value: 'FILE', env: 'PGW_DB', default: './data/sandbox.db', help: 'the SQLite database, made on first start; :memory: keeps nothing; a postgres:// URL: a PostgreSQL database several instances share' },
     quiet: { type: 'boolean', short: 'q', env: 'PGW_QUIET=1', help: 'no request log' },
   },
   env: {
     ...ACCOUNT_ENV,
-    PGW_SANDBOX_DATA_KEY: 'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once',
+    PGW_SANDBOX_DATA_KEY: 'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     NODE_ENV: "production: answers that break the contract are sent and logged instead of refused",
   },
   notes: [
@@ -67,12 +77,15 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
   checkDataKey(env.PGW_SANDBOX_DATA_KEY);
 
+  // A PostgreSQL URL is shown without its password; its vault key is PGW_SANDBOX_DATA_KEY or kept in the database.
+  const postgres = (await import('./store.ts')).isPostgresUrl(dbPath);
+  const shown = postgres ? withoutPassword(dbPath) : dbPath;
   const keyFile = `${dbPath}.key`;
   const keyFileExisted = existsSync(keyFile);
   const { createSandbox } = await import('./index.ts');
-  let sandbox: ReturnType<typeof createSandbox>;
+  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
-    sandbox = createSandbox({
+    sandbox = await createSandbox({
       dbPath,
       env,
       // npm start is a sandbox: the control API is on unless NODE_ENV=production or PGW_SANDBOX_CONTROL=off.
@@ -83,28 +96,30 @@ export async function main(name: string, argv: string[]): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/vault key/.test(message)) throw new UsageError(`the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`);
+    if (postgres) throw new UsageError(`cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`);
     throw new UsageError(`cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`);
   }
 
   // A damaged file can open and migrate and still fail on the first request that reads the bad page.
-  let check: string;
+  let check = 'ok';
   try {
-    check = String(Object.values(sandbox.store.get('PRAGMA quick_check(1)') ?? {})[0]);
+    if (!postgres) check = String(Object.values((await sandbox.store.get('PRAGMA quick_check(1)')) ?? {})[0]);
   } catch (error) {
     check = error instanceof Error ? error.message : String(error);
   }
   if (check !== 'ok') {
-    sandbox.close();
+    await sandbox.close();
     throw new UsageError(`the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`);
   }
 
   // A database copied without its key (or with another's) cannot read its cards: refuse to start.
-  const card = sandbox.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
+  const card = await sandbox.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
   if (card) {
     try {
       sandbox.vault.decrypt(card.pan_encrypted);
     } catch {
-      sandbox.close();
+      await sandbox.close();
+      if (postgres) throw new UsageError(`the cards stored in ${shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`);
       if (!keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(keyFile);
       const source = env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : keyFileExisted ? `the key file ${keyFile}` : `a new key (there is no ${keyFile})`;
       throw new UsageError(`the cards stored in ${dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`);
@@ -117,14 +132,14 @@ export async function main(name: string, argv: string[]): Promise<void> {
   try {
     bound = await listen(server, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
   } catch (error) {
-    sandbox.close();
+    await sandbox.close();
     throw error;
   }
   sandbox.notifier.start();
-  console.log(banner(sandbox, host, bound, dbPath, env));
+  console.log(await banner(sandbox, host, bound, shown, env));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
-      server.close(() => (sandbox.close(), process.exit(0)));
+      server.close(() => void sandbox.close().finally(() => process.exit(0)));
       server.closeIdleConnections();
     });
   }
@@ -133,13 +148,13 @@ export async function main(name: string, argv: string[]): Promise<void> {
 type Stored = { id: string; api_key: string; passphrase: string };
 
 /** What the sandbox really accepts: the stored accounts, and a warning for each value the environment asks for in vain. */
-function banner(sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>, host: string, port: number, dbPath: string, env: NodeJS.ProcessEnv): string {
+async function banner(sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>, host: string, port: number, dbPath: string, env: NodeJS.ProcessEnv): Promise<string> {
   const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-  const stored = (kind: string, id: string) => sandbox.store.get<Stored>('SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?', kind, id)!;
-  const merchant = stored('merchant', sandbox.seed.merchantUUID);
-  const partner = stored('partner', sandbox.seed.partnerUUID);
+  const stored = async (kind: string, id: string) => (await sandbox.store.get<Stored>('SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?', kind, id))!;
+  const merchant = await stored('merchant', sandbox.seed.merchantUUID);
+  const partner = await stored('partner', sandbox.seed.partnerUUID);
   const lines = [
-    `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${sandbox.store.schemaVersion})`,
+    `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${await sandbox.store.schemaVersion})`,
     `  docs      ${base}/docs`,
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
     `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,

@@ -1,15 +1,26 @@
 // Notifications (the spec's webhooks): queued in the store with the state change that causes them,
 // then POSTed, signed as each webhook's x-operation.hashes says (SVC-MESSAGEHASH over the body, or a
 // hash field in the body), retried after 1, 2, 4, 8 and 16 minutes of sandbox time, and recorded.
+// Instances sharing a store share the queue (delivery-queue.ts): each claims due notifications under
+// its own id for a lease, so one is posted by one instance at a time, and one whose instance died is
+// claimed again when its lease runs out.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { computeHash, type HashRecipe } from '../runtime/signing.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import type { Row, SqliteDatabase as Store } from './store.ts';
+import { sync as syncClock } from './clock-store.ts';
+import { claimDue, settle } from './delivery-queue.ts';
+import type { Row, Store } from './store.ts';
 import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 const MAX_ATTEMPTS = 6;
+/** How long a claim holds (sandbox time): longer than a post may take (5 s), so that a live instance keeps it. */
+const LEASE_MS = 60_000;
+/** Notifications claimed at a time. */
+const CLAIM_LIMIT = 20;
 
 interface Signing {
   in: 'header' | 'body';
@@ -23,6 +34,9 @@ export class Notifier {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly send: typeof fetch;
+  /** This instance's name in the queue's claims. */
+  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private running: Promise<number> | undefined;
 
   /** Whether a notification may go to this URL now (the URL policy, host names resolved). */
   private readonly mayNotify: (url: string) => Promise<boolean>;
@@ -44,13 +58,16 @@ export class Notifier {
     return hashRecipes[name as keyof typeof hashRecipes];
   }
 
-  /** Queues a notification; called inside the transaction of the change it reports. */
-  private enqueue(event: string, subject: string, url: string, body: Record<string, unknown>, signer: Account): void {
-    this.store.run(
+  /**
+   * Queues a notification; called inside the transaction of the change it reports, so that a change
+   * rolled back sends nothing and one committed is never without its notification.
+   */
+  private async enqueue(event: string, subject: string, url: string, body: Record<string, unknown>, signer: Account): Promise<void> {
+    await this.store.run(
       'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       event, subject, url, JSON.stringify(body), signer.kind, signer.id, this.clock.timestamp(),
     );
-    // Told once the change that queued it has committed (the store is synchronous: after this turn).
+    // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size) setImmediate(() => this.watchers.forEach((watch) => watch()));
   }
 
@@ -62,70 +79,81 @@ export class Notifier {
     return () => this.watchers.delete(watch);
   }
 
-  merchantCreated(partner: Account, url: string, fields: { requestReference: string; status: string; merchantUUID: string }): void {
-    this.enqueue('merchantCreated', fields.requestReference, url, { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() }, partner);
+  merchantCreated(partner: Account, url: string, fields: { requestReference: string; status: string; merchantUUID: string }): Promise<void> {
+    return this.enqueue('merchantCreated', fields.requestReference, url, { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() }, partner);
   }
 
-  directDebitOutcome(merchant: Account, url: string, hashSalt: string, fields: Record<string, unknown> & { transactionID: string; status: string }): void {
+  directDebitOutcome(merchant: Account, url: string, hashSalt: string, fields: Record<string, unknown> & { transactionID: string; status: string }): Promise<void> {
     const body = { event: 'directDebitOutcome', merchantUUID: merchant.id, ...fields };
     const signing = this.signing.directDebitOutcome!;
     const hash = computeHash(this.recipe(signing.recipe), merchant.passphrase, { ...body, hashSalt }, nodeDigests);
-    this.enqueue('directDebitOutcome', fields.transactionID, url, { ...body, [signing.name]: hash }, merchant);
+    return this.enqueue('directDebitOutcome', fields.transactionID, url, { ...body, [signing.name]: hash }, merchant);
   }
 
-  batchNotify(merchant: Account, url: string, batch: { batchUUID: string; transactions: unknown[] }): void {
-    this.enqueue('batchNotify', batch.batchUUID, url, { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions }, merchant);
+  batchNotify(merchant: Account, url: string, batch: { batchUUID: string; transactions: unknown[] }): Promise<void> {
+    return this.enqueue('batchNotify', batch.batchUUID, url, { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions }, merchant);
   }
 
-  payoutTransaction(merchant: Account, url: string, payoutId: string, transactionId: string, record: unknown): void {
-    this.enqueue('payoutTransaction', transactionId, url, { event: 'payoutTransaction', payoutId, result: record }, merchant);
+  payoutTransaction(merchant: Account, url: string, payoutId: string, transactionId: string, record: unknown): Promise<void> {
+    return this.enqueue('payoutTransaction', transactionId, url, { event: 'payoutTransaction', payoutId, result: record }, merchant);
   }
 
   /** The latest notification of this event for this subject. */
-  last(event: string, subject: string): Row | undefined {
+  last(event: string, subject: string): Promise<Row | undefined> {
     return this.store.get('SELECT * FROM notifications WHERE event = ? AND subject = ? ORDER BY id DESC LIMIT 1', event, subject);
   }
 
-  all(): Row[] {
+  all(): Promise<Row[]> {
     return this.store.all('SELECT * FROM notifications ORDER BY id');
   }
 
   /** The headers a notification is posted with: its signature when the webhook signs in a header. */
-  headersFor(n: Row): Record<string, string> {
-    const signer = this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
+  async headersFor(n: Row): Promise<Record<string, string>> {
+    const signer = await this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
     const signing = this.signing[n.event]!;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
     return headers;
   }
 
-  /** Sends every notification that is due; answers how many were delivered. */
-  async deliverDue(): Promise<number> {
-    const due = this.store.all('SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? ORDER BY id', MAX_ATTEMPTS, this.clock.timestamp());
+  /**
+   * Sends every notification that is due and nobody else holds; answers how many were delivered.
+   * A run already under way on this instance is joined rather than doubled.
+   */
+  deliverDue(): Promise<number> {
+    this.running ??= this.deliverClaimed().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async deliverClaimed(): Promise<number> {
     let delivered = 0;
-    for (const n of due) {
-      const headers = this.headersFor(n);
-      let status = 0;
-      try {
-        if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
-        const response = await this.send(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(5000) });
-        status = response.status;
-        await response.body?.cancel();
-      } catch {
-        status = 0;
-      }
-      const ok = status >= 200 && status < 300;
-      const attempts = Number(n.attempts) + 1;
-      const retryIn = 60_000 * 2 ** (attempts - 1);
-      this.store.transaction(() =>
-        this.store.run(
-          'UPDATE notifications SET attempts = ?, delivered = ?, last_attempt_at = ?, last_status = ?, next_attempt_at = ? WHERE id = ?',
-          attempts, ok ? 1 : 0, this.clock.timestamp(), status, this.clock.timestamp(retryIn), n.id,
-        ),
-      );
-      if (ok) delivered++;
+    await syncClock(this.store, this.clock);
+    for (;;) {
+      const due = await claimDue(this.store, { by: this.instanceId, now: this.clock.timestamp(), until: this.clock.timestamp(LEASE_MS), maxAttempts: MAX_ATTEMPTS, limit: CLAIM_LIMIT });
+      if (due.length === 0) return delivered;
+      // Posted side by side: the claim's whole batch ends within one post's time-out (5 s), well
+      // inside its lease, so no claim runs out while its holder is still busy with it.
+      delivered += (await Promise.all(due.map((n) => this.deliver(n)))).filter(Boolean).length;
     }
-    return delivered;
+  }
+
+  /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
+  private async deliver(n: Row): Promise<boolean> {
+    const headers = await this.headersFor(n);
+    let status = 0;
+    try {
+      if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
+      const response = await this.send(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(5000) });
+      status = response.status;
+      await response.body?.cancel();
+    } catch {
+      status = 0;
+    }
+    const ok = status >= 200 && status < 300;
+    // Retried after 1, 2, 4, 8 and 16 minutes: the wait doubles with each failed attempt.
+    const retryIn = 60_000 * 2 ** Number(n.attempts);
+    await settle(this.store, Number(n.id), this.instanceId, { ok, status, at: this.clock.timestamp(), retryAt: this.clock.timestamp(retryIn) });
+    return ok;
   }
 
   start(intervalMs = 1000): void {

@@ -1,8 +1,7 @@
 // A settlement file written as a stream: rows come in one at a time (an AsyncIterable, so any store's
-// cursor plugs in: SQLite's statement.iterate here, a PostgreSQL cursor behind the async Store),
+// cursor plugs in: the async Store's iterate, SQLite's statement iterator or a PostgreSQL cursor),
 // become CSV lines, and are deflated into a streamed zip (fflate's Zip + ZipDeflate) a chunk at a
 // time. Memory holds one chunk of CSV and the compressed output, never the whole CSV.
-import type { StatementSync } from 'node:sqlite';
 import { Zip, ZipDeflate } from 'fflate';
 import { csvRows } from './csv.ts';
 
@@ -77,21 +76,4 @@ export async function* zipCsvStream<R>(
   entry.push(new Uint8Array(0), true);
   zip.end();
   yield* drain();
-}
-
-/**
- * A synchronous node:sqlite statement's rows as an AsyncIterable, yielding to the event loop every
- * SLICE_MS: the shape of the async store's `iterate`, for the synchronous store. The statement must
- * be the caller's own (not a shared cached one): another iterate of a shared statement would reset it.
- */
-export async function* iterateStatement<R>(statement: StatementSync, params: unknown[]): AsyncGenerator<R> {
-  let sliceEnd = performance.now() + SLICE_MS;
-  let n = 0;
-  for (const row of statement.iterate(...(params as never[]))) {
-    yield row as R;
-    if ((++n & 63) === 0 && performance.now() > sliceEnd) {
-      await breathe();
-      sliceEnd = performance.now() + SLICE_MS;
-    }
-  }
 }

@@ -26,8 +26,17 @@ export function postgresSql(sql: string): string {
   return out;
 }
 
-/** The SQLite migrations in PostgreSQL's words: the one difference is the notifications' serial id. */
-const postgresMigration = (sql: string) => sql.replace(/INTEGER PRIMARY KEY AUTOINCREMENT/g, 'SERIAL PRIMARY KEY');
+/**
+ * The SQLite migrations in PostgreSQL's words: the notifications' serial id; INTEGER as BIGINT (an
+ * SQLite INTEGER holds 64 bits: amounts in cents reach 10^14); and a `rowid` column on every table,
+ * a BIGSERIAL, because PostgreSQL has no rowid and the sandbox orders rows written in the same second
+ * by it (`ORDER BY created_at, rowid`): the same SQL then means the order rows were written on both.
+ */
+export const postgresMigration = (sql: string) =>
+  sql
+    .replace(/INTEGER PRIMARY KEY AUTOINCREMENT/g, 'BIGSERIAL PRIMARY KEY')
+    .replace(/\bINTEGER\b/g, 'BIGINT')
+    .replace(/CREATE TABLE (\w+) \(/g, 'CREATE TABLE $1 (rowid BIGSERIAL NOT NULL, ');
 
 // COUNT and SUM answer int8/numeric, which pg gives as strings; the sandbox's figures fit a double.
 const types = {

@@ -76,6 +76,12 @@ export const MIGRATIONS: string[] = [
   `ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
    ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
    CREATE INDEX notifications_due ON notifications (delivered, next_attempt_at);`,
+  // v7: the vault key of a store that has no file beside it (PostgreSQL), made once, shared by every instance.
+  `CREATE TABLE sandbox_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // v8: the sandbox clock's offset, shared by every instance on the store (clock-store.ts).
+  `CREATE TABLE sandbox_clock (name TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL);`,
+  // v9: the control API's forced outcomes, one per merchant and operation, for whichever instance serves the next call.
+  `CREATE TABLE forced_outcomes (merchant_id TEXT NOT NULL, operation_id TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (merchant_id, operation_id));`,
 ];
 
 export type Row = Record<string, any>;
@@ -115,8 +121,8 @@ export async function openStore(url: string): Promise<Store> {
 }
 
 /**
- * The synchronous SQLite database the handlers still use directly, and what the async SQLite store
- * (store-sqlite.ts) wraps: file permissions, WAL, the migrations by PRAGMA user_version.
+ * The synchronous SQLite database that the async SQLite store (store-sqlite.ts) wraps: file
+ * permissions, WAL, the migrations by PRAGMA user_version. The sandbox itself uses the async `Store`.
  */
 export class SqliteDatabase {
   readonly db: DatabaseSync;

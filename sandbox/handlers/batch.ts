@@ -1,13 +1,15 @@
 // Batches: a zipped CSV of stored-card purchases (columns: the spec's x-csv-columns of batchFile),
 // run at once; results as CSV (retrieveBatch), as JSON, and posted to batchNotifyURL.
+import { AsyncResource } from 'node:async_hooks';
 import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { invalid, ok, refusal, type Sandbox } from '../context.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
+import { sync as syncClock } from '../clock-store.ts';
 import { batchId } from '../ids.ts';
 import { unzipCappedInSlices } from '../unzip.ts';
-import type { Row, SqliteDatabase as Store } from '../store.ts';
+import type { Row, Store } from '../store.ts';
 import { charge } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -28,8 +30,8 @@ interface Line {
 }
 
 /** A batch's results: the lines run so far, completed or still pending (the contract's status). */
-export function batchResult(store: Store, row: Row) {
-  const lines = (JSON.parse(row.lines) as Line[]).concat(store.all('SELECT line FROM batch_lines WHERE batch_id = ? ORDER BY seq', row.id).map((l) => JSON.parse(l.line) as Line));
+export async function batchResult(store: Store, row: Row) {
+  const lines = (JSON.parse(row.lines) as Line[]).concat((await store.all('SELECT line FROM batch_lines WHERE batch_id = ? ORDER BY seq', row.id)).map((l) => JSON.parse(l.line) as Line));
   return { responseCode: '0', responseMessage: ok, batchUUID: row.id, status: row.status as 'pending' | 'completed', transactions: lines };
 }
 
@@ -46,15 +48,16 @@ export const BATCH_SLICE_MIN_LINES = 32;
 
 /**
  * Runs a batch's lines from where it stopped for at most BATCH_SLICE_MS, in the caller's transaction;
- * completes it (and queues its notification) when none is left. Answers whether lines remain.
+ * completes it (and queues its notification) when none is left. Answers whether lines remain. The
+ * batch's row is locked until the commit: one instance at a time runs a batch, from where it stopped.
  */
-export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[]): boolean {
+export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[]): Promise<boolean> {
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
-  const batch = store.get('SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ?', id);
+  const batch = await store.get('SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ? FOR UPDATE', id);
   if (!batch || batch.status !== 'pending') return false;
   let input = parsedInputs.get(id);
-  if (!input) parsedInputs.set(id, (input = JSON.parse(store.get('SELECT pending FROM batches WHERE id = ?', id)!.pending) as string[][]));
+  if (!input) parsedInputs.set(id, (input = JSON.parse((await store.get('SELECT pending FROM batches WHERE id = ?', id))!.pending) as string[][]));
   const until = performance.now() + BATCH_SLICE_MS;
   // Each stored card of the slice read and decrypted once, however many lines use it.
   const cards = new Map<string, (Row & { number: string }) | undefined>();
@@ -63,7 +66,7 @@ export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[
   for (; next < input.length && (next < least || performance.now() < until); next++) {
     const v = Object.fromEntries(columns.map((c, i) => [c, input[next]![i] ?? '']));
     if (!cards.has(v.cardID!)) {
-      const row = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID);
+      const row = await store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID);
       cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
     }
     const card = cards.get(v.cardID!);
@@ -72,25 +75,25 @@ export function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[
     if (invalidField) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: `Field '${invalidField}' is invalid` };
     else if (!card || card.card_key !== v.cardKey) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: "Field 'cardKey' is invalid: does not match the stored card" };
     else {
-      const result = charge(sb, batch.merchant_id, {
+      const result = (await charge(sb, batch.merchant_id, {
         kind: 'purchase',
         card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
         cardField: 'cardID',
         body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
-      }) as Record<string, string>;
+      })) as Record<string, string>;
       line = { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
     }
-    store.run('INSERT INTO batch_lines (batch_id, seq, line) VALUES (?, ?, ?)', id, next, JSON.stringify(line));
+    await store.run('INSERT INTO batch_lines (batch_id, seq, line) VALUES (?, ?, ?)', id, next, JSON.stringify(line));
   }
   const done = next >= input.length;
   // The lines to run are written once; a slice moves next_line on, and the last one clears them.
   if (done) {
-    store.run("UPDATE batches SET next_line = ?, status = 'completed', pending = '[]' WHERE id = ?", next, id);
+    await store.run("UPDATE batches SET next_line = ?, status = 'completed', pending = '[]' WHERE id = ?", next, id);
     parsedInputs.delete(id);
-  } else store.run('UPDATE batches SET next_line = ? WHERE id = ?', next, id);
+  } else await store.run('UPDATE batches SET next_line = ? WHERE id = ?', next, id);
   if (done && batch.notify_url) {
     const merchant = { kind: 'merchant' as const, id: batch.merchant_id as string, apiKey: '', passphrase: '' };
-    notifier.batchNotify(merchant, batch.notify_url, batchResult(store, store.get('SELECT * FROM batches WHERE id = ?', id)!));
+    await notifier.batchNotify(merchant, batch.notify_url, await batchResult(store, (await store.get('SELECT * FROM batches WHERE id = ?', id))!));
   }
   return !done;
 }
@@ -107,39 +110,65 @@ const LINE_RULES: Record<string, RegExp> = {
 
 /**
  * Runs pending batches in the background, one slice at a time, yielding to the event loop between
- * slices (setImmediate), each slice in its own transaction. A restarted sandbox picks up where it was.
+ * slices (setImmediate), each slice in its own transaction. Instances sharing a store each take a
+ * pending batch nobody holds (FOR UPDATE SKIP LOCKED); a restarted sandbox, or another instance when
+ * one stopped, picks up where it was (`poll` looks again every few seconds).
  */
 export class BatchRunner {
   private scheduled = false;
   private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
   private readonly sb: Sandbox;
   private readonly columns: readonly string[];
+  /**
+   * Schedules the next step outside whatever asynchronous context kicks it: a kick from inside a
+   * request's transaction must not carry that transaction (the store finds it by AsyncLocalStorage)
+   * into a step that runs after its commit.
+   */
+  private readonly schedule: () => void;
 
   constructor(sb: Sandbox) {
     this.sb = sb;
     this.columns = csvColumns.batchFile['1'];
+    this.schedule = AsyncResource.bind(() => void setImmediate(() => void this.step()));
   }
 
   kick(): void {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
-    setImmediate(() => this.step());
+    this.schedule();
   }
 
-  private step(): void {
+  /** Looks for pending batches every intervalMs (one left by an instance that stopped). */
+  poll(intervalMs = 2000): void {
+    this.timer = setInterval(() => this.kick(), intervalMs);
+    this.timer.unref();
+  }
+
+  private async step(): Promise<void> {
     this.scheduled = false;
-    if (this.stopped || !this.sb.store.db.isOpen) return;
-    const pending = this.sb.store.get("SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1");
-    if (!pending) return;
-    this.sb.store.transaction(() => runBatchSlice(this.sb, pending.id, this.columns));
-    this.kick();
+    if (this.stopped) return;
+    const { store } = this.sb;
+    let more: boolean;
+    try {
+      more = await store.transaction(async () => {
+        await syncClock(store, this.sb.clock);
+        const pending = await store.get("SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED");
+        if (!pending) return false;
+        await runBatchSlice(this.sb, pending.id, this.columns);
+        return true;
+      });
+    } catch {
+      return; // the store closed under it, or a failure the next poll tries again
+    }
+    if (more) this.kick();
   }
 
   stop(): void {
     this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
   }
 }
-
 
 export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
   const { store, clock } = sb;
@@ -168,30 +197,33 @@ export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'proces
       if (leak >= 0) return invalid('batchFile', `line ${leak + 1} must not hold a card number`);
       const rows = data.filter((r) => r.length > 1);
       const lines = JSON.stringify(rows);
-      return store.transaction(() => {
-        const id = store.freshId('batches', 'id', batchId);
-        store.run(
+      const stored = await store.transaction(async () => {
+        const id = await store.freshId('batches', 'id', batchId);
+        await store.run(
           "INSERT INTO batches (id, merchant_id, notify_url, lines, created_at, status, pending, next_line) VALUES (?, ?, ?, '[]', ?, 'pending', ?, 0)",
           id, account.id, body.batchNotifyURL ?? null, clock.timestamp(), lines,
         );
         parsedInputs.set(id, rows); // the runner starts from the rows parsed here, not from their JSON
         // A small batch runs with the request, and is completed when its answer leaves; a larger one
         // only in the background, so that the request's own work (parse, checks, store) is all it holds.
-        if (data.length > BATCH_SLICE_MIN_LINES || runBatchSlice(sb, id, columns)) runner.kick();
-        return { responseCode: '0', responseMessage: ok, batchUUID: id };
+        const more = data.length > BATCH_SLICE_MIN_LINES || (await runBatchSlice(sb, id, columns));
+        return { id, more };
       });
+      // Kicked once committed: a runner on a database server sees the batch only then.
+      if (stored.more) runner.kick();
+      return { responseCode: '0', responseMessage: ok, batchUUID: stored.id };
     },
-    retrieveBatch: ({ body }, { account }) => {
-      const row = find(account.id, body.batchUUID);
+    retrieveBatch: async ({ body }, { account }) => {
+      const row = await find(account.id, body.batchUUID);
       if (!row) return invalid('batchUUID', 'no such batch');
-      return csvFile(resultColumns, batchResult(store, row).transactions as unknown as Record<string, string>[]);
+      return csvFile(resultColumns, (await batchResult(store, row)).transactions as unknown as Record<string, string>[]);
     },
-    retrieveBatchResponse: ({ params }, { account }) => {
-      const row = find(account.id, params.batchUUID);
+    retrieveBatchResponse: async ({ params }, { account }) => {
+      const row = await find(account.id, params.batchUUID);
       return row ? batchResult(store, row) : invalid('batchUUID', 'no such batch');
     },
-    retrieveBatchNotify: ({ params }, { account }) => {
-      const row = find(account.id, params.batchUUID);
+    retrieveBatchNotify: async ({ params }, { account }) => {
+      const row = await find(account.id, params.batchUUID);
       return row ? batchResult(store, row) : refusal(-2, "Field 'batchUUID' is invalid: no such batch");
     },
   };

@@ -13,13 +13,13 @@ type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
 
 /** The card a request pays with, from whichever source its form carries; or a refusal. */
-export function cardOf(sb: Sandbox, merchantId: string, body: Body): { card: Card; field: string } | { refusal: ReturnType<typeof refusal> } {
+export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promise<{ card: Card; field: string } | { refusal: ReturnType<typeof refusal> }> {
   const fromExpiry = (mmyy: string) => ({ expiryMonth: mmyy.slice(0, 2), expiryYear: mmyy.slice(2, 4) });
   if (body.paymentCardNumber) {
     return { field: 'paymentCardNumber', card: { number: body.paymentCardNumber, ...fromExpiry(body.paymentCardExpiry ?? '0000'), csc: body.paymentCardCSC, name: body.paymentCardName } };
   }
   if (body.cardID) {
-    const row = sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
+    const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
     if (!row) return { refusal: invalid('cardID', 'no such card') };
     return { field: 'cardID', card: { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name } };
   }
@@ -42,8 +42,8 @@ export function cardOf(sb: Sandbox, merchantId: string, body: Body): { card: Car
   return { refusal: refusal(-3, "Field 'paymentCardNumber' is required") };
 }
 
-const blacklisted = (sb: Sandbox, merchantId: string, pan: string) =>
-  Boolean(sb.store.get('SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', merchantId, sb.vault.fingerprint(pan)));
+const blacklisted = async (sb: Sandbox, merchantId: string, pan: string) =>
+  Boolean(await sb.store.get('SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', merchantId, sb.vault.fingerprint(pan)));
 
 export function transactionResult(row: Row) {
   return {
@@ -75,19 +75,19 @@ export interface ChargeInput {
 }
 
 /** Authorises against the sandbox bank and records the transaction; a refusal records nothing. */
-export function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
+export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
   const { card, body } = input;
   if (!luhn(card.number)) return invalid(input.cardField, 'fails the Luhn check');
   const amount: string = body.transactionAmount;
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return invalid('transactionAmount', 'must be more than 0.00');
-  let answer = authorise(card, amount, cents, sb.clock, blacklisted(sb, merchantId, card.number));
+  let answer = authorise(card, amount, cents, sb.clock, await blacklisted(sb, merchantId, card.number));
   if (input.threeDSFailed && answer.code === 0) answer = { code: 2, message: 'Transaction declined: 3D Secure authentication failed', authResponseCode: '05', authMessage: 'Do not honour' };
   const approved = answer.code === 0;
   const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
-  const id = sb.store.freshId('transactions', 'id', transactionId);
-  sb.store.transaction(() =>
-    sb.store.run(
+  return sb.store.transaction(async () => {
+    const id = await sb.store.freshId('transactions', 'id', transactionId);
+    await sb.store.run(
       `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
          card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -96,43 +96,44 @@ export function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
       cardType(card.number), mask(card.number), card.expiryMonth, card.expiryYear,
       approved ? digits(9) : '', answer.authResponseCode, answer.authMessage, digits(9),
       approved && input.kind === 'purchase' ? sb.clock.date(SETTLEMENT_DAYS) : null, customOf(body), sb.clock.timestamp(),
-    ),
-  );
-  return transactionResult(sb.store.get('SELECT * FROM transactions WHERE id = ?', id)!);
+    );
+    return transactionResult((await sb.store.get('SELECT * FROM transactions WHERE id = ?', id))!);
+  });
 }
 
 const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDSStatus === 'R';
 
 /** Purchase or authorisation from the body's card source. */
-function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
-  const source = cardOf(sb, merchantId, body);
+async function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
+  const source = await cardOf(sb, merchantId, body);
   if ('refusal' in source) return source.refusal;
-  return sb.store.transaction(() => {
-    const result = charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
+  return sb.store.transaction(async () => {
+    const result = await charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
     // addCard=1 (or the payframe's options.storeInVaultOnSuccess): an approved payment also stores the card.
     const storeIt = body.addCard === '1' || body.options?.storeInVaultOnSuccess === true;
     if (!storeIt || String(result.responseCode) !== '0') return result;
-    return { ...result, ...storeCard(sb, merchantId, { ...source.card, name: source.card.name ?? body.customerName ?? '' }) };
+    return { ...result, ...(await storeCard(sb, merchantId, { ...source.card, name: source.card.name ?? body.customerName ?? '' })) };
   });
 }
 
 /** A stored-card payment: cardKey checked, and replaced by cardKeyReplace in the same transaction when processed. */
 function payWithToken(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
-  return sb.store.transaction(() => {
-    const row = sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
+  return sb.store.transaction(async () => {
+    // Locked until the commit: two payments rotating one key take turns, and the second sees the new key.
+    const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ? FOR UPDATE', merchantId, body.cardID);
     if (!row) return invalid('cardID', 'no such card');
     // cardKey and cardKeyReplace are optional (public clients send cardID alone); a key sent must match.
     if (body.cardKey !== undefined && row.card_key !== body.cardKey) return invalid('cardKey', 'does not match the stored card');
     const card = { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name };
-    const result = charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
+    const result = await charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
     // Seed §4.2: responseCode 0 or above replaces the key; below zero leaves it.
-    if (body.cardKeyReplace !== undefined && Number(result.responseCode) >= 0) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
+    if (body.cardKeyReplace !== undefined && Number(result.responseCode) >= 0) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
     return result;
   });
 }
 
-function authorisationOf(sb: Sandbox, merchantId: string, id: string): Row | undefined {
-  return sb.store.get('SELECT * FROM transactions WHERE merchant_id = ? AND id = ?', merchantId, id);
+function authorisationOf(sb: Sandbox, merchantId: string, id: string, lock = false): Promise<Row | undefined> {
+  return sb.store.get(`SELECT * FROM transactions WHERE merchant_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`, merchantId, id);
 }
 
 export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'processAuth' | 'tokenProcessCard' | 'tokenProcessAuth' | 'walletProcessCard' | 'processCapture' | 'refundCard' | 'processVoid' | 'queryCard' | 'verifyCard'> {
@@ -145,8 +146,9 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     tokenProcessAuth: ({ body }, { account }) => payWithToken(sb, 'auth', account.id, body),
 
     processCapture: ({ body }, { account }) =>
-      store.transaction(() => {
-        const auth = authorisationOf(sb, account.id, body.transactionID);
+      store.transaction(async () => {
+        // Locked until the commit: captures against one authorisation take turns (none passes its amount).
+        const auth = await authorisationOf(sb, account.id, body.transactionID, true);
         if (!auth || auth.kind !== 'auth') return numbered('invalidTransactionID');
         // transactionAmount is what the hash signs: clients send the capture's amount (ActiveMerchant) or the order's.
         if (auth.status === 'void') return numbered('alreadyReversed');
@@ -154,17 +156,17 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
         const cents = toCents(body.captureAmount);
         if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
         if (auth.captured + cents > auth.amount) return invalid('captureAmount', 'Capture amount is greater than the transaction amount');
-        const id = store.freshId('transactions', 'id', transactionId);
+        const id = await store.freshId('transactions', 'id', transactionId);
         const settled = clock.date(SETTLEMENT_DAYS);
-        store.run(
+        await store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type,
              masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, parent_id, custom, created_at)
            VALUES (?, ?, 'capture', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?, ?)`,
           id, account.id, cents, cents, auth.currency, body.transactionReferenceID ?? auth.reference, auth.product, auth.card_type, auth.masked_pan,
           auth.expiry_month, auth.expiry_year, auth.auth_code, digits(9), settled, auth.id, auth.custom, clock.timestamp(),
         );
-        store.run("UPDATE transactions SET captured = captured + ?, status = 'captured' WHERE id = ?", cents, auth.id);
-        const capture = store.get('SELECT * FROM transactions WHERE id = ?', id)!;
+        await store.run("UPDATE transactions SET captured = captured + ?, status = 'captured' WHERE id = ?", cents, auth.id);
+        const capture = (await store.get('SELECT * FROM transactions WHERE id = ?', id))!;
         return {
           responseCode: '0',
           responseMessage: 'Transaction approved',
@@ -179,44 +181,44 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       }),
 
     refundCard: ({ body }, { account }) =>
-      store.transaction(() => {
-        const original = authorisationOf(sb, account.id, body.transactionID);
+      store.transaction(async () => {
+        const original = await authorisationOf(sb, account.id, body.transactionID, true);
         if (!original || original.kind === 'refund' || original.kind === 'verify') return numbered('invalidTransactionID');
         // transactionAmount is what the hash signs: clients send the refund's amount, not the original's.
         if (original.status === 'void') return numbered('alreadyReversed');
         const cents = toCents(body.refundAmount);
         if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
         if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
-        const id = store.freshId('transactions', 'id', transactionId);
-        store.run(
+        const id = await store.freshId('transactions', 'id', transactionId);
+        await store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
              expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, parent_id, custom, created_at)
            VALUES (?, ?, 'refund', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?)`,
           id, account.id, cents, original.currency, original.reference, original.card_type, original.masked_pan, original.expiry_month, original.expiry_year,
           digits(9), digits(9), original.id, original.custom, clock.timestamp(),
         );
-        store.run("UPDATE transactions SET refunded = refunded + ?, status = 'refunded' WHERE id = ?", cents, original.id);
-        const refund = store.get('SELECT * FROM transactions WHERE id = ?', id)!;
+        await store.run("UPDATE transactions SET refunded = refunded + ?, status = 'refunded' WHERE id = ?", cents, original.id);
+        const refund = (await store.get('SELECT * FROM transactions WHERE id = ?', id))!;
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: id, authCode: refund.auth_code, authResponseCode: '00', authMessage: refund.auth_message, receiptNo: refund.receipt_no };
       }),
 
     processVoid: ({ body }, { account }) =>
-      store.transaction(() => {
+      store.transaction(async () => {
         // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
-        const auth = authorisationOf(sb, account.id, body.transactionID);
+        const auth = await authorisationOf(sb, account.id, body.transactionID, true);
         if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return numbered('invalidTransactionID');
         if (auth.status === 'void') return numbered('alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the transaction was declined');
         if (auth.kind === 'auth' && auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
         if (auth.refunded > 0) return numbered('alreadyReversed');
-        store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
+        await store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
       }),
 
-    queryCard: ({ body }, { account }) => {
-      let row = findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
+    queryCard: async ({ body }, { account }) => {
+      let row = await findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
       // A capture or a refund shares its transaction's reference: the query answers the transaction itself.
-      if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = authorisationOf(sb, account.id, row.parent_id);
+      if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = await authorisationOf(sb, account.id, row.parent_id);
       if (!row) return body.transactionID ? numbered('invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {
@@ -231,8 +233,8 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       };
     },
 
-    verifyCard: ({ body }, { account }) => {
-      const source = cardOf(sb, account.id, body);
+    verifyCard: async ({ body }, { account }) => {
+      const source = await cardOf(sb, account.id, body);
       if ('refusal' in source) return source.refusal;
       return charge(sb, account.id, { kind: 'verify', card: source.card, cardField: source.field, body });
     },

@@ -29,15 +29,15 @@ export function directDebitResult(sb: Sandbox, row: Row) {
 export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 'processDDebit' | 'queryDD'> {
   const { store, clock, notifier } = sb;
   return {
-    processDDebitAuth: ({ body }, { account }) =>
-      store.transaction(() => {
+    processDDebitAuth: async ({ body }, { account }) =>
+      store.transaction(async () => {
         const fingerprint = randomBytes(16).toString('hex');
-        store.run(
+        await store.run(
           'INSERT INTO dd_authorisations (fingerprint, merchant_id, bsb, account_number, account_name, email, notify_url, hash_salt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           fingerprint, account.id, body.paymentAccountBSB, body.paymentAccountNumber, body.paymentAccountName, body.customerEmail ?? null, body.notifyURL ?? null, body.hashSalt ?? '', clock.timestamp(),
         );
         if (body.notifyURL) {
-          notifier.directDebitOutcome(account, body.notifyURL, body.hashSalt ?? '', { transactionID: fingerprint, status: 'approved', responseCode: '0', responseMessage: ok, fingerprint, ...customEcho(customOf(body)) });
+          await notifier.directDebitOutcome(account, body.notifyURL, body.hashSalt ?? '', { transactionID: fingerprint, status: 'approved', responseCode: '0', responseMessage: ok, fingerprint, ...customEcho(customOf(body)) });
         }
         return {
           responseCode: '0',
@@ -50,25 +50,25 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
           ...customEcho(customOf(body)),
         };
       }),
-    processDDebit: ({ body }, { account }) =>
-      store.transaction(() => {
+    processDDebit: async ({ body }, { account }) =>
+      store.transaction(async () => {
         let bsb = body.paymentAccountBSB;
         let number = body.paymentAccountNumber;
         if (body.fingerprint) {
-          const auth = store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, body.fingerprint);
+          const auth = await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, body.fingerprint);
           if (!auth) return invalid('fingerprint', 'no such direct debit authorisation');
           bsb = auth.bsb;
           number = auth.account_number;
         }
-        const id = store.freshId('direct_debits', 'id', transactionId);
-        store.run(
+        const id = await store.freshId('direct_debits', 'id', transactionId);
+        await store.run(
           'INSERT INTO direct_debits (id, merchant_id, reference, amount, currency, bsb, account_number, settlement_date, custom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           id, account.id, body.transactionReferenceID ?? null, toCents(body.transactionAmount), body.transactionCurrency, bsb, number, clock.date(DIRECT_DEBIT_DAYS), customOf(body), clock.timestamp(),
         );
-        return directDebitResult(sb, store.get('SELECT * FROM direct_debits WHERE id = ?', id)!);
+        return directDebitResult(sb, (await store.get('SELECT * FROM direct_debits WHERE id = ?', id))!);
       }),
-    queryDD: ({ body }, { account }) => {
-      const row = findByIdOrReference(store, 'direct_debits', account.id, body.transactionID, body.transactionReferenceID);
+    queryDD: async ({ body }, { account }) => {
+      const row = await findByIdOrReference(store, 'direct_debits', account.id, body.transactionID, body.transactionReferenceID);
       if (!row) return body.transactionID ? invalid('transactionID', 'Invalid transactionID') : invalid('transactionReferenceID', 'no such direct debit');
       return directDebitResult(sb, row);
     },

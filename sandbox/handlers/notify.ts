@@ -11,19 +11,19 @@ type H = GatewayHandlers<HandlerContext>;
 export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
   const { store, notifier } = sb;
   return {
-    simulateNotify: ({ body }, { account }) =>
-      store.transaction(() => {
+    simulateNotify: async ({ body }, { account }) =>
+      store.transaction(async () => {
         const id = body.transactionID;
         if (!id) return refusal(-3, `Field 'transactionID' is required for ${body.event}`);
         const url = body.notifyURL;
         switch (body.event) {
           case 'directDebitOutcome': {
-            const debit = store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, id);
-            const auth = debit ? undefined : store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
+            const debit = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, id);
+            const auth = debit ? undefined : await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
             if (!debit && !auth) return invalid('transactionID', 'no such direct debit');
             const outcome = debit ? directDebitResult(sb, debit) : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
             const status = outcome.responseCode === '0' ? 'approved' : outcome.responseCode === '10' ? 'pending' : 'declined';
-            notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
+            await notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
               transactionID: id,
               status,
               responseCode: outcome.responseCode,
@@ -36,21 +36,21 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
             break;
           }
           case 'batchNotify': {
-            const batch = store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', account.id, id);
+            const batch = await store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', account.id, id);
             if (!batch) return invalid('transactionID', 'no such batch');
-            notifier.batchNotify(account, url, batchResult(store, batch));
+            await notifier.batchNotify(account, url, await batchResult(store, batch));
             break;
           }
           case 'payoutTransaction': {
-            const t = store.get('SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?', account.id, id);
+            const t = await store.get('SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?', account.id, id);
             if (!t) return invalid('transactionID', 'no such payout transaction');
-            notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
+            await notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
             break;
           }
           case 'merchantCreated': {
-            const request = store.get('SELECT * FROM merchant_requests WHERE reference = ?', id);
+            const request = await store.get('SELECT * FROM merchant_requests WHERE reference = ?', id);
             if (!request?.merchant_id) return invalid('transactionID', 'no such completed merchant request');
-            notifier.merchantCreated(account, url, { requestReference: request.reference, status: 'approved', merchantUUID: request.merchant_id });
+            await notifier.merchantCreated(account, url, { requestReference: request.reference, status: 'approved', merchantUUID: request.merchant_id });
             break;
           }
         }

@@ -23,52 +23,54 @@ const transaction = (row: Row) => ({
 
 export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' | 'updatePayId' | 'updatePayIdStatus' | 'listPayIds' | 'listPayIdTransactions' | 'refundPayIdTransaction'> {
   const { store, clock } = sb;
-  const find = (merchant: string, payId: string) => store.get('SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?', merchant, payId);
+  // lock: read to be changed (FOR UPDATE, until the commit).
+  const find = (merchant: string, payId: string, lock = false) => store.get(`SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?${lock ? ' FOR UPDATE' : ''}`, merchant, payId);
   const answer = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: record(row) });
   return {
-    createPayId: ({ body }, { account }) =>
-      store.transaction(() => {
-        if (store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
-        store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
+    createPayId: async ({ body }, { account }) =>
+      store.transaction(async () => {
+        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
+        await store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
         const w = PAYID_WELCOME_PAYMENT;
-        store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, numberToCents(w.amount), w.payerName, w.reference, clock.timestamp());
-        return answer(find(account.id, body.payId)!);
+        await store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', await store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, numberToCents(w.amount), w.payerName, w.reference, clock.timestamp());
+        return answer((await find(account.id, body.payId))!);
       }),
-    getPayId: ({ params }, { account }) => {
-      const row = find(account.id, params.payId);
+    getPayId: async ({ params }, { account }) => {
+      const row = await find(account.id, params.payId);
       return row ? answer(row) : nppInvalid('payId', 'no such PayID');
     },
-    updatePayId: ({ body, params }, { account }) =>
-      store.transaction(() => {
-        if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
-        store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, params.payId);
-        return answer(find(account.id, params.payId)!);
+    updatePayId: async ({ body, params }, { account }) =>
+      store.transaction(async () => {
+        if (!(await find(account.id, params.payId, true))) return nppInvalid('payId', 'no such PayID');
+        await store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, params.payId);
+        return answer((await find(account.id, params.payId))!);
       }),
-    updatePayIdStatus: ({ body, params }, { account }) =>
-      store.transaction(() => {
-        if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
-        store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
-        return answer(find(account.id, params.payId)!);
+    updatePayIdStatus: async ({ body, params }, { account }) =>
+      store.transaction(async () => {
+        if (!(await find(account.id, params.payId, true))) return nppInvalid('payId', 'no such PayID');
+        await store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
+        return answer((await find(account.id, params.payId))!);
       }),
-    listPayIds: (_input, { account }) => ({ responseCode: 0, responseMessage: ok, result: { payIds: store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id).map(record) } }),
-    listPayIdTransactions: ({ body, params }, { account }) => {
-      if (!find(account.id, params.payId)) return nppInvalid('payId', 'no such PayID');
-      const rows = store.all(
-        'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (? IS NULL OR substr(created_at, 1, 10) >= ?) AND (? IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
+    listPayIds: async (_input, { account }) => ({ responseCode: 0, responseMessage: ok, result: { payIds: (await store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id)).map(record) } }),
+    listPayIdTransactions: async ({ body, params }, { account }) => {
+      if (!(await find(account.id, params.payId))) return nppInvalid('payId', 'no such PayID');
+      const rows = await store.all(
+        'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) >= ?) AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
         account.id, params.payId, body.from ?? null, body.from ?? null, body.to ?? null, body.to ?? null,
       );
       return { responseCode: 0, responseMessage: ok, result: { transactions: rows.map(transaction) } };
     },
-    refundPayIdTransaction: ({ body, params }, { account }) =>
-      store.transaction(() => {
-        const row = store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ?', account.id, params.transactionId);
+    refundPayIdTransaction: async ({ body, params }, { account }) =>
+      store.transaction(async () => {
+        // Locked until the commit: refunds of one payment take turns, and none passes what it received.
+        const row = await store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, params.transactionId);
         if (!row) return nppInvalid('transactionId', 'no such payment');
         const cents = numberToCents(body.amount);
         if (cents === undefined) return nppInvalid('amount', 'must be whole cents');
         if (cents <= 0) return nppInvalid('amount', 'must be more than 0');
         if (row.refunded + cents > row.amount) return nppInvalid('amount', 'refunds would exceed the payment');
-        store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', cents, row.id);
-        return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction(store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id)!) } };
+        await store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', cents, row.id);
+        return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction((await store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id))!) } };
       }),
   };
 }

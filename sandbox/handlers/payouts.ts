@@ -18,57 +18,57 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
   const payout = (merchant: string, idOrRef: string) => store.get('SELECT * FROM payouts WHERE merchant_id = ? AND (id = ? OR reference = ?)', merchant, idOrRef, idOrRef);
   const transactions = (payoutId: string) => store.all('SELECT * FROM payout_transactions WHERE payout_id = ? ORDER BY rowid', payoutId);
   const finalStatus = (row: Row) => (JSON.parse(row.attempts) as { status: string }[]).at(-1)!.status;
-  const summary = (p: Row) => ({
+  const summary = async (p: Row) => ({
     responseCode: 0,
     responseMessage: ok,
     result: {
       payoutId: p.id,
       reference: p.reference,
       status: 'completed' as const,
-      transactions: transactions(p.id).map((t) => ({ transactionId: t.id, reference: t.reference, status: finalStatus(t) })),
+      transactions: (await transactions(p.id)).map((t) => ({ transactionId: t.id, reference: t.reference, status: finalStatus(t) })),
     },
   });
-  const transactionOf = (merchant: string, payoutId: string, idOrRef: string) => {
-    const p = payout(merchant, payoutId);
+  const transactionOf = async (merchant: string, payoutId: string, idOrRef: string) => {
+    const p = await payout(merchant, payoutId);
     return p && store.get('SELECT * FROM payout_transactions WHERE payout_id = ? AND (id = ? OR reference = ?)', p.id, idOrRef, idOrRef);
   };
   return {
-    createPayouts: ({ body }, { account }) =>
-      store.transaction(() => {
+    createPayouts: async ({ body }, { account }) =>
+      store.transaction(async () => {
         const invalidAt = body.transactions.findIndex((t) => t.transaction.bsb === INVALID_BSB);
         if (invalidAt >= 0) return nppInvalid(`transactions[${invalidAt}].transaction.bsb`, 'no such BSB');
-        const id = store.freshId('payouts', 'id', () => reference('PAY'));
-        store.run('INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.reference, body.notifyURL ?? null, clock.timestamp());
+        const id = await store.freshId('payouts', 'id', () => reference('PAY'));
+        await store.run('INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.reference, body.notifyURL ?? null, clock.timestamp());
         for (const t of body.transactions) {
           const steps = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [{ type: 'NPP' as const, status: 'approved' }];
           const attempts = steps.map((s, i) => ({ transactionId: transactionId(), status: s.status, type: s.type, createdAt: clock.timestamp(i * 2000), lastUpdated: clock.timestamp(i * 2000 + 1000) }));
-          const txId = store.freshId('payout_transactions', 'id', () => reference('PTX'));
-          store.run('INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)', txId, id, account.id, t.transaction.reference, JSON.stringify(t.payee), JSON.stringify(t.transaction), JSON.stringify(attempts));
-          if (body.notifyURL) notifier.payoutTransaction(account, body.notifyURL, id, txId, payoutRecord(store.get('SELECT * FROM payout_transactions WHERE id = ?', txId)!));
+          const txId = await store.freshId('payout_transactions', 'id', () => reference('PTX'));
+          await store.run('INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)', txId, id, account.id, t.transaction.reference, JSON.stringify(t.payee), JSON.stringify(t.transaction), JSON.stringify(attempts));
+          if (body.notifyURL) await notifier.payoutTransaction(account, body.notifyURL, id, txId, payoutRecord((await store.get('SELECT * FROM payout_transactions WHERE id = ?', txId))!));
         }
-        return summary(payout(account.id, id)!);
+        return summary((await payout(account.id, id))!);
       }),
-    getPayoutStatus: ({ params }, { account }) => {
-      const p = payout(account.id, params.payoutId);
+    getPayoutStatus: async ({ params }, { account }) => {
+      const p = await payout(account.id, params.payoutId);
       return p ? summary(p) : nppInvalid('payoutId', 'no such payout');
     },
-    resendPayoutNotifications: ({ params }, { account }) =>
-      store.transaction(() => {
-        const p = payout(account.id, params.payoutId);
+    resendPayoutNotifications: async ({ params }, { account }) =>
+      store.transaction(async () => {
+        const p = await payout(account.id, params.payoutId);
         if (!p) return nppInvalid('payoutId', 'no such payout');
         if (!p.notify_url) return nppInvalid('payoutId', 'the payout has no notifyURL');
-        const rows = transactions(p.id);
-        for (const t of rows) notifier.payoutTransaction(account, p.notify_url, p.id, t.id, payoutRecord(t));
+        const rows = await transactions(p.id);
+        for (const t of rows) await notifier.payoutTransaction(account, p.notify_url, p.id, t.id, payoutRecord(t));
         return { responseCode: 0, responseMessage: ok, result: { payoutId: p.id, queued: rows.length } };
       }),
-    getPayoutTransactionStatus: ({ params }, { account }) => {
-      const t = transactionOf(account.id, params.payoutId, params.transactionId);
+    getPayoutTransactionStatus: async ({ params }, { account }) => {
+      const t = await transactionOf(account.id, params.payoutId, params.transactionId);
       return t ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) } : nppInvalid('transactionId', 'no such payout transaction');
     },
-    getPayoutTransactionNotify: ({ params }, { account }) => {
-      const t = transactionOf(account.id, params.payoutId, params.transactionId);
+    getPayoutTransactionNotify: async ({ params }, { account }) => {
+      const t = await transactionOf(account.id, params.payoutId, params.transactionId);
       if (!t) return nppInvalid('transactionId', 'no such payout transaction');
-      const n = notifier.last('payoutTransaction', t.id);
+      const n = await notifier.last('payoutTransaction', t.id);
       if (!n) return nppInvalid('transactionId', 'no notification has been sent');
       return {
         responseCode: 0,

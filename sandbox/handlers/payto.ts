@@ -21,9 +21,10 @@ function merge(a: any, b: any): any {
 export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAgreement' | 'createPayToPayment' | 'getPayToPayment' | 'getPayToPaymentStatus' | 'searchPayToPayments'> {
   const { store, clock } = sb;
   const agreementResult = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: { agreementIdentification: row.id, status: row.status, agreement: JSON.parse(row.terms) } });
-  const agreement = (merchant: string, id: string) => store.get('SELECT * FROM agreements WHERE merchant_id = ? AND id = ?', merchant, id);
-  const record = (row: Row) => {
-    const payer = JSON.parse(store.get('SELECT payer FROM agreements WHERE id = ?', row.agreement_id)!.payer);
+  // lock: read to be changed (FOR UPDATE, until the commit): amendments and payments of one agreement take turns.
+  const agreement = (merchant: string, id: string, lock = false) => store.get(`SELECT * FROM agreements WHERE merchant_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`, merchant, id);
+  const record = async (row: Row) => {
+    const payer = JSON.parse((await store.get('SELECT payer FROM agreements WHERE id = ?', row.agreement_id))!.payer);
     return {
       id: row.id,
       agreementIdentification: row.agreement_id,
@@ -39,23 +40,23 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
   const payment = (merchant: string, agreementId: string, id: string) =>
     store.get('SELECT * FROM payto_payments WHERE merchant_id = ? AND agreement_id = ? AND id = ?', merchant, agreementId, id);
   return {
-    createAgreement: ({ body }, { account }) =>
-      store.transaction(() => {
-        const id = store.freshId('agreements', 'id', () => reference('AGR'));
-        store.run('INSERT INTO agreements (id, merchant_id, status, payer, terms, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, account.id, 'active', JSON.stringify(body.payer), JSON.stringify(body.agreement), clock.timestamp());
-        return agreementResult(agreement(account.id, id)!);
+    createAgreement: async ({ body }, { account }) =>
+      store.transaction(async () => {
+        const id = await store.freshId('agreements', 'id', () => reference('AGR'));
+        await store.run('INSERT INTO agreements (id, merchant_id, status, payer, terms, created_at) VALUES (?, ?, ?, ?, ?, ?)', id, account.id, 'active', JSON.stringify(body.payer), JSON.stringify(body.agreement), clock.timestamp());
+        return agreementResult((await agreement(account.id, id))!);
       }),
-    amendAgreement: ({ body, params }, { account }) =>
-      store.transaction(() => {
-        const row = agreement(account.id, params.agreementIdentification);
+    amendAgreement: async ({ body, params }, { account }) =>
+      store.transaction(async () => {
+        const row = await agreement(account.id, params.agreementIdentification, true);
         if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
         if (row.status === 'cancelled') return nppInvalid('agreementIdentification', 'the agreement is cancelled');
-        store.run('UPDATE agreements SET terms = ? WHERE id = ?', JSON.stringify(merge(JSON.parse(row.terms), body.agreement)), row.id);
-        return agreementResult(agreement(account.id, row.id)!);
+        await store.run('UPDATE agreements SET terms = ? WHERE id = ?', JSON.stringify(merge(JSON.parse(row.terms), body.agreement)), row.id);
+        return agreementResult((await agreement(account.id, row.id))!);
       }),
-    createPayToPayment: ({ body, params }, { account }) =>
-      store.transaction(() => {
-        const row = agreement(account.id, params.agreementIdentification);
+    createPayToPayment: async ({ body, params }, { account }) =>
+      store.transaction(async () => {
+        const row = await agreement(account.id, params.agreementIdentification, true);
         if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
         if (row.status !== 'active') return nppInvalid('agreementIdentification', `the agreement is ${row.status}`);
         const cents = numberToCents(body.transaction.amount);
@@ -64,31 +65,31 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
         if (maximum !== undefined && cents > Math.floor(maximum * 100 + 1e-6)) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
         const payer = JSON.parse(row.payer);
         const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
-        const id = store.freshId('payto_payments', 'id', transactionId);
+        const id = await store.freshId('payto_payments', 'id', transactionId);
         const t = body.transaction;
-        store.run(
+        await store.run(
           'INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, product, amount, last_payment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           id, account.id, row.id, status, t.reference, t.product ?? null, cents, t.lastPayment === undefined ? null : Number(t.lastPayment), clock.timestamp(),
         );
-        if (t.lastPayment && status === 'approved') store.run("UPDATE agreements SET status = 'cancelled' WHERE id = ?", row.id);
+        if (t.lastPayment && status === 'approved') await store.run("UPDATE agreements SET status = 'cancelled' WHERE id = ?", row.id);
         return { responseCode: 0, responseMessage: ok, result: { payer: { account: payer.account }, transaction: { id, status } } };
       }),
-    getPayToPayment: ({ params }, { account }) => {
-      const row = payment(account.id, params.agreementIdentification, params.transactionId);
-      return row ? { responseCode: 0, responseMessage: ok, result: record(row) } : nppInvalid('transactionId', 'no such payment');
+    getPayToPayment: async ({ params }, { account }) => {
+      const row = await payment(account.id, params.agreementIdentification, params.transactionId);
+      return row ? { responseCode: 0, responseMessage: ok, result: await record(row) } : nppInvalid('transactionId', 'no such payment');
     },
-    getPayToPaymentStatus: ({ params }, { account }) => {
-      const row = payment(account.id, params.agreementIdentification, params.transactionId);
+    getPayToPaymentStatus: async ({ params }, { account }) => {
+      const row = await payment(account.id, params.agreementIdentification, params.transactionId);
       return row ? { responseCode: 0, responseMessage: ok, result: { status: row.status } } : nppInvalid('transactionId', 'no such payment');
     },
-    searchPayToPayments: ({ query }, { account }) => {
-      const rows = store.all(
-        `SELECT * FROM payto_payments WHERE merchant_id = ? AND (? IS NULL OR agreement_id = ?) AND (? IS NULL OR status = ?)
-           AND (? IS NULL OR substr(created_at, 1, 10) >= ?) AND (? IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC`,
+    searchPayToPayments: async ({ query }, { account }) => {
+      const rows = await store.all(
+        `SELECT * FROM payto_payments WHERE merchant_id = ? AND (CAST(? AS TEXT) IS NULL OR agreement_id = ?) AND (CAST(? AS TEXT) IS NULL OR status = ?)
+           AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) >= ?) AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC`,
         account.id, query.agreementIdentification ?? null, query.agreementIdentification ?? null, query.status ?? null, query.status ?? null,
         query.from ?? null, query.from ?? null, query.to ?? null, query.to ?? null,
       );
-      return { responseCode: 0, responseMessage: ok, result: { payments: rows.map(record) } };
+      return { responseCode: 0, responseMessage: ok, result: { payments: await Promise.all(rows.map(record)) } };
     },
   };
 }

@@ -5,7 +5,7 @@ import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.t
 import { cardType, luhn } from '../cards.ts';
 import { invalid, ok, type Sandbox } from '../context.ts';
 import { fromCents, toCents } from '../money.ts';
-import { iterateStatement, zipCsvStream } from '../settlement-export.ts';
+import { zipCsvStream } from '../settlement-export.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
@@ -16,17 +16,17 @@ const halfUp = (cents: number, bp: number) => Math.floor((cents * bp + 5000) / 1
 export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSettlement'> {
   const { store } = sb;
   return {
-    getSurcharge: ({ body }, { account }) => {
+    getSurcharge: async ({ body }, { account }) => {
       let type: string;
       if (body.cardID) {
-        const row = store.get('SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, body.cardID);
+        const row = await store.get('SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, body.cardID);
         if (!row) return invalid('cardID', 'no such card');
         type = row.card_type;
       } else {
         if (!luhn(body.paymentCardNumber!)) return invalid('paymentCardNumber', 'fails the Luhn check');
         type = cardType(body.paymentCardNumber!);
       }
-      const rate = store.get('SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?', account.id, type);
+      const rate = await store.get('SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?', account.id, type);
       const cents = toCents(body.transactionAmount);
       const surcharge = halfUp(cents, Number(rate?.basis_points ?? 0));
       return { responseCode: '0', responseMessage: ok, transactionAmount: fromCents(cents), surchargeAmount: fromCents(surcharge), totalAmount: fromCents(cents + surcharge) };
@@ -48,13 +48,13 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
         transactionProduct: row.product ?? '',
       });
       // One query, streamed row by row into a streamed zip (settlement-export.ts): day by day, and
-      // within a day by rowid (the order rows were written), read in that order from the index on
-      // (merchant_id, settled_date), so no sort is held in memory. The statement is this export's
-      // own: a cached one would be reset by a concurrent export.
-      const statement = store.db.prepare(
+      // within a day in the order rows were written (rowid: SQLite's own, the PostgreSQL store's
+      // BIGSERIAL), read in that order from the index on (merchant_id, settled_date), so no sort is
+      // held in memory. Store.iterate reads through a snapshot of its own (SQLite) or a cursor (PostgreSQL).
+      const rows = store.iterate<Record<string, any>>(
         "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid",
+        account.id, body.settlementFrom, body.settlementTo,
       );
-      const rows = iterateStatement<Record<string, any>>(statement, [account.id, body.settlementFrom, body.settlementTo]);
       // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
       return zipCsvStream('settlement.csv', columns, rows, values, (row) => row.settled_date);
     },

@@ -19,28 +19,32 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
   // How long an access token lasts: the contract says it, on the result that carries its expiry.
   const accessTokenMs = accessTokenLifetimeMinutes * 60_000;
   /** Why a 3DS outcome cannot be given for this session: none opened for the merchant, or no card enrolled. */
-  const sessionRefusal = (merchantId: string, threeDSToken: string) => {
-    const session = store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);
+  const sessionRefusal = async (merchantId: string, threeDSToken: string) => {
+    const session = await store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);
     if (!session) return invalid('threeDSToken', 'no 3D Secure session of this merchant has it (checkEnrollment opens one)');
     return session.enrolled ? undefined : invalid('threeDSToken', 'its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)');
   };
   return {
-    getAccessToken: ({ body }, { account }) => {
-      const accessToken = store.freshId('access_tokens', 'token', () => token('at'));
+    getAccessToken: async ({ body }, { account }) => {
       const expiry = clock.timestamp(accessTokenMs);
-      store.transaction(() =>
-        store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', accessToken, account.id, body.transactionAmount, body.transactionCurrency, expiry),
-      );
+      const accessToken = await store.transaction(async () => {
+        const id = await store.freshId('access_tokens', 'token', () => token('at'));
+        await store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.transactionAmount, body.transactionCurrency, expiry);
+        return id;
+      });
       return { responseCode: '0', responseMessage: ok, accessToken, accessTokenExpiry: expiry };
     },
-    checkEnrollment: ({ body }, { account }) => {
-      const source = cardOf(sb, account.id, body);
+    checkEnrollment: async ({ body }, { account }) => {
+      const source = await cardOf(sb, account.id, body);
       if ('refusal' in source) return source.refusal;
       if (!luhn(source.card.number)) return invalid(source.field, 'fails the Luhn check');
       const type = cardType(source.card.number);
       const enrolled = type === 'visa' || type === 'mc';
-      const threeDSToken = store.freshId('three_ds_sessions', 'token', () => token('tds'));
-      store.transaction(() => store.run('INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)', threeDSToken, account.id, enrolled ? 1 : 0, clock.timestamp()));
+      const threeDSToken = await store.transaction(async () => {
+        const id = await store.freshId('three_ds_sessions', 'token', () => token('tds'));
+        await store.run('INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)', id, account.id, enrolled ? 1 : 0, clock.timestamp());
+        return id;
+      });
       return {
         responseCode: '0',
         responseMessage: ok,
@@ -49,11 +53,11 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
         ...(enrolled ? { threeDSV2Version: '2.2.0', acsURL: 'https://acs.sandbox.test/challenge', challenge: Buffer.from(JSON.stringify({ messageType: 'CReq' })).toString('base64') } : {}),
       };
     },
-    checkTDSAuth: ({ body }, { account }) =>
-      sessionRefusal(account.id, body.threeDSToken) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' },
-    checkPARes: ({ body }, { account }) =>
-      sessionRefusal(account.id, body.threeDSToken) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') },
-    queryBIN: ({ body }) => {
+    checkTDSAuth: async ({ body }, { account }) =>
+      (await sessionRefusal(account.id, body.threeDSToken)) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' },
+    checkPARes: async ({ body }, { account }) =>
+      (await sessionRefusal(account.id, body.threeDSToken)) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') },
+    queryBIN: async ({ body }) => {
       const type = cardType(`${body.cardBin}0000000000`);
       return { responseCode: '0', responseMessage: ok, cardBin: body.cardBin, cardType: type as 'visa', cardFunding: 'credit' as const, cardIssuer: 'Sandbox Bank', cardCountry: 'AU' as const };
     },

@@ -8,11 +8,11 @@ import { blacklistId, cardId, cardKey, digits } from '../ids.ts';
 type H = GatewayHandlers<HandlerContext>;
 
 /** Stores a card in the vault under a new cardID, cardKey and ivrCardID (addCard, and payframe payments sent with addCard=1). */
-export function storeCard(sb: Sandbox, merchantId: string, card: { number: string; name: string; expiryMonth: string; expiryYear: string }) {
-  const id = sb.store.freshId('cards', 'card_id', cardId);
+export async function storeCard(sb: Sandbox, merchantId: string, card: { number: string; name: string; expiryMonth: string; expiryYear: string }) {
+  const id = await sb.store.freshId('cards', 'card_id', cardId);
   const key = cardKey();
   const ivr = digits(8);
-  sb.store.run(
+  await sb.store.run(
     'INSERT INTO cards (card_id, merchant_id, card_key, ivr_card_id, name, pan_encrypted, bin, last4, fingerprint, card_type, expiry_month, expiry_year, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     id, merchantId, key, ivr, card.name, sb.vault.encrypt(card.number), card.number.slice(0, 6), card.number.slice(-4), sb.vault.fingerprint(card.number),
     cardType(card.number), card.expiryMonth, card.expiryYear, sb.clock.timestamp(),
@@ -23,8 +23,9 @@ export function storeCard(sb: Sandbox, merchantId: string, card: { number: strin
 export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 'removeCard' | 'changeExpiry' | 'addBlacklistedCard' | 'queryBlacklistedCard' | 'removeBlacklistedCard'> {
   const { store, vault, clock } = sb;
   // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
-  const stored = (merchantId: string, id: string, key: string | undefined) => {
-    const row = store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, id);
+  // lock: the row is read to be changed (FOR UPDATE, until the commit).
+  const stored = async (merchantId: string, id: string, key: string | undefined, lock = false) => {
+    const row = await store.get(`SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?${lock ? ' FOR UPDATE' : ''}`, merchantId, id);
     if (!row) return { refusal: invalid('cardID', 'no such card') };
     if (key !== undefined && row.card_key !== key) return { refusal: invalid('cardKey', 'does not match the stored card') };
     return { row };
@@ -37,13 +38,13 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
     cardExpiryYear: row.expiry_year,
   });
   return {
-    addCard: ({ body }, { account }) => {
+    addCard: async ({ body }, { account }) => {
       if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
       const card = { number: body.cardNumber, name: body.cardName, expiryMonth: body.cardExpiryMonth, expiryYear: body.cardExpiryYear };
-      return { responseCode: '0', responseMessage: ok, ...store.transaction(() => storeCard(sb, account.id, card)) };
+      return { responseCode: '0', responseMessage: ok, ...(await store.transaction(() => storeCard(sb, account.id, card))) };
     },
-    cardInfo: ({ body }, { account }) => {
-      const found = stored(account.id, body.cardID, body.cardKey);
+    cardInfo: async ({ body }, { account }) => {
+      const found = await stored(account.id, body.cardID, body.cardKey);
       if ('refusal' in found) return found.refusal;
       const row = found.row;
       return {
@@ -62,39 +63,41 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
       };
     },
     removeCard: ({ body }, { account }) =>
-      store.transaction(() => {
-        const found = stored(account.id, body.cardID, body.cardKey);
+      store.transaction(async () => {
+        const found = await stored(account.id, body.cardID, body.cardKey, true);
         if ('refusal' in found) return found.refusal;
-        store.run('DELETE FROM cards WHERE card_id = ?', body.cardID);
+        await store.run('DELETE FROM cards WHERE card_id = ?', body.cardID);
         return { responseCode: '0', responseMessage: ok };
       }),
     changeExpiry: ({ body }, { account }) =>
-      store.transaction(() => {
-        const found = stored(account.id, body.cardID, body.cardKey);
+      store.transaction(async () => {
+        const found = await stored(account.id, body.cardID, body.cardKey, true);
         if ('refusal' in found) return found.refusal;
-        store.run('UPDATE cards SET expiry_month = ?, expiry_year = ? WHERE card_id = ?', body.cardExpiryMonth, body.cardExpiryYear, body.cardID);
+        await store.run('UPDATE cards SET expiry_month = ?, expiry_year = ? WHERE card_id = ?', body.cardExpiryMonth, body.cardExpiryYear, body.cardID);
         return { responseCode: '0', responseMessage: ok };
       }),
     addBlacklistedCard: ({ body }, { account }) =>
-      store.transaction(() => {
+      store.transaction(async () => {
         if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
         const fingerprint = vault.fingerprint(body.cardNumber);
-        store.run(
+        // Added once per card and merchant (UNIQUE): a concurrent add of the same card waits on the
+        // index, inserts nothing, and reads back the entry the other one made.
+        await store.run(
           'INSERT OR IGNORE INTO blacklist (entry_id, merchant_id, fingerprint, bin, last4, expiry_month, expiry_year, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-          store.freshId('blacklist', 'entry_id', blacklistId), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
+          await store.freshId('blacklist', 'entry_id', blacklistId), account.id, fingerprint, body.cardNumber.slice(0, 6), body.cardNumber.slice(-4), body.cardExpiryMonth, body.cardExpiryYear, body.cardName,
         );
-        const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, fingerprint)!;
+        const row = (await store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, fingerprint))!;
         return { responseCode: '0', responseMessage: ok, ...entry(row) };
       }),
-    queryBlacklistedCard: ({ body }, { account }) => {
-      const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, vault.fingerprint(body.cardNumber));
+    queryBlacklistedCard: async ({ body }, { account }) => {
+      const row = await store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', account.id, vault.fingerprint(body.cardNumber));
       return row ? { responseCode: '0', responseMessage: ok, blacklisted: '1' as const, ...entry(row) } : { responseCode: '0', responseMessage: ok, blacklisted: '0' as const };
     },
     removeBlacklistedCard: ({ body }, { account }) =>
-      store.transaction(() => {
-        const row = store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND entry_id = ?', account.id, body.cardID);
+      store.transaction(async () => {
+        const row = await store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND entry_id = ? FOR UPDATE', account.id, body.cardID);
         if (!row) return invalid('cardID', 'no such blacklist entry');
-        store.run('DELETE FROM blacklist WHERE entry_id = ?', body.cardID);
+        await store.run('DELETE FROM blacklist WHERE entry_id = ?', body.cardID);
         return { responseCode: '0', responseMessage: ok };
       }),
   };

@@ -40,10 +40,12 @@ export interface GatewayOptions {
    * Runs the handler and the check of its answer as one unit of work: a store's transaction (the
    * sandbox passes its SQLite transaction). When the answer is a refusal, or breaks the contract and
    * will not be sent, the gateway throws inside it, so that the change is rolled back: a refusal
-   * stores nothing, and no refusal follows a commit. It must run `work` synchronously and rethrow what it throws after rolling back. A
-   * handler that answers with a promise is checked when the promise settles, outside the unit.
+   * stores nothing, and no refusal follows a commit. It must rethrow what `work` throws after rolling
+   * back. A handler that answers with a promise is checked when the promise settles: inside the unit
+   * when the unit waits for what `work` answers (an asynchronous store's transaction), else outside.
+   * `operationId` lets the implementation leave an operation outside any unit (a long streamed read).
    */
-  transaction?: <T>(work: () => T) => T;
+  transaction?: (work: () => unknown, operationId: string) => unknown;
 
   /** Called once per answered request (the sandbox's request log); costs nothing when absent. */
   onRequest?: (record: RequestRecord) => void;
@@ -262,23 +264,38 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
     // keeps the change it reports.
     const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);
+    let settledLater = false;
     try {
       if (options.transaction) {
-        options.transaction(() => {
+        let chain: Promise<void> | undefined;
+        const unit = options.transaction(() => {
           returned = handler.call(options.handlers, input, context);
-          if (isThenable(returned)) return;
-          answered = answer(op, auth.account, body ?? {}, returned);
-          if (rollsBack(answered)) throw new RollBack();
-        });
+          if (!isThenable(returned)) {
+            answered = answer(op, auth.account, body ?? {}, returned);
+            if (rollsBack(answered)) throw new RollBack();
+            return undefined;
+          }
+          // Checked when it settles: inside the unit when the unit waits for it (an asynchronous store).
+          settledLater = true;
+          return (chain = Promise.resolve(returned).then((value) => {
+            returned = value;
+            answered = answer(op, auth.account, body ?? {}, value, true);
+            if (rollsBack(answered)) throw new RollBack();
+          }));
+        }, target.operationId);
+        if (isThenable(unit)) yield unit;
+        else if (chain) yield chain;
       } else returned = handler.call(options.handlers, input, context);
       if (isThenable(returned)) {
         returned = yield returned;
-        // Checked now, outside any unit of work; a file answer's scan may take a while and yields.
+        settledLater = true;
+        // Checked now, outside any unit of work.
         answered = answer(op, auth.account, body ?? {}, returned, true);
-        if ('response' in answered && op.resultType !== 'application/json' && !isByteStream(answered.response.body)) {
-          const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
-          if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
-        }
+      }
+      // A file answer's scan may take a while and yields (a streamed one is scanned as it is sent).
+      if (settledLater && answered && 'response' in answered && op.resultType !== 'application/json' && !isByteStream(answered.response.body)) {
+        const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
+        if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
       }
     } catch (error) {
       if (!(error instanceof RollBack)) {

@@ -72,7 +72,7 @@ describe('payment-gateway trigger and listen', () => {
     const listening = listen(['--forward-to', hooks.replace('/hooks', '/other'), '--base', t.base, '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
     await new Promise((r) => setTimeout(r, 150));
     // A notification for another merchant's passphrase cannot be made here; a repeat can: resend the last payout's.
-    const payoutId = t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1')!.id as string;
+    const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
     await t.client.payouts.resendNotifications(payoutId);
     await listening;
     expect(lines.at(-1)).toMatch(/-> 200 OK duplicate/);

@@ -158,8 +158,8 @@ describe.each(Object.entries(notAccepted))('not accepted: %s', (id, why) => {
 
 describe('the sandbox answers as the real gateway answered the client', () => {
   let sandbox: RunningSandbox;
-  beforeAll(() => {
-    sandbox = createSandbox({ dbPath: ':memory:', env: {} });
+  beforeAll(async () => {
+    sandbox = await createSandbox({ dbPath: ':memory:', env: {} });
   });
   afterAll(() => sandbox.close());
 

@@ -30,7 +30,7 @@ const failing = (results: Result[], operationId: string, kind: string) => failed
 
 describe('npm run contract', () => {
   it('passes the sandbox: every operation, every check, no failure; and reaches most documented answers', async () => {
-    const base = await serve(createSandbox({ dbPath: ':memory:' }).server());
+    const base = await serve((await createSandbox({ dbPath: ':memory:' })).server());
     const coverage = new Coverage();
     const results = await runContract({ base, creds, coverage });
     const all = operations.map((o) => o.operationId);
@@ -63,7 +63,7 @@ describe('npm run contract', () => {
   });
 
   it('catches a buggy one: over-capture, a key that never rotates, a result that drifted from its schema', async () => {
-    const results = await runContract({ base: await serve(buggySandbox()), creds, only: ['Direct API', 'Token'] });
+    const results = await runContract({ base: await serve(await buggySandbox()), creds, only: ['Direct API', 'Token'] });
     expect(failing(results, 'processCapture', 'scenario').find((r) => !r.name.startsWith('model-based'))!.reason).toMatch(/a capture of 40.01 on 40.00 was not refused/);
     expect(failing(results, 'processCapture', 'scenario').find((r) => r.name.startsWith('model-based'))!.reason).toMatch(/Counterexample/);
     expect(failing(results, 'tokenProcessCard', 'scenario')[0]!.reason).toMatch(/the old key was accepted/);

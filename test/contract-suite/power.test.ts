@@ -12,7 +12,7 @@ const s = doc.info['x-sandbox'];
 const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partnerUUID: s.partnerUUID, partnerApiKey: s.apiKey, partnerPassphrase: s.passphrase };
 
 async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
-  const broken = brokenSandbox(b);
+  const broken = await brokenSandbox(b);
   broken.server.listen(0, '127.0.0.1');
   await once(broken.server, 'listening');
   try {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH_CSV_BYTES } from '../../sandbox/handlers/batch.ts';
 import { BATCH_HEADER, batchBody, counts, hardeningSandbox, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 describe('bounded work per request', () => {
@@ -17,13 +17,13 @@ describe('bounded work per request', () => {
     for (let at = BATCH_HEADER.length + 1; at + line.length <= csv.length; at += line.length) csv.set(line, at);
     const zip = zipSync({ 'batch.csv': csv }, { level: 9 });
     expect(zip.length).toBeLessThan(1_000_000);
-    const before = counts(sb);
+    const before = await counts(sb);
     const rss = process.memoryUsage().rss;
     const answer = await send(sb, signed('processBatch', { ...batchBody(''), batchFile: Buffer.from(zip).toString('base64') }));
     expect(answer.json).toEqual({ responseCode: '-2', responseMessage: `Field 'batchFile' is invalid: its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes` });
     // Bounded by the cap, not by the 150 MB the zip would inflate to (a loose bound: RSS is noisy).
     expect(process.memoryUsage().rss - rss).toBeLessThan(100_000_000);
-    expect(counts(sb)).toEqual(before);
+    expect(await counts(sb)).toEqual(before);
   });
 
   it('a batchFile that is not base64 is refused with -2 naming it, not a 500', async () => {
@@ -34,10 +34,10 @@ describe('bounded work per request', () => {
   });
 
   it('a card number in a batch line is refused naming batchFile, and nothing is stored', async () => {
-    const before = counts(sb);
+    const before = await counts(sb);
     const answer = await send(sb, signed('processBatch', batchBody(`${BATCH_HEADER}\nR-1,5.00,AUD,For 5555555555554444,KOCI12345678,abcdefghijklmnop\n`)));
     expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'batchFile' is invalid: line 1 must not hold a card number" });
-    expect(counts(sb)).toEqual(before);
+    expect(await counts(sb)).toEqual(before);
   });
 });
 
@@ -50,7 +50,7 @@ describe('a large batch runs in slices', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-batch-'));
     try {
       const file = path.join(dir, 'b.db');
-      let s = hardeningSandbox(file);
+      let s = await hardeningSandbox(file);
       const { cardID, cardKey } = await storedCard(s);
       const lines = Array.from({ length: 3000 }, (_, i) => `S-${i},1.00,AUD,Box,${cardID},${cardKey}`);
       const accepted = await send(s, signed('processBatch', batchBody(`${BATCH_HEADER}\n${lines.join('\n')}\n`)));
@@ -62,14 +62,14 @@ describe('a large batch runs in slices', () => {
       // Another client is answered while the batch runs.
       expect((await send(s, signed('processCard', purchase()))).json.responseCode).toBe('0');
       // Stopped half-way, restarted on the same file: the batch goes on from where it was.
-      s.close();
-      s = hardeningSandbox(file);
+      await s.close();
+      s = await hardeningSandbox(file);
       for (let i = 0; i < 400 && (await status()).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
       const done = await status();
       expect(done.status).toBe('completed');
       expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(lines.map((_, i) => `S-${i}`));
       expect(done.transactions.every((l: { responseCode: string }) => l.responseCode === '0')).toBe(true);
-      s.close();
+      await s.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -79,11 +79,11 @@ describe('a large batch runs in slices', () => {
 describe('a large settlement file is written in slices', () => {
   it('yields to the event loop while 30,000 rows are written and scanned, and holds them all', async () => {
     const { readSettlement } = await import('../../runtime/settlement.ts');
-    const s = hardeningSandbox();
+    const s = await hardeningSandbox();
     const day = '2026-11-01';
-    s.store.transaction(() => {
+    await s.store.transaction(async () => {
       for (let i = 0; i < 30_000; i++) {
-        s.store.run(
+        await s.store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
            VALUES (?, '5265f8eed6a19', 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`,
           `t-${i}`, `R-${i}`, day, `${day} 10:00:00`,
@@ -104,6 +104,6 @@ describe('a large settlement file is written in slices', () => {
     const file = readSettlement(answer.response.body as Uint8Array);
     expect(file.rows).toHaveLength(30_000);
     expect(file.rows.map((r) => r.transactionReferenceID).slice(0, 3)).toEqual(['R-0', 'R-1', 'R-2']);
-    s.close();
+    await s.close();
   });
 });

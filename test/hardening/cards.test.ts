@@ -11,7 +11,7 @@ import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 import { counts, FOREIGN_CARD, hardeningSandbox, merchant, purchase, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 const cases: [string, string, Record<string, unknown>, Record<string, string>?][] = [
@@ -28,12 +28,12 @@ const cases: [string, string, Record<string, unknown>, Record<string, string>?][
 describe('card numbers are never stored or returned in clear', () => {
   for (const [operationId, field, body] of cases) {
     it(`${operationId}: a card number in ${field} is refused with -2 naming it, and nothing is stored`, async () => {
-      const before = counts(sb);
+      const before = await counts(sb);
       const answer = await send(sb, signed(operationId, body));
       expect(answer.status).toBe(200);
       expect(Number(answer.json.responseCode), answer.json.responseMessage).toBe(-2);
       expect(answer.json.responseMessage).toBe(`Field '${field}' is invalid: must not hold a card number`);
-      expect(counts(sb)).toEqual(before);
+      expect(await counts(sb)).toEqual(before);
     });
   }
 
@@ -64,11 +64,11 @@ describe('card numbers are never stored or returned in clear', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-modes-'));
     try {
       const file = path.join(dir, 'data', 'sandbox.db');
-      const s = hardeningSandbox(file);
+      const s = await hardeningSandbox(file);
       await send(s, signed('processCard', purchase()));
       for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.key`]) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
       expect((statSync(path.dirname(file)).mode & 0o077).toString(8)).toBe('0');
-      s.close();
+      await s.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,13 +1,14 @@
 // Finding: an answer that broke the contract was found only after its change had been committed
 // (a card number in custom1: purchase stored, then 500; every later queryCard of it 500). The
 // handler and the check of its answer now run in one store transaction.
+import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
 import { counts, hardeningSandbox, purchase, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 describe('an answer is checked before its change is committed', () => {
@@ -59,23 +60,23 @@ describe('an answer is checked before its change is committed', () => {
 
   it('a store constraint failure is a refusal naming the field, not a 500', async () => {
     // A constraint no handler foresees, as a trigger raises it: the store answers as for a duplicate.
-    sb.store.db.exec("CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;");
+    (sb.store as SqliteStore).database.db.exec("CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;");
     try {
-      const before = counts(sb);
+      const before = await counts(sb);
       const answer = await send(sb, signed('createPayId', { payId: 'race@merchant.payid.test', name: 'Jane' }));
       expect(answer.status).toBeLessThan(300);
       expect(answer.json).toEqual({ responseCode: -2, responseMessage: "Field 'payId' is invalid: conflicts with a stored record" });
-      expect(counts(sb)).toEqual(before);
+      expect(await counts(sb)).toEqual(before);
     } finally {
-      sb.store.db.exec('DROP TRIGGER refuse_payids');
+      (sb.store as SqliteStore).database.db.exec('DROP TRIGGER refuse_payids');
     }
   });
 
   it('a purchase whose answer would carry a card number is not stored', async () => {
-    const before = counts(sb);
+    const before = await counts(sb);
     const answer = await send(sb, signed('processCard', purchase({ custom1: '4564710000000004' })));
     expect(Number(answer.json.responseCode), answer.json.responseMessage).toBeLessThan(0);
-    expect(counts(sb)).toEqual(before);
+    expect(await counts(sb)).toEqual(before);
   });
 });
 

@@ -5,7 +5,7 @@ import { parseCsv, readSettlement } from '../../runtime/settlement.ts';
 import { csvField } from '../../sandbox/csv.ts';
 import { BATCH_HEADER, batchBody, hardeningSandbox, purchase, send, signed, storedCard } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 describe('CSV the sandbox writes', () => {

@@ -73,7 +73,7 @@ describe('durability and races', () => {
   });
 
   it('200 token purchases at once with one cardKey: exactly one is processed; 200 captures never exceed the authorisation', async () => {
-    const sb = hardeningSandbox();
+    const sb = await hardeningSandbox();
     const { cardID, cardKey } = await storedCard(sb);
     const tokenPurchase = (i: number) => signed('tokenProcessCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', cardID, cardKey, cardKeyReplace: `Replaced${String(i).padStart(8, '0')}`, hash: 'x' });
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => send(sb, tokenPurchase(i))));
@@ -82,7 +82,7 @@ describe('durability and races', () => {
     const capture = () => send(sb, buildRequest(operation('processCapture'), { body: signedCapture(auth.transactionID) }));
     const captures = await Promise.all(Array.from({ length: 200 }, capture));
     expect(captures.filter((c) => c.json.responseCode === '0')).toHaveLength(100);
-    sb.close();
+    await sb.close();
   });
 });
 

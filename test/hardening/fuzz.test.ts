@@ -5,6 +5,7 @@
 // of the time, so that many reach the handlers. Asserted for every request: no 5xx; no card number
 // in the answer (JSON, CSV or zip); a refusal changes no table's row count. At the end: no card
 // number in any file the store wrote, and the process still answers.
+import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -24,7 +25,7 @@ const SEED = 20261123;
 const RUNS_PER_OPERATION = 60;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-fuzz-'));
-const sb = hardeningSandbox(path.join(dir, 'fuzz.db'));
+const sb = await hardeningSandbox(path.join(dir, 'fuzz.db'));
 const server = sb.server();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 let port = 0;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
   // State for the examples' identifiers to meet, so that mutated requests reach deep into handlers.
-  sb.store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', SANDBOX_ACCESS_TOKEN, merchant.merchantUUID, '10.00', 'AUD', '2999-01-01 00:00:00');
+  await sb.store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', SANDBOX_ACCESS_TOKEN, merchant.merchantUUID, '10.00', 'AUD', '2999-01-01 00:00:00');
   await storedCard(sb);
   await send(sb, signed('processCard', purchase()));
   await send(sb, signed('createPayId', { payId: 'jane-1001@merchant.payid.test', name: 'Jane Citizen', reference: 'CUST-1001' }));
@@ -43,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   agent.destroy();
   await new Promise((resolve) => server.close(resolve));
-  sb.close();
+  await sb.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -216,7 +217,7 @@ describe('hostile input over every operation (seeded)', () => {
       for (let r = 0; r < RUNS_PER_OPERATION; r++) {
         const [m, sign] = plan[i++]!;
         const raw = hostile(op, m, sign);
-        const before = counts(sb);
+        const before = await counts(sb);
         let answer: Awaited<ReturnType<typeof request>>;
         try {
           answer = await request(raw);
@@ -244,7 +245,7 @@ describe('hostile input over every operation (seeded)', () => {
           stats.leaks++;
           failures.push(`${op.operationId} ${m.kind}: card number in the answer`);
         }
-        if (refused && JSON.stringify(counts(sb)) !== JSON.stringify(before)) {
+        if (refused && JSON.stringify(await counts(sb)) !== JSON.stringify(before)) {
           stats.storedByRefusal++;
           failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`);
         }
@@ -258,7 +259,7 @@ describe('hostile input over every operation (seeded)', () => {
   it('the process still answers, and no file of the store holds a card number', async () => {
     const ok = await request({ verb: 'GET', url: '/openapi.json', headers: {} });
     expect(ok.status).toBe(200);
-    sb.store.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    (sb.store as SqliteStore).database.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     for (const file of readdirSync(dir)) {
       const bytes = readFileSync(path.join(dir, file)).toString('latin1');
       expect(findCardNumber(bytes), file).toBe(false);

@@ -10,7 +10,7 @@ vi.mock('node:crypto', async (original) => {
 });
 
 const { counts, hardeningSandbox, merchant, send, signed } = await import('./support.ts');
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 describe('identifiers never collide', () => {
@@ -24,7 +24,7 @@ describe('identifiers never collide', () => {
     expect(first.json.cardID).toBe('KOCI12345678');
     expect(second.json.responseCode).toBe('0');
     expect(second.json.cardID).not.toBe(first.json.cardID);
-    expect(counts(sb).cards).toBe(2);
+    expect((await counts(sb)).cards).toBe(2);
   });
 
   it('a blacklist identifier drawn twice is drawn again, not a 500', async () => {
@@ -36,6 +36,6 @@ describe('identifiers never collide', () => {
     expect(second.status).toBe(200);
     expect(second.json.responseCode, second.json.responseMessage).toBe('0');
     expect(second.json.cardID).not.toBe(first.json.cardID);
-    expect(counts(sb).blacklist).toBe(2);
+    expect((await counts(sb)).blacklist).toBe(2);
   });
 });

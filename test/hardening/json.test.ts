@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findDuplicateKey, parseJson } from '../../server-stubs/core/json.ts';
 import { hardeningSandbox, purchase, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 
 describe('request bodies as JSON', () => {
   it('a key sent twice is refused with -2 naming it, at any depth', async () => {

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { counts, hardeningSandbox, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
+const sb = await hardeningSandbox();
 afterAll(() => sb.close());
 
 /** A JSON request whose body text is given as is (1e309 cannot be written by JSON.stringify). */
@@ -39,21 +39,21 @@ describe('money is exact, and numbers out of range are refused', () => {
   });
 
   it('a PayTo maximum of 1e309 is refused with -2 naming the field, and nothing is stored', async () => {
-    const before = counts(sb);
+    const before = await counts(sb);
     const text = '{"payer":{"name":"Jane Citizen","account":{"name":"Jane Citizen","bsb":"802950","accountNumber":"123321"}},"agreement":{"arrangement":"Gym","payment":{"type":"BALN","frequency":"ADHO","maximum":1e309,"pointInTime":4}}}';
     const answer = await send(sb, raw('createAgreement', text));
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ responseCode: -2, responseMessage: expect.stringContaining("'agreement.payment.maximum'") });
-    expect(counts(sb)).toEqual(before);
+    expect(await counts(sb)).toEqual(before);
   });
 
   it('a payout amount of 1e309 is refused with -2 naming the field, and nothing is stored', async () => {
-    const before = counts(sb);
+    const before = await counts(sb);
     const text = '{"reference":"PO-1","transactions":[{"payee":{"name":"Sam"},"transaction":{"reference":"PO-1-1","amount":1e309,"bsb":"802950","accNumber":"123321"}}]}';
     const answer = await send(sb, raw('createPayouts', text));
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ responseCode: -2, responseMessage: expect.stringContaining("'transactions[0].transaction.amount'") });
-    expect(counts(sb)).toEqual(before);
+    expect(await counts(sb)).toEqual(before);
   });
 
   it('a PayTo payment is compared with the maximum in whole cents', async () => {
@@ -71,7 +71,7 @@ describe('migration v3', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
-    const { SqliteDatabase: Store } = await import('../../sandbox/store.ts');
+    const { SqliteDatabase: Store, MIGRATIONS } = await import('../../sandbox/store.ts');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-v2-'));
     try {
       const file = path.join(dir, 'v2.db');
@@ -86,7 +86,7 @@ describe('migration v3', () => {
         PRAGMA user_version = 2;`);
       old.close();
       const store = new Store(file);
-      expect(store.schemaVersion).toBe(6);
+      expect(store.schemaVersion).toBe(MIGRATIONS.length);
       expect(store.get('SELECT amount FROM payto_payments')).toEqual({ amount: 2550 });
       expect(store.get('SELECT amount, refunded FROM payid_transactions')).toEqual({ amount: 4200, refunded: 23 });
       store.close();

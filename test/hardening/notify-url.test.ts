@@ -4,11 +4,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mayNotify, urlRefusal } from '../../sandbox/url-policy.ts';
 import { counts, hardeningSandbox, merchant, send, signed } from './support.ts';
 
-const sb = hardeningSandbox();
-const open = hardeningSandbox(':memory:', { PGW_SANDBOX_NOTIFY_PRIVATE: 'allow' });
-afterAll(() => {
-  sb.close();
-  open.close();
+const sb = await hardeningSandbox();
+const open = await hardeningSandbox(':memory:', { PGW_SANDBOX_NOTIFY_PRIVATE: 'allow' });
+afterAll(async () => {
+  await sb.close();
+  await open.close();
 });
 
 const ddAuth = (notifyURL: string) => signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL, urlHash: 'x', hash: 'x' });
@@ -17,13 +17,13 @@ const payout = (notifyURL: string) => signed('createPayouts', { reference: 'PO-1
 describe('notification URL policy', () => {
   for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.5/hook', 'https://192.168.1.10/', 'http://[fe80::1]/x', 'http://[::ffff:10.0.0.1]/', 'http://0.0.0.0:80/']) {
     it(`refuses ${url} with -2 naming the field, storing nothing`, async () => {
-      const before = counts(sb);
+      const before = await counts(sb);
       const dd = await send(sb, ddAuth(url));
       expect(dd.json.responseCode).toBe('-2');
       expect(dd.json.responseMessage).toMatch(/^Field 'notifyURL' is invalid: must not point to /);
       const po = await send(sb, payout(url));
       expect(po.json.responseCode).toBe(-2);
-      expect(counts(sb)).toEqual(before);
+      expect(await counts(sb)).toEqual(before);
     });
   }
 

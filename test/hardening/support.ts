@@ -10,7 +10,7 @@ import { counts } from '../sandbox/support.ts';
 
 export { counts };
 
-export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {}): RunningSandbox {
+export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
   const sent: string[] = [];
   const fetch = async (url: string) => {
     sent.push(url);

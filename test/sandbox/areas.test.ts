@@ -13,6 +13,7 @@ import { canonicalJson, computeHash } from '../../runtime/signing.ts';
 import { parseCsv, readSettlement } from '../../runtime/settlement.ts';
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import { createSandbox } from '../../sandbox/index.ts';
+import { MIGRATIONS } from '../../sandbox/store.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 import { validatorFor } from '../support/contract.ts';
 
@@ -62,12 +63,12 @@ describe('access tokens, 3D Secure and surcharges', () => {
   it('gives a 3DS outcome only for a session checkEnrollment opened for this merchant, with an enrolled card', async () => {
     const { accessToken } = (await t.client.getAccessToken({ transactionAmount: '9.00', transactionCurrency: 'AUD' })) as { accessToken: string };
     const amex = { paymentCardNumber: '376000000000006', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen' };
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     const threeDSToken = 'tds0000000000000000';
     for (const unknown of [await t.client.checkTDSAuth({ accessToken, threeDSToken, ...amex } as never), await t.client.checkPARes({ accessToken, threeDSToken, paRes: 'eJzVWFmTo7gS' } as never)]) {
       expect(unknown).toEqual({ responseCode: '-2', responseMessage: "Field 'threeDSToken' is invalid: no 3D Secure session of this merchant has it (checkEnrollment opens one)" });
     }
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
     const notEnrolled = (await t.client.checkEnrollment({ accessToken, transactionAmount: '9.00', transactionCurrency: 'AUD', ...amex } as never)) as { enrolled: string; threeDSToken: string };
     expect(notEnrolled.enrolled).toBe('N');
     const refused = await t.client.checkTDSAuth({ accessToken, threeDSToken: notEnrolled.threeDSToken, ...amex } as never);
@@ -179,9 +180,9 @@ describe('PayTo', () => {
     expect(paid.result.transaction.status).toBe('approved');
     expect(await t.client.payto.getPaymentStatus(id, paid.result.transaction.id)).toEqual({ responseCode: 0, responseMessage: 'Operation successful', result: { status: 'approved' } });
     expect((await t.client.payto.getPayment(id, paid.result.transaction.id)) as object).toMatchObject({ result: { reference: 'PT-1', amount: 25.5, agreementIdentification: id } });
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     expect(await t.client.payto.createPayment(id, { payer: { name: 'Jane' }, transaction: { reference: 'PT-2', amount: 100.01 } })).toEqual({ responseCode: -2, responseMessage: "Field 'transaction.amount' is invalid: above the agreement's maximum of 100" });
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
     expect((await t.client.payto.amendAgreement(id, { agreement: { payment: { maximum: 200 } } })) as object).toMatchObject({ result: { agreement: { payment: { type: 'BALN', maximum: 200 } } } });
     expect(((await t.client.payto.searchPayments({ agreementIdentification: id })) as { result: { payments: unknown[] } }).result.payments).toHaveLength(1);
   });
@@ -205,6 +206,16 @@ describe('PayID', () => {
     expect(((await t.client.payid.updateStatus('jane-9@merchant.payid.test', { status: 'Disabled' })) as { result: { status: string } }).result.status).toBe('Disabled');
     expect((await t.client.payid.create({ payId: 'jane-9@merchant.payid.test', name: 'Again' })).responseMessage).toBe("Field 'payId' is invalid: already registered");
   });
+
+  it('30 refunds of 5.00 at once against a 42.00 payment: 8 approved, the rest refused, 40.00 refunded', async () => {
+    await t.client.payid.create({ payId: 'race-1@merchant.payid.test', name: 'Race' });
+    const received = (await t.client.payid.listTransactions('race-1@merchant.payid.test', {})) as { result: { transactions: { transactionId: string }[] } };
+    const id = received.result.transactions[0]!.transactionId;
+    const refunds = await Promise.all(Array.from({ length: 30 }, () => t.client.payid.refundTransaction(id, { amount: 5 })));
+    expect(refunds.filter((r) => r.responseCode === 0)).toHaveLength(8);
+    expect(refunds.filter((r) => r.responseCode === -2)).toHaveLength(22);
+    expect((await t.sandbox.store.get('SELECT refunded FROM payid_transactions WHERE id = ?', id))!.refunded).toBe(4000);
+  });
 });
 
 describe('payouts', () => {
@@ -225,9 +236,9 @@ describe('payouts', () => {
       expect(validatorFor('#/components/schemas/PayoutTransactionNotification')(n.body)).toBe(true);
     }
     expect((await t.client.payouts.getTransactionNotify(created.result.payoutId, created.result.transactions[0]!.transactionId)) as object).toMatchObject({ result: { delivered: true, attempts: 1 } });
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     expect((await t.client.payouts.create({ reference: 'PO-X', transactions: [{ payee: { name: 'X' }, transaction: { reference: 'X', amount: 1, bsb: '111111', accNumber: '123321' } }] })).responseMessage).toBe("Field 'transactions[0].transaction.bsb' is invalid: no such BSB");
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
   });
 
   it('retries an undelivered notification with backoff on the sandbox clock', async () => {
@@ -236,10 +247,10 @@ describe('payouts', () => {
       await failing.client.payouts.create({ reference: 'R', notifyURL: 'https://down.test/', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'R-1', amount: 1, bsb: '802950', accNumber: '123321' } }] });
       await failing.sandbox.notifier.deliverDue();
       expect(await failing.sandbox.notifier.deliverDue()).toBe(0);
-      expect(failing.sandbox.notifier.all()[0]).toMatchObject({ attempts: 1, delivered: 0, last_status: 503 });
+      expect((await failing.sandbox.notifier.all())[0]).toMatchObject({ attempts: 1, delivered: 0, last_status: 503 });
       failing.sandbox.clock.advance(61_000);
       await failing.sandbox.notifier.deliverDue();
-      expect(failing.sandbox.notifier.all()[0]).toMatchObject({ attempts: 2 });
+      expect((await failing.sandbox.notifier.all())[0]).toMatchObject({ attempts: 2 });
     } finally {
       await failing.close();
     }
@@ -265,7 +276,7 @@ describe('the store', () => {
       const added = (await first.client.token.addCard({ cardName: 'Kept', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
       await first.close();
       const second = await startSandbox({ dbPath: path.join(dir, 'sandbox.db') });
-      expect(second.sandbox.store.schemaVersion).toBe(6);
+      expect(await second.sandbox.store.schemaVersion).toBe(MIGRATIONS.length);
       expect((await second.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey })).responseCode).toBe('0');
       expect((await second.client.token.processCard({ cardID: added.cardID, cardKey: added.cardKey, cardKeyReplace: 'AfterRestart0001', transactionAmount: '2.00', transactionCurrency: 'AUD', transactionProduct: 'x' })).responseCode).toBe('0');
       await second.close();
@@ -274,10 +285,10 @@ describe('the store', () => {
     }
   });
 
-  it('seeds its merchant and partner from the environment', () => {
-    const s = createSandbox({ dbPath: ':memory:', env: { PGW_SANDBOX_MERCHANT_UUID: 'abc1234567890', PGW_SANDBOX_API_KEY: 'key12345', PGW_SANDBOX_PASSPHRASE: 'pp', PGW_SANDBOX_PARTNER_UUID: 'def1234567890' } });
-    expect(s.store.get("SELECT id, api_key, passphrase FROM accounts WHERE kind = 'merchant'")).toMatchObject({ id: 'abc1234567890', api_key: 'key12345', passphrase: 'pp' });
-    expect(s.store.get("SELECT id FROM accounts WHERE kind = 'partner'")).toMatchObject({ id: 'def1234567890' });
-    s.close();
+  it('seeds its merchant and partner from the environment', async () => {
+    const s = await createSandbox({ dbPath: ':memory:', env: { PGW_SANDBOX_MERCHANT_UUID: 'abc1234567890', PGW_SANDBOX_API_KEY: 'key12345', PGW_SANDBOX_PASSPHRASE: 'pp', PGW_SANDBOX_PARTNER_UUID: 'def1234567890' } });
+    expect(await s.store.get("SELECT id, api_key, passphrase FROM accounts WHERE kind = 'merchant'")).toMatchObject({ id: 'abc1234567890', api_key: 'key12345', passphrase: 'pp' });
+    expect(await s.store.get("SELECT id FROM accounts WHERE kind = 'partner'")).toMatchObject({ id: 'def1234567890' });
+    await s.close();
   });
 });

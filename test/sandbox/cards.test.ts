@@ -34,10 +34,10 @@ describe('card purchases', () => {
   });
 
   it('refuses a number that fails the Luhn check, and stores nothing', async () => {
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     const r = await purchase({ paymentCardNumber: '4564710000000005' });
     expect(r).toEqual({ responseCode: '-2', responseMessage: "Field 'paymentCardNumber' is invalid: fails the Luhn check" });
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
   });
 
   it('declines a blacklisted card', async () => {
@@ -58,9 +58,9 @@ describe('authorise → capture → refund → void', () => {
     const id = (auth as { transactionID: string }).transactionID;
     const capture = (amount: string) => t.client.processCapture({ transactionID: id, transactionAmount: '50.00', transactionCurrency: 'AUD', captureAmount: amount });
     expect((await capture('30.00')).responseCode).toBe('0');
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     expect(await capture('20.01')).toEqual({ responseCode: '-2', responseMessage: "Field 'captureAmount' is invalid: Capture amount is greater than the transaction amount" });
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
     expect((await capture('20.00')).responseCode).toBe('0');
     expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ transactionStatus: 'captured', capturedAmount: '50.00', refundedAmount: '0.00', transactionType: 'auth' });
     const refund = (amount: string) => t.client.refundCard({ transactionID: id, transactionAmount: '50.00', transactionCurrency: 'AUD', refundAmount: amount });
@@ -68,6 +68,19 @@ describe('authorise → capture → refund → void', () => {
     expect((await refund('5.01')).responseMessage).toBe("Field 'refundAmount' is invalid: Refund amount is greater than the amount captured");
     expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ transactionStatus: 'refunded', refundedAmount: '45.00' });
     expect((await t.client.processVoid({ transactionID: id })).responseCode).toBe('-2');
+  });
+
+  it('60 captures of 1.00 at once against 25.00 authorised: 25 approved, 35 refused, 25.00 captured; 40 refunds of 1.00 stop at 25.00', async () => {
+    const auth = (await t.client.processAuth({ transactionAmount: '25.00', transactionCurrency: 'AUD', transactionProduct: 'CaptureRace', ...customer, ...card.visa } as never)) as { transactionID: string };
+    const id = auth.transactionID;
+    const captures = await Promise.all(Array.from({ length: 60 }, () => t.client.processCapture({ transactionID: id, transactionAmount: '25.00', transactionCurrency: 'AUD', captureAmount: '1.00' })));
+    expect(captures.filter((r) => r.responseCode === '0')).toHaveLength(25);
+    expect(captures.filter((r) => r.responseCode === '-2')).toHaveLength(35);
+    expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ capturedAmount: '25.00' });
+    expect((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE parent_id = ? AND kind = 'capture'", id))!.n).toBe(25);
+    const refunds = await Promise.all(Array.from({ length: 40 }, () => t.client.refundCard({ transactionID: id, transactionAmount: '25.00', transactionCurrency: 'AUD', refundAmount: '1.00' })));
+    expect(refunds.filter((r) => r.responseCode === '0')).toHaveLength(25);
+    expect(await t.client.queryCard({ transactionID: id })).toMatchObject({ refundedAmount: '25.00' });
   });
 
   it('voids an uncaptured authorisation once', async () => {
@@ -99,9 +112,9 @@ describe('the vault', () => {
     const added = (await t.client.token.addCard({ cardName: 'Jane Citizen', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
     const buy = (key: string, replace: string, amount = '15.00') =>
       t.client.token.processCard({ cardID: added.cardID, cardKey: key, cardKeyReplace: replace, transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Plan' });
-    const before = counts(t.sandbox);
+    const before = await counts(t.sandbox);
     expect((await buy('WrongKey00000000', 'NewKey0000000001')).responseMessage).toBe("Field 'cardKey' is invalid: does not match the stored card");
-    expect(counts(t.sandbox)).toEqual(before);
+    expect(await counts(t.sandbox)).toEqual(before);
     expect((await buy(added.cardKey, 'NewKey0000000001')).responseCode).toBe('0');
     expect((await buy(added.cardKey, 'NewKey0000000002')).responseCode).toBe('-2');
     // A decline (code above 0) is processed: the key is replaced too (seed §4.2).
@@ -155,14 +168,14 @@ describe('the vault', () => {
     expect(results.filter((r) => r.responseCode === '-2')).toHaveLength(49);
     const winner = `Race${String(processed[0]![1]).padStart(12, '0')}`;
     expect((await t.client.token.cardInfo({ cardID: added.cardID, cardKey: winner })).responseCode).toBe('0');
-    const rows = t.sandbox.store.all("SELECT * FROM transactions WHERE product = 'Race'");
+    const rows = await t.sandbox.store.all("SELECT * FROM transactions WHERE product = 'Race'");
     expect(rows).toHaveLength(1);
   });
 
   it('keeps card numbers encrypted at rest and never stores the security code', async () => {
     await t.client.token.addCard({ cardName: 'Secret', cardNumber: '5123456789012346', cardExpiryMonth: '05', cardExpiryYear: '30' });
     await t.client.processCard({ transactionAmount: '3.00', transactionCurrency: 'AUD', transactionProduct: 'CSC', ...customer, paymentCardNumber: '5123456789012346', paymentCardExpiry: '0530', paymentCardName: 'S', paymentCardCSC: '123' } as never);
-    const dump = JSON.stringify(t.sandbox.store.all("SELECT * FROM cards")) + JSON.stringify(t.sandbox.store.all('SELECT * FROM transactions'));
+    const dump = JSON.stringify(await t.sandbox.store.all("SELECT * FROM cards")) + JSON.stringify(await t.sandbox.store.all('SELECT * FROM transactions'));
     expect(dump).not.toContain('5123456789012346');
     expect(dump).not.toMatch(/"123"/);
   });

@@ -65,12 +65,12 @@ describe('the clock', () => {
     const token = (await t.client.getAccessToken({ transactionAmount: '1.00', transactionCurrency: 'AUD' } as never)) as { responseCode: string; token?: string; accessToken?: string };
     expect(token.responseCode).toBe('0');
     const value = token.accessToken ?? token.token!;
-    const expires = t.sandbox.store.get('SELECT expires_at FROM access_tokens WHERE token = ?', value)!.expires_at as string;
+    const expires = (await t.sandbox.store.get('SELECT expires_at FROM access_tokens WHERE token = ?', value))!.expires_at as string;
     expect(t.sandbox.gateway === undefined).toBe(false);
     const live = () => t.sandbox.store.get('SELECT 1 AS ok FROM access_tokens WHERE token = ? AND expires_at > ?', value, t.sandbox.clock.timestamp());
-    expect(live()).toBeTruthy();
+    expect(await live()).toBeTruthy();
     await control.advanceClock({ seconds: Math.ceil((Date.parse(`${expires.replace(' ', 'T')}Z`) - t.sandbox.clock.now().getTime()) / 1000) + 1 });
-    expect(live()).toBeFalsy();
+    expect(await live()).toBeFalsy();
   });
 
   it('refuses a bad move, naming the field and the rule, and changes nothing', async () => {
@@ -156,12 +156,12 @@ describe('notifications and deliveries', () => {
 
 describe('reset', () => {
   it('deletes what the merchant did and keeps the account, which still transacts', async () => {
-    const other = t.sandbox.store.all('SELECT count(*) AS n FROM accounts');
+    const other = await t.sandbox.store.all('SELECT count(*) AS n FROM accounts');
     const result = await control.resetMerchant(t.sandbox.seed.merchantUUID);
     expect(result.deleted.transactions).toBeGreaterThan(0);
-    const left = counts(t.sandbox);
+    const left = await counts(t.sandbox);
     for (const table of ['transactions', 'direct_debits', 'payouts', 'payout_transactions', 'notifications', 'cards']) expect(left[table], table).toBe(0);
-    expect(t.sandbox.store.all('SELECT count(*) AS n FROM accounts')).toEqual(other);
+    expect(await t.sandbox.store.all('SELECT count(*) AS n FROM accounts')).toEqual(other);
     expect((await t.client.processCard(purchase('AFTER-RESET'))).responseCode).toBe('0');
     expect(await refusalOf(control.resetMerchant('someoneelse00'))).toBe("-2 Field 'merchantUUID' is invalid: a merchant resets its own data only");
   });

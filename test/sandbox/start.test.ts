@@ -28,11 +28,11 @@ const oneLine = (r: ReturnType<typeof start>, text: string | RegExp) => {
 
 /** A database that holds a card, made with this key. */
 async function databaseWithCard(file: string, key: Buffer): Promise<void> {
-  const sandbox = createSandbox({ dbPath: file, env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
+  const sandbox = await createSandbox({ dbPath: file, env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
   const body = JSON.stringify(doc.components.examples.addCard.value);
   const answer = await sandbox.gateway.handle({ verb: 'POST', url: '/token', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' }, body });
   expect(JSON.parse(answer.body as string).responseCode).toBe('0');
-  sandbox.close();
+  await sandbox.close();
 }
 
 describe('npm start, before it listens', () => {
@@ -57,9 +57,9 @@ describe('npm start, before it listens', () => {
     oneLine(start(['--db', file]), `cannot open the database ${file}: file is not a database`);
   });
 
-  it('refuses a database damaged inside, which opens but fails where the damage is', () => {
+  it('refuses a database damaged inside, which opens but fails where the damage is', async () => {
     const file = path.join(dir, 'inside.db');
-    createSandbox({ dbPath: file, env: {} }).close();
+    await (await createSandbox({ dbPath: file, env: {} })).close();
     const fd = openSync(file, 'r+');
     writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 4096 * 3);
     closeSync(fd);
@@ -77,7 +77,7 @@ describe('npm start, before it listens', () => {
 
   it('shows the stored credentials, and warns when the environment asks for others', async () => {
     const file = path.join(dir, 'accounts.db');
-    createSandbox({ dbPath: file, env: {} }).close();
+    await (await createSandbox({ dbPath: file, env: {} })).close();
     const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' } });
     let out = '';
     await new Promise<void>((resolve, reject) => {

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { createSandbox } from '../../sandbox/index.ts';
+import { merchant, purchase, send, signed } from '../hardening/support.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
@@ -287,6 +288,87 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
   }, 60_000);
 });
 
-it('the sandbox refuses a PostgreSQL PGW_DB in one line instead of taking it for a file name (its handlers are not on the async store yet)', () => {
-  expect(() => createSandbox({ dbPath: 'postgres://postgres@127.0.0.1:5432/sandbox' })).toThrow(/does not serve PostgreSQL yet/);
+describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  it('a sandbox started with PGW_DB=postgres://… answers a purchase, stores it there, and a second instance on the database shares its vault key', async () => {
+    const url = await freshDatabase();
+    const first = await createSandbox({ env: { PGW_DB: url } });
+    const second = await createSandbox({ env: { PGW_DB: url } });
+    try {
+      expect(first.store.kind).toBe('postgres');
+      const paid = await send(first, signed('processCard', purchase({ transactionReferenceID: 'PG-1' })));
+      expect(paid.json).toMatchObject({ responseCode: '0', transactionReferenceID: 'PG-1' });
+      // The other instance reads what the first stored: one database.
+      const queried = await send(second, signed('queryCard', { method: 'queryCard', ...merchant, transactionID: paid.json.transactionID }));
+      expect(queried.json).toMatchObject({ responseCode: '0', transactionID: paid.json.transactionID, transactionStatus: 'approved' });
+      // A card the first stores opens with the second's key: one vault key, kept in the database (no PGW_SANDBOX_DATA_KEY here).
+      const added = await send(first, signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }));
+      expect(added.json.responseCode).toBe('0');
+      const stored = await second.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards WHERE card_id = ?', added.json.cardID);
+      expect(second.vault.decrypt(stored!.pan_encrypted)).toBe('4564710000000004');
+      expect(await second.store.all('SELECT name FROM sandbox_keys')).toEqual([{ name: 'vault' }]);
+    } finally {
+      await first.close();
+      await second.close();
+      await dropDatabase(url);
+    }
+  });
+
+  it("the control API's clock and forced outcomes are shared: set on one instance, the others answer by them", async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await createSandbox({ env: { PGW_DB: url }, control: true }), await createSandbox({ env: { PGW_DB: url }, control: true })];
+    const servers = [a.server(), b.server()];
+    try {
+      const [baseA, baseB] = await Promise.all(
+        servers.map((server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))),
+      );
+      const auth = { authorization: `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}` };
+      const debit = await send(b, signed('processDDebit', { method: 'processDDebit', ...merchant, transactionAmount: '5.00', transactionCurrency: 'AUD', paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionProduct: 'Plan', transactionReferenceID: 'CLOCK-1', hash: 'x' }));
+      expect(debit.json.responseCode, debit.json.responseMessage).toBe('10'); // pending until its settlement date
+      const moved = await (await fetch(`${baseA}/_sandbox/clock/advance`, { method: 'POST', headers: auth, body: JSON.stringify({ days: 3 }) })).json();
+      expect(moved.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
+      const seen = await (await fetch(`${baseB}/_sandbox/clock`, { headers: auth })).json();
+      expect(seen.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
+      // Instance b's gateway answers on the moved clock: the debit has settled.
+      expect((await send(b, signed('queryDD', { method: 'queryDD', ...merchant, transactionID: debit.json.transactionID, hash: 'x' }))).json.responseCode).toBe('0');
+      // An outcome forced through a declines the next purchase through b, and only that one.
+      const forced = await (await fetch(`${baseA}/_sandbox/outcomes/next`, { method: 'POST', headers: auth, body: JSON.stringify({ operationId: 'processCard', outcome: 'insufficientFunds' }) })).json();
+      expect(forced.responseCode).toBe(0);
+      expect((await send(b, signed('processCard', purchase({ transactionReferenceID: 'FORCED-1' })))).json).toMatchObject({ responseCode: '5', authResponseCode: '51' });
+      expect((await send(a, signed('processCard', purchase({ transactionReferenceID: 'FORCED-2' })))).json.responseCode).toBe('0');
+    } finally {
+      for (const server of servers) server.close();
+      await a.close();
+      await b.close();
+      await dropDatabase(url);
+    }
+  });
+
+  it('a notification claimed by an instance that died is delivered by another once the lease runs out, once', async () => {
+    const url = await freshDatabase();
+    const posted: string[] = [];
+    const recorder = (async (to: string) => (posted.push(to), new Response(null, { status: 204 }))) as typeof fetch;
+    const first = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
+    const second = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
+    try {
+      const auth = await send(first, signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL: 'https://merchant.test/dd', urlHash: 'x', hash: 'x' }));
+      expect(auth.json.responseCode).toBe('0');
+      // Queued in the request's own transaction: committed with it.
+      expect(await second.store.all('SELECT event, delivered FROM notifications')).toEqual([{ event: 'directDebitOutcome', delivered: 0 }]);
+      // The first instance claims it and dies before posting.
+      const claimed = await claimDue(first.store, { by: first.notifier.instanceId, now: first.clock.timestamp(), until: first.clock.timestamp(60_000), maxAttempts: 6, limit: 10 });
+      expect(claimed).toHaveLength(1);
+      await first.close();
+      expect(await second.notifier.deliverDue()).toBe(0); // still held
+      expect(posted).toEqual([]);
+      second.clock.advance(61_000);
+      expect(await second.notifier.deliverDue()).toBe(1);
+      expect(await second.notifier.deliverDue()).toBe(0);
+      expect(posted).toEqual(['https://merchant.test/dd']);
+      expect(await second.store.get('SELECT attempts, delivered, claimed_by FROM notifications')).toEqual({ attempts: 1, delivered: 1, claimed_by: null });
+    } finally {
+      await first.close().catch(() => {});
+      await second.close();
+      await dropDatabase(url);
+    }
+  });
 });

@@ -1,8 +1,11 @@
 // A sandbox on an in-memory store behind a real HTTP server, a typed client for it, and a record of
-// the notifications it posts.
+// the notifications it posts. A scenario file run on PostgreSQL (test/sandbox/postgres-*.test.ts)
+// calls useStore first: each sandbox it starts then gets a fresh database of its own.
 import { once } from 'node:events';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import { tablesWithColumn } from '../../sandbox/context.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
 
 export interface Posted {
@@ -19,10 +22,40 @@ export interface TestSandbox {
   close(): Promise<void>;
 }
 
+/** The PostgreSQL server the tests may create databases in, and why its tests are skipped without it. */
+export const PG_URL = process.env.PGW_TEST_DATABASE_URL;
+export const SKIP_PG = 'skipped: set PGW_TEST_DATABASE_URL to a PostgreSQL database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
+
+let server: string | undefined;
+
+/** Every sandbox started after this (without a dbPath of its own) runs on a fresh database of this PostgreSQL server. */
+export function useStore(postgresUrl: string): void {
+  server = postgresUrl;
+}
+
+/** A fresh database on the server, and how to drop it. */
+export async function freshDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `pgw_sandbox_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return { url: own.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
   const posted: Posted[] = [];
-  const sandbox = createSandbox({
-    dbPath: ':memory:',
+  const database = server && !options.dbPath ? await freshDatabase(server) : undefined;
+  const sandbox = await createSandbox({
+    dbPath: database?.url ?? ':memory:',
     env: { PGW_SANDBOX_PARTNER_NOTIFY_URL: 'https://partner.test/notify' },
     fetch: (async (url: string, init: RequestInit) => {
       posted.push({ url, headers: init.headers as Record<string, string>, body: JSON.parse(String(init.body)) });
@@ -30,10 +63,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     }) as typeof fetch,
     ...options,
   });
-  const server = sandbox.server();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http = sandbox.server();
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const s = sandbox.seed;
   const client = createGatewayClient({ baseUrl: base, merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase } });
   return {
@@ -42,16 +75,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     base,
     posted,
     close: async () => {
-      await new Promise((resolve) => server.close(resolve));
-      sandbox.close();
+      await new Promise((resolve) => http.close(resolve));
+      await sandbox.close();
+      await database?.drop();
     },
   };
 }
 
 /** Row counts of every table: a refusal must leave them all as they were. */
-export function counts(sandbox: RunningSandbox): Record<string, number> {
-  const tables = sandbox.store.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
-  return Object.fromEntries(tables.map((t) => [t.name, Number(sandbox.store.get(`SELECT count(*) AS n FROM ${t.name}`)!.n)]));
+export async function counts(sandbox: RunningSandbox): Promise<Record<string, number>> {
+  const counted: Record<string, number> = {};
+  for (const table of await tablesWithColumn(sandbox.store)) counted[table] = Number((await sandbox.store.get(`SELECT count(*) AS n FROM ${table}`))!.n);
+  return counted;
 }
 
 export const card = {

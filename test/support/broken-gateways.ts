@@ -31,8 +31,8 @@ export function naiveServer(): http.Server {
 }
 
 /** The sandbox with three bugs: captures beyond the authorisation, a card key never rotated, a drifted result. */
-export function buggySandbox(): http.Server {
-  const sb = createSandbox({ dbPath: ':memory:' });
+export async function buggySandbox(): Promise<http.Server> {
+  const sb = await createSandbox({ dbPath: ':memory:' });
   const handlers = sandboxHandlers(sb);
   const gateway = createGateway({
     accounts: storeAccounts(sb.store, sb.clock),
@@ -48,10 +48,10 @@ export function buggySandbox(): http.Server {
         return result;
       },
       tokenProcessCard: async (input, context) => {
-        const card = sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
+        const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
         const result = await handlers.tokenProcessCard(input, context);
         // Bug: the key is put back, so the old key keeps working.
-        if (card) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        if (card) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
         return result;
       },
       getSurcharge: async (input, context) => {
@@ -66,5 +66,5 @@ export function buggySandbox(): http.Server {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [kind, port] = process.argv.slice(2);
-  (kind === 'naive' ? naiveServer() : buggySandbox()).listen(Number(port ?? 4620), '127.0.0.1', () => console.log(`${kind} gateway ready`));
+  (kind === 'naive' ? naiveServer() : await buggySandbox()).listen(Number(port ?? 4620), '127.0.0.1', () => console.log(`${kind} gateway ready`));
 }

@@ -85,9 +85,9 @@ export const breaks: Break[] = [
     only: ['tokenProcessCard'],
     handlers: (h, sb) => ({
       tokenProcessCard: async (input, context) => {
-        const card = sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
+        const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
         const result = await h.tokenProcessCard(input, context);
-        if (card) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        if (card) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
         return result;
       },
     }),
@@ -99,7 +99,7 @@ export const breaks: Break[] = [
     handlers: (h, sb) => ({
       tokenProcessCard: async (input, context) => {
         const result = (await h.tokenProcessCard(input, context)) as Json;
-        if (Number(result.responseCode) < 0 && input.body.cardKeyReplace) sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', input.body.cardKeyReplace, input.body.cardID);
+        if (Number(result.responseCode) < 0 && input.body.cardKeyReplace) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', input.body.cardKeyReplace, input.body.cardID);
         return result as never;
       },
     }),
@@ -109,8 +109,8 @@ export const breaks: Break[] = [
     kind: 'state',
     only: ['processVoid'],
     handlers: (h, sb) => ({
-      processCapture: (input, context) => {
-        sb.store.run("UPDATE transactions SET status = 'preauth' WHERE id = ? AND status = 'void'", input.body.transactionID);
+      processCapture: async (input, context) => {
+        await sb.store.run("UPDATE transactions SET status = 'preauth' WHERE id = ? AND status = 'void'", input.body.transactionID);
         return h.processCapture(input, context);
       },
     }),
@@ -140,8 +140,8 @@ export const breaks: Break[] = [
 ];
 
 /** The sandbox with one break: a proxy in front for answers, wrapped handlers for behaviour. */
-export function brokenSandbox(b: Break): { server: http.Server; close(): void } {
-  const sb = createSandbox({ dbPath: ':memory:', env: {} });
+export async function brokenSandbox(b: Break): Promise<{ server: http.Server; close(): void }> {
+  const sb = await createSandbox({ dbPath: ':memory:', env: {} });
   const handlers = sandboxHandlers(sb);
   const gateway = createGateway({
     accounts: storeAccounts(sb.store, sb.clock),
@@ -198,7 +198,7 @@ export function brokenSandbox(b: Break): { server: http.Server; close(): void } 
     server,
     close: () => {
       inner.close();
-      sb.close();
+      void sb.close();
     },
   };
 }

@@ -60,7 +60,7 @@ describe('README walkthrough', () => {
     expect(await trigger.exited).toBe(0);
     expect(trigger.out[0]).toMatch(/^payoutReturned: createPayouts TRIG-\w+ to BSB 802950 account 13131313 -> responseCode 0/);
     // The same notification again (Resend Notifications): the app handles it once.
-    const payoutId = t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1')!.id as string;
+    const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
     await t.client.payouts.resendNotifications(payoutId);
     expect(await listen.exited).toBe(0);
     expect(listen.out.filter((l) => l.startsWith('#'))).toEqual([
@@ -76,6 +76,6 @@ describe('README walkthrough', () => {
     const purchase = node(['examples/purchase-retry.ts'], { GATEWAY_URL: t.base, ORDER: 'ORDER-1001' });
     expect(await purchase.exited).toBe(0);
     expect(purchase.out.filter(Boolean)).toEqual(['processCard: try 1 -> lookup', 'processCard: try 2 -> recovered', 'answer lost; queryCard found ORDER-1001: paid, not sent again']);
-    expect(Number(t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = 'ORDER-1001' AND kind = 'purchase'")!.n)).toBe(1);
+    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = 'ORDER-1001' AND kind = 'purchase'"))!.n)).toBe(1);
   }, 30_000);
 });
