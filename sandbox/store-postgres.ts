@@ -36,7 +36,10 @@ export const postgresMigration = (sql: string) =>
   sql
     .replace(/INTEGER PRIMARY KEY AUTOINCREMENT/g, 'BIGSERIAL PRIMARY KEY')
     .replace(/\bINTEGER\b/g, 'BIGINT')
-    .replace(/CREATE TABLE (\w+) \(/g, 'CREATE TABLE $1 (rowid BIGSERIAL NOT NULL, ');
+    .replace(/CREATE TABLE (\w+) \(/g, 'CREATE TABLE $1 (rowid BIGSERIAL NOT NULL, ')
+    // Every SQLite index ends in the rowid, so `ORDER BY <index's columns>, rowid` reads in order from
+    // it; the same index here gets the column too, or PostgreSQL sorts (the settlement export's query).
+    .replace(/(CREATE INDEX \w+ ON \w+ \([^)]*)\)/g, '$1, rowid)');
 
 // COUNT and SUM answer int8/numeric, which pg gives as strings; the sandbox's figures fit a double.
 const types = {

@@ -9,6 +9,10 @@ import { zipCsvStream } from '../settlement-export.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/** A merchant's settled card transactions between two days, in the settlement file's order. */
+export const SETTLEMENT_ROWS =
+  "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid";
+
 /** The sandbox's fee on settled card transactions, in basis points. */
 const FEE_BP = 180;
 const halfUp = (cents: number, bp: number) => Math.floor((cents * bp + 5000) / 10_000);
@@ -51,10 +55,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       // within a day in the order rows were written (rowid: SQLite's own, the PostgreSQL store's
       // BIGSERIAL), read in that order from the index on (merchant_id, settled_date), so no sort is
       // held in memory. Store.iterate reads through a snapshot of its own (SQLite) or a cursor (PostgreSQL).
-      const rows = store.iterate<Record<string, any>>(
-        "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid",
-        account.id, body.settlementFrom, body.settlementTo,
-      );
+      const rows = store.iterate<Record<string, any>>(SETTLEMENT_ROWS, account.id, body.settlementFrom, body.settlementTo);
       // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
       return zipCsvStream('settlement.csv', columns, rows, values, (row) => row.settled_date);
     },

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
+import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { merchant, purchase, send, signed } from '../hardening/support.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
@@ -119,6 +120,22 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
     expect((await store.get('SELECT card_key FROM cards WHERE card_id = ?', 'c0'))?.card_key).toBe('k0');
     expect(await store.freshId('cards', 'card_id', () => 'c0x')).toBe('c0x');
     await expect(store.freshId('cards', 'card_id', () => 'c0')).rejects.toThrow(/No free identifier/);
+  });
+
+  it("reads the settlement export's rows in file order from an index: no sort, whatever the table's size", async () => {
+    const args = ['m', '2026-10-01', '2026-10-30'];
+    const plan =
+      kind === 'sqlite'
+        ? (await store.all(`EXPLAIN QUERY PLAN ${SETTLEMENT_ROWS}`, ...args)).map((r) => r.detail).join('\n')
+        : // A tiny table would be scanned and sorted whatever its indexes: forbid both, and a sort
+          // still appears unless an index gives the order.
+          await store.transaction(async () => {
+            await store.run('SET LOCAL enable_seqscan = off');
+            await store.run('SET LOCAL enable_sort = off');
+            return (await store.all(`EXPLAIN ${SETTLEMENT_ROWS}`, ...args)).map((r) => r['QUERY PLAN']).join('\n');
+          });
+    expect(plan).toMatch(/transactions_settled/);
+    expect(plan).not.toMatch(/TEMP B-TREE|Sort/i);
   });
 
   it('streams rows with iterate', async () => {
