@@ -2,7 +2,8 @@
 // driven from the outside through HTTP with the package's own signing client, requests spread
 // round-robin over the instances as a load balancer without stickiness spreads them:
 // - 200-way races on one row: one card-key rotation wins; captures stop at the authorised amount;
-//   refunds stop at the purchase; PayID refunds stop at the payment;
+//   refunds stop at the purchase; PayID refunds stop at the payment; one last PayTo payment cancels
+//   its agreement; a payout transaction is returned once (through the control API);
 // - kill -9 of one instance while the three deliver notifications: every notification still
 //   arrives, and a duplicate only where the dead instance had one in flight.
 // On one SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
@@ -96,6 +97,30 @@ function threeInstances(open: () => Promise<Database>) {
     for (const client of d.clients) {
       const after = (await client.payid.listTransactions(payId, {})) as { result: { transactions: { refundedAmount?: number; status: string }[] } };
       expect(after.result.transactions[0]).toMatchObject({ refundedAmount: 42, status: 'refunded' });
+    }
+  });
+
+  it(`a PayTo agreement and ${RACERS} last payments at once: one is made and cancels the agreement, the others find it cancelled`, async () => {
+    const created = (await d.spread(0).payto.createAgreement({ payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 100 } } })) as { result: { agreementIdentification: string; status: string } };
+    expect(created.result.status).toBe('active');
+    const id = created.result.agreementIdentification;
+    const answers = await race(RACERS, (i) => d.spread(i).payto.createPayment(id, { payer: { name: 'Jane' }, transaction: { reference: `LAST-${i}`, amount: 1, lastPayment: true } }));
+    expect(tally(answers as Answer[])).toEqual({ '0': 1, "-2 Field 'agreementIdentification' is invalid: the agreement is cancelled": RACERS - 1 });
+    for (const client of d.clients) expect(((await client.payto.searchPayments({ agreementIdentification: id })) as { result: { payments: unknown[] } }).result.payments).toHaveLength(1);
+  });
+
+  it(`a paid payout transaction returned ${RACERS} times at once through the control API: once`, async () => {
+    const created = (await d.spread(1).payouts.create({ reference: 'RET-1', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'RET-1-0', amount: 5, bsb: '802950', accNumber: '123321' } }] })) as { result: { payoutId: string; transactions: { transactionId: string; status: string }[] } };
+    const { payoutId, transactions } = created.result;
+    expect(transactions[0]!.status).toBe('approved');
+    const settled = await Promise.allSettled(Array.from({ length: RACERS }, (_, i) => d.controls[i % d.controls.length]!.returnPayoutTransaction(payoutId, transactions[0]!.transactionId)));
+    expect(tally(settled.map((s) => (s.status === 'fulfilled' ? { responseCode: 0 } : { responseCode: -2, responseMessage: (s.reason as Error).message })))).toEqual({
+      '0': 1,
+      "-2 Field 'transactionId' is invalid: its last attempt is returned; only a paid (approved) transaction can be returned": RACERS - 1,
+    });
+    for (const client of d.clients) {
+      const status = (await client.payouts.getTransactionStatus(payoutId, transactions[0]!.transactionId)) as { result: { payouts: { status: string }[] } };
+      expect(status.result.payouts.map((p) => p.status)).toEqual(['returned']);
     }
   });
 

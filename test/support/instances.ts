@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -125,6 +126,8 @@ export interface Deployment {
   instances: Instance[];
   /** One typed client per instance, signing as the seeded merchant and partner. */
   clients: GatewayClient[];
+  /** One control API client per instance (/_sandbox, HTTP Basic as the seeded merchant). */
+  controls: ControlClient[];
   credentials: Credentials;
   /** The client of request i, round-robin over the instances (a load balancer without stickiness). */
   spread(i: number): GatewayClient;
@@ -161,7 +164,8 @@ export async function startDeployment(db: Database, credentials: Credentials, co
       timeoutMs: 60_000,
     }),
   );
-  return { db, instances, clients, credentials, spread: (i) => clients[i % clients.length]!, stop };
+  const controls = instances.map((i) => createControlClient({ baseUrl: i.base, accountId: credentials.merchantUUID, apiKey: credentials.apiKey }));
+  return { db, instances, clients, controls, credentials, spread: (i) => clients[i % clients.length]!, stop };
 }
 
 /** kill -9 (no clean-up of any kind, as a crashed machine), and wait for the process to be gone. */
