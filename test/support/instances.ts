@@ -45,7 +45,10 @@ export function sqliteDatabase(): Database {
   return { kind: 'sqlite', url: path.join(dir, 'shared.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A new database on the PostgreSQL server `admin` names (PGW_TEST_DATABASE_URL), dropped by drop(). */
+/**
+ * A new database on the PostgreSQL server `admin` names (PGW_TEST_DATABASE_URL), dropped by drop().
+ * Its name starts with PGW_TEST_DATABASE_PREFIX (default pgw) for a server shared with others.
+ */
 export async function postgresDatabase(admin: string, label: string): Promise<Database> {
   const name = `${process.env.PGW_TEST_DATABASE_PREFIX ?? 'pgw'}_${label}_${process.pid}_${randomBytes(3).toString('hex')}`;
   const run = async (sql: string) => {
@@ -79,7 +82,7 @@ const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) 
 export function startInstance(index: number, db: Database, key: string, options: { broken?: boolean; env?: Record<string, string> } = {}): Promise<Instance> {
   const script = options.broken ? BROKEN : MAIN;
   const child = spawn(NODE, [script], {
-    cwd: path.dirname(db.kind === 'sqlite' ? db.url : os.tmpdir()),
+    cwd: db.kind === 'sqlite' ? path.dirname(db.url) : os.tmpdir(),
     env: { ...clean(), PGW_DB: db.url, PORT: '0', PGW_SANDBOX_DATA_KEY: key, PGW_QUIET: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
