@@ -19,7 +19,7 @@
 // machine does, not what a deployment with a core per instance would.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,15 +71,30 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
+/**
+ * The process ids of the PostgreSQL backends serving `name` when the server runs on this machine
+ * (its backends are then in /proc): their CPU is the database's share of the work.
+ */
+async function backends(name: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: postgresServer() });
+  await client.connect();
+  try {
+    const rows = (await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows as { pid: number }[];
+    return rows.map((r) => r.pid).filter((pid) => existsSync(`/proc/${pid}/stat`));
+  } finally {
+    await client.end();
+  }
+}
+
 /** A new, empty database for one measurement: what PGW_DB says, and how to drop it. */
-async function freshDatabase(n: number, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
+async function freshDatabase(n: number, dir: string): Promise<{ url: string; name?: string; drop(): Promise<void> }> {
   if (args.store === 'sqlite') return { url: path.join(dir, `bench-${n}.db`), drop: async () => {} };
   const name = `${process.env.PGW_TEST_DATABASE_PREFIX ?? 'pgw'}_bench_${process.pid}_${n}`;
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(postgresServer());
   url.pathname = `/${name}`;
-  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.href, name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 interface Instance {
@@ -122,6 +137,7 @@ async function send(url: string, r: ReturnType<typeof signed>): Promise<Record<s
 // CPU time from /proc (Linux): a process's user+system ticks, and the machine's busy and total ticks.
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 const processTicks = (pid: number) => {
+  if (!existsSync(`/proc/${pid}/stat`)) return 0; // a backend that ended since
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 };
@@ -137,7 +153,7 @@ const load = (urls: string[], seconds: number, read: ReturnType<typeof signed>) 
   autocannon({ url: urls as unknown as string, connections: Number(args.connections), duration: seconds, requests: [purchase, read] });
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-deploy-'));
-const rows: { n: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; instancesCpu: number[]; cpuPerRequest: number; loaderCpu: number; machineCpu: number }[] = [];
+const rows: { n: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; instancesCpu: number[]; cpuPerRequest: number; loaderCpu: number; databaseCpu: number | undefined; machineCpu: number }[] = [];
 try {
   for (const n of counts) {
     const db = await freshDatabase(n, dir);
@@ -153,13 +169,15 @@ try {
       const read = query(sold.transactionID!);
       const urls = instances.map((i) => i.url);
       await load(urls, 3, read);
-      const before = { instances: instances.map((i) => processTicks(i.child.pid!)), loader: process.cpuUsage(), machine: machineTicks() };
+      const database = db.name ? await backends(db.name) : [];
+      const before = { instances: instances.map((i) => processTicks(i.child.pid!)), database: database.map(processTicks), loader: process.cpuUsage(), machine: machineTicks() };
       const r = await load(urls, Number(args.duration), read);
       const seconds = Number(args.duration);
       const loader = process.cpuUsage(before.loader);
       const machine = machineTicks();
       const cores = os.cpus().length;
       const ticks = instances.map((i, k) => processTicks(i.child.pid!) - before.instances[k]!);
+      const databaseTicks = database.reduce((sum, pid, k) => sum + processTicks(pid) - before.database[k]!, 0);
       rows.push({
         n,
         rps: Math.round(r.requests.average),
@@ -172,6 +190,7 @@ try {
         // The instances' CPU time per answered request: the cost that the machine's load does not change.
         cpuPerRequest: (ticks.reduce((a, b) => a + b, 0) * TICK_MS) / r.requests.total,
         loaderCpu: Math.round((loader.user + loader.system) / 1000 / (seconds * 10)),
+        databaseCpu: database.length ? Math.round((databaseTicks * TICK_MS) / (seconds * 10)) : undefined,
         // Per cent of all cores, everything on the machine (other users' work included).
         machineCpu: Math.round(((machine.busy - before.machine.busy) / (machine.total - before.machine.total)) * 100),
       });
@@ -190,7 +209,8 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`store ${args.store}${args.store === 'sqlite' ? ' (one file shared by the instances)' : ''}; mix processCard + queryCard, ${args.connections} connections spread round-robin over the instances by the load generator, ${args.duration} s after a 3 s warm-up; node ${process.version}, ${os.cpus().length} cores shared by the load generator, the instances${args.store === 'postgres' ? ' and PostgreSQL' : ''}`);
-console.log('CPU: % of one core for each instance and for the load generator (autocannon, in this process); machine: % of all cores busy, other processes included\n');
-console.log('| instances | req/s | p50 | p99 | non-2xx | errors | CPU per instance | instances\' CPU per request | load generator | machine busy |');
-console.log('|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.n} | ${r.rps} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.errors} | ${r.instancesCpu.map((c) => `${c} %`).join(', ')} | ${r.cpuPerRequest.toFixed(2)} ms | ${r.loaderCpu} % | ${r.machineCpu} % |`);
+console.log(`CPU: % of one core for each instance, the load generator (autocannon, in this process)${args.store === 'postgres' ? ' and the PostgreSQL backends serving the database (when the server is on this machine)' : ''}; machine: % of all cores busy, other processes included\n`);
+const pgColumn = args.store === 'postgres';
+console.log(`| instances | req/s | p50 | p99 | non-2xx | errors | CPU per instance | instances' CPU per request | load generator |${pgColumn ? ' PostgreSQL |' : ''} machine busy |`);
+console.log(`|---:|---:|---:|---:|---:|---:|---|---:|---:|${pgColumn ? '---:|' : ''}---:|`);
+for (const r of rows) console.log(`| ${r.n} | ${r.rps} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.errors} | ${r.instancesCpu.map((c) => `${c} %`).join(', ')} | ${r.cpuPerRequest.toFixed(2)} ms | ${r.loaderCpu} % |${pgColumn ? ` ${r.databaseCpu === undefined ? 'not local' : `${r.databaseCpu} %`} |` : ''} ${r.machineCpu} % |`);

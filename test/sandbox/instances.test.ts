@@ -7,15 +7,17 @@
 // - kill -9 of one instance while the three deliver notifications: every notification still
 //   arrives, and a duplicate only where the dead instance had one in flight.
 // On one SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
-// PGW_INSTANCES_BROKEN=1 runs the same checks on instances whose transactions are dropped
-// (test/support/broken-instance.ts): then they must fail.
+// PGW_INSTANCES_BROKEN=1 runs the same checks on instances whose transactions are dropped, and
+// PGW_INSTANCES_BROKEN=at-most-once on instances that mark a notification delivered when they claim
+// it (test/support/broken-instance.ts): then they must fail.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApproved } from '../../generated/client.ts';
 import { doc } from '../support/contract.ts';
 import { killed, PG_URL, postgresDatabase, SKIP_PG, sqliteDatabase, startDeployment, startReceiver, until, type Database, type Deployment } from '../support/instances.ts';
 
-const BROKEN = process.env.PGW_INSTANCES_BROKEN === '1';
+// PGW_INSTANCES_BROKEN=1 (transactions dropped) or at-most-once: the instances break that rule.
+const BROKEN = ({ '1': 'transactions', transactions: 'transactions', 'at-most-once': 'at-most-once' } as const)[process.env.PGW_INSTANCES_BROKEN ?? ''];
 // The kill test needs the notifier on the delivery queue (sandbox/delivery-queue.ts: one instance
 // claims a notification, under a lease). Until then every instance posts every due notification
 // (measured: 8,061 posts for 300 notifications), so it runs only when asked: PGW_INSTANCES_KILL=1.
@@ -41,7 +43,7 @@ const race = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.f
 function threeInstances(open: () => Promise<Database>) {
   let d: Deployment;
   beforeAll(async () => {
-    d = await startDeployment(await open(), credentials, 3, { broken: BROKEN });
+    d = await startDeployment(await open(), credentials, 3, BROKEN ? { broken: BROKEN } : {});
   }, 120_000);
   afterAll(async () => {
     await d?.stop();
@@ -163,7 +165,7 @@ function threeInstances(open: () => Promise<Database>) {
       const duplicated = [...byKey.values()].filter((list) => list.length > 1);
       const inFlightAtKill = (first: { receivedAt: number; answeredAt?: number }) => first.receivedAt <= killAt && (first.answeredAt === undefined || first.answeredAt >= killAt - 1_000);
       const unexplained = duplicated.filter((list) => list.length > 2 || !inFlightAtKill(list[0]!)).map((list) => `${list[0]!.key} ×${list.length}`);
-      console.info(`kill -9 (${BROKEN ? 'broken instances, ' : ''}${d.db.kind}): ${receiver.deliveries.length} posts for ${expected.size} notifications, ${duplicated.length} duplicated (${unexplained.length} not explained by the kill), ${missing.length} missing`);
+      console.info(`kill -9 (${BROKEN ? `broken: ${BROKEN}, ` : ''}${d.db.kind}): ${receiver.deliveries.length} posts for ${expected.size} notifications, ${duplicated.length} duplicated (${unexplained.length} not explained by the kill), ${missing.length} missing`);
       expect({ missing: missing.length, strangers }).toEqual({ missing: 0, strangers: [] });
       expect(unexplained.slice(0, 10)).toEqual([]);
 
@@ -178,10 +180,10 @@ function threeInstances(open: () => Promise<Database>) {
   }, 240_000);
 }
 
-describe(`three sandbox instances on one SQLite file${BROKEN ? ' (broken: transactions dropped)' : ''}`, () => {
+describe(`three sandbox instances on one SQLite file${BROKEN ? ` (broken: ${BROKEN})` : ''}`, () => {
   threeInstances(async () => sqliteDatabase());
 });
 
-describe.skipIf(!PG_URL)(`three sandbox instances on one PostgreSQL database${PG_URL ? '' : ` (${SKIP_PG})`}${BROKEN ? ' (broken: transactions dropped)' : ''}`, () => {
+describe.skipIf(!PG_URL)(`three sandbox instances on one PostgreSQL database${PG_URL ? '' : ` (${SKIP_PG})`}${BROKEN ? ` (broken: ${BROKEN})` : ''}`, () => {
   threeInstances(() => postgresDatabase(PG_URL!, 'instances'));
 });

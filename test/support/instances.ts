@@ -18,7 +18,7 @@ import { createControlClient, type ControlClient } from '../../sandbox/control-c
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const MAIN = path.join(ROOT, 'sandbox/main.ts');
-/** A sandbox whose transactions are dropped (test/support/broken-instance.ts): the races must catch it. */
+/** A sandbox with one rule broken (test/support/broken-instance.ts): the checks must catch it. */
 const BROKEN = path.join(ROOT, 'test/support/broken-instance.ts');
 
 export const PG_URL = process.env.PGW_TEST_DATABASE_URL;
@@ -79,11 +79,17 @@ export interface Instance {
 const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)));
 
 /** Starts one instance on `db` and waits for its banner (it listens once the banner is printed). */
-export function startInstance(index: number, db: Database, key: string, options: { broken?: boolean; env?: Record<string, string> } = {}): Promise<Instance> {
+export interface InstanceOptions {
+  /** Start a broken sandbox instead: the rule it breaks (test/support/broken-instance.ts). */
+  broken?: 'transactions' | 'at-most-once';
+  env?: Record<string, string>;
+}
+
+export function startInstance(index: number, db: Database, key: string, options: InstanceOptions = {}): Promise<Instance> {
   const script = options.broken ? BROKEN : MAIN;
   const child = spawn(NODE, [script], {
     cwd: db.kind === 'sqlite' ? path.dirname(db.url) : os.tmpdir(),
-    env: { ...clean(), PGW_DB: db.url, PORT: '0', PGW_SANDBOX_DATA_KEY: key, PGW_QUIET: '1', ...options.env },
+    env: { ...clean(), PGW_DB: db.url, PORT: '0', PGW_SANDBOX_DATA_KEY: key, PGW_QUIET: '1', ...(options.broken ? { PGW_BROKEN_RULE: options.broken } : {}), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -142,7 +148,7 @@ export interface Deployment {
  * `count` instances on `db`: the first one makes the schema and seeds the accounts, the others start
  * on it (together: instances restarted by an orchestrator start at once), then each must answer.
  */
-export async function startDeployment(db: Database, credentials: Credentials, count = 3, options: { broken?: boolean; env?: Record<string, string> } = {}): Promise<Deployment> {
+export async function startDeployment(db: Database, credentials: Credentials, count = 3, options: InstanceOptions = {}): Promise<Deployment> {
   const key = randomBytes(32).toString('base64');
   const instances: Instance[] = [];
   const stop = async () => {
