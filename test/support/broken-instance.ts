@@ -4,7 +4,8 @@
 //   dropped (fn runs with each statement committed on its own) and every read pauses 3 ms, so that
 //   another process's write falls between a handler's check and its write, as on a busy server.
 // - at-most-once (PGW_INSTANCES_BROKEN=at-most-once): a notification is marked delivered when an
-//   instance claims it, before it is posted: what a killed instance had claimed is never sent.
+//   instance claims it, before it is posted (200 ms later): what a killed instance had claimed is
+//   never sent.
 // PGW_INSTANCES_BROKEN=1 npx vitest run test/sandbox/instances.test.ts
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommand } from '../../cli/index.ts';
@@ -45,7 +46,13 @@ if (RULE === 'transactions') {
     return row;
   };
 } else if (RULE === 'at-most-once') {
-  // The claim of sandbox/delivery-queue.ts, made to mark the notification delivered as well.
+  // Each post leaves 200 ms after its claim (a slow DNS lookup, a busy instance), so that a kill
+  // falls between claims and posts; the claim of sandbox/delivery-queue.ts marks it delivered as well.
+  const send = globalThis.fetch;
+  globalThis.fetch = (async (...args: Parameters<typeof fetch>) => {
+    await sleep(200);
+    return send(...args);
+  }) as typeof fetch;
   for (const proto of [SqliteStore.prototype as Proto, pgProto]) {
     const run = proto.run;
     proto.run = function (this: unknown, sql: string, ...params: unknown[]) {
