@@ -136,16 +136,22 @@ export class SqliteDatabase {
       chmodSync(file, 0o600);
     }
     this.db = new DatabaseSync(file);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+    // The busy timeout first: another process starting on the same new file may hold the lock that
+    // switching to WAL needs, and without the timeout this one would fail at once instead of waiting.
+    this.db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;');
     this.migrate();
   }
 
-  /** Applies every migration the file has not had yet, each in its own transaction. */
+  /**
+   * Applies every migration the file has not had yet, each in its own transaction. The version is
+   * read again inside the transaction: processes started together on a new file take turns at the
+   * write lock, and the later ones find each migration done rather than apply it twice.
+   */
   private migrate(): void {
-    const current = Number((this.db.prepare('PRAGMA user_version').get() as Row).user_version);
+    if (this.schemaVersion >= MIGRATIONS.length) return;
     MIGRATIONS.forEach((sql, i) => {
-      if (i < current) return;
       this.transaction(() => {
+        if (this.schemaVersion > i) return;
         this.db.exec(sql);
         this.db.exec(`PRAGMA user_version = ${i + 1}`);
       });

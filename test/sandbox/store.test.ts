@@ -1,6 +1,6 @@
 // The async Store on both implementations: the same checks on the SQLite file and on PostgreSQL
 // (PGW_TEST_DATABASE_URL), and the read-check-write races that must have one winner.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -227,6 +227,26 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
 }
 
 describe('Store on SQLite (a file)', () => {
+  it('opens a new file from several processes started at the same moment: each waits its turn, each migration runs once', async () => {
+    const store = new URL('../../sandbox/store.ts', import.meta.url).pathname;
+    const open = `import { SqliteDatabase } from ${JSON.stringify(store)}; const d = new SqliteDatabase(process.argv[1]); console.log(d.schemaVersion); d.close();`;
+    for (let round = 0; round < 3; round++) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'pgw-start-'));
+      const file = path.join(dir, 'sandbox.db');
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, () => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', open, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          child.stdout!.on('data', (d) => (out += d));
+          child.stderr!.on('data', (d) => (out += d));
+          return new Promise<{ code: number | null; out: string }>((resolve) => child.on('exit', (code) => resolve({ code, out })));
+        }),
+      );
+      rmSync(dir, { recursive: true, force: true });
+      for (const run of runs) expect(run, run.out).toEqual({ code: 0, out: `${MIGRATIONS.length}\n` });
+    }
+  }, 60_000);
+
   storeSuite('sqlite', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pgw-store-'));
     return { url: path.join(dir, 'sandbox.db'), done: async () => rmSync(dir, { recursive: true, force: true }) };
