@@ -1,39 +1,20 @@
 // Kept as tests, as the issue found them holding: no committed purchase lost across kill -9 under load
 // (three rounds), and 200-way races on a card key rotation and on captures of one authorisation.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation } from '../../contract/requests.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 import { hardeningSandbox, merchant, purchase, send, signed, storedCard } from './support.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-kill-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 async function start(db: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['sandbox/main.ts'], { env: { ...process.env, PORT: String(port), PGW_DB: db }, stdio: 'ignore' });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/openapi.json`)).ok) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the sandbox did not start');
+  return startSandboxProcess({ PGW_DB: db });
 }
 
 async function post(base: string, operationId: string, body: Record<string, unknown>): Promise<any> {

@@ -4,39 +4,22 @@
 // and processed (responseCode >= 0): a hash computed wrongly would be refused with -1 or -2.
 // Then once more through Prism's validating proxy (npm run mock -- --proxy), as DigitalOcean runs its
 // collection in CI: Prism holds every request and every answer to the spec on the way.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import newman from 'newman';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** `npm start` on a free port with an in-memory store; resolves with its base URL once it answers. */
+/** `npm start` on a port of its own with an in-memory store; resolves with its base URL. */
 async function startSandbox(): Promise<string> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['sandbox/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(port), PGW_DB: ':memory:' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child, base } = await startSandboxProcess({ PGW_DB: ':memory:' });
   children.push(child);
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  for (let i = 0; ; i++) {
-    if (await fetch(`${base}/openapi.json`).then((r) => r.ok, () => false)) return base;
-    if (i > 100 || child.exitCode !== null) throw new Error(`the sandbox did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return base;
 }
 
 afterAll(() => {
