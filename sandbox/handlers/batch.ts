@@ -55,9 +55,12 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
   const batch = await store.get('SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ? FOR UPDATE', id);
-  if (!batch || batch.status !== 'pending') return false;
+  if (batch?.status !== 'pending') return false;
   let input = parsedInputs.get(id);
-  if (!input) parsedInputs.set(id, (input = JSON.parse((await store.get('SELECT pending FROM batches WHERE id = ?', id))!.pending) as string[][]));
+  if (!input) {
+    input = JSON.parse((await store.get('SELECT pending FROM batches WHERE id = ?', id))!.pending) as string[][];
+    parsedInputs.set(id, input);
+  }
   const until = performance.now() + BATCH_SLICE_MS;
   // Each stored card of the slice read and decrypted once, however many lines use it.
   const cards = new Map<string, (Row & { number: string }) | undefined>();

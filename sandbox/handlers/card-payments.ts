@@ -149,7 +149,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       store.transaction(async () => {
         // Locked until the commit: captures against one authorisation take turns (none passes its amount).
         const auth = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!auth || auth.kind !== 'auth') return numbered('invalidTransactionID');
+        if (auth?.kind !== 'auth') return numbered('invalidTransactionID');
         // transactionAmount is what the hash signs: clients send the capture's amount (ActiveMerchant) or the order's.
         if (auth.status === 'void') return numbered('alreadyReversed');
         if (auth.status === 'declined') return invalid('transactionID', 'the authorisation was declined');

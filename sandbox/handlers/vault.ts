@@ -21,7 +21,7 @@ export async function storeCard(sb: Sandbox, merchantId: string, card: { number:
 }
 
 export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 'removeCard' | 'changeExpiry' | 'addBlacklistedCard' | 'queryBlacklistedCard' | 'removeBlacklistedCard'> {
-  const { store, vault, clock } = sb;
+  const { store, vault } = sb;
   // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
   // lock: the row is read to be changed (FOR UPDATE, until the commit).
   const stored = async (merchantId: string, id: string, key: string | undefined, lock = false) => {
