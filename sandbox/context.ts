@@ -1,5 +1,4 @@
-// What every sandbox handler works with, and the small helpers they share.
-import { numberedRefusals, type NumberedRefusal } from '../generated/spec-constants.ts';
+// What every sandbox handler works with, and the small helpers they share (its refusals are in refusals.ts).
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
 import type { Row, Store } from './store.ts';
@@ -13,17 +12,6 @@ export interface Sandbox {
   /** The bundled contract, for what it says that the sandbox needs (CSV columns by version). */
   spec: Record<string, any>;
 }
-
-/** A refusal of the body APIs: responseCode as a string, as the gateway sends it in JSON. */
-export const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: String(code), responseMessage: message });
-/** A refusal of the NPP and payout paths: responseCode as an integer. */
-export const nppRefusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
-export const invalid = (field: string, why: string) => refusal(-2, `Field '${field}' is invalid: ${why}`);
-/** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
-export function numbered(name: NumberedRefusal) {
-  return refusal(-2, numberedRefusals[name]);
-}
-export const nppInvalid = (field: string, why: string) => nppRefusal(-2, `Field '${field}' is invalid: ${why}`);
 
 /** custom1..3 as stored: the string sent, or null; echoed as the string or [] (seed §2). */
 export const customOf = (body: Record<string, unknown>) => JSON.stringify([body.custom1 ?? null, body.custom2 ?? null, body.custom3 ?? null]);

@@ -7,11 +7,12 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
+import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
+import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
@@ -43,15 +44,14 @@ interface Attempt {
   ms: number;
 }
 
-const refusal = (code: -1 | -2 | -3 | -4, message: string) => ({ responseCode: code, responseMessage: message });
 
 /** One Ajv error as the gateway words a refusal: the field and the rule. */
-function refusalOf(error: ErrorObject): ReturnType<typeof refusal> {
+function refusalOf(error: ErrorObject): Refusal {
   const at = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (error.keyword === 'required') return refusal(-3, `Field '${(error.params as { missingProperty: string }).missingProperty}' is required`);
-  if (error.keyword === 'additionalProperties') return refusal(-2, `Field '${(error.params as { additionalProperty: string }).additionalProperty}' is not a field of this request`);
-  if (error.keyword === 'minProperties') return refusal(-3, 'The body names no field');
-  return refusal(-2, `Field '${at}' is invalid: ${error.message}`);
+  if (error.keyword === 'required') return refusals.required((error.params as { missingProperty: string }).missingProperty);
+  if (error.keyword === 'additionalProperties') return refusals.notAField((error.params as { additionalProperty: string }).additionalProperty);
+  if (error.keyword === 'minProperties') return refusals.noField();
+  return refusals.invalid(at, String(error.message));
 }
 
 export class Control {
@@ -128,7 +128,7 @@ export class Control {
       },
       () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(refusal(-4, 'The sandbox could not process the request')));
+        res.end(JSON.stringify(refusedInteger(refusals.internal())));
       },
     );
     return true;
@@ -142,18 +142,18 @@ export class Control {
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) return json(refusal(-2, `The body is invalid: larger than ${MAX_BODY_BYTES} bytes`));
+      if (size > MAX_BODY_BYTES) return json(refusedInteger(refusals.bodyTooLarge(MAX_BODY_BYTES)));
       chunks.push(chunk as Buffer);
     }
     const account = await this.authenticate(req.headers.authorization);
     await syncClock(this.sb.store, this.sb.clock); // another instance may have moved it
-    if (!account) return json(refusal(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'));
+    if (!account) return json(refusedInteger(refusals.credentials()));
     let body: unknown = {};
     if (chunks.length) {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
-        return json(refusal(-2, 'The body is not JSON'));
+        return json(refusedInteger(refusals.notJson()));
       }
     }
     const route = `${req.method} ${path.replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return').replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id').replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour').replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
@@ -186,19 +186,19 @@ export class Control {
       case 'GET /deliveries': {
         const after = Number(url.searchParams.get('after') ?? 0);
         const wait = Number(url.searchParams.get('waitSeconds') ?? 0);
-        if (!Number.isInteger(after) || after < 0) return json(refusal(-2, "Field 'after' is invalid: must be an integer of 0 or more"));
-        if (!Number.isInteger(wait) || wait < 0 || wait > 60) return json(refusal(-2, "Field 'waitSeconds' is invalid: must be an integer from 0 to 60"));
+        if (!Number.isInteger(after) || after < 0) return json(refusedInteger(refusals.badAfter()));
+        if (!Number.isInteger(wait) || wait < 0 || wait > 60) return json(refusedInteger(refusals.badWaitSeconds()));
         return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req) });
       }
       case 'GET /deliveries/:id': {
         const id = Number(parts[2]);
         const row = Number.isSafeInteger(id) ? await this.sb.store.get('SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?', id, account.kind, account.id) : undefined;
-        return json(row ? { responseCode: 0, delivery: await this.delivery(row) } : refusal(-2, "Field 'id' is invalid: no such delivery of this account"));
+        return json(row ? { responseCode: 0, delivery: await this.delivery(row) } : refusedInteger(refusals.noSuchDelivery()));
       }
       case 'DELETE /merchants/:m/data':
-        return json(parts[2] === account.id && account.kind === 'merchant' ? await this.reset(account.id) : refusal(-2, "Field 'merchantUUID' is invalid: a merchant resets its own data only"));
+        return json(parts[2] === account.id && account.kind === 'merchant' ? await this.reset(account.id) : refusedInteger(refusals.resetsOwnOnly()));
       default:
-        return { status: 404, type: 'application/json', body: JSON.stringify(refusal(-2, `No control operation ${req.method} ${url.pathname}; see ${CONTROL_PREFIX}/openapi.yaml`)) };
+        return { status: 404, type: 'application/json', body: JSON.stringify(refusedInteger(refusals.noOperation(req.method, url.pathname, `${CONTROL_PREFIX}/openapi.yaml`))) };
     }
   }
 
@@ -212,9 +212,9 @@ export class Control {
     return row && { kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase };
   }
 
-  private check(schema: string, body: unknown): ReturnType<typeof refusal> | undefined {
+  private check(schema: string, body: unknown): ReturnType<typeof refusedInteger> | undefined {
     const validate = this.validators[schema]!;
-    return validate(body) ? undefined : refusalOf(validate.errors![0]!);
+    return validate(body) ? undefined : refusedInteger(refusalOf(validate.errors![0]!));
   }
 
   private clock() {
@@ -233,10 +233,10 @@ export class Control {
     return store.transaction(async () => {
       // Locked until the commit: two returns of one transaction take turns, and the second is refused.
       const t = await store.get('SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?) FOR UPDATE', account.id, payoutId, transactionId, transactionId);
-      if (!t) return refusal(-2, "Field 'transactionId' is invalid: no such payout transaction of this merchant");
+      if (!t) return refusedInteger(refusals.noSuchPayoutTransaction());
       const attempts = JSON.parse(t.attempts) as { transactionId: string; status: string; type: string; createdAt: string; lastUpdated: string }[];
       const last = attempts.at(-1)!;
-      if (last.status !== 'approved') return refusal(-2, `Field 'transactionId' is invalid: its last attempt is ${last.status}; only a paid (approved) transaction can be returned`);
+      if (last.status !== 'approved') return refusedInteger(refusals.notReturnable(last.status));
       last.status = 'returned';
       last.lastUpdated = clock.timestamp();
       await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
@@ -250,8 +250,8 @@ export class Control {
     const { store, clock, notifier } = this.sb;
     return store.transaction(async () => {
       const row = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, transactionID);
-      if (!row) return refusal(-2, "Field 'transactionID' is invalid: no such direct debit of this merchant");
-      if (row.dishonoured_at) return refusal(-2, "Field 'transactionID' is invalid: the debit is already dishonoured");
+      if (!row) return refusedInteger(refusals.noSuchDirectDebit());
+      if (row.dishonoured_at) return refusedInteger(refusals.alreadyDishonoured());
       await store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
       const result = directDebitResult(this.sb, (await store.get('SELECT * FROM direct_debits WHERE id = ?', row.id))!);
       if (to.notifyURL) {

@@ -7,8 +7,9 @@
 // - a notification URL the URL policy forbids (url-policy.ts) is refused with -2 naming the field;
 // - a store constraint failure the handlers did not foresee is answered as a refusal naming the field
 //   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
-import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
+import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
 import { luhn } from './cards.ts';
+import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 type Handler = (input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> }, context: HandlerContext) => unknown;
@@ -80,36 +81,32 @@ const COLUMN_FIELDS: Record<string, string> = {
 const postgresColumns = (e: { table?: string; detail?: string }) =>
   (/^Key \(([^)]+)\)=/.exec(e.detail ?? '')?.[1] ?? '').split(', ').map((c) => `${e.table}.${c}`).join(', ');
 
-function constraintRefusal(error: unknown): string | undefined {
+function constraintRefusal(error: unknown): Refusal | undefined {
   const e = error as { code?: string; errcode?: number; message?: string; table?: string; detail?: string };
   // PostgreSQL's integrity violations (class 23: unique, not null, foreign key...), or SQLite's SQLITE_CONSTRAINT.
   const postgres = typeof e?.code === 'string' && /^23[0-9A-Z]{3}$/.test(e.code) && e.table !== undefined;
   if (!postgres && (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19 /* SQLITE_CONSTRAINT */)) return undefined;
   const column = postgres ? postgresColumns(e) : (/constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '');
   const field = COLUMN_FIELDS[column];
-  return field ? `Field '${field}' is invalid: conflicts with a stored record` : 'The request conflicts with a stored record';
+  return field ? refusals.conflictsWithStored(field) : refusals.conflictsWithStoredRecord();
 }
 
 export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<string, any>, policy: UrlPolicy): GatewayHandlers<HandlerContext> {
   const cardFields = cardNumberFields(spec);
-  const refusal = (context: HandlerContext, message: string) => ({
-    responseCode: context.operation.refusalCode === 'integer' ? -2 : '-2',
-    responseMessage: message,
-  });
   const wrapped: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Handler>)) {
     wrapped[name] = (input, context) => {
       const field = cardNumberOutsideCardFields(input.body, cardFields) ?? cardNumberOutsideCardFields(input.params, cardFields) ?? cardNumberOutsideCardFields(input.query, cardFields);
-      if (field !== undefined) return refusal(context, `Field '${field}' is invalid: must not hold a card number`);
+      if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));
       const body = (input.body ?? {}) as Record<string, unknown>;
       for (const name of NOTIFY_URL_FIELDS) {
         const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
-        if (why) return refusal(context, `Field '${name}' is invalid: ${why}`);
+        if (why) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(name, why));
       }
       const refused = (error: unknown) => {
-        const message = constraintRefusal(error);
-        if (message === undefined) throw error;
-        return refusal(context, message);
+        const refusal = constraintRefusal(error);
+        if (refusal === undefined) throw error;
+        return refusedAs(context.operation.refusalCode, refusal);
       };
       try {
         const answer = handler(input, context);

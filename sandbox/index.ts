@@ -24,7 +24,7 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { isPostgresUrl, openStore, type Store } from './store.ts';
+import { openStore, type Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
@@ -144,7 +144,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
   const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work, operationId) =>
       // The shared clock read first: another instance on the store may have moved it.
-      OUTSIDE_UNIT.has(operationId) ? syncClock(store, clock).then(work) : store.transaction(async () => (await syncClock(store, clock), work())), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
+      OUTSIDE_UNIT.has(operationId) ? syncClock(store, clock).then(work) : store.transaction(async () => {
+          await syncClock(store, clock);
+          return work();
+        }), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
   return {
     ...sb,
     gateway,

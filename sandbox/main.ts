@@ -4,7 +4,6 @@
 // option, an environment value, a damaged database, a key that does not open the vault, a port in
 // use) ends in one line that says what to do, before anything is created.
 import { existsSync, unlinkSync } from 'node:fs';
-import http from 'node:http';
 import { checkNode, isMain, listen, parse, portOf, runCommand, sandboxDefaults, UsageError, type CommandSpec } from '../cli/index.ts';
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';

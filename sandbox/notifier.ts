@@ -68,7 +68,9 @@ export class Notifier {
       event, subject, url, JSON.stringify(body), signer.kind, signer.id, this.clock.timestamp(),
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
-    if (this.watchers.size) setImmediate(() => this.watchers.forEach((watch) => watch()));
+    if (this.watchers.size) setImmediate(() => {
+        for (const watch of this.watchers) watch();
+      });
   }
 
   private readonly watchers = new Set<() => void>();

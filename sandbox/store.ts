@@ -194,7 +194,10 @@ export class SqliteDatabase {
   private readonly statements = new Map<string, StatementSync>();
   statement(sql: string): StatementSync {
     let s = this.statements.get(sql);
-    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
     return s;
   }
 

@@ -35,7 +35,8 @@ function* unzipSteps(zip: Uint8Array, maxBytes: number): Generator<void, Unzippe
   let failed: 'too large' | 'not a zip' | undefined;
   try {
     const unzip = new Unzip((file) => {
-      const chunks: Uint8Array[] = (files[file.name] = []);
+      const chunks: Uint8Array[] = [];
+      files[file.name] = chunks;
       file.ondata = (error, chunk) => {
         if (failed) return;
         if (error) {
@@ -69,6 +70,9 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
-  for (const c of chunks) out.set(c, (at += c.length) - c.length);
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
   return out;
 }

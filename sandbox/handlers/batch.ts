@@ -3,7 +3,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
 import { sync as syncClock } from '../clock-store.ts';
@@ -55,9 +56,12 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
   const batch = await store.get('SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ? FOR UPDATE', id);
-  if (!batch || batch.status !== 'pending') return false;
+  if (batch?.status !== 'pending') return false;
   let input = parsedInputs.get(id);
-  if (!input) parsedInputs.set(id, (input = JSON.parse((await store.get('SELECT pending FROM batches WHERE id = ?', id))!.pending) as string[][]));
+  if (!input) {
+    input = JSON.parse((await store.get('SELECT pending FROM batches WHERE id = ?', id))!.pending) as string[][];
+    parsedInputs.set(id, input);
+  }
   const until = performance.now() + BATCH_SLICE_MS;
   // Each stored card of the slice read and decrypted once, however many lines use it.
   const cards = new Map<string, (Row & { number: string }) | undefined>();
@@ -72,8 +76,8 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
     const card = cards.get(v.cardID!);
     let line: Line;
     const invalidField = columns.find((c) => !LINE_RULES[c]?.test(v[c] ?? ''));
-    if (invalidField) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: `Field '${invalidField}' is invalid` };
-    else if (!card || card.card_key !== v.cardKey) line = { transactionReferenceID: v.transactionReferenceID!, responseCode: '-2', responseMessage: "Field 'cardKey' is invalid: does not match the stored card" };
+    if (invalidField) line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.batchLineField(invalidField)) };
+    else if (!card || card.card_key !== v.cardKey) line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.cardKeyMismatch()) };
     else {
       const result = (await charge(sb, batch.merchant_id, {
         kind: 'purchase',
@@ -180,21 +184,21 @@ export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'proces
     // it has passed every check; then the batch is stored and its first slice run in one transaction.
     processBatch: async ({ body }, { account }) => {
       const unzipped = await unzipCappedInSlices(Buffer.from(body.batchFile, 'base64'), MAX_BATCH_CSV_BYTES, BATCH_SLICE_MS);
-      if ('error' in unzipped && unzipped.error === 'too large') return invalid('batchFile', `its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes`);
+      if ('error' in unzipped && unzipped.error === 'too large') return refused(refusals.batchTooLarge(MAX_BATCH_CSV_BYTES));
       const files = 'files' in unzipped ? Object.entries(unzipped.files).filter(([n]) => n.toLowerCase().endsWith('.csv')) : [];
-      if (files.length !== 1) return invalid('batchFile', 'must be a base64 zip holding one CSV file');
+      if (files.length !== 1) return refused(refusals.batchNotOneCsv());
       let text: string;
       try {
         text = new TextDecoder('utf-8', { fatal: true }).decode(files[0]![1]);
       } catch {
-        return invalid('batchFile', 'its CSV must be UTF-8');
+        return refused(refusals.batchNotUtf8());
       }
       const [header = [], ...data] = await parseCsvInSlices(text, BATCH_SLICE_MS);
-      if (columns.some((c, i) => header[i] !== c)) return invalid('batchFile', `its CSV columns must be ${columns.join(',')}`);
-      if (data.length > MAX_BATCH_LINES) return invalid('batchFile', `its CSV must not hold more than ${MAX_BATCH_LINES} lines`);
+      if (columns.some((c, i) => header[i] !== c)) return refused(refusals.batchColumns(columns));
+      if (data.length > MAX_BATCH_LINES) return refused(refusals.batchTooManyLines(MAX_BATCH_LINES));
       // A card number may reach the store from a batch line as from any field: refused the same way.
       const leak = await findIndexInSlices(data, (fields) => fields.some(holdsCardNumber), BATCH_SLICE_MS);
-      if (leak >= 0) return invalid('batchFile', `line ${leak + 1} must not hold a card number`);
+      if (leak >= 0) return refused(refusals.batchLineHoldsCard(leak + 1));
       const rows = data.filter((r) => r.length > 1);
       const lines = JSON.stringify(rows);
       const stored = await store.transaction(async () => {
@@ -215,16 +219,16 @@ export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'proces
     },
     retrieveBatch: async ({ body }, { account }) => {
       const row = await find(account.id, body.batchUUID);
-      if (!row) return invalid('batchUUID', 'no such batch');
+      if (!row) return refused(refusals.noSuchBatch('batchUUID'));
       return csvFile(resultColumns, (await batchResult(store, row)).transactions as unknown as Record<string, string>[]);
     },
     retrieveBatchResponse: async ({ params }, { account }) => {
       const row = await find(account.id, params.batchUUID);
-      return row ? batchResult(store, row) : invalid('batchUUID', 'no such batch');
+      return row ? batchResult(store, row) : refused(refusals.noSuchBatch('batchUUID'));
     },
     retrieveBatchNotify: async ({ params }, { account }) => {
       const row = await find(account.id, params.batchUUID);
-      return row ? batchResult(store, row) : refusal(-2, "Field 'batchUUID' is invalid: no such batch");
+      return row ? batchResult(store, row) : refused(refusals.noSuchBatch('batchUUID'));
     },
   };
 }

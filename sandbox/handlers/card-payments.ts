@@ -2,7 +2,8 @@
 // queries and verifications. Each handler's writes happen in one transaction; a refusal writes nothing.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { authorise, cardType, luhn, mask, type Card } from '../cards.ts';
-import { customEcho, customOf, findByIdOrReference, invalid, numbered, ok, refusal, type Sandbox } from '../context.ts';
+import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_TOKEN_CARD, SETTLEMENT_DAYS } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
@@ -13,14 +14,14 @@ type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
 
 /** The card a request pays with, from whichever source its form carries; or a refusal. */
-export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promise<{ card: Card; field: string } | { refusal: ReturnType<typeof refusal> }> {
+export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promise<{ card: Card; field: string } | { refusal: ReturnType<typeof refused> }> {
   const fromExpiry = (mmyy: string) => ({ expiryMonth: mmyy.slice(0, 2), expiryYear: mmyy.slice(2, 4) });
   if (body.paymentCardNumber) {
     return { field: 'paymentCardNumber', card: { number: body.paymentCardNumber, ...fromExpiry(body.paymentCardExpiry ?? '0000'), csc: body.paymentCardCSC, name: body.paymentCardName } };
   }
   if (body.cardID) {
     const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
-    if (!row) return { refusal: invalid('cardID', 'no such card') };
+    if (!row) return { refusal: refused(refusals.noSuchCard()) };
     return { field: 'cardID', card: { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name } };
   }
   if (body.walletAApplicationPrimaryAccountNumber) {
@@ -39,7 +40,7 @@ export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promi
     const expiry = named ? '1230' : DEFAULT_TOKEN_CARD.expiry;
     return { field: body.payframeToken ? 'payframeToken' : 'digitalWalletToken', card: { number, ...fromExpiry(expiry), name: DEFAULT_TOKEN_CARD.name } };
   }
-  return { refusal: refusal(-3, "Field 'paymentCardNumber' is required") };
+  return { refusal: refused(refusals.cardNumberRequired()) };
 }
 
 const blacklisted = async (sb: Sandbox, merchantId: string, pan: string) =>
@@ -77,10 +78,10 @@ export interface ChargeInput {
 /** Authorises against the sandbox bank and records the transaction; a refusal records nothing. */
 export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
   const { card, body } = input;
-  if (!luhn(card.number)) return invalid(input.cardField, 'fails the Luhn check');
+  if (!luhn(card.number)) return refused(refusals.failsLuhn(input.cardField));
   const amount: string = body.transactionAmount;
   const cents = toCents(amount);
-  if (cents <= 0 && input.kind !== 'verify') return invalid('transactionAmount', 'must be more than 0.00');
+  if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
   let answer = authorise(card, amount, cents, sb.clock, await blacklisted(sb, merchantId, card.number));
   if (input.threeDSFailed && answer.code === 0) answer = { code: 2, message: 'Transaction declined: 3D Secure authentication failed', authResponseCode: '05', authMessage: 'Do not honour' };
   const approved = answer.code === 0;
@@ -121,9 +122,9 @@ function payWithToken(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string
   return sb.store.transaction(async () => {
     // Locked until the commit: two payments rotating one key take turns, and the second sees the new key.
     const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ? FOR UPDATE', merchantId, body.cardID);
-    if (!row) return invalid('cardID', 'no such card');
+    if (!row) return refused(refusals.noSuchCard());
     // cardKey and cardKeyReplace are optional (public clients send cardID alone); a key sent must match.
-    if (body.cardKey !== undefined && row.card_key !== body.cardKey) return invalid('cardKey', 'does not match the stored card');
+    if (body.cardKey !== undefined && row.card_key !== body.cardKey) return refused(refusals.cardKeyMismatch());
     const card = { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name };
     const result = await charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
     // Seed §4.2: responseCode 0 or above replaces the key; below zero leaves it.
@@ -149,13 +150,13 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       store.transaction(async () => {
         // Locked until the commit: captures against one authorisation take turns (none passes its amount).
         const auth = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!auth || auth.kind !== 'auth') return numbered('invalidTransactionID');
+        if (auth?.kind !== 'auth') return refused(refusals.numbered('invalidTransactionID'));
         // transactionAmount is what the hash signs: clients send the capture's amount (ActiveMerchant) or the order's.
-        if (auth.status === 'void') return numbered('alreadyReversed');
-        if (auth.status === 'declined') return invalid('transactionID', 'the authorisation was declined');
+        if (auth.status === 'void') return refused(refusals.numbered('alreadyReversed'));
+        if (auth.status === 'declined') return refused(refusals.authorisationDeclined());
         const cents = toCents(body.captureAmount);
-        if (cents <= 0) return invalid('captureAmount', 'must be more than 0.00');
-        if (auth.captured + cents > auth.amount) return invalid('captureAmount', 'Capture amount is greater than the transaction amount');
+        if (cents <= 0) return refused(refusals.notPositive('captureAmount'));
+        if (auth.captured + cents > auth.amount) return refused(refusals.captureExceedsAuthorised());
         const id = await store.freshId('transactions', 'id', transactionId);
         const settled = clock.date(SETTLEMENT_DAYS);
         await store.run(
@@ -183,12 +184,12 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     refundCard: ({ body }, { account }) =>
       store.transaction(async () => {
         const original = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!original || original.kind === 'refund' || original.kind === 'verify') return numbered('invalidTransactionID');
+        if (!original || original.kind === 'refund' || original.kind === 'verify') return refused(refusals.numbered('invalidTransactionID'));
         // transactionAmount is what the hash signs: clients send the refund's amount, not the original's.
-        if (original.status === 'void') return numbered('alreadyReversed');
+        if (original.status === 'void') return refused(refusals.numbered('alreadyReversed'));
         const cents = toCents(body.refundAmount);
-        if (cents <= 0) return invalid('refundAmount', 'must be more than 0.00');
-        if (original.refunded + cents > original.captured) return invalid('refundAmount', 'Refund amount is greater than the amount captured');
+        if (cents <= 0) return refused(refusals.notPositive('refundAmount'));
+        if (original.refunded + cents > original.captured) return refused(refusals.refundExceedsCaptured());
         const id = await store.freshId('transactions', 'id', transactionId);
         await store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
@@ -206,11 +207,11 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       store.transaction(async () => {
         // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
         const auth = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return numbered('invalidTransactionID');
-        if (auth.status === 'void') return numbered('alreadyReversed');
-        if (auth.status === 'declined') return invalid('transactionID', 'the transaction was declined');
-        if (auth.kind === 'auth' && auth.captured > 0) return invalid('transactionID', 'the authorisation has been captured; refund it instead');
-        if (auth.refunded > 0) return numbered('alreadyReversed');
+        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return refused(refusals.numbered('invalidTransactionID'));
+        if (auth.status === 'void') return refused(refusals.numbered('alreadyReversed'));
+        if (auth.status === 'declined') return refused(refusals.transactionDeclined());
+        if (auth.kind === 'auth' && auth.captured > 0) return refused(refusals.authorisationCaptured());
+        if (auth.refunded > 0) return refused(refusals.numbered('alreadyReversed'));
         await store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
         return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
       }),
@@ -219,7 +220,7 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
       let row = await findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
       // A capture or a refund shares its transaction's reference: the query answers the transaction itself.
       if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = await authorisationOf(sb, account.id, row.parent_id);
-      if (!row) return body.transactionID ? numbered('invalidTransactionID') : invalid('transactionReferenceID', 'no such transaction');
+      if (!row) return body.transactionID ? refused(refusals.numbered('invalidTransactionID')) : refused(refusals.noSuchTransaction());
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {
         ...common,

@@ -2,7 +2,8 @@
 // (code 10) until their settlement date on the sandbox clock, and queries.
 import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { customEcho, customOf, findByIdOrReference, invalid, ok, type Sandbox } from '../context.ts';
+import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DIRECT_DEBIT_DAYS, DISHONOURED } from '../data.ts';
 import { transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
@@ -56,7 +57,7 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
         let number = body.paymentAccountNumber;
         if (body.fingerprint) {
           const auth = await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, body.fingerprint);
-          if (!auth) return invalid('fingerprint', 'no such direct debit authorisation');
+          if (!auth) return refused(refusals.noSuchDirectDebitAuthorisation());
           bsb = auth.bsb;
           number = auth.account_number;
         }
@@ -69,7 +70,7 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
       }),
     queryDD: async ({ body }, { account }) => {
       const row = await findByIdOrReference(store, 'direct_debits', account.id, body.transactionID, body.transactionReferenceID);
-      if (!row) return body.transactionID ? invalid('transactionID', 'Invalid transactionID') : invalid('transactionReferenceID', 'no such direct debit');
+      if (!row) return body.transactionID ? refused(refusals.directDebitInvalidTransactionID()) : refused(refusals.noSuchDirectDebit('transactionReferenceID'));
       return directDebitResult(sb, row);
     },
   };

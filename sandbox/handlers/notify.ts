@@ -1,7 +1,8 @@
 // simulateNotify: makes the sandbox send one of the contract's notifications now, for a subject
 // that exists (a direct debit or its authorisation, a batch, a payout transaction, a merchant request).
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { customEcho, invalid, ok, refusal, type Sandbox } from '../context.ts';
+import { customEcho, ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { batchResult } from './batch.ts';
 import { directDebitResult } from './direct-debit.ts';
 import { payoutRecord } from './payouts.ts';
@@ -14,13 +15,13 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
     simulateNotify: async ({ body }, { account }) =>
       store.transaction(async () => {
         const id = body.transactionID;
-        if (!id) return refusal(-3, `Field 'transactionID' is required for ${body.event}`);
+        if (!id) return refused(refusals.transactionIdRequiredFor(body.event));
         const url = body.notifyURL;
         switch (body.event) {
           case 'directDebitOutcome': {
             const debit = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, id);
             const auth = debit ? undefined : await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
-            if (!debit && !auth) return invalid('transactionID', 'no such direct debit');
+            if (!debit && !auth) return refused(refusals.noSuchDirectDebit('transactionID'));
             const outcome = debit ? directDebitResult(sb, debit) : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
             const status = outcome.responseCode === '0' ? 'approved' : outcome.responseCode === '10' ? 'pending' : 'declined';
             await notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
@@ -37,19 +38,19 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
           }
           case 'batchNotify': {
             const batch = await store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', account.id, id);
-            if (!batch) return invalid('transactionID', 'no such batch');
+            if (!batch) return refused(refusals.noSuchBatch('transactionID'));
             await notifier.batchNotify(account, url, await batchResult(store, batch));
             break;
           }
           case 'payoutTransaction': {
             const t = await store.get('SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?', account.id, id);
-            if (!t) return invalid('transactionID', 'no such payout transaction');
+            if (!t) return refused(refusals.noSuchPayoutTransaction('transactionID'));
             await notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
             break;
           }
           case 'merchantCreated': {
             const request = await store.get('SELECT * FROM merchant_requests WHERE reference = ?', id);
-            if (!request?.merchant_id) return invalid('transactionID', 'no such completed merchant request');
+            if (!request?.merchant_id) return refused(refusals.noSuchMerchantRequest());
             await notifier.merchantCreated(account, url, { requestReference: request.reference, status: 'approved', merchantUUID: request.merchant_id });
             break;
           }

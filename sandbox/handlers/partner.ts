@@ -2,7 +2,8 @@
 // the merchant at once and sends merchantCreated to the partner's notification address. In the
 // sandbox a new merchant shares its partner's API key and passphrase.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { invalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_SURCHARGE_BP } from '../data.ts';
 import { merchantId, reference } from '../ids.ts';
 
@@ -32,13 +33,13 @@ export function partnerHandlers(sb: Sandbox): Pick<H, 'addMerchant' | 'updateMer
       }),
     checkMerchant: async ({ body }, { account }) => {
       const row = await store.get('SELECT * FROM merchant_requests WHERE partner_id = ? AND reference = ?', account.id, body.requestReference);
-      if (!row) return invalid('requestReference', 'no such request');
+      if (!row) return refused(refusals.noSuchPartnerRequest());
       return { responseCode: 0, responseMessage: ok, requestReference: row.reference, status: row.status, ...(row.merchant_id ? { merchantUUID: row.merchant_id } : {}) };
     },
     updateMerchant: async ({ body }, { account }) =>
       store.transaction(async () => {
         const row = await store.get('SELECT * FROM accounts WHERE kind = ? AND id = ? AND partner_id = ? FOR UPDATE', 'merchant', body.merchantUUID, account.id);
-        if (!row) return invalid('merchantUUID', 'not a merchant of this partner');
+        if (!row) return refused(refusals.notPartnersMerchant());
         const { method: _m, partnerUUID: _p, apiKey: _k, hash: _h, merchantUUID: _u, ...changes } = body;
         await store.run('UPDATE accounts SET profile = ? WHERE kind = ? AND id = ?', JSON.stringify({ ...JSON.parse(row.profile), ...changes }), 'merchant', body.merchantUUID);
         return { responseCode: 0, responseMessage: ok, merchantUUID: body.merchantUUID };

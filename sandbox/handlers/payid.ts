@@ -1,7 +1,8 @@
 // PayIDs and the payments they receive. Each new PayID receives one sandbox payment at once, so that
 // its transactions and refunds can be tried (the API has no way to pay into a PayID).
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { nppInvalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refusedInteger, sandboxRefusals as refusals } from '../refusals.ts';
 import { PAYID_WELCOME_PAYMENT } from '../data.ts';
 import { transactionId } from '../ids.ts';
 import { centsToNumber, numberToCents } from '../money.ts';
@@ -29,7 +30,7 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
   return {
     createPayId: async ({ body }, { account }) =>
       store.transaction(async () => {
-        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return nppInvalid('payId', 'already registered');
+        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return refusedInteger(refusals.payIdTaken());
         await store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
         const w = PAYID_WELCOME_PAYMENT;
         await store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', await store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, numberToCents(w.amount), w.payerName, w.reference, clock.timestamp());
@@ -37,23 +38,23 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
       }),
     getPayId: async ({ params }, { account }) => {
       const row = await find(account.id, params.payId);
-      return row ? answer(row) : nppInvalid('payId', 'no such PayID');
+      return row ? answer(row) : refusedInteger(refusals.noSuchPayId());
     },
     updatePayId: async ({ body, params }, { account }) =>
       store.transaction(async () => {
-        if (!(await find(account.id, params.payId, true))) return nppInvalid('payId', 'no such PayID');
+        if (!(await find(account.id, params.payId, true))) return refusedInteger(refusals.noSuchPayId());
         await store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, params.payId);
         return answer((await find(account.id, params.payId))!);
       }),
     updatePayIdStatus: async ({ body, params }, { account }) =>
       store.transaction(async () => {
-        if (!(await find(account.id, params.payId, true))) return nppInvalid('payId', 'no such PayID');
+        if (!(await find(account.id, params.payId, true))) return refusedInteger(refusals.noSuchPayId());
         await store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
         return answer((await find(account.id, params.payId))!);
       }),
     listPayIds: async (_input, { account }) => ({ responseCode: 0, responseMessage: ok, result: { payIds: (await store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id)).map(record) } }),
     listPayIdTransactions: async ({ body, params }, { account }) => {
-      if (!(await find(account.id, params.payId))) return nppInvalid('payId', 'no such PayID');
+      if (!(await find(account.id, params.payId))) return refusedInteger(refusals.noSuchPayId());
       const rows = await store.all(
         'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) >= ?) AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
         account.id, params.payId, body.from ?? null, body.from ?? null, body.to ?? null, body.to ?? null,
@@ -64,11 +65,11 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
       store.transaction(async () => {
         // Locked until the commit: refunds of one payment take turns, and none passes what it received.
         const row = await store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, params.transactionId);
-        if (!row) return nppInvalid('transactionId', 'no such payment');
+        if (!row) return refusedInteger(refusals.noSuchPayment('transactionId'));
         const cents = numberToCents(body.amount);
-        if (cents === undefined) return nppInvalid('amount', 'must be whole cents');
-        if (cents <= 0) return nppInvalid('amount', 'must be more than 0');
-        if (row.refunded + cents > row.amount) return nppInvalid('amount', 'refunds would exceed the payment');
+        if (cents === undefined) return refusedInteger(refusals.notWholeCents('amount'));
+        if (cents <= 0) return refusedInteger(refusals.notPositiveCents('amount'));
+        if (row.refunded + cents > row.amount) return refusedInteger(refusals.refundExceedsPayment());
         await store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', cents, row.id);
         return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction((await store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id))!) } };
       }),

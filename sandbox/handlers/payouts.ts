@@ -2,7 +2,8 @@
 // (an NPP attempt, then a DE attempt when NPP declines), all settled at once in the sandbox, and a
 // payoutTransaction notification per transaction when the payout has a notifyURL.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { nppInvalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refusedInteger, sandboxRefusals as refusals } from '../refusals.ts';
 import { INVALID_BSB, PAYOUT_ACCOUNTS } from '../data.ts';
 import { reference, transactionId } from '../ids.ts';
 import type { Row } from '../store.ts';
@@ -36,7 +37,7 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
     createPayouts: async ({ body }, { account }) =>
       store.transaction(async () => {
         const invalidAt = body.transactions.findIndex((t) => t.transaction.bsb === INVALID_BSB);
-        if (invalidAt >= 0) return nppInvalid(`transactions[${invalidAt}].transaction.bsb`, 'no such BSB');
+        if (invalidAt >= 0) return refusedInteger(refusals.unknownBsb(`transactions[${invalidAt}].transaction.bsb`));
         const id = await store.freshId('payouts', 'id', () => reference('PAY'));
         await store.run('INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.reference, body.notifyURL ?? null, clock.timestamp());
         for (const t of body.transactions) {
@@ -50,26 +51,26 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
       }),
     getPayoutStatus: async ({ params }, { account }) => {
       const p = await payout(account.id, params.payoutId);
-      return p ? summary(p) : nppInvalid('payoutId', 'no such payout');
+      return p ? summary(p) : refusedInteger(refusals.noSuchPayout());
     },
     resendPayoutNotifications: async ({ params }, { account }) =>
       store.transaction(async () => {
         const p = await payout(account.id, params.payoutId);
-        if (!p) return nppInvalid('payoutId', 'no such payout');
-        if (!p.notify_url) return nppInvalid('payoutId', 'the payout has no notifyURL');
+        if (!p) return refusedInteger(refusals.noSuchPayout());
+        if (!p.notify_url) return refusedInteger(refusals.noNotifyUrl());
         const rows = await transactions(p.id);
         for (const t of rows) await notifier.payoutTransaction(account, p.notify_url, p.id, t.id, payoutRecord(t));
         return { responseCode: 0, responseMessage: ok, result: { payoutId: p.id, queued: rows.length } };
       }),
     getPayoutTransactionStatus: async ({ params }, { account }) => {
       const t = await transactionOf(account.id, params.payoutId, params.transactionId);
-      return t ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) } : nppInvalid('transactionId', 'no such payout transaction');
+      return t ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) } : refusedInteger(refusals.noSuchPayoutTransaction('transactionId'));
     },
     getPayoutTransactionNotify: async ({ params }, { account }) => {
       const t = await transactionOf(account.id, params.payoutId, params.transactionId);
-      if (!t) return nppInvalid('transactionId', 'no such payout transaction');
+      if (!t) return refusedInteger(refusals.noSuchPayoutTransaction('transactionId'));
       const n = await notifier.last('payoutTransaction', t.id);
-      if (!n) return nppInvalid('transactionId', 'no notification has been sent');
+      if (!n) return refusedInteger(refusals.noNotificationSent());
       return {
         responseCode: 0,
         responseMessage: ok,

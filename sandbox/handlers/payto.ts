@@ -2,7 +2,8 @@
 // creation); a payment is approved unless it is above the agreement's maximum (refused) or the
 // payer's account is 11111111 (declined by the payer's bank).
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { nppInvalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refusedInteger, sandboxRefusals as refusals } from '../refusals.ts';
 import { reference, transactionId } from '../ids.ts';
 import { centsToNumber, numberToCents } from '../money.ts';
 import type { Row } from '../store.ts';
@@ -49,20 +50,20 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
     amendAgreement: async ({ body, params }, { account }) =>
       store.transaction(async () => {
         const row = await agreement(account.id, params.agreementIdentification, true);
-        if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
-        if (row.status === 'cancelled') return nppInvalid('agreementIdentification', 'the agreement is cancelled');
+        if (!row) return refusedInteger(refusals.noSuchAgreement());
+        if (row.status === 'cancelled') return refusedInteger(refusals.agreementCancelled());
         await store.run('UPDATE agreements SET terms = ? WHERE id = ?', JSON.stringify(merge(JSON.parse(row.terms), body.agreement)), row.id);
         return agreementResult((await agreement(account.id, row.id))!);
       }),
     createPayToPayment: async ({ body, params }, { account }) =>
       store.transaction(async () => {
         const row = await agreement(account.id, params.agreementIdentification, true);
-        if (!row) return nppInvalid('agreementIdentification', 'no such agreement');
-        if (row.status !== 'active') return nppInvalid('agreementIdentification', `the agreement is ${row.status}`);
+        if (!row) return refusedInteger(refusals.noSuchAgreement());
+        if (row.status !== 'active') return refusedInteger(refusals.agreementNotActive(row.status));
         const cents = numberToCents(body.transaction.amount);
-        if (cents === undefined) return nppInvalid('transaction.amount', 'must be whole cents');
+        if (cents === undefined) return refusedInteger(refusals.notWholeCents('transaction.amount'));
         const maximum: number | undefined = JSON.parse(row.terms).payment?.maximum;
-        if (maximum !== undefined && cents > Math.floor(maximum * 100 + 1e-6)) return nppInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`);
+        if (maximum !== undefined && cents > Math.floor(maximum * 100 + 1e-6)) return refusedInteger(refusals.aboveAgreementMaximum(maximum));
         const payer = JSON.parse(row.payer);
         const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
         const id = await store.freshId('payto_payments', 'id', transactionId);
@@ -76,11 +77,11 @@ export function paytoHandlers(sb: Sandbox): Pick<H, 'createAgreement' | 'amendAg
       }),
     getPayToPayment: async ({ params }, { account }) => {
       const row = await payment(account.id, params.agreementIdentification, params.transactionId);
-      return row ? { responseCode: 0, responseMessage: ok, result: await record(row) } : nppInvalid('transactionId', 'no such payment');
+      return row ? { responseCode: 0, responseMessage: ok, result: await record(row) } : refusedInteger(refusals.noSuchPayment('transactionId'));
     },
     getPayToPaymentStatus: async ({ params }, { account }) => {
       const row = await payment(account.id, params.agreementIdentification, params.transactionId);
-      return row ? { responseCode: 0, responseMessage: ok, result: { status: row.status } } : nppInvalid('transactionId', 'no such payment');
+      return row ? { responseCode: 0, responseMessage: ok, result: { status: row.status } } : refusedInteger(refusals.noSuchPayment('transactionId'));
     },
     searchPayToPayments: async ({ query }, { account }) => {
       const rows = await store.all(

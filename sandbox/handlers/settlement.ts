@@ -3,7 +3,8 @@
 import { csvColumns } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
-import { invalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { fromCents, toCents } from '../money.ts';
 import { zipCsvStream } from '../settlement-export.ts';
 
@@ -24,10 +25,10 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       let type: string;
       if (body.cardID) {
         const row = await store.get('SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, body.cardID);
-        if (!row) return invalid('cardID', 'no such card');
+        if (!row) return refused(refusals.noSuchCard());
         type = row.card_type;
       } else {
-        if (!luhn(body.paymentCardNumber!)) return invalid('paymentCardNumber', 'fails the Luhn check');
+        if (!luhn(body.paymentCardNumber!)) return refused(refusals.failsLuhn('paymentCardNumber'));
         type = cardType(body.paymentCardNumber!);
       }
       const rate = await store.get('SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?', account.id, type);
@@ -36,7 +37,7 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       return { responseCode: '0', responseMessage: ok, transactionAmount: fromCents(cents), surchargeAmount: fromCents(surcharge), totalAmount: fromCents(cents + surcharge) };
     },
     getSettlement: async ({ body }, { account }) => {
-      if (body.settlementTo < body.settlementFrom) return invalid('settlementTo', 'is before settlementFrom');
+      if (body.settlementTo < body.settlementFrom) return refused(refusals.settlementBackwards());
       const version = body.version ?? 'unversioned';
       const columns: readonly string[] = csvColumns.settlement[version];
       const values = (row: Record<string, any>): Record<string, string> => ({

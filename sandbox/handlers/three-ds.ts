@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
-import { invalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { token } from '../ids.ts';
 import { cardOf } from './card-payments.ts';
 
@@ -21,8 +22,8 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
   /** Why a 3DS outcome cannot be given for this session: none opened for the merchant, or no card enrolled. */
   const sessionRefusal = async (merchantId: string, threeDSToken: string) => {
     const session = await store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);
-    if (!session) return invalid('threeDSToken', 'no 3D Secure session of this merchant has it (checkEnrollment opens one)');
-    return session.enrolled ? undefined : invalid('threeDSToken', 'its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)');
+    if (!session) return refused(refusals.noThreeDSSession());
+    return session.enrolled ? undefined : refused(refusals.notEnrolled());
   };
   return {
     getAccessToken: async ({ body }, { account }) => {
@@ -37,7 +38,7 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
     checkEnrollment: async ({ body }, { account }) => {
       const source = await cardOf(sb, account.id, body);
       if ('refusal' in source) return source.refusal;
-      if (!luhn(source.card.number)) return invalid(source.field, 'fails the Luhn check');
+      if (!luhn(source.card.number)) return refused(refusals.failsLuhn(source.field));
       const type = cardType(source.card.number);
       const enrolled = type === 'visa' || type === 'mc';
       const threeDSToken = await store.transaction(async () => {

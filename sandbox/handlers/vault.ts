@@ -2,7 +2,8 @@
 // read back truncated; blacklist entries keyed by the card's fingerprint.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { BRAND, cardType, luhn } from '../cards.ts';
-import { invalid, ok, type Sandbox } from '../context.ts';
+import { ok, type Sandbox } from '../context.ts';
+import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { blacklistId, cardId, cardKey, digits } from '../ids.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -21,13 +22,13 @@ export async function storeCard(sb: Sandbox, merchantId: string, card: { number:
 }
 
 export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 'removeCard' | 'changeExpiry' | 'addBlacklistedCard' | 'queryBlacklistedCard' | 'removeBlacklistedCard'> {
-  const { store, vault, clock } = sb;
+  const { store, vault } = sb;
   // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
   // lock: the row is read to be changed (FOR UPDATE, until the commit).
   const stored = async (merchantId: string, id: string, key: string | undefined, lock = false) => {
     const row = await store.get(`SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?${lock ? ' FOR UPDATE' : ''}`, merchantId, id);
-    if (!row) return { refusal: invalid('cardID', 'no such card') };
-    if (key !== undefined && row.card_key !== key) return { refusal: invalid('cardKey', 'does not match the stored card') };
+    if (!row) return { refusal: refused(refusals.noSuchCard()) };
+    if (key !== undefined && row.card_key !== key) return { refusal: refused(refusals.cardKeyMismatch()) };
     return { row };
   };
   const entry = (row: Record<string, any>) => ({
@@ -39,7 +40,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
   });
   return {
     addCard: async ({ body }, { account }) => {
-      if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
+      if (!luhn(body.cardNumber)) return refused(refusals.failsLuhn('cardNumber'));
       const card = { number: body.cardNumber, name: body.cardName, expiryMonth: body.cardExpiryMonth, expiryYear: body.cardExpiryYear };
       return { responseCode: '0', responseMessage: ok, ...(await store.transaction(() => storeCard(sb, account.id, card))) };
     },
@@ -78,7 +79,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
       }),
     addBlacklistedCard: ({ body }, { account }) =>
       store.transaction(async () => {
-        if (!luhn(body.cardNumber)) return invalid('cardNumber', 'fails the Luhn check');
+        if (!luhn(body.cardNumber)) return refused(refusals.failsLuhn('cardNumber'));
         const fingerprint = vault.fingerprint(body.cardNumber);
         // Added once per card and merchant (UNIQUE): a concurrent add of the same card waits on the
         // index, inserts nothing, and reads back the entry the other one made.
@@ -96,7 +97,7 @@ export function vaultHandlers(sb: Sandbox): Pick<H, 'addCard' | 'cardInfo' | 're
     removeBlacklistedCard: ({ body }, { account }) =>
       store.transaction(async () => {
         const row = await store.get('SELECT * FROM blacklist WHERE merchant_id = ? AND entry_id = ? FOR UPDATE', account.id, body.cardID);
-        if (!row) return invalid('cardID', 'no such blacklist entry');
+        if (!row) return refused(refusals.noSuchBlacklistEntry());
         await store.run('DELETE FROM blacklist WHERE entry_id = ?', body.cardID);
         return { responseCode: '0', responseMessage: ok };
       }),

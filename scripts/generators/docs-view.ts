@@ -122,7 +122,7 @@ export function recipesSection(doc: Doc, ops: Operation[]): string {
   const spec = doc['x-hash-recipes'] as Record<string, HashRecipe & { example?: { passphrase: string; fields: Record<string, unknown>; hash: string } }>;
   const parts = [
     '## Hash recipes',
-    "Every hash is computed from the account's passphrase (never sent) and fields of the request, by the recipe the operation names. " + FIELD_RULES,
+    `Every hash is computed from the account's passphrase (never sent) and fields of the request, by the recipe the operation names. ${FIELD_RULES}`,
     "`payment-gateway sign RECIPE --field NAME=VALUE … --preimage` prints the exact text hashed and the hash; `payment-gateway sign OPERATION --body @body.json --signed-body` fills in an operation's hashes.",
   ];
   for (const [name, recipe] of Object.entries(spec)) {

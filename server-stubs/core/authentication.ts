@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
-import { refusals, refuse, type Refusal } from './refusals.ts';
+import { forms, refusals, refuse, type Refusal } from './refusals.ts';
 import type { Steps } from './steps.ts';
 import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
@@ -115,7 +115,7 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
         // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
         // string but that is not base64 (atob throws). That is the field's fault, not the server's.
         const decoded = (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
-        return { refusal: refuse(-2, decoded ? `Field '${String(decoded)}' is invalid: must be base64` : 'The request cannot be hashed') };
+        return { refusal: refuse(-2, decoded ? forms.invalid(String(decoded), 'must be base64') : 'The request cannot be hashed') };
       }
       if (!matches) deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`);
     }

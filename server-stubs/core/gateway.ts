@@ -277,11 +277,12 @@ export function createGateway(options: GatewayOptions): Gateway {
           }
           // Checked when it settles: inside the unit when the unit waits for it (an asynchronous store).
           settledLater = true;
-          return (chain = Promise.resolve(returned).then((value) => {
+          chain = Promise.resolve(returned).then((value) => {
             returned = value;
             answered = answer(op, auth.account, body ?? {}, value, true);
             if (rollsBack(answered)) throw new RollBack();
-          }));
+          });
+          return chain;
         }, target.operationId);
         if (isThenable(unit)) yield unit;
         else if (chain) yield chain;

@@ -16,10 +16,26 @@ export const refuse = (code: Refusal['code'], message: string, status?: number):
   status === undefined ? { code, message } : { code, message, status };
 
 /**
+ * The forms every refusal message takes, written once: the stubs' schema refusals below and the
+ * sandbox's business refusals (sandbox/refusals.ts) are both worded through them. `kind` is what
+ * the name is ('Field', 'Header', 'Parameter').
+ */
+export const forms = {
+  /** "Field 'x' <predicate>": the base of the others. */
+  field: (name: string, predicate: string, kind = 'Field') => `${kind} '${name}' ${predicate}`,
+  /** "Field 'x' is required", with what follows (a condition, the allowed values). */
+  required: (name: string, more = '', kind = 'Field') => forms.field(name, `is required${more}`, kind),
+  invalid: (name: string, why: string, kind = 'Field') => forms.field(name, `is invalid: ${why}`, kind),
+  notAllowed: (name: string, kind = 'Field') => forms.field(name, 'is not allowed', kind),
+  /** A refusal that names no field (the request as a whole). */
+  request: (why?: string) => (why === undefined ? 'The request is invalid' : `The request is invalid: ${why}`),
+};
+
+/**
  * The catalogue of the server's own refusals (Fastify's error-catalogue idea: one place holds each
  * refusal's code, message and HTTP status; callers name the entry and pass only what varies).
  * Validation refusals are built by refusalFor from the schema's errors; the sandbox's business rules
- * are its own.
+ * are named in sandbox/refusals.ts, on the same forms.
  */
 export const refusals = {
   internal: () => refuse(-4, 'Internal gateway error', 500),
@@ -29,16 +45,16 @@ export const refusals = {
   notJson: (why: string) => refuse(-2, `Request body is not valid JSON: ${why}`, 400),
   noBodyTaken: (operationId: string) => refuse(-2, `${operationId} takes no request body`),
   bodyRequired: () => refuse(-3, 'The request body is required'),
-  parameterNotAllowed: (name: string) => refuse(-2, `Parameter '${name}' is not allowed`),
-  headerRequired: (name: string) => refuse(-3, `Header '${name}' is required`),
-  versionRequired: (name: string, value: string) => refuse(-3, `Header '${name}' is required and must be ${value}`, 400),
-  versionInvalid: (name: string, value: string) => refuse(-2, `Header '${name}' is invalid: must be ${value}`, 400),
+  parameterNotAllowed: (name: string) => refuse(-2, forms.notAllowed(name, 'Parameter')),
+  headerRequired: (name: string) => refuse(-3, forms.required(name, '', 'Header')),
+  versionRequired: (name: string, value: string) => refuse(-3, forms.required(name, ` and must be ${value}`, 'Header'), 400),
+  versionInvalid: (name: string, value: string) => refuse(-2, forms.invalid(name, `must be ${value}`, 'Header'), 400),
   noOperation: (verb: string, pathname: string) => refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404),
   verbNotAllowed: (verb: string, template: string) => refuse(-2, `${verb.toUpperCase()} is not an operation of ${template}`, 405),
   badPathEncoding: (pathname: string) => refuse(-2, `The path ${pathname} is not correctly encoded`, 400),
-  methodRequired: (allowed: string) => refuse(-3, `Field 'method' is required: one of ${allowed}`),
-  methodInvalid: (allowed: string) => refuse(-2, `Field 'method' is invalid: must be one of ${allowed}`),
-  methodNotThePath: (pathMethod: string) => refuse(-2, `Field 'method' is invalid: must be ${pathMethod}, the method the path names`),
+  methodRequired: (allowed: string) => refuse(-3, forms.required('method', `: one of ${allowed}`)),
+  methodInvalid: (allowed: string) => refuse(-2, forms.invalid('method', `must be one of ${allowed}`)),
+  methodNotThePath: (pathMethod: string) => refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
 } as const;
 
 /** The refusal body, with responseCode typed as the operation's refusal schema sends it. */
@@ -76,12 +92,12 @@ export function refusalFor(errors: readonly ErrorObject[], prefix = 'Field'): Re
   if (missing) {
     const name = fieldName(missing.instancePath, missing.params.missingProperty as string);
     const because = missing.keyword === 'dependentRequired' ? ` when '${fieldName(missing.instancePath, missing.params.property as string)}' is sent` : '';
-    return refuse(-3, `${prefix} '${name}' is required${because}`);
+    return refuse(-3, forms.required(name, because, prefix));
   }
   const extra = errors.find((e) => e.keyword === 'additionalProperties');
-  if (extra) return refuse(-2, `${prefix} '${fieldName(extra.instancePath, extra.params.additionalProperty as string)}' is not allowed`);
+  if (extra) return refuse(-2, forms.notAllowed(fieldName(extra.instancePath, extra.params.additionalProperty as string), prefix));
   const invalid = errors.find((e) => !WRAPPERS.has(e.keyword)) ?? errors[0];
-  if (!invalid) return refuse(-2, 'The request is invalid');
+  if (!invalid) return refuse(-2, forms.request());
   const name = fieldName(invalid.instancePath);
-  return refuse(-2, name ? `${prefix} '${name}' is invalid: ${rule(invalid)}` : `The request is invalid: ${rule(invalid)}`);
+  return refuse(-2, name ? forms.invalid(name, rule(invalid), prefix) : forms.request(rule(invalid)));
 }

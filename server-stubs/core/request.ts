@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { parseJson } from './json.ts';
-import { refusals, refuse, refusalFor, type Refusal } from './refusals.ts';
+import { forms, refusals, refuse, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -38,7 +38,7 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
     const parsed = parseJson(text);
     if ('ok' in parsed) return parsed;
-    return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : `Field '${parsed.field}' is invalid: ${parsed.rule}`) };
+    return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : forms.invalid(parsed.field, parsed.rule)) };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
     return { refusal: refusals.notJson(why) };

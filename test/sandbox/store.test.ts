@@ -383,7 +383,10 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
   it('a notification claimed by an instance that died is delivered by another once the lease runs out, once', async () => {
     const url = await freshDatabase();
     const posted: string[] = [];
-    const recorder = (async (to: string) => (posted.push(to), new Response(null, { status: 204 }))) as typeof fetch;
+    const recorder = (async (to: string) => {
+      posted.push(to);
+      return new Response(null, { status: 204 });
+    }) as typeof fetch;
     const first = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     const second = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     try {
