@@ -162,7 +162,9 @@ function threeInstances(open: () => Promise<Database>) {
       const allRecorded = async () => {
         const keys = [...unrecorded.keys()];
         const records = await Promise.all(keys.map((k, i) => survivors[i % survivors.length]!.payouts.getTransactionNotify(unrecorded.get(k)!.payoutId, unrecorded.get(k)!.transactionId)));
-        records.forEach((r, i) => (r as { result?: { delivered?: boolean } }).result?.delivered && unrecorded.delete(keys[i]!));
+        records.forEach((r, i) => {
+          if ((r as { result?: { delivered?: boolean } }).result?.delivered) unrecorded.delete(keys[i]!);
+        });
         return unrecorded.size === 0;
       };
       const deadline = killAt + 120_000;
