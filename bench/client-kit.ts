@@ -17,9 +17,20 @@ import { createGatewayClient, GatewayOutcomeUnknownError, recoveredBy } from '..
 import { createSandbox } from '../sandbox/index.ts';
 import { startDroppingProxy, type Fate } from '../test/support/dropping-proxy.ts';
 
-const { values } = parseArgs({ options: { notifications: { type: 'string', default: '50' }, purchases: { type: 'string', default: '200' }, seed: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: {
+    notifications: { type: 'string', default: '50' },
+    purchases: { type: 'string', default: '200' },
+    seed: { type: 'string', default: '7' },
+  },
+});
 
-const sandbox = await createSandbox({ dbPath: ':memory:', env: {}, control: true, fetch: (async () => new Response(null, { status: 204 })) as unknown as typeof fetch });
+const sandbox = await createSandbox({
+  dbPath: ':memory:',
+  env: {},
+  control: true,
+  fetch: (async () => new Response(null, { status: 204 })) as unknown as typeof fetch,
+});
 const server = sandbox.server();
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -27,7 +38,8 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const s = sandbox.seed;
 const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase };
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 // 1. Latency trigger -> local endpoint.
 {
@@ -44,7 +56,10 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
   await once(endpoint, 'listening');
   const hooks = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hooks`;
   const stop = new AbortController();
-  const listening = listen(['--forward-to', hooks, '--base', base, '--poll-seconds', '25'], { print: () => {}, signal: stop.signal });
+  const listening = listen(['--forward-to', hooks, '--base', base, '--poll-seconds', '25'], {
+    print: () => {},
+    signal: stop.signal,
+  });
   await new Promise((r) => setTimeout(r, 200));
   const client = createGatewayClient({ baseUrl: base, ...creds });
   const times: number[] = [];
@@ -53,13 +68,24 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
     await new Promise((r) => setTimeout(r, 60 + Math.random() * 60));
     const got = new Promise<number>((r) => (arrived = r));
     const started = performance.now();
-    await client.payouts.create({ reference: `B-${i}`, notifyURL: 'https://merchant.example/hooks', transactions: [{ payee: { name: 'P' }, transaction: { reference: `B-${i}-1`, amount: 1, bsb: '802950', accNumber: '13131313' } }] });
+    await client.payouts.create({
+      reference: `B-${i}`,
+      notifyURL: 'https://merchant.example/hooks',
+      transactions: [
+        {
+          payee: { name: 'P' },
+          transaction: { reference: `B-${i}-1`, amount: 1, bsb: '802950', accNumber: '13131313' },
+        },
+      ],
+    });
     times.push((await got) - started);
   }
   stop.abort();
   await listening.catch(() => {});
   endpoint.close();
-  console.log(`notification latency, trigger (createPayouts) -> local endpoint through listen, ${n} notifications: median ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  console.log(
+    `notification latency, trigger (createPayouts) -> local endpoint through listen, ${n} notifications: median ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+  );
 }
 
 // 2. Retry outcomes.
@@ -78,8 +104,30 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
     return r < 0.3 ? 'dropAfter' : r < 0.45 ? 'dropBefore' : 'pass';
   };
   const proxy = await startDroppingProxy(base, () => fate());
-  const purchase = (reference: string) => ({ transactionAmount: '10.00', transactionCurrency: 'AUD', transactionProduct: 'Bench', transactionReferenceID: reference, customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847' }) as never;
-  const charges = async (prefix: string) => (await sandbox.store.all("SELECT reference, count(*) AS n FROM transactions WHERE kind = 'purchase' AND reference LIKE ? GROUP BY reference", `${prefix}%`)).map((r) => Number(r.n));
+  const purchase = (reference: string) =>
+    ({
+      transactionAmount: '10.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Bench',
+      transactionReferenceID: reference,
+      customerName: 'Jane Citizen',
+      customerCountry: 'AU',
+      customerState: 'QLD',
+      customerCity: 'Brisbane',
+      customerAddress: '1 Test St',
+      customerPostCode: '4000',
+      paymentCardNumber: '4564710000000004',
+      paymentCardExpiry: '0229',
+      paymentCardName: 'Jane Citizen',
+      paymentCardCSC: '847',
+    }) as never;
+  const charges = async (prefix: string) =>
+    (
+      await sandbox.store.all(
+        "SELECT reference, count(*) AS n FROM transactions WHERE kind = 'purchase' AND reference LIKE ? GROUP BY reference",
+        `${prefix}%`,
+      )
+    ).map((r) => Number(r.n));
 
   const safe = createGatewayClient({ baseUrl: proxy.url, ...creds, retry: { attempts: 4, baseDelayMs: 5 } });
   const outcome = { answered: 0, recovered: 0, unknown: 0 };
@@ -116,9 +164,15 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
   }
   const naiveCharges = await charges('N-');
   await proxy.close();
-  console.log(`retry outcomes, ${n} purchases, 30 % of requests lose their answer after the sandbox committed and 15 % before it saw them (seed ${values.seed}):`);
-  console.log(`  retry layer: ${outcome.answered} answered by the purchase itself, ${outcome.recovered} recovered by queryCard, ${outcome.unknown} outcome unknown (not resent); ${lostAfter} purchase answers lost after commit; charges: ${safeCharges.filter((c) => c === 1).length} references charged once, ${safeCharges.filter((c) => c > 1).length} charged more than once`);
-  console.log(`  naive resend (up to 4 sends): ${naiveCharges.filter((c) => c === 1).length} references charged once, ${naiveCharges.filter((c) => c > 1).length} charged more than once (${naiveCharges.reduce((a, c) => a + c, 0) - naiveCharges.length} extra charges), ${gaveUp} gave up`);
+  console.log(
+    `retry outcomes, ${n} purchases, 30 % of requests lose their answer after the sandbox committed and 15 % before it saw them (seed ${values.seed}):`,
+  );
+  console.log(
+    `  retry layer: ${outcome.answered} answered by the purchase itself, ${outcome.recovered} recovered by queryCard, ${outcome.unknown} outcome unknown (not resent); ${lostAfter} purchase answers lost after commit; charges: ${safeCharges.filter((c) => c === 1).length} references charged once, ${safeCharges.filter((c) => c > 1).length} charged more than once`,
+  );
+  console.log(
+    `  naive resend (up to 4 sends): ${naiveCharges.filter((c) => c === 1).length} references charged once, ${naiveCharges.filter((c) => c > 1).length} charged more than once (${naiveCharges.reduce((a, c) => a + c, 0) - naiveCharges.length} extra charges), ${gaveUp} gave up`,
+  );
 }
 
 server.close();

@@ -39,22 +39,54 @@ const { values: args } = parseArgs({
 });
 const counts = args.instances!.split(',').map(Number);
 if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
-if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--instances is a list of instance counts, e.g. 1,2,3');
+if (counts.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error('--instances is a list of instance counts, e.g. 1,2,3');
 
 // The sandbox's seeded merchant: the spec's x-sandbox credentials (every new database is seeded with them).
-const sandbox = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8')).info['x-sandbox'] as { merchantUUID: string; apiKey: string; passphrase: string };
+const sandbox = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8')).info['x-sandbox'] as {
+  merchantUUID: string;
+  apiKey: string;
+  passphrase: string;
+};
 const merchant = { merchantUUID: sandbox.merchantUUID, apiKey: sandbox.apiKey };
 function signed(operationId: string, body: Record<string, unknown>) {
   const op = operation(operationId);
   const r = buildRequest(op, { body, signBody: true });
-  return { method: r.verb as 'POST', path: r.url, headers: r.headers as Record<string, string>, body: r.body as string };
+  return {
+    method: r.verb as 'POST',
+    path: r.url,
+    headers: r.headers as Record<string, string>,
+    body: r.body as string,
+  };
 }
-const purchase = signed('processCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' });
+const purchase = signed('processCard', {
+  method: 'processCard',
+  ...merchant,
+  transactionAmount: '1.00',
+  transactionCurrency: 'AUD',
+  transactionProduct: 'x',
+  customerName: 'Jane',
+  customerCountry: 'AU',
+  customerState: 'QLD',
+  customerCity: 'B',
+  customerAddress: '1 St',
+  customerPostCode: '4000',
+  paymentCardNumber: '4564710000000004',
+  paymentCardExpiry: '0229',
+  paymentCardName: 'Jane',
+  paymentCardCSC: '847',
+  hash: 'x',
+});
 /** A read of a transaction the deployment stored (queryCard), made once its first purchase is known. */
-const query = (transactionID: string) => signed('queryCard', { method: 'queryCard', ...merchant, transactionID, hash: 'x' });
+const query = (transactionID: string) =>
+  signed('queryCard', { method: 'queryCard', ...merchant, transactionID, hash: 'x' });
 
 function postgresServer(): string {
-  return process.env.PGW_BENCH_DATABASE_URL || process.env.PGW_TEST_DATABASE_URL || execFileSync('bash', [path.join(ROOT, 'scripts/postgres/ensure.sh')], { encoding: 'utf8' }).trim();
+  return (
+    process.env.PGW_BENCH_DATABASE_URL ||
+    process.env.PGW_TEST_DATABASE_URL ||
+    execFileSync('bash', [path.join(ROOT, 'scripts/postgres/ensure.sh')], { encoding: 'utf8' }).trim()
+  );
 }
 
 async function admin(sql: string): Promise<void> {
@@ -75,7 +107,9 @@ async function backends(name: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: postgresServer() });
   await client.connect();
   try {
-    const rows = (await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows as { pid: number }[];
+    const rows = (await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows as {
+      pid: number;
+    }[];
     return rows.map((r) => r.pid).filter((pid) => existsSync(`/proc/${pid}/stat`));
   } finally {
     await client.end();
@@ -99,10 +133,14 @@ interface Instance {
 }
 
 function startInstance(db: string, key: string): Promise<Instance> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/node'), [path.join(ROOT, 'sandbox/main.ts'), '--port', '0', '--quiet'], {
-    env: { ...process.env, PGW_DB: db, PGW_SANDBOX_DATA_KEY: key, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    path.join(ROOT, 'node_modules/.bin/node'),
+    [path.join(ROOT, 'sandbox/main.ts'), '--port', '0', '--quiet'],
+    {
+      env: { ...process.env, PGW_DB: db, PGW_SANDBOX_DATA_KEY: key, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     const read = (chunk: Buffer) => {
@@ -146,10 +184,27 @@ const machineTicks = () => {
 
 // autocannon takes several URLs and spreads its connections over them; its types say one string.
 const load = (urls: string[], seconds: number, read: ReturnType<typeof signed>) =>
-  autocannon({ url: urls as unknown as string, connections: Number(args.connections), duration: seconds, requests: [purchase, read] });
+  autocannon({
+    url: urls as unknown as string,
+    connections: Number(args.connections),
+    duration: seconds,
+    requests: [purchase, read],
+  });
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-deploy-'));
-const rows: { n: number; rps: number; p50: number; p99: number; non2xx: number; errors: number; instancesCpu: number[]; cpuPerRequest: number; loaderCpu: number; databaseCpu: number | undefined; machineCpu: number }[] = [];
+const rows: {
+  n: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  instancesCpu: number[];
+  cpuPerRequest: number;
+  loaderCpu: number;
+  databaseCpu: number | undefined;
+  machineCpu: number;
+}[] = [];
 try {
   for (const n of counts) {
     const db = await freshDatabase(n, dir);
@@ -166,7 +221,12 @@ try {
       const urls = instances.map((i) => i.url);
       await load(urls, 3, read);
       const database = db.name ? await backends(db.name) : [];
-      const before = { instances: instances.map((i) => processTicks(i.child.pid!)), database: database.map(processTicks), loader: process.cpuUsage(), machine: machineTicks() };
+      const before = {
+        instances: instances.map((i) => processTicks(i.child.pid!)),
+        database: database.map(processTicks),
+        loader: process.cpuUsage(),
+        machine: machineTicks(),
+      };
       const r = await load(urls, Number(args.duration), read);
       const seconds = Number(args.duration);
       const loader = process.cpuUsage(before.loader);
@@ -190,7 +250,9 @@ try {
         // Per cent of all cores, everything on the machine (other users' work included).
         machineCpu: Math.round(((machine.busy - before.machine.busy) / (machine.total - before.machine.total)) * 100),
       });
-      console.error(`${n} instance(s): ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms (${cores} cores)`);
+      console.error(
+        `${n} instance(s): ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms (${cores} cores)`,
+      );
     } finally {
       await Promise.all(instances.map(stopped));
       await db.drop();
@@ -204,9 +266,18 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`store ${args.store}${args.store === 'sqlite' ? ' (one file shared by the instances)' : ''}; mix processCard + queryCard, ${args.connections} connections spread round-robin over the instances by the load generator, ${args.duration} s after a 3 s warm-up; node ${process.version}, ${os.cpus().length} cores shared by the load generator, the instances${args.store === 'postgres' ? ' and PostgreSQL' : ''}`);
-console.log(`CPU: % of one core for each instance, the load generator (autocannon, in this process)${args.store === 'postgres' ? ' and the PostgreSQL backends serving the database (when the server is on this machine)' : ''}; machine: % of all cores busy, other processes included\n`);
+console.log(
+  `store ${args.store}${args.store === 'sqlite' ? ' (one file shared by the instances)' : ''}; mix processCard + queryCard, ${args.connections} connections spread round-robin over the instances by the load generator, ${args.duration} s after a 3 s warm-up; node ${process.version}, ${os.cpus().length} cores shared by the load generator, the instances${args.store === 'postgres' ? ' and PostgreSQL' : ''}`,
+);
+console.log(
+  `CPU: % of one core for each instance, the load generator (autocannon, in this process)${args.store === 'postgres' ? ' and the PostgreSQL backends serving the database (when the server is on this machine)' : ''}; machine: % of all cores busy, other processes included\n`,
+);
 const pgColumn = args.store === 'postgres';
-console.log(`| instances | req/s | p50 | p99 | non-2xx | errors | CPU per instance | instances' CPU per request | load generator |${pgColumn ? ' PostgreSQL |' : ''} machine busy |`);
+console.log(
+  `| instances | req/s | p50 | p99 | non-2xx | errors | CPU per instance | instances' CPU per request | load generator |${pgColumn ? ' PostgreSQL |' : ''} machine busy |`,
+);
 console.log(`|---:|---:|---:|---:|---:|---:|---|---:|---:|${pgColumn ? '---:|' : ''}---:|`);
-for (const r of rows) console.log(`| ${r.n} | ${r.rps} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.errors} | ${r.instancesCpu.map((c) => `${c} %`).join(', ')} | ${r.cpuPerRequest.toFixed(2)} ms | ${r.loaderCpu} % |${pgColumn ? ` ${r.databaseCpu === undefined ? 'not local' : `${r.databaseCpu} %`} |` : ''} ${r.machineCpu} % |`);
+for (const r of rows)
+  console.log(
+    `| ${r.n} | ${r.rps} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx} | ${r.errors} | ${r.instancesCpu.map((c) => `${c} %`).join(', ')} | ${r.cpuPerRequest.toFixed(2)} ms | ${r.loaderCpu} % |${pgColumn ? ` ${r.databaseCpu === undefined ? 'not local' : `${r.databaseCpu} %`} |` : ''} ${r.machineCpu} % |`,
+  );

@@ -28,19 +28,33 @@ export const mix: MixEntry[] = operations
   .filter((op) => op.resultType === 'application/json' && !op.aliasOf)
   .map((op) => {
     const r = buildRequest(op, { body: op.request ? requestExamples(op)[0]!.value : undefined });
-    return { op, verb: r.verb, url: r.url, headers: r.headers as Record<string, string>, text: r.body as string | undefined, result: handlers[op.operationId]!({}, {}) };
+    return {
+      op,
+      verb: r.verb,
+      url: r.url,
+      headers: r.headers as Record<string, string>,
+      text: r.body as string | undefined,
+      result: handlers[op.operationId]!({}, {}),
+    };
   });
 
 /** The answer's text, or an error when any check fails (the mix is valid: none should). */
-export function floorAnswer(op: ContractOperation, result: Record<string, unknown>, body: Record<string, unknown>): string {
+export function floorAnswer(
+  op: ContractOperation,
+  result: Record<string, unknown>,
+  body: Record<string, unknown>,
+): string {
   const ok = op.request ? (op.forms ?? [op.request]).some((form) => requestValidators[form]!(body)) : true;
   let hashed = true;
-  for (const use of op.hashes) hashed = computeHash(recipe(use.recipe), merchant.passphrase, body, nodeDigests).length > 0 && hashed;
+  for (const use of op.hashes)
+    hashed = computeHash(recipe(use.recipe), merchant.passphrase, body, nodeDigests).length > 0 && hashed;
   let answer = result;
   if (op.resultHashes.length) answer = { ...result };
-  for (const use of op.resultHashes) answer[use.name] = computeHash(recipe(use.recipe), merchant.passphrase, [answer, body], nodeDigests);
+  for (const use of op.resultHashes)
+    answer[use.name] = computeHash(recipe(use.recipe), merchant.passphrase, [answer, body], nodeDigests);
   const valid = resultValidators[op.result]!(answer);
   const text = JSON.stringify(answer);
-  if (!ok || !hashed || !valid || findCardNumber(text)) throw new Error(`${op.operationId}: the floor met a failing request`);
+  if (!ok || !hashed || !valid || findCardNumber(text))
+    throw new Error(`${op.operationId}: the floor met a failing request`);
   return text;
 }

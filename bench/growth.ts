@@ -28,7 +28,13 @@ import { buildRequest, operation } from '../contract/index.ts';
 import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
 
 const { values: args } = parseArgs({
-  options: { growth: { type: 'boolean' }, sizes: { type: 'string', default: '10000,100000,1000000' }, serve: { type: 'string' }, concurrency: { type: 'string', default: '4' }, 'semi-space': { type: 'string' } },
+  options: {
+    growth: { type: 'boolean' },
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+    serve: { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+    'semi-space': { type: 'string' },
+  },
 });
 const DAYS = 30;
 const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
@@ -72,18 +78,27 @@ if (args.serve) {
     results.push(await measure(size));
     console.error(`${size} rows done`);
   }
-  console.log(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), sandbox run with [${SANDBOX_NODE_FLAGS.join(' ')}], ${args.concurrency} purchases in flight during each export\n`);
-  console.log('| settled rows | export | zip | peak RSS delta (RSS before) | peak JS heap / buffers delta | retained after GC | longest event-loop block (wall) | longest main-thread run (CPU) | purchases during export | purchase p50 / p99 |');
+  console.log(
+    `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), sandbox run with [${SANDBOX_NODE_FLAGS.join(' ')}], ${args.concurrency} purchases in flight during each export\n`,
+  );
+  console.log(
+    '| settled rows | export | zip | peak RSS delta (RSS before) | peak JS heap / buffers delta | retained after GC | longest event-loop block (wall) | longest main-thread run (CPU) | purchases during export | purchase p50 / p99 |',
+  );
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : '–');
   for (const r of results) {
-    console.log(`| ${r.rows.toLocaleString('en')} | ${r.exportMs.toFixed(0)} ms | ${(r.zipBytes / 1e6).toFixed(1)} MB | +${r.rssDeltaMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB) | +${r.heapDeltaMb.toFixed(0)} / +${r.buffersDeltaMb.toFixed(0)} MB | ${r.retainedMb >= 0 ? '+' : ''}${r.retainedMb.toFixed(1)} MB | ${r.maxBlockMs.toFixed(1)} ms | ${r.maxRunCpuMs.toFixed(1)} ms | ${r.purchases} | ${ms(r.p50)} / ${ms(r.p99)} |`);
+    console.log(
+      `| ${r.rows.toLocaleString('en')} | ${r.exportMs.toFixed(0)} ms | ${(r.zipBytes / 1e6).toFixed(1)} MB | +${r.rssDeltaMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB) | +${r.heapDeltaMb.toFixed(0)} / +${r.buffersDeltaMb.toFixed(0)} MB | ${r.retainedMb >= 0 ? '+' : ''}${r.retainedMb.toFixed(1)} MB | ${r.maxBlockMs.toFixed(1)} ms | ${r.maxRunCpuMs.toFixed(1)} ms | ${r.purchases} | ${ms(r.p50)} / ${ms(r.p99)} |`,
+    );
   }
 }
 
 /** The client's side: starts the sandbox's process for `rows`, loads it during one export, collects both sides' figures. */
 async function measure(rows: number): Promise<Result> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows)], { execArgv: [...SANDBOX_NODE_FLAGS, '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows)], {
+    execArgv: [...SANDBOX_NODE_FLAGS, '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const messages: FromSandbox[] = [];
   let wake = () => {};
   child.on('message', (m) => {
@@ -106,9 +121,30 @@ async function measure(rows: number): Promise<Result> {
     const base = `http://127.0.0.1:${port}`;
     const call = async (operationId: string, body: Record<string, unknown>): Promise<Response> => {
       const r = buildRequest(operation(operationId), { body, signBody: true });
-      return fetch(base + r.url, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
+      return fetch(base + r.url, {
+        method: r.verb,
+        headers: r.headers as Record<string, string>,
+        body: r.body as string,
+      });
     };
-    const purchase = { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', customerName: 'Jane', customerCountry: 'AU', customerState: 'QLD', customerCity: 'B', customerAddress: '1 St', customerPostCode: '4000', paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane', paymentCardCSC: '847', hash: 'x' };
+    const purchase = {
+      method: 'processCard',
+      ...merchant,
+      transactionAmount: '1.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'x',
+      customerName: 'Jane',
+      customerCountry: 'AU',
+      customerState: 'QLD',
+      customerCity: 'B',
+      customerAddress: '1 St',
+      customerPostCode: '4000',
+      paymentCardNumber: '4564710000000004',
+      paymentCardExpiry: '0229',
+      paymentCardName: 'Jane',
+      paymentCardCSC: '847',
+      hash: 'x',
+    };
     // Warm up: the purchase path compiled and its statements prepared before anything is measured.
     for (let i = 0; i < 50; i++) await (await call('processCard', purchase)).arrayBuffer();
 
@@ -126,7 +162,13 @@ async function measure(rows: number): Promise<Result> {
     };
     const buyers = Array.from({ length: Number(args.concurrency) }, buyer);
     const t1 = performance.now();
-    const answer = await call('getSettlement', { method: 'getSettlement', ...merchant, settlementFrom: day(0), settlementTo: `2026-10-${DAYS}`, hash: 'x' });
+    const answer = await call('getSettlement', {
+      method: 'getSettlement',
+      ...merchant,
+      settlementFrom: day(0),
+      settlementTo: `2026-10-${DAYS}`,
+      hash: 'x',
+    });
     let zipBytes = 0;
     const reader = answer.body!.getReader();
     for (let part = await reader.read(); !part.done; part = await reader.read()) zipBytes += part.value.byteLength;
@@ -135,9 +177,11 @@ async function measure(rows: number): Promise<Result> {
     child.send('stop');
     const measured = await next('measured');
     await Promise.all(buyers);
-    if (answer.status !== 200 || zipBytes < 100) throw new Error(`getSettlement answered ${answer.status}, ${zipBytes} bytes`);
+    if (answer.status !== 200 || zipBytes < 100)
+      throw new Error(`getSettlement answered ${answer.status}, ${zipBytes} bytes`);
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
     return { rows, insertS, exportMs, zipBytes, ...measured, purchases: latencies.length, p50: pct(50), p99: pct(99) };
   } finally {
     child.kill();
@@ -147,19 +191,38 @@ async function measure(rows: number): Promise<Result> {
 /** The sandbox's process: the store filled, the server listening, its own costs sampled between 'start' and 'stop'. */
 async function serve(rows: number): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-growth-'));
-  const sb = await createSandbox({ dbPath: path.join(dir, 'growth.db'), env: {}, fetch: (async () => new Response(null, { status: 204 })) as typeof fetch });
+  const sb = await createSandbox({
+    dbPath: path.join(dir, 'growth.db'),
+    env: {},
+    fetch: (async () => new Response(null, { status: 204 })) as typeof fetch,
+  });
   // Bulk insert: one prepared statement, one transaction, rows that differ as real ones do (amounts,
   // references, card types, a void now and then) so that the zip compresses as a real file would.
   const t0 = performance.now();
   const db = (sb.store as SqliteStore).database.db;
   await sb.store.transaction(async () => {
-    const insert = db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+    const insert =
+      db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
       VALUES (?, ?, 'purchase', ?, 0, 'Transaction approved', ?, ?, 'AUD', ?, ?, ?, ?, '02', '29', ?, '00', 'Approved', ?, ?, '[]', ?)`);
     const types = ['visa', 'mastercard', 'amex'];
     const pans = ['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'];
     for (let i = 0; i < rows; i++) {
       const amount = 100 + ((i * 7919) % 500_000);
-      insert.run(`G${String(i).padStart(8, '0')}`, merchant.merchantUUID, i % 97 ? 'approved' : 'void', amount, amount, `ORDER-${i}`, `Product ${i % 40}`, types[i % 3]!, pans[i % 3]!, String(100000 + (i % 899999)), String(100000000 + i), day(i), `${day(i)} 10:00:00`);
+      insert.run(
+        `G${String(i).padStart(8, '0')}`,
+        merchant.merchantUUID,
+        i % 97 ? 'approved' : 'void',
+        amount,
+        amount,
+        `ORDER-${i}`,
+        `Product ${i % 40}`,
+        types[i % 3]!,
+        pans[i % 3]!,
+        String(100000 + (i % 899999)),
+        String(100000000 + i),
+        day(i),
+        `${day(i)} 10:00:00`,
+      );
     }
   });
   const insertS = (performance.now() - t0) / 1000;

@@ -9,7 +9,10 @@ import { mix as floorMix } from './floor.ts';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The same mix for every server (bench/floor.ts), as autocannon sends it. */
-export const mix = floorMix.map((m) => ({ op: m.op, request: { method: m.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: m.url, headers: m.headers, body: m.text } }));
+export const mix = floorMix.map((m) => ({
+  op: m.op,
+  request: { method: m.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: m.url, headers: m.headers, body: m.text },
+}));
 
 export interface Started {
   child: ChildProcess;
@@ -21,7 +24,10 @@ export interface Started {
 /** Launches bench/<script> on a free port; resolves when it prints `ready <port>`. */
 export function start(script: string, env: Record<string, string> = {}): Promise<Started> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [path.join(HERE, script), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production', ...env } });
+  const child = spawn(process.execPath, [path.join(HERE, script), '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const m = /ready (\d+)/.exec(chunk.toString());
@@ -35,9 +41,14 @@ export function start(script: string, env: Record<string, string> = {}): Promise
 export async function check(port: number): Promise<{ ok: number; total: number; failures: string[] }> {
   const failures: string[] = [];
   for (const { op, request } of mix) {
-    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+    });
     const body = await response.text();
-    if (response.status !== op.status || !body.includes('"responseCode"') || /"responseCode":"?-/.test(body)) failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
+    if (response.status !== op.status || !body.includes('"responseCode"') || /"responseCode":"?-/.test(body))
+      failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
   }
   return { ok: mix.length - failures.length, total: mix.length, failures };
 }

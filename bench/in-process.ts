@@ -22,7 +22,8 @@ const requests = mix.map((m) => ({
 
 for (const { op, request } of requests) {
   const response = await gateway.handle(request);
-  if (response.status !== op.status || /"responseCode":"?-/.test(String(response.body))) throw new Error(`${op.operationId}: ${response.status} ${String(response.body).slice(0, 200)}`);
+  if (response.status !== op.status || /"responseCode":"?-/.test(String(response.body)))
+    throw new Error(`${op.operationId}: ${response.status} ${String(response.body).slice(0, 200)}`);
 }
 
 async function time<T>(name: string, list: T[], each: (item: T) => unknown): Promise<void> {
@@ -37,7 +38,9 @@ async function time<T>(name: string, list: T[], each: (item: T) => unknown): Pro
     n += list.length;
   }
   const us = ((performance.now() - started) * 1000) / n;
-  console.log(`${name}: ${n} requests of ${list.length} operations, ${us.toFixed(1)} µs each, ${Math.round(1e6 / us)} per second`);
+  console.log(
+    `${name}: ${n} requests of ${list.length} operations, ${us.toFixed(1)} µs each, ${Math.round(1e6 / us)} per second`,
+  );
 }
 
 await time('respond()', requests, (r) => gateway.respond(r.request));

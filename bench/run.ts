@@ -25,7 +25,11 @@ import { check, mix, start } from './harness.ts';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 // The other benchmarks behind the same command: --growth (the sandbox's costs as its data grows,
 // bench/growth.ts) and --store/--instances (a deployment of several sandboxes, bench/deployment.ts).
-const other = process.argv.includes('--growth') ? './growth.ts' : process.argv.some((a) => a.startsWith('--instances') || a.startsWith('--store')) ? './deployment.ts' : undefined;
+const other = process.argv.includes('--growth')
+  ? './growth.ts'
+  : process.argv.some((a) => a.startsWith('--instances') || a.startsWith('--store'))
+    ? './deployment.ts'
+    : undefined;
 if (other) {
   await import(other);
   process.exit(0);
@@ -43,12 +47,37 @@ const { values: args } = parseArgs({
 
 const SERVERS = [
   { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
-  { name: 'express-openapi-validator', label: 'express + express-openapi-validator (requests + responses)', script: 'servers/express-openapi-validator.ts' },
-  { name: 'openapi-backend', label: 'openapi-backend (requests + validateResponse)', script: 'servers/openapi-backend.ts' },
-  { name: 'fastify-openapi-glue', label: 'fastify + fastify-openapi-glue (requests by Fastify\'s Ajv, answers by its schema serialiser)', script: 'servers/fastify-openapi-glue.ts' },
-  { name: 'floor', label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)', script: 'servers/floor.ts' },
-  { name: 'bare', label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)', script: 'servers/bare.ts' },
-  ...(args['busy-us']?.split(',') ?? []).map((us) => ({ name: `bare+${us}us`, label: `bare node:http with ${us} µs of busy work per request`, script: 'servers/bare.ts', env: { BARE_BUSY_US: us } })),
+  {
+    name: 'express-openapi-validator',
+    label: 'express + express-openapi-validator (requests + responses)',
+    script: 'servers/express-openapi-validator.ts',
+  },
+  {
+    name: 'openapi-backend',
+    label: 'openapi-backend (requests + validateResponse)',
+    script: 'servers/openapi-backend.ts',
+  },
+  {
+    name: 'fastify-openapi-glue',
+    label: "fastify + fastify-openapi-glue (requests by Fastify's Ajv, answers by its schema serialiser)",
+    script: 'servers/fastify-openapi-glue.ts',
+  },
+  {
+    name: 'floor',
+    label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)',
+    script: 'servers/floor.ts',
+  },
+  {
+    name: 'bare',
+    label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)',
+    script: 'servers/bare.ts',
+  },
+  ...(args['busy-us']?.split(',') ?? []).map((us) => ({
+    name: `bare+${us}us`,
+    label: `bare node:http with ${us} µs of busy work per request`,
+    script: 'servers/bare.ts',
+    env: { BARE_BUSY_US: us },
+  })),
 ].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
 
 function load(port: number, seconds: number) {
@@ -67,7 +96,11 @@ async function coldStart(): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < Number(args['cold-starts']); i++) {
     const { child, port, startedAt } = await start('servers/cold-start.js');
-    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+    });
     await response.text();
     if (response.status !== op.status) throw new Error('cold start: first answer was not a success');
     times.push(performance.now() - startedAt);
@@ -92,20 +125,32 @@ async function measure(script: string, env?: Record<string, string>): Promise<Ro
     const correctness = await check(port);
     await load(port, 3);
     const r = await load(port, Number(args.duration));
-    return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, correct: `${correctness.ok}/${correctness.total}`, failures: correctness.failures.slice(0, 5) };
+    return {
+      rps: Math.round(r.requests.average),
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      correct: `${correctness.ok}/${correctness.total}`,
+      failures: correctness.failures.slice(0, 5),
+    };
   } finally {
     child.kill();
   }
 }
 
 const rounds = Number(args.rounds);
-console.log(`mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, after a 3 s warm-up; ${rounds} rounds, servers taking turns\n`);
+console.log(
+  `mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, after a 3 s warm-up; ${rounds} rounds, servers taking turns\n`,
+);
 const measured = new Map<string, Round[]>(SERVERS.map((s) => [s.name, []]));
 for (let round = 1; round <= rounds; round++) {
   for (const server of SERVERS) {
     const r = await measure(server.script, 'env' in server ? server.env : undefined);
     measured.get(server.name)!.push(r);
-    console.log(`round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  correct ${r.correct}  non-2xx ${r.non2xx}`);
+    console.log(
+      `round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  correct ${r.correct}  non-2xx ${r.non2xx}`,
+    );
   }
 }
 const rows = SERVERS.map((server) => {
@@ -114,27 +159,47 @@ const rows = SERVERS.map((server) => {
   return { server: server.name, label: server.label, ...median, rounds: list.map((r) => r.rps) };
 });
 console.log('\nmedian round of each server:');
-for (const r of rows) console.log(`${r.server.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (rounds: ${r.rounds.join(', ')})`);
+for (const r of rows)
+  console.log(
+    `${r.server.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (rounds: ${r.rounds.join(', ')})`,
+  );
 
 const rate = (name: string) => rows.find((r) => r.server === name)?.rps;
 const ours = rate('stubs');
 const ratios = {
-  vsExpressOpenapiValidator: ours && rate('express-openapi-validator') ? +(ours / rate('express-openapi-validator')!).toFixed(2) : undefined,
+  vsExpressOpenapiValidator:
+    ours && rate('express-openapi-validator') ? +(ours / rate('express-openapi-validator')!).toFixed(2) : undefined,
   vsOpenapiBackend: ours && rate('openapi-backend') ? +(ours / rate('openapi-backend')!).toFixed(2) : undefined,
-  vsFastifyOpenapiGlue: ours && rate('fastify-openapi-glue') ? +(ours / rate('fastify-openapi-glue')!).toFixed(2) : undefined,
+  vsFastifyOpenapiGlue:
+    ours && rate('fastify-openapi-glue') ? +(ours / rate('fastify-openapi-glue')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
 };
-for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare'))) console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
+for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare')))
+  console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
 const cold = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : [];
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');
-if (ratios.vsExpressOpenapiValidator) console.log(`this package vs express-openapi-validator: ${ratios.vsExpressOpenapiValidator}x (target 3x)`);
-if (ratios.vsOpenapiBackend) console.log(`this package vs openapi-backend:           ${ratios.vsOpenapiBackend}x (target 1.5x)`);
-if (ratios.vsFastifyOpenapiGlue) console.log(`this package vs fastify-openapi-glue:      ${ratios.vsFastifyOpenapiGlue}x`);
-const perRound = measured.get('stubs')?.map((r, i) => (measured.get('bare')?.[i] ? +(r.rps / measured.get('bare')![i]!.rps).toFixed(2) : undefined)).filter((x) => x !== undefined);
-if (ratios.shareOfBareCeiling) console.log(`this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${perRound?.length ? `; round by round: ${perRound.join(', ')}` : ''}`);
-if (median !== undefined) console.log(`cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`);
-for (const row of rows) if (row.failures.length) console.log(`\n${row.server} refused some requests of the mix:\n  ${row.failures.join('\n  ')}`);
+if (ratios.vsExpressOpenapiValidator)
+  console.log(`this package vs express-openapi-validator: ${ratios.vsExpressOpenapiValidator}x (target 3x)`);
+if (ratios.vsOpenapiBackend)
+  console.log(`this package vs openapi-backend:           ${ratios.vsOpenapiBackend}x (target 1.5x)`);
+if (ratios.vsFastifyOpenapiGlue)
+  console.log(`this package vs fastify-openapi-glue:      ${ratios.vsFastifyOpenapiGlue}x`);
+const perRound = measured
+  .get('stubs')
+  ?.map((r, i) => (measured.get('bare')?.[i] ? +(r.rps / measured.get('bare')![i]!.rps).toFixed(2) : undefined))
+  .filter((x) => x !== undefined);
+if (ratios.shareOfBareCeiling)
+  console.log(
+    `this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${perRound?.length ? `; round by round: ${perRound.join(', ')}` : ''}`,
+  );
+if (median !== undefined)
+  console.log(
+    `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`,
+  );
+for (const row of rows)
+  if (row.failures.length)
+    console.log(`\n${row.server} refused some requests of the mix:\n  ${row.failures.join('\n  ')}`);
 
 await mkdir(path.join(HERE, 'results'), { recursive: true });
 await writeFile(

@@ -48,11 +48,14 @@ const COMMON: Record<string, OptionSpec> = {
 
 export function helpText(spec: CommandSpec): string {
   const all = { ...spec.options, ...COMMON };
-  const left = (name: string, o: OptionSpec) => `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+  const left = (name: string, o: OptionSpec) =>
+    `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
   const width = Math.max(...Object.entries(all).map(([n, o]) => left(n, o).length)) + 2;
   const lines = [`Usage: ${spec.name} ${spec.usage}`, '', spec.summary, '', 'Options:'];
   for (const [name, o] of Object.entries(all)) {
-    const extra = [o.env && `env ${o.env}`, o.default !== undefined && `default ${o.default}`].filter(Boolean).join('; ');
+    const extra = [o.env && `env ${o.env}`, o.default !== undefined && `default ${o.default}`]
+      .filter(Boolean)
+      .join('; ');
     lines.push(`  ${left(name, o).padEnd(width)}${o.help}${extra ? ` (${extra})` : ''}`);
   }
   if (spec.env && Object.keys(spec.env).length) {
@@ -72,13 +75,19 @@ export type Parsed = { values: Record<string, string | boolean | string[] | unde
  */
 export function parse(spec: CommandSpec, argv: string[], print: (text: string) => void = console.log): Parsed | 'exit' {
   const options = Object.fromEntries(
-    Object.entries({ ...spec.options, ...COMMON }).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
+    Object.entries({ ...spec.options, ...COMMON }).map(([name, o]) => [
+      name,
+      { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+    ]),
   );
   let parsed: Parsed;
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: Boolean(spec.positionals) }) as Parsed;
   } catch (error) {
-    const message = error instanceof Error ? error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '') : String(error);
+    const message =
+      error instanceof Error
+        ? error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '')
+        : String(error);
     throw new UsageError(`${message} (see ${spec.name} --help)`);
   }
   if (parsed.values.help) {
@@ -96,7 +105,11 @@ export function parse(spec: CommandSpec, argv: string[], print: (text: string) =
  * parse() for a command that answers with its exit code: 0 once --help or --version is printed, 2
  * after a mistake printed as one line on stderr; else what was parsed.
  */
-export function parseOrExitCode(spec: CommandSpec, argv: string[], print: (text: string) => void = console.log): Parsed | number {
+export function parseOrExitCode(
+  spec: CommandSpec,
+  argv: string[],
+  print: (text: string) => void = console.log,
+): Parsed | number {
   try {
     const parsed = parse(spec, argv, print);
     return parsed === 'exit' ? 0 : parsed;
@@ -110,7 +123,8 @@ export function parseOrExitCode(spec: CommandSpec, argv: string[], print: (text:
 /** A port from an option or the environment: an integer 0-65535 (0: any free port). */
 export function portOf(value: string | undefined, source: string, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback;
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new UsageError(`${source} must be a port number from 0 to 65535 (0 picks a free one), not '${value}'`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535)
+    throw new UsageError(`${source} must be a port number from 0 to 65535 (0 picks a free one), not '${value}'`);
   return Number(value);
 }
 

@@ -3,7 +3,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const runner = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../contract/run.ts' : '../contract/run.js', import.meta.url));
+const runner = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../contract/run.ts' : '../contract/run.js', import.meta.url),
+);
 
 export function contractCommand(argv: string[]): Promise<void> {
   const child = spawn(process.execPath, [runner, ...argv], { stdio: 'inherit' });

@@ -9,7 +9,8 @@ import { packageFile } from './spec.ts';
 export const docsSpec = (name: string): CommandSpec => ({
   name,
   usage: '[--port PORT] [--host HOST] [--path]',
-  summary: 'Serves the API reference at / (and the spec at /openapi.json, /openapi.yaml) until stopped; with --path, prints the HTML file\'s path instead.',
+  summary:
+    "Serves the API reference at / (and the spec at /openapi.json, /openapi.yaml) until stopped; with --path, prints the HTML file's path instead.",
   options: {
     port: { type: 'string', short: 'p', value: 'PORT', default: '4012', help: 'port to listen on (0: any free port)' },
     host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
@@ -33,7 +34,8 @@ export async function docsCommand(name: string, argv: string[]): Promise<void> {
   const host = (v.host as string | undefined) ?? '127.0.0.1';
   const server = http.createServer((req, res) => {
     const file = req.method === 'GET' ? FILES[(req.url ?? '/').split('?')[0]!] : undefined;
-    if (!file) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: the reference is at /\n');
+    if (!file)
+      return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: the reference is at /\n');
     res.writeHead(200, { 'content-type': file[1] }).end(readFileSync(packageFile(file[0])));
   });
   const bound = await listen(server, port, host, '--port');

@@ -8,7 +8,7 @@ const SUBCOMMANDS: Record<string, string> = {
   sandbox: 'run the stateful sandbox of the whole gateway (default http://127.0.0.1:4010)',
   mock: 'run the Prism mock: every operation answered from its examples (default http://127.0.0.1:4011)',
   contract: 'hold an implementation to the contract, operation by operation (the contract-test suite)',
-  sign: 'compute a message hash (any recipe, or an operation\'s hashes) from a shell',
+  sign: "compute a message hash (any recipe, or an operation's hashes) from a shell",
   docs: 'serve the API reference (or print where the HTML file is)',
   listen: "stream the sandbox's notifications to a local endpoint, signed as the gateway signs",
   trigger: 'make the sandbox send a notification, through the real operations that cause it',
@@ -19,7 +19,9 @@ const NAME = 'payment-gateway';
 export const mainSpec: CommandSpec = {
   name: NAME,
   usage: '<command> [options]',
-  summary: `The Payment Gateway API 2.0 contract's tools.\n\nCommands:\n${Object.entries(SUBCOMMANDS).map(([n, t]) => `  ${n.padEnd(10)}${t}`).join('\n')}\n\n${NAME} <command> --help tells more about each.`,
+  summary: `The Payment Gateway API 2.0 contract's tools.\n\nCommands:\n${Object.entries(SUBCOMMANDS)
+    .map(([n, t]) => `  ${n.padEnd(10)}${t}`)
+    .join('\n')}\n\n${NAME} <command> --help tells more about each.`,
   options: {},
 };
 
@@ -58,10 +60,14 @@ export async function main(argv: string[]): Promise<void> {
     case 'docs':
       return (await import('./docs.ts')).docsCommand(name, rest);
     default:
-      throw new UsageError(`unknown command '${command}': use one of ${Object.keys(SUBCOMMANDS).join(', ')} (see ${NAME} --help)`);
+      throw new UsageError(
+        `unknown command '${command}': use one of ${Object.keys(SUBCOMMANDS).join(', ')} (see ${NAME} --help)`,
+      );
   }
 }
 
 // Errors carry the subcommand's name, as its --help does: `payment-gateway sign: …`.
 const [first] = process.argv.slice(2);
-await runCommand(first && Object.hasOwn(SUBCOMMANDS, first) ? `${NAME} ${first}` : NAME, () => main(process.argv.slice(2)));
+await runCommand(first && Object.hasOwn(SUBCOMMANDS, first) ? `${NAME} ${first}` : NAME, () =>
+  main(process.argv.slice(2)),
+);

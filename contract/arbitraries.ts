@@ -3,10 +3,15 @@
 import fc from 'fast-check';
 import { deref, type Doc } from '../runtime/document.ts';
 
-const isoDate = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const isoDate = fc
+  .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
 
 function stringArbitrary(s: any): fc.Arbitrary<string> {
-  if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => (s.maxLength === undefined || v.length <= s.maxLength) && v.length >= (s.minLength ?? 0));
+  if (s.pattern)
+    return fc
+      .stringMatching(new RegExp(s.pattern))
+      .filter((v) => (s.maxLength === undefined || v.length <= s.maxLength) && v.length >= (s.minLength ?? 0));
   switch (s.format) {
     case 'email':
       return fc.emailAddress().filter((v) => v.length <= (s.maxLength ?? 254));
@@ -36,20 +41,27 @@ export function arbitraryFor(doc: Doc, schema: any): fc.Arbitrary<unknown> {
     const { oneOf: _o, anyOf: _a, description: _d, ...around } = s;
     return fc.oneof(...branches.map((b: unknown) => arbitraryFor(doc, { ...around, ...deref(doc, b) })));
   }
-  const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.properties ? 'object' : undefined);
+  const type = Array.isArray(s.type) ? s.type[0] : (s.type ?? (s.properties ? 'object' : undefined));
   switch (type) {
     case 'string':
       return stringArbitrary(s);
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 100_000 });
     case 'number':
-      return fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }).map((n) => Math.round(n * 100) / 100);
+      return fc
+        .double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true })
+        .map((n) => Math.round(n * 100) / 100);
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return fc.array(arbitraryFor(doc, s.items ?? {}), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 3) });
+      return fc.array(arbitraryFor(doc, s.items ?? {}), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 3, 3),
+      });
     case 'object': {
-      const props = Object.fromEntries(Object.entries<any>(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(doc, v)]));
+      const props = Object.fromEntries(
+        Object.entries<any>(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(doc, v)]),
+      );
       return fc.record(props, { requiredKeys: (s.required ?? []).filter((k: string) => k in props) });
     }
     default:
@@ -58,7 +70,13 @@ export function arbitraryFor(doc: Doc, schema: any): fc.Arbitrary<unknown> {
 }
 
 /** Up to n values of the schema that the validator accepts, reproducible from the seed. */
-export function sampleValid(doc: Doc, schema: unknown, accepts: (v: unknown) => boolean, n: number, seed: number): unknown[] {
+export function sampleValid(
+  doc: Doc,
+  schema: unknown,
+  accepts: (v: unknown) => boolean,
+  n: number,
+  seed: number,
+): unknown[] {
   const arbitrary = arbitraryFor(doc, schema).filter((v) => accepts(v));
   try {
     return fc.sample(arbitrary, { numRuns: n, seed });

@@ -46,7 +46,8 @@ function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes:
   const code = Number(a.json?.responseCode);
   if (!(code < 0)) fail(`responseCode ${a.json?.responseCode ?? '(none)'} (HTTP ${a.status}), a refusal is below 0`);
   if (!codes.includes(code)) fail(`responseCode ${code}, expected ${codes.join(' or ')}: ${a.json.responseMessage}`);
-  if (naming && !String(a.json.responseMessage).includes(naming)) fail(`"${a.json.responseMessage}" does not name ${naming}`);
+  if (naming && !String(a.json.responseMessage).includes(naming))
+    fail(`"${a.json.responseMessage}" does not name ${naming}`);
   const problem = breaksContract(op, a);
   if (problem && a.status === op.status) fail(problem);
 }
@@ -55,7 +56,12 @@ function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes:
  * Why this answer to this request breaks the contract: its shape (status, content type, schema) or,
  * against a stateful implementation, the rules of its result (echoes, sums, result hashes).
  */
-export function judge(op: ContractOperation, request: Record<string, unknown> | undefined, a: Answer, ctx: RunContext): string | undefined {
+export function judge(
+  op: ContractOperation,
+  request: Record<string, unknown> | undefined,
+  a: Answer,
+  ctx: RunContext,
+): string | undefined {
   ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
   if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
@@ -80,8 +86,11 @@ export function breaking(schema: unknown): unknown {
 function checksFor(op: ContractOperation): Check[] {
   const base = { operationId: op.operationId, tags: tagsOf(op) };
   const checks: Check[] = [];
-  const examples = op.request ? requestExamples(op) : [{ name: 'request', value: undefined as unknown as Record<string, unknown> }];
-  const signed = (ctx: RunContext, value: Record<string, unknown> | undefined) => (value && op.request ? signBody(op, formOf(op, value), value, ctx.creds) : value);
+  const examples = op.request
+    ? requestExamples(op)
+    : [{ name: 'request', value: undefined as unknown as Record<string, unknown> }];
+  const signed = (ctx: RunContext, value: Record<string, unknown> | undefined) =>
+    value && op.request ? signBody(op, formOf(op, value), value, ctx.creds) : value;
 
   for (const example of examples) {
     checks.push({
@@ -105,7 +114,13 @@ function checksFor(op: ContractOperation): Check[] {
         const forms = op.forms ?? [op.request!];
         let sent = 0;
         for (const [i, form] of forms.entries()) {
-          const values = sampleValid(doc, doc.components.schemas[form], (v) => requestValidators[form]!(v), Math.max(1, Math.ceil(ctx.runs / forms.length)), ctx.seed + i);
+          const values = sampleValid(
+            doc,
+            doc.components.schemas[form],
+            (v) => requestValidators[form]!(v),
+            Math.max(1, Math.ceil(ctx.runs / forms.length)),
+            ctx.seed + i,
+          );
           for (const value of values) {
             const body = signBody(op, form, value as Record<string, unknown>, ctx.creds);
             const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds), ctx);
@@ -138,7 +153,14 @@ function checksFor(op: ContractOperation): Check[] {
         ...base,
         kind: 'invalid',
         name: `with ${field} broken: refused (-2) naming it`,
-        run: async (ctx) => expectRefusal(op, await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds), ctx, [-2], `'${field}`),
+        run: async (ctx) =>
+          expectRefusal(
+            op,
+            await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds),
+            ctx,
+            [-2],
+            `'${field}`,
+          ),
       });
     }
     if (op.method) {
@@ -146,7 +168,14 @@ function checksFor(op: ContractOperation): Check[] {
         ...base,
         kind: 'invalid',
         name: 'an unknown method is refused (-2) naming method',
-        run: async (ctx) => expectRefusal(op, await send(ctx.base, { op, body: { ...signed(ctx, example), method: 'noSuchMethod' } }, ctx.creds), ctx, [-2], "'method'"),
+        run: async (ctx) =>
+          expectRefusal(
+            op,
+            await send(ctx.base, { op, body: { ...signed(ctx, example), method: 'noSuchMethod' } }, ctx.creds),
+            ctx,
+            [-2],
+            "'method'",
+          ),
       });
     }
   }
@@ -156,24 +185,42 @@ function checksFor(op: ContractOperation): Check[] {
     kind: 'invalid',
     name: 'without SVC-API-VERSION: refused, never a 5xx',
     run: async (ctx) => {
-      const a = await send(ctx.base, { op, body: signed(ctx, examples[0]!.value), headers: { 'SVC-API-VERSION': undefined } }, ctx.creds);
+      const a = await send(
+        ctx.base,
+        { op, body: signed(ctx, examples[0]!.value), headers: { 'SVC-API-VERSION': undefined } },
+        ctx.creds,
+      );
       if (a.status >= 500) fail(`HTTP ${a.status}`);
       if (!(Number(a.json?.responseCode) < 0)) fail(`HTTP ${a.status} without a refusal`);
     },
   });
 
-  const keyed = op.headers ? op.headers.apiKey : op.credentials.some((k) => k === 'merchant' || k === 'partner') ? 'apiKey' : undefined;
+  const keyed = op.headers
+    ? op.headers.apiKey
+    : op.credentials.some((k) => k === 'merchant' || k === 'partner')
+      ? 'apiKey'
+      : undefined;
   const tokenOnly = !keyed && op.credentials.includes('accessToken');
   checks.push({
     ...base,
     kind: 'auth',
-    name: tokenOnly ? 'an access token the gateway did not issue is refused with -1' : 'a wrong API key is refused with -1',
+    name: tokenOnly
+      ? 'an access token the gateway did not issue is refused with -1'
+      : 'a wrong API key is refused with -1',
     run: async (ctx) => {
       if (ctx.mock) return { skip: 'the mock does not check credentials beyond their presence' };
       const body = signed(ctx, examples[0]!.value);
-      if (tokenOnly) return expectRefusal(op, await send(ctx.base, { op, body: { ...body, accessToken: 'not-issued-by-the-gateway' } }, ctx.creds), ctx, [-1]);
+      if (tokenOnly)
+        return expectRefusal(
+          op,
+          await send(ctx.base, { op, body: { ...body, accessToken: 'not-issued-by-the-gateway' } }, ctx.creds),
+          ctx,
+          [-1],
+        );
       if (!keyed) return { skip: 'the operation carries no credential to falsify' };
-      const out = op.headers ? { op, body, headers: { [keyed]: 'wrongkey' } } : { op, body: { ...body, apiKey: 'wrongkey' } };
+      const out = op.headers
+        ? { op, body, headers: { [keyed]: 'wrongkey' } }
+        : { op, body: { ...body, apiKey: 'wrongkey' } };
       expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
     },
   });
@@ -185,9 +232,13 @@ function checksFor(op: ContractOperation): Check[] {
     run: async (ctx) => {
       if (ctx.mock) return { skip: 'the mock does not check message hashes' };
       const body = signed(ctx, examples[0]!.value);
-      if (!hashed || (hashed.in === 'body' && !(hashed.name in (body ?? {})))) return { skip: 'the operation carries no message hash' };
+      if (!hashed || (hashed.in === 'body' && !(hashed.name in (body ?? {}))))
+        return { skip: 'the operation carries no message hash' };
       const wrong = hashed.in === 'header' ? 'f'.repeat(64) : '0'.repeat(32);
-      const out = hashed.in === 'header' ? { op, body, headers: { [hashed.name]: wrong } } : { op, body: { ...body, [hashed.name]: wrong } };
+      const out =
+        hashed.in === 'header'
+          ? { op, body, headers: { [hashed.name]: wrong } }
+          : { op, body: { ...body, [hashed.name]: wrong } };
       expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
     },
   });

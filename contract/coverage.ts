@@ -33,7 +33,12 @@ export class Coverage {
 
   /** One answer the run received. A binary or CSV answer counts as the success it is. */
   record(op: ContractOperation, request: Record<string, unknown> | undefined, status: number, json: unknown): void {
-    const code = json && typeof json === 'object' && 'responseCode' in json ? Number((json as { responseCode: unknown }).responseCode) : status === op.status ? 0 : undefined;
+    const code =
+      json && typeof json === 'object' && 'responseCode' in json
+        ? Number((json as { responseCode: unknown }).responseCode)
+        : status === op.status
+          ? 0
+          : undefined;
     if (code === undefined || Number.isNaN(code)) return;
     let seen = this.reached.get(op.operationId);
     if (!seen) {
@@ -55,7 +60,12 @@ export class Coverage {
       .map((op) => {
         const documented = documentedCodes(op);
         const seen = this.reached.get(op.operationId) ?? new Set<number>();
-        return { operationId: op.operationId, documented, reached: [...seen].sort((a, b) => a - b), missed: documented.filter((c) => !seen.has(c)) };
+        return {
+          operationId: op.operationId,
+          documented,
+          reached: [...seen].sort((a, b) => a - b),
+          missed: documented.filter((c) => !seen.has(c)),
+        };
       });
   }
 
@@ -77,8 +87,12 @@ export function coverageSummary(coverage: Coverage, selected: readonly string[])
   const rows = coverage.table(selected);
   const lines = ['coverage of documented answers (responseCode reached / documented):'];
   for (const r of rows) {
-    lines.push(`  ${r.operationId.padEnd(34)} ${String(r.documented.length - r.missed.length).padStart(2)}/${r.documented.length}${r.missed.length ? `  missed ${r.missed.join(', ')}` : ''}`);
+    lines.push(
+      `  ${r.operationId.padEnd(34)} ${String(r.documented.length - r.missed.length).padStart(2)}/${r.documented.length}${r.missed.length ? `  missed ${r.missed.join(', ')}` : ''}`,
+    );
   }
-  lines.push(`  overall ${coverage.percent(selected)} %; cards paid with: ${coverage.cardsUsed().join(', ') || 'none'}`);
+  lines.push(
+    `  overall ${coverage.percent(selected)} %; cards paid with: ${coverage.cardsUsed().join(', ') || 'none'}`,
+  );
   return lines.join('\n');
 }

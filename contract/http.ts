@@ -9,8 +9,14 @@ import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 
 const require = createRequire(import.meta.url);
-export const resultValidators = require('payment-gateway-contract/validators/results') as Record<string, ValidateFunction>;
-export const requestValidators = require('payment-gateway-contract/validators/requests') as Record<string, ValidateFunction>;
+export const resultValidators = require('payment-gateway-contract/validators/results') as Record<
+  string,
+  ValidateFunction
+>;
+export const requestValidators = require('payment-gateway-contract/validators/requests') as Record<
+  string,
+  ValidateFunction
+>;
 
 export interface Credentials {
   merchantUUID: string;
@@ -36,12 +42,18 @@ export function formOf(op: ContractOperation, body: unknown): string {
 }
 
 /** The body with the target's credentials and fresh hashes, for the fields its form takes. */
-export function signBody(op: ContractOperation, form: string, body: Record<string, unknown>, creds: Credentials): Record<string, unknown> {
+export function signBody(
+  op: ContractOperation,
+  form: string,
+  body: Record<string, unknown>,
+  creds: Credentials,
+): Record<string, unknown> {
   const shape = op.requestForms!.find((f) => f.schema === form)!;
   const out = { ...body };
   let passphrase = creds.passphrase;
   const token = op.credentials.includes('accessToken') ? bodyCredentials.accessToken.token : undefined;
-  if (token && shape.accepts.includes(token) && out[token] !== undefined && creds.accessToken) out[token] = creds.accessToken;
+  if (token && shape.accepts.includes(token) && out[token] !== undefined && creds.accessToken)
+    out[token] = creds.accessToken;
   for (const kind of shape.fill) {
     if (kind === 'accessToken') continue;
     const c = bodyCredentials[kind];
@@ -52,7 +64,11 @@ export function signBody(op: ContractOperation, form: string, body: Record<strin
   }
   // The hashes the body carries are signed afresh (a test body without one stays without).
   const uses = shape.hashes.filter((h) => out[h.name] !== undefined);
-  return signBodyHashes(out, uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })), passphrase);
+  return signBodyHashes(
+    out,
+    uses.map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })),
+    passphrase,
+  );
 }
 
 export interface Answer {
@@ -64,8 +80,13 @@ export interface Answer {
 
 export async function send(base: string, out: Outgoing, creds: Credentials): Promise<Answer> {
   const { op } = out;
-  const params = { ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])), ...out.params };
-  const query = out.query ?? Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
+  const params = {
+    ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])),
+    ...out.params,
+  };
+  const query =
+    out.query ??
+    Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
   const search = new URLSearchParams(query).toString();
   const headers: Record<string, string> = { [apiVersion.name]: apiVersion.value };
@@ -77,7 +98,8 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, { params, query, body: out.body }));
   }
   for (const [k, v] of Object.entries(out.headers ?? {})) {
-    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+    for (const existing of Object.keys(headers))
+      if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
     if (v !== undefined) headers[k] = v;
   }
   const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
@@ -104,14 +126,17 @@ export async function answerOf(response: Response): Promise<Answer> {
   return { status: response.status, type, json, bytes };
 }
 
-const errorText = (v: ValidateFunction) => (v.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ');
+const errorText = (v: ValidateFunction) =>
+  (v.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ');
 
 /** Why the answer breaks the contract for this operation, or undefined when it keeps it. */
 export function breaksContract(op: ContractOperation, a: Answer): string | undefined {
   if (a.status >= 500) return `HTTP ${a.status}${a.json?.responseMessage ? `: ${a.json.responseMessage}` : ''}`;
   if (a.status !== op.status) return `HTTP ${a.status}, the contract declares ${op.status}`;
   if (op.resultType !== 'application/json' && !a.type.startsWith('application/json')) {
-    return a.type.startsWith(op.resultType) ? undefined : `content type ${a.type}, the contract declares ${op.resultType}`;
+    return a.type.startsWith(op.resultType)
+      ? undefined
+      : `content type ${a.type}, the contract declares ${op.resultType}`;
   }
   if (!a.type.startsWith('application/json')) return `content type ${a.type}, the contract declares application/json`;
   if (a.json === undefined) return 'the body is not JSON';

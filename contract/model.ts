@@ -8,7 +8,6 @@ import { isApproved, type GatewayClient } from '../generated/client.ts';
 import type { Check, RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
 
-
 interface Txn {
   id: string;
   kind: 'auth' | 'purchase';
@@ -48,10 +47,23 @@ class Pay implements fc.AsyncCommand<Model, Real> {
   }
   check = () => true;
   async run(m: Model, g: Real) {
-    const body = { transactionAmount: money(this.cents), transactionCurrency: 'AUD', transactionProduct: 'Model', ...customer, ...visa } as never;
+    const body = {
+      transactionAmount: money(this.cents),
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Model',
+      ...customer,
+      ...visa,
+    } as never;
     const r = this.kind === 'auth' ? await g.processAuth(body) : await g.processCard(body);
     expect(isApproved(r), `${this.toString()}: ${show(r)}`);
-    m.txns.push({ id: (r as unknown as { transactionID: string }).transactionID, kind: this.kind, amount: this.cents, captured: this.kind === 'purchase' ? this.cents : 0, refunded: 0, voided: false });
+    m.txns.push({
+      id: (r as unknown as { transactionID: string }).transactionID,
+      kind: this.kind,
+      amount: this.cents,
+      captured: this.kind === 'purchase' ? this.cents : 0,
+      refunded: 0,
+      voided: false,
+    });
   }
   toString = () => `${this.kind} ${money(this.cents)}`;
 }
@@ -65,10 +77,25 @@ class Capture implements fc.AsyncCommand<Model, Real> {
   }
   check = (m: Readonly<Model>) => m.txns.some((t) => t.kind === 'auth');
   async run(m: Model, g: Real) {
-    const t = pick(m.txns.filter((x) => x.kind === 'auth'), this.n);
-    const r = await g.processCapture({ transactionID: t.id, transactionAmount: money(t.amount), transactionCurrency: 'AUD', captureAmount: money(this.cents) });
-    if (t.voided || t.captured + this.cents > t.amount) return expect(code(r) < 0, `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`);
-    expect(isApproved(r), `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}): ${show(r)}`);
+    const t = pick(
+      m.txns.filter((x) => x.kind === 'auth'),
+      this.n,
+    );
+    const r = await g.processCapture({
+      transactionID: t.id,
+      transactionAmount: money(t.amount),
+      transactionCurrency: 'AUD',
+      captureAmount: money(this.cents),
+    });
+    if (t.voided || t.captured + this.cents > t.amount)
+      return expect(
+        code(r) < 0,
+        `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`,
+      );
+    expect(
+      isApproved(r),
+      `capture ${money(this.cents)} of ${money(t.amount)} (captured ${money(t.captured)}): ${show(r)}`,
+    );
     t.captured += this.cents;
   }
   toString = () => `capture #${this.n} ${money(this.cents)}`;
@@ -84,9 +111,21 @@ class Refund implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.txns.length > 0;
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
-    const r = await g.refundCard({ transactionID: t.id, transactionAmount: money(this.cents), transactionCurrency: 'AUD', refundAmount: money(this.cents) });
-    if (t.voided || t.refunded + this.cents > t.captured) return expect(code(r) !== 0, `refund ${money(this.cents)} of ${t.kind} captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''} was approved: ${show(r)}`);
-    expect(isApproved(r), `refund ${money(this.cents)} of captured ${money(t.captured)}, refunded ${money(t.refunded)}: ${show(r)}`);
+    const r = await g.refundCard({
+      transactionID: t.id,
+      transactionAmount: money(this.cents),
+      transactionCurrency: 'AUD',
+      refundAmount: money(this.cents),
+    });
+    if (t.voided || t.refunded + this.cents > t.captured)
+      return expect(
+        code(r) !== 0,
+        `refund ${money(this.cents)} of ${t.kind} captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''} was approved: ${show(r)}`,
+      );
+    expect(
+      isApproved(r),
+      `refund ${money(this.cents)} of captured ${money(t.captured)}, refunded ${money(t.refunded)}: ${show(r)}`,
+    );
     t.refunded += this.cents;
   }
   toString = () => `refund #${this.n} ${money(this.cents)}`;
@@ -98,7 +137,11 @@ class Void extends Picking implements fc.AsyncCommand<Model, Real> {
     const t = pick(m.txns, this.n);
     const r = await g.processVoid({ transactionID: t.id });
     const voidable = !t.voided && (t.kind === 'auth' ? t.captured === 0 : t.refunded === 0);
-    if (!voidable) return expect(code(r) < 0, `void of a ${t.kind} (captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`);
+    if (!voidable)
+      return expect(
+        code(r) < 0,
+        `void of a ${t.kind} (captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`,
+      );
     expect(isApproved(r), `void of a ${t.kind}: ${show(r)}`);
     t.voided = true;
   }
@@ -113,7 +156,10 @@ class Query extends Picking implements fc.AsyncCommand<Model, Real> {
     expect(isApproved(r), `queryCard: ${show(r)}`);
     const seen = [r.transactionAmount, r.capturedAmount, r.refundedAmount].join(' / ');
     const expected = [money(t.amount), money(t.captured), money(t.refunded)].join(' / ');
-    expect(seen === expected, `queryCard of a ${t.kind} says amount / captured / refunded ${seen}, the run made ${expected}`);
+    expect(
+      seen === expected,
+      `queryCard of a ${t.kind} says amount / captured / refunded ${seen}, the run made ${expected}`,
+    );
   }
   override toString = () => `query #${this.n}`;
 }
@@ -121,7 +167,12 @@ class Query extends Picking implements fc.AsyncCommand<Model, Real> {
 class AddCard implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, g: Real) {
-    const r = await g.token.addCard({ cardName: 'Model Test', cardNumber: visa.paymentCardNumber, cardExpiryMonth: '02', cardExpiryYear: '29' });
+    const r = await g.token.addCard({
+      cardName: 'Model Test',
+      cardNumber: visa.paymentCardNumber,
+      cardExpiryMonth: '02',
+      cardExpiryYear: '29',
+    });
     expect(isApproved(r), `addCard: ${show(r)}`);
     m.cards.push({ id: r.cardID, key: r.cardKey });
   }
@@ -141,9 +192,19 @@ class TokenPurchase implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
     const replace = `Model${String(++m.keys).padStart(11, '0')}`;
-    const keys = { ...(this.key === 'right' ? { cardKey: card.key } : this.key === 'wrong' ? { cardKey: 'WrongKey00000000' } : {}), ...(this.rotate ? { cardKeyReplace: replace } : {}) };
-    const r = await g.token.processCard({ cardID: card.id, ...keys, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'Model' });
-    if (this.key === 'wrong') return expect(code(r) < 0, `a token purchase with a wrong key was not refused: ${show(r)}`);
+    const keys = {
+      ...(this.key === 'right' ? { cardKey: card.key } : this.key === 'wrong' ? { cardKey: 'WrongKey00000000' } : {}),
+      ...(this.rotate ? { cardKeyReplace: replace } : {}),
+    };
+    const r = await g.token.processCard({
+      cardID: card.id,
+      ...keys,
+      transactionAmount: '1.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Model',
+    });
+    if (this.key === 'wrong')
+      return expect(code(r) < 0, `a token purchase with a wrong key was not refused: ${show(r)}`);
     expect(code(r) >= 0, `${this.toString()}: ${show(r)}`);
     if (this.rotate) card.key = replace;
   }
@@ -182,7 +243,9 @@ const commands = [
   index.map((n) => new Void(n)),
   index.map((n) => new Query(n)),
   fc.constant(null).map(() => new AddCard()),
-  fc.tuple(index, fc.constantFrom('right' as const, 'wrong' as const, 'none' as const), fc.boolean()).map(([n, k, r]) => new TokenPurchase(n, k, r)),
+  fc
+    .tuple(index, fc.constantFrom('right' as const, 'wrong' as const, 'none' as const), fc.boolean())
+    .map(([n, k, r]) => new TokenPurchase(n, k, r)),
   index.map((n) => new CardInfo(n)),
   index.map((n) => new RemoveCard(n)),
 ];

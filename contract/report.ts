@@ -26,23 +26,35 @@ export function summary(results: Result[], seconds: number, { quiet = false } = 
     const skipped = list.filter((r) => r.status === 'skipped');
     const passed = list.length - failed.length - skipped.length;
     if (quiet && !failed.length) continue;
-    lines.push(`${failed.length ? '✗' : '✓'} ${op.padEnd(34)} ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}`);
+    lines.push(
+      `${failed.length ? '✗' : '✓'} ${op.padEnd(34)} ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}`,
+    );
     for (const f of failed) lines.push(`    ✗ ${f.name}\n      ${f.reason}`);
     const reasons = [...new Set(skipped.map((s) => s.reason))];
     if (!quiet) for (const reason of reasons) lines.push(`    - skipped: ${reason}`);
   }
   const count = (s: Result['status']) => results.filter((r) => r.status === s).length;
-  lines.push('', `${byOp.size} operations, ${results.length} checks in ${seconds.toFixed(1)} s`, `contract: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  lines.push(
+    '',
+    `${byOp.size} operations, ${results.length} checks in ${seconds.toFixed(1)} s`,
+    `contract: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`,
+  );
   return lines.join('\n');
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+const xml = (s: string) =>
+  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 export function junit(results: Result[]): string {
   const byOp = byOperation(results);
   const suites = [...byOp].map(([op, list]) => {
     const cases = list.map((r) => {
-      const inner = r.status === 'failed' ? `<failure message="${xml(r.reason ?? '')}"/>` : r.status === 'skipped' ? `<skipped message="${xml(r.reason ?? '')}"/>` : '';
+      const inner =
+        r.status === 'failed'
+          ? `<failure message="${xml(r.reason ?? '')}"/>`
+          : r.status === 'skipped'
+            ? `<skipped message="${xml(r.reason ?? '')}"/>`
+            : '';
       return `    <testcase classname="${xml(op)}" name="${xml(`${r.kind}: ${r.name}`)}" time="${(r.ms / 1000).toFixed(3)}">${inner}</testcase>`;
     });
     const failures = list.filter((r) => r.status === 'failed').length;
@@ -52,7 +64,11 @@ export function junit(results: Result[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="payment-gateway-contract">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
-export async function writeReports(results: Result[], files: { junit?: string | undefined; json?: string | undefined }, meta: Record<string, unknown>): Promise<void> {
+export async function writeReports(
+  results: Result[],
+  files: { junit?: string | undefined; json?: string | undefined },
+  meta: Record<string, unknown>,
+): Promise<void> {
   for (const [file, content] of [
     [files.junit, junit(results)],
     [files.json, `${JSON.stringify({ ...meta, results }, null, 2)}\n`],

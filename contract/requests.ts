@@ -38,23 +38,47 @@ export interface BuildOptions {
  * A copy of the body with the hash fields its form takes (the one form chooser, runtime/forms.ts)
  * computed with this passphrase; method and credentials are left as the body gives them.
  */
-export function signedBody(op: ContractOperation, body: Record<string, unknown>, passphrase: string = sandbox.passphrase): Record<string, unknown> {
+export function signedBody(
+  op: ContractOperation,
+  body: Record<string, unknown>,
+  passphrase: string = sandbox.passphrase,
+): Record<string, unknown> {
   const form = chooseForm(op.requestForms ?? [], body);
-  return signBodyHashes({ ...body }, formHashes(form, body).map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })), passphrase);
+  return signBodyHashes(
+    { ...body },
+    formHashes(form, body).map((h) => ({ name: h.name, recipe: hashRecipes[h.recipe] })),
+    passphrase,
+  );
 }
 
 export function buildRequest(op: ContractOperation, options: BuildOptions = {}): GatewayRequest {
-  const params = { ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])), ...options.params };
-  const query = options.query ?? Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
+  const params = {
+    ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])),
+    ...options.params,
+  };
+  const query =
+    options.query ??
+    Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
   const search = new URLSearchParams(query).toString();
-  const body = options.signBody && op.requestForms ? signedBody(op, options.body as Record<string, unknown>, options.passphrase) : options.body;
+  const body =
+    options.signBody && op.requestForms
+      ? signedBody(op, options.body as Record<string, unknown>, options.passphrase)
+      : options.body;
   const headers: Record<string, string | undefined> = { [apiVersion.name.toLowerCase()]: apiVersion.value };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (op.headers) {
     const use = op.hashes.find((h) => h.in === 'header')!;
-    const names = { accountId: op.headers.accountId!.toLowerCase(), apiKey: op.headers.apiKey!.toLowerCase(), messageHash: use.name.toLowerCase() };
-    const account = { id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: options.passphrase ?? sandbox.passphrase };
+    const names = {
+      accountId: op.headers.accountId!.toLowerCase(),
+      apiKey: op.headers.apiKey!.toLowerCase(),
+      messageHash: use.name.toLowerCase(),
+    };
+    const account = {
+      id: sandbox.merchantUUID,
+      apiKey: sandbox.apiKey,
+      passphrase: options.passphrase ?? sandbox.passphrase,
+    };
     const request = { params, query, body: body as Record<string, unknown> | undefined };
     Object.assign(headers, signHeaders(names, hashRecipes[use.recipe], account, request));
   }

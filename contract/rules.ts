@@ -9,17 +9,24 @@ import { doc } from './requests.ts';
 
 type Echo = string | { field: string; masked?: boolean };
 
-const properties = (schema: string): Record<string, { 'x-echo'?: Echo; 'x-sum'?: string[]; $ref?: string }> => doc.components.schemas[schema]?.properties ?? {};
+const properties = (schema: string): Record<string, { 'x-echo'?: Echo; 'x-sum'?: string[]; $ref?: string }> =>
+  doc.components.schemas[schema]?.properties ?? {};
 
 const isCustomEcho = (property: { $ref?: string }) => property.$ref?.endsWith('/CustomEcho') === true;
 const cents = (amount: unknown) => Math.round(Number(amount) * 100);
 const masked = (pan: string) => `${pan.slice(0, 6)}XXXXXX${pan.slice(-4)}`;
 
 /** The passphrase the answer's hashes are keyed with: the partner's on /partner, else the merchant's. */
-const passphraseFor = (op: ContractOperation, creds: Credentials) => (op.credentials.includes('partner') ? creds.partnerPassphrase : creds.passphrase);
+const passphraseFor = (op: ContractOperation, creds: Credentials) =>
+  op.credentials.includes('partner') ? creds.partnerPassphrase : creds.passphrase;
 
 /** Each rule of the operation's result that this answer breaks, given the request it answers. */
-export function ruleViolations(op: ContractOperation, request: Record<string, unknown> | undefined, answer: Record<string, unknown>, creds: Credentials): string[] {
+export function ruleViolations(
+  op: ContractOperation,
+  request: Record<string, unknown> | undefined,
+  answer: Record<string, unknown>,
+  creds: Credentials,
+): string[] {
   if (Number(answer.responseCode) < 0) return [];
   const sent = request ?? {};
   const problems: string[] = [];
@@ -34,19 +41,26 @@ export function ruleViolations(op: ContractOperation, request: Record<string, un
         }
       } else {
         const expected = typeof echo === 'object' && echo.masked ? masked(String(value)) : value;
-        if (answer[name] !== expected) problems.push(`${name} is ${JSON.stringify(answer[name])}, not ${JSON.stringify(expected)} as sent`);
+        if (answer[name] !== expected)
+          problems.push(`${name} is ${JSON.stringify(answer[name])}, not ${JSON.stringify(expected)} as sent`);
       }
     }
     const sum = property['x-sum'];
     if (sum && name in answer && sum.every((part) => part in answer)) {
       const total = sum.reduce((acc, part) => acc + cents(answer[part]), 0);
-      if (cents(answer[name]) !== total) problems.push(`${name} ${String(answer[name])} is not ${sum.join(' + ')} (${(total / 100).toFixed(2)})`);
+      if (cents(answer[name]) !== total)
+        problems.push(`${name} ${String(answer[name])} is not ${sum.join(' + ')} (${(total / 100).toFixed(2)})`);
     }
   }
   for (const use of op.resultHashes) {
     if (!(use.name in answer)) continue;
-    const expected = computeHash(hashRecipes[use.recipe], passphraseFor(op, creds), [{ [use.name]: undefined }, answer, sent]);
-    if (answer[use.name] !== expected) problems.push(`${use.name} is not what recipe ${use.recipe} gives (${expected})`);
+    const expected = computeHash(hashRecipes[use.recipe], passphraseFor(op, creds), [
+      { [use.name]: undefined },
+      answer,
+      sent,
+    ]);
+    if (answer[use.name] !== expected)
+      problems.push(`${use.name} is not what recipe ${use.recipe} gives (${expected})`);
   }
   return problems;
 }

@@ -40,14 +40,27 @@ export interface RunOptions {
 }
 
 const selected = (c: Check, only?: string[], skip?: string[]) =>
-  (!only?.length || only.some((x) => x === c.operationId || c.tags.includes(x))) && !skip?.some((x) => x === c.operationId || c.tags.includes(x));
+  (!only?.length || only.some((x) => x === c.operationId || c.tags.includes(x))) &&
+  !skip?.some((x) => x === c.operationId || c.tags.includes(x));
 
 export async function runContract(options: RunOptions): Promise<Result[]> {
-  const ctx: RunContext = { base: options.base.replace(/\/$/, ''), creds: { ...options.creds }, mock: Boolean(options.mock), runs: options.runs ?? 4, seed: options.seed ?? 20261122, ...(options.coverage ? { coverage: options.coverage } : {}) };
+  const ctx: RunContext = {
+    base: options.base.replace(/\/$/, ''),
+    creds: { ...options.creds },
+    mock: Boolean(options.mock),
+    runs: options.runs ?? 4,
+    seed: options.seed ?? 20261122,
+    ...(options.coverage ? { coverage: options.coverage } : {}),
+  };
   if (!ctx.mock) {
     // A real access token for the operations that take one.
     const c = ctx.creds;
-    const token = await createGatewayClient({ baseUrl: ctx.base, merchantUUID: c.merchantUUID, apiKey: c.apiKey, passphrase: c.passphrase })
+    const token = await createGatewayClient({
+      baseUrl: ctx.base,
+      merchantUUID: c.merchantUUID,
+      apiKey: c.apiKey,
+      passphrase: c.passphrase,
+    })
       .getAccessToken({ transactionAmount: '10.00', transactionCurrency: 'AUD' })
       .catch(() => undefined);
     if (token && isApproved(token)) ctx.creds.accessToken = token.accessToken;
@@ -63,9 +76,17 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       const base = { operationId: check.operationId, tags: check.tags, kind: check.kind, name: check.name };
       try {
         const outcome = await check.run(ctx);
-        results[i] = outcome && 'skip' in outcome ? { ...base, status: 'skipped', reason: outcome.skip, ms: performance.now() - started } : { ...base, status: 'passed', ms: performance.now() - started };
+        results[i] =
+          outcome && 'skip' in outcome
+            ? { ...base, status: 'skipped', reason: outcome.skip, ms: performance.now() - started }
+            : { ...base, status: 'passed', ms: performance.now() - started };
       } catch (error) {
-        results[i] = { ...base, status: 'failed', reason: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
+        results[i] = {
+          ...base,
+          status: 'failed',
+          reason: error instanceof Error ? error.message : String(error),
+          ms: performance.now() - started,
+        };
       }
     }
   };
@@ -74,11 +95,23 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
 }
 
 const OPTIONS = {
-  'base-url': { type: 'string' }, 'merchant-uuid': { type: 'string' }, 'api-key': { type: 'string' }, passphrase: { type: 'string' },
-  'partner-uuid': { type: 'string' }, 'partner-api-key': { type: 'string' }, 'partner-passphrase': { type: 'string' },
-  mock: { type: 'boolean', default: false }, only: { type: 'string' }, skip: { type: 'string' }, runs: { type: 'string' }, seed: { type: 'string' },
-  junit: { type: 'string', default: 'test-results/contract.xml' }, json: { type: 'string', default: 'test-results/contract.json' }, concurrency: { type: 'string' },
-  quiet: { type: 'boolean', default: false }, 'min-coverage': { type: 'string' },
+  'base-url': { type: 'string' },
+  'merchant-uuid': { type: 'string' },
+  'api-key': { type: 'string' },
+  passphrase: { type: 'string' },
+  'partner-uuid': { type: 'string' },
+  'partner-api-key': { type: 'string' },
+  'partner-passphrase': { type: 'string' },
+  mock: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  skip: { type: 'string' },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  junit: { type: 'string', default: 'test-results/contract.xml' },
+  json: { type: 'string', default: 'test-results/contract.json' },
+  concurrency: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+  'min-coverage': { type: 'string' },
 } as const;
 
 // The usage, as the header above states it (the contract-suite's own CLI may replace this).
@@ -103,7 +136,9 @@ Holds an implementation of the gateway to the contract, operation by operation. 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const parsed = (() => {
     try {
-      return parseArgs({ options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS } });
+      return parseArgs({
+        options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, ...OPTIONS },
+      });
     } catch (error) {
       console.error(`payment-gateway-contract-test: ${(error as Error).message} (see --help)`);
       process.exit(2);
@@ -126,22 +161,34 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     passphrase: a.passphrase ?? env.PGW_PASSPHRASE ?? sandbox.passphrase,
     partnerUUID: a['partner-uuid'] ?? env.PGW_PARTNER_UUID ?? sandbox.partnerUUID,
     partnerApiKey: a['partner-api-key'] ?? env.PGW_PARTNER_API_KEY ?? a['api-key'] ?? env.PGW_API_KEY ?? sandbox.apiKey,
-    partnerPassphrase: a['partner-passphrase'] ?? env.PGW_PARTNER_PASSPHRASE ?? a.passphrase ?? env.PGW_PASSPHRASE ?? sandbox.passphrase,
+    partnerPassphrase:
+      a['partner-passphrase'] ?? env.PGW_PARTNER_PASSPHRASE ?? a.passphrase ?? env.PGW_PASSPHRASE ?? sandbox.passphrase,
   };
   const base = a['base-url'] ?? env.PGW_BASE_URL ?? 'http://127.0.0.1:4010';
-  const list = (s?: string) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+  const list = (s?: string) =>
+    s
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const stop = (message: string): never => {
     console.error(`payment-gateway-contract-test: ${message}`);
     process.exit(2);
   };
   // Names that select nothing would make a green run that checked nothing.
-  const known = new Set([...operations.map((o) => o.operationId), ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? []))]);
+  const known = new Set([
+    ...operations.map((o) => o.operationId),
+    ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? [])),
+  ]);
   for (const option of ['only', 'skip'] as const) {
     const unknown = (list(a[option] as string | undefined) ?? []).filter((x) => !known.has(x));
-    if (unknown.length) stop(`--${option} ${unknown.join(',')}: no operationId or tag of that name (operationIds are like processCapture, tags like 'Direct API')`);
+    if (unknown.length)
+      stop(
+        `--${option} ${unknown.join(',')}: no operationId or tag of that name (operationIds are like processCapture, tags like 'Direct API')`,
+      );
   }
   for (const option of ['runs', 'seed', 'concurrency', 'min-coverage'] as const) {
-    if (a[option] !== undefined && !Number.isFinite(Number(a[option]))) stop(`--${option} takes a number, not '${String(a[option])}'`);
+    if (a[option] !== undefined && !Number.isFinite(Number(a[option])))
+      stop(`--${option} takes a number, not '${String(a[option])}'`);
   }
   let target: URL;
   try {
@@ -152,14 +199,22 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   }
   // One line when nothing answers there, not a failure for every check.
   await fetch(new URL('/openapi.json', target!), { signal: AbortSignal.timeout(5_000) }).catch((error: Error) =>
-    stop(`nothing answers at ${base} (${(error.cause as Error | undefined)?.message ?? error.message}): start the implementation first, or give its address with --base-url`),
+    stop(
+      `nothing answers at ${base} (${(error.cause as Error | undefined)?.message ?? error.message}): start the implementation first, or give its address with --base-url`,
+    ),
   );
   const started = performance.now();
   const coverage = new Coverage();
   const results = await runContract({
-    base, creds, mock: a.mock, coverage,
-    ...(list(a.only) ? { only: list(a.only)! } : {}), ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
-    ...(a.runs ? { runs: Number(a.runs) } : {}), ...(a.seed ? { seed: Number(a.seed) } : {}), ...(a.concurrency ? { concurrency: Number(a.concurrency) } : {}),
+    base,
+    creds,
+    mock: a.mock,
+    coverage,
+    ...(list(a.only) ? { only: list(a.only)! } : {}),
+    ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
+    ...(a.runs ? { runs: Number(a.runs) } : {}),
+    ...(a.seed ? { seed: Number(a.seed) } : {}),
+    ...(a.concurrency ? { concurrency: Number(a.concurrency) } : {}),
   });
   const seconds = (performance.now() - started) / 1000;
   console.log(`${a.mock ? 'mock' : 'implementation'} at ${base}\n`);
@@ -167,7 +222,16 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   console.log(summary(results, seconds, { quiet: a.quiet }));
   if (!a.quiet) console.log(`\n${coverageSummary(coverage, selected)}`);
   const percent = coverage.percent(selected);
-  await writeReports(results, { junit: a.junit, json: a.json }, { base, mock: a.mock, seconds, coverage: { percent, operations: coverage.table(selected), cards: coverage.cardsUsed() } });
+  await writeReports(
+    results,
+    { junit: a.junit, json: a.json },
+    {
+      base,
+      mock: a.mock,
+      seconds,
+      coverage: { percent, operations: coverage.table(selected), cards: coverage.cardsUsed() },
+    },
+  );
   console.log(`\nreports: ${a.junit} (JUnit), ${a.json} (JSON, with the coverage table); coverage ${percent} %`);
   const tooLow = a['min-coverage'] !== undefined && percent < Number(a['min-coverage']);
   if (tooLow) console.log(`coverage ${percent} % is below --min-coverage ${a['min-coverage']}`);

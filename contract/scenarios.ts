@@ -9,8 +9,6 @@ import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { operations } from '../generated/operations.ts';
 
-
-
 /**
  * A typed client whose every exchange is judged as the operation checks judge theirs (status, content
  * type, schema, echoes, sums, result hashes): a scenario passes only if every answer it got keeps the
@@ -45,7 +43,12 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
   });
 }
 
-const scenario = (operationId: string, tags: string[], name: string, body: (g: GatewayClient, ctx: RunContext) => Promise<void>): Check => ({
+const scenario = (
+  operationId: string,
+  tags: string[],
+  name: string,
+  body: (g: GatewayClient, ctx: RunContext) => Promise<void>,
+): Check => ({
   operationId,
   tags,
   kind: 'scenario',
@@ -60,66 +63,161 @@ const scenario = (operationId: string, tags: string[], name: string, body: (g: G
 
 export const scenarioChecks = (): Check[] => [
   modelCheck(watchedClient),
-  scenario('processCapture', ['Direct API'], 'authorise → capture → refund; a capture above the authorisation is refused', async (g) => {
-    const auth = await g.processAuth({ transactionAmount: '40.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
-    expect(isApproved(auth), `processAuth: ${show(auth)}`);
-    const id = auth.transactionID;
-    const over = await g.processCapture({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', captureAmount: '40.01' });
-    expect(code(over) < 0, `a capture of 40.01 on 40.00 was not refused: ${show(over)}`);
-    const capture = await g.processCapture({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', captureAmount: '25.00' });
-    expect(isApproved(capture), `processCapture: ${show(capture)}`);
-    const refund = await g.refundCard({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', refundAmount: '10.00' });
-    expect(isApproved(refund), `refundCard: ${show(refund)}`);
-    const beyond = await g.refundCard({ transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD', refundAmount: '15.01' });
-    expect(code(beyond) < 0 || code(beyond) > 0, `a refund beyond the capture was approved: ${show(beyond)}`);
-  }),
-  scenario('tokenProcessCard', ['Token'], 'addCard → purchase with cardKeyReplace → old key refused, new key accepted; a refused purchase keeps the key', async (g) => {
-    const added = await g.token.addCard({ cardName: 'Contract Test', cardNumber: visa.paymentCardNumber, cardExpiryMonth: '02', cardExpiryYear: '29' });
-    expect(isApproved(added), `addCard: ${show(added)}`);
-    const buy = (key: string, replace: string, amount = '5.00') =>
-      g.token.processCard({ cardID: added.cardID, cardKey: key, cardKeyReplace: replace, transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Contract' });
-    const first = await buy(added.cardKey, 'ContractKey00001');
-    expect(code(first) >= 0, `the first purchase was refused: ${show(first)}`);
-    const stale = await buy(added.cardKey, 'ContractKey00002');
-    expect(code(stale) < 0, `the old key was accepted: ${show(stale)}`);
-    const refused = await buy('ContractKey00001', 'ContractKey00003', '5.0');
-    expect(code(refused) < 0, `an invalid amount was not refused: ${show(refused)}`);
-    const fresh = await buy('ContractKey00001', 'ContractKey00004');
-    expect(code(fresh) >= 0, `the new key was refused (a refused purchase must leave the key): ${show(fresh)}`);
-  }),
+  scenario(
+    'processCapture',
+    ['Direct API'],
+    'authorise → capture → refund; a capture above the authorisation is refused',
+    async (g) => {
+      const auth = await g.processAuth({
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Contract',
+        ...customer,
+        ...visa,
+      } as never);
+      expect(isApproved(auth), `processAuth: ${show(auth)}`);
+      const id = auth.transactionID;
+      const over = await g.processCapture({
+        transactionID: id,
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '40.01',
+      });
+      expect(code(over) < 0, `a capture of 40.01 on 40.00 was not refused: ${show(over)}`);
+      const capture = await g.processCapture({
+        transactionID: id,
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '25.00',
+      });
+      expect(isApproved(capture), `processCapture: ${show(capture)}`);
+      const refund = await g.refundCard({
+        transactionID: id,
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '10.00',
+      });
+      expect(isApproved(refund), `refundCard: ${show(refund)}`);
+      const beyond = await g.refundCard({
+        transactionID: id,
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '15.01',
+      });
+      expect(code(beyond) < 0 || code(beyond) > 0, `a refund beyond the capture was approved: ${show(beyond)}`);
+    },
+  ),
+  scenario(
+    'tokenProcessCard',
+    ['Token'],
+    'addCard → purchase with cardKeyReplace → old key refused, new key accepted; a refused purchase keeps the key',
+    async (g) => {
+      const added = await g.token.addCard({
+        cardName: 'Contract Test',
+        cardNumber: visa.paymentCardNumber,
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      });
+      expect(isApproved(added), `addCard: ${show(added)}`);
+      const buy = (key: string, replace: string, amount = '5.00') =>
+        g.token.processCard({
+          cardID: added.cardID,
+          cardKey: key,
+          cardKeyReplace: replace,
+          transactionAmount: amount,
+          transactionCurrency: 'AUD',
+          transactionProduct: 'Contract',
+        });
+      const first = await buy(added.cardKey, 'ContractKey00001');
+      expect(code(first) >= 0, `the first purchase was refused: ${show(first)}`);
+      const stale = await buy(added.cardKey, 'ContractKey00002');
+      expect(code(stale) < 0, `the old key was accepted: ${show(stale)}`);
+      const refused = await buy('ContractKey00001', 'ContractKey00003', '5.0');
+      expect(code(refused) < 0, `an invalid amount was not refused: ${show(refused)}`);
+      const fresh = await buy('ContractKey00001', 'ContractKey00004');
+      expect(code(fresh) >= 0, `the new key was refused (a refused purchase must leave the key): ${show(fresh)}`);
+    },
+  ),
   scenario('addBlacklistedCard', ['Direct API'], 'a blacklisted card is declined', async (g) => {
     const number = '5123456789012346';
-    const listed = await g.addBlacklistedCard({ cardName: 'Contract Test', cardNumber: number, cardExpiryMonth: '12', cardExpiryYear: '40' });
+    const listed = await g.addBlacklistedCard({
+      cardName: 'Contract Test',
+      cardNumber: number,
+      cardExpiryMonth: '12',
+      cardExpiryYear: '40',
+    });
     expect(isApproved(listed), `addBlacklistedCard: ${show(listed)}`);
     try {
-      const r = await g.processCard({ transactionAmount: '5.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, paymentCardNumber: number, paymentCardExpiry: '1240', paymentCardName: 'C', paymentCardCSC: '123' } as never);
+      const r = await g.processCard({
+        transactionAmount: '5.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Contract',
+        ...customer,
+        paymentCardNumber: number,
+        paymentCardExpiry: '1240',
+        paymentCardName: 'C',
+        paymentCardCSC: '123',
+      } as never);
       expect(code(r) > 0, `a blacklisted card was not declined: ${show(r)}`);
     } finally {
       await g.removeBlacklistedCard({ cardID: listed.cardID });
     }
   }),
   scenario('getPayToPaymentStatus', ['PayTo'], 'a PayTo payment and then its status', async (g) => {
-    const agreement = await g.payto.createAgreement({ payer: { name: 'Contract', account: { name: 'Contract', bsb: '802950', accountNumber: '123321' } }, agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 50 } } });
+    const agreement = await g.payto.createAgreement({
+      payer: { name: 'Contract', account: { name: 'Contract', bsb: '802950', accountNumber: '123321' } },
+      agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 50 } },
+    });
     expect(isApproved(agreement), `createAgreement: ${show(agreement)}`);
     const id = agreement.result.agreementIdentification;
-    const paid = await g.payto.createPayment(id, { payer: { name: 'Contract' }, transaction: { reference: 'CT-1', amount: 12.5 } });
+    const paid = await g.payto.createPayment(id, {
+      payer: { name: 'Contract' },
+      transaction: { reference: 'CT-1', amount: 12.5 },
+    });
     expect(isApproved(paid), `createPayment: ${show(paid)}`);
     const status = await g.payto.getPaymentStatus(id, paid.result.transaction.id);
-    expect(isApproved(status) && status.result.status === paid.result.transaction.status, `getPaymentStatus: ${show(status)}`);
+    expect(
+      isApproved(status) && status.result.status === paid.result.transaction.status,
+      `getPaymentStatus: ${show(status)}`,
+    );
   }),
-  scenario('getPayoutTransactionStatus', ['Payouts'], 'a payout transaction with its NPP then DE attempts', async (g) => {
-    const created = await g.payouts.create({ reference: `CT-${Date.now()}`, transactions: [{ payee: { name: 'Contract' }, transaction: { reference: 'CT-PO-1', amount: 3, bsb: '802950', accNumber: '11111111' } }] });
-    expect(isApproved(created), `createPayouts: ${show(created)}`);
-    const tx = created.result.transactions[0]!;
-    const status = await g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
-    expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
-    const attempts = status.result.payouts.map((p) => p.type).join(',');
-    expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
-  }),
+  scenario(
+    'getPayoutTransactionStatus',
+    ['Payouts'],
+    'a payout transaction with its NPP then DE attempts',
+    async (g) => {
+      const created = await g.payouts.create({
+        reference: `CT-${Date.now()}`,
+        transactions: [
+          {
+            payee: { name: 'Contract' },
+            transaction: { reference: 'CT-PO-1', amount: 3, bsb: '802950', accNumber: '11111111' },
+          },
+        ],
+      });
+      expect(isApproved(created), `createPayouts: ${show(created)}`);
+      const tx = created.result.transactions[0]!;
+      const status = await g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+      expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
+      const attempts = status.result.payouts.map((p) => p.type).join(',');
+      expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
+    },
+  ),
   scenario('getSettlement', ['Direct API'], 'the settlement zip holds the captured transactions', async (g) => {
-    const auth = await g.processAuth({ transactionAmount: '7.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    const auth = await g.processAuth({
+      transactionAmount: '7.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Contract',
+      ...customer,
+      ...visa,
+    } as never);
     expect(isApproved(auth), `processAuth: ${show(auth)}`);
-    const capture = await g.processCapture({ transactionID: auth.transactionID, transactionAmount: '7.00', transactionCurrency: 'AUD', captureAmount: '7.00' });
+    const capture = await g.processCapture({
+      transactionID: auth.transactionID,
+      transactionAmount: '7.00',
+      transactionCurrency: 'AUD',
+      captureAmount: '7.00',
+    });
     expect(isApproved(capture) && capture.authSettledDate, `processCapture: ${show(capture)}`);
     const day = capture.authSettledDate!;
     const zip = await g.getSettlement({ settlementFrom: day, settlementTo: day });
@@ -127,53 +225,141 @@ export const scenarioChecks = (): Check[] => [
     const rows = readSettlement(zip).rows;
     const row = rows.find((r) => r.transactionID === capture.transactionID);
     expect(row, `the capture ${capture.transactionID} is not in the settlement file`);
-    expect(row.transactionAmount === '7.00', `the settlement row of the capture says ${row.transactionAmount}, the capture was 7.00`);
+    expect(
+      row.transactionAmount === '7.00',
+      `the settlement row of the capture says ${row.transactionAmount}, the capture was 7.00`,
+    );
   }),
-  scenario('processVoid', ['Direct API'], 'a voided authorisation refuses captures, refunds and a second void', async (g) => {
-    const auth = await g.processAuth({ transactionAmount: '9.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
-    expect(isApproved(auth), `processAuth: ${show(auth)}`);
-    const voided = await g.processVoid({ transactionID: auth.transactionID });
-    expect(isApproved(voided), `processVoid: ${show(voided)}`);
-    const capture = await g.processCapture({ transactionID: auth.transactionID, transactionAmount: '9.00', transactionCurrency: 'AUD', captureAmount: '1.00' });
-    expect(code(capture) < 0, `a capture of a voided authorisation was not refused: ${show(capture)}`);
-    const refund = await g.refundCard({ transactionID: auth.transactionID, transactionAmount: '1.00', transactionCurrency: 'AUD', refundAmount: '1.00' });
-    expect(code(refund) !== 0, `a refund of a voided authorisation was approved: ${show(refund)}`);
-    const again = await g.processVoid({ transactionID: auth.transactionID });
-    expect(code(again) < 0, `a second void was not refused: ${show(again)}`);
-  }),
-  scenario('queryCard', ['Direct API'], 'a purchase found by its id and by its reference, with what it captured and refunded', async (g) => {
-    const reference = `CT-Q-${Date.now()}`;
-    const sale = await g.processCard({ transactionAmount: '8.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', transactionReferenceID: reference, ...customer, ...visa } as never);
-    expect(isApproved(sale), `processCard: ${show(sale)}`);
-    const refund = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '3.00', transactionCurrency: 'AUD', refundAmount: '3.00' });
-    expect(isApproved(refund), `refundCard: ${show(refund)}`);
-    for (const by of [{ transactionID: sale.transactionID }, { transactionReferenceID: reference }]) {
-      const found = await g.queryCard(by);
-      expect(isApproved(found), `queryCard ${show(by)}: ${show(found)}`);
-      expect(found.transactionID === sale.transactionID && found.transactionAmount === '8.00' && found.refundedAmount === '3.00', `queryCard ${show(by)} answered ${show(found)}`);
-    }
-  }),
+  scenario(
+    'processVoid',
+    ['Direct API'],
+    'a voided authorisation refuses captures, refunds and a second void',
+    async (g) => {
+      const auth = await g.processAuth({
+        transactionAmount: '9.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Contract',
+        ...customer,
+        ...visa,
+      } as never);
+      expect(isApproved(auth), `processAuth: ${show(auth)}`);
+      const voided = await g.processVoid({ transactionID: auth.transactionID });
+      expect(isApproved(voided), `processVoid: ${show(voided)}`);
+      const capture = await g.processCapture({
+        transactionID: auth.transactionID,
+        transactionAmount: '9.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '1.00',
+      });
+      expect(code(capture) < 0, `a capture of a voided authorisation was not refused: ${show(capture)}`);
+      const refund = await g.refundCard({
+        transactionID: auth.transactionID,
+        transactionAmount: '1.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '1.00',
+      });
+      expect(code(refund) !== 0, `a refund of a voided authorisation was approved: ${show(refund)}`);
+      const again = await g.processVoid({ transactionID: auth.transactionID });
+      expect(code(again) < 0, `a second void was not refused: ${show(again)}`);
+    },
+  ),
+  scenario(
+    'queryCard',
+    ['Direct API'],
+    'a purchase found by its id and by its reference, with what it captured and refunded',
+    async (g) => {
+      const reference = `CT-Q-${Date.now()}`;
+      const sale = await g.processCard({
+        transactionAmount: '8.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Contract',
+        transactionReferenceID: reference,
+        ...customer,
+        ...visa,
+      } as never);
+      expect(isApproved(sale), `processCard: ${show(sale)}`);
+      const refund = await g.refundCard({
+        transactionID: sale.transactionID,
+        transactionAmount: '3.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '3.00',
+      });
+      expect(isApproved(refund), `refundCard: ${show(refund)}`);
+      for (const by of [{ transactionID: sale.transactionID }, { transactionReferenceID: reference }]) {
+        const found = await g.queryCard(by);
+        expect(isApproved(found), `queryCard ${show(by)}: ${show(found)}`);
+        expect(
+          found.transactionID === sale.transactionID &&
+            found.transactionAmount === '8.00' &&
+            found.refundedAmount === '3.00',
+          `queryCard ${show(by)} answered ${show(found)}`,
+        );
+      }
+    },
+  ),
   scenario('refundCard', ['Direct API'], 'a purchase refunded in full refuses a further refund', async (g) => {
-    const sale = await g.processCard({ transactionAmount: '6.00', transactionCurrency: 'AUD', transactionProduct: 'Contract', ...customer, ...visa } as never);
+    const sale = await g.processCard({
+      transactionAmount: '6.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Contract',
+      ...customer,
+      ...visa,
+    } as never);
     expect(isApproved(sale), `processCard: ${show(sale)}`);
-    const refund = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '6.00', transactionCurrency: 'AUD', refundAmount: '6.00' });
+    const refund = await g.refundCard({
+      transactionID: sale.transactionID,
+      transactionAmount: '6.00',
+      transactionCurrency: 'AUD',
+      refundAmount: '6.00',
+    });
     expect(isApproved(refund), `refundCard: ${show(refund)}`);
-    const more = await g.refundCard({ transactionID: sale.transactionID, transactionAmount: '0.01', transactionCurrency: 'AUD', refundAmount: '0.01' });
+    const more = await g.refundCard({
+      transactionID: sale.transactionID,
+      transactionAmount: '0.01',
+      transactionCurrency: 'AUD',
+      refundAmount: '0.01',
+    });
     expect(code(more) !== 0, `a refund beyond a full refund was approved: ${show(more)}`);
   }),
-  scenario('cardInfo', ['Token'], 'a stored card reads back as stored: its BIN, first and last digits, and its expiry after changeExpiry', async (g) => {
-    const number = '5123456789012346';
-    const added = await g.token.addCard({ cardName: 'Contract Test', cardNumber: number, cardExpiryMonth: '05', cardExpiryYear: '30' });
-    expect(isApproved(added), `addCard: ${show(added)}`);
-    const info = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
-    expect(isApproved(info), `cardInfo: ${show(info)}`);
-    expect(info.cardBin === number.slice(0, 6) && info.cardNumberFirst === number.slice(0, 4) && info.cardNumberLast === number.slice(-4), `cardInfo shows ${info.cardBin}/${info.cardNumberFirst}…${info.cardNumberLast} for ${number.slice(0, 6)}…${number.slice(-4)}`);
-    expect(info.cardExpiryMonth === '05' && info.cardExpiryYear === '30', `cardInfo shows expiry ${info.cardExpiryMonth}/${info.cardExpiryYear}, 05/30 was stored`);
-    const changed = await g.token.changeExpiry({ cardID: added.cardID, cardKey: added.cardKey, cardExpiryMonth: '06', cardExpiryYear: '31' });
-    expect(isApproved(changed), `changeExpiry: ${show(changed)}`);
-    const after = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
-    expect(isApproved(after) && after.cardExpiryMonth === '06' && after.cardExpiryYear === '31', `after changeExpiry cardInfo shows ${show(after)}`);
-  }),
+  scenario(
+    'cardInfo',
+    ['Token'],
+    'a stored card reads back as stored: its BIN, first and last digits, and its expiry after changeExpiry',
+    async (g) => {
+      const number = '5123456789012346';
+      const added = await g.token.addCard({
+        cardName: 'Contract Test',
+        cardNumber: number,
+        cardExpiryMonth: '05',
+        cardExpiryYear: '30',
+      });
+      expect(isApproved(added), `addCard: ${show(added)}`);
+      const info = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
+      expect(isApproved(info), `cardInfo: ${show(info)}`);
+      expect(
+        info.cardBin === number.slice(0, 6) &&
+          info.cardNumberFirst === number.slice(0, 4) &&
+          info.cardNumberLast === number.slice(-4),
+        `cardInfo shows ${info.cardBin}/${info.cardNumberFirst}…${info.cardNumberLast} for ${number.slice(0, 6)}…${number.slice(-4)}`,
+      );
+      expect(
+        info.cardExpiryMonth === '05' && info.cardExpiryYear === '30',
+        `cardInfo shows expiry ${info.cardExpiryMonth}/${info.cardExpiryYear}, 05/30 was stored`,
+      );
+      const changed = await g.token.changeExpiry({
+        cardID: added.cardID,
+        cardKey: added.cardKey,
+        cardExpiryMonth: '06',
+        cardExpiryYear: '31',
+      });
+      expect(isApproved(changed), `changeExpiry: ${show(changed)}`);
+      const after = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
+      expect(
+        isApproved(after) && after.cardExpiryMonth === '06' && after.cardExpiryYear === '31',
+        `after changeExpiry cardInfo shows ${show(after)}`,
+      );
+    },
+  ),
   scenario('getPayId', ['PayID'], 'Get PayID answers 201', async (g, ctx) => {
     const payId = `ct-${Date.now()}@merchant.payid.test`;
     const created = await g.payid.create({ payId, name: 'Contract' });

@@ -1,5 +1,15 @@
 import { createGatewayClient, isApproved } from '../generated/client.ts';
 
-const gateway = createGatewayClient({ baseUrl: process.env.GATEWAY_URL ?? 'http://localhost:4010', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' });
-const result = await gateway.processCapture({ transactionID: '1336-5d2e8f10-b600-11e6-b9c3-005056b209e0', transactionAmount: '50.00', transactionCurrency: 'AUD', captureAmount: '30.00' });
+const gateway = createGatewayClient({
+  baseUrl: process.env.GATEWAY_URL ?? 'http://localhost:4010',
+  merchantUUID: '5265f8eed6a19',
+  apiKey: 'ksmnwxab',
+  passphrase: 'sandbox-passphrase',
+});
+const result = await gateway.processCapture({
+  transactionID: '1336-5d2e8f10-b600-11e6-b9c3-005056b209e0',
+  transactionAmount: '50.00',
+  transactionCurrency: 'AUD',
+  captureAmount: '30.00',
+});
 console.log(isApproved(result) ? `captured, receipt ${result.receiptNo}` : `not captured: ${result.responseMessage}`);

@@ -2,8 +2,15 @@ import http from 'node:http';
 import { NotificationDispatcher } from '../runtime/notifications.ts';
 
 // The merchant's passphrase keys the signatures; repeats (gateway retries, resends) are handled once.
-const hooks = new NotificationDispatcher({ passphrase: process.env.PGW_SANDBOX_PASSPHRASE ?? 'sandbox-passphrase', toleranceSeconds: 300 })
-  .on('payoutReturned', (n) => console.log(`payout returned: ${n.result.transaction.reference}, ${n.result.transaction.amount} to ${n.result.payee.name}`))
+const hooks = new NotificationDispatcher({
+  passphrase: process.env.PGW_SANDBOX_PASSPHRASE ?? 'sandbox-passphrase',
+  toleranceSeconds: 300,
+})
+  .on('payoutReturned', (n) =>
+    console.log(
+      `payout returned: ${n.result.transaction.reference}, ${n.result.transaction.amount} to ${n.result.payee.name}`,
+    ),
+  )
   .on('payoutTransaction', (n) => console.log(`payout ${n.payoutId}: ${n.result.payouts.at(-1)?.status}`));
 
 const server = http.createServer(async (req, res) => {
@@ -14,4 +21,6 @@ const server = http.createServer(async (req, res) => {
   if (outcome.status === 'refused') console.log(`refused: ${outcome.error.message}`);
   res.writeHead(outcome.status === 'refused' ? 400 : 200).end(outcome.status);
 });
-server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.log(`hooks on http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`));
+server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
+  console.log(`hooks on http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`),
+);

@@ -9,16 +9,33 @@ const flaky = async (request: Request) => {
 };
 
 const gateway = createGatewayClient({
-  baseUrl: process.env.GATEWAY_URL ?? 'http://localhost:4010', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase',
+  baseUrl: process.env.GATEWAY_URL ?? 'http://localhost:4010',
+  merchantUUID: '5265f8eed6a19',
+  apiKey: 'ksmnwxab',
+  passphrase: 'sandbox-passphrase',
   fetch: flaky,
   retry: { attempts: 3, onRetry: (e) => console.log(`${e.operation}: try ${e.attempt} -> ${e.action}`) },
 });
 const result = await gateway.processCard({
-  transactionAmount: '25.00', transactionCurrency: 'AUD', transactionProduct: 'Walkthrough', transactionReferenceID: process.env.ORDER ?? 'ORDER-1001',
-  customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000',
-  paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847',
+  transactionAmount: '25.00',
+  transactionCurrency: 'AUD',
+  transactionProduct: 'Walkthrough',
+  transactionReferenceID: process.env.ORDER ?? 'ORDER-1001',
+  customerName: 'Jane Citizen',
+  customerCountry: 'AU',
+  customerState: 'QLD',
+  customerCity: 'Brisbane',
+  customerAddress: '1 Test St',
+  customerPostCode: '4000',
+  paymentCardNumber: '4564710000000004',
+  paymentCardExpiry: '0229',
+  paymentCardName: 'Jane Citizen',
+  paymentCardCSC: '847',
 });
 // After a lost answer the result is the record the lookup found: recoveredBy() says so, and whether it was approved.
 const found = recoveredBy(result);
-if (found) console.log(`answer lost; ${found.lookup} found ${found.reference}: ${found.approved ? 'paid' : 'declined'}, not sent again`);
+if (found)
+  console.log(
+    `answer lost; ${found.lookup} found ${found.reference}: ${found.approved ? 'paid' : 'declined'}, not sent again`,
+  );
 else console.log(isApproved(result) ? `paid: ${result.transactionID}` : `not paid: ${result.responseMessage}`);

@@ -1,7 +1,18 @@
-import { createGateway, createNodeServer, type Accounts, type GatewayHandlers, type HandlerContext } from '../server-stubs/index.ts';
+import {
+  createGateway,
+  createNodeServer,
+  type Accounts,
+  type GatewayHandlers,
+  type HandlerContext,
+} from '../server-stubs/index.ts';
 
 // Your accounts: where the gateway checks credentials and hashes (a database, a secrets store...).
-const merchant = { kind: 'merchant', id: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' } as const;
+const merchant = {
+  kind: 'merchant',
+  id: '5265f8eed6a19',
+  apiKey: 'ksmnwxab',
+  passphrase: 'sandbox-passphrase',
+} as const;
 const accounts: Accounts = {
   find: (kind, id) => (kind === merchant.kind && id === merchant.id ? merchant : undefined),
   findByAccessToken: (token) => (token === 'at3b9e2f41c7d05a68' ? merchant : undefined),

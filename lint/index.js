@@ -14,7 +14,10 @@ import { eachProperty, operations, resolved } from './walk.js';
 function namedSchema(root, ref) {
   const [file, pointer = ''] = ref.split('#');
   const doc = YAML.parse(readFileSync(path.resolve(path.dirname(root), file), 'utf8'));
-  return pointer.split('/').filter(Boolean).reduce((node, key) => node?.[key], doc);
+  return pointer
+    .split('/')
+    .filter(Boolean)
+    .reduce((node, key) => node?.[key], doc);
 }
 
 // Names of card data. A CSC has no masked form at all; a card number must be masked (X in its pattern).
@@ -52,17 +55,27 @@ function NoCardDataOut() {
           const where = area === 'webhooks' ? `webhook ${key}` : `${verb.toUpperCase()} ${key}`;
           for (const body of bodies.filter((b) => b.side === 'out')) {
             eachProperty(ctx, body.schema, body.location, (name, node, location) => {
-              if (CSC.test(name)) report(`${where} answers \`${name}\`: a card security code is never sent back.`, location);
+              if (CSC.test(name))
+                report(`${where} answers \`${name}\`: a card security code is never sent back.`, location);
               else if (CARD_NUMBER.test(name) && !(typeof node?.pattern === 'string' && node.pattern.includes('X'))) {
-                report(`${where} answers \`${name}\` unmasked: a card number goes out as its first six digits, XXXXXX and its last four (a pattern with X).`, location);
+                report(
+                  `${where} answers \`${name}\` unmasked: a card number goes out as its first six digits, XXXXXX and its last four (a pattern with X).`,
+                  location,
+                );
               } else if (typeof node?.pattern === 'string' && FULL_PAN_PATTERN.test(node.pattern)) {
-                report(`${where} answers \`${name}\` with the pattern of a full card number (${node.pattern}).`, location);
+                report(
+                  `${where} answers \`${name}\` with the pattern of a full card number (${node.pattern}).`,
+                  location,
+                );
               }
             });
             for (const [name, raw] of Object.entries(body.examples ?? {})) {
               const example = resolved(ctx, raw, body.examplesLocation.child(name));
               for (const number of luhnNumbers(JSON.stringify(example.node?.value ?? ''))) {
-                report(`${where}: the example ${name} carries a card number (${number.slice(0, 6)}…${number.slice(-4)}) unmasked.`, example.location);
+                report(
+                  `${where}: the example ${name} carries a card number (${number.slice(0, 6)}…${number.slice(-4)}) unmasked.`,
+                  example.location,
+                );
               }
             }
           }
@@ -80,14 +93,20 @@ function CardAmountFormat(options) {
         // The format is the amount schema's own pattern, read from the spec: written once.
         const format = { node: namedSchema(ctx.location.source.absoluteRef, options.schema) };
         if (!format.node?.pattern) {
-          ctx.report({ message: `contract/card-amount-format: the amount schema ${options.schema} has no pattern.`, location: ctx.location });
+          ctx.report({
+            message: `contract/card-amount-format: the amount schema ${options.schema} has no pattern.`,
+            location: ctx.location,
+          });
           return;
         }
         const amount = new RegExp(format.node.pattern);
         // Card operations: those tagged with a tag of the spec's own tag group for card payments.
         const group = (root['x-tagGroups'] ?? []).find((g) => g.name === options.tagGroup);
         if (!group) {
-          ctx.report({ message: `contract/card-amount-format: no x-tagGroups entry named ${options.tagGroup}.`, location: ctx.location });
+          ctx.report({
+            message: `contract/card-amount-format: no x-tagGroups entry named ${options.tagGroup}.`,
+            location: ctx.location,
+          });
           return;
         }
         const cardTags = new Set(group.tags);
@@ -103,9 +122,13 @@ function CardAmountFormat(options) {
               const id = `${location.source.absoluteRef}#${location.pointer}`;
               if (seen.has(id)) return;
               seen.add(id);
-              const same = node?.pattern === format.node.pattern || (typeof node?.const === 'string' && amount.test(node.const));
+              const same =
+                node?.pattern === format.node.pattern || (typeof node?.const === 'string' && amount.test(node.const));
               if (!same || node?.type !== 'string') {
-                ctx.report({ message: `${area === 'webhooks' ? `webhook ${key}` : `${verb.toUpperCase()} ${key}`}: \`${name}\` is a card amount; it must use the amount format (${options.schema}: a string, ${format.node.pattern}).`, location });
+                ctx.report({
+                  message: `${area === 'webhooks' ? `webhook ${key}` : `${verb.toUpperCase()} ${key}`}: \`${name}\` is a card amount; it must use the amount format (${options.schema}: a string, ${format.node.pattern}).`,
+                  location,
+                });
               }
             });
           }
@@ -123,16 +146,33 @@ function ExamplesPerOutcome() {
           // Notifications have no refusal: the gateway sends them, nothing refuses them.
           if (area === 'webhooks') continue;
           const descriptors = op['x-methods']
-            ? Object.entries(op['x-methods']).map(([method, raw]) => ({ id: method, ...resolved(ctx, raw, location.child('x-methods').child(method)) }))
-            : op['x-operation'] ? [{ id: op.operationId, node: op['x-operation'], location: location.child('x-operation') }] : [];
-          if (!descriptors.length) ctx.report({ message: `${verb.toUpperCase()} ${key} has no descriptor (x-methods or x-operation).`, location });
+            ? Object.entries(op['x-methods']).map(([method, raw]) => ({
+                id: method,
+                ...resolved(ctx, raw, location.child('x-methods').child(method)),
+              }))
+            : op['x-operation']
+              ? [{ id: op.operationId, node: op['x-operation'], location: location.child('x-operation') }]
+              : [];
+          if (!descriptors.length)
+            ctx.report({
+              message: `${verb.toUpperCase()} ${key} has no descriptor (x-methods or x-operation).`,
+              location,
+            });
           const names = new Set(bodies.filter((b) => b.side === 'out').flatMap((b) => Object.keys(b.examples ?? {})));
           for (const d of descriptors) {
             for (const role of ['result', 'refusal']) {
               const listed = d.node?.examples?.[role] ?? [];
-              if (!listed.length) ctx.report({ message: `${d.id} names no ${role === 'result' ? 'success' : 'refusal'} example (examples.${role}).`, location: d.location.child('examples') });
+              if (!listed.length)
+                ctx.report({
+                  message: `${d.id} names no ${role === 'result' ? 'success' : 'refusal'} example (examples.${role}).`,
+                  location: d.location.child('examples'),
+                });
               for (const name of listed) {
-                if (!names.has(name)) ctx.report({ message: `${d.id}: its ${role} example ${name} is not among the success response's examples.`, location: d.location.child('examples').child(role) });
+                if (!names.has(name))
+                  ctx.report({
+                    message: `${d.id}: its ${role} example ${name} is not among the success response's examples.`,
+                    location: d.location.child('examples').child(role),
+                  });
               }
             }
           }
@@ -156,18 +196,37 @@ function InferredHasReason(options) {
           if (seen.has(id)) return;
           seen.add(id);
           const n = here.node;
-          if ('x-inferred' in n && !reason(n['x-inferred'])) ctx.report({ message: `x-inferred must say why (a reason of ${min} characters or more), not ${JSON.stringify(n['x-inferred'])}.`, location: here.location.child('x-inferred') });
+          if ('x-inferred' in n && !reason(n['x-inferred']))
+            ctx.report({
+              message: `x-inferred must say why (a reason of ${min} characters or more), not ${JSON.stringify(n['x-inferred'])}.`,
+              location: here.location.child('x-inferred'),
+            });
           // Descriptors: seeded or inferred, and the reason given.
-          if (n.examples && Array.isArray(n.examples.request) && !n.seed && !('inferred' in n)) ctx.report({ message: 'An operation descriptor says where the seed shows it (seed) or why it is inferred (inferred).', location: here.location });
+          if (n.examples && Array.isArray(n.examples.request) && !n.seed && !('inferred' in n))
+            ctx.report({
+              message: 'An operation descriptor says where the seed shows it (seed) or why it is inferred (inferred).',
+              location: here.location,
+            });
           for (const word of ['inferred', 'resultInferred', 'payloadInferred']) {
-            if (word in n && (n.examples || n.algorithm) && !reason(n[word])) ctx.report({ message: `${word} must say why (${min} characters or more).`, location: here.location.child(word) });
+            if (word in n && (n.examples || n.algorithm) && !reason(n[word]))
+              ctx.report({
+                message: `${word} must say why (${min} characters or more).`,
+                location: here.location.child(word),
+              });
           }
           // A recipe no public source shows is this contract's own decision: it says so and why.
-          if (n.algorithm && n.source === 'defined' && !reason(n.inferred)) ctx.report({ message: 'A recipe with source: defined must give its reason in `inferred`.', location: here.location });
-          if (Array.isArray(n)) n.forEach((v, i) => {
-            visit(v, here.location.child(i));
-          });
-          else for (const [k, v] of Object.entries(n)) if (k !== 'examples' && k !== 'example') visit(v, here.location.child(k));
+          if (n.algorithm && n.source === 'defined' && !reason(n.inferred))
+            ctx.report({
+              message: 'A recipe with source: defined must give its reason in `inferred`.',
+              location: here.location,
+            });
+          if (Array.isArray(n))
+            n.forEach((v, i) => {
+              visit(v, here.location.child(i));
+            });
+          else
+            for (const [k, v] of Object.entries(n))
+              if (k !== 'examples' && k !== 'example') visit(v, here.location.child(k));
         };
         visit(root, ctx.location);
       },

@@ -44,11 +44,13 @@ export function eachProperty(ctx, schema, location, visit, seen = new Set()) {
     eachProperty(ctx, property, here.location.child('properties').child(name), visit, seen);
   }
   for (const word of COMPOSITIONS) {
-    for (const [i, sub] of (node[word] ?? []).entries()) eachProperty(ctx, sub, here.location.child(word).child(i), visit, seen);
+    for (const [i, sub] of (node[word] ?? []).entries())
+      eachProperty(ctx, sub, here.location.child(word).child(i), visit, seen);
   }
   for (const word of SUBSCHEMAS) {
     const sub = node[word];
-    if (Array.isArray(sub)) for (const [i, s] of sub.entries()) eachProperty(ctx, s, here.location.child(word).child(i), visit, seen);
+    if (Array.isArray(sub))
+      for (const [i, s] of sub.entries()) eachProperty(ctx, s, here.location.child(word).child(i), visit, seen);
     else if (sub && typeof sub === 'object') eachProperty(ctx, sub, here.location.child(word), visit, seen);
   }
 }
@@ -72,12 +74,26 @@ export function* operations(ctx, root, rootLocation) {
         const bodies = [];
         const requestBody = op.requestBody ? resolved(ctx, op.requestBody, location.child('requestBody')) : undefined;
         for (const [media, content] of Object.entries(requestBody?.node?.content ?? {})) {
-          if (content.schema) bodies.push({ side: area === 'webhooks' ? 'out' : 'in', schema: content.schema, location: requestBody.location.child('content').child(media).child('schema'), examples: content.examples, examplesLocation: requestBody.location.child('content').child(media).child('examples') });
+          if (content.schema)
+            bodies.push({
+              side: area === 'webhooks' ? 'out' : 'in',
+              schema: content.schema,
+              location: requestBody.location.child('content').child(media).child('schema'),
+              examples: content.examples,
+              examplesLocation: requestBody.location.child('content').child(media).child('examples'),
+            });
         }
         for (const [code, rawResponse] of Object.entries(op.responses ?? {})) {
           const response = resolved(ctx, rawResponse, location.child('responses').child(code));
           for (const [media, content] of Object.entries(response.node?.content ?? {})) {
-            if (content.schema) bodies.push({ side: area === 'webhooks' ? 'in' : 'out', schema: content.schema, location: response.location.child('content').child(media).child('schema'), examples: content.examples, examplesLocation: response.location.child('content').child(media).child('examples') });
+            if (content.schema)
+              bodies.push({
+                side: area === 'webhooks' ? 'in' : 'out',
+                schema: content.schema,
+                location: response.location.child('content').child(media).child('schema'),
+                examples: content.examples,
+                examplesLocation: response.location.child('content').child(media).child('examples'),
+              });
           }
         }
         yield { area, key, verb, op, location, bodies };

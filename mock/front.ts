@@ -15,7 +15,9 @@ import { createGateway, type GatewayRequest, type GatewayResponse, type RequestR
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
-const routes: (MockRoute & { pattern: RegExp })[] = (JSON.parse(readFileSync(configFile, 'utf8')).routes as MockRoute[]).map((r) => ({
+const routes: (MockRoute & { pattern: RegExp })[] = (
+  JSON.parse(readFileSync(configFile, 'utf8')).routes as MockRoute[]
+).map((r) => ({
   ...r,
   pattern: compile(r.path).pattern,
 }));
@@ -55,7 +57,11 @@ export const VIOLATIONS_HEADER = 'sl-violations';
  */
 function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse | undefined> {
   const seen: { last?: RequestRecord } = {};
-  const core = createGateway({ handlers: {}, accounts: { find: () => undefined, findByAccessToken: () => undefined }, onRequest: (r) => (seen.last = r) });
+  const core = createGateway({
+    handlers: {},
+    accounts: { find: () => undefined, findByAccessToken: () => undefined },
+    onRequest: (r) => (seen.last = r),
+  });
   return async (request) => {
     delete seen.last;
     const response = await core.respond(request);
@@ -84,8 +90,14 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
       let refusal: GatewayResponse | undefined;
       let body: unknown;
       if (choosesExamples) {
-        refusal = await refusals({ verb: req.method ?? 'GET', url, headers: req.headers as Record<string, string | undefined>, body: raw.length ? raw : undefined }).catch(() => undefined);
-        if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200) return void res.writeHead(200, refusal.headers).end(refusal.body);
+        refusal = await refusals({
+          verb: req.method ?? 'GET',
+          url,
+          headers: req.headers as Record<string, string | undefined>,
+          body: raw.length ? raw : undefined,
+        }).catch(() => undefined);
+        if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200)
+          return void res.writeHead(200, refusal.headers).end(refusal.body);
         try {
           body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
         } catch {
@@ -93,7 +105,8 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
           return void res.writeHead(refusal!.status, refusal!.headers).end(refusal!.body);
         }
         // An unknown path or method: Prism's answer would be a list of every branch's violations.
-        if (refusal && !routeFor(req.method ?? 'GET', pathname, body)) return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+        if (refusal && !routeFor(req.method ?? 'GET', pathname, body))
+          return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
       }
       // What Prism is sent: the request as the gateway reads it. Prism knows neither a trailing slash
       // (clients post to /post/), nor /token/processCard (x-method-in-path), nor a field no form declares
@@ -119,7 +132,11 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
         }
       }
       const route = choosesExamples ? routeFor(req.method ?? 'GET', pathname, body) : undefined;
-      const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}`, 'content-length': String(forwarded.length) };
+      const headers: http.OutgoingHttpHeaders = {
+        ...req.headers,
+        host: `${target.host}:${target.port}`,
+        'content-length': String(forwarded.length),
+      };
       delete headers['transfer-encoding'];
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
@@ -131,7 +148,12 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
           answer.resume();
           const violations = answer.headers[VIOLATIONS_HEADER] as string | undefined;
           if (violations && onViolation) onViolation(`${req.method} ${url}`, parseViolations(violations));
-          return void res.writeHead(refusal.status, { ...refusal.headers, ...(violations ? { [VIOLATIONS_HEADER]: violations } : {}) }).end(refusal.body);
+          return void res
+            .writeHead(refusal.status, {
+              ...refusal.headers,
+              ...(violations ? { [VIOLATIONS_HEADER]: violations } : {}),
+            })
+            .end(refusal.body);
         }
         // Prism cannot serve a binary example inline: a zip result is answered with its file.
         if (route?.file && chosen && status < 300 && answer.headers['content-type']?.startsWith(route.accept!)) {
@@ -153,7 +175,9 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
               const problem = JSON.parse(out.toString('utf8')) as { type?: string; validation?: Violation[] };
               if (problem.type?.endsWith('#VIOLATIONS') && problem.validation) {
                 const seen = new Set<string>();
-                const unique = problem.validation.filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+                const unique = problem.validation.filter(
+                  (v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)),
+                );
                 onViolation(`${req.method} ${url}`, unique);
               }
             } catch {

@@ -28,17 +28,24 @@ function prismCli(): string {
   try {
     return path.join(path.dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist/index.js');
   } catch {
-    throw new UsageError(`the mock runs Prism, which is not installed: npm install --save-dev @stoplight/prism-cli@${PRISM_VERSION}`);
+    throw new UsageError(
+      `the mock runs Prism, which is not installed: npm install --save-dev @stoplight/prism-cli@${PRISM_VERSION}`,
+    );
   }
 }
 
 /** Starts Prism on a free loopback port and resolves once it listens. */
-export async function startPrism(proxy?: string, onLine: (line: string) => void = () => {}): Promise<{ prism: ChildProcess; port: number }> {
+export async function startPrism(
+  proxy?: string,
+  onLine: (line: string) => void = () => {},
+): Promise<{ prism: ChildProcess; port: number }> {
   const cli = prismCli();
   const port = await freePort();
   const spec = require.resolve('payment-gateway-contract/openapi.json');
   const args = proxy ? ['proxy', spec, proxy, '--errors'] : ['mock', spec];
-  const prism = spawn(process.execPath, [cli, ...args, '-p', String(port), '-h', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const prism = spawn(process.execPath, [cli, ...args, '-p', String(port), '-h', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buffered = '';
   const ready = new Promise<void>((resolve, reject) => {
     const read = (chunk: Buffer) => {
@@ -52,7 +59,13 @@ export async function startPrism(proxy?: string, onLine: (line: string) => void 
     };
     prism.stdout!.on('data', read);
     prism.stderr!.on('data', read);
-    prism.on('exit', (code) => reject(new Error(`Prism exited with ${code} before listening${buffered ? `: ${buffered.trim().split('\n').pop()}` : ''}`)));
+    prism.on('exit', (code) =>
+      reject(
+        new Error(
+          `Prism exited with ${code} before listening${buffered ? `: ${buffered.trim().split('\n').pop()}` : ''}`,
+        ),
+      ),
+    );
   });
   // Prism never outlives this process, however it ends.
   const stop = () => prism.kill();
@@ -62,12 +75,25 @@ export async function startPrism(proxy?: string, onLine: (line: string) => void 
   return { prism, port };
 }
 
-export async function startMock(options: { port: number; host: string; proxy?: string; onLine?: (line: string) => void; onListening?: (url: string) => void; onPrismStart?: () => void; onViolation?: (request: string, violations: Violation[]) => void }) {
+export async function startMock(options: {
+  port: number;
+  host: string;
+  proxy?: string;
+  onLine?: (line: string) => void;
+  onListening?: (url: string) => void;
+  onPrismStart?: () => void;
+  onViolation?: (request: string, violations: Violation[]) => void;
+}) {
   // The front takes its port first: a port in use is refused before Prism is started at all.
   const target = { host: '127.0.0.1', port: 0 };
   let prismListens!: () => void;
   const ready = new Promise<void>((resolve) => (prismListens = resolve));
-  const front = createFront({ target, ready, choosesExamples: !options.proxy, ...(options.onViolation ? { onViolation: options.onViolation } : {}) });
+  const front = createFront({
+    target,
+    ready,
+    choosesExamples: !options.proxy,
+    ...(options.onViolation ? { onViolation: options.onViolation } : {}),
+  });
   const bound = await listen(front, options.port, options.host, '--port');
   options.onListening?.(`http://${options.host}:${bound}`);
   let prism: ChildProcess;
@@ -98,17 +124,24 @@ export const mockSpec = (name: string): CommandSpec => ({
   options: {
     port: { type: 'string', short: 'p', value: 'PORT', default: '4011', help: 'port to listen on (0: any free port)' },
     host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
-    proxy: { type: 'string', value: 'URL', help: 'validate requests to and answers from this server instead of mocking' },
+    proxy: {
+      type: 'string',
+      value: 'URL',
+      help: 'validate requests to and answers from this server instead of mocking',
+    },
   },
   env: { MOCK_VERBOSE: "1: print Prism's own log" },
-  notes: [`Needs @stoplight/prism-cli ${PRISM_VERSION} (an optional peer dependency). A client's Prefer: example=NAME header chooses another example.`],
+  notes: [
+    `Needs @stoplight/prism-cli ${PRISM_VERSION} (an optional peer dependency). A client's Prefer: example=NAME header chooses another example.`,
+  ],
 });
 
 export async function main(name: string, argv: string[]): Promise<void> {
   const parsed = parse(mockSpec(name), argv);
   if (parsed === 'exit') return;
   const values = parsed.values as { port?: string; host?: string; proxy?: string };
-  if (values.proxy !== undefined && !URL.canParse(values.proxy)) throw new UsageError(`--proxy takes the server's URL, e.g. http://127.0.0.1:4010, not '${values.proxy}'`);
+  if (values.proxy !== undefined && !URL.canParse(values.proxy))
+    throw new UsageError(`--proxy takes the server's URL, e.g. http://127.0.0.1:4010, not '${values.proxy}'`);
   const port = portOf(values.port, '--port', 4011);
   const host = values.host ?? '127.0.0.1';
   const started = performance.now();
@@ -118,10 +151,21 @@ export async function main(name: string, argv: string[]): Promise<void> {
     for (const v of violations) console.log(`contract violation: ${request}: ${v.location.join('.')}: ${v.message}`);
   };
   const onPrismStart = () => console.log('starting Prism (a few seconds)...');
-  const mock = await startMock({ port, host, ...(values.proxy ? { proxy: values.proxy } : {}), onLine, onViolation, onPrismStart });
-  console.log(`${values.proxy ? `validating proxy before ${values.proxy}` : 'mock'} ready at ${mock.url} in ${Math.round(performance.now() - started)} ms`);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => mock.close().then(() => process.exit(0)));
+  const mock = await startMock({
+    port,
+    host,
+    ...(values.proxy ? { proxy: values.proxy } : {}),
+    onLine,
+    onViolation,
+    onPrismStart,
+  });
+  console.log(
+    `${values.proxy ? `validating proxy before ${values.proxy}` : 'mock'} ready at ${mock.url} in ${Math.round(performance.now() - started)} ms`,
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => mock.close().then(() => process.exit(0)));
 }
 
 // Run as a program (npm run mock, or the package's bin through its symlink), not when imported.
-if (isMain(import.meta.url)) await runCommand('payment-gateway-mock', () => main('payment-gateway-mock', process.argv.slice(2)));
+if (isMain(import.meta.url))
+  await runCommand('payment-gateway-mock', () => main('payment-gateway-mock', process.argv.slice(2)));

@@ -91,11 +91,13 @@ type ResultPart<T> = T extends unknown ? (Exclude<keyof T, Bare> extends never ?
 export type Processed<T> = [ResultPart<T>] extends [never] ? T : ResultPart<T>;
 
 /** responseCode 0, whether it came as "0" or 0. */
-export const isApproved = <T extends Coded>(result: T): result is Extract<T, Processed<T>> => Number(result.responseCode) === 0;
+export const isApproved = <T extends Coded>(result: T): result is Extract<T, Processed<T>> =>
+  Number(result.responseCode) === 0;
 /** Refused before processing (responseCode below 0): nothing was stored. */
 export const isRefused = (result: Coded): boolean => Number(result.responseCode) < 0;
 /** Processed, and declined or delayed by the bank (responseCode above 0). */
-export const isDeclined = <T extends Coded>(result: T): result is Extract<T, Processed<T>> => Number(result.responseCode) > 0;
+export const isDeclined = <T extends Coded>(result: T): result is Extract<T, Processed<T>> =>
+  Number(result.responseCode) > 0;
 
 /** custom1 to custom3 as sent, or undefined where the gateway echoed an empty array. */
 export function customFields(result: { custom1?: string | []; custom2?: string | []; custom3?: string | [] }): {
@@ -111,7 +113,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export function buildClient(options: ClientOptions, contract: ClientContract): Record<string, unknown> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a finite number of milliseconds above 0, not ${timeoutMs}`);
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new RangeError(`timeoutMs must be a finite number of milliseconds above 0, not ${timeoutMs}`);
   const http = createClient<Record<string, never>>({
     baseUrl: options.baseUrl,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -119,7 +122,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
   });
   const accountFor = (kind: string): { id: string; apiKey: string; passphrase: string } => {
     if (kind !== 'partner') return { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
-    if (!options.partner) throw new Error('Partner operations need the partner option: partnerUUID, apiKey, passphrase');
+    if (!options.partner)
+      throw new Error('Partner operations need the partner option: partnerUUID, apiKey, passphrase');
     return { id: options.partner.partnerUUID, apiKey: options.partner.apiKey, passphrase: options.partner.passphrase };
   };
 
@@ -135,7 +139,11 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       passphrase = account.passphrase;
     }
     const uses = formHashes(form, body);
-    return signBodyHashes(body, uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })), passphrase);
+    return signBodyHashes(
+      body,
+      uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })),
+      passphrase,
+    );
   }
 
   async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
@@ -146,23 +154,41 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
     const headers: Record<string, string> = { [contract.apiVersion.name]: contract.apiVersion.value };
     if (op.headers) {
-      const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: op.headers.messageHash! };
+      const names = {
+        accountId: op.headers.accountId!,
+        apiKey: op.headers.apiKey!,
+        messageHash: op.headers.messageHash!,
+      };
       const account = { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
-      Object.assign(headers, signHeaders(names, contract.recipes[op.headers.recipe!]!, account, { params, query, body }));
+      Object.assign(
+        headers,
+        signHeaders(names, contract.recipes[op.headers.recipe!]!, account, { params, query, body }),
+      );
     }
     let outcome: { data?: unknown; error?: unknown; response: Response };
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      outcome = await (http.request as (verb: string, path: string, init: object) => Promise<typeof outcome>)(op.verb.toLowerCase(), op.path, {
-        params: { path: params, ...(query ? { query } : {}) },
-        ...(body ? { body } : {}),
-        headers,
-        signal,
-        parseAs: op.result ? 'arrayBuffer' : 'json',
-      });
+      outcome = await (http.request as (verb: string, path: string, init: object) => Promise<typeof outcome>)(
+        op.verb.toLowerCase(),
+        op.path,
+        {
+          params: { path: params, ...(query ? { query } : {}) },
+          ...(body ? { body } : {}),
+          headers,
+          signal,
+          parseAs: op.result ? 'arrayBuffer' : 'json',
+        },
+      );
     } catch (error) {
-      if (signal.aborted) throw new GatewayNetworkError(`The gateway gave no answer within ${timeoutMs} ms (timeoutMs); the request may still have been processed`, { cause: error });
-      throw new GatewayNetworkError(`Could not reach the gateway: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      if (signal.aborted)
+        throw new GatewayNetworkError(
+          `The gateway gave no answer within ${timeoutMs} ms (timeoutMs); the request may still have been processed`,
+          { cause: error },
+        );
+      throw new GatewayNetworkError(
+        `Could not reach the gateway: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     const { response } = outcome;
     let data = outcome.data ?? outcome.error;
@@ -176,7 +202,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     throw new GatewayHttpError(response.status, data);
   }
 
-  const byName = (group: string, name: string) => contract.operations.find((o) => o.group === group && o.name === name)!;
+  const byName = (group: string, name: string) =>
+    contract.operations.find((o) => o.group === group && o.name === name)!;
   function retried(op: ClientOperation, args: unknown[], policy: RetryPolicy): Promise<unknown> {
     const at = op.params?.length ?? 0;
     let body = op.forms ? ((args[at] ?? {}) as Record<string, unknown>) : undefined;
@@ -193,7 +220,14 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
         verb: op.verb,
         body,
         send: () => call(op, args),
-        lookup: (reference) => call(byName((mark as { lookup: { group: string } }).lookup.group, (mark as { lookup: { name: string } }).lookup.name), [{ [(mark as { by: string }).by]: reference }]),
+        lookup: (reference) =>
+          call(
+            byName(
+              (mark as { lookup: { group: string } }).lookup.group,
+              (mark as { lookup: { name: string } }).lookup.name,
+            ),
+            [{ [(mark as { by: string }).by]: reference }],
+          ),
       },
       policy,
     );
@@ -203,7 +237,9 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
   for (const op of contract.operations) {
     if (op.group) client[op.group] ??= {};
     const target = (op.group ? client[op.group] : client) as Record<string, unknown>;
-    target[op.name] = options.retry ? (...args: unknown[]) => retried(op, args, options.retry!) : (...args: unknown[]) => call(op, args);
+    target[op.name] = options.retry
+      ? (...args: unknown[]) => retried(op, args, options.retry!)
+      : (...args: unknown[]) => call(op, args);
   }
   return client;
 }

@@ -5,7 +5,11 @@ import type { HashRecipes } from './signing.ts';
 
 /** The contract's body credentials by kind (x-body-credentials): the fields that carry each. */
 export type BodyCredentials = Readonly<
-  Record<string, { account: 'merchant' | 'partner'; id: string; key: string; token?: undefined } | { account: 'merchant' | 'partner'; token: string; id?: undefined; key?: undefined }>
+  Record<
+    string,
+    | { account: 'merchant' | 'partner'; id: string; key: string; token?: undefined }
+    | { account: 'merchant' | 'partner'; token: string; id?: undefined; key?: undefined }
+  >
 >;
 
 /** What the contract adds at the root of an OpenAPI document (spec/extensions/; README, "the extensions"). */
@@ -27,8 +31,12 @@ export type ContractTag = OpenAPIV3_1.TagObject & { 'x-client'?: { group: string
  * (`any`): they are walked by JSON pointer (resolvePointer) and by the extensions inside them, whose
  * own schemas (spec/extensions/*.schema.yaml) a test holds them to.
  */
-export interface Doc extends Omit<OpenAPIV3_1.Document, 'info' | 'tags' | 'paths' | 'webhooks' | 'components'>, ContractExtensions {
-  info: OpenAPIV3_1.InfoObject & { 'x-sandbox': { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string } };
+export interface Doc
+  extends Omit<OpenAPIV3_1.Document, 'info' | 'tags' | 'paths' | 'webhooks' | 'components'>,
+    ContractExtensions {
+  info: OpenAPIV3_1.InfoObject & {
+    'x-sandbox': { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
+  };
   tags: ContractTag[];
   paths: Record<string, any>;
   webhooks: Record<string, any>;

@@ -35,13 +35,18 @@ const sent = (body: Body, field: string) => body[field] !== undefined;
 export function chooseForm<F extends FormFields>(forms: readonly F[], body: Body): F {
   if (forms.length === 1) return forms[0]!;
   const keys = Object.keys(body).filter((k) => sent(body, k));
-  const fits = forms.find((f) => (f.required ?? []).every((r) => sent(body, r)) && keys.every((k) => !f.accepts || f.accepts.includes(k)));
+  const fits = forms.find(
+    (f) => (f.required ?? []).every((r) => sent(body, r)) && keys.every((k) => !f.accepts || f.accepts.includes(k)),
+  );
   if (fits) return fits;
   const score = (f: F) => (f.required ?? []).filter((r) => sent(body, r)).length;
   return forms.reduce((best, f) => (score(f) > score(best) ? f : best));
 }
 
 /** The hash fields a body in this form is signed with: each the form takes, a conditional one only when its trigger is sent. */
-export function formHashes<H extends { name: string; when?: readonly string[] }>(form: { hashes: readonly H[] }, body: Body): H[] {
+export function formHashes<H extends { name: string; when?: readonly string[] }>(
+  form: { hashes: readonly H[] },
+  body: Body,
+): H[] {
   return form.hashes.filter((h) => !h.when || h.when.some((f) => sent(body, f)));
 }

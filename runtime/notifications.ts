@@ -3,7 +3,13 @@
 // signed and dated is read from the spec (generated/webhooks.ts, x-operation.hashes and .receive) and
 // computed with the spec's hash recipes (runtime/signing.ts): no rule is written here. Browser-safe.
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { notificationKinds, webhooks, type NotificationBodies, type NotificationKind, type WebhookName } from '../generated/webhooks.ts';
+import {
+  notificationKinds,
+  webhooks,
+  type NotificationBodies,
+  type NotificationKind,
+  type WebhookName,
+} from '../generated/webhooks.ts';
 import { computeHash, hashesEqual, type HashRecipe } from './signing.ts';
 
 export { webhooks, notificationKinds, type NotificationBodies, type NotificationKind, type WebhookName };
@@ -11,7 +17,16 @@ export { webhooks, notificationKinds, type NotificationBodies, type Notification
 /** One notification, discriminated by its `event`. */
 export type Notification = NotificationBodies[WebhookName];
 
-type Table = Record<string, { signature: { in: string; name: string; recipe: string; secret: string }; required: readonly string[]; key: readonly string[]; occurredAt?: { at: string; utcOffset: string }; kinds?: { by: string; names: Record<string, string> } }>;
+type Table = Record<
+  string,
+  {
+    signature: { in: string; name: string; recipe: string; secret: string };
+    required: readonly string[];
+    key: readonly string[];
+    occurredAt?: { at: string; utcOffset: string };
+    kinds?: { by: string; names: Record<string, string> };
+  }
+>;
 const table = webhooks as unknown as Table;
 
 export type Refusal =
@@ -56,11 +71,17 @@ export function parseNotification(rawBody: string | Uint8Array): Notification {
   } catch {
     throw new NotificationError('malformed', 'The body is not JSON');
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new NotificationError('malformed', 'The body is not a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new NotificationError('malformed', 'The body is not a JSON object');
   const event = (body as { event?: unknown }).event;
-  if (typeof event !== 'string' || !Object.hasOwn(table, event)) throw new NotificationError('unknownEvent', `Field 'event' names no notification of the contract: ${JSON.stringify(event)}`);
+  if (typeof event !== 'string' || !Object.hasOwn(table, event))
+    throw new NotificationError(
+      'unknownEvent',
+      `Field 'event' names no notification of the contract: ${JSON.stringify(event)}`,
+    );
   for (const field of table[event]!.required) {
-    if (!Object.hasOwn(body, field)) throw new NotificationError('missingField', `Field '${field}' is required in a ${event} notification`);
+    if (!Object.hasOwn(body, field))
+      throw new NotificationError('missingField', `Field '${field}' is required in a ${event} notification`);
   }
   return body as Notification;
 }
@@ -123,7 +144,11 @@ const recipe = (name: string) => hashRecipes[name as keyof typeof hashRecipes] a
 function expectedSignature(notification: Notification, passphrase: string, hashSalt: string | undefined): string {
   const sig = table[notification.event]!.signature;
   if (sig.in === 'header') return computeHash(recipe(sig.recipe), passphrase, notification as Record<string, unknown>);
-  if (hashSalt === undefined) throw new NotificationError('needsHashSalt', `A ${notification.event} notification is signed with the hashSalt you sent; pass options.hashSalt`);
+  if (hashSalt === undefined)
+    throw new NotificationError(
+      'needsHashSalt',
+      `A ${notification.event} notification is signed with the hashSalt you sent; pass options.hashSalt`,
+    );
   return computeHash(recipe(sig.recipe), passphrase, { ...(notification as Record<string, unknown>), hashSalt });
 }
 
@@ -136,17 +161,28 @@ export function verifyNotification(rawBody: string | Uint8Array, headers: Header
   const notification = parseNotification(rawBody);
   const sig = table[notification.event]!.signature;
   const sent = sig.in === 'header' ? header(headers, sig.name) : (notification as Record<string, unknown>)[sig.name];
-  if (typeof sent !== 'string' || !sent) throw new NotificationError('missingSignature', `The ${notification.event} notification carries no ${sig.name} ${sig.in === 'header' ? 'header' : 'field'}`);
+  if (typeof sent !== 'string' || !sent)
+    throw new NotificationError(
+      'missingSignature',
+      `The ${notification.event} notification carries no ${sig.name} ${sig.in === 'header' ? 'header' : 'field'}`,
+    );
   const passphrase = typeof options.passphrase === 'function' ? options.passphrase(notification) : options.passphrase;
   const hashSalt = typeof options.hashSalt === 'function' ? options.hashSalt(notification) : options.hashSalt;
   if (!hashesEqual(sent, expectedSignature(notification, passphrase, hashSalt))) {
-    throw new NotificationError('badSignature', `${sig.name} does not match the ${notification.event} notification (recipe ${sig.recipe})`);
+    throw new NotificationError(
+      'badSignature',
+      `${sig.name} does not match the ${notification.event} notification (recipe ${sig.recipe})`,
+    );
   }
   const at = occurredAt(notification);
   if (at) {
     const tolerance = (options.toleranceSeconds ?? 300) * 1000;
     const skew = (options.now ?? new Date()).getTime() - at.getTime();
-    if (Math.abs(skew) > tolerance) throw new NotificationError('stale', `The ${notification.event} notification is dated ${Math.round(skew / 1000)} s from now, outside the ${tolerance / 1000} s window`);
+    if (Math.abs(skew) > tolerance)
+      throw new NotificationError(
+        'stale',
+        `The ${notification.event} notification is dated ${Math.round(skew / 1000)} s from now, outside the ${tolerance / 1000} s window`,
+      );
   }
   return { notification, kind: kindOf(notification), key: deliveryKey(notification), occurredAt: at };
 }
@@ -155,11 +191,21 @@ export function verifyNotification(rawBody: string | Uint8Array, headers: Header
  * The signature headers and body a notification would be sent with, for a team's own tests: what the
  * gateway would post, so that a handler can be tested without a sandbox.
  */
-export function signTestNotification(notification: Notification, options: { passphrase: string; hashSalt?: string }): { body: string; headers: Record<string, string> } {
+export function signTestNotification(
+  notification: Notification,
+  options: { passphrase: string; hashSalt?: string },
+): { body: string; headers: Record<string, string> } {
   const sig = table[notification.event]!.signature;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (sig.in === 'header') return { body: JSON.stringify(notification), headers: { ...headers, [sig.name]: expectedSignature(notification, options.passphrase, undefined) } };
-  const signed = { ...notification, [sig.name]: expectedSignature(notification, options.passphrase, options.hashSalt ?? '') };
+  if (sig.in === 'header')
+    return {
+      body: JSON.stringify(notification),
+      headers: { ...headers, [sig.name]: expectedSignature(notification, options.passphrase, undefined) },
+    };
+  const signed = {
+    ...notification,
+    [sig.name]: expectedSignature(notification, options.passphrase, options.hashSalt ?? ''),
+  };
   return { body: JSON.stringify(signed), headers };
 }
 
@@ -209,13 +255,19 @@ export class NotificationDispatcher {
   on<E extends WebhookName>(event: E, handler: Handler<ByEvent[E]>): this;
   on<K extends NotificationKind>(kind: K, handler: Handler<ByKind[K]>): this;
   on(name: string, handler: Handler<any>): this {
-    if (!Object.hasOwn(table, name) && !Object.hasOwn(notificationKinds, name)) throw new Error(`No notification or kind named ${name}`);
+    if (!Object.hasOwn(table, name) && !Object.hasOwn(notificationKinds, name))
+      throw new Error(`No notification or kind named ${name}`);
     this.handlers.set(name, [...(this.handlers.get(name) ?? []), handler]);
     return this;
   }
 
   /** Verifies and dispatches one delivery. A refusal is answered, not thrown, so that an endpoint can log it and answer 400. */
-  async handle(rawBody: string | Uint8Array, headers: HeaderBag): Promise<{ status: 'handled' | 'duplicate'; verified: Verified } | { status: 'refused'; error: NotificationError }> {
+  async handle(
+    rawBody: string | Uint8Array,
+    headers: HeaderBag,
+  ): Promise<
+    { status: 'handled' | 'duplicate'; verified: Verified } | { status: 'refused'; error: NotificationError }
+  > {
     let verified: Verified;
     try {
       verified = verifyNotification(rawBody, headers, this.options);

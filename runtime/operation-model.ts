@@ -7,7 +7,12 @@ import type { RequestForm } from './forms.ts';
 /** The kinds of body credential (x-body-credentials). */
 export type Credential = 'merchant' | 'partner' | 'accessToken';
 
-export interface OperationModel<Id extends string = string, Recipe extends string = string, Role extends string = string, TagName extends string = string> {
+export interface OperationModel<
+  Id extends string = string,
+  Recipe extends string = string,
+  Role extends string = string,
+  TagName extends string = string,
+> {
   operationId: Id;
   summary: string;
   verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -43,7 +43,10 @@ export class GatewayOutcomeUnknownError extends Error {
   /** The reference to look it up by later (queryCard / queryDD), when there is one. */
   readonly reference: string | undefined;
   constructor(operation: string, reference: string | undefined, why: string, options?: { cause: unknown }) {
-    super(`${operation}: the answer was lost and ${why}; it was not sent again${reference ? ` (look it up by transactionReferenceID ${reference})` : ''}`, options);
+    super(
+      `${operation}: the answer was lost and ${why}; it was not sent again${reference ? ` (look it up by transactionReferenceID ${reference})` : ''}`,
+      options,
+    );
     this.operation = operation;
     this.reference = reference;
   }
@@ -55,7 +58,8 @@ export class GatewayOutcomeUnknownError extends Error {
  */
 export function isLostAnswer(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error.name === 'GatewayNetworkError' || error.name === 'TimeoutError' || error.name === 'GatewayTimeoutError') return true;
+  if (error.name === 'GatewayNetworkError' || error.name === 'TimeoutError' || error.name === 'GatewayTimeoutError')
+    return true;
   if (error.name === 'GatewayHttpError') return [502, 503, 504].includes((error as Error & { status: number }).status);
   return false;
 }
@@ -107,8 +111,10 @@ export interface RetryCall {
 export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<unknown> {
   const attempts = Math.max(1, policy.attempts ?? 3);
   const sleep = policy.sleep ?? defaultSleep;
-  const wait = (n: number) => sleep(Math.random() * Math.min(policy.maxDelayMs ?? 5000, (policy.baseDelayMs ?? 250) * 2 ** (n - 1)));
-  const note = (attempt: number, action: RetryEvent['action'], error?: unknown) => policy.onRetry?.({ operation: call.operation, attempt, action, ...(error === undefined ? {} : { error }) });
+  const wait = (n: number) =>
+    sleep(Math.random() * Math.min(policy.maxDelayMs ?? 5000, (policy.baseDelayMs ?? 250) * 2 ** (n - 1)));
+  const note = (attempt: number, action: RetryEvent['action'], error?: unknown) =>
+    policy.onRetry?.({ operation: call.operation, attempt, action, ...(error === undefined ? {} : { error }) });
   const mark = call.mark ?? (call.verb === 'GET' ? ({ safe: true } as const) : undefined);
 
   if (!mark) return call.send();
@@ -150,15 +156,28 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
     const answered = code(found);
     if (answered >= 0) {
       const record = found as Record<string, unknown>;
-      const differs = SAME_TRANSACTION.find((f) => call.body?.[f] !== undefined && record[f] !== undefined && String(call.body[f]) !== String(record[f]));
-      if (differs) throw new GatewayOutcomeUnknownError(call.operation, reference, `${lookupName} found another transaction under this reference (its ${differs} differs)`);
-      const approved = typeof record.transactionStatus === 'string' ? record.transactionStatus !== 'declined' : answered === 0;
+      const differs = SAME_TRANSACTION.find(
+        (f) => call.body?.[f] !== undefined && record[f] !== undefined && String(call.body[f]) !== String(record[f]),
+      );
+      if (differs)
+        throw new GatewayOutcomeUnknownError(
+          call.operation,
+          reference,
+          `${lookupName} found another transaction under this reference (its ${differs} differs)`,
+        );
+      const approved =
+        typeof record.transactionStatus === 'string' ? record.transactionStatus !== 'declined' : answered === 0;
       recovered.set(record, { lookup: lookupName, reference, attempts: tries, approved });
       note(tries, 'recovered');
       return record;
     }
     // -2: no transaction has this reference, so the lost request was not done: send it again.
-    if (answered !== -2) throw new GatewayOutcomeUnknownError(call.operation, reference, `${lookupName} was refused (${String((found as { responseMessage?: unknown }).responseMessage)})`);
+    if (answered !== -2)
+      throw new GatewayOutcomeUnknownError(
+        call.operation,
+        reference,
+        `${lookupName} was refused (${String((found as { responseMessage?: unknown }).responseMessage)})`,
+      );
     note(tries, 'notFound');
     if (tries >= attempts) break;
     tries++;
@@ -169,5 +188,10 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
       lastError = error;
     }
   }
-  throw new GatewayOutcomeUnknownError(call.operation, reference, `no lookup established what was done within ${attempts} tries`, { cause: lastError });
+  throw new GatewayOutcomeUnknownError(
+    call.operation,
+    reference,
+    `no lookup established what was done within ${attempts} tries`,
+    { cause: lastError },
+  );
 }

@@ -22,15 +22,13 @@ export function parseCsv(text: string): string[][] {
       if (c === '"' && text[i + 1] === '"') {
         field += '"';
         i++;
-      }
-      else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
     else if (c === ',') {
       row.push(field);
       field = '';
-    }
-    else if (c === '\n' || c === '\r') {
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       row.push(field);
       rows.push(row);
@@ -50,5 +48,9 @@ export function readSettlement(zip: Uint8Array): SettlementFile {
   if (files.length !== 1) throw new Error(`A settlement zip holds one CSV file; this one holds ${files.length}`);
   const [name, bytes] = files[0]!;
   const [columns = [], ...lines] = parseCsv(new TextDecoder().decode(bytes));
-  return { name, columns, rows: lines.map((fields) => Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? '']))) };
+  return {
+    name,
+    columns,
+    rows: lines.map((fields) => Object.fromEntries(columns.map((c, i) => [c, fields[i] ?? '']))),
+  };
 }

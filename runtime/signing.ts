@@ -30,7 +30,11 @@ export interface HashRecipe {
    * An older form the gateway still accepts: the same parts with the passphrase itself where the
    * recipe has md5(passphrase). Servers verify it unless told to refuse it; clients never sign with it.
    */
-  legacy?: { summary?: string; source?: 'public'; example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string } };
+  legacy?: {
+    summary?: string;
+    source?: 'public';
+    example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string };
+  };
   /** The recipe's worked example in the spec (the generated runtime copy leaves it out). */
   example?: { passphrase: string; fields: Readonly<Record<string, unknown>>; hash: string; canonical?: string };
   /** Why a recipe the seed does not show is as it is (spec only). */
@@ -69,7 +73,11 @@ const NONE: Fields = Object.freeze({});
  * What `canonical-parameters` signs: a request's path parameters, query parameters and top-level
  * body fields, a later name replacing an earlier one (spec/hash-recipes.yaml), as layers.
  */
-export function canonicalParameters(request: { params?: Fields | undefined; query?: Fields | undefined; body?: Fields | undefined }): HashInput {
+export function canonicalParameters(request: {
+  params?: Fields | undefined;
+  query?: Fields | undefined;
+  body?: Fields | undefined;
+}): HashInput {
   return [request.body ?? NONE, request.query ?? NONE, request.params ?? NONE];
 }
 
@@ -185,7 +193,12 @@ export function legacyRecipe(recipe: HashRecipe): HashRecipe | undefined {
 }
 
 /** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */
-export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
+export function hashPreimage(
+  recipe: HashRecipe,
+  passphrase: string,
+  input: HashInput,
+  digests: Digests = portableDigests,
+): string {
   if (recipe.algorithm === 'hmac-sha256') return canonicalJson(merged(input));
   if (recipe.file) return fieldText(fieldOf(input, recipe.file.field)); // the base64 text whose bytes are hashed
   let joined = '';
@@ -194,14 +207,26 @@ export function hashPreimage(recipe: HashRecipe, passphrase: string, input: Hash
 }
 
 /** The hash a recipe gives for these fields, in lowercase hex. */
-export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests = portableDigests): string {
+export function computeHash(
+  recipe: HashRecipe,
+  passphrase: string,
+  input: HashInput,
+  digests: Digests = portableDigests,
+): string {
   return hashOfPreimage(recipe, passphrase, hashPreimage(recipe, passphrase, input, digests), digests);
 }
 
 /** Says what each hash was computed over (the CLI's `sign --preimage`); the signers call it when given. */
 export type PreimageObserver = (name: string, preimage: string, hash: string) => void;
 
-function observedHash(name: string, recipe: HashRecipe, passphrase: string, input: HashInput, digests: Digests, observe: PreimageObserver | undefined): string {
+function observedHash(
+  name: string,
+  recipe: HashRecipe,
+  passphrase: string,
+  input: HashInput,
+  digests: Digests,
+  observe: PreimageObserver | undefined,
+): string {
   if (!observe) return computeHash(recipe, passphrase, input, digests);
   const preimage = hashPreimage(recipe, passphrase, input, digests);
   const hash = hashOfPreimage(recipe, passphrase, preimage, digests);
@@ -248,7 +273,14 @@ export interface SignedRequest {
 }
 
 /** The message hash of a header-authenticated request: the recipe over its canonical parameters. */
-export function messageHash(recipe: HashRecipe, passphrase: string, request: SignedRequest, digests: Digests = portableDigests, observe?: PreimageObserver, name = 'messageHash'): string {
+export function messageHash(
+  recipe: HashRecipe,
+  passphrase: string,
+  request: SignedRequest,
+  digests: Digests = portableDigests,
+  observe?: PreimageObserver,
+  name = 'messageHash',
+): string {
   return observedHash(name, recipe, passphrase, canonicalParameters(request), digests, observe);
 }
 
@@ -258,7 +290,14 @@ export function messageHash(recipe: HashRecipe, passphrase: string, request: Sig
  * suite, its request builder and the bench sign through it; the CLI's `sign` through messageHash
  * (it has a passphrase, not an account).
  */
-export function signHeaders(names: HeaderNames, recipe: HashRecipe, account: SigningAccount, request: SignedRequest, digests: Digests = portableDigests, observe?: PreimageObserver): Record<string, string> {
+export function signHeaders(
+  names: HeaderNames,
+  recipe: HashRecipe,
+  account: SigningAccount,
+  request: SignedRequest,
+  digests: Digests = portableDigests,
+  observe?: PreimageObserver,
+): Record<string, string> {
   return {
     [names.accountId]: account.id,
     [names.apiKey]: account.apiKey,
@@ -278,6 +317,14 @@ export function signBodyHashes<B extends Record<string, unknown>>(
   digests: Digests = portableDigests,
   observe?: PreimageObserver,
 ): B {
-  for (const use of uses) (body as Record<string, unknown>)[use.name] = observedHash(use.name, use.recipe, passphrase, body, digests, observe);
+  for (const use of uses)
+    (body as Record<string, unknown>)[use.name] = observedHash(
+      use.name,
+      use.recipe,
+      passphrase,
+      body,
+      digests,
+      observe,
+    );
   return body;
 }

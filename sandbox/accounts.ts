@@ -4,7 +4,12 @@ import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import type { Row, Store } from './store.ts';
 
-const toAccount = (row: Row): Account => ({ kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase });
+const toAccount = (row: Row): Account => ({
+  kind: row.kind,
+  id: row.id,
+  apiKey: row.api_key,
+  passphrase: row.passphrase,
+});
 
 export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
@@ -13,7 +18,12 @@ export function storeAccounts(store: Store, clock: Clock): Accounts {
       return row && toAccount(row);
     },
     findByAccessToken: async (token) => {
-      const row = await store.get('SELECT a.* FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ? AND t.expires_at > ?', 'merchant', token, clock.timestamp());
+      const row = await store.get(
+        'SELECT a.* FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ? AND t.expires_at > ?',
+        'merchant',
+        token,
+        clock.timestamp(),
+      );
       return row && toAccount(row);
     },
   };
@@ -28,14 +38,40 @@ export interface AccountSeed {
 }
 
 /** The default sandbox merchant and partner, and the merchant's surcharge rates, on first start. */
-export function seedAccounts(store: Store, clock: Clock, seed: AccountSeed, rates: Record<string, number>): Promise<void> {
+export function seedAccounts(
+  store: Store,
+  clock: Clock,
+  seed: AccountSeed,
+  rates: Record<string, number>,
+): Promise<void> {
   // INSERT OR IGNORE: instances starting together on one database seed it once.
   return store.transaction(async () => {
     const now = clock.timestamp();
-    await store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', 'partner', seed.partnerUUID, seed.apiKey, seed.passphrase, seed.partnerNotifyURL ?? null, now);
-    await store.run('INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)', 'merchant', seed.merchantUUID, seed.apiKey, seed.passphrase, seed.partnerUUID, now);
+    await store.run(
+      'INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+      'partner',
+      seed.partnerUUID,
+      seed.apiKey,
+      seed.passphrase,
+      seed.partnerNotifyURL ?? null,
+      now,
+    );
+    await store.run(
+      'INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'merchant',
+      seed.merchantUUID,
+      seed.apiKey,
+      seed.passphrase,
+      seed.partnerUUID,
+      now,
+    );
     for (const [cardType, bp] of Object.entries(rates)) {
-      await store.run('INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)', seed.merchantUUID, cardType, bp);
+      await store.run(
+        'INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
+        seed.merchantUUID,
+        cardType,
+        bp,
+      );
     }
   });
 }

@@ -18,7 +18,15 @@ export function cardType(pan: string): string {
   return 'visa';
 }
 
-export const BRAND: Record<string, string> = { visa: 'visa', mc: 'mastercard', amex: 'amex', diners: 'diners', jcb: 'jcb', discover: 'discover', unionpay: 'unionpay' };
+export const BRAND: Record<string, string> = {
+  visa: 'visa',
+  mc: 'mastercard',
+  amex: 'amex',
+  diners: 'diners',
+  jcb: 'jcb',
+  discover: 'discover',
+  unionpay: 'unionpay',
+};
 
 export const mask = (pan: string) => `${pan.slice(0, 6)}XXXXXX${pan.slice(-4)}`;
 
@@ -37,8 +45,18 @@ export interface BankAnswer {
   authMessage: string;
 }
 
-const approved: BankAnswer = { code: 0, message: 'Transaction approved', authResponseCode: '00', authMessage: 'Approved or completed successfully' };
-const declined = (code: number, message: string, authResponseCode: string, authMessage: string): BankAnswer => ({ code, message, authResponseCode, authMessage });
+const approved: BankAnswer = {
+  code: 0,
+  message: 'Transaction approved',
+  authResponseCode: '00',
+  authMessage: 'Approved or completed successfully',
+};
+const declined = (code: number, message: string, authResponseCode: string, authMessage: string): BankAnswer => ({
+  code,
+  message,
+  authResponseCode,
+  authMessage,
+});
 
 /** Whether the card is past its expiry month, on the sandbox clock. */
 export function expired(card: Card, clock: Clock): boolean {
@@ -51,7 +69,13 @@ export function expired(card: Card, clock: Clock): boolean {
 /** What the sandbox's bank answers to charging `cents` (as a two-decimal string `amount`) to the card. */
 export function authorise(card: Card, amount: string, cents: number, clock: Clock, blacklisted: boolean): BankAnswer {
   const test = TEST_CARDS[card.number];
-  if (!test) return declined(1, 'Transaction could not be processed: card not recognised by the sandbox', '14', 'Invalid card number');
+  if (!test)
+    return declined(
+      1,
+      'Transaction could not be processed: card not recognised by the sandbox',
+      '14',
+      'Invalid card number',
+    );
   if (blacklisted) return declined(9, 'Transaction declined: card is blacklisted', '62', 'Restricted card');
   const trigger = AMOUNT_TRIGGERS[amount];
   if (trigger) return declined(...trigger);
@@ -60,9 +84,12 @@ export function authorise(card: Card, amount: string, cents: number, clock: Cloc
   // The expired test card answers 'Transaction declined' (ActiveMerchant's remote suite); the amount trigger 102.33 says 'Card has expired'.
   if (test.outcome === 'expired') return declined(4, 'Transaction declined', '54', 'Expired card');
   if (test.expiry === 'any' ? expired(card, clock) : test.expiry !== `${card.expiryMonth}${card.expiryYear}`) {
-    return test.expiry === 'any' ? declined(4, 'Card has expired', '54', 'Expired card') : declined(2, 'Transaction declined', '54', 'Expiry date does not match');
+    return test.expiry === 'any'
+      ? declined(4, 'Card has expired', '54', 'Expired card')
+      : declined(2, 'Transaction declined', '54', 'Expiry date does not match');
   }
-  if (card.csc !== undefined && card.csc !== test.csc) return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
+  if (card.csc !== undefined && card.csc !== test.csc)
+    return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
   switch (test.outcome) {
     case 'lowFunds':
       return cents > LOW_FUNDS_LIMIT ? declined(5, 'Insufficient funds', '51', 'Not sufficient funds') : approved;

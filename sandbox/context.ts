@@ -14,7 +14,8 @@ export interface Sandbox {
 }
 
 /** custom1..3 as stored: the string sent, or null; echoed as the string or [] (seed §2). */
-export const customOf = (body: Record<string, unknown>) => JSON.stringify([body.custom1 ?? null, body.custom2 ?? null, body.custom3 ?? null]);
+export const customOf = (body: Record<string, unknown>) =>
+  JSON.stringify([body.custom1 ?? null, body.custom2 ?? null, body.custom3 ?? null]);
 export function customEcho(stored: string): { custom1: string | []; custom2: string | []; custom3: string | [] } {
   const [a, b, c] = JSON.parse(stored) as (string | null)[];
   return { custom1: a ?? [], custom2: b ?? [], custom3: c ?? [] };
@@ -26,9 +27,19 @@ export const ok = 'Operation successful';
  * The row with this id or reference, for this merchant (by reference: the latest written; `rowid` is
  * SQLite's own and the PostgreSQL store's BIGSERIAL column of that name, see store-postgres.ts).
  */
-export function findByIdOrReference(store: Store, table: string, merchantId: string, id: string | undefined, ref: string | undefined): Promise<Row | undefined> {
+export function findByIdOrReference(
+  store: Store,
+  table: string,
+  merchantId: string,
+  id: string | undefined,
+  ref: string | undefined,
+): Promise<Row | undefined> {
   if (id) return store.get(`SELECT * FROM ${table} WHERE merchant_id = ? AND id = ?`, merchantId, id);
-  return store.get(`SELECT * FROM ${table} WHERE merchant_id = ? AND reference = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, merchantId, ref);
+  return store.get(
+    `SELECT * FROM ${table} WHERE merchant_id = ? AND reference = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    merchantId,
+    ref,
+  );
 }
 
 /** The store's tables that hold a column of this name (a merchant's data, for the control API's reset and the tests' counts). */
@@ -37,11 +48,13 @@ export async function tablesWithColumn(store: Store, column?: string): Promise<s
     store.kind === 'postgres'
       ? await store.all(
           "SELECT DISTINCT table_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name <> 'pgw_schema' AND (CAST(? AS TEXT) IS NULL OR column_name = ?) ORDER BY 1",
-          column ?? null, column ?? null,
+          column ?? null,
+          column ?? null,
         )
       : await store.all(
           "SELECT DISTINCT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND (? IS NULL OR p.name = ?) ORDER BY 1",
-          column ?? null, column ?? null,
+          column ?? null,
+          column ?? null,
         );
   return rows.map((r) => r.name as string);
 }

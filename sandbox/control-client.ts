@@ -28,10 +28,15 @@ export class ControlError extends Error {
 type Answer = { responseCode: number; responseMessage?: string };
 
 /** The data of an answer, or a ControlError for a refusal or an HTTP error. */
-async function settled<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Exclude<T, ControlSchemas['Refusal']>> {
+async function settled<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<Exclude<T, ControlSchemas['Refusal']>> {
   const { data, response } = await call;
   const answer = data as Answer | undefined;
-  if (!response.ok || !answer) throw new ControlError(`The sandbox control API answered HTTP ${response.status}${response.status === 404 ? ' (is the control API on? npm start turns it on)' : ''}`);
+  if (!response.ok || !answer)
+    throw new ControlError(
+      `The sandbox control API answered HTTP ${response.status}${response.status === 404 ? ' (is the control API on? npm start turns it on)' : ''}`,
+    );
   if (answer.responseCode < 0) throw new ControlError(answer.responseMessage ?? 'Refused', answer.responseCode);
   return data as Exclude<T, ControlSchemas['Refusal']>;
 }
@@ -45,13 +50,25 @@ export function createControlClient(options: ControlClientOptions) {
   return {
     clock: () => settled(http.GET('/clock')),
     advanceClock: (by: ControlSchemas['Advance']) => settled(http.POST('/clock/advance', { body: by })),
-    forceNextOutcome: (forced: ControlSchemas['ForcedOutcome']) => settled(http.POST('/outcomes/next', { body: forced })),
-    returnPayoutTransaction: (payoutId: string, transactionId: string) => settled(http.POST('/payouts/{payoutId}/transactions/{transactionId}/return', { params: { path: { payoutId, transactionId } } })),
-    dishonourDirectDebit: (transactionID: string, notify: ControlSchemas['Dishonour'] = {}) => settled(http.POST('/direct-debits/{transactionID}/dishonour', { params: { path: { transactionID } }, body: notify })),
-    triggerNotification: (trigger: ControlSchemas['Trigger']) => settled(http.POST('/notifications', { body: trigger })),
-    deliveries: (query: { after?: number; waitSeconds?: number } = {}, signal?: AbortSignal) => settled(http.GET('/deliveries', { params: { query }, ...(signal ? { signal } : {}) })),
+    forceNextOutcome: (forced: ControlSchemas['ForcedOutcome']) =>
+      settled(http.POST('/outcomes/next', { body: forced })),
+    returnPayoutTransaction: (payoutId: string, transactionId: string) =>
+      settled(
+        http.POST('/payouts/{payoutId}/transactions/{transactionId}/return', {
+          params: { path: { payoutId, transactionId } },
+        }),
+      ),
+    dishonourDirectDebit: (transactionID: string, notify: ControlSchemas['Dishonour'] = {}) =>
+      settled(
+        http.POST('/direct-debits/{transactionID}/dishonour', { params: { path: { transactionID } }, body: notify }),
+      ),
+    triggerNotification: (trigger: ControlSchemas['Trigger']) =>
+      settled(http.POST('/notifications', { body: trigger })),
+    deliveries: (query: { after?: number; waitSeconds?: number } = {}, signal?: AbortSignal) =>
+      settled(http.GET('/deliveries', { params: { query }, ...(signal ? { signal } : {}) })),
     delivery: (id: number) => settled(http.GET('/deliveries/{id}', { params: { path: { id } } })),
-    resetMerchant: (merchantUUID: string) => settled(http.DELETE('/merchants/{merchantUUID}/data', { params: { path: { merchantUUID } } })),
+    resetMerchant: (merchantUUID: string) =>
+      settled(http.DELETE('/merchants/{merchantUUID}/data', { params: { path: { merchantUUID } } })),
   };
 }
 

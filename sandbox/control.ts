@@ -19,12 +19,16 @@ export const CONTROL_PREFIX = '/_sandbox';
 /** Every control request is a few fields: anything larger is refused unread. */
 const MAX_BODY_BYTES = 16 * 1024;
 // Beside this module in the source tree; two levels up from dist/sandbox/ in the published package.
-const DOCUMENT_FILE = [new URL('./control.openapi.yaml', import.meta.url), new URL('../../sandbox/control.openapi.yaml', import.meta.url)].find((u) => existsSync(u))!;
+const DOCUMENT_FILE = [
+  new URL('./control.openapi.yaml', import.meta.url),
+  new URL('../../sandbox/control.openapi.yaml', import.meta.url),
+].find((u) => existsSync(u))!;
 
 /** Whether the control API may run: asked for, not disabled by PGW_SANDBOX_CONTROL=off, never in production. */
 export function controlAllowed(requested: boolean, env: NodeJS.ProcessEnv): { on: boolean; why: string } {
   if (env.NODE_ENV === 'production') return { on: false, why: 'NODE_ENV=production: the control API never runs there' };
-  if (/^(0|off|false|no)$/i.test(env.PGW_SANDBOX_CONTROL ?? '')) return { on: false, why: 'PGW_SANDBOX_CONTROL disables it' };
+  if (/^(0|off|false|no)$/i.test(env.PGW_SANDBOX_CONTROL ?? ''))
+    return { on: false, why: 'PGW_SANDBOX_CONTROL disables it' };
   return requested ? { on: true, why: 'on' } : { on: false, why: 'not requested' };
 }
 
@@ -44,12 +48,13 @@ interface Attempt {
   ms: number;
 }
 
-
 /** One Ajv error as the gateway words a refusal: the field and the rule. */
 function refusalOf(error: ErrorObject): Refusal {
   const at = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (error.keyword === 'required') return refusals.required((error.params as { missingProperty: string }).missingProperty);
-  if (error.keyword === 'additionalProperties') return refusals.notAField((error.params as { additionalProperty: string }).additionalProperty);
+  if (error.keyword === 'required')
+    return refusals.required((error.params as { missingProperty: string }).missingProperty);
+  if (error.keyword === 'additionalProperties')
+    return refusals.notAField((error.params as { additionalProperty: string }).additionalProperty);
   if (error.keyword === 'minProperties') return refusals.noField();
   return refusals.invalid(at, String(error.message));
 }
@@ -68,14 +73,25 @@ export class Control {
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
-    this.validators = Object.fromEntries(['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [name, ajv.compile(doc.components.schemas[name])]));
+    this.validators = Object.fromEntries(
+      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [
+        name,
+        ajv.compile(doc.components.schemas[name]),
+      ]),
+    );
   }
 
   /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
   recording(send: typeof fetch): typeof fetch {
     return (async (url: string, init: RequestInit) => {
       const started = performance.now();
-      const attempt: Attempt = { url: String(url), body: String(init.body), at: this.sb.clock.timestamp(), status: 0, ms: 0 };
+      const attempt: Attempt = {
+        url: String(url),
+        body: String(init.body),
+        at: this.sb.clock.timestamp(),
+        status: 0,
+        ms: 0,
+      };
       if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
       this.attempts.push(attempt);
       try {
@@ -95,22 +111,47 @@ export class Control {
    */
   wrap(handlers: GatewayHandlers<HandlerContext>): GatewayHandlers<HandlerContext> {
     const wrapped: Record<string, unknown> = { ...handlers };
-    for (const operationId of ['processCard', 'processAuth', 'tokenProcessCard', 'tokenProcessAuth', 'walletProcessCard'] as const) {
+    for (const operationId of [
+      'processCard',
+      'processAuth',
+      'tokenProcessCard',
+      'tokenProcessAuth',
+      'walletProcessCard',
+    ] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
         const result = (await handler(input, ctx)) as Record<string, unknown>;
         if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
         const { store } = this.sb;
         return store.transaction(async () => {
-          const forced = await store.get<{ outcome: Outcome }>('SELECT outcome FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ? FOR UPDATE', ctx.account.id, operationId);
+          const forced = await store.get<{ outcome: Outcome }>(
+            'SELECT outcome FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ? FOR UPDATE',
+            ctx.account.id,
+            operationId,
+          );
           if (!forced || !(forced.outcome in FORCED)) return result;
-          await store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', ctx.account.id, operationId);
+          await store.run(
+            'DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?',
+            ctx.account.id,
+            operationId,
+          );
           const [code, message, network, networkText] = FORCED[forced.outcome];
           await store.run(
             "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
-            code, message, network, networkText, result.transactionID,
+            code,
+            message,
+            network,
+            networkText,
+            result.transactionID,
           );
-          return { ...result, responseCode: String(code), responseMessage: message, authCode: '', authResponseCode: network, authMessage: networkText };
+          return {
+            ...result,
+            responseCode: String(code),
+            responseMessage: message,
+            authCode: '',
+            authResponseCode: network,
+            authMessage: networkText,
+          };
         });
       };
     }
@@ -137,7 +178,8 @@ export class Control {
   private async answer(req: http.IncomingMessage, url: URL): Promise<{ status: number; type: string; body: string }> {
     const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
     const path = url.pathname.slice(CONTROL_PREFIX.length);
-    if (req.method === 'GET' && path === '/openapi.yaml') return { status: 200, type: 'application/yaml', body: this.document };
+    if (req.method === 'GET' && path === '/openapi.yaml')
+      return { status: 200, type: 'application/yaml', body: this.document };
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
@@ -156,7 +198,11 @@ export class Control {
         return json(refusedInteger(refusals.notJson()));
       }
     }
-    const route = `${req.method} ${path.replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return').replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id').replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour').replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
+    const route = `${req.method} ${path
+      .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
+      .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
+      .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
+      .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
     const parts = path.split('/').map(decodeURIComponent);
     switch (route) {
       case 'GET /clock':
@@ -168,19 +214,37 @@ export class Control {
         if (bad) return json(bad);
         const { operationId, outcome } = body as { operationId: string; outcome: Outcome };
         await this.sb.store.transaction(async () => {
-          await this.sb.store.run('DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?', account.id, operationId);
-          await this.sb.store.run('INSERT INTO forced_outcomes (merchant_id, operation_id, outcome) VALUES (?, ?, ?)', account.id, operationId, outcome);
+          await this.sb.store.run(
+            'DELETE FROM forced_outcomes WHERE merchant_id = ? AND operation_id = ?',
+            account.id,
+            operationId,
+          );
+          await this.sb.store.run(
+            'INSERT INTO forced_outcomes (merchant_id, operation_id, outcome) VALUES (?, ?, ?)',
+            account.id,
+            operationId,
+            outcome,
+          );
         });
-        return json({ responseCode: 0, responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}` });
+        return json({
+          responseCode: 0,
+          responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}`,
+        });
       }
       case 'POST /payouts/:p/transactions/:t/return':
         return json(await this.returnPayout(account, parts[2]!, parts[4]!));
       case 'POST /direct-debits/:id/dishonour':
-        return json(this.check('Dishonour', body) ?? (await this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string })));
+        return json(
+          this.check('Dishonour', body) ??
+            (await this.dishonour(account, parts[2]!, body as { notifyURL?: string; hashSalt?: string })),
+        );
       case 'POST /notifications': {
         const bad = this.check('Trigger', body);
         if (bad) return json(bad);
-        const answer = await this.handlers.simulateNotify({ body: body as never, params: {} as never, query: {} as never, headers: {} } as never, { account } as never);
+        const answer = await this.handlers.simulateNotify(
+          { body: body as never, params: {} as never, query: {} as never, headers: {} } as never,
+          { account } as never,
+        );
         return json({ ...(answer as object), responseCode: Number((answer as { responseCode: string }).responseCode) });
       }
       case 'GET /deliveries': {
@@ -192,23 +256,48 @@ export class Control {
       }
       case 'GET /deliveries/:id': {
         const id = Number(parts[2]);
-        const row = Number.isSafeInteger(id) ? await this.sb.store.get('SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?', id, account.kind, account.id) : undefined;
-        return json(row ? { responseCode: 0, delivery: await this.delivery(row) } : refusedInteger(refusals.noSuchDelivery()));
+        const row = Number.isSafeInteger(id)
+          ? await this.sb.store.get(
+              'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
+              id,
+              account.kind,
+              account.id,
+            )
+          : undefined;
+        return json(
+          row ? { responseCode: 0, delivery: await this.delivery(row) } : refusedInteger(refusals.noSuchDelivery()),
+        );
       }
       case 'DELETE /merchants/:m/data':
-        return json(parts[2] === account.id && account.kind === 'merchant' ? await this.reset(account.id) : refusedInteger(refusals.resetsOwnOnly()));
+        return json(
+          parts[2] === account.id && account.kind === 'merchant'
+            ? await this.reset(account.id)
+            : refusedInteger(refusals.resetsOwnOnly()),
+        );
       default:
-        return { status: 404, type: 'application/json', body: JSON.stringify(refusedInteger(refusals.noOperation(req.method, url.pathname, `${CONTROL_PREFIX}/openapi.yaml`))) };
+        return {
+          status: 404,
+          type: 'application/json',
+          body: JSON.stringify(
+            refusedInteger(refusals.noOperation(req.method, url.pathname, `${CONTROL_PREFIX}/openapi.yaml`)),
+          ),
+        };
     }
   }
 
-  private async authenticate(header: string | undefined): Promise<{ kind: string; id: string; apiKey: string; passphrase: string } | undefined> {
+  private async authenticate(
+    header: string | undefined,
+  ): Promise<{ kind: string; id: string; apiKey: string; passphrase: string } | undefined> {
     const match = /^Basic\s+(.+)$/i.exec(header ?? '');
     if (!match) return undefined;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return undefined;
-    const row = await this.sb.store.get('SELECT * FROM accounts WHERE id = ? AND api_key = ?', decoded.slice(0, colon), decoded.slice(colon + 1));
+    const row = await this.sb.store.get(
+      'SELECT * FROM accounts WHERE id = ? AND api_key = ?',
+      decoded.slice(0, colon),
+      decoded.slice(colon + 1),
+    );
     return row && { kind: row.kind, id: row.id, apiKey: row.api_key, passphrase: row.passphrase };
   }
 
@@ -219,7 +308,11 @@ export class Control {
 
   private clock() {
     const now = this.sb.clock.now();
-    return { responseCode: 0, now: this.sb.clock.timestamp(), offsetSeconds: Math.round((now.getTime() - Date.now()) / 1000) };
+    return {
+      responseCode: 0,
+      now: this.sb.clock.timestamp(),
+      offsetSeconds: Math.round((now.getTime() - Date.now()) / 1000),
+    };
   }
 
   private async advance(by: { seconds?: number; days?: number }) {
@@ -232,35 +325,77 @@ export class Control {
     const { store, clock, notifier } = this.sb;
     return store.transaction(async () => {
       // Locked until the commit: two returns of one transaction take turns, and the second is refused.
-      const t = await store.get('SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?) FOR UPDATE', account.id, payoutId, transactionId, transactionId);
+      const t = await store.get(
+        'SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND p.id = ? AND (t.id = ? OR t.reference = ?) FOR UPDATE',
+        account.id,
+        payoutId,
+        transactionId,
+        transactionId,
+      );
       if (!t) return refusedInteger(refusals.noSuchPayoutTransaction());
-      const attempts = JSON.parse(t.attempts) as { transactionId: string; status: string; type: string; createdAt: string; lastUpdated: string }[];
+      const attempts = JSON.parse(t.attempts) as {
+        transactionId: string;
+        status: string;
+        type: string;
+        createdAt: string;
+        lastUpdated: string;
+      }[];
       const last = attempts.at(-1)!;
       if (last.status !== 'approved') return refusedInteger(refusals.notReturnable(last.status));
       last.status = 'returned';
       last.lastUpdated = clock.timestamp();
       await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
       const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
-      if (t.notify_url) await notifier.payoutTransaction({ kind: 'merchant', id: account.id } as never, t.notify_url, t.payout_id, t.id, record);
-      return { responseCode: 0, responseMessage: t.notify_url ? 'Returned; its notification is queued' : 'Returned (the payout has no notifyURL)', result: record };
+      if (t.notify_url)
+        await notifier.payoutTransaction(
+          { kind: 'merchant', id: account.id } as never,
+          t.notify_url,
+          t.payout_id,
+          t.id,
+          record,
+        );
+      return {
+        responseCode: 0,
+        responseMessage: t.notify_url
+          ? 'Returned; its notification is queued'
+          : 'Returned (the payout has no notifyURL)',
+        result: record,
+      };
     });
   }
 
-  private dishonour(account: { kind: string; id: string; passphrase: string }, transactionID: string, to: { notifyURL?: string; hashSalt?: string }) {
+  private dishonour(
+    account: { kind: string; id: string; passphrase: string },
+    transactionID: string,
+    to: { notifyURL?: string; hashSalt?: string },
+  ) {
     const { store, clock, notifier } = this.sb;
     return store.transaction(async () => {
-      const row = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, transactionID);
+      const row = await store.get(
+        'SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ? FOR UPDATE',
+        account.id,
+        transactionID,
+      );
       if (!row) return refusedInteger(refusals.noSuchDirectDebit());
       if (row.dishonoured_at) return refusedInteger(refusals.alreadyDishonoured());
       await store.run('UPDATE direct_debits SET dishonoured_at = ? WHERE id = ?', clock.timestamp(), row.id);
       const result = directDebitResult(this.sb, (await store.get('SELECT * FROM direct_debits WHERE id = ?', row.id))!);
       if (to.notifyURL) {
         await notifier.directDebitOutcome(account as never, to.notifyURL, to.hashSalt ?? '', {
-          transactionID: row.id, status: 'declined', responseCode: result.responseCode, responseMessage: result.responseMessage,
-          custom1: result.custom1, custom2: result.custom2, custom3: result.custom3,
+          transactionID: row.id,
+          status: 'declined',
+          responseCode: result.responseCode,
+          responseMessage: result.responseMessage,
+          custom1: result.custom1,
+          custom2: result.custom2,
+          custom3: result.custom3,
         });
       }
-      return { responseCode: 0, responseMessage: `Dishonoured${to.notifyURL ? '; its notification is queued' : ''}`, result };
+      return {
+        responseCode: 0,
+        responseMessage: `Dishonoured${to.notifyURL ? '; its notification is queued' : ''}`,
+        result,
+      };
     });
   }
 
@@ -274,12 +409,25 @@ export class Control {
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
       nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
-      attempts: this.attempts.filter((a) => a.url === row.url && a.body === row.body).map(({ at, status, ms }) => ({ at, status, ms })),
+      attempts: this.attempts
+        .filter((a) => a.url === row.url && a.body === row.body)
+        .map(({ at, status, ms }) => ({ at, status, ms })),
     };
   }
 
-  private async deliveries(account: { kind: string; id: string }, after: number, waitSeconds: number, req: http.IncomingMessage) {
-    const query = () => this.sb.store.all('SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100', account.kind, account.id, after);
+  private async deliveries(
+    account: { kind: string; id: string },
+    after: number,
+    waitSeconds: number,
+    req: http.IncomingMessage,
+  ) {
+    const query = () =>
+      this.sb.store.all(
+        'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100',
+        account.kind,
+        account.id,
+        after,
+      );
     const deadline = Date.now() + waitSeconds * 1000;
     let rows = await query();
     // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
@@ -304,7 +452,9 @@ export class Control {
     return store.transaction(async () => {
       const deleted: Record<string, number> = {};
       // The account and its settings stay; what it did goes (its notifications: those it signed).
-      const tables = (await tablesWithColumn(store, 'merchant_id')).filter((t) => t !== 'accounts' && t !== 'surcharge_rates').map((t) => [t, 'merchant_id']);
+      const tables = (await tablesWithColumn(store, 'merchant_id'))
+        .filter((t) => t !== 'accounts' && t !== 'surcharge_rates')
+        .map((t) => [t, 'merchant_id']);
       for (const [table, column] of [...tables, ['notifications', 'signer_id']]) {
         const n = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
         // Its forced outcomes go too, but they are settings, not data it made: not counted.

@@ -37,7 +37,11 @@ export function csvFile(columns: readonly string[], records: Iterable<Record<str
 }
 
 /** The index of the first item that matches, looked for `sliceMs` at a time, yielding between; -1 if none. */
-export async function findIndexInSlices<T>(items: readonly T[], matches: (item: T) => boolean, sliceMs: number): Promise<number> {
+export async function findIndexInSlices<T>(
+  items: readonly T[],
+  matches: (item: T) => boolean,
+  sliceMs: number,
+): Promise<number> {
   let sliceEnd = performance.now() + sliceMs;
   for (let i = 0; i < items.length; i++) {
     if (matches(items[i]!)) return i;
@@ -62,7 +66,11 @@ export async function parseCsvInSlices(text: string, sliceMs: number, partChars 
   let scanned = 0;
   while (start < text.length) {
     let end = text.length;
-    for (let nl = text.indexOf('\n', Math.min(start + partChars, text.length)); nl >= 0; nl = text.indexOf('\n', nl + 1)) {
+    for (
+      let nl = text.indexOf('\n', Math.min(start + partChars, text.length));
+      nl >= 0;
+      nl = text.indexOf('\n', nl + 1)
+    ) {
       for (let q = text.indexOf('"', scanned); q >= 0 && q < nl; q = text.indexOf('"', q + 1)) quotes++;
       scanned = nl;
       if (quotes % 2 === 0) {

@@ -34,11 +34,26 @@ export const AMOUNT_TRIGGERS: Record<string, [number, string, string, string]> =
 /** Payout test accounts (BSB 802950): the attempts each one goes through. */
 export const PAYOUT_ACCOUNTS: Record<string, { type: 'NPP' | 'DE'; status: string }[]> = {
   '123321': [{ type: 'NPP', status: 'approved' }],
-  '11111111': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'approved' }],
-  '13131313': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returned' }],
-  '14141414': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returnDeclined' }],
-  '15151515': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returned' }],
-  '16161616': [{ type: 'NPP', status: 'declined' }, { type: 'DE', status: 'returnDeclined' }],
+  '11111111': [
+    { type: 'NPP', status: 'declined' },
+    { type: 'DE', status: 'approved' },
+  ],
+  '13131313': [
+    { type: 'NPP', status: 'declined' },
+    { type: 'DE', status: 'returned' },
+  ],
+  '14141414': [
+    { type: 'NPP', status: 'declined' },
+    { type: 'DE', status: 'returnDeclined' },
+  ],
+  '15151515': [
+    { type: 'NPP', status: 'declined' },
+    { type: 'DE', status: 'returned' },
+  ],
+  '16161616': [
+    { type: 'NPP', status: 'declined' },
+    { type: 'DE', status: 'returnDeclined' },
+  ],
 };
 /**
  * What a dishonoured direct debit answers: code 7, "bank rejected request" among the gateway's codes
@@ -50,7 +65,15 @@ export const DISHONOURED: [number, string] = [7, 'Transaction declined'];
 export const INVALID_BSB = '111111';
 
 /** Surcharge rates of a new merchant, in basis points, by card type. */
-export const DEFAULT_SURCHARGE_BP: Record<string, number> = { visa: 110, mc: 110, amex: 250, diners: 250, jcb: 200, discover: 200, unionpay: 150 };
+export const DEFAULT_SURCHARGE_BP: Record<string, number> = {
+  visa: 110,
+  mc: 110,
+  amex: 250,
+  diners: 250,
+  jcb: 200,
+  discover: 200,
+  unionpay: 150,
+};
 
 /** Days after a purchase or capture that it settles; days after a direct debit that it clears. */
 export const SETTLEMENT_DAYS = 1;

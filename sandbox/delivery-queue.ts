@@ -24,9 +24,18 @@ export function claimDue(store: Store, claim: Claim): Promise<Row[]> {
     const rows = await store.all(
       `SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
-      claim.maxAttempts, claim.now, claim.now, claim.limit,
+      claim.maxAttempts,
+      claim.now,
+      claim.now,
+      claim.limit,
     );
-    for (const row of rows) await store.run('UPDATE notifications SET claimed_by = ?, claimed_until = ? WHERE id = ?', claim.by, claim.until, row.id);
+    for (const row of rows)
+      await store.run(
+        'UPDATE notifications SET claimed_by = ?, claimed_until = ? WHERE id = ?',
+        claim.by,
+        claim.until,
+        row.id,
+      );
     return rows;
   });
 }
@@ -35,11 +44,21 @@ export function claimDue(store: Store, claim: Claim): Promise<Row[]> {
  * Records one delivery attempt of a claimed notification and releases it: delivered, or due again
  * at `retryAt`. False when the claim was lost (its lease ran out and another instance took it).
  */
-export async function settle(store: Store, id: number, by: string, attempt: { ok: boolean; status: number | null; at: string; retryAt: string }): Promise<boolean> {
+export async function settle(
+  store: Store,
+  id: number,
+  by: string,
+  attempt: { ok: boolean; status: number | null; at: string; retryAt: string },
+): Promise<boolean> {
   const { changes } = await store.run(
     `UPDATE notifications SET attempts = attempts + 1, delivered = ?, last_attempt_at = ?, last_status = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
      WHERE id = ? AND claimed_by = ? AND delivered = 0`,
-    attempt.ok ? 1 : 0, attempt.at, attempt.status, attempt.retryAt, id, by,
+    attempt.ok ? 1 : 0,
+    attempt.at,
+    attempt.status,
+    attempt.retryAt,
+    id,
+    by,
   );
   return changes === 1;
 }

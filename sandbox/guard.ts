@@ -12,7 +12,10 @@ import { luhn } from './cards.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
-type Handler = (input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> }, context: HandlerContext) => unknown;
+type Handler = (
+  input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> },
+  context: HandlerContext,
+) => unknown;
 
 /**
  * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
@@ -35,7 +38,9 @@ export function cardNumberFields(spec: Record<string, any>): Set<string> {
   const walk = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
     const properties = (node as { properties?: Record<string, { $ref?: string }> }).properties;
-    if (properties) for (const [name, schema] of Object.entries(properties)) if (schema?.$ref?.endsWith('/CardNumber')) names.add(name);
+    if (properties)
+      for (const [name, schema] of Object.entries(properties))
+        if (schema?.$ref?.endsWith('/CardNumber')) names.add(name);
     for (const child of Object.values(node)) walk(child);
   };
   walk(spec.components);
@@ -79,24 +84,35 @@ const COLUMN_FIELDS: Record<string, string> = {
 
 /** The columns a PostgreSQL unique violation names: its table, and the key of its detail ("Key (a, b)=(…) already exists."). */
 const postgresColumns = (e: { table?: string; detail?: string }) =>
-  (/^Key \(([^)]+)\)=/.exec(e.detail ?? '')?.[1] ?? '').split(', ').map((c) => `${e.table}.${c}`).join(', ');
+  (/^Key \(([^)]+)\)=/.exec(e.detail ?? '')?.[1] ?? '')
+    .split(', ')
+    .map((c) => `${e.table}.${c}`)
+    .join(', ');
 
 function constraintRefusal(error: unknown): Refusal | undefined {
   const e = error as { code?: string; errcode?: number; message?: string; table?: string; detail?: string };
   // PostgreSQL's integrity violations (class 23: unique, not null, foreign key...), or SQLite's SQLITE_CONSTRAINT.
   const postgres = typeof e?.code === 'string' && /^23[0-9A-Z]{3}$/.test(e.code) && e.table !== undefined;
-  if (!postgres && (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19 /* SQLITE_CONSTRAINT */)) return undefined;
+  if (!postgres && (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19) /* SQLITE_CONSTRAINT */)
+    return undefined;
   const column = postgres ? postgresColumns(e) : (/constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '');
   const field = COLUMN_FIELDS[column];
   return field ? refusals.conflictsWithStored(field) : refusals.conflictsWithStoredRecord();
 }
 
-export function guarded(handlers: GatewayHandlers<HandlerContext>, spec: Record<string, any>, policy: UrlPolicy): GatewayHandlers<HandlerContext> {
+export function guarded(
+  handlers: GatewayHandlers<HandlerContext>,
+  spec: Record<string, any>,
+  policy: UrlPolicy,
+): GatewayHandlers<HandlerContext> {
   const cardFields = cardNumberFields(spec);
   const wrapped: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Handler>)) {
     wrapped[name] = (input, context) => {
-      const field = cardNumberOutsideCardFields(input.body, cardFields) ?? cardNumberOutsideCardFields(input.params, cardFields) ?? cardNumberOutsideCardFields(input.query, cardFields);
+      const field =
+        cardNumberOutsideCardFields(input.body, cardFields) ??
+        cardNumberOutsideCardFields(input.params, cardFields) ??
+        cardNumberOutsideCardFields(input.query, cardFields);
       if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));
       const body = (input.body ?? {}) as Record<string, unknown>;
       for (const name of NOTIFY_URL_FIELDS) {

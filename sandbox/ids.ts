@@ -10,7 +10,8 @@ export const cardId = () => `KOCI${randomInt(10_000_000, 99_999_999)}`;
 export const blacklistId = () => `BLCK${randomInt(10_000_000, 99_999_999)}`;
 export const cardKey = () => Array.from({ length: 16 }, () => ALNUM[randomInt(ALNUM.length)]).join('');
 export const batchId = () => `1336${hex(7)}`.slice(0, 17);
-export const digits = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
+export const digits = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
 export const token = (prefix: string) => `${prefix}${hex(8)}`;
 export const merchantId = () => hex(7).slice(0, 13);
 export const reference = (prefix: string) => `${prefix}-${hex(4)}`;

@@ -3,7 +3,15 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
-import { createGateway, createNodeServer, type Gateway, type GatewayHandlers, type HandlerContext, type Logger, type RequestRecord } from '../server-stubs/index.ts';
+import {
+  createGateway,
+  createNodeServer,
+  type Gateway,
+  type GatewayHandlers,
+  type HandlerContext,
+  type Logger,
+  type RequestRecord,
+} from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import { sync as syncClock } from './clock-store.ts';
@@ -37,7 +45,10 @@ export function loadSpec(): Record<string, any> {
 }
 
 /** Every operation of the contract; the type makes the compiler check that none is missing. */
-export function sandboxHandlers(sb: Sandbox, batches: BatchRunner = new BatchRunner(sb)): GatewayHandlers<HandlerContext> {
+export function sandboxHandlers(
+  sb: Sandbox,
+  batches: BatchRunner = new BatchRunner(sb),
+): GatewayHandlers<HandlerContext> {
   return {
     ...cardPaymentHandlers(sb),
     ...vaultHandlers(sb),
@@ -61,8 +72,14 @@ export function sandboxHandlers(sb: Sandbox, batches: BatchRunner = new BatchRun
 async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
   if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
   if (store.kind === 'postgres') {
-    await store.run("INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)", randomBytes(32).toString('base64'));
-    return Buffer.from((await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value, 'base64');
+    await store.run(
+      "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
+      randomBytes(32).toString('base64'),
+    );
+    return Buffer.from(
+      (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value,
+      'base64',
+    );
   }
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
@@ -128,7 +145,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const send = options.fetch ?? fetch;
   // The control API records every delivery attempt: the notifier sends through whatever `post` is.
   let post: typeof fetch = send;
-  const notifier = new Notifier(store, clock, spec, ((url: string, init: RequestInit) => post(url, init)) as typeof fetch, policy);
+  const notifier = new Notifier(
+    store,
+    clock,
+    spec,
+    ((url: string, init: RequestInit) => post(url, init)) as typeof fetch,
+    policy,
+  );
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   await syncClock(store, clock);
   const sb: Sandbox = { store, clock, vault, notifier, spec };
@@ -142,12 +165,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     post = control.recording(send);
     handlers = control.wrap(handlers);
   }
-  const gateway = createGateway({ handlers: guarded(handlers, spec, policy), accounts: storeAccounts(store, clock), transaction: (work, operationId) =>
+  const gateway = createGateway({
+    handlers: guarded(handlers, spec, policy),
+    accounts: storeAccounts(store, clock),
+    transaction: (work, operationId) =>
       // The shared clock read first: another instance on the store may have moved it.
-      OUTSIDE_UNIT.has(operationId) ? syncClock(store, clock).then(work) : store.transaction(async () => {
-          await syncClock(store, clock);
-          return work();
-        }), ...(options.logger ? { logger: options.logger } : {}), ...(options.onRequest ? { onRequest: options.onRequest } : {}) });
+      OUTSIDE_UNIT.has(operationId)
+        ? syncClock(store, clock).then(work)
+        : store.transaction(async () => {
+            await syncClock(store, clock);
+            return work();
+          }),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  });
   return {
     ...sb,
     gateway,
@@ -159,7 +190,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
-        if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === '')) return void res.writeHead(302, { location: '/docs' }).end();
+        if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
+          return void res.writeHead(302, { location: '/docs' }).end();
         if (control?.handle(req, res)) return;
         for (const listener of gatewayListeners) listener(req, res);
       });

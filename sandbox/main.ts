@@ -4,7 +4,17 @@
 // option, an environment value, a damaged database, a key that does not open the vault, a port in
 // use) ends in one line that says what to do, before anything is created.
 import { existsSync, unlinkSync } from 'node:fs';
-import { checkNode, isMain, listen, parse, portOf, runCommand, sandboxDefaults, UsageError, type CommandSpec } from '../cli/index.ts';
+import {
+  checkNode,
+  isMain,
+  listen,
+  parse,
+  portOf,
+  runCommand,
+  sandboxDefaults,
+  UsageError,
+  type CommandSpec,
+} from '../cli/index.ts';
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 
@@ -29,17 +39,38 @@ const ACCOUNT_ENV = {
 export const sandboxSpec = (name: string): CommandSpec => ({
   name,
   usage: '[--port PORT] [--host HOST] [--db FILE] [--quiet]',
-  summary: 'Runs the stateful sandbox of the whole gateway: every operation, behind the validating server stubs, on an SQLite file. It prints its accounts and a test card, then one line per request.',
+  summary:
+    'Runs the stateful sandbox of the whole gateway: every operation, behind the validating server stubs, on an SQLite file. It prints its accounts and a test card, then one line per request.',
   options: {
-    port: { type: 'string', short: 'p', value: 'PORT', env: 'PORT', default: '4010', help: 'port to listen on (0: any free port)' },
-    host: { type: 'string', value: 'HOST', env: 'HOST', default: '127.0.0.1', help: 'address to listen on (0.0.0.0: every interface)' },
-    db: { type: 'string', value: 'FILE', env: 'PGW_DB', default: './data/sandbox.db', help: 'the SQLite database, made on first start; :memory: keeps nothing; a postgres:// URL: a PostgreSQL database several instances share' },
+    port: {
+      type: 'string',
+      short: 'p',
+      value: 'PORT',
+      env: 'PORT',
+      default: '4010',
+      help: 'port to listen on (0: any free port)',
+    },
+    host: {
+      type: 'string',
+      value: 'HOST',
+      env: 'HOST',
+      default: '127.0.0.1',
+      help: 'address to listen on (0.0.0.0: every interface)',
+    },
+    db: {
+      type: 'string',
+      value: 'FILE',
+      env: 'PGW_DB',
+      default: './data/sandbox.db',
+      help: 'the SQLite database, made on first start; :memory: keeps nothing; a postgres:// URL: a PostgreSQL database several instances share',
+    },
     quiet: { type: 'boolean', short: 'q', env: 'PGW_QUIET=1', help: 'no request log' },
   },
   env: {
     ...ACCOUNT_ENV,
-    PGW_SANDBOX_DATA_KEY: 'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
-    NODE_ENV: "production: answers that break the contract are sent and logged instead of refused",
+    PGW_SANDBOX_DATA_KEY:
+      'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
+    NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [
     'The accounts are seeded into a new database only: a database keeps the accounts it was made with.',
@@ -52,7 +83,9 @@ function checkDataKey(value: string | undefined): void {
   if (value === undefined) return;
   const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value.trim()) ? Buffer.from(value, 'base64').length : -1;
   if (bytes !== 32) {
-    throw new UsageError(`PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is ${bytes < 0 ? 'not base64' : `${bytes} bytes`}`);
+    throw new UsageError(
+      `PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is ${bytes < 0 ? 'not base64' : `${bytes} bytes`}`,
+    );
   }
 }
 
@@ -70,7 +103,11 @@ export async function main(name: string, argv: string[]): Promise<void> {
   if (parsed === 'exit') return;
   const v = parsed.values;
   const env = process.env;
-  const port = portOf(v.port as string | undefined, v.port !== undefined ? '--port' : 'PORT', portOf(env.PORT, 'PORT', 4010));
+  const port = portOf(
+    v.port as string | undefined,
+    v.port !== undefined ? '--port' : 'PORT',
+    portOf(env.PORT, 'PORT', 4010),
+  );
   const host = (v.host as string | undefined) ?? (env.HOST || '127.0.0.1');
   const dbPath = (v.db as string | undefined) ?? (env.PGW_DB || './data/sandbox.db');
   const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
@@ -94,9 +131,17 @@ export async function main(name: string, argv: string[]): Promise<void> {
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/vault key/.test(message)) throw new UsageError(`the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`);
-    if (postgres) throw new UsageError(`cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`);
-    throw new UsageError(`cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`);
+    if (/vault key/.test(message))
+      throw new UsageError(
+        `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
+      );
+    if (postgres)
+      throw new UsageError(
+        `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
+      );
+    throw new UsageError(
+      `cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`,
+    );
   }
 
   // A damaged file can open and migrate and still fail on the first request that reads the bad page.
@@ -108,7 +153,9 @@ export async function main(name: string, argv: string[]): Promise<void> {
   }
   if (check !== 'ok') {
     await sandbox.close();
-    throw new UsageError(`the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`);
+    throw new UsageError(
+      `the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`,
+    );
   }
 
   // A database copied without its key (or with another's) cannot read its cards: refuse to start.
@@ -118,10 +165,19 @@ export async function main(name: string, argv: string[]): Promise<void> {
       sandbox.vault.decrypt(card.pan_encrypted);
     } catch {
       await sandbox.close();
-      if (postgres) throw new UsageError(`the cards stored in ${shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`);
+      if (postgres)
+        throw new UsageError(
+          `the cards stored in ${shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
+        );
       if (!keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(keyFile);
-      const source = env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : keyFileExisted ? `the key file ${keyFile}` : `a new key (there is no ${keyFile})`;
-      throw new UsageError(`the cards stored in ${dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`);
+      const source = env.PGW_SANDBOX_DATA_KEY
+        ? 'PGW_SANDBOX_DATA_KEY'
+        : keyFileExisted
+          ? `the key file ${keyFile}`
+          : `a new key (there is no ${keyFile})`;
+      throw new UsageError(
+        `the cards stored in ${dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`,
+      );
     }
   }
 
@@ -147,9 +203,20 @@ export async function main(name: string, argv: string[]): Promise<void> {
 type Stored = { id: string; api_key: string; passphrase: string };
 
 /** What the sandbox really accepts: the stored accounts, and a warning for each value the environment asks for in vain. */
-async function banner(sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>, host: string, port: number, dbPath: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function banner(
+  sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>,
+  host: string,
+  port: number,
+  dbPath: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-  const stored = async (kind: string, id: string) => (await sandbox.store.get<Stored>('SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?', kind, id))!;
+  const stored = async (kind: string, id: string) =>
+    (await sandbox.store.get<Stored>(
+      'SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?',
+      kind,
+      id,
+    ))!;
   const merchant = await stored('merchant', sandbox.seed.merchantUUID);
   const partner = await stored('partner', sandbox.seed.partnerUUID);
   const lines = [
@@ -161,15 +228,24 @@ async function banner(sandbox: Awaited<ReturnType<typeof import('./index.ts')['c
     `  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see the README for the others`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
-  for (const [variable, field] of [['PGW_SANDBOX_API_KEY', 'api_key'], ['PGW_SANDBOX_PASSPHRASE', 'passphrase']] as const) {
+  for (const [variable, field] of [
+    ['PGW_SANDBOX_API_KEY', 'api_key'],
+    ['PGW_SANDBOX_PASSPHRASE', 'passphrase'],
+  ] as const) {
     const asked = env[variable];
     if (asked && (asked !== merchant[field] || asked !== partner[field])) {
-      lines.push(`  warning   ${variable} is not applied: ${dbPath} keeps the accounts it was made with (shown above); use a new --db to apply it`);
+      lines.push(
+        `  warning   ${variable} is not applied: ${dbPath} keeps the accounts it was made with (shown above); use a new --db to apply it`,
+      );
     }
   }
   const defaults = sandboxDefaults();
-  if (merchant.id !== defaults.merchantUUID) lines.push(`  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`);
+  if (merchant.id !== defaults.merchantUUID)
+    lines.push(
+      `  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`,
+    );
   return lines.join('\n');
 }
 
-if (isMain(import.meta.url)) await runCommand('payment-gateway-sandbox', () => main('payment-gateway-sandbox', process.argv.slice(2)));
+if (isMain(import.meta.url))
+  await runCommand('payment-gateway-sandbox', () => main('payment-gateway-sandbox', process.argv.slice(2)));

@@ -46,12 +46,20 @@ export class Notifier {
    * and host names are not resolved; with the real fetch, every address a name resolves to is held
    * to the policy before sending.
    */
-  constructor(store: Store, clock: Clock, spec: Record<string, any>, send?: typeof fetch, policy: UrlPolicy = { allowPrivate: false, allowLoopback: true }) {
+  constructor(
+    store: Store,
+    clock: Clock,
+    spec: Record<string, any>,
+    send?: typeof fetch,
+    policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
+  ) {
     this.store = store;
     this.clock = clock;
     this.send = send ?? fetch;
     this.mayNotify = send ? async (url) => urlRefusal(url, policy) === undefined : (url) => mayNotify(url, policy);
-    this.signing = Object.fromEntries(Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]));
+    this.signing = Object.fromEntries(
+      Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]),
+    );
   }
 
   private recipe(name: string): HashRecipe {
@@ -62,13 +70,26 @@ export class Notifier {
    * Queues a notification; called inside the transaction of the change it reports, so that a change
    * rolled back sends nothing and one committed is never without its notification.
    */
-  private async enqueue(event: string, subject: string, url: string, body: Record<string, unknown>, signer: Account): Promise<void> {
+  private async enqueue(
+    event: string,
+    subject: string,
+    url: string,
+    body: Record<string, unknown>,
+    signer: Account,
+  ): Promise<void> {
     await this.store.run(
       'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      event, subject, url, JSON.stringify(body), signer.kind, signer.id, this.clock.timestamp(),
+      event,
+      subject,
+      url,
+      JSON.stringify(body),
+      signer.kind,
+      signer.id,
+      this.clock.timestamp(),
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
-    if (this.watchers.size) setImmediate(() => {
+    if (this.watchers.size)
+      setImmediate(() => {
         for (const watch of this.watchers) watch();
       });
   }
@@ -81,11 +102,26 @@ export class Notifier {
     return () => this.watchers.delete(watch);
   }
 
-  merchantCreated(partner: Account, url: string, fields: { requestReference: string; status: string; merchantUUID: string }): Promise<void> {
-    return this.enqueue('merchantCreated', fields.requestReference, url, { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() }, partner);
+  merchantCreated(
+    partner: Account,
+    url: string,
+    fields: { requestReference: string; status: string; merchantUUID: string },
+  ): Promise<void> {
+    return this.enqueue(
+      'merchantCreated',
+      fields.requestReference,
+      url,
+      { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() },
+      partner,
+    );
   }
 
-  directDebitOutcome(merchant: Account, url: string, hashSalt: string, fields: Record<string, unknown> & { transactionID: string; status: string }): Promise<void> {
+  directDebitOutcome(
+    merchant: Account,
+    url: string,
+    hashSalt: string,
+    fields: Record<string, unknown> & { transactionID: string; status: string },
+  ): Promise<void> {
     const body = { event: 'directDebitOutcome', merchantUUID: merchant.id, ...fields };
     const signing = this.signing.directDebitOutcome!;
     const hash = computeHash(this.recipe(signing.recipe), merchant.passphrase, { ...body, hashSalt }, nodeDigests);
@@ -93,16 +129,38 @@ export class Notifier {
   }
 
   batchNotify(merchant: Account, url: string, batch: { batchUUID: string; transactions: unknown[] }): Promise<void> {
-    return this.enqueue('batchNotify', batch.batchUUID, url, { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions }, merchant);
+    return this.enqueue(
+      'batchNotify',
+      batch.batchUUID,
+      url,
+      { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions },
+      merchant,
+    );
   }
 
-  payoutTransaction(merchant: Account, url: string, payoutId: string, transactionId: string, record: unknown): Promise<void> {
-    return this.enqueue('payoutTransaction', transactionId, url, { event: 'payoutTransaction', payoutId, result: record }, merchant);
+  payoutTransaction(
+    merchant: Account,
+    url: string,
+    payoutId: string,
+    transactionId: string,
+    record: unknown,
+  ): Promise<void> {
+    return this.enqueue(
+      'payoutTransaction',
+      transactionId,
+      url,
+      { event: 'payoutTransaction', payoutId, result: record },
+      merchant,
+    );
   }
 
   /** The latest notification of this event for this subject. */
   last(event: string, subject: string): Promise<Row | undefined> {
-    return this.store.get('SELECT * FROM notifications WHERE event = ? AND subject = ? ORDER BY id DESC LIMIT 1', event, subject);
+    return this.store.get(
+      'SELECT * FROM notifications WHERE event = ? AND subject = ? ORDER BY id DESC LIMIT 1',
+      event,
+      subject,
+    );
   }
 
   all(): Promise<Row[]> {
@@ -114,7 +172,13 @@ export class Notifier {
     const signer = await this.store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', n.signer_kind, n.signer_id);
     const signing = this.signing[n.event]!;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (signing.in === 'header' && signer) headers[signing.name] = computeHash(this.recipe(signing.recipe), signer.passphrase, JSON.parse(n.body), nodeDigests);
+    if (signing.in === 'header' && signer)
+      headers[signing.name] = computeHash(
+        this.recipe(signing.recipe),
+        signer.passphrase,
+        JSON.parse(n.body),
+        nodeDigests,
+      );
     return headers;
   }
 
@@ -131,7 +195,13 @@ export class Notifier {
     let delivered = 0;
     await syncClock(this.store, this.clock);
     for (;;) {
-      const due = await claimDue(this.store, { by: this.instanceId, now: this.clock.timestamp(), until: this.clock.timestamp(LEASE_MS), maxAttempts: MAX_ATTEMPTS, limit: CLAIM_LIMIT });
+      const due = await claimDue(this.store, {
+        by: this.instanceId,
+        now: this.clock.timestamp(),
+        until: this.clock.timestamp(LEASE_MS),
+        maxAttempts: MAX_ATTEMPTS,
+        limit: CLAIM_LIMIT,
+      });
       if (due.length === 0) return delivered;
       // Posted side by side: the claim's whole batch ends within one post's time-out (5 s), well
       // inside its lease, so no claim runs out while its holder is still busy with it.
@@ -145,7 +215,12 @@ export class Notifier {
     let status = 0;
     try {
       if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
-      const response = await this.send(n.url, { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(5000) });
+      const response = await this.send(n.url, {
+        method: 'POST',
+        headers,
+        body: n.body,
+        signal: AbortSignal.timeout(5000),
+      });
       status = response.status;
       await response.body?.cancel();
     } catch {
@@ -154,7 +229,12 @@ export class Notifier {
     const ok = status >= 200 && status < 300;
     // Retried after 1, 2, 4, 8 and 16 minutes: the wait doubles with each failed attempt.
     const retryIn = 60_000 * 2 ** Number(n.attempts);
-    await settle(this.store, Number(n.id), this.instanceId, { ok, status, at: this.clock.timestamp(), retryAt: this.clock.timestamp(retryIn) });
+    await settle(this.store, Number(n.id), this.instanceId, {
+      ok,
+      status,
+      at: this.clock.timestamp(),
+      retryAt: this.clock.timestamp(retryIn),
+    });
     return ok;
   }
 

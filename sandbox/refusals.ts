@@ -24,8 +24,10 @@ export const sandboxRefusals = {
   noSuchMerchantRequest: () => fieldInvalid('transactionID', 'no such completed merchant request'),
   noSuchPartnerRequest: () => fieldInvalid('requestReference', 'no such request'),
   notPartnersMerchant: () => fieldInvalid('merchantUUID', 'not a merchant of this partner'),
-  noThreeDSSession: () => fieldInvalid('threeDSToken', 'no 3D Secure session of this merchant has it (checkEnrollment opens one)'),
-  notEnrolled: () => fieldInvalid('threeDSToken', 'its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)'),
+  noThreeDSSession: () =>
+    fieldInvalid('threeDSToken', 'no 3D Secure session of this merchant has it (checkEnrollment opens one)'),
+  notEnrolled: () =>
+    fieldInvalid('threeDSToken', 'its card is not enrolled in 3D Secure (checkEnrollment answered enrolled N)'),
   // The legacy direct-debit query words its own (as the gateway does).
   directDebitInvalidTransactionID: () => fieldInvalid('transactionID', 'Invalid transactionID'),
   // Amounts and cards.
@@ -33,10 +35,12 @@ export const sandboxRefusals = {
   notPositive: (field: string) => fieldInvalid(field, 'must be more than 0.00'),
   notPositiveCents: (field: string) => fieldInvalid(field, 'must be more than 0'),
   notWholeCents: (field: string) => fieldInvalid(field, 'must be whole cents'),
-  captureExceedsAuthorised: () => fieldInvalid('captureAmount', 'Capture amount is greater than the transaction amount'),
+  captureExceedsAuthorised: () =>
+    fieldInvalid('captureAmount', 'Capture amount is greater than the transaction amount'),
   refundExceedsCaptured: () => fieldInvalid('refundAmount', 'Refund amount is greater than the amount captured'),
   refundExceedsPayment: () => fieldInvalid('amount', 'refunds would exceed the payment'),
-  aboveAgreementMaximum: (maximum: number) => fieldInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`),
+  aboveAgreementMaximum: (maximum: number) =>
+    fieldInvalid('transaction.amount', `above the agreement's maximum of ${maximum}`),
   cardNumberRequired: () => refuse(-3, forms.required('paymentCardNumber')),
   cardNumberInField: (field: string) => fieldInvalid(field, 'must not hold a card number'),
   // States.
@@ -56,7 +60,8 @@ export const sandboxRefusals = {
   batchTooLarge: (bytes: number) => fieldInvalid('batchFile', `its CSV must not inflate to more than ${bytes} bytes`),
   batchNotOneCsv: () => fieldInvalid('batchFile', 'must be a base64 zip holding one CSV file'),
   batchNotUtf8: () => fieldInvalid('batchFile', 'its CSV must be UTF-8'),
-  batchColumns: (columns: readonly string[]) => fieldInvalid('batchFile', `its CSV columns must be ${columns.join(',')}`),
+  batchColumns: (columns: readonly string[]) =>
+    fieldInvalid('batchFile', `its CSV columns must be ${columns.join(',')}`),
   batchTooManyLines: (lines: number) => fieldInvalid('batchFile', `its CSV must not hold more than ${lines} lines`),
   /** A batch line's field that fails its column's rule (the rule is the column's, not repeated per line). */
   batchLineField: (field: string) => refuse(-2, forms.field(field, 'is invalid')),
@@ -75,15 +80,18 @@ export const controlRefusals = {
   invalid: (field: string, why: string) => fieldInvalid(field, why),
   internal: () => refuse(-4, 'The sandbox could not process the request'),
   bodyTooLarge: (limit: number) => refuse(-2, `The body is invalid: larger than ${limit} bytes`),
-  credentials: () => refuse(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'),
+  credentials: () =>
+    refuse(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'),
   notJson: () => refuse(-2, 'The body is not JSON'),
   badAfter: () => fieldInvalid('after', 'must be an integer of 0 or more'),
   badWaitSeconds: () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
   noSuchDelivery: () => fieldInvalid('id', 'no such delivery of this account'),
   resetsOwnOnly: () => fieldInvalid('merchantUUID', 'a merchant resets its own data only'),
-  noOperation: (verb: string | undefined, pathname: string, document: string) => refuse(-2, `No control operation ${verb} ${pathname}; see ${document}`, 404),
+  noOperation: (verb: string | undefined, pathname: string, document: string) =>
+    refuse(-2, `No control operation ${verb} ${pathname}; see ${document}`, 404),
   noSuchPayoutTransaction: () => fieldInvalid('transactionId', 'no such payout transaction of this merchant'),
-  notReturnable: (status: string) => fieldInvalid('transactionId', `its last attempt is ${status}; only a paid (approved) transaction can be returned`),
+  notReturnable: (status: string) =>
+    fieldInvalid('transactionId', `its last attempt is ${status}; only a paid (approved) transaction can be returned`),
   noSuchDirectDebit: () => fieldInvalid('transactionID', 'no such direct debit of this merchant'),
   alreadyDishonoured: () => fieldInvalid('transactionID', 'the debit is already dishonoured'),
 } as const;
@@ -93,4 +101,5 @@ export const refused = (r: Refusal) => ({ responseCode: String(r.code), response
 /** A refusal of the NPP and payout paths (and the control API): responseCode as an integer. */
 export const refusedInteger = (r: Refusal) => ({ responseCode: r.code, responseMessage: r.message });
 /** The shape an operation's refusal schema names (ContractOperation.refusalCode), for code that serves any operation. */
-export const refusedAs = (refusalCode: 'string' | 'integer' | undefined, r: Refusal) => (refusalCode === 'integer' ? refusedInteger(r) : refused(r));
+export const refusedAs = (refusalCode: 'string' | 'integer' | undefined, r: Refusal) =>
+  refusalCode === 'integer' ? refusedInteger(r) : refused(r);

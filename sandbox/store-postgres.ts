@@ -22,7 +22,8 @@ export function postgresSql(sql: string): string {
     if (ch === "'") quoted = !quoted;
     out += ch === '?' && !quoted ? `$${++n}` : ch;
   }
-  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out)) out = `${out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ').replace(/;\s*$/, '')} ON CONFLICT DO NOTHING`;
+  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out))
+    out = `${out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ').replace(/;\s*$/, '')} ON CONFLICT DO NOTHING`;
   return out;
 }
 

@@ -31,12 +31,32 @@ loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
 const privateOrLinkLocal = new BlockList();
-for (const [net, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10]] as const) privateOrLinkLocal.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['fc00::', 7], ['fe80::', 10]] as const) privateOrLinkLocal.addSubnet(net, bits, 'ipv6');
+for (const [net, bits] of [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['169.254.0.0', 16],
+  ['100.64.0.0', 10],
+] as const)
+  privateOrLinkLocal.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  privateOrLinkLocal.addSubnet(net, bits, 'ipv6');
 
 const never = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) never.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['ff00::', 8]] as const) never.addSubnet(net, bits, 'ipv6');
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  never.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['ff00::', 8],
+] as const)
+  never.addSubnet(net, bits, 'ipv6');
 
 /** Why this address may not be notified, or undefined when it may. */
 export function addressRefusal(address: string, policy: UrlPolicy): string | undefined {
@@ -46,7 +66,8 @@ export function addressRefusal(address: string, policy: UrlPolicy): string | und
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
   if (never.check(ip, family)) return 'must not point to an unspecified, multicast or reserved address';
   if (loopback.check(ip, family)) return policy.allowLoopback ? undefined : 'must not point to a loopback address';
-  if (privateOrLinkLocal.check(ip, family) && !policy.allowPrivate) return 'must not point to a private or link-local address';
+  if (privateOrLinkLocal.check(ip, family) && !policy.allowPrivate)
+    return 'must not point to a private or link-local address';
   return undefined;
 }
 
@@ -61,12 +82,17 @@ export function urlRefusal(url: string, policy: UrlPolicy): string | undefined {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http or https URL';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) return addressRefusal(host, policy);
-  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowLoopback ? undefined : 'must not point to a loopback address';
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return policy.allowLoopback ? undefined : 'must not point to a loopback address';
   return undefined;
 }
 
 /** Whether a notification may be sent to this URL now: its host resolved, every address allowed. */
-export async function mayNotify(url: string, policy: UrlPolicy, resolve: (host: string) => Promise<string[]> = resolveAll): Promise<boolean> {
+export async function mayNotify(
+  url: string,
+  policy: UrlPolicy,
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): Promise<boolean> {
   if (urlRefusal(url, policy)) return false;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) return true;

@@ -1,6 +1,13 @@
 // Card numbers at rest: AES-256-GCM (node:crypto) under the sandbox's data key, and a keyed
 // fingerprint that identifies a card number without revealing it. The security code is never stored.
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 export class VaultCrypto {
   // A KeyObject made once: given raw bytes, every cipher and HMAC imports the key again, which cost

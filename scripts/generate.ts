@@ -93,11 +93,21 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'handlers.ts': handlersModule(entries),
     'client.ts': clientModule(doc, entries),
     'mock.json': mockConfig(entries),
-    'postman.json': postmanCollection(doc, ops, JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version),
+    'postman.json': postmanCollection(
+      doc,
+      ops,
+      JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version,
+    ),
     'validators/requests.cjs': validators.requests,
-    'validators/requests.d.cts': validatorDeclarations(validators.names.requests, 'Request validators: one per request branch and form, and <operationId>Parameters.'),
+    'validators/requests.d.cts': validatorDeclarations(
+      validators.names.requests,
+      'Request validators: one per request branch and form, and <operationId>Parameters.',
+    ),
     'validators/results.cjs': validators.results,
-    'validators/results.d.cts': validatorDeclarations(validators.names.results, 'Result validators: one per result and refusal schema.'),
+    'validators/results.d.cts': validatorDeclarations(
+      validators.names.results,
+      'Result validators: one per result and refusal schema.',
+    ),
     'examples/getSettlement.zip': await settlementExample(root),
     'docs/index.html': await docsPage(root, doc, ops),
   };
@@ -111,7 +121,12 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(ROOT, 'generated') }, docs: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string', default: path.join(ROOT, 'generated') },
+      docs: { type: 'boolean', default: false },
+    },
+  });
   const started = performance.now();
   if (!values.docs) for (const file of await writeSpecLists()) console.log(`wrote the derived lists of ${file}`);
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);

@@ -23,7 +23,12 @@ export function expectedExampleHashes(doc: Doc): Map<string, Record<string, stri
   const expected = new Map<string, Record<string, string>>();
   // A hash is part of an example only where the example carries its field: the forms of one method
   // differ (processCard's 3DS forms send no hash), and the request schema says which must.
-  const sign = (name: string, uses: { name: string; recipe: string; in?: string }[], context: Record<string, unknown>, own: object) => {
+  const sign = (
+    name: string,
+    uses: { name: string; recipe: string; in?: string }[],
+    context: Record<string, unknown>,
+    own: object,
+  ) => {
     const fields: Record<string, string> = {};
     for (const use of uses.filter((u) => u.in !== 'header' && carries(own, u.name))) {
       const recipe = recipes[use.recipe];
@@ -69,7 +74,8 @@ function findInline(doc: Doc, name: string): any {
 export function expectedRecipeExamples(doc: Doc): Map<string, Record<string, string>> {
   const out = new Map<string, Record<string, string>>();
   for (const [name, recipe] of Object.entries(hashRecipes(doc))) {
-    const example = (recipe as HashRecipe & { example: { passphrase: string; fields: Record<string, unknown> } }).example;
+    const example = (recipe as HashRecipe & { example: { passphrase: string; fields: Record<string, unknown> } })
+      .example;
     const values: Record<string, string> = { hash: computeHash(recipe, example.passphrase, example.fields) };
     if (recipe.algorithm === 'hmac-sha256') values.canonical = canonicalJson(example.fields);
     out.set(name, values);
@@ -84,7 +90,12 @@ function quoted(value: string): Scalar {
 }
 
 /** Sets fields inside the YAML maps named in `targets` (under an `examples` map, or a recipe's `example`). */
-function rewrite(document: Document, examples: Map<string, Record<string, string>>, recipes: Map<string, Record<string, string>>, isRecipeFile: boolean): number {
+function rewrite(
+  document: Document,
+  examples: Map<string, Record<string, string>>,
+  recipes: Map<string, Record<string, string>>,
+  isRecipeFile: boolean,
+): number {
   let changes = 0;
   const setAll = (map: YAMLMap, values: Record<string, string>) => {
     for (const [key, value] of Object.entries(values)) {

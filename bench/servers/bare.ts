@@ -17,4 +17,6 @@ const server = http.createServer((req, res) => {
     res.end(body);
   });
 });
-server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${(server.address() as AddressInfo).port}`));
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(`ready ${(server.address() as AddressInfo).port}`),
+);

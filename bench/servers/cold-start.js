@@ -3,7 +3,10 @@
 import { createGateway, createNodeServer } from '../../dist/server-stubs/index.js';
 
 const merchant = { kind: 'merchant', id: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' };
-const accounts = { find: (kind, id) => (kind === 'merchant' && id === merchant.id ? merchant : undefined), findByAccessToken: () => merchant };
+const accounts = {
+  find: (kind, id) => (kind === 'merchant' && id === merchant.id ? merchant : undefined),
+  findByAccessToken: () => merchant,
+};
 const handlers = {
   getSurcharge: ({ body }) => ({
     responseCode: '0',

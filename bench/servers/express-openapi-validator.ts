@@ -8,14 +8,30 @@ import { answerFor } from './results.ts';
 const spec = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
 const app = express();
 app.use(express.json({ limit: '17mb' }));
-app.use(OpenApiValidator.middleware({ apiSpec: spec, validateRequests: true, validateResponses: true, validateSecurity: false }));
+app.use(
+  OpenApiValidator.middleware({
+    apiSpec: spec,
+    validateRequests: true,
+    validateResponses: true,
+    validateSecurity: false,
+  }),
+);
 app.use((req, res) => {
   const route = (req as unknown as { openapi?: { openApiRoute: string } }).openapi?.openApiRoute ?? req.path;
   const answer = answerFor(route, req.method, req.body);
   if (!answer) return res.status(404).json({ responseCode: '-2', responseMessage: 'No operation' });
   res.status(answer.status).json(answer.body);
 });
-app.use((err: { status?: number; message: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-  res.status(err.status ?? 500).json({ responseCode: '-2', responseMessage: err.message });
-});
-const server = app.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${(server.address() as AddressInfo).port}`));
+app.use(
+  (
+    err: { status?: number; message: string },
+    _req: express.Request,
+    res: express.Response,
+    _next: express.NextFunction,
+  ) => {
+    res.status(err.status ?? 500).json({ responseCode: '-2', responseMessage: err.message });
+  },
+);
+const server = app.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(`ready ${(server.address() as AddressInfo).port}`),
+);

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { floorAnswer, mix, type MixEntry } from '../floor.ts';
 
-const keyOf = (verb: string | undefined, url: string | undefined, method: unknown) => `${verb} ${url} ${typeof method === 'string' ? method : ''}`;
+const keyOf = (verb: string | undefined, url: string | undefined, method: unknown) =>
+  `${verb} ${url} ${typeof method === 'string' ? method : ''}`;
 const byKey = new Map<string, MixEntry>(mix.map((m) => [keyOf(m.verb, m.url, m.text && JSON.parse(m.text).method), m]));
 
 const server = http.createServer((req, res) => {
@@ -24,4 +25,6 @@ const server = http.createServer((req, res) => {
     res.end(text);
   });
 });
-server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${(server.address() as AddressInfo).port}`));
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(`ready ${(server.address() as AddressInfo).port}`),
+);

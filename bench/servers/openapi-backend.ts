@@ -25,11 +25,16 @@ const api = new OpenAPIBackend({
 });
 api.register({
   notFound: () => ({ status: 404, body: { responseCode: '-2', responseMessage: 'No operation' } }),
-  validationFail: (c: Context) => ({ status: 400, body: { responseCode: '-2', responseMessage: c.validation.errors?.[0]?.message } }),
+  validationFail: (c: Context) => ({
+    status: 400,
+    body: { responseCode: '-2', responseMessage: c.validation.errors?.[0]?.message },
+  }),
   notImplemented: (c: Context) => {
     const answer = answerFor(c.operation.path, c.request.method, c.request.requestBody)!;
     const check = c.api.validateResponse(answer.body, c.operation, answer.status);
-    return check.errors?.length ? { status: 500, body: { responseCode: '-4', responseMessage: 'Response invalid' } } : answer;
+    return check.errors?.length
+      ? { status: 500, body: { responseCode: '-4', responseMessage: 'Response invalid' } }
+      : answer;
   },
 });
 await api.init();
@@ -52,4 +57,6 @@ const server = http.createServer((req, res) => {
     res.end(body);
   });
 });
-server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${(server.address() as AddressInfo).port}`));
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(`ready ${(server.address() as AddressInfo).port}`),
+);

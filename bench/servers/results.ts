@@ -7,6 +7,8 @@ const answers = new Map<ContractOperation, unknown>(operations.map((op) => [op, 
 
 export function answerFor(path: string, verb: string, body: unknown): { status: number; body: unknown } | undefined {
   const method = (body as { method?: string } | undefined)?.method;
-  const op = operations.find((o) => o.path === path && o.verb === verb.toUpperCase() && (o.method === null || o.method === method));
+  const op = operations.find(
+    (o) => o.path === path && o.verb === verb.toUpperCase() && (o.method === null || o.method === method),
+  );
   return op && { status: op.status, body: answers.get(op) };
 }

@@ -5,4 +5,6 @@ import { accounts, echoHandlers } from '../../test/fixtures/example-handlers.ts'
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 
 const server = createNodeServer(createGateway({ handlers: echoHandlers(), accounts, responseValidation: 'error' }));
-server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${(server.address() as AddressInfo).port}`));
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
+  console.log(`ready ${(server.address() as AddressInfo).port}`),
+);

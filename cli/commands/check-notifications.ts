@@ -8,7 +8,13 @@
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
 import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
-import { fieldAt, signTestNotification, webhooks, type Notification, type WebhookName } from '../../runtime/notifications.ts';
+import {
+  fieldAt,
+  signTestNotification,
+  webhooks,
+  type Notification,
+  type WebhookName,
+} from '../../runtime/notifications.ts';
 
 export interface Check {
   webhook: WebhookName;
@@ -42,7 +48,10 @@ function sample(webhook: WebhookName, ageSeconds: number): Notification {
   return body as Notification;
 }
 
-export async function checkNotificationEndpoint(url: string, options: { passphrase: string; partnerPassphrase?: string; hashSalt?: string; staleSeconds?: number }): Promise<Check[]> {
+export async function checkNotificationEndpoint(
+  url: string,
+  options: { passphrase: string; partnerPassphrase?: string; hashSalt?: string; staleSeconds?: number },
+): Promise<Check[]> {
   const checks: Check[] = [];
   const post = async (body: string, headers: Record<string, string>) => {
     try {
@@ -54,22 +63,52 @@ export async function checkNotificationEndpoint(url: string, options: { passphra
     }
   };
   const record = (webhook: WebhookName, name: string, expect: Check['expect'], status: number) =>
-    checks.push({ webhook, name, expect, status, ok: expect === '2xx' ? status >= 200 && status < 300 : status >= 400 && status < 500 });
+    checks.push({
+      webhook,
+      name,
+      expect,
+      status,
+      ok: expect === '2xx' ? status >= 200 && status < 300 : status >= 400 && status < 500,
+    });
   for (const webhook of Object.keys(webhooks) as WebhookName[]) {
-    const passphrase = webhooks[webhook].signature.secret === 'partner' ? (options.partnerPassphrase ?? options.passphrase) : options.passphrase;
-    const sign = (n: Notification, p = passphrase) => signTestNotification(n, { passphrase: p, hashSalt: options.hashSalt ?? '' });
+    const passphrase =
+      webhooks[webhook].signature.secret === 'partner'
+        ? (options.partnerPassphrase ?? options.passphrase)
+        : options.passphrase;
+    const sign = (n: Notification, p = passphrase) =>
+      signTestNotification(n, { passphrase: p, hashSalt: options.hashSalt ?? '' });
     const fresh = sign(sample(webhook, 0));
     record(webhook, 'a valid notification is acknowledged', '2xx', await post(fresh.body, fresh.headers));
-    record(webhook, 'the same notification again is acknowledged (a gateway retry)', '2xx', await post(fresh.body, fresh.headers));
+    record(
+      webhook,
+      'the same notification again is acknowledged (a gateway retry)',
+      '2xx',
+      await post(fresh.body, fresh.headers),
+    );
     const forged = sign(sample(webhook, 0), `${passphrase}-not`);
-    record(webhook, 'a notification signed with another passphrase is refused', 'refused', await post(forged.body, forged.headers));
+    record(
+      webhook,
+      'a notification signed with another passphrase is refused',
+      'refused',
+      await post(forged.body, forged.headers),
+    );
     const tampered = JSON.parse(fresh.body);
     const field = Object.keys(tampered).find((k) => !['event', 'hash'].includes(k))!;
     tampered[field] = typeof tampered[field] === 'string' ? `${tampered[field]}0` : { tampered: true };
-    record(webhook, `a notification whose ${field} was changed after signing is refused`, 'refused', await post(JSON.stringify(tampered), fresh.headers));
+    record(
+      webhook,
+      `a notification whose ${field} was changed after signing is refused`,
+      'refused',
+      await post(JSON.stringify(tampered), fresh.headers),
+    );
     if ((webhooks[webhook] as { occurredAt?: unknown }).occurredAt) {
       const stale = sign(sample(webhook, options.staleSeconds ?? 3600));
-      record(webhook, `a notification dated ${options.staleSeconds ?? 3600} s ago (a replay) is refused`, 'refused', await post(stale.body, stale.headers));
+      record(
+        webhook,
+        `a notification dated ${options.staleSeconds ?? 3600} s ago (a replay) is refused`,
+        'refused',
+        await post(stale.body, stale.headers),
+      );
     }
     // Out of order: where a webhook reports a state (kinds), a newer state first, then an older one.
     const kinds = (webhooks[webhook] as { kinds?: { by: string; names: Record<string, string> } }).kinds;
@@ -83,7 +122,12 @@ export async function checkNotificationEndpoint(url: string, options: { passphra
       const first = sign(later);
       const second = sign(earlier);
       await post(first.body, first.headers);
-      record(webhook, `a ${older} notification dated before the ${newer} one it follows is acknowledged (out of order)`, '2xx', await post(second.body, second.headers));
+      record(
+        webhook,
+        `a ${older} notification dated before the ${newer} one it follows is acknowledged (out of order)`,
+        '2xx',
+        await post(second.body, second.headers),
+      );
     }
   }
   return checks;
@@ -98,9 +142,23 @@ stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwi
   positionals: true,
   options: {
     notifications: { type: 'string', value: 'URL', help: 'the endpoint to check' },
-    passphrase: { type: 'string', value: 'TEXT', help: "the merchant's passphrase the endpoint verifies with (required)" },
-    'partner-passphrase': { type: 'string', value: 'TEXT', default: "the merchant's", help: "the partner's, for merchantCreated" },
-    'hash-salt': { type: 'string', value: 'TEXT', default: "''", help: 'the hashSalt the endpoint expects in directDebitOutcome' },
+    passphrase: {
+      type: 'string',
+      value: 'TEXT',
+      help: "the merchant's passphrase the endpoint verifies with (required)",
+    },
+    'partner-passphrase': {
+      type: 'string',
+      value: 'TEXT',
+      default: "the merchant's",
+      help: "the partner's, for merchantCreated",
+    },
+    'hash-salt': {
+      type: 'string',
+      value: 'TEXT',
+      default: "''",
+      help: 'the hashSalt the endpoint expects in directDebitOutcome',
+    },
     'stale-seconds': { type: 'string', value: 'N', default: '3600', help: 'how old the replayed notification is' },
   },
 };
@@ -113,7 +171,9 @@ export async function run(argv: string[], options: { print?: (line: string) => v
   const values = parsed.values as Record<string, string | undefined>;
   const url = values.notifications ?? positionals[0];
   if (!url || !/^https?:\/\//.test(url) || !values.passphrase) {
-    print(`--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${helpText(COMMAND)}`);
+    print(
+      `--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${helpText(COMMAND)}`,
+    );
     return 2;
   }
   const checks = await checkNotificationEndpoint(url, {
@@ -122,7 +182,8 @@ export async function run(argv: string[], options: { print?: (line: string) => v
     ...(values['hash-salt'] !== undefined ? { hashSalt: values['hash-salt'] } : {}),
     ...(values['stale-seconds'] ? { staleSeconds: Number(values['stale-seconds']) } : {}),
   });
-  for (const c of checks) print(`${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, got ${c.status || 'no answer'})`);
+  for (const c of checks)
+    print(`${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, got ${c.status || 'no answer'})`);
   const failed = checks.filter((c) => !c.ok).length;
   print(`${checks.length - failed} passed, ${failed} failed`);
   return failed ? 1 : 0;

@@ -14,12 +14,19 @@ const COMMAND: CommandSpec = {
 gateway signs it, and prints each delivery and the endpoint's answer. Needs the sandbox's control API
 (on with npm start). Starts with the notifications queued from now on unless --all is given.`,
   options: {
-    'forward-to': { type: 'string', value: 'URL', help: 'where to POST each notification (e.g. http://localhost:3000/hooks)' },
+    'forward-to': {
+      type: 'string',
+      value: 'URL',
+      help: 'where to POST each notification (e.g. http://localhost:3000/hooks)',
+    },
     all: { type: 'boolean', help: 'forward the notifications already queued too' },
     count: { type: 'string', value: 'N', help: 'stop after N notifications (scripts, tests)' },
     'poll-seconds': { type: 'string', value: 'S', default: '25', help: 'how long one long poll waits' },
     ...ACCOUNT_OPTIONS,
-    partner: { type: 'boolean', help: 'act as the sandbox partner (partnerUUID) and forward merchantCreated notifications' },
+    partner: {
+      type: 'boolean',
+      help: 'act as the sandbox partner (partnerUUID) and forward merchantCreated notifications',
+    },
   },
 };
 
@@ -81,13 +88,20 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       const started = performance.now();
       let answer: string;
       try {
-        const response = await fetch(target, { method: 'POST', headers: d.headers, body: d.body, signal: AbortSignal.timeout(10_000) });
+        const response = await fetch(target, {
+          method: 'POST',
+          headers: d.headers,
+          body: d.body,
+          signal: AbortSignal.timeout(10_000),
+        });
         const text = (await response.text()).slice(0, 200).replace(/\s+/g, ' ');
         answer = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? ` ${text}` : ''}`;
       } catch (error) {
         answer = `no answer (${(error as Error).message})`;
       }
-      print(`#${d.id} ${describe(d)} ${d.subject} -> POST ${target} -> ${answer} [${Math.round(performance.now() - started)} ms]`);
+      print(
+        `#${d.id} ${describe(d)} ${d.subject} -> POST ${target} -> ${answer} [${Math.round(performance.now() - started)} ms]`,
+      );
       if (++forwarded >= count) break;
     }
   }

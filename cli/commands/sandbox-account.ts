@@ -11,7 +11,11 @@ export interface SandboxAccount {
   partnerUUID: string;
 }
 
-const defaults = () => JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')).info['x-sandbox'] as Omit<SandboxAccount, 'base'>;
+const defaults = () =>
+  JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')).info['x-sandbox'] as Omit<
+    SandboxAccount,
+    'base'
+  >;
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -28,7 +32,19 @@ export function sandboxAccount(flags: Record<string, unknown>, env: NodeJS.Proce
 
 export const ACCOUNT_OPTIONS: Record<string, OptionSpec> = {
   base: { type: 'string', value: 'URL', env: 'PGW_SANDBOX_URL', default: 'http://localhost:4010', help: 'the sandbox' },
-  merchant: { type: 'string', value: 'UUID', env: 'PGW_SANDBOX_MERCHANT_UUID', default: "the sandbox's own", help: 'the merchant to act as' },
+  merchant: {
+    type: 'string',
+    value: 'UUID',
+    env: 'PGW_SANDBOX_MERCHANT_UUID',
+    default: "the sandbox's own",
+    help: 'the merchant to act as',
+  },
   'api-key': { type: 'string', value: 'KEY', env: 'PGW_SANDBOX_API_KEY', default: "the sandbox's", help: 'its apiKey' },
-  passphrase: { type: 'string', value: 'TEXT', env: 'PGW_SANDBOX_PASSPHRASE', default: "the sandbox's", help: 'its passphrase' },
+  passphrase: {
+    type: 'string',
+    value: 'TEXT',
+    env: 'PGW_SANDBOX_PASSPHRASE',
+    default: "the sandbox's",
+    help: 'its passphrase',
+  },
 };

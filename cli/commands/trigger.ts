@@ -8,34 +8,78 @@ import { createGatewayClient, type GatewayClient } from '../../generated/client.
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
-const PAYOUT_ACCOUNTS = { payoutTransaction: '123321', payoutApproved: '123321', payoutReturned: '13131313', payoutReturnDeclined: '14141414' } as const;
+const PAYOUT_ACCOUNTS = {
+  payoutTransaction: '123321',
+  payoutApproved: '123321',
+  payoutReturned: '13131313',
+  payoutReturnDeclined: '14141414',
+} as const;
 
 type Trigger = (client: GatewayClient, notifyURL: string) => Promise<{ did: string; answer: unknown }>;
 
-const payout = (accNumber: string): Trigger => async (client, notifyURL) => {
-  const reference = `TRIG-${Date.now().toString(36)}`;
-  const answer = await client.payouts.create({ reference, notifyURL, transactions: [{ payee: { name: 'Trigger Payee' }, transaction: { reference: `${reference}-1`, amount: 1.5, bsb: '802950', accNumber } }] });
-  return { did: `createPayouts ${reference} to BSB 802950 account ${accNumber}`, answer };
-};
+const payout =
+  (accNumber: string): Trigger =>
+  async (client, notifyURL) => {
+    const reference = `TRIG-${Date.now().toString(36)}`;
+    const answer = await client.payouts.create({
+      reference,
+      notifyURL,
+      transactions: [
+        {
+          payee: { name: 'Trigger Payee' },
+          transaction: { reference: `${reference}-1`, amount: 1.5, bsb: '802950', accNumber },
+        },
+      ],
+    });
+    return { did: `createPayouts ${reference} to BSB 802950 account ${accNumber}`, answer };
+  };
 
 const TRIGGERS: Record<string, Trigger> = {
   ...Object.fromEntries(Object.entries(PAYOUT_ACCOUNTS).map(([event, acc]) => [event, payout(acc)])),
   directDebitOutcome: async (client, notifyURL) => ({
     did: 'processDDebitAuth with a notifyURL (hashSalt "trigger")',
-    answer: await client.processDDebitAuth({ customerName: 'Trigger Payer', paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Trigger Payer', transactionAmount: '1.00', transactionCurrency: 'AUD', returnURL: notifyURL, notifyURL, hashSalt: 'trigger' } as never),
+    answer: await client.processDDebitAuth({
+      customerName: 'Trigger Payer',
+      paymentAccountBSB: '802950',
+      paymentAccountNumber: '123321',
+      paymentAccountName: 'Trigger Payer',
+      transactionAmount: '1.00',
+      transactionCurrency: 'AUD',
+      returnURL: notifyURL,
+      notifyURL,
+      hashSalt: 'trigger',
+    } as never),
   }),
   batchNotify: async (client, notifyURL) => {
-    const card = (await client.token.addCard({ cardName: 'Trigger', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { cardID: string; cardKey: string };
+    const card = (await client.token.addCard({
+      cardName: 'Trigger',
+      cardNumber: '4564710000000004',
+      cardExpiryMonth: '02',
+      cardExpiryYear: '29',
+    })) as { cardID: string; cardKey: string };
     const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nTRIG-1,1.00,AUD,Trigger,${card.cardID},${card.cardKey}\n`;
     const batchFile = btoa(String.fromCharCode(...zipSync({ 'batch.csv': new TextEncoder().encode(csv) })));
-    return { did: 'addCard, then processBatch of one stored-card purchase with a batchNotifyURL', answer: await client.processBatch({ batchFile, batchNotifyURL: notifyURL }) };
+    return {
+      did: 'addCard, then processBatch of one stored-card purchase with a batchNotifyURL',
+      answer: await client.processBatch({ batchFile, batchNotifyURL: notifyURL }),
+    };
   },
   merchantCreated: async (client) => ({
     did: "addMerchant as the sandbox partner (notified at the partner's registered address)",
     answer: await client.partner.addMerchant({
-      merchantCompanyLegalName: 'Trigger Pty Ltd', merchantCompanyTradingName: 'Trigger', merchantCompanyRegNumber: '51824753556', merchantIndustry: 'Retail',
-      merchantCountry: 'AU', merchantTimezone: 'Australia/Brisbane', merchantContactName: 'Sam', merchantContactEmail: 'sam@trigger.test', merchantCategoryCode: '5999',
-      settlementAccountName: 'Trigger', settlementAccountBSB: '802950', settlementAccountNumber: '123321', status: 'approved',
+      merchantCompanyLegalName: 'Trigger Pty Ltd',
+      merchantCompanyTradingName: 'Trigger',
+      merchantCompanyRegNumber: '51824753556',
+      merchantIndustry: 'Retail',
+      merchantCountry: 'AU',
+      merchantTimezone: 'Australia/Brisbane',
+      merchantContactName: 'Sam',
+      merchantContactEmail: 'sam@trigger.test',
+      merchantCategoryCode: '5999',
+      settlementAccountName: 'Trigger',
+      settlementAccountBSB: '802950',
+      settlementAccountNumber: '123321',
+      status: 'approved',
     } as never),
   }),
 };
@@ -72,15 +116,25 @@ export async function run(argv: string[], options: { print?: (line: string) => v
   const event = positionals[0];
   const trigger = event === undefined ? undefined : TRIGGERS[event];
   if (!trigger || positionals.length !== 1) {
-    print(`trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${helpText(COMMAND)}`);
+    print(
+      `trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${helpText(COMMAND)}`,
+    );
     return 2;
   }
   const a = sandboxAccount(values);
-  const client = createGatewayClient({ baseUrl: a.base, merchantUUID: a.merchantUUID, apiKey: a.apiKey, passphrase: a.passphrase, partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase } });
+  const client = createGatewayClient({
+    baseUrl: a.base,
+    merchantUUID: a.merchantUUID,
+    apiKey: a.apiKey,
+    passphrase: a.passphrase,
+    partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase },
+  });
   try {
     const { did, answer } = await trigger(client, values['notify-url'] ?? 'https://merchant.example/hooks');
     const code = Number((answer as { responseCode?: unknown }).responseCode);
-    print(`${event}: ${did} -> responseCode ${code} ${(answer as { responseMessage?: string }).responseMessage ?? ''}`.trimEnd());
+    print(
+      `${event}: ${did} -> responseCode ${code} ${(answer as { responseMessage?: string }).responseMessage ?? ''}`.trimEnd(),
+    );
     return code >= 0 ? 0 : 1;
   } catch (error) {
     print(`trigger: the sandbox at ${a.base} could not be driven: ${(error as Error).message}`);

@@ -32,8 +32,18 @@ interface Line {
 
 /** A batch's results: the lines run so far, completed or still pending (the contract's status). */
 export async function batchResult(store: Store, row: Row) {
-  const lines = (JSON.parse(row.lines) as Line[]).concat((await store.all('SELECT line FROM batch_lines WHERE batch_id = ? ORDER BY seq', row.id)).map((l) => JSON.parse(l.line) as Line));
-  return { responseCode: '0', responseMessage: ok, batchUUID: row.id, status: row.status as 'pending' | 'completed', transactions: lines };
+  const lines = (JSON.parse(row.lines) as Line[]).concat(
+    (await store.all('SELECT line FROM batch_lines WHERE batch_id = ? ORDER BY seq', row.id)).map(
+      (l) => JSON.parse(l.line) as Line,
+    ),
+  );
+  return {
+    responseCode: '0',
+    responseMessage: ok,
+    batchUUID: row.id,
+    status: row.status as 'pending' | 'completed',
+    transactions: lines,
+  };
 }
 
 /** The lines of pending batches, parsed once (1.5 MB of JSON for 20,000 lines), by batch id. */
@@ -55,7 +65,10 @@ export const BATCH_SLICE_MIN_LINES = 32;
 export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[]): Promise<boolean> {
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
-  const batch = await store.get('SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ? FOR UPDATE', id);
+  const batch = await store.get(
+    'SELECT id, merchant_id, status, next_line, notify_url FROM batches WHERE id = ? FOR UPDATE',
+    id,
+  );
   if (batch?.status !== 'pending') return false;
   let input = parsedInputs.get(id);
   if (!input) {
@@ -70,22 +83,40 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   for (; next < input.length && (next < least || performance.now() < until); next++) {
     const v = Object.fromEntries(columns.map((c, i) => [c, input[next]![i] ?? '']));
     if (!cards.has(v.cardID!)) {
-      const row = await store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', batch.merchant_id, v.cardID);
+      const row = await store.get(
+        'SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?',
+        batch.merchant_id,
+        v.cardID,
+      );
       cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
     }
     const card = cards.get(v.cardID!);
     let line: Line;
     const invalidField = columns.find((c) => !LINE_RULES[c]?.test(v[c] ?? ''));
-    if (invalidField) line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.batchLineField(invalidField)) };
-    else if (!card || card.card_key !== v.cardKey) line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.cardKeyMismatch()) };
+    if (invalidField)
+      line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.batchLineField(invalidField)) };
+    else if (!card || card.card_key !== v.cardKey)
+      line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.cardKeyMismatch()) };
     else {
       const result = (await charge(sb, batch.merchant_id, {
         kind: 'purchase',
         card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
         cardField: 'cardID',
-        body: { transactionAmount: v.transactionAmount, transactionCurrency: v.transactionCurrency, transactionProduct: v.transactionProduct, transactionReferenceID: v.transactionReferenceID },
+        body: {
+          transactionAmount: v.transactionAmount,
+          transactionCurrency: v.transactionCurrency,
+          transactionProduct: v.transactionProduct,
+          transactionReferenceID: v.transactionReferenceID,
+        },
       })) as Record<string, string>;
-      line = { transactionReferenceID: v.transactionReferenceID!, ...(result.transactionID ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount } : {}), responseCode: result.responseCode!, responseMessage: result.responseMessage! };
+      line = {
+        transactionReferenceID: v.transactionReferenceID!,
+        ...(result.transactionID
+          ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount }
+          : {}),
+        responseCode: result.responseCode!,
+        responseMessage: result.responseMessage!,
+      };
     }
     await store.run('INSERT INTO batch_lines (batch_id, seq, line) VALUES (?, ?, ?)', id, next, JSON.stringify(line));
   }
@@ -97,7 +128,11 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   } else await store.run('UPDATE batches SET next_line = ? WHERE id = ?', next, id);
   if (done && batch.notify_url) {
     const merchant = { kind: 'merchant' as const, id: batch.merchant_id as string, apiKey: '', passphrase: '' };
-    await notifier.batchNotify(merchant, batch.notify_url, await batchResult(store, (await store.get('SELECT * FROM batches WHERE id = ?', id))!));
+    await notifier.batchNotify(
+      merchant,
+      batch.notify_url,
+      await batchResult(store, (await store.get('SELECT * FROM batches WHERE id = ?', id))!),
+    );
   }
   return !done;
 }
@@ -157,7 +192,9 @@ export class BatchRunner {
     try {
       more = await store.transaction(async () => {
         await syncClock(store, this.sb.clock);
-        const pending = await store.get("SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED");
+        const pending = await store.get(
+          "SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED",
+        );
         if (!pending) return false;
         await runBatchSlice(this.sb, pending.id, this.columns);
         return true;
@@ -174,18 +211,28 @@ export class BatchRunner {
   }
 }
 
-export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
+export function batchHandlers(
+  sb: Sandbox,
+  runner: BatchRunner,
+): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
   const { store, clock } = sb;
   const columns: readonly string[] = csvColumns.batchFile['1'];
   const resultColumns: readonly string[] = csvColumns.batchResult['1'];
-  const find = (merchantId: string, id: string) => store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
+  const find = (merchantId: string, id: string) =>
+    store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
   return {
     // The file is inflated and parsed in slices, yielding between them, and nothing is written until
     // it has passed every check; then the batch is stored and its first slice run in one transaction.
     processBatch: async ({ body }, { account }) => {
-      const unzipped = await unzipCappedInSlices(Buffer.from(body.batchFile, 'base64'), MAX_BATCH_CSV_BYTES, BATCH_SLICE_MS);
-      if ('error' in unzipped && unzipped.error === 'too large') return refused(refusals.batchTooLarge(MAX_BATCH_CSV_BYTES));
-      const files = 'files' in unzipped ? Object.entries(unzipped.files).filter(([n]) => n.toLowerCase().endsWith('.csv')) : [];
+      const unzipped = await unzipCappedInSlices(
+        Buffer.from(body.batchFile, 'base64'),
+        MAX_BATCH_CSV_BYTES,
+        BATCH_SLICE_MS,
+      );
+      if ('error' in unzipped && unzipped.error === 'too large')
+        return refused(refusals.batchTooLarge(MAX_BATCH_CSV_BYTES));
+      const files =
+        'files' in unzipped ? Object.entries(unzipped.files).filter(([n]) => n.toLowerCase().endsWith('.csv')) : [];
       if (files.length !== 1) return refused(refusals.batchNotOneCsv());
       let text: string;
       try {
@@ -205,7 +252,11 @@ export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'proces
         const id = await store.freshId('batches', 'id', batchId);
         await store.run(
           "INSERT INTO batches (id, merchant_id, notify_url, lines, created_at, status, pending, next_line) VALUES (?, ?, ?, '[]', ?, 'pending', ?, 0)",
-          id, account.id, body.batchNotifyURL ?? null, clock.timestamp(), lines,
+          id,
+          account.id,
+          body.batchNotifyURL ?? null,
+          clock.timestamp(),
+          lines,
         );
         parsedInputs.set(id, rows); // the runner starts from the rows parsed here, not from their JSON
         // A small batch runs with the request, and is completed when its answer leaves; a larger one
@@ -220,7 +271,10 @@ export function batchHandlers(sb: Sandbox, runner: BatchRunner): Pick<H, 'proces
     retrieveBatch: async ({ body }, { account }) => {
       const row = await find(account.id, body.batchUUID);
       if (!row) return refused(refusals.noSuchBatch('batchUUID'));
-      return csvFile(resultColumns, (await batchResult(store, row)).transactions as unknown as Record<string, string>[]);
+      return csvFile(
+        resultColumns,
+        (await batchResult(store, row)).transactions as unknown as Record<string, string>[],
+      );
     },
     retrieveBatchResponse: async ({ params }, { account }) => {
       const row = await find(account.id, params.batchUUID);

@@ -14,22 +14,61 @@ type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
 
 /** The card a request pays with, from whichever source its form carries; or a refusal. */
-export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promise<{ card: Card; field: string } | { refusal: ReturnType<typeof refused> }> {
+export async function cardOf(
+  sb: Sandbox,
+  merchantId: string,
+  body: Body,
+): Promise<{ card: Card; field: string } | { refusal: ReturnType<typeof refused> }> {
   const fromExpiry = (mmyy: string) => ({ expiryMonth: mmyy.slice(0, 2), expiryYear: mmyy.slice(2, 4) });
   if (body.paymentCardNumber) {
-    return { field: 'paymentCardNumber', card: { number: body.paymentCardNumber, ...fromExpiry(body.paymentCardExpiry ?? '0000'), csc: body.paymentCardCSC, name: body.paymentCardName } };
+    return {
+      field: 'paymentCardNumber',
+      card: {
+        number: body.paymentCardNumber,
+        ...fromExpiry(body.paymentCardExpiry ?? '0000'),
+        csc: body.paymentCardCSC,
+        name: body.paymentCardName,
+      },
+    };
   }
   if (body.cardID) {
-    const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?', merchantId, body.cardID);
+    const row = await sb.store.get(
+      'SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?',
+      merchantId,
+      body.cardID,
+    );
     if (!row) return { refusal: refused(refusals.noSuchCard()) };
-    return { field: 'cardID', card: { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name } };
+    return {
+      field: 'cardID',
+      card: {
+        number: sb.vault.decrypt(row.pan_encrypted),
+        expiryMonth: row.expiry_month,
+        expiryYear: row.expiry_year,
+        csc: body.paymentCardCSC,
+        name: row.name,
+      },
+    };
   }
   if (body.walletAApplicationPrimaryAccountNumber) {
     const yymmdd = String(body.walletAApplicationExpirationDate);
-    return { field: 'walletAApplicationPrimaryAccountNumber', card: { number: body.walletAApplicationPrimaryAccountNumber, expiryMonth: yymmdd.slice(2, 4), expiryYear: yymmdd.slice(0, 2) } };
+    return {
+      field: 'walletAApplicationPrimaryAccountNumber',
+      card: {
+        number: body.walletAApplicationPrimaryAccountNumber,
+        expiryMonth: yymmdd.slice(2, 4),
+        expiryYear: yymmdd.slice(0, 2),
+      },
+    };
   }
   if (body.walletBPan) {
-    return { field: 'walletBPan', card: { number: body.walletBPan, expiryMonth: body.walletBExpirationMonth, expiryYear: String(body.walletBExpirationYear).slice(2) } };
+    return {
+      field: 'walletBPan',
+      card: {
+        number: body.walletBPan,
+        expiryMonth: body.walletBExpirationMonth,
+        expiryYear: String(body.walletBExpirationYear).slice(2),
+      },
+    };
   }
   // Payframe and wallet tokens: the sandbox's hosted payframe and wallets issue tokens for its
   // default test card, or for the card a token names as pf-<number>.
@@ -38,13 +77,22 @@ export async function cardOf(sb: Sandbox, merchantId: string, body: Body): Promi
     const named = /^pf-(\d{12,19})$/.exec(token)?.[1];
     const number = named ?? DEFAULT_TOKEN_CARD.number;
     const expiry = named ? '1230' : DEFAULT_TOKEN_CARD.expiry;
-    return { field: body.payframeToken ? 'payframeToken' : 'digitalWalletToken', card: { number, ...fromExpiry(expiry), name: DEFAULT_TOKEN_CARD.name } };
+    return {
+      field: body.payframeToken ? 'payframeToken' : 'digitalWalletToken',
+      card: { number, ...fromExpiry(expiry), name: DEFAULT_TOKEN_CARD.name },
+    };
   }
   return { refusal: refused(refusals.cardNumberRequired()) };
 }
 
 const blacklisted = async (sb: Sandbox, merchantId: string, pan: string) =>
-  Boolean(await sb.store.get('SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?', merchantId, sb.vault.fingerprint(pan)));
+  Boolean(
+    await sb.store.get(
+      'SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?',
+      merchantId,
+      sb.vault.fingerprint(pan),
+    ),
+  );
 
 export function transactionResult(row: Row) {
   return {
@@ -83,7 +131,13 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
   let answer = authorise(card, amount, cents, sb.clock, await blacklisted(sb, merchantId, card.number));
-  if (input.threeDSFailed && answer.code === 0) answer = { code: 2, message: 'Transaction declined: 3D Secure authentication failed', authResponseCode: '05', authMessage: 'Do not honour' };
+  if (input.threeDSFailed && answer.code === 0)
+    answer = {
+      code: 2,
+      message: 'Transaction declined: 3D Secure authentication failed',
+      authResponseCode: '05',
+      authMessage: 'Do not honour',
+    };
   const approved = answer.code === 0;
   const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
   return sb.store.transaction(async () => {
@@ -92,11 +146,28 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
       `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
          card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      id, merchantId, input.kind, status, answer.code, answer.message, cents, approved && input.kind === 'purchase' ? cents : 0,
-      body.transactionCurrency, body.transactionReferenceID ?? null, body.transactionProduct ?? null,
-      cardType(card.number), mask(card.number), card.expiryMonth, card.expiryYear,
-      approved ? digits(9) : '', answer.authResponseCode, answer.authMessage, digits(9),
-      approved && input.kind === 'purchase' ? sb.clock.date(SETTLEMENT_DAYS) : null, customOf(body), sb.clock.timestamp(),
+      id,
+      merchantId,
+      input.kind,
+      status,
+      answer.code,
+      answer.message,
+      cents,
+      approved && input.kind === 'purchase' ? cents : 0,
+      body.transactionCurrency,
+      body.transactionReferenceID ?? null,
+      body.transactionProduct ?? null,
+      cardType(card.number),
+      mask(card.number),
+      card.expiryMonth,
+      card.expiryYear,
+      approved ? digits(9) : '',
+      answer.authResponseCode,
+      answer.authMessage,
+      digits(9),
+      approved && input.kind === 'purchase' ? sb.clock.date(SETTLEMENT_DAYS) : null,
+      customOf(body),
+      sb.clock.timestamp(),
     );
     return transactionResult((await sb.store.get('SELECT * FROM transactions WHERE id = ?', id))!);
   });
@@ -109,11 +180,20 @@ async function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, b
   const source = await cardOf(sb, merchantId, body);
   if ('refusal' in source) return source.refusal;
   return sb.store.transaction(async () => {
-    const result = await charge(sb, merchantId, { kind, card: source.card, cardField: source.field, body, threeDSFailed: threeDSFailed(body) });
+    const result = await charge(sb, merchantId, {
+      kind,
+      card: source.card,
+      cardField: source.field,
+      body,
+      threeDSFailed: threeDSFailed(body),
+    });
     // addCard=1 (or the payframe's options.storeInVaultOnSuccess): an approved payment also stores the card.
     const storeIt = body.addCard === '1' || body.options?.storeInVaultOnSuccess === true;
     if (!storeIt || String(result.responseCode) !== '0') return result;
-    return { ...result, ...(await storeCard(sb, merchantId, { ...source.card, name: source.card.name ?? body.customerName ?? '' })) };
+    return {
+      ...result,
+      ...(await storeCard(sb, merchantId, { ...source.card, name: source.card.name ?? body.customerName ?? '' })),
+    };
   });
 }
 
@@ -121,23 +201,52 @@ async function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, b
 function payWithToken(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
   return sb.store.transaction(async () => {
     // Locked until the commit: two payments rotating one key take turns, and the second sees the new key.
-    const row = await sb.store.get('SELECT * FROM cards WHERE merchant_id = ? AND card_id = ? FOR UPDATE', merchantId, body.cardID);
+    const row = await sb.store.get(
+      'SELECT * FROM cards WHERE merchant_id = ? AND card_id = ? FOR UPDATE',
+      merchantId,
+      body.cardID,
+    );
     if (!row) return refused(refusals.noSuchCard());
     // cardKey and cardKeyReplace are optional (public clients send cardID alone); a key sent must match.
     if (body.cardKey !== undefined && row.card_key !== body.cardKey) return refused(refusals.cardKeyMismatch());
-    const card = { number: sb.vault.decrypt(row.pan_encrypted), expiryMonth: row.expiry_month, expiryYear: row.expiry_year, csc: body.paymentCardCSC, name: row.name };
+    const card = {
+      number: sb.vault.decrypt(row.pan_encrypted),
+      expiryMonth: row.expiry_month,
+      expiryYear: row.expiry_year,
+      csc: body.paymentCardCSC,
+      name: row.name,
+    };
     const result = await charge(sb, merchantId, { kind, card, cardField: 'cardID', body });
     // Seed §4.2: responseCode 0 or above replaces the key; below zero leaves it.
-    if (body.cardKeyReplace !== undefined && Number(result.responseCode) >= 0) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
+    if (body.cardKeyReplace !== undefined && Number(result.responseCode) >= 0)
+      await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', body.cardKeyReplace, body.cardID);
     return result;
   });
 }
 
 function authorisationOf(sb: Sandbox, merchantId: string, id: string, lock = false): Promise<Row | undefined> {
-  return sb.store.get(`SELECT * FROM transactions WHERE merchant_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`, merchantId, id);
+  return sb.store.get(
+    `SELECT * FROM transactions WHERE merchant_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`,
+    merchantId,
+    id,
+  );
 }
 
-export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'processAuth' | 'tokenProcessCard' | 'tokenProcessAuth' | 'walletProcessCard' | 'processCapture' | 'refundCard' | 'processVoid' | 'queryCard' | 'verifyCard'> {
+export function cardPaymentHandlers(
+  sb: Sandbox,
+): Pick<
+  H,
+  | 'processCard'
+  | 'processAuth'
+  | 'tokenProcessCard'
+  | 'tokenProcessAuth'
+  | 'walletProcessCard'
+  | 'processCapture'
+  | 'refundCard'
+  | 'processVoid'
+  | 'queryCard'
+  | 'verifyCard'
+> {
   const { store, clock } = sb;
   return {
     processCard: ({ body }, { account }) => pay(sb, 'purchase', account.id, body),
@@ -163,10 +272,29 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type,
              masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, parent_id, custom, created_at)
            VALUES (?, ?, 'capture', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?, ?)`,
-          id, account.id, cents, cents, auth.currency, body.transactionReferenceID ?? auth.reference, auth.product, auth.card_type, auth.masked_pan,
-          auth.expiry_month, auth.expiry_year, auth.auth_code, digits(9), settled, auth.id, auth.custom, clock.timestamp(),
+          id,
+          account.id,
+          cents,
+          cents,
+          auth.currency,
+          body.transactionReferenceID ?? auth.reference,
+          auth.product,
+          auth.card_type,
+          auth.masked_pan,
+          auth.expiry_month,
+          auth.expiry_year,
+          auth.auth_code,
+          digits(9),
+          settled,
+          auth.id,
+          auth.custom,
+          clock.timestamp(),
         );
-        await store.run("UPDATE transactions SET captured = captured + ?, status = 'captured' WHERE id = ?", cents, auth.id);
+        await store.run(
+          "UPDATE transactions SET captured = captured + ?, status = 'captured' WHERE id = ?",
+          cents,
+          auth.id,
+        );
         const capture = (await store.get('SELECT * FROM transactions WHERE id = ?', id))!;
         return {
           responseCode: '0',
@@ -184,7 +312,8 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     refundCard: ({ body }, { account }) =>
       store.transaction(async () => {
         const original = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!original || original.kind === 'refund' || original.kind === 'verify') return refused(refusals.numbered('invalidTransactionID'));
+        if (!original || original.kind === 'refund' || original.kind === 'verify')
+          return refused(refusals.numbered('invalidTransactionID'));
         // transactionAmount is what the hash signs: clients send the refund's amount, not the original's.
         if (original.status === 'void') return refused(refusals.numbered('alreadyReversed'));
         const cents = toCents(body.refundAmount);
@@ -195,38 +324,86 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
              expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, parent_id, custom, created_at)
            VALUES (?, ?, 'refund', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?)`,
-          id, account.id, cents, original.currency, original.reference, original.card_type, original.masked_pan, original.expiry_month, original.expiry_year,
-          digits(9), digits(9), original.id, original.custom, clock.timestamp(),
+          id,
+          account.id,
+          cents,
+          original.currency,
+          original.reference,
+          original.card_type,
+          original.masked_pan,
+          original.expiry_month,
+          original.expiry_year,
+          digits(9),
+          digits(9),
+          original.id,
+          original.custom,
+          clock.timestamp(),
         );
-        await store.run("UPDATE transactions SET refunded = refunded + ?, status = 'refunded' WHERE id = ?", cents, original.id);
+        await store.run(
+          "UPDATE transactions SET refunded = refunded + ?, status = 'refunded' WHERE id = ?",
+          cents,
+          original.id,
+        );
         const refund = (await store.get('SELECT * FROM transactions WHERE id = ?', id))!;
-        return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: id, authCode: refund.auth_code, authResponseCode: '00', authMessage: refund.auth_message, receiptNo: refund.receipt_no };
+        return {
+          responseCode: '0',
+          responseMessage: 'Transaction approved',
+          transactionID: id,
+          authCode: refund.auth_code,
+          authResponseCode: '00',
+          authMessage: refund.auth_message,
+          receiptNo: refund.receipt_no,
+        };
       }),
 
     processVoid: ({ body }, { account }) =>
       store.transaction(async () => {
         // An uncaptured authorisation, or a purchase not refunded yet (ActiveMerchant's remote suite voids a purchase).
         const auth = await authorisationOf(sb, account.id, body.transactionID, true);
-        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase')) return refused(refusals.numbered('invalidTransactionID'));
+        if (!auth || (auth.kind !== 'auth' && auth.kind !== 'purchase'))
+          return refused(refusals.numbered('invalidTransactionID'));
         if (auth.status === 'void') return refused(refusals.numbered('alreadyReversed'));
         if (auth.status === 'declined') return refused(refusals.transactionDeclined());
         if (auth.kind === 'auth' && auth.captured > 0) return refused(refusals.authorisationCaptured());
         if (auth.refunded > 0) return refused(refusals.numbered('alreadyReversed'));
         await store.run("UPDATE transactions SET status = 'void' WHERE id = ?", auth.id);
-        return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: auth.id, authCode: auth.auth_code, authResponseCode: '00', authMessage: 'Approved or completed successfully', receiptNo: digits(9) };
+        return {
+          responseCode: '0',
+          responseMessage: 'Transaction approved',
+          transactionID: auth.id,
+          authCode: auth.auth_code,
+          authResponseCode: '00',
+          authMessage: 'Approved or completed successfully',
+          receiptNo: digits(9),
+        };
       }),
 
     queryCard: async ({ body }, { account }) => {
-      let row = await findByIdOrReference(store, 'transactions', account.id, body.transactionID, body.transactionReferenceID);
+      let row = await findByIdOrReference(
+        store,
+        'transactions',
+        account.id,
+        body.transactionID,
+        body.transactionReferenceID,
+      );
       // A capture or a refund shares its transaction's reference: the query answers the transaction itself.
-      if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID)) row = await authorisationOf(sb, account.id, row.parent_id);
-      if (!row) return body.transactionID ? refused(refusals.numbered('invalidTransactionID')) : refused(refusals.noSuchTransaction());
+      if (row?.kind === 'capture' || (row?.kind === 'refund' && !body.transactionID))
+        row = await authorisationOf(sb, account.id, row.parent_id);
+      if (!row)
+        return body.transactionID
+          ? refused(refusals.numbered('invalidTransactionID'))
+          : refused(refusals.noSuchTransaction());
       const { cardExpiryMonth: _m, cardExpiryYear: _y, ...common } = transactionResult(row);
       return {
         ...common,
         responseCode: '0',
         responseMessage: ok,
-        transactionType: row.kind === 'purchase' ? ('purchase' as const) : row.kind === 'refund' ? ('refund' as const) : ('auth' as const),
+        transactionType:
+          row.kind === 'purchase'
+            ? ('purchase' as const)
+            : row.kind === 'refund'
+              ? ('refund' as const)
+              : ('auth' as const),
         transactionStatus: row.status,
         capturedAmount: fromCents(row.captured),
         refundedAmount: fromCents(row.refunded),
@@ -241,4 +418,3 @@ export function cardPaymentHandlers(sb: Sandbox): Pick<H, 'processCard' | 'proce
     },
   };
 }
-

@@ -13,7 +13,11 @@ type H = GatewayHandlers<HandlerContext>;
 
 export function directDebitResult(sb: Sandbox, row: Row) {
   const settled = sb.clock.date() >= row.settlement_date;
-  const [code, message] = row.dishonoured_at ? [String(DISHONOURED[0]), DISHONOURED[1]] : settled ? ['0', 'Transaction approved'] : ['10', 'Transaction pending'];
+  const [code, message] = row.dishonoured_at
+    ? [String(DISHONOURED[0]), DISHONOURED[1]]
+    : settled
+      ? ['0', 'Transaction approved']
+      : ['10', 'Transaction pending'];
   return {
     responseCode: code,
     responseMessage: message,
@@ -35,10 +39,25 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
         const fingerprint = randomBytes(16).toString('hex');
         await store.run(
           'INSERT INTO dd_authorisations (fingerprint, merchant_id, bsb, account_number, account_name, email, notify_url, hash_salt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          fingerprint, account.id, body.paymentAccountBSB, body.paymentAccountNumber, body.paymentAccountName, body.customerEmail ?? null, body.notifyURL ?? null, body.hashSalt ?? '', clock.timestamp(),
+          fingerprint,
+          account.id,
+          body.paymentAccountBSB,
+          body.paymentAccountNumber,
+          body.paymentAccountName,
+          body.customerEmail ?? null,
+          body.notifyURL ?? null,
+          body.hashSalt ?? '',
+          clock.timestamp(),
         );
         if (body.notifyURL) {
-          await notifier.directDebitOutcome(account, body.notifyURL, body.hashSalt ?? '', { transactionID: fingerprint, status: 'approved', responseCode: '0', responseMessage: ok, fingerprint, ...customEcho(customOf(body)) });
+          await notifier.directDebitOutcome(account, body.notifyURL, body.hashSalt ?? '', {
+            transactionID: fingerprint,
+            status: 'approved',
+            responseCode: '0',
+            responseMessage: ok,
+            fingerprint,
+            ...customEcho(customOf(body)),
+          });
         }
         return {
           responseCode: '0',
@@ -56,7 +75,11 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
         let bsb = body.paymentAccountBSB;
         let number = body.paymentAccountNumber;
         if (body.fingerprint) {
-          const auth = await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, body.fingerprint);
+          const auth = await store.get(
+            'SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?',
+            account.id,
+            body.fingerprint,
+          );
           if (!auth) return refused(refusals.noSuchDirectDebitAuthorisation());
           bsb = auth.bsb;
           number = auth.account_number;
@@ -64,13 +87,31 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
         const id = await store.freshId('direct_debits', 'id', transactionId);
         await store.run(
           'INSERT INTO direct_debits (id, merchant_id, reference, amount, currency, bsb, account_number, settlement_date, custom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          id, account.id, body.transactionReferenceID ?? null, toCents(body.transactionAmount), body.transactionCurrency, bsb, number, clock.date(DIRECT_DEBIT_DAYS), customOf(body), clock.timestamp(),
+          id,
+          account.id,
+          body.transactionReferenceID ?? null,
+          toCents(body.transactionAmount),
+          body.transactionCurrency,
+          bsb,
+          number,
+          clock.date(DIRECT_DEBIT_DAYS),
+          customOf(body),
+          clock.timestamp(),
         );
         return directDebitResult(sb, (await store.get('SELECT * FROM direct_debits WHERE id = ?', id))!);
       }),
     queryDD: async ({ body }, { account }) => {
-      const row = await findByIdOrReference(store, 'direct_debits', account.id, body.transactionID, body.transactionReferenceID);
-      if (!row) return body.transactionID ? refused(refusals.directDebitInvalidTransactionID()) : refused(refusals.noSuchDirectDebit('transactionReferenceID'));
+      const row = await findByIdOrReference(
+        store,
+        'direct_debits',
+        account.id,
+        body.transactionID,
+        body.transactionReferenceID,
+      );
+      if (!row)
+        return body.transactionID
+          ? refused(refusals.directDebitInvalidTransactionID())
+          : refused(refusals.noSuchDirectDebit('transactionReferenceID'));
       return directDebitResult(sb, row);
     },
   };

@@ -19,11 +19,24 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
         const url = body.notifyURL;
         switch (body.event) {
           case 'directDebitOutcome': {
-            const debit = await store.get('SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?', account.id, id);
-            const auth = debit ? undefined : await store.get('SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?', account.id, id);
+            const debit = await store.get(
+              'SELECT * FROM direct_debits WHERE merchant_id = ? AND id = ?',
+              account.id,
+              id,
+            );
+            const auth = debit
+              ? undefined
+              : await store.get(
+                  'SELECT * FROM dd_authorisations WHERE merchant_id = ? AND fingerprint = ?',
+                  account.id,
+                  id,
+                );
             if (!debit && !auth) return refused(refusals.noSuchDirectDebit('transactionID'));
-            const outcome = debit ? directDebitResult(sb, debit) : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
-            const status = outcome.responseCode === '0' ? 'approved' : outcome.responseCode === '10' ? 'pending' : 'declined';
+            const outcome = debit
+              ? directDebitResult(sb, debit)
+              : { responseCode: '0', responseMessage: ok, ...customEcho('[]') };
+            const status =
+              outcome.responseCode === '0' ? 'approved' : outcome.responseCode === '10' ? 'pending' : 'declined';
             await notifier.directDebitOutcome(account, url, auth?.hash_salt ?? '', {
               transactionID: id,
               status,
@@ -43,7 +56,11 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
             break;
           }
           case 'payoutTransaction': {
-            const t = await store.get('SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?', account.id, id);
+            const t = await store.get(
+              'SELECT * FROM payout_transactions WHERE merchant_id = ? AND id = ?',
+              account.id,
+              id,
+            );
             if (!t) return refused(refusals.noSuchPayoutTransaction('transactionID'));
             await notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
             break;
@@ -51,7 +68,11 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
           case 'merchantCreated': {
             const request = await store.get('SELECT * FROM merchant_requests WHERE reference = ?', id);
             if (!request?.merchant_id) return refused(refusals.noSuchMerchantRequest());
-            await notifier.merchantCreated(account, url, { requestReference: request.reference, status: 'approved', merchantUUID: request.merchant_id });
+            await notifier.merchantCreated(account, url, {
+              requestReference: request.reference,
+              status: 'approved',
+              merchantUUID: request.merchant_id,
+            });
             break;
           }
         }

@@ -22,26 +22,72 @@ export function partnerHandlers(sb: Sandbox): Pick<H, 'addMerchant' | 'updateMer
           const { method: _m, partnerUUID: _p, apiKey: _k, hash: _h, ...profile } = body;
           await store.run(
             'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, profile, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-            'merchant', created, account.apiKey, account.passphrase, account.id, JSON.stringify(profile), clock.timestamp(),
+            'merchant',
+            created,
+            account.apiKey,
+            account.passphrase,
+            account.id,
+            JSON.stringify(profile),
+            clock.timestamp(),
           );
-          for (const [type, bp] of Object.entries(DEFAULT_SURCHARGE_BP)) await store.run('INSERT INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)', created, type, bp);
+          for (const [type, bp] of Object.entries(DEFAULT_SURCHARGE_BP))
+            await store.run(
+              'INSERT INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
+              created,
+              type,
+              bp,
+            );
         }
-        await store.run('INSERT INTO merchant_requests (reference, partner_id, status, merchant_id, created_at) VALUES (?, ?, ?, ?, ?)', requestReference, account.id, status, created, clock.timestamp());
-        const notifyUrl = (await store.get('SELECT notify_url FROM accounts WHERE kind = ? AND id = ?', 'partner', account.id))?.notify_url;
-        if (created && notifyUrl) await notifier.merchantCreated(account, notifyUrl, { requestReference, status: 'approved', merchantUUID: created });
+        await store.run(
+          'INSERT INTO merchant_requests (reference, partner_id, status, merchant_id, created_at) VALUES (?, ?, ?, ?, ?)',
+          requestReference,
+          account.id,
+          status,
+          created,
+          clock.timestamp(),
+        );
+        const notifyUrl = (
+          await store.get('SELECT notify_url FROM accounts WHERE kind = ? AND id = ?', 'partner', account.id)
+        )?.notify_url;
+        if (created && notifyUrl)
+          await notifier.merchantCreated(account, notifyUrl, {
+            requestReference,
+            status: 'approved',
+            merchantUUID: created,
+          });
         return { responseCode: 0, responseMessage: ok, requestReference };
       }),
     checkMerchant: async ({ body }, { account }) => {
-      const row = await store.get('SELECT * FROM merchant_requests WHERE partner_id = ? AND reference = ?', account.id, body.requestReference);
+      const row = await store.get(
+        'SELECT * FROM merchant_requests WHERE partner_id = ? AND reference = ?',
+        account.id,
+        body.requestReference,
+      );
       if (!row) return refused(refusals.noSuchPartnerRequest());
-      return { responseCode: 0, responseMessage: ok, requestReference: row.reference, status: row.status, ...(row.merchant_id ? { merchantUUID: row.merchant_id } : {}) };
+      return {
+        responseCode: 0,
+        responseMessage: ok,
+        requestReference: row.reference,
+        status: row.status,
+        ...(row.merchant_id ? { merchantUUID: row.merchant_id } : {}),
+      };
     },
     updateMerchant: async ({ body }, { account }) =>
       store.transaction(async () => {
-        const row = await store.get('SELECT * FROM accounts WHERE kind = ? AND id = ? AND partner_id = ? FOR UPDATE', 'merchant', body.merchantUUID, account.id);
+        const row = await store.get(
+          'SELECT * FROM accounts WHERE kind = ? AND id = ? AND partner_id = ? FOR UPDATE',
+          'merchant',
+          body.merchantUUID,
+          account.id,
+        );
         if (!row) return refused(refusals.notPartnersMerchant());
         const { method: _m, partnerUUID: _p, apiKey: _k, hash: _h, merchantUUID: _u, ...changes } = body;
-        await store.run('UPDATE accounts SET profile = ? WHERE kind = ? AND id = ?', JSON.stringify({ ...JSON.parse(row.profile), ...changes }), 'merchant', body.merchantUUID);
+        await store.run(
+          'UPDATE accounts SET profile = ? WHERE kind = ? AND id = ?',
+          JSON.stringify({ ...JSON.parse(row.profile), ...changes }),
+          'merchant',
+          body.merchantUUID,
+        );
         return { responseCode: 0, responseMessage: ok, merchantUUID: body.merchantUUID };
       }),
   };

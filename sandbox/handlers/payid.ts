@@ -18,22 +18,57 @@ const transaction = (row: Row) => ({
   ...(row.refunded ? { refundedAmount: centsToNumber(row.refunded) } : {}),
   ...(row.payer_name ? { payerName: row.payer_name } : {}),
   ...(row.reference ? { reference: row.reference } : {}),
-  status: row.refunded === 0 ? ('received' as const) : row.refunded >= row.amount ? ('refunded' as const) : ('partiallyRefunded' as const),
+  status:
+    row.refunded === 0
+      ? ('received' as const)
+      : row.refunded >= row.amount
+        ? ('refunded' as const)
+        : ('partiallyRefunded' as const),
   createdAt: row.created_at,
 });
 
-export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' | 'updatePayId' | 'updatePayIdStatus' | 'listPayIds' | 'listPayIdTransactions' | 'refundPayIdTransaction'> {
+export function payIdHandlers(
+  sb: Sandbox,
+): Pick<
+  H,
+  | 'createPayId'
+  | 'getPayId'
+  | 'updatePayId'
+  | 'updatePayIdStatus'
+  | 'listPayIds'
+  | 'listPayIdTransactions'
+  | 'refundPayIdTransaction'
+> {
   const { store, clock } = sb;
   // lock: read to be changed (FOR UPDATE, until the commit).
-  const find = (merchant: string, payId: string, lock = false) => store.get(`SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?${lock ? ' FOR UPDATE' : ''}`, merchant, payId);
+  const find = (merchant: string, payId: string, lock = false) =>
+    store.get(`SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?${lock ? ' FOR UPDATE' : ''}`, merchant, payId);
   const answer = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: record(row) });
   return {
     createPayId: async ({ body }, { account }) =>
       store.transaction(async () => {
-        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId)) return refusedInteger(refusals.payIdTaken());
-        await store.run('INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)', body.payId, account.id, body.name, 'Enabled', body.reference ?? null, clock.timestamp());
+        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId))
+          return refusedInteger(refusals.payIdTaken());
+        await store.run(
+          'INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          body.payId,
+          account.id,
+          body.name,
+          'Enabled',
+          body.reference ?? null,
+          clock.timestamp(),
+        );
         const w = PAYID_WELCOME_PAYMENT;
-        await store.run('INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', await store.freshId('payid_transactions', 'id', transactionId), account.id, body.payId, numberToCents(w.amount), w.payerName, w.reference, clock.timestamp());
+        await store.run(
+          'INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          await store.freshId('payid_transactions', 'id', transactionId),
+          account.id,
+          body.payId,
+          numberToCents(w.amount),
+          w.payerName,
+          w.reference,
+          clock.timestamp(),
+        );
         return answer((await find(account.id, body.payId))!);
       }),
     getPayId: async ({ params }, { account }) => {
@@ -52,26 +87,50 @@ export function payIdHandlers(sb: Sandbox): Pick<H, 'createPayId' | 'getPayId' |
         await store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
         return answer((await find(account.id, params.payId))!);
       }),
-    listPayIds: async (_input, { account }) => ({ responseCode: 0, responseMessage: ok, result: { payIds: (await store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id)).map(record) } }),
+    listPayIds: async (_input, { account }) => ({
+      responseCode: 0,
+      responseMessage: ok,
+      result: {
+        payIds: (
+          await store.all('SELECT * FROM payids WHERE merchant_id = ? ORDER BY created_at, rowid', account.id)
+        ).map(record),
+      },
+    }),
     listPayIdTransactions: async ({ body, params }, { account }) => {
       if (!(await find(account.id, params.payId))) return refusedInteger(refusals.noSuchPayId());
       const rows = await store.all(
         'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) >= ?) AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
-        account.id, params.payId, body.from ?? null, body.from ?? null, body.to ?? null, body.to ?? null,
+        account.id,
+        params.payId,
+        body.from ?? null,
+        body.from ?? null,
+        body.to ?? null,
+        body.to ?? null,
       );
       return { responseCode: 0, responseMessage: ok, result: { transactions: rows.map(transaction) } };
     },
     refundPayIdTransaction: async ({ body, params }, { account }) =>
       store.transaction(async () => {
         // Locked until the commit: refunds of one payment take turns, and none passes what it received.
-        const row = await store.get('SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ? FOR UPDATE', account.id, params.transactionId);
+        const row = await store.get(
+          'SELECT * FROM payid_transactions WHERE merchant_id = ? AND id = ? FOR UPDATE',
+          account.id,
+          params.transactionId,
+        );
         if (!row) return refusedInteger(refusals.noSuchPayment('transactionId'));
         const cents = numberToCents(body.amount);
         if (cents === undefined) return refusedInteger(refusals.notWholeCents('amount'));
         if (cents <= 0) return refusedInteger(refusals.notPositiveCents('amount'));
         if (row.refunded + cents > row.amount) return refusedInteger(refusals.refundExceedsPayment());
         await store.run('UPDATE payid_transactions SET refunded = refunded + ? WHERE id = ?', cents, row.id);
-        return { responseCode: 0, responseMessage: ok, result: { refundId: transactionId(), transaction: transaction((await store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id))!) } };
+        return {
+          responseCode: 0,
+          responseMessage: ok,
+          result: {
+            refundId: transactionId(),
+            transaction: transaction((await store.get('SELECT * FROM payid_transactions WHERE id = ?', row.id))!),
+          },
+        };
       }),
   };
 }

@@ -14,10 +14,21 @@ export function payoutRecord(row: Row) {
   return { payee: JSON.parse(row.payee), transaction: JSON.parse(row.detail), payouts: JSON.parse(row.attempts) };
 }
 
-export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayoutStatus' | 'resendPayoutNotifications' | 'getPayoutTransactionStatus' | 'getPayoutTransactionNotify'> {
+export function payoutHandlers(
+  sb: Sandbox,
+): Pick<
+  H,
+  | 'createPayouts'
+  | 'getPayoutStatus'
+  | 'resendPayoutNotifications'
+  | 'getPayoutTransactionStatus'
+  | 'getPayoutTransactionNotify'
+> {
   const { store, clock, notifier } = sb;
-  const payout = (merchant: string, idOrRef: string) => store.get('SELECT * FROM payouts WHERE merchant_id = ? AND (id = ? OR reference = ?)', merchant, idOrRef, idOrRef);
-  const transactions = (payoutId: string) => store.all('SELECT * FROM payout_transactions WHERE payout_id = ? ORDER BY rowid', payoutId);
+  const payout = (merchant: string, idOrRef: string) =>
+    store.get('SELECT * FROM payouts WHERE merchant_id = ? AND (id = ? OR reference = ?)', merchant, idOrRef, idOrRef);
+  const transactions = (payoutId: string) =>
+    store.all('SELECT * FROM payout_transactions WHERE payout_id = ? ORDER BY rowid', payoutId);
   const finalStatus = (row: Row) => (JSON.parse(row.attempts) as { status: string }[]).at(-1)!.status;
   const summary = async (p: Row) => ({
     responseCode: 0,
@@ -26,12 +37,24 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
       payoutId: p.id,
       reference: p.reference,
       status: 'completed' as const,
-      transactions: (await transactions(p.id)).map((t) => ({ transactionId: t.id, reference: t.reference, status: finalStatus(t) })),
+      transactions: (await transactions(p.id)).map((t) => ({
+        transactionId: t.id,
+        reference: t.reference,
+        status: finalStatus(t),
+      })),
     },
   });
   const transactionOf = async (merchant: string, payoutId: string, idOrRef: string) => {
     const p = await payout(merchant, payoutId);
-    return p && store.get('SELECT * FROM payout_transactions WHERE payout_id = ? AND (id = ? OR reference = ?)', p.id, idOrRef, idOrRef);
+    return (
+      p &&
+      store.get(
+        'SELECT * FROM payout_transactions WHERE payout_id = ? AND (id = ? OR reference = ?)',
+        p.id,
+        idOrRef,
+        idOrRef,
+      )
+    );
   };
   return {
     createPayouts: async ({ body }, { account }) =>
@@ -39,13 +62,42 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
         const invalidAt = body.transactions.findIndex((t) => t.transaction.bsb === INVALID_BSB);
         if (invalidAt >= 0) return refusedInteger(refusals.unknownBsb(`transactions[${invalidAt}].transaction.bsb`));
         const id = await store.freshId('payouts', 'id', () => reference('PAY'));
-        await store.run('INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.reference, body.notifyURL ?? null, clock.timestamp());
+        await store.run(
+          'INSERT INTO payouts (id, merchant_id, reference, notify_url, created_at) VALUES (?, ?, ?, ?, ?)',
+          id,
+          account.id,
+          body.reference,
+          body.notifyURL ?? null,
+          clock.timestamp(),
+        );
         for (const t of body.transactions) {
           const steps = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [{ type: 'NPP' as const, status: 'approved' }];
-          const attempts = steps.map((s, i) => ({ transactionId: transactionId(), status: s.status, type: s.type, createdAt: clock.timestamp(i * 2000), lastUpdated: clock.timestamp(i * 2000 + 1000) }));
+          const attempts = steps.map((s, i) => ({
+            transactionId: transactionId(),
+            status: s.status,
+            type: s.type,
+            createdAt: clock.timestamp(i * 2000),
+            lastUpdated: clock.timestamp(i * 2000 + 1000),
+          }));
           const txId = await store.freshId('payout_transactions', 'id', () => reference('PTX'));
-          await store.run('INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)', txId, id, account.id, t.transaction.reference, JSON.stringify(t.payee), JSON.stringify(t.transaction), JSON.stringify(attempts));
-          if (body.notifyURL) await notifier.payoutTransaction(account, body.notifyURL, id, txId, payoutRecord((await store.get('SELECT * FROM payout_transactions WHERE id = ?', txId))!));
+          await store.run(
+            'INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            txId,
+            id,
+            account.id,
+            t.transaction.reference,
+            JSON.stringify(t.payee),
+            JSON.stringify(t.transaction),
+            JSON.stringify(attempts),
+          );
+          if (body.notifyURL)
+            await notifier.payoutTransaction(
+              account,
+              body.notifyURL,
+              id,
+              txId,
+              payoutRecord((await store.get('SELECT * FROM payout_transactions WHERE id = ?', txId))!),
+            );
         }
         return summary((await payout(account.id, id))!);
       }),
@@ -64,7 +116,9 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
       }),
     getPayoutTransactionStatus: async ({ params }, { account }) => {
       const t = await transactionOf(account.id, params.payoutId, params.transactionId);
-      return t ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) } : refusedInteger(refusals.noSuchPayoutTransaction('transactionId'));
+      return t
+        ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) }
+        : refusedInteger(refusals.noSuchPayoutTransaction('transactionId'));
     },
     getPayoutTransactionNotify: async ({ params }, { account }) => {
       const t = await transactionOf(account.id, params.payoutId, params.transactionId);
@@ -74,7 +128,13 @@ export function payoutHandlers(sb: Sandbox): Pick<H, 'createPayouts' | 'getPayou
       return {
         responseCode: 0,
         responseMessage: ok,
-        result: { url: n.url, attempts: n.attempts, delivered: Boolean(n.delivered), ...(n.last_attempt_at ? { lastAttemptAt: n.last_attempt_at } : {}), payload: JSON.parse(n.body).result },
+        result: {
+          url: n.url,
+          attempts: n.attempts,
+          delivered: Boolean(n.delivered),
+          ...(n.last_attempt_at ? { lastAttemptAt: n.last_attempt_at } : {}),
+          payload: JSON.parse(n.body).result,
+        },
       };
     },
   };

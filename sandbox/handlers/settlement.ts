@@ -24,17 +24,31 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
     getSurcharge: async ({ body }, { account }) => {
       let type: string;
       if (body.cardID) {
-        const row = await store.get('SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?', account.id, body.cardID);
+        const row = await store.get(
+          'SELECT card_type FROM cards WHERE merchant_id = ? AND card_id = ?',
+          account.id,
+          body.cardID,
+        );
         if (!row) return refused(refusals.noSuchCard());
         type = row.card_type;
       } else {
         if (!luhn(body.paymentCardNumber!)) return refused(refusals.failsLuhn('paymentCardNumber'));
         type = cardType(body.paymentCardNumber!);
       }
-      const rate = await store.get('SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?', account.id, type);
+      const rate = await store.get(
+        'SELECT basis_points FROM surcharge_rates WHERE merchant_id = ? AND card_type = ?',
+        account.id,
+        type,
+      );
       const cents = toCents(body.transactionAmount);
       const surcharge = halfUp(cents, Number(rate?.basis_points ?? 0));
-      return { responseCode: '0', responseMessage: ok, transactionAmount: fromCents(cents), surchargeAmount: fromCents(surcharge), totalAmount: fromCents(cents + surcharge) };
+      return {
+        responseCode: '0',
+        responseMessage: ok,
+        transactionAmount: fromCents(cents),
+        surchargeAmount: fromCents(surcharge),
+        totalAmount: fromCents(cents + surcharge),
+      };
     },
     getSettlement: async ({ body }, { account }) => {
       if (body.settlementTo < body.settlementFrom) return refused(refusals.settlementBackwards());
@@ -56,7 +70,12 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       // within a day in the order rows were written (rowid: SQLite's own, the PostgreSQL store's
       // BIGSERIAL), read in that order from the index on (merchant_id, settled_date), so no sort is
       // held in memory. Store.iterate reads through a snapshot of its own (SQLite) or a cursor (PostgreSQL).
-      const rows = store.iterate<Record<string, any>>(SETTLEMENT_ROWS, account.id, body.settlementFrom, body.settlementTo);
+      const rows = store.iterate<Record<string, any>>(
+        SETTLEMENT_ROWS,
+        account.id,
+        body.settlementFrom,
+        body.settlementTo,
+      );
       // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
       return zipCsvStream('settlement.csv', columns, rows, values, (row) => row.settled_date);
     },

@@ -15,13 +15,19 @@ type H = GatewayHandlers<HandlerContext>;
 
 const cavv = () => randomBytes(20).toString('base64');
 
-export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
+export function threeDSHandlers(
+  sb: Sandbox,
+): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
   const { store, clock } = sb;
   // How long an access token lasts: the contract says it, on the result that carries its expiry.
   const accessTokenMs = accessTokenLifetimeMinutes * 60_000;
   /** Why a 3DS outcome cannot be given for this session: none opened for the merchant, or no card enrolled. */
   const sessionRefusal = async (merchantId: string, threeDSToken: string) => {
-    const session = await store.get('SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?', threeDSToken, merchantId);
+    const session = await store.get(
+      'SELECT enrolled FROM three_ds_sessions WHERE token = ? AND merchant_id = ?',
+      threeDSToken,
+      merchantId,
+    );
     if (!session) return refused(refusals.noThreeDSSession());
     return session.enrolled ? undefined : refused(refusals.notEnrolled());
   };
@@ -30,7 +36,14 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
       const expiry = clock.timestamp(accessTokenMs);
       const accessToken = await store.transaction(async () => {
         const id = await store.freshId('access_tokens', 'token', () => token('at'));
-        await store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', id, account.id, body.transactionAmount, body.transactionCurrency, expiry);
+        await store.run(
+          'INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)',
+          id,
+          account.id,
+          body.transactionAmount,
+          body.transactionCurrency,
+          expiry,
+        );
         return id;
       });
       return { responseCode: '0', responseMessage: ok, accessToken, accessTokenExpiry: expiry };
@@ -43,7 +56,13 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
       const enrolled = type === 'visa' || type === 'mc';
       const threeDSToken = await store.transaction(async () => {
         const id = await store.freshId('three_ds_sessions', 'token', () => token('tds'));
-        await store.run('INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)', id, account.id, enrolled ? 1 : 0, clock.timestamp());
+        await store.run(
+          'INSERT INTO three_ds_sessions (token, merchant_id, enrolled, created_at) VALUES (?, ?, ?, ?)',
+          id,
+          account.id,
+          enrolled ? 1 : 0,
+          clock.timestamp(),
+        );
         return id;
       });
       return {
@@ -51,16 +70,46 @@ export function threeDSHandlers(sb: Sandbox): Pick<H, 'getAccessToken' | 'checkE
         responseMessage: ok,
         threeDSToken,
         enrolled: enrolled ? ('Y' as const) : ('N' as const),
-        ...(enrolled ? { threeDSV2Version: '2.2.0', acsURL: 'https://acs.sandbox.test/challenge', challenge: Buffer.from(JSON.stringify({ messageType: 'CReq' })).toString('base64') } : {}),
+        ...(enrolled
+          ? {
+              threeDSV2Version: '2.2.0',
+              acsURL: 'https://acs.sandbox.test/challenge',
+              challenge: Buffer.from(JSON.stringify({ messageType: 'CReq' })).toString('base64'),
+            }
+          : {}),
       };
     },
     checkTDSAuth: async ({ body }, { account }) =>
-      (await sessionRefusal(account.id, body.threeDSToken)) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'Y' as const, threeDSEci: '05', threeDSCavv: cavv(), threeDSV2Version: '2.2.0' },
+      (await sessionRefusal(account.id, body.threeDSToken)) ?? {
+        responseCode: '0',
+        responseMessage: ok,
+        threeDSToken: body.threeDSToken,
+        threeDSStatus: 'Y' as const,
+        threeDSEci: '05',
+        threeDSCavv: cavv(),
+        threeDSV2Version: '2.2.0',
+      },
     checkPARes: async ({ body }, { account }) =>
-      (await sessionRefusal(account.id, body.threeDSToken)) ?? { responseCode: '0', responseMessage: ok, threeDSToken: body.threeDSToken, threeDSStatus: 'A' as const, threeDSEci: '06', threeDSCavv: cavv(), threeDSXid: randomBytes(8).toString('hex') },
+      (await sessionRefusal(account.id, body.threeDSToken)) ?? {
+        responseCode: '0',
+        responseMessage: ok,
+        threeDSToken: body.threeDSToken,
+        threeDSStatus: 'A' as const,
+        threeDSEci: '06',
+        threeDSCavv: cavv(),
+        threeDSXid: randomBytes(8).toString('hex'),
+      },
     queryBIN: async ({ body }) => {
       const type = cardType(`${body.cardBin}0000000000`);
-      return { responseCode: '0', responseMessage: ok, cardBin: body.cardBin, cardType: type as 'visa', cardFunding: 'credit' as const, cardIssuer: 'Sandbox Bank', cardCountry: 'AU' as const };
+      return {
+        responseCode: '0',
+        responseMessage: ok,
+        cardBin: body.cardBin,
+        cardType: type as 'visa',
+        cardFunding: 'credit' as const,
+        cardIssuer: 'Sandbox Bank',
+        cardCountry: 'AU' as const,
+      };
     },
   };
 }

@@ -27,8 +27,13 @@ export interface Change {
 }
 
 const ORDER: Bump[] = ['patch', 'minor', 'major'];
-export const maxBump = (bumps: Bump[]): Bump => bumps.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a), 'patch');
+export const maxBump = (bumps: Bump[]): Bump =>
+  bumps.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a), 'patch');
 
-export function verdict(clients: boolean, servers: boolean, added = false): Pick<Change, 'clients' | 'servers' | 'bump'> {
+export function verdict(
+  clients: boolean,
+  servers: boolean,
+  added = false,
+): Pick<Change, 'clients' | 'servers' | 'bump'> {
   return { clients, servers, bump: clients ? 'major' : servers || added ? 'minor' : 'patch' };
 }

@@ -40,7 +40,10 @@ export function npmVersionArgument(from: string, bump: Bump): string {
   return v.major > 0 ? 'major' : v.minor > 0 ? 'minor' : 'patch';
 }
 
-export async function diffDocs(base: { label: string; doc: Doc; version?: string | undefined }, revision: { label: string; doc: Doc; version?: string | undefined }): Promise<DiffReport> {
+export async function diffDocs(
+  base: { label: string; doc: Doc; version?: string | undefined },
+  revision: { label: string; doc: Doc; version?: string | undefined },
+): Promise<DiffReport> {
   const changes = [...contractChanges(base.doc, revision.doc), ...(await schemaChanges(base.doc, revision.doc))];
   const bump = maxBump(changes.map((c) => c.bump));
   const report: DiffReport = {
@@ -71,14 +74,24 @@ export function markdown(report: DiffReport): string {
     `Package ${report.base.version ?? '?'} → ${report.revision.version ?? '?'}, API ${report.base.api ?? '?'} → ${report.revision.api ?? '?'}. ` +
       `${report.changes.length} change(s); needs a **${report.bump}** version. Breaks clients: ${report.breaksClients ? 'yes' : 'no'}; breaks servers: ${report.breaksServers ? 'yes' : 'no'}.`,
   ];
-  if (report.versionOk === false) lines.push('', `**Version check failed:** a breaking change needs a major step from ${report.base.version} (${report.revision.version} is not one). Run \`npm version ${report.needed}\`.`);
-  else if (report.needed && report.changes.length) lines.push('', `The next release: \`npm version ${report.needed}\` from ${report.base.version}.`);
+  if (report.versionOk === false)
+    lines.push(
+      '',
+      `**Version check failed:** a breaking change needs a major step from ${report.base.version} (${report.revision.version} is not one). Run \`npm version ${report.needed}\`.`,
+    );
+  else if (report.needed && report.changes.length)
+    lines.push('', `The next release: \`npm version ${report.needed}\` from ${report.base.version}.`);
   if (!report.changes.length) return `${lines.join('\n')}\n\nNo changes.\n`;
   lines.push('', '| bump | clients | servers | kind | operations | change |', '|---|---|---|---|---|---|');
   const order: Bump[] = ['major', 'minor', 'patch'];
   for (const c of [...report.changes].sort((a, b) => order.indexOf(a.bump) - order.indexOf(b.bump))) {
-    const ops = c.operations.length > 4 ? `${c.operations.slice(0, 4).join(', ')} and ${c.operations.length - 4} more` : c.operations.join(', ');
-    lines.push(`| ${c.bump} | ${yes(c.clients)} | ${yes(c.servers)} | ${c.kind} | ${ops} | ${c.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+    const ops =
+      c.operations.length > 4
+        ? `${c.operations.slice(0, 4).join(', ')} and ${c.operations.length - 4} more`
+        : c.operations.join(', ');
+    lines.push(
+      `| ${c.bump} | ${yes(c.clients)} | ${yes(c.servers)} | ${c.kind} | ${ops} | ${c.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -92,8 +105,16 @@ export function changelogSections(report: DiffReport): string {
   const sections: Record<string, string[]> = { Added: [], Changed: [], Deprecated: [], Removed: [] };
   for (const c of report.changes) {
     if (c.kind === 'documentation') continue;
-    const section = c.kind.endsWith('-added') ? 'Added' : c.kind.endsWith('-removed') ? 'Removed' : c.kind.endsWith('-deprecated') ? 'Deprecated' : 'Changed';
-    const marks = [c.clients ? '**(breaking change)**' : '', c.servers ? '(servers must change)' : ''].filter(Boolean).join(' ');
+    const section = c.kind.endsWith('-added')
+      ? 'Added'
+      : c.kind.endsWith('-removed')
+        ? 'Removed'
+        : c.kind.endsWith('-deprecated')
+          ? 'Deprecated'
+          : 'Changed';
+    const marks = [c.clients ? '**(breaking change)**' : '', c.servers ? '(servers must change)' : '']
+      .filter(Boolean)
+      .join(' ');
     sections[section]!.push(`- ${c.message}${marks ? ` ${marks}` : ''}`);
   }
   const out = Object.entries(sections)

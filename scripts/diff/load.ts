@@ -39,7 +39,9 @@ const git = async (args: string[]) => (await run('git', args, { cwd: ROOT, maxBu
 async function fromGitRef(ref: string): Promise<Loaded> {
   const commit = (
     await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => {
-      throw new Error(`${ref} is neither a file nor a commit of this clone (a shallow clone? fetch its history and tags)`);
+      throw new Error(
+        `${ref} is neither a file nor a commit of this clone (a shallow clone? fetch its history and tags)`,
+      );
     })
   ).trim();
   const pkg = JSON.parse(await git(['show', `${commit}:package.json`]));
@@ -57,7 +59,10 @@ async function fromFile(file: string): Promise<Loaded> {
   const text = await readFile(file, 'utf8');
   const doc = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   // A hand-written root (with $refs to other files) is bundled; a bundled document is read as is.
-  const bundled = text.includes("$ref: '../") || text.includes('$ref: paths/') ? await bundleSpec(path.dirname(path.dirname(file))) : doc;
+  const bundled =
+    text.includes("$ref: '../") || text.includes('$ref: paths/')
+      ? await bundleSpec(path.dirname(path.dirname(file)))
+      : doc;
   delete bundled['x-generated-by'];
   // A release snapshot (releases/openapi-X.Y.Z.json) names its package version.
   const version = /(?:^|[/\\])openapi-(\d+\.\d+\.\d+[^/\\]*)\.json$/.exec(file)?.[1];
@@ -77,7 +82,9 @@ async function fromTarball(file: string, label = file): Promise<Loaded> {
 async function fromRegistry(version: string): Promise<Loaded> {
   const name = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).name;
   return withTemp(async (dir) => {
-    const { stdout } = await run('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--json'], { cwd: dir });
+    const { stdout } = await run('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--json'], {
+      cwd: dir,
+    });
     const [packed] = JSON.parse(stdout);
     return fromTarball(path.join(dir, packed.filename), `npm:${name}@${version}`);
   });

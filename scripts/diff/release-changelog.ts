@@ -10,17 +10,20 @@ export function releaseChangelog(text: string, version: string, date: string): s
   const heading = /^## \[Unreleased\][^\n]*\n/m;
   const match = heading.exec(text);
   if (!match) throw new Error('CHANGELOG.md has no "## [Unreleased]" section');
-  if (new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm').test(text)) throw new Error(`CHANGELOG.md already has ${version}`);
+  if (new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\]`, 'm').test(text))
+    throw new Error(`CHANGELOG.md already has ${version}`);
   const start = match.index + match[0].length;
   const next = text.slice(start).search(/^## \[/m);
   const body = (next === -1 ? text.slice(start) : text.slice(start, start + next)).trim();
-  if (!body) throw new Error('The Unreleased section is empty: write what changed (npm run diff -- --format changelog) first');
+  if (!body)
+    throw new Error('The Unreleased section is empty: write what changed (npm run diff -- --format changelog) first');
   const rest = next === -1 ? '' : text.slice(start + next);
   return `${text.slice(0, match.index)}## [Unreleased]\n\n## [${version}] - ${date}\n\n${body}\n\n${rest}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const version = process.env.npm_package_version ?? JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version;
+  const version =
+    process.env.npm_package_version ?? JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version;
   const file = path.join(ROOT, 'CHANGELOG.md');
   await writeFile(file, releaseChangelog(await readFile(file, 'utf8'), version, new Date().toISOString().slice(0, 10)));
   console.log(`CHANGELOG.md: Unreleased is now ${version}`);

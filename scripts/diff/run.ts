@@ -29,8 +29,16 @@ const [base, revision] = await Promise.all([load(baseRef), load(values.revision)
 // A bundled file carries no package version: --base-version says which release it was.
 if (values['base-version']) base.version = values['base-version'];
 const report = await diffDocs(base, revision);
-console.log(values.format === 'json' ? JSON.stringify(report, null, 2) : values.format === 'changelog' ? changelogSections(report) : markdown(report));
+console.log(
+  values.format === 'json'
+    ? JSON.stringify(report, null, 2)
+    : values.format === 'changelog'
+      ? changelogSections(report)
+      : markdown(report),
+);
 if (values['check-version'] && report.versionOk === false) {
-  console.error(`diff: the spec changed incompatibly since ${report.base.label} but the version went ${report.base.version} → ${report.revision.version}: run \`npm version ${report.needed}\``);
+  console.error(
+    `diff: the spec changed incompatibly since ${report.base.label} but the version went ${report.base.version} → ${report.revision.version}: run \`npm version ${report.needed}\``,
+  );
   process.exit(1);
 }

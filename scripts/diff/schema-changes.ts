@@ -35,11 +35,28 @@ export async function redoclyDiff(base: Doc, revision: Doc): Promise<RedoclyChan
     await writeFile(path.join(dir, 'revision.json'), JSON.stringify(revision));
     await writeFile(path.join(dir, 'redocly.yaml'), 'extends:\n  - diff-recommended\n');
     const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-    await run(process.execPath, [cli, 'diff', 'base.json', 'revision.json', '--config', 'redocly.yaml', '--format', 'json', '-o', 'report.json', '--fail-on', 'none'], {
-      cwd: dir,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-      maxBuffer: 64 << 20,
-    });
+    await run(
+      process.execPath,
+      [
+        cli,
+        'diff',
+        'base.json',
+        'revision.json',
+        '--config',
+        'redocly.yaml',
+        '--format',
+        'json',
+        '-o',
+        'report.json',
+        '--fail-on',
+        'none',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        maxBuffer: 64 << 20,
+      },
+    );
     return JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8')).changes;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -50,17 +67,43 @@ type Effect = 'narrow' | 'widen' | 'both' | 'none';
 
 const UPPER = new Set(['maxLength', 'maxItems', 'maximum', 'exclusiveMaximum', 'maxProperties']);
 const LOWER = new Set(['minLength', 'minItems', 'minimum', 'exclusiveMinimum', 'minProperties']);
-const EXACT = new Set(['pattern', 'format', 'const', 'multipleOf', 'contentMediaType', 'contentEncoding', 'propertyNames', 'items', 'prefixItems', 'not', 'if', 'then', 'else']);
-const PROSE = new Set(['description', 'summary', 'title', 'example', 'examples', 'externalDocs', 'deprecated', '$comment', 'discriminator']);
+const EXACT = new Set([
+  'pattern',
+  'format',
+  'const',
+  'multipleOf',
+  'contentMediaType',
+  'contentEncoding',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
+const PROSE = new Set([
+  'description',
+  'summary',
+  'title',
+  'example',
+  'examples',
+  'externalDocs',
+  'deprecated',
+  '$comment',
+  'discriminator',
+]);
 
-const types = (v: unknown): Set<string> => new Set(v === undefined ? ['any'] : Array.isArray(v) ? (v as string[]) : [String(v)]);
+const types = (v: unknown): Set<string> =>
+  new Set(v === undefined ? ['any'] : Array.isArray(v) ? (v as string[]) : [String(v)]);
 const subset = (a: Set<unknown>, b: Set<unknown>) => [...a].every((x) => b.has(x));
 
 /** What a change does to the set of values a schema allows. */
 function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   const pointer = (c.revision ?? c.base)!.pointer;
   // A component added or removed as a whole changes nothing by itself: its uses are the changes.
-  if (/^#\/components\/[^/]+\/[^/]+$/.test(pointer) && c.kind !== 'modified') return { effect: 'none', what: 'documentation' };
+  if (/^#\/components\/[^/]+\/[^/]+$/.test(pointer) && c.kind !== 'modified')
+    return { effect: 'none', what: 'documentation' };
   // Extensions: x-csv-columns is a file's format (its columns); the others say nothing on the wire
   // that the contract checks (x-methods and x-hash-recipes are read in contract-changes.ts).
   if (pointer.includes('/x-csv-columns')) return { effect: 'both', what: 'file-columns-changed' };
@@ -73,30 +116,43 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   if (c.kind !== 'modified') {
     const verb = c.kind === 'added' ? 'added' : 'removed';
     if (parent === 'properties') return { effect: c.kind === 'added' ? 'widen' : 'narrow', what: `field-${verb}` };
-    if (parent === 'oneOf' || parent === 'anyOf') return { effect: c.kind === 'added' ? 'widen' : 'narrow', what: `alternative-${verb}` };
+    if (parent === 'oneOf' || parent === 'anyOf')
+      return { effect: c.kind === 'added' ? 'widen' : 'narrow', what: `alternative-${verb}` };
     if (parent === 'allOf') return { effect: c.kind === 'added' ? 'narrow' : 'widen', what: `constraint-${verb}` };
     if (parent === 'parameters') {
       const required = (c.revision?.value as any)?.required === true;
       return { effect: c.kind === 'added' ? (required ? 'narrow' : 'widen') : 'narrow', what: `parameter-${verb}` };
     }
-    if (PROSE.has(last) || last.startsWith('x-') || parent === 'examples') return { effect: 'none', what: 'documentation' };
-    if (UPPER.has(last) || LOWER.has(last) || EXACT.has(last)) return { effect: c.kind === 'added' ? 'narrow' : 'widen', what: `constraint-${verb}` };
-    return { effect: c.kind === 'added' ? 'widen' : 'narrow', what: `${parent === 'responses' ? 'status' : parent === 'content' ? 'media-type' : 'element'}-${verb}` };
+    if (PROSE.has(last) || last.startsWith('x-') || parent === 'examples')
+      return { effect: 'none', what: 'documentation' };
+    if (UPPER.has(last) || LOWER.has(last) || EXACT.has(last))
+      return { effect: c.kind === 'added' ? 'narrow' : 'widen', what: `constraint-${verb}` };
+    return {
+      effect: c.kind === 'added' ? 'widen' : 'narrow',
+      what: `${parent === 'responses' ? 'status' : parent === 'content' ? 'media-type' : 'element'}-${verb}`,
+    };
   }
   if (PROSE.has(property) || property.startsWith('x-')) return { effect: 'none', what: 'documentation' };
   if (property === 'required') {
-    if (typeof before === 'boolean' || typeof after === 'boolean') return { effect: after ? 'narrow' : 'widen', what: after ? 'became-required' : 'became-optional' };
+    if (typeof before === 'boolean' || typeof after === 'boolean')
+      return { effect: after ? 'narrow' : 'widen', what: after ? 'became-required' : 'became-optional' };
     const b = new Set(before as string[]);
     const a = new Set(after as string[]);
     const added = subset(b, a) && a.size > b.size;
     const removed = subset(a, b) && b.size > a.size;
-    return { effect: added ? 'narrow' : removed ? 'widen' : 'both', what: added ? 'field-required' : removed ? 'field-optional' : 'required-changed' };
+    return {
+      effect: added ? 'narrow' : removed ? 'widen' : 'both',
+      what: added ? 'field-required' : removed ? 'field-optional' : 'required-changed',
+    };
   }
   if (property === 'enum') {
     const b = new Set(before as unknown[]);
     const a = new Set(after as unknown[]);
     const effect: Effect = subset(a, b) ? 'narrow' : subset(b, a) ? 'widen' : 'both';
-    return { effect, what: effect === 'narrow' ? 'enum-narrowed' : effect === 'widen' ? 'enum-widened' : 'enum-changed' };
+    return {
+      effect,
+      what: effect === 'narrow' ? 'enum-narrowed' : effect === 'widen' ? 'enum-widened' : 'enum-changed',
+    };
   }
   if (property === 'type') {
     const b = types(before);
@@ -104,7 +160,8 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
     const effect: Effect = subset(a, b) ? 'narrow' : subset(b, a) ? 'widen' : 'both';
     return { effect, what: 'type-changed' };
   }
-  if (property === 'additionalProperties') return { effect: after === false ? 'narrow' : before === false ? 'widen' : 'both', what: 'additional-properties' };
+  if (property === 'additionalProperties')
+    return { effect: after === false ? 'narrow' : before === false ? 'widen' : 'both', what: 'additional-properties' };
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   if (UPPER.has(property) || LOWER.has(property)) {
     const b = num(before);
@@ -134,7 +191,10 @@ function coveredElsewhere(pointer: string, doc: Doc): boolean {
   if (/^#\/(paths|webhooks)\/[^/]+(\/[a-z]+)?$/.test(pointer)) return true;
   if (/\/security(\/|$)/.test(pointer) || pointer.startsWith('#/components/securitySchemes')) return true;
   // A shared path's branches and mapping are its methods, which the descriptors name.
-  const m = /^#\/paths\/([^/]+)\/([a-z]+)\/requestBody\/content\/[^/]+\/schema\/(oneOf\/\d+|discriminator\/mapping\/[^/]+)$/.exec(pointer);
+  const m =
+    /^#\/paths\/([^/]+)\/([a-z]+)\/requestBody\/content\/[^/]+\/schema\/(oneOf\/\d+|discriminator\/mapping\/[^/]+)$/.exec(
+      pointer,
+    );
   if (m) return Boolean(doc.paths?.[m[1]!.replace(/~1/g, '/')]?.[m[2]!]?.['x-methods']);
   return false;
 }
@@ -153,12 +213,17 @@ function sidesOf(c: RedoclyChange, usage: Usage, doc: Doc): { sides: Side[]; ope
       return { sides, operations: [...new Set([...use.in, ...use.out])].sort() };
     }
   }
-  if (pointer.startsWith('#/components/parameters') || pointer.startsWith('#/components/requestBodies')) return { sides: ['in'], operations: [] };
-  if (pointer.startsWith('#/components/responses') || pointer.startsWith('#/components/headers')) return { sides: ['out'], operations: [] };
+  if (pointer.startsWith('#/components/parameters') || pointer.startsWith('#/components/requestBodies'))
+    return { sides: ['in'], operations: [] };
+  if (pointer.startsWith('#/components/responses') || pointer.startsWith('#/components/headers'))
+    return { sides: ['out'], operations: [] };
   // Otherwise Redocly's path (through the document, $refs followed) says where it was met.
   const at = locate(doc, c.path.startsWith('#/') ? c.path : pointer);
   const inline = locate(doc, pointer);
-  return { sides: [inline.side ?? at.side].filter((s): s is Side => Boolean(s)), operations: inline.operations.length ? inline.operations : at.operations };
+  return {
+    sides: [inline.side ?? at.side].filter((s): s is Side => Boolean(s)),
+    operations: inline.operations.length ? inline.operations : at.operations,
+  };
 }
 
 /** A value short enough for one line of a report. */
@@ -172,7 +237,8 @@ function describe(c: RedoclyChange, what: string): string {
   if (said) return said;
   const pointer = (c.revision ?? c.base)!.pointer;
   const name = pointer.replace(/^#\/components\/schemas\//, '').replace(/\/properties\//g, '.');
-  if (c.kind === 'modified') return `${c.property} of ${name} changed from ${brief(c.base?.value)} to ${brief(c.revision?.value)} (${what}).`;
+  if (c.kind === 'modified')
+    return `${c.property} of ${name} changed from ${brief(c.base?.value)} to ${brief(c.revision?.value)} (${what}).`;
   return `${name} ${c.kind} (${what}).`;
 }
 
@@ -197,8 +263,18 @@ export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]>
       clients ||= b.clients;
       servers ||= b.servers;
     }
-    const kind = effect === 'none' ? 'documentation' : `${sides.length === 2 ? 'shared' : sides[0] === 'in' ? 'request' : sides[0] === 'out' ? 'result' : 'unused'}-${what}`;
-    out.push({ kind, operations, pointer, message: describe(c, what), ...verdict(clients, servers, c.kind === 'added' && effect !== 'none'), redocly: c.impact });
+    const kind =
+      effect === 'none'
+        ? 'documentation'
+        : `${sides.length === 2 ? 'shared' : sides[0] === 'in' ? 'request' : sides[0] === 'out' ? 'result' : 'unused'}-${what}`;
+    out.push({
+      kind,
+      operations,
+      pointer,
+      message: describe(c, what),
+      ...verdict(clients, servers, c.kind === 'added' && effect !== 'none'),
+      redocly: c.impact,
+    });
   }
   return out;
 }

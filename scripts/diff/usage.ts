@@ -26,11 +26,18 @@ function walk(doc: Doc, node: unknown, side: Side, label: string, usage: Usage, 
       if (!usage.has(name)) usage.set(name, { in: new Set(), out: new Set() });
       usage.get(name)![side].add(label);
     }
-    const target = ref.startsWith('#/') ? ref.slice(2).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((n: any, k) => n?.[k], doc) : undefined;
+    const target = ref.startsWith('#/')
+      ? ref
+          .slice(2)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+          .reduce((n: any, k) => n?.[k], doc)
+      : undefined;
     walk(doc, target, side, label, usage, seen);
     return;
   }
-  for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') walk(doc, value, side, label, usage, seen);
+  for (const [key, value] of Object.entries(node))
+    if (key !== 'examples' && key !== 'example') walk(doc, value, side, label, usage, seen);
 }
 
 /** Each schema's inbound and outbound users, by operationId (methods on shared paths). */
@@ -43,11 +50,15 @@ export function schemaUsage(doc: Doc): Usage {
     // Webhooks turn the wire around: the gateway sends the request, the merchant answers it.
     const [send, answer]: [Side, Side] = op.webhook ? ['out', 'in'] : ['in', 'out'];
     const label = op.webhook ? `webhook ${op.path}` : op.operationId;
-    const roots: [unknown, Side][] = [[item.parameters, send], [raw.parameters, send]];
+    const roots: [unknown, Side][] = [
+      [item.parameters, send],
+      [raw.parameters, send],
+    ];
     if (op.method) {
       // On a shared path the descriptor ties each method to its own request, result and refusal.
       roots.push([{ $ref: op.request }, send], [{ $ref: op.result }, answer], [{ $ref: op.refusal }, answer]);
-      for (const [code, response] of Object.entries<any>(raw.responses ?? {})) if (Number(code) !== op.status) roots.push([response, answer]);
+      for (const [code, response] of Object.entries<any>(raw.responses ?? {}))
+        if (Number(code) !== op.status) roots.push([response, answer]);
     } else {
       roots.push([raw.requestBody, send], [raw.responses, answer]);
     }
@@ -58,7 +69,10 @@ export function schemaUsage(doc: Doc): Usage {
 
 /** The operations (or webhooks) a pointer into paths/webhooks belongs to, with the side it lies on. */
 export function locate(doc: Doc, pointer: string): { operations: string[]; side: Side | undefined } {
-  const parts = pointer.replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .replace(/^#\//, '')
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const [area, key, verb] = parts;
   if (area !== 'paths' && area !== 'webhooks') return { operations: [], side: undefined };
   const rest = parts.slice(3).join('/');

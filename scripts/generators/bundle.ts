@@ -15,4 +15,5 @@ export async function bundleSpec(root: string): Promise<Doc> {
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;
-export const bundledYaml = (doc: Doc): string => `# ${BANNER}\n${YAML.stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+export const bundledYaml = (doc: Doc): string =>
+  `# ${BANNER}\n${YAML.stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;

@@ -34,7 +34,11 @@ function tagOf(doc: Doc, op: { operationId: string; tags: readonly string[] }): 
  * only where there is a choice, to keep the bundle small.
  */
 function clientForm(form: RequestForm, multiple: boolean): ClientForm {
-  return { ...(multiple ? { accepts: form.accepts, required: form.required } : {}), fill: form.fill, hashes: form.hashes };
+  return {
+    ...(multiple ? { accepts: form.accepts, required: form.required } : {}),
+    fill: form.fill,
+    hashes: form.hashes,
+  };
 }
 
 /** x-method.retry with the lookup operation named as the client names it (group and function). */
@@ -59,8 +63,12 @@ export function clientTable(doc: Doc, entries: TableEntry[]): ClientOperation[] 
         verb: entry.verb,
         path: entry.path,
         ...(entry.method ? { method: entry.method } : {}),
-        ...(entry.resultType !== 'application/json' ? { result: entry.resultType === 'application/zip' ? 'zip' : 'csv' } : {}),
-        ...(entry.parameters.some((p) => p.in === 'path') ? { params: entry.parameters.filter((p) => p.in === 'path').map((p) => p.name) } : {}),
+        ...(entry.resultType !== 'application/json'
+          ? { result: entry.resultType === 'application/zip' ? 'zip' : 'csv' }
+          : {}),
+        ...(entry.parameters.some((p) => p.in === 'path')
+          ? { params: entry.parameters.filter((p) => p.in === 'path').map((p) => p.name) }
+          : {}),
         ...(entry.parameters.some((p) => p.in === 'query') ? { query: true } : {}),
         ...(forms.length ? { forms: forms.map((f) => clientForm(f, forms.length > 1)) } : {}),
         ...(entry.headers && header ? { headers: { ...entry.headers, recipe: header.recipe } } : {}),
@@ -74,11 +82,27 @@ function signature(doc: Doc, entry: TableEntry): string {
   const args: string[] = [];
   for (const p of entry.parameters.filter((x) => x.in === 'path')) args.push(`${p.name}: string`);
   if (entry.request) {
-    const fills = [...new Set([...(entry.method ? ['method'] : []), ...credentialFields(doc, entry.credentials), ...entry.hashes.filter((h) => h.in !== 'header').map((h) => h.name)])];
-    args.push(fills.length ? `body: ClientBody<${S(entry.request)}, ${fills.map((f) => JSON.stringify(f)).join(' | ')}>` : `body: ${S(entry.request)}`);
+    const fills = [
+      ...new Set([
+        ...(entry.method ? ['method'] : []),
+        ...credentialFields(doc, entry.credentials),
+        ...entry.hashes.filter((h) => h.in !== 'header').map((h) => h.name),
+      ]),
+    ];
+    args.push(
+      fills.length
+        ? `body: ClientBody<${S(entry.request)}, ${fills.map((f) => JSON.stringify(f)).join(' | ')}>`
+        : `body: ${S(entry.request)}`,
+    );
   }
-  if (entry.parameters.some((p) => p.in === 'query')) args.push(`query?: NonNullable<Ops[${JSON.stringify(entry.operationId)}]['parameters']['query']>`);
-  const result = entry.resultType === 'application/zip' ? 'Uint8Array' : entry.resultType === 'text/csv' ? 'string' : S(entry.result);
+  if (entry.parameters.some((p) => p.in === 'query'))
+    args.push(`query?: NonNullable<Ops[${JSON.stringify(entry.operationId)}]['parameters']['query']>`);
+  const result =
+    entry.resultType === 'application/zip'
+      ? 'Uint8Array'
+      : entry.resultType === 'text/csv'
+        ? 'string'
+        : S(entry.result);
   return `(${args.join(', ')}): Promise<${result} | ${S(entry.refusal)}>`;
 }
 
@@ -91,7 +115,11 @@ export function clientModule(doc: Doc, entries: TableEntry[]): string {
     const line = `${docLine}\n${tsKey(clientName(entry, tag))}${signature(doc, entry)};`;
     groups.set(tag.group, [...(groups.get(tag.group) ?? []), line]);
   }
-  const indent = (text: string, n: number) => text.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+  const indent = (text: string, n: number) =>
+    text
+      .split('\n')
+      .map((l) => ' '.repeat(n) + l)
+      .join('\n');
   const body: string[] = [];
   for (const line of groups.get('') ?? []) body.push(indent(line, 2));
   for (const [group, lines] of groups) {

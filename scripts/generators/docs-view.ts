@@ -10,7 +10,8 @@ import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
 import { clientName } from './client.ts';
 
 const pointerName = (p: string) => p.split('/').pop()!;
-const examplesOf = (names: readonly string[] | undefined) => Object.fromEntries((names ?? []).map((n) => [n, { $ref: `#/components/examples/${n}` }]));
+const examplesOf = (names: readonly string[] | undefined) =>
+  Object.fromEntries((names ?? []).map((n) => [n, { $ref: `#/components/examples/${n}` }]));
 
 /** The docs path of a method of a shared path: the real path and the method, e.g. /post#processCapture. */
 export const methodPath = (op: Operation) => `${op.path}#${op.method}`;
@@ -54,31 +55,48 @@ const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`);
 export function codeSamples(op: Operation, doc: Doc): { lang: string; label: string; source: string }[] {
   const example = op.examples.request[0];
   const body = example ? (exampleValue(doc, example) as Record<string, unknown>) : undefined;
-  const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]));
+  const params = Object.fromEntries(
+    op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]),
+  );
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
   const lines = [`curl -s "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
     const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
-    comments.push(`# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`);
+    comments.push(
+      `# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`,
+    );
   }
   if (op.security.length || (op.hashes ?? []).some((h) => h.in === 'header')) {
-    const sign = `payment-gateway sign ${op.operationId}${Object.entries(params).map(([k, v]) => ` --param ${k}=${v}`).join('')}${body ? " --body \"$BODY\"" : ''}`;
-    lines.push(`  -H 'SVC-MERCHANTID: 5265f8eed6a19' -H 'SVC-APIKEY: ksmnwxab' \\`, `  -H "SVC-MESSAGEHASH: $(${sign})" \\`);
+    const sign = `payment-gateway sign ${op.operationId}${Object.entries(params)
+      .map(([k, v]) => ` --param ${k}=${v}`)
+      .join('')}${body ? ' --body "$BODY"' : ''}`;
+    lines.push(
+      `  -H 'SVC-MERCHANTID: 5265f8eed6a19' -H 'SVC-APIKEY: ksmnwxab' \\`,
+      `  -H "SVC-MESSAGEHASH: $(${sign})" \\`,
+    );
   }
   if (body) {
-    if ((op.hashes ?? []).some((h) => h.in === 'body')) comments.push(`# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`);
+    if ((op.hashes ?? []).some((h) => h.in === 'body'))
+      comments.push(
+        `# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`,
+      );
     lines.push(`  -H 'content-type: application/json' \\`, `  -d '${JSON.stringify(body)}'`);
   } else {
     lines[lines.length - 1] = lines[lines.length - 1]!.replace(/ \\$/, '');
   }
-  const curl = [...comments, ...(body && op.security.length ? [`BODY='${JSON.stringify(body)}'`] : []), ...lines].join('\n');
+  const curl = [...comments, ...(body && op.security.length ? [`BODY='${JSON.stringify(body)}'`] : []), ...lines].join(
+    '\n',
+  );
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
   const samples = [{ lang: 'Shell', label: 'curl', source: curl }];
   if (tag && !op.webhook) {
     const call = `client${tag.group ? `.${tag.group}` : ''}.${clientName(op, tag)}`;
-    const args = [...op.parameters.filter((p) => p.in === 'path').map((p) => JSON.stringify(params[p.name])), ...(body ? [indent(JSON.stringify(callerBody(op, doc, body), null, 2), '')] : [])];
+    const args = [
+      ...op.parameters.filter((p) => p.in === 'path').map((p) => JSON.stringify(params[p.name])),
+      ...(body ? [indent(JSON.stringify(callerBody(op, doc, body), null, 2), '')] : []),
+    ];
     const source = [
       "import { createGatewayClient, isApproved } from 'payment-gateway-contract/client';",
       '',
@@ -98,7 +116,15 @@ export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Oper
   for (const [p, item] of Object.entries<any>(out.paths)) {
     const shared = item.post;
     if (!shared?.['x-methods']) continue;
-    const { 'x-methods': _methods, requestBody: _body, responses: _responses, operationId: _id, summary: _summary, description: _description, ...common } = shared;
+    const {
+      'x-methods': _methods,
+      requestBody: _body,
+      responses: _responses,
+      operationId: _id,
+      summary: _summary,
+      description: _description,
+      ...common
+    } = shared;
     delete out.paths[p];
     for (const op of ops.filter((o) => !o.webhook && o.path === p && o.method)) {
       out.paths[methodPath(op)] = {
@@ -108,7 +134,12 @@ export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Oper
           summary: op.summary,
           description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.\n\n${describe(op)}`,
           ...(op.deprecated ? { deprecated: true } : {}),
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) },
+            },
+          },
           responses: responseOf(op, out),
           'x-codeSamples': codeSamples(op, out),
         },
@@ -119,19 +150,39 @@ export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Oper
 
 /** The recipes section of the introduction: every recipe's canonical form, who uses it, a worked example. */
 export function recipesSection(doc: Doc, ops: Operation[]): string {
-  const spec = doc['x-hash-recipes'] as Record<string, HashRecipe & { example?: { passphrase: string; fields: Record<string, unknown>; hash: string } }>;
+  const spec = doc['x-hash-recipes'] as Record<
+    string,
+    HashRecipe & { example?: { passphrase: string; fields: Record<string, unknown>; hash: string } }
+  >;
   const parts = [
     '## Hash recipes',
     `Every hash is computed from the account's passphrase (never sent) and fields of the request, by the recipe the operation names. ${FIELD_RULES}`,
     "`payment-gateway sign RECIPE --field NAME=VALUE … --preimage` prints the exact text hashed and the hash; `payment-gateway sign OPERATION --body @body.json --signed-body` fills in an operation's hashes.",
   ];
   for (const [name, recipe] of Object.entries(spec)) {
-    const users = ops.filter((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].some((h) => h.recipe === name)).map((o) => `\`${o.operationId}\``);
-    const lines = [`**\`${name}\`** (${recipe.source === 'public' ? 'used by the public clients of the real service' : 'defined by this contract: no public source shows it'}). ${recipe.summary ?? ''}`, '', '```text', recipeFormula(recipe, true), '```', '', `Used by: ${users.join(', ') || 'notifications'}.`];
+    const users = ops
+      .filter((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].some((h) => h.recipe === name))
+      .map((o) => `\`${o.operationId}\``);
+    const lines = [
+      `**\`${name}\`** (${recipe.source === 'public' ? 'used by the public clients of the real service' : 'defined by this contract: no public source shows it'}). ${recipe.summary ?? ''}`,
+      '',
+      '```text',
+      recipeFormula(recipe, true),
+      '```',
+      '',
+      `Used by: ${users.join(', ') || 'notifications'}.`,
+    ];
     if (recipe.example) {
       const { passphrase, fields, hash } = recipe.example;
-      lines.push('', `Worked example: passphrase \`${passphrase}\`, fields \`${JSON.stringify(fields)}\`; text hashed \`${hashPreimage(recipe, passphrase, fields)}\`; hash \`${hash}\`.`);
-      if (recipe.algorithm === 'hmac-sha256') lines.push('', 'The text hashed is the canonical JSON: path parameters, query parameters and top-level body fields in one object (a body field replaces a parameter of the same name), keys sorted by UTF-16 code unit at every level, no white space; the key is the passphrase as UTF-8.');
+      lines.push(
+        '',
+        `Worked example: passphrase \`${passphrase}\`, fields \`${JSON.stringify(fields)}\`; text hashed \`${hashPreimage(recipe, passphrase, fields)}\`; hash \`${hash}\`.`,
+      );
+      if (recipe.algorithm === 'hmac-sha256')
+        lines.push(
+          '',
+          'The text hashed is the canonical JSON: path parameters, query parameters and top-level body fields in one object (a body field replaces a parameter of the same name), keys sorted by UTF-16 code unit at every level, no white space; the key is the passphrase as UTF-8.',
+        );
     }
     parts.push(lines.join('\n'));
   }

@@ -24,8 +24,12 @@ function provenanceNote(op: Operation): string {
 
 function securityNote(op: Operation, doc: Doc): string {
   const parts: string[] = [];
-  if (op.credentials?.length) parts.push(`credentials in the body: ${op.credentials.map((c) => `\`${c}\``).join(', ')}`);
-  for (const h of op.hashes ?? []) parts.push(`\`${h.name}\` ${h.in === 'header' ? '(header) ' : ''}by the recipe [\`${h.recipe}\`](#section/Hash-recipes)`);
+  if (op.credentials?.length)
+    parts.push(`credentials in the body: ${op.credentials.map((c) => `\`${c}\``).join(', ')}`);
+  for (const h of op.hashes ?? [])
+    parts.push(
+      `\`${h.name}\` ${h.in === 'header' ? '(header) ' : ''}by the recipe [\`${h.recipe}\`](#section/Hash-recipes)`,
+    );
   for (const h of op.resultHashes ?? []) parts.push(`the result's \`${h.name}\` by the recipe \`${h.recipe}\``);
   const recipes = doc['x-hash-recipes'];
   const defined = (op.hashes ?? []).filter((h) => recipes[h.recipe]?.source === 'defined').map((h) => h.recipe);
@@ -65,7 +69,8 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
     const schema = resolvePointer(out, op.request!);
     return [schema.description, provenanceNote(op), securityNote(op, out)].filter(Boolean).join('\n\n');
   });
-  for (const op of ops.filter((o) => o.method && o.inferred && !o.webhook)) out.paths[methodPath(op)].post['x-badges'] = [INFERRED];
+  for (const op of ops.filter((o) => o.method && o.inferred && !o.webhook))
+    out.paths[methodPath(op)].post['x-badges'] = [INFERRED];
   // The recipes written out in full, in place of the introduction's summary table.
   const intro: string = out.info.description ?? '';
   const start = intro.indexOf('## Hash recipes');
@@ -74,7 +79,8 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
     out.info.description = `${intro.slice(0, start)}${recipesSection(out, ops)}\n${end >= 0 ? intro.slice(end) : ''}`;
   }
   // Redoc's Servers box shows a description as plain text: no Markdown in it.
-  for (const server of out.servers ?? []) if (server.description) server.description = server.description.replace(/`/g, '');
+  for (const server of out.servers ?? [])
+    if (server.description) server.description = server.description.replace(/`/g, '');
   out.info.description += `\n\n## Client quick start\n\nWith the typed client (\`payment-gateway-contract/client\`), signing is done for you:\n\n\`\`\`ts\n${quickStart}\`\`\`\n\nEvery request and result type comes from this document; see the README for the server stubs, the sandbox and the mock.\n`;
   return out;
 }
@@ -83,7 +89,9 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
 // it is swapped for an inline SVG that keeps the attribution.
 const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#888">Redocly</text></svg>')}`;
 const offline = (html: string) =>
-  html.replace(/^<!DOCTYPE html>/i, `<!DOCTYPE html><!-- ${BANNER} -->`).replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g, LOGO);
+  html
+    .replace(/^<!DOCTYPE html>/i, `<!DOCTYPE html><!-- ${BANNER} -->`)
+    .replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g, LOGO);
 
 /** The documentation page: Redoc inlined, nothing loaded from elsewhere. */
 export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promise<string> {
@@ -99,7 +107,10 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
 
 /** Builds the HTML into `file` with Redoc inlined. */
 async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string): Promise<void> {
-  const quickStart = (await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8')).replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'");
+  const quickStart = (await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8')).replace(
+    "from '../generated/client.ts'",
+    "from 'payment-gateway-contract/client'",
+  );
   const decorated = await decorate(doc, ops, quickStart);
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   showVersions(decorated, pkg.name, pkg.version);
@@ -109,7 +120,18 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string)
     await writeFile(input, JSON.stringify(decorated));
     await promisify(execFile)(
       process.execPath,
-      [path.join(root, 'node_modules/@redocly/cli/bin/cli.js'), 'build-docs', input, '--output', file, '--inlineBundle', '--title', `${doc.info.title} ${doc.info.version}`, '--lint-config', 'off'],
+      [
+        path.join(root, 'node_modules/@redocly/cli/bin/cli.js'),
+        'build-docs',
+        input,
+        '--output',
+        file,
+        '--inlineBundle',
+        '--title',
+        `${doc.info.title} ${doc.info.version}`,
+        '--lint-config',
+        'off',
+      ],
       // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
       { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
     );

@@ -18,7 +18,9 @@ function inputType(e: TableEntry): string {
   const body = e.request ? S(e.request) : 'undefined';
   const has = (where: string) => e.parameters.some((p) => p.in === where);
   const params = has('path') ? `Ops[${JSON.stringify(e.operationId)}]['parameters']['path']` : 'NoParameters';
-  const query = has('query') ? `NonNullable<Ops[${JSON.stringify(e.operationId)}]['parameters']['query']>` : 'NoParameters';
+  const query = has('query')
+    ? `NonNullable<Ops[${JSON.stringify(e.operationId)}]['parameters']['query']>`
+    : 'NoParameters';
   return `HandlerInput<${body}, ${params}, ${query}>`;
 }
 
@@ -50,13 +52,16 @@ export function handlersModule(entries: TableEntry[]): string {
     '',
     '/**',
     ' * One method per operation. Each receives its own request, already validated and authenticated, and',
-    " * returns its own result or a refusal (responseCode below zero). Deprecated aliases are routed to the",
+    ' * returns its own result or a refusal (responseCode below zero). Deprecated aliases are routed to the',
     ' * operation they repeat and have no method of their own.',
     ' */',
     'export interface GatewayHandlers<Context = unknown> {',
   ];
   for (const e of entries.filter((x) => !x.aliasOf)) {
-    lines.push(doc(e), `  ${tsKey(e.operationId)}(input: ${inputType(e)}, context: Context): Answer<${resultType(e)} | ${S(e.refusal)}>;`);
+    lines.push(
+      doc(e),
+      `  ${tsKey(e.operationId)}(input: ${inputType(e)}, context: Context): Answer<${resultType(e)} | ${S(e.refusal)}>;`,
+    );
   }
   lines.push('}', '', 'export type HandlerName = keyof GatewayHandlers;', '');
   return lines.join('\n');

@@ -7,7 +7,9 @@ const ADDED = '#2e7d32';
 const DEPRECATED = '#8a6d00';
 
 /** The note and badges one element's marks give, or nothing when it has none. */
-export function lifecycleNote(node: Record<string, unknown>): { note: string; badges: { name: string; color: string }[] } | undefined {
+export function lifecycleNote(
+  node: Record<string, unknown>,
+): { note: string; badges: { name: string; color: string }[] } | undefined {
   const added = node['x-added-in'];
   const deprecated = node['x-deprecated-in'];
   const removal = node['x-removal'];

@@ -35,7 +35,10 @@ const pointerName = (pointer: string): string => pointer.slice(pointer.lastIndex
 async function readMethodFiles(specDir: string): Promise<Map<string, MethodFile[]>> {
   const groups = new Map<string, MethodFile[]>();
   const methodsDir = path.join(specDir, 'methods');
-  for (const group of (await readdir(methodsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const group of (await readdir(methodsDir, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
     const files: MethodFile[] = [];
     for (const name of (await readdir(path.join(methodsDir, group))).filter((n) => n.endsWith('.yaml')).sort()) {
       const parsed = YAML.parse(await readFile(path.join(methodsDir, group, name), 'utf8')) ?? {};
@@ -57,7 +60,8 @@ async function readComponentNames(specDir: string): Promise<Map<string, string>>
   const names = new Map<string, string>();
   const dir = path.join(specDir, 'components/schemas');
   for (const name of (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort()) {
-    for (const key of Object.keys(YAML.parse(await readFile(path.join(dir, name), 'utf8')) ?? {})) if (!names.has(key)) names.set(key, name);
+    for (const key of Object.keys(YAML.parse(await readFile(path.join(dir, name), 'utf8')) ?? {}))
+      if (!names.has(key)) names.set(key, name);
   }
   return names;
 }
@@ -87,11 +91,19 @@ function refSeq(refs: string[]): YAMLSeq {
   return seq;
 }
 
-const mapKeys = (node: unknown): string[] => (isMap(node) ? node.items.map((p) => String((p.key as Scalar).value)) : []);
-const seqRefs = (node: unknown): string[] => (isSeq(node) ? node.items.map((i) => String((i as YAMLMap).get('$ref'))) : []);
+const mapKeys = (node: unknown): string[] =>
+  isMap(node) ? node.items.map((p) => String((p.key as Scalar).value)) : [];
+const seqRefs = (node: unknown): string[] =>
+  isSeq(node) ? node.items.map((i) => String((i as YAMLMap).get('$ref'))) : [];
 
 /** The expected text of one shared path file, its lists written from its group's method files. */
-function writeLists(source: string, group: string, files: MethodFile[], all: MethodFile[], components: Map<string, string>): string {
+function writeLists(
+  source: string,
+  group: string,
+  files: MethodFile[],
+  all: MethodFile[],
+  components: Map<string, string>,
+): string {
   const doc = YAML.parseDocument(source);
   const op = ['post'];
   const body = [...op, 'requestBody', 'content', 'application/json'];
@@ -115,18 +127,24 @@ function writeLists(source: string, group: string, files: MethodFile[], all: Met
     xMethods.set(f.method, methodRef(f.file, 'x-method'));
     const request = pointerName(d.request);
     branches.set(f.method, methodRef(holding(request, f, (m) => m.keys, 'request schema').file, request));
-    for (const name of d.examples.request ?? []) requestExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+    for (const name of d.examples.request ?? [])
+      requestExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
     // A result that is not JSON (a zip, a CSV) is answered under its own media type, written by hand.
     const json = !d.resultType;
-    for (const [pointer, into] of [[json ? d.result : undefined, results], [d.refusal, refusals]] as const) {
+    for (const [pointer, into] of [
+      [json ? d.result : undefined, results],
+      [d.refusal, refusals],
+    ] as const) {
       if (!pointer) continue;
       const name = pointerName(pointer);
       const file = components.get(name);
       if (!file) throw new Error(`spec/methods/${f.file}: ${pointer} is in no file of spec/components/schemas`);
       into.set(`../components/schemas/${file}#/${name}`, '');
     }
-    for (const name of json ? (d.examples.result ?? []) : []) resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
-    for (const name of d.examples.refusal ?? []) resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+    for (const name of json ? (d.examples.result ?? []) : [])
+      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+    for (const name of d.examples.refusal ?? [])
+      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
   }
 
   const existingAnyOf = seqRefs(doc.getIn([...ok, 'schema', 'anyOf']));

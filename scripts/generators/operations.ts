@@ -13,7 +13,8 @@ function refusalCodeType(doc: Doc, refusal: string): 'string' | 'integer' {
   let code = resolvePointer(doc, refusal).properties.responseCode;
   while (code.$ref) code = resolvePointer(doc, code.$ref);
   const first = Array.isArray(code.type) ? code.type[0] : code.type;
-  if (first !== 'string' && first !== 'integer') throw new Error(`${refusal}: responseCode must be a string or an integer`);
+  if (first !== 'string' && first !== 'integer')
+    throw new Error(`${refusal}: responseCode must be a string or an integer`);
   return first;
 }
 
@@ -27,7 +28,9 @@ function headerCredentials(doc: Doc, op: Operation): Record<string, string> | nu
 /** Every body field some form of the request declares, sorted: what the gateway reads; the rest it ignores. */
 function knownFields(doc: Doc, schemas: string[]): string[] {
   const names = new Set<string>();
-  for (const name of schemas) for (const field of Object.keys(resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {})) names.add(field);
+  for (const name of schemas)
+    for (const field of Object.keys(resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {}))
+      names.add(field);
   return [...names].sort();
 }
 
@@ -35,7 +38,9 @@ function knownFields(doc: Doc, schemas: string[]): string[] {
 function normalisedFields(doc: Doc, schemas: string[]): Record<string, 'uppercase'> | null {
   const found: Record<string, 'uppercase'> = {};
   for (const name of schemas) {
-    for (const [field, property] of Object.entries<{ $ref?: string }>(resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {})) {
+    for (const [field, property] of Object.entries<{ $ref?: string }>(
+      resolvePointer(doc, `#/components/schemas/${name}`).properties ?? {},
+    )) {
       let schema: Record<string, unknown> = property;
       while (typeof schema.$ref === 'string') schema = resolvePointer(doc, schema.$ref);
       if (schema['x-normalise'] === 'uppercase') found[field] = 'uppercase';
@@ -66,10 +71,18 @@ function requestForm(doc: Doc, op: Operation, name: string): RequestForm {
     .map((h) => {
       // A hash the schema requires only once some field is sent (dependentRequired) is made only then.
       const required = (schema.required ?? []).includes(h.name);
-      const when = Object.entries<string[]>(schema.dependentRequired ?? {}).filter(([, needs]) => needs.includes(h.name)).map(([field]) => field);
+      const when = Object.entries<string[]>(schema.dependentRequired ?? {})
+        .filter(([, needs]) => needs.includes(h.name))
+        .map(([field]) => field);
       return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
     });
-  return { schema: name, accepts, required: (schema.required ?? []).filter((f: string) => !fillable.has(f)), fill, hashes };
+  return {
+    schema: name,
+    accepts,
+    required: (schema.required ?? []).filter((f: string) => !fillable.has(f)),
+    fill,
+    hashes,
+  };
 }
 
 export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
@@ -78,7 +91,9 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
     .filter((op) => !op.webhook)
     .map((op): TableEntry => {
       const request = op.request ? schemaName(op.request) : null;
-      const forms = op.request ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null) : null;
+      const forms = op.request
+        ? (resolvePointer(doc, op.request).oneOf?.map((f: { $ref: string }) => schemaName(f.$ref)) ?? null)
+        : null;
       const fields = request ? knownFields(doc, forms ?? [request]) : null;
       const normalise = request ? normalisedFields(doc, forms ?? [request]) : null;
       return {
@@ -107,7 +122,11 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         aliasOf: op.aliasOf ?? null,
         webhooks: op.webhooks ?? [],
         retry: op.retry ?? null,
-        examples: { request: op.examples.request, result: op.examples.result ?? [], refusal: op.examples.refusal ?? [] },
+        examples: {
+          request: op.examples.request,
+          result: op.examples.result ?? [],
+          refusal: op.examples.refusal ?? [],
+        },
         provenance: op.seed ? { seed: op.seed } : { inferred: op.inferred! },
         tags: op.tags,
       };
@@ -115,7 +134,11 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
 }
 
 /** A union of string literal types, sorted and without repeats. */
-const union = (names: string[]): string => [...new Set(names)].sort().map((n) => JSON.stringify(n)).join(' | ') || 'never';
+const union = (names: string[]): string =>
+  [...new Set(names)]
+    .sort()
+    .map((n) => JSON.stringify(n))
+    .join(' | ') || 'never';
 
 function apiVersionHeader(doc: Doc): { name: string; value: string } {
   const p = doc.components.parameters.ApiVersion;
@@ -125,7 +148,9 @@ function apiVersionHeader(doc: Doc): { name: string; value: string } {
 export function operationsModule(doc: Doc, ops: Operation[]): string {
   const entries = tableEntries(doc, ops);
   return [
-    tsHeader('The operation table: each operation\'s route, schemas, credentials, hashes and provenance (from x-methods and x-operation).').trimEnd(),
+    tsHeader(
+      "The operation table: each operation's route, schemas, credentials, hashes and provenance (from x-methods and x-operation).",
+    ).trimEnd(),
     '',
     "import type { OperationModel } from '../runtime/operation-model.ts';",
     "import type { HashRecipeName } from './hash-recipes.ts';",
@@ -152,7 +177,7 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '/** The tags operations are grouped by in the docs. */',
     `export type Tag = ${union((doc.tags ?? []).map((t: { name: string }) => t.name))};`,
     '',
-    '/** An operation of this contract: the one operation shape with the contract\'s own names. */',
+    "/** An operation of this contract: the one operation shape with the contract's own names. */",
     'export type ContractOperation = OperationModel<OperationId, HashRecipeName, HeaderRole, Tag>;',
     '',
     `export const operations: readonly ContractOperation[] = ${JSON.stringify(entries, null, 2)};`,

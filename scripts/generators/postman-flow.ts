@@ -22,7 +22,12 @@ export interface Produced {
 
 /** A value worth following: an identifier or token, not a date, amount, name or constant. */
 const traceable = (value: unknown): value is string =>
-  typeof value === 'string' && value.length >= 6 && /\d/.test(value) && /[A-Za-z-]/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value) && !/^[+\d\s]+$/.test(value);
+  typeof value === 'string' &&
+  value.length >= 6 &&
+  /\d/.test(value) &&
+  /[A-Za-z-]/.test(value) &&
+  !/^\d{4}-\d{2}-\d{2}/.test(value) &&
+  !/^[+\d\s]+$/.test(value);
 
 // Hashes are computed, credentials are the collection's own variables, and references
 // (transactionReferenceID, reference) are the merchant's own, only echoed: none is followed.
@@ -64,7 +69,11 @@ export function producedValues(doc: Doc, ops: Operation[]): Map<string, Produced
 }
 
 /** The variable a request's field or parameter takes, if its example value is produced elsewhere. */
-export function consumedBy(doc: Doc, op: Operation, produced: Map<string, Produced>): { fields: Map<string, Produced>; params: Map<string, Produced> } {
+export function consumedBy(
+  doc: Doc,
+  op: Operation,
+  produced: Map<string, Produced>,
+): { fields: Map<string, Produced>; params: Map<string, Produced> } {
   const fields = new Map<string, Produced>();
   const params = new Map<string, Produced>();
   const body = requestExample(doc, op) ?? {};
@@ -84,7 +93,11 @@ export function consumedBy(doc: Doc, op: Operation, produced: Map<string, Produc
  * example that sends that value means the same variable. Registered in `produced` under the same
  * variable, so that consumedBy() finds them; answered as [field, variable] pairs per operation.
  */
-export function rotations(doc: Doc, ops: Operation[], produced: Map<string, Produced>): Map<string, [string, string][]> {
+export function rotations(
+  doc: Doc,
+  ops: Operation[],
+  produced: Map<string, Produced>,
+): Map<string, [string, string][]> {
   const out = new Map<string, [string, string][]>();
   // Repeat until nothing new: a replacement may itself be replaced by a later request.
   for (let changed = true; changed; ) {
@@ -114,15 +127,30 @@ export const endsWhatItIsGiven = (op: Operation): boolean => /^(Remove|Void|Dele
 
 /** Producers before their consumers; otherwise document order, with operations that end things last. */
 export function runOrder(doc: Doc, ops: Operation[], produced: Map<string, Produced>): Operation[] {
-  const deps = new Map(ops.map((op) => {
-    const { fields, params } = consumedBy(doc, op, produced);
-    return [op.operationId, new Set([...fields.values(), ...params.values()].map((p) => p.producer).filter((id) => id !== op.operationId))];
-  }));
+  const deps = new Map(
+    ops.map((op) => {
+      const { fields, params } = consumedBy(doc, op, produced);
+      return [
+        op.operationId,
+        new Set([...fields.values(), ...params.values()].map((p) => p.producer).filter((id) => id !== op.operationId)),
+      ];
+    }),
+  );
   const done = new Set<string>();
   const order: Operation[] = [];
   while (order.length < ops.length) {
-    const ready = ops.filter((op) => !done.has(op.operationId) && [...deps.get(op.operationId)!].every((d) => done.has(d) || !ops.some((o) => o.operationId === d)));
-    if (!ready.length) throw new Error(`Postman: the examples refer to each other in a cycle among ${ops.filter((op) => !done.has(op.operationId)).map((op) => op.operationId).join(', ')}`);
+    const ready = ops.filter(
+      (op) =>
+        !done.has(op.operationId) &&
+        [...deps.get(op.operationId)!].every((d) => done.has(d) || !ops.some((o) => o.operationId === d)),
+    );
+    if (!ready.length)
+      throw new Error(
+        `Postman: the examples refer to each other in a cycle among ${ops
+          .filter((op) => !done.has(op.operationId))
+          .map((op) => op.operationId)
+          .join(', ')}`,
+      );
     const next = ready.find((op) => !endsWhatItIsGiven(op)) ?? ready[0]!;
     done.add(next.operationId);
     order.push(next);

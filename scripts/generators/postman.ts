@@ -9,7 +9,15 @@
 import { strToU8, zipSync } from 'fflate';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
-import { consumedBy, endsWhatItIsGiven, producedValues, requestExample, rotations, runOrder, type Produced } from './postman-flow.ts';
+import {
+  consumedBy,
+  endsWhatItIsGiven,
+  producedValues,
+  requestExample,
+  rotations,
+  runOrder,
+  type Produced,
+} from './postman-flow.ts';
 
 const SCHEMA = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
 /** The variable a computed hash is put in, for the body field or header that carries it. */
@@ -89,7 +97,9 @@ interface Follow {
 function testScript(op: Operation, follow: Follow): string[] {
   const lines = [`pm.test('HTTP ${op.status}', () => pm.response.to.have.status(${op.status}));`];
   if (op.resultType) {
-    lines.push(`pm.test('answers ${op.resultType}', () => pm.expect(pm.response.headers.get('Content-Type')).to.include('${op.resultType}'));`);
+    lines.push(
+      `pm.test('answers ${op.resultType}', () => pm.expect(pm.response.headers.get('Content-Type')).to.include('${op.resultType}'));`,
+    );
     return lines;
   }
   lines.push(
@@ -99,12 +109,15 @@ function testScript(op: Operation, follow: Follow): string[] {
   if (!follow.produces.length && !follow.rotates.length) return lines;
   lines.push(`if (Number(answer.responseCode) >= 0) {`);
   for (const p of follow.produces) {
-    lines.push(`  { const v = ${JSON.stringify(p.path)}.reduce((n, k) => (n == null ? n : n[k]), answer); if (v != null) pm.collectionVariables.set(${JSON.stringify(p.variable)}, String(v)); }`);
+    lines.push(
+      `  { const v = ${JSON.stringify(p.path)}.reduce((n, k) => (n == null ? n : n[k]), answer); if (v != null) pm.collectionVariables.set(${JSON.stringify(p.variable)}, String(v)); }`,
+    );
   }
   if (follow.rotates.length) {
     lines.push(`  const sent = JSON.parse(pm.variables.replaceIn(pm.request.body.raw));`);
     // The seed: each purchase's cardKeyReplace becomes the key unless the request is refused.
-    for (const [field, variable] of follow.rotates) lines.push(`  pm.collectionVariables.set(${JSON.stringify(variable)}, sent[${JSON.stringify(field)}]);`);
+    for (const [field, variable] of follow.rotates)
+      lines.push(`  pm.collectionVariables.set(${JSON.stringify(variable)}, sent[${JSON.stringify(field)}]);`);
   }
   lines.push(`}`);
   return lines;
@@ -115,25 +128,41 @@ function testScript(op: Operation, follow: Follow): string[] {
  * short to be a real file: the collection sends a real one, its header the columns and one line.
  */
 function uploadFile(schema: any): string | undefined {
-  const columns: string[] | undefined = schema?.['x-csv-columns']?.[Object.keys(schema['x-csv-columns']).sort().at(-1)!];
+  const columns: string[] | undefined =
+    schema?.['x-csv-columns']?.[Object.keys(schema['x-csv-columns']).sort().at(-1)!];
   if (schema?.contentMediaType !== 'application/zip' || !columns) return undefined;
-  const line = columns.map((c) => ({ transactionReferenceID: 'B-1', transactionAmount: '15.00', transactionCurrency: 'AUD', transactionProduct: 'Batch item' })[c] ?? '');
+  const line = columns.map(
+    (c) =>
+      ({
+        transactionReferenceID: 'B-1',
+        transactionAmount: '15.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Batch item',
+      })[c] ?? '',
+  );
   const csv = `${columns.join(',')}\n${line.join(',')}\n`;
   const zip = zipSync({ 'batch.csv': [strToU8(csv), { mtime: new Date('2026-01-01T00:00:00Z'), level: 6 }] });
   return Buffer.from(zip).toString('base64');
 }
 
 /** The example body: credentials, hashes, references to earlier answers and files as variables. */
-function bodyOf(doc: Doc, op: Operation, sandbox: Record<string, string>, fields: Map<string, Produced>, files: Map<string, string>): string | undefined {
+function bodyOf(
+  doc: Doc,
+  op: Operation,
+  sandbox: Record<string, string>,
+  fields: Map<string, Produced>,
+  files: Map<string, string>,
+): string | undefined {
   const example = requestExample(doc, op);
   if (!example) return undefined;
   const body = structuredClone(example);
   for (const key of ['merchantUUID', 'partnerUUID', 'apiKey'] as const) {
     if (body[key] === sandbox[key]) body[key] = `{{${key}}}`;
   }
-  for (const use of op.hashes ?? []) if ((use.in ?? 'body') === 'body' && use.name in body) body[use.name] = `{{${hashVariable(use.name)}}}`;
+  for (const use of op.hashes ?? [])
+    if ((use.in ?? 'body') === 'body' && use.name in body) body[use.name] = `{{${hashVariable(use.name)}}}`;
   for (const [name, p] of fields) body[name] = `{{${p.variable}}}`;
-  const properties = op.request ? resolvePointer(doc, op.request)?.properties ?? {} : {};
+  const properties = op.request ? (resolvePointer(doc, op.request)?.properties ?? {}) : {};
   for (const [name, schema] of Object.entries<any>(properties)) {
     const file = name in body ? uploadFile(schema) : undefined;
     if (file) {
@@ -165,11 +194,24 @@ function requestItem(ctx: Context, op: Operation): unknown {
   const roles: Record<string, string> = { accountId: '{{merchantUUID}}', apiKey: '{{apiKey}}' };
   for (const scheme of op.security) {
     const s = doc.components.securitySchemes[scheme];
-    header.push({ key: s.name, value: s['x-credential'] === 'messageHash' ? `{{${hashVariable(s.name)}}}` : roles[s['x-credential']]! });
+    header.push({
+      key: s.name,
+      value: s['x-credential'] === 'messageHash' ? `{{${hashVariable(s.name)}}}` : roles[s['x-credential']]!,
+    });
   }
-  const path = op.path.split('/').filter(Boolean).map((seg) => seg.replace(/^\{(\w+)\}$/, ':$1'));
-  const variable = op.parameters.filter((p) => p.in === 'path').map((p) => ({ key: p.name, value: params.has(p.name) ? `{{${params.get(p.name)!.variable}}}` : p.example ?? '' }));
-  const query = op.parameters.filter((p) => p.in === 'query' && p.example !== undefined).map((p) => ({ key: p.name, value: p.example! }));
+  const path = op.path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => seg.replace(/^\{(\w+)\}$/, ':$1'));
+  const variable = op.parameters
+    .filter((p) => p.in === 'path')
+    .map((p) => ({
+      key: p.name,
+      value: params.has(p.name) ? `{{${params.get(p.name)!.variable}}}` : (p.example ?? ''),
+    }));
+  const query = op.parameters
+    .filter((p) => p.in === 'query' && p.example !== undefined)
+    .map((p) => ({ key: p.name, value: p.example! }));
   const raw = `{{baseUrl}}/${path.join('/')}${query.length ? `?${query.map((q) => `${q.key}=${encodeURIComponent(q.value)}`).join('&')}` : ''}`;
   return {
     name: op.operationId,
@@ -177,10 +219,29 @@ function requestItem(ctx: Context, op: Operation): unknown {
       method: op.verb.toUpperCase(),
       header,
       ...(body === undefined ? {} : { body: { mode: 'raw', raw: body, options: { raw: { language: 'json' } } } }),
-      url: { raw, host: ['{{baseUrl}}'], path, ...(variable.length ? { variable } : {}), ...(query.length ? { query } : {}) },
+      url: {
+        raw,
+        host: ['{{baseUrl}}'],
+        path,
+        ...(variable.length ? { variable } : {}),
+        ...(query.length ? { query } : {}),
+      },
       description: `${op.summary}${op.method ? ` (\`method\`: ${op.method} on ${op.path})` : ''}.${op.deprecated ? ' Deprecated.' : ''} Example: \`${op.examples.request[0] ?? 'none (no body)'}\`.`,
     },
-    event: [{ listen: 'test', script: { type: 'text/javascript', exec: testScript(op, { produces: [...ctx.produced.values()].filter((p) => p.producer === op.operationId && p.value === resolveDefault(ctx, p)), rotates: ctx.rotations.get(op.operationId) ?? [] }) } }],
+    event: [
+      {
+        listen: 'test',
+        script: {
+          type: 'text/javascript',
+          exec: testScript(op, {
+            produces: [...ctx.produced.values()].filter(
+              (p) => p.producer === op.operationId && p.value === resolveDefault(ctx, p),
+            ),
+            rotates: ctx.rotations.get(op.operationId) ?? [],
+          }),
+        },
+      },
+    ],
   };
 }
 
@@ -195,29 +256,75 @@ export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: st
   const apiVersion = { name: versionParameter.name as string, value: String(versionParameter.schema.const) };
   const calls = ops.filter((op) => !op.webhook);
   // Only what computing needs: summaries, reasons and worked examples stay in the spec.
-  const recipes = Object.fromEntries(Object.entries<any>(doc['x-hash-recipes']).map(([name, r]) => [name, { algorithm: r.algorithm, lowercase: r.lowercase, parts: r.parts, file: r.file }]));
+  const recipes = Object.fromEntries(
+    Object.entries<any>(doc['x-hash-recipes']).map(([name, r]) => [
+      name,
+      { algorithm: r.algorithm, lowercase: r.lowercase, parts: r.parts, file: r.file },
+    ]),
+  );
   const uses = Object.fromEntries(calls.filter((op) => op.hashes?.length).map((op) => [op.operationId, op.hashes]));
   const produced = producedValues(doc, calls);
-  const ctx: Context = { doc, sandbox, apiVersion, produced, rotations: rotations(doc, calls, produced), used: new Map(), files: new Map() };
+  const ctx: Context = {
+    doc,
+    sandbox,
+    apiVersion,
+    produced,
+    rotations: rotations(doc, calls, produced),
+    used: new Map(),
+    files: new Map(),
+  };
   // Folders by tag, a folder after those whose answers it uses; operations that end what they are
   // given (removeCard, processVoid…) last, in a folder of their own, after everything that uses it.
-  const folders: { name: string; description?: string | undefined; ops: Operation[] }[] = (doc.tags as { name: string; description?: string }[])
-    .map((tag) => ({ name: tag.name, description: tag.description, ops: calls.filter((op) => op.tags[0] === tag.name && !endsWhatItIsGiven(op)) }))
+  const folders: { name: string; description?: string | undefined; ops: Operation[] }[] = (
+    doc.tags as { name: string; description?: string }[]
+  )
+    .map((tag) => ({
+      name: tag.name,
+      description: tag.description,
+      ops: calls.filter((op) => op.tags[0] === tag.name && !endsWhatItIsGiven(op)),
+    }))
     .filter((folder) => folder.ops.length);
   const cleanUp = calls.filter(endsWhatItIsGiven);
-  const producers = (ops: Operation[]) => new Set(ops.flatMap((op) => { const c = consumedBy(doc, op, produced); return [...c.fields.values(), ...c.params.values()].map((p) => p.producer); }));
+  const producers = (ops: Operation[]) =>
+    new Set(
+      ops.flatMap((op) => {
+        const c = consumedBy(doc, op, produced);
+        return [...c.fields.values(), ...c.params.values()].map((p) => p.producer);
+      }),
+    );
   const ordered: typeof folders = [];
   while (ordered.length < folders.length) {
     const done = new Set(ordered.flatMap((f) => f.ops.map((op) => op.operationId)));
-    const next = folders.find((f) => !ordered.includes(f) && [...producers(f.ops)].every((id) => done.has(id) || f.ops.some((op) => op.operationId === id)));
-    if (!next) throw new Error('Postman: the folders use each other\'s answers in a cycle');
+    const next = folders.find(
+      (f) =>
+        !ordered.includes(f) &&
+        [...producers(f.ops)].every((id) => done.has(id) || f.ops.some((op) => op.operationId === id)),
+    );
+    if (!next) throw new Error("Postman: the folders use each other's answers in a cycle");
     ordered.push(next);
   }
   const byId = new Map(calls.map((op) => [op.operationId, op]));
-  const freshProducers = (op: Operation) => [...producers([op])].map((id) => byId.get(id)!).filter((p) => !endsWhatItIsGiven(p));
+  const freshProducers = (op: Operation) =>
+    [...producers([op])].map((id) => byId.get(id)!).filter((p) => !endsWhatItIsGiven(p));
   const items = [
-    ...ordered.map((f) => ({ name: f.name, description: f.description, item: runOrder(doc, f.ops, produced).map((op) => requestItem(ctx, op)) })),
-    ...(cleanUp.length ? [{ name: 'Clean up', description: 'Operations that end what they are given, each after a fresh run of what gives it (so that it ends something of its own: a void needs an authorisation nothing captured).', item: runOrder(doc, cleanUp, produced).flatMap((op) => [...freshProducers(op).map((p) => requestItem(ctx, p)), requestItem(ctx, op)]) }] : []),
+    ...ordered.map((f) => ({
+      name: f.name,
+      description: f.description,
+      item: runOrder(doc, f.ops, produced).map((op) => requestItem(ctx, op)),
+    })),
+    ...(cleanUp.length
+      ? [
+          {
+            name: 'Clean up',
+            description:
+              'Operations that end what they are given, each after a fresh run of what gives it (so that it ends something of its own: a void needs an authorisation nothing captured).',
+            item: runOrder(doc, cleanUp, produced).flatMap((op) => [
+              ...freshProducers(op).map((p) => requestItem(ctx, p)),
+              requestItem(ctx, op),
+            ]),
+          },
+        ]
+      : []),
   ];
   const collection = {
     // Postman and Newman ignore members they do not know; this one says where the file comes from.

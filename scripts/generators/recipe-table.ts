@@ -22,10 +22,14 @@ function usedBy(name: string, ops: Operation[]): string {
       if (h.in === 'header') headers.set(h.name, [...(headers.get(h.name) ?? []), op]);
       else body.push(h.name === 'hash' ? op.operationId : `${h.name} of ${op.operationId}`);
     }
-    for (const h of op.resultHashes ?? []) if (h.recipe === name) results.set(h.name, [...(results.get(h.name) ?? []), op.operationId]);
+    for (const h of op.resultHashes ?? [])
+      if (h.recipe === name) results.set(h.name, [...(results.get(h.name) ?? []), op.operationId]);
   }
   const uses = [...body];
-  for (const [header, list] of headers) uses.push(`${header} of the ${list.length} operations tagged ${[...new Set(list.flatMap((o) => o.tags))].join(', ')}`);
+  for (const [header, list] of headers)
+    uses.push(
+      `${header} of the ${list.length} operations tagged ${[...new Set(list.flatMap((o) => o.tags))].join(', ')}`,
+    );
   for (const [field, list] of results) uses.push(`${field} in the results of ${list.join(', ')}`);
   return uses.length ? uses.join(', ') : '(none)';
 }
@@ -35,7 +39,9 @@ export function recipeTable(recipes: Record<string, unknown>, ops: Operation[]):
   return [
     HEADER,
     '|---|---|---|---|',
-    ...Object.entries(recipes as Record<string, HashRecipe & { source: string }>).map(([name, r]) => `| ${name} | ${cell(recipeFormula(r))} | ${r.source} | ${cell(usedBy(name, ops))} |`),
+    ...Object.entries(recipes as Record<string, HashRecipe & { source: string }>).map(
+      ([name, r]) => `| ${name} | ${cell(recipeFormula(r))} | ${r.source} | ${cell(usedBy(name, ops))} |`,
+    ),
   ];
 }
 

@@ -8,7 +8,10 @@ import { tsHeader } from './banner.ts';
 export function specConstantsModule(doc: Doc): string {
   const schemas = doc.components.schemas;
   const numbered = Object.fromEntries(
-    Object.entries(schemas.Refusal['x-numbered-refusals'] as Record<string, { message: string }>).map(([name, r]) => [name, r.message]),
+    Object.entries(schemas.Refusal['x-numbered-refusals'] as Record<string, { message: string }>).map(([name, r]) => [
+      name,
+      r.message,
+    ]),
   );
   const csvColumns = {
     settlement: schemas.SettlementFile['x-csv-columns'],
@@ -16,7 +19,9 @@ export function specConstantsModule(doc: Doc): string {
     batchResult: schemas.BatchResultFile['x-csv-columns'],
   };
   return [
-    tsHeader('Spec constants for the sandbox: numbered refusal messages, CSV columns by layout version, the access token lifetime.'),
+    tsHeader(
+      'Spec constants for the sandbox: numbered refusal messages, CSV columns by layout version, the access token lifetime.',
+    ),
     '/** x-numbered-refusals on Refusal: the message of each refusal the gateway words with its error number. */',
     `export const numberedRefusals = ${JSON.stringify(numbered, null, 2)} as const;`,
     '',

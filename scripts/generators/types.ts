@@ -6,6 +6,11 @@ import { tsHeader } from './banner.ts';
 export async function typesModule(doc: Doc): Promise<string> {
   // arrayLength: the empty custom-field echo (maxItems 0) becomes the exact type [].
   // defaultNonNullable off: a request field with a default (getSettlement's version) may be left out.
-  const ast = await openapiTS(doc as never, { arrayLength: true, alphabetize: false, exportType: false, defaultNonNullable: false });
+  const ast = await openapiTS(doc as never, {
+    arrayLength: true,
+    alphabetize: false,
+    exportType: false,
+    defaultNonNullable: false,
+  });
   return `${tsHeader('Types of every path, operation and component (openapi-typescript).')}${astToString(ast)}`;
 }

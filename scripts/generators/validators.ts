@@ -9,7 +9,8 @@ import type { Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import type { TableEntry } from './operations.ts';
 
-const pointer = (...parts: string[]) => `openapi.json#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+const pointer = (...parts: string[]) =>
+  `openapi.json#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
 function newAjv(allErrors: boolean, doc: Doc): Ajv2020 {
   const ajv = new Ajv2020({
@@ -33,18 +34,24 @@ function parametersSchema(doc: Doc, entry: TableEntry): object {
     const target = p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p;
     if (target.in !== 'path' && target.in !== 'query') return;
     properties[target.name] = {
-      $ref: p.$ref ? pointer('components', 'parameters', p.$ref.split('/').pop(), 'schema') : pointer('paths', entry.path, entry.verb.toLowerCase(), 'parameters', String(i), 'schema'),
+      $ref: p.$ref
+        ? pointer('components', 'parameters', p.$ref.split('/').pop(), 'schema')
+        : pointer('paths', entry.path, entry.verb.toLowerCase(), 'parameters', String(i), 'schema'),
     };
   });
   return { type: 'object', properties, required: entry.parameters.filter((p) => p.required).map((p) => p.name) };
 }
 
 /** Names under which the validators are exported: schema names, and `<operationId>Parameters`. */
-export function validatorSources(doc: Doc, entries: TableEntry[]): { requests: string; results: string; names: { requests: string[]; results: string[] } } {
+export function validatorSources(
+  doc: Doc,
+  entries: TableEntry[],
+): { requests: string; results: string; names: { requests: string[]; results: string[] } } {
   const requestAjv = newAjv(true, doc);
   const requestRefs: Record<string, string> = {};
   for (const e of entries) {
-    for (const name of [e.request, ...(e.forms ?? [])]) if (name) requestRefs[name] = pointer('components', 'schemas', name);
+    for (const name of [e.request, ...(e.forms ?? [])])
+      if (name) requestRefs[name] = pointer('components', 'schemas', name);
     if (e.parameters.length) {
       requestAjv.addSchema(parametersSchema(doc, e), `parameters-${e.operationId}`);
       requestRefs[`${e.operationId}Parameters`] = `parameters-${e.operationId}`;
@@ -53,9 +60,11 @@ export function validatorSources(doc: Doc, entries: TableEntry[]): { requests: s
   const resultAjv = newAjv(false, doc);
   const resultRefs: Record<string, string> = {};
   for (const e of entries) {
-    for (const name of [e.refusal, e.resultType === 'application/json' ? e.result : null]) if (name) resultRefs[name] = pointer('components', 'schemas', name);
+    for (const name of [e.refusal, e.resultType === 'application/json' ? e.result : null])
+      if (name) resultRefs[name] = pointer('components', 'schemas', name);
   }
-  const sorted = (refs: Record<string, string>) => Object.fromEntries(Object.entries(refs).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = (refs: Record<string, string>) =>
+    Object.fromEntries(Object.entries(refs).sort(([a], [b]) => a.localeCompare(b)));
   const header = `// ${BANNER}\n`;
   return {
     requests: header + standaloneCode.default(requestAjv, sorted(requestRefs)),

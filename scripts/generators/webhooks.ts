@@ -25,21 +25,25 @@ export function webhooksModule(doc: Doc, ops: Operation[]): string {
       ];
     }),
   );
-  const kinds = hooks.flatMap((op) => Object.values(op.receive?.kinds?.names ?? {}).map((kind) => [kind, op.path] as const));
+  const kinds = hooks.flatMap((op) =>
+    Object.values(op.receive?.kinds?.names ?? {}).map((kind) => [kind, op.path] as const),
+  );
   return [
-    tsHeader('The webhook table: how each notification is signed and what its receiver checks (x-operation.hashes, x-operation.receive).').trimEnd(),
+    tsHeader(
+      'The webhook table: how each notification is signed and what its receiver checks (x-operation.hashes, x-operation.receive).',
+    ).trimEnd(),
     "import type { components } from './types.ts';",
     '',
     `export const webhooks = ${JSON.stringify(table, null, 2)} as const;`,
     '',
     'export type WebhookName = keyof typeof webhooks;',
     '',
-    '/** Each notification\'s body, by webhook name. */',
+    "/** Each notification's body, by webhook name. */",
     'export interface NotificationBodies {',
     ...hooks.map((op) => `  ${op.path}: components['schemas'][${JSON.stringify(schemaName(op.request!))}];`),
     '}',
     '',
-    '/** Finer names for one webhook by a field\'s value (x-operation.receive.kinds), and the webhook each refines. */',
+    "/** Finer names for one webhook by a field's value (x-operation.receive.kinds), and the webhook each refines. */",
     `export const notificationKinds = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;`,
     '',
     'export type NotificationKind = keyof typeof notificationKinds;',

@@ -86,7 +86,12 @@ function operationsOf(doc: Doc, items: DocNode, webhook: boolean): Operation[] {
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map((p: any) => deref(doc, p))
         .filter((p: any) => p.in === 'path' || p.in === 'query')
-        .map((p: any) => ({ name: p.name, in: p.in, required: Boolean(p.required), ...(p.example === undefined ? {} : { example: String(p.example) }) }));
+        .map((p: any) => ({
+          name: p.name,
+          in: p.in,
+          required: Boolean(p.required),
+          ...(p.example === undefined ? {} : { example: String(p.example) }),
+        }));
       const security = [...new Set<string>((op.security ?? []).flatMap((req: Doc) => Object.keys(req)))];
       const base = {
         verb,
@@ -100,8 +105,16 @@ function operationsOf(doc: Doc, items: DocNode, webhook: boolean): Operation[] {
       };
       if (op['x-methods']) {
         for (const [method, d] of Object.entries<Descriptor>(op['x-methods'])) {
-          if (!d.operationId || !d.summary) throw new Error(`x-methods.${method} on ${path} lacks operationId or summary`);
-          out.push({ ...d, ...base, operationId: d.operationId, summary: d.summary, method, status: d.status ?? base.status });
+          if (!d.operationId || !d.summary)
+            throw new Error(`x-methods.${method} on ${path} lacks operationId or summary`);
+          out.push({
+            ...d,
+            ...base,
+            operationId: d.operationId,
+            summary: d.summary,
+            method,
+            status: d.status ?? base.status,
+          });
         }
       } else if (op['x-operation']) {
         const d: Descriptor = op['x-operation'];
@@ -122,4 +135,3 @@ export function contractOperations(doc: Doc): Operation[] {
 export function hashRecipes(doc: Doc): HashRecipes {
   return doc['x-hash-recipes'];
 }
-

@@ -190,30 +190,48 @@ function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, 
  * deferFileScan: leave the card-number scan of a file answer to the caller, who runs
  * fileHoldsCardNumber() and may wait for it (a large settlement zip is scanned in slices).
  */
-export function answer(op: ContractOperation, account: Account, request: Record<string, unknown>, returned: unknown, deferFileScan = false): Answered {
+export function answer(
+  op: ContractOperation,
+  account: Account,
+  request: Record<string, unknown>,
+  returned: unknown,
+  deferFileScan = false,
+): Answered {
   if (op.resultType === 'application/zip' && isByteStream(returned)) {
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: scannedZip(returned) } };
   }
   if (op.resultType !== 'application/json' && (returned instanceof Uint8Array || typeof returned === 'string')) {
     const ok = op.resultType === 'application/zip' ? returned instanceof Uint8Array : typeof returned === 'string';
-    if (!ok) return { violation: `${op.operationId} must answer ${op.resultType === 'application/zip' ? 'bytes' : 'text'} for ${op.resultType}` };
+    if (!ok)
+      return {
+        violation: `${op.operationId} must answer ${op.resultType === 'application/zip' ? 'bytes' : 'text'} for ${op.resultType}`,
+      };
     // Files are scanned like JSON: a zip entry by entry (a settlement CSV), text as it is.
-    const leaks = !deferFileScan && (typeof returned === 'string' ? findCardNumber(returned) : zipHoldsCardNumber(returned as Uint8Array));
+    const leaks =
+      !deferFileScan &&
+      (typeof returned === 'string' ? findCardNumber(returned) : zipHoldsCardNumber(returned as Uint8Array));
     if (leaks) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: returned } };
   }
-  if (!returned || typeof returned !== 'object' || Array.isArray(returned)) return { violation: `${op.operationId} answered ${returned === null ? 'null' : typeof returned}, not an object` };
+  if (!returned || typeof returned !== 'object' || Array.isArray(returned))
+    return { violation: `${op.operationId} answered ${returned === null ? 'null' : typeof returned}, not an object` };
 
   // The handler's object is copied only when a result hash is added to it: it stays the handler's.
   let body = returned as Record<string, unknown>;
   const refusal = isRefusal(body);
   if (!refusal) {
     for (const use of op.resultHashes) {
-      const expected = computeHash(hashRecipes[use.recipe], account.passphrase, [maskOf(use), body, request], nodeDigests);
+      const expected = computeHash(
+        hashRecipes[use.recipe],
+        account.passphrase,
+        [maskOf(use), body, request],
+        nodeDigests,
+      );
       if (body[use.name] === undefined) {
         if (body === returned) body = { ...body };
         body[use.name] = expected;
-      } else if (body[use.name] !== expected) return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
+      } else if (body[use.name] !== expected)
+        return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
     }
   }
   const schema = refusal ? op.refusal : op.result;
@@ -222,7 +240,12 @@ export function answer(op: ContractOperation, account: Account, request: Record<
     const e = validate.errors![0]!;
     const child = (e.params.missingProperty ?? e.params.additionalProperty) as string | undefined;
     const name = fieldName(e.instancePath, child);
-    const what = e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not in the contract' : `is invalid: ${e.message}`;
+    const what =
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'additionalProperties'
+          ? 'is not in the contract'
+          : `is invalid: ${e.message}`;
     return { violation: `${name ? `Field '${name}' ${what}` : `The body ${what}`} (${schema})` };
   }
   const text = JSON.stringify(body);

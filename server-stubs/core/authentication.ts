@@ -2,7 +2,14 @@
 // headers through its security requirement) and every message hash, checked with its recipe in
 // constant time. A failure answers -1 and says no more than which credential is missing.
 import { randomBytes } from 'node:crypto';
-import { canonicalParameters, computeHash, constantTimeEqual, hashesEqual, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
+import {
+  canonicalParameters,
+  computeHash,
+  constantTimeEqual,
+  hashesEqual,
+  legacyRecipe,
+  type HashRecipe,
+} from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { forms, refusals, refuse, type Refusal } from './refusals.ts';
@@ -15,11 +22,13 @@ const DENIED = 'Invalid authentication credentials';
 const denied = (reason: string): Refusal => ({ ...refuse(-1, DENIED), reason });
 
 // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
-const sameSecret = (given: string, expected: string) => constantTimeEqual(given.length === expected.length ? given : expected, expected) && given.length === expected.length;
+const sameSecret = (given: string, expected: string) =>
+  constantTimeEqual(given.length === expected.length ? given : expected, expected) && given.length === expected.length;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length ? value : undefined);
 
-const headerOf = (headers: GatewayRequest['headers'], name: string | undefined) => (name === undefined ? undefined : headers[name.toLowerCase()]);
+const headerOf = (headers: GatewayRequest['headers'], name: string | undefined) =>
+  name === undefined ? undefined : headers[name.toLowerCase()];
 
 export interface AuthInput {
   headers: GatewayRequest['headers'];
@@ -30,7 +39,13 @@ export interface AuthInput {
 
 /** The current form of the recipe, or its legacy form where the recipe has one and it is accepted. */
 // Both forms are always computed, so that which one matched (or that none did) costs the same.
-function bodyHashMatches(given: string, recipe: HashRecipe, passphrase: string, body: Record<string, unknown>, acceptLegacy: boolean): boolean {
+function bodyHashMatches(
+  given: string,
+  recipe: HashRecipe,
+  passphrase: string,
+  body: Record<string, unknown>,
+  acceptLegacy: boolean,
+): boolean {
   const current = hashesEqual(given, computeHash(recipe, passphrase, body, nodeDigests));
   const legacy = acceptLegacy ? legacyRecipe(recipe) : undefined;
   const older = legacy !== undefined && hashesEqual(given, computeHash(legacy, passphrase, body, nodeDigests));
@@ -41,14 +56,24 @@ function bodyHashMatches(given: string, recipe: HashRecipe, passphrase: string, 
  * Stands in for an account that is not found, so that an unknown merchant costs what a known one with
  * a wrong key costs: the key is compared and every hash computed, against secrets nobody holds.
  */
-const DECOY: Account = { kind: 'merchant', id: '', apiKey: randomBytes(12).toString('base64url'), passphrase: randomBytes(24).toString('base64url') };
+const DECOY: Account = {
+  kind: 'merchant',
+  id: '',
+  apiKey: randomBytes(12).toString('base64url'),
+  passphrase: randomBytes(24).toString('base64url'),
+};
 
 /**
  * Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts.
  * Every check runs whatever failed before it, and the refusal comes at the end: an unknown account,
  * a wrong key and a wrong hash all cost the same work, so timing does not tell them apart.
  */
-export function* authenticate(op: ContractOperation, input: AuthInput, accounts: Accounts, acceptLegacy = true): Steps<{ account: Account } | { refusal: Refusal }> {
+export function* authenticate(
+  op: ContractOperation,
+  input: AuthInput,
+  accounts: Accounts,
+  acceptLegacy = true,
+): Steps<{ account: Account } | { refusal: Refusal }> {
   let account: Account | undefined;
   // The first check that failed, for the log (never the answer); every check still runs.
   let reason: string | undefined;
@@ -59,14 +84,16 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
 
   if (op.headers) {
     for (const role of Object.keys(op.headers) as HeaderRole[]) {
-      if (!text(headerOf(input.headers, op.headers[role]))) return { refusal: refusals.headerRequired(String(op.headers[role])) };
+      if (!text(headerOf(input.headers, op.headers[role])))
+        return { refusal: refusals.headerRequired(String(op.headers[role])) };
     }
     const id = headerOf(input.headers, op.headers.accountId)!;
     const found: Account | undefined = yield accounts.find('merchant', id);
     account = found ?? DECOY;
     const key = headerOf(input.headers, op.headers.apiKey);
     if (!found) deny(`unknown merchant '${id}' (header ${op.headers.accountId})`);
-    if (!sameSecret(key ?? '', account.apiKey) && key !== undefined) deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`);
+    if (!sameSecret(key ?? '', account.apiKey) && key !== undefined)
+      deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`);
   }
 
   for (const kind of op.credentials) {
@@ -89,7 +116,8 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
         found = DECOY;
       }
       const key = text(body[fields.key!]) ?? '';
-      if (!sameSecret(key, found.apiKey)) deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
+      if (!sameSecret(key, found.apiKey))
+        deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
     }
     // An access token must stand for the merchant the body names, when it names one.
     if (account && account !== DECOY && found !== DECOY && (account.kind !== found.kind || account.id !== found.id)) {
@@ -97,14 +125,24 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
     }
     account = found;
   }
-  if (!account) return { refusal: denied(`no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`) };
+  if (!account)
+    return {
+      refusal: denied(
+        `no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`,
+      ),
+    };
 
   for (const use of op.hashes) {
     const recipe = hashRecipes[use.recipe];
     const signedBy = `under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
-      const expected = computeHash(recipe, account.passphrase, canonicalParameters({ params: input.params, query: input.query, body }), nodeDigests);
+      const expected = computeHash(
+        recipe,
+        account.passphrase,
+        canonicalParameters({ params: input.params, query: input.query, body }),
+        nodeDigests,
+      );
       if (!hashesEqual(given, expected)) deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy}`);
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
@@ -114,8 +152,14 @@ export function* authenticate(op: ContractOperation, input: AuthInput, accounts:
       } catch {
         // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
         // string but that is not base64 (atob throws). That is the field's fault, not the server's.
-        const decoded = (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
-        return { refusal: refuse(-2, decoded ? forms.invalid(String(decoded), 'must be base64') : 'The request cannot be hashed') };
+        const decoded =
+          (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
+        return {
+          refusal: refuse(
+            -2,
+            decoded ? forms.invalid(String(decoded), 'must be base64') : 'The request cannot be hashed',
+          ),
+        };
       }
       if (!matches) deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`);
     }

@@ -6,11 +6,22 @@ import type { ValidateFunction } from 'ajv';
 
 const require = createRequire(import.meta.url);
 
-export const requestValidators = require('payment-gateway-contract/validators/requests') as Readonly<Record<string, ValidateFunction>>;
-export const resultValidators = require('payment-gateway-contract/validators/results') as Readonly<Record<string, ValidateFunction>>;
+export const requestValidators = require('payment-gateway-contract/validators/requests') as Readonly<
+  Record<string, ValidateFunction>
+>;
+export const resultValidators = require('payment-gateway-contract/validators/results') as Readonly<
+  Record<string, ValidateFunction>
+>;
 
 /** Absolute path of a file the package exports, e.g. 'openapi.json'. */
 export const packageFile = (name: string): string => require.resolve(`payment-gateway-contract/${name}`);
 
-export { apiVersion, bodyCredentials, defaultMaxBodyBytes, methodInPath, operations, unknownFieldsPolicy } from '../../generated/operations.ts';
+export {
+  apiVersion,
+  bodyCredentials,
+  defaultMaxBodyBytes,
+  methodInPath,
+  operations,
+  unknownFieldsPolicy,
+} from '../../generated/operations.ts';
 export { hashRecipes } from '../../generated/hash-recipes.ts';

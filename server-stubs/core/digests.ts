@@ -43,7 +43,10 @@ export const nodeDigests: Digests = {
   md5Hex: (data) => hash('md5', data, 'hex'),
   hmacSha256Hex(secret, message) {
     const { inner, outer, innerLatin1 } = padsFor(secret);
-    const innerHex = innerLatin1 === undefined ? hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'hex') : hash('sha256', innerLatin1 + message, 'hex');
+    const innerHex =
+      innerLatin1 === undefined
+        ? hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'hex')
+        : hash('sha256', innerLatin1 + message, 'hex');
     outer.write(innerHex, BLOCK, 'hex');
     return hash('sha256', outer, 'hex');
   },

@@ -7,7 +7,17 @@ import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answere
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refusals, refuse, refusalResponse, type Refusal } from './refusals.ts';
-import { byteLength, checkBody, checkParameters, checkVersion, normalised, parseBody, queryOf, splitUrl, withoutUnknownFields } from './request.ts';
+import {
+  byteLength,
+  checkBody,
+  checkParameters,
+  checkVersion,
+  normalised,
+  parseBody,
+  queryOf,
+  splitUrl,
+  withoutUnknownFields,
+} from './request.ts';
 import { bodyLimit, chooseMethod, knows, readLimit, route } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
 import type {
@@ -113,7 +123,13 @@ const methodOf = (body: unknown): string | undefined => {
 };
 
 function record(request: GatewayRequest, note: Note, response: GatewayResponse, ms: number): RequestRecord {
-  const out: RequestRecord = { verb: request.verb, path: splitUrl(request.url).pathname, status: response.status, ms, ...note };
+  const out: RequestRecord = {
+    verb: request.verb,
+    path: splitUrl(request.url).pathname,
+    status: response.status,
+    ms,
+    ...note,
+  };
   if (typeof response.body === 'string' && response.headers['content-type']?.startsWith('application/json')) {
     try {
       const code = (JSON.parse(response.body) as { responseCode?: unknown }).responseCode;
@@ -169,20 +185,31 @@ export function createGateway(options: GatewayOptions): Gateway {
   const specCache = new Map<string, Promise<Buffer>>();
   const byId = new Map(operations.map((o) => [o.operationId, o]));
 
-  const refused = (op: ContractOperation | undefined, refusal: Refusal, extra?: Record<string, string>): GatewayResponse => {
+  const refused = (
+    op: ContractOperation | undefined,
+    refusal: Refusal,
+    extra?: Record<string, string>,
+  ): GatewayResponse => {
     metrics.refusals++;
     // A 5xx is the server's failure, not the caller's: it is logged.
-    if ((refusal.status ?? 200) >= 500) logger.error('answered 5xx', { operationId: op?.operationId, status: refusal.status, message: refusal.message });
+    if ((refusal.status ?? 200) >= 500)
+      logger.error('answered 5xx', { operationId: op?.operationId, status: refusal.status, message: refusal.message });
     const response = refusalResponse(op, refusal);
     if (extra) Object.assign(response.headers, extra);
     return response;
   };
 
-  const violated = (op: ContractOperation, violation: string, sensitive: boolean, response?: GatewayResponse): GatewayResponse => {
+  const violated = (
+    op: ContractOperation,
+    violation: string,
+    sensitive: boolean,
+    response?: GatewayResponse,
+  ): GatewayResponse => {
     metrics.violations++;
     logger.error('answer violates the contract', { operationId: op.operationId, violation });
     if (mode === 'log' && response && !sensitive) return response;
-    const message = mode === 'error' ? `Response of ${op.operationId} violates the contract: ${violation}` : 'Internal gateway error';
+    const message =
+      mode === 'error' ? `Response of ${op.operationId} violates the contract: ${violation}` : 'Internal gateway error';
     return refusalResponse(op, refuse(-4, message, 500));
   };
 
@@ -192,7 +219,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       logger.error('answer violates the contract', { operationId: op.operationId, violation: error.message });
     } else {
       metrics.failures++;
-      logger.error('answer stream failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
+      logger.error('answer stream failed', {
+        operationId: op.operationId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 
@@ -213,7 +243,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       return (yield serveSpec(SPEC_FILES[pathname]!)) as GatewayResponse;
     }
     const routed = route(request.verb, pathname);
-    if ('refusal' in routed) return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
+    if ('refusal' in routed)
+      return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
     const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
 
@@ -227,7 +258,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     if ('refusal' in chosen) return refused(first, chosen.refusal);
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
-    if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok)) parsed.ok = { ...parsed.ok, method: op.method };
+    if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok))
+      parsed.ok = { ...parsed.ok, method: op.method };
     if (note !== NO_NOTE) note.operationId = op.operationId;
     if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refusals.bodyTooLarge(op.maxBodyBytes));
     const query = queryOf(op, search);
@@ -235,7 +267,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     let sent = parsed.ok;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
-      if (known.unknown.length) logger.warn('unknown fields ignored', { operationId: op.operationId, fields: known.unknown.join(', ') });
+      if (known.unknown.length)
+        logger.warn('unknown fields ignored', { operationId: op.operationId, fields: known.unknown.join(', ') });
       sent = known.body;
     }
     sent = normalised(op, sent);
@@ -245,7 +278,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
     const signed = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
-    const auth = yield* authenticate(op, { headers: request.headers, body: signed, params, query: query.ok }, options.accounts, options.legacyHashes !== 'refuse');
+    const auth = yield* authenticate(
+      op,
+      { headers: request.headers, body: signed, params, query: query.ok },
+      options.accounts,
+      options.legacyHashes !== 'refuse',
+    );
     if ('refusal' in auth) {
       if (note !== NO_NOTE) note.reason = auth.refusal.reason;
       return refused(op, auth.refusal);
@@ -294,14 +332,23 @@ export function createGateway(options: GatewayOptions): Gateway {
         answered = answer(op, auth.account, body ?? {}, returned, true);
       }
       // A file answer's scan may take a while and yields (a streamed one is scanned as it is sent).
-      if (settledLater && answered && 'response' in answered && op.resultType !== 'application/json' && !isByteStream(answered.response.body)) {
+      if (
+        settledLater &&
+        answered &&
+        'response' in answered &&
+        op.resultType !== 'application/json' &&
+        !isByteStream(answered.response.body)
+      ) {
         const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
         if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
       }
     } catch (error) {
       if (!(error instanceof RollBack)) {
         metrics.failures++;
-        logger.error('handler failed', { operationId: op.operationId, error: error instanceof Error ? error.message : String(error) });
+        logger.error('handler failed', {
+          operationId: op.operationId,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return refusalResponse(op, refusals.internal());
       }
     }
@@ -311,16 +358,23 @@ export function createGateway(options: GatewayOptions): Gateway {
       // status is sent and a failure can only end the connection (the adapter does), logged here.
       const started: Started = yield startStream(answered.response.body, (error) => streamFailed(op, error));
       if ('failure' in started) {
-        if (started.failure instanceof CardNumberLeak) answered = { violation: started.failure.message, sensitive: true };
+        if (started.failure instanceof CardNumberLeak)
+          answered = { violation: started.failure.message, sensitive: true };
         else {
           metrics.failures++;
-          logger.error('handler failed', { operationId: op.operationId, error: started.failure instanceof Error ? started.failure.message : String(started.failure) });
+          logger.error('handler failed', {
+            operationId: op.operationId,
+            error: started.failure instanceof Error ? started.failure.message : String(started.failure),
+          });
           return refusalResponse(op, refusals.internal());
         }
       } else answered = { response: { ...answered.response, body: started.body } };
     }
     if ('violation' in answered) {
-      const raw = typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array) ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) } : undefined;
+      const raw =
+        typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array)
+          ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) }
+          : undefined;
       return violated(op, answered.violation, answered.sensitive === true, raw);
     }
     if (Number((returned as { responseCode?: unknown })?.responseCode) < 0) metrics.refusals++;

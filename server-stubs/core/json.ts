@@ -40,7 +40,8 @@ const KEY_END = /"\s*:/g;
 const HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
 
 export function parseJson(text: string): Parsed {
-  if (text.length > SCAN_FROM && nestsDeeperThan(text, MAX_DEPTH)) return { body: `nests deeper than ${MAX_DEPTH} levels` };
+  if (text.length > SCAN_FROM && nestsDeeperThan(text, MAX_DEPTH))
+    return { body: `nests deeper than ${MAX_DEPTH} levels` };
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null) return { ok: value };
   const keys = countKeys(value);
@@ -77,7 +78,8 @@ function countKeys(root: object): number {
   return n;
 }
 
-const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 function findNonFinite(root: object): string | undefined {
   const stack: [unknown, string][] = [[root, '']];

@@ -47,14 +47,17 @@ export const refusals = {
   bodyRequired: () => refuse(-3, 'The request body is required'),
   parameterNotAllowed: (name: string) => refuse(-2, forms.notAllowed(name, 'Parameter')),
   headerRequired: (name: string) => refuse(-3, forms.required(name, '', 'Header')),
-  versionRequired: (name: string, value: string) => refuse(-3, forms.required(name, ` and must be ${value}`, 'Header'), 400),
+  versionRequired: (name: string, value: string) =>
+    refuse(-3, forms.required(name, ` and must be ${value}`, 'Header'), 400),
   versionInvalid: (name: string, value: string) => refuse(-2, forms.invalid(name, `must be ${value}`, 'Header'), 400),
   noOperation: (verb: string, pathname: string) => refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404),
-  verbNotAllowed: (verb: string, template: string) => refuse(-2, `${verb.toUpperCase()} is not an operation of ${template}`, 405),
+  verbNotAllowed: (verb: string, template: string) =>
+    refuse(-2, `${verb.toUpperCase()} is not an operation of ${template}`, 405),
   badPathEncoding: (pathname: string) => refuse(-2, `The path ${pathname} is not correctly encoded`, 400),
   methodRequired: (allowed: string) => refuse(-3, forms.required('method', `: one of ${allowed}`)),
   methodInvalid: (allowed: string) => refuse(-2, forms.invalid('method', `must be one of ${allowed}`)),
-  methodNotThePath: (pathMethod: string) => refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
+  methodNotThePath: (pathMethod: string) =>
+    refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
 } as const;
 
 /** The refusal body, with responseCode typed as the operation's refusal schema sends it. */
@@ -69,7 +72,10 @@ export function refusalResponse(op: ContractOperation | undefined, refusal: Refu
 
 /** '/payer/account/bsb' → 'payer.account.bsb'; '/transactions/0/bsb' → 'transactions[0].bsb'. */
 export function fieldName(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
@@ -77,7 +83,9 @@ export function fieldName(instancePath: string, child?: string): string {
 function rule(error: ErrorObject): string {
   if (error.keyword === 'enum') {
     const allowed = error.params.allowedValues as unknown[];
-    return allowed.length <= 12 ? `must be one of ${allowed.map(String).join(', ')}` : 'must be one of the allowed values';
+    return allowed.length <= 12
+      ? `must be one of ${allowed.map(String).join(', ')}`
+      : 'must be one of the allowed values';
   }
   if (error.keyword === 'const') return `must be ${JSON.stringify(error.params.allowedValue)}`;
   return error.message ?? error.keyword;
@@ -91,11 +99,18 @@ export function refusalFor(errors: readonly ErrorObject[], prefix = 'Field'): Re
   const missing = errors.find((e) => e.keyword === 'required' || e.keyword === 'dependentRequired');
   if (missing) {
     const name = fieldName(missing.instancePath, missing.params.missingProperty as string);
-    const because = missing.keyword === 'dependentRequired' ? ` when '${fieldName(missing.instancePath, missing.params.property as string)}' is sent` : '';
+    const because =
+      missing.keyword === 'dependentRequired'
+        ? ` when '${fieldName(missing.instancePath, missing.params.property as string)}' is sent`
+        : '';
     return refuse(-3, forms.required(name, because, prefix));
   }
   const extra = errors.find((e) => e.keyword === 'additionalProperties');
-  if (extra) return refuse(-2, forms.notAllowed(fieldName(extra.instancePath, extra.params.additionalProperty as string), prefix));
+  if (extra)
+    return refuse(
+      -2,
+      forms.notAllowed(fieldName(extra.instancePath, extra.params.additionalProperty as string), prefix),
+    );
   const invalid = errors.find((e) => !WRAPPERS.has(e.keyword)) ?? errors[0];
   if (!invalid) return refuse(-2, forms.request());
   const name = fieldName(invalid.instancePath);

@@ -23,7 +23,8 @@ export function checkVersion(headers: GatewayRequest['headers']): Refusal | unde
   return undefined;
 }
 
-export const byteLength = (body: GatewayRequest['body']) => (body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+export const byteLength = (body: GatewayRequest['body']) =>
+  body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
 /** The body as JSON: absent, or an object sent as application/json. */
 export function parseBody(request: GatewayRequest, limit: number): Checked<unknown> {
@@ -38,7 +39,12 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
     const parsed = parseJson(text);
     if ('ok' in parsed) return parsed;
-    return { refusal: refuse(-2, 'body' in parsed ? `The request body ${parsed.body}` : forms.invalid(parsed.field, parsed.rule)) };
+    return {
+      refusal: refuse(
+        -2,
+        'body' in parsed ? `The request body ${parsed.body}` : forms.invalid(parsed.field, parsed.rule),
+      ),
+    };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
     return { refusal: refusals.notJson(why) };
@@ -64,7 +70,9 @@ export function bodyErrors(op: ContractOperation, body: unknown): { form: string
 export function checkBody(op: ContractOperation, body: unknown): Refusal | undefined {
   if (!op.request) {
     // Get PayID sends {} on a GET (seed §4.6): an empty object is no body.
-    const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+    const empty =
+      body === undefined ||
+      (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
     return empty ? undefined : refusals.noBodyTaken(op.operationId);
   }
   if (body === undefined) return refusals.bodyRequired();
@@ -99,10 +107,16 @@ export function normalised(op: ContractOperation, body: unknown): unknown {
 }
 
 /** Path and query parameters against their schemas. */
-export function checkParameters(op: ContractOperation, params: Record<string, string>, query: Record<string, string>): Refusal | undefined {
+export function checkParameters(
+  op: ContractOperation,
+  params: Record<string, string>,
+  query: Record<string, string>,
+): Refusal | undefined {
   if (!op.parameters.length) return undefined;
   const validate = requestValidators[`${op.operationId}Parameters`]!;
-  return validate(hasNames(query) ? { ...query, ...params } : params) ? undefined : refusalFor(validate.errors ?? [], 'Parameter');
+  return validate(hasNames(query) ? { ...query, ...params } : params)
+    ? undefined
+    : refusalFor(validate.errors ?? [], 'Parameter');
 }
 
 function hasNames(record: Record<string, string>): boolean {

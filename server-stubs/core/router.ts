@@ -47,24 +47,44 @@ const routes: Route[] = [...new Set(operations.map((o) => o.path))]
     const ops = operations.filter((o) => o.path === template);
     for (const op of ops) byVerb.set(op.verb, [...(byVerb.get(op.verb) ?? []), op]);
     const baseLimit = Math.min(...ops.map((o) => o.maxBodyBytes));
-    const raised = new Map(ops.filter((o) => o.method && o.maxBodyBytes > baseLimit).map((o) => [String(o.method), o.maxBodyBytes]));
-    return { ...compile(template), template, byVerb, readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)), baseLimit, raised };
+    const raised = new Map(
+      ops.filter((o) => o.method && o.maxBodyBytes > baseLimit).map((o) => [String(o.method), o.maxBodyBytes]),
+    );
+    return {
+      ...compile(template),
+      template,
+      byVerb,
+      readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)),
+      baseLimit,
+      raised,
+    };
   });
 // A literal path is found by one lookup, with or without a trailing slash. Templates are matched
 // only against those with as many segments as the path: at most four patterns, not fifteen.
-const literal = new Map(routes.filter((r) => !r.names.length).flatMap((r) => [[r.template, r], [`${r.template}/`, r]]));
+const literal = new Map(
+  routes
+    .filter((r) => !r.names.length)
+    .flatMap((r) => [
+      [r.template, r],
+      [`${r.template}/`, r],
+    ]),
+);
 const segments = (path: string) => {
   let n = 0;
   for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 47 /* / */) n++;
   return n;
 };
 const templated = new Map<number, Route[]>();
-for (const r of routes.filter((r) => r.names.length)) templated.set(segments(r.template), [...(templated.get(segments(r.template)) ?? []), r]);
+for (const r of routes.filter((r) => r.names.length))
+  templated.set(segments(r.template), [...(templated.get(segments(r.template)) ?? []), r]);
 
 type Found = { route: Route; m: RegExpExecArray | null; pathMethod?: string } | undefined;
 // POST /token/processCard is /token with the method in the path (x-method-in-path). ActiveMerchant
 // joins '/token/' and the method with '/', so /token//processCard is the same path.
-const byMethodPath = methodInPath.map((path) => ({ pattern: new RegExp(`^${path}/+([A-Za-z]+)/?$`), route: literal.get(path)! }));
+const byMethodPath = methodInPath.map((path) => ({
+  pattern: new RegExp(`^${path}/+([A-Za-z]+)/?$`),
+  route: literal.get(path)!,
+}));
 // The adapter asks for a path's read limit, then the core routes the same path: remember the last.
 let last: { pathname: string; found: Found } = { pathname: '', found: undefined };
 
@@ -97,31 +117,45 @@ export function route(verb: string, pathname: string): RouteResult {
   if (!found) return { refusal: refusals.noOperation(verb, pathname) };
   const { route: r, m } = found;
   const candidates = r.byVerb.get(verb) ?? r.byVerb.get(verb.toUpperCase());
-  if (!candidates) return { refusal: refusals.verbNotAllowed(verb, r.template), allow: [...r.byVerb.keys()].join(', ') };
+  if (!candidates)
+    return { refusal: refusals.verbNotAllowed(verb, r.template), allow: [...r.byVerb.keys()].join(', ') };
   const params: Record<string, string> = {};
   try {
     for (let i = 0; i < r.names.length; i++) params[r.names[i]!] = decodeURIComponent(m![i + 1]!);
   } catch {
     return { refusal: refusals.badPathEncoding(pathname) };
   }
-  return { match: found.pathMethod ? { route: r, params, candidates, pathMethod: found.pathMethod } : { route: r, params, candidates } };
+  return {
+    match: found.pathMethod
+      ? { route: r, params, candidates, pathMethod: found.pathMethod }
+      : { route: r, params, candidates },
+  };
 }
 
 // On a shared path: its operations by `method`, and the allowed values as a refusal names them.
 const methods = new Map<readonly ContractOperation[], { byMethod: Map<unknown, ContractOperation>; allowed: string }>();
 for (const r of routes) {
   for (const candidates of r.byVerb.values()) {
-    methods.set(candidates, { byMethod: new Map(candidates.map((c) => [c.method, c])), allowed: candidates.map((c) => c.method).join(', ') });
+    methods.set(candidates, {
+      byMethod: new Map(candidates.map((c) => [c.method, c])),
+      allowed: candidates.map((c) => c.method).join(', '),
+    });
   }
 }
 
 /** On a shared path, the operation the body's `method` names, or the path's (x-method-in-path). */
-export function chooseMethod(candidates: ContractOperation[], body: unknown, pathMethod?: string): { op: ContractOperation } | { refusal: Refusal } {
+export function chooseMethod(
+  candidates: ContractOperation[],
+  body: unknown,
+  pathMethod?: string,
+): { op: ContractOperation } | { refusal: Refusal } {
   if (candidates.length === 1 && candidates[0]!.method === null) return { op: candidates[0]! };
   const { byMethod, allowed } = methods.get(candidates)!;
-  const sent = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
+  const sent =
+    body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).method : undefined;
   if (pathMethod !== undefined && !byMethod.has(pathMethod)) return { refusal: refusals.methodInvalid(allowed) };
-  if (pathMethod !== undefined && sent !== undefined && sent !== pathMethod) return { refusal: refusals.methodNotThePath(pathMethod) };
+  if (pathMethod !== undefined && sent !== undefined && sent !== pathMethod)
+    return { refusal: refusals.methodNotThePath(pathMethod) };
   const method = sent ?? pathMethod;
   if (method === undefined) return { refusal: refusals.methodRequired(allowed) };
   const op = method === null ? undefined : byMethod.get(method);

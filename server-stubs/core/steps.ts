@@ -7,7 +7,8 @@
 export type Steps<T> = Generator<unknown, T, any>;
 
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
+  value instanceof Promise ||
+  (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
 
 /** The pipeline's result: a value when no step waited, else a promise of it. */
 export function run<T>(steps: Steps<T>): T | Promise<T> {

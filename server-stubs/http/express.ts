@@ -7,7 +7,11 @@ import { splitUrl } from '../core/request.ts';
 import { answerRequest, readAndAnswer } from './node.ts';
 
 type Next = (error?: unknown) => void;
-export type GatewayMiddleware = (req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse, next: Next) => void;
+export type GatewayMiddleware = (
+  req: http.IncomingMessage & { body?: unknown },
+  res: http.ServerResponse,
+  next: Next,
+) => void;
 
 export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
   return (req, res, next) => {
@@ -17,7 +21,12 @@ export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
     // A body parser mounted before this middleware has read the stream: take what it kept. A parsed
     // object is serialised again; the hashes are computed over fields, not bytes, so they still hold.
     const { body } = req;
-    const kept = typeof body === 'string' || Buffer.isBuffer(body) ? body : body !== undefined && body !== null ? JSON.stringify(body) : undefined;
+    const kept =
+      typeof body === 'string' || Buffer.isBuffer(body)
+        ? body
+        : body !== undefined && body !== null
+          ? JSON.stringify(body)
+          : undefined;
     answerRequest(gateway, req, res, kept);
   };
 }

@@ -9,8 +9,12 @@ import type { GatewayResponse } from '../core/types.ts';
 function send(res: http.ServerResponse, response: GatewayResponse): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
   const { body } = response;
-  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return void stream(res, response.status, response.headers, body);
-  res.writeHead(response.status, { ...response.headers, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
+  if (typeof body !== 'string' && !(body instanceof Uint8Array))
+    return void stream(res, response.status, response.headers, body);
+  res.writeHead(response.status, {
+    ...response.headers,
+    'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+  });
   res.end(body);
 }
 
@@ -20,7 +24,12 @@ function send(res: http.ServerResponse, response: GatewayResponse): void {
  * A client that goes away ends the source; a source that fails ends the connection, so a cut file
  * is never taken for a whole one.
  */
-async function stream(res: http.ServerResponse, status: number, headers: Record<string, string>, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+async function stream(
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<void> {
   res.writeHead(status, headers);
   try {
     for await (const chunk of chunks) {
@@ -48,7 +57,12 @@ const writable = (res: http.ServerResponse) =>
 const failed = () => refusalResponse(undefined, refusals.internal());
 
 /** Hands a request whose body is already read to the core and writes the answer. */
-export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | string | undefined): void {
+export function answerRequest(
+  gateway: Gateway,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Buffer | string | undefined,
+): void {
   const headers = req.headers as Record<string, string | undefined>;
   let response: GatewayResponse | Promise<GatewayResponse>;
   try {
@@ -56,7 +70,11 @@ export function answerRequest(gateway: Gateway, req: http.IncomingMessage, res: 
   } catch {
     response = failed();
   }
-  if (response instanceof Promise) response.then((r) => send(res, r), () => send(res, failed()));
+  if (response instanceof Promise)
+    response.then(
+      (r) => send(res, r),
+      () => send(res, failed()),
+    );
   else send(res, response);
 }
 
@@ -135,14 +153,27 @@ export interface NodeServerOptions {
   maxConnections?: number;
 }
 
-export const serverDefaults: Required<NodeServerOptions> = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000, maxConnections: 1024 };
+export const serverDefaults: Required<NodeServerOptions> = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 65_000,
+  maxConnections: 1024,
+};
 
 export function createNodeServer(gateway: Gateway, options: NodeServerOptions = {}): http.Server {
   const o = { ...serverDefaults, ...options };
   // Node checks the header and request time-outs every connectionsCheckingInterval (30 s by default,
   // which let a slow-header socket live 30 s whatever headersTimeout said): check every second.
   const connectionsCheckingInterval = Math.min(1_000, o.headersTimeout, o.requestTimeout);
-  const server = http.createServer({ requestTimeout: o.requestTimeout, headersTimeout: o.headersTimeout, keepAliveTimeout: o.keepAliveTimeout, connectionsCheckingInterval }, createNodeHandler(gateway));
+  const server = http.createServer(
+    {
+      requestTimeout: o.requestTimeout,
+      headersTimeout: o.headersTimeout,
+      keepAliveTimeout: o.keepAliveTimeout,
+      connectionsCheckingInterval,
+    },
+    createNodeHandler(gateway),
+  );
   server.maxConnections = o.maxConnections;
   return server;
 }

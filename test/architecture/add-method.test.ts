@@ -12,7 +12,16 @@ import { ROOT } from '../support/contract.ts';
 const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
 // What generation reads (spec/, the lint plugin redocly.yaml loads, the control API, the quick start, package.json, redocly.yaml) and the
 // folders that read generated/ at run time (server-stubs/, runtime/).
-const COPIED = ['spec', 'lint', 'sandbox/control.openapi.yaml', 'examples', 'package.json', 'redocly.yaml', 'server-stubs', 'runtime'];
+const COPIED = [
+  'spec',
+  'lint',
+  'sandbox/control.openapi.yaml',
+  'examples',
+  'package.json',
+  'redocly.yaml',
+  'server-stubs',
+  'runtime',
+];
 
 describe('adding a method is one file in spec/methods/', () => {
   let copy: string;
@@ -41,7 +50,12 @@ describe('adding a method is one file in spec/methods/', () => {
     ]);
     // Nothing else in the path file moved: the old text is the new one without those lines.
     const original = await readFile(path.join(ROOT, 'spec/paths/post.yaml'), 'utf8');
-    expect(post.split('\n').filter((l) => !l.includes('pingMerchant')).join('\n')).toBe(original);
+    expect(
+      post
+        .split('\n')
+        .filter((l) => !l.includes('pingMerchant'))
+        .join('\n'),
+    ).toBe(original);
   });
 
   it('reaches the bundled document, the types, the operation table and the docs', async () => {
@@ -58,7 +72,12 @@ describe('adding a method is one file in spec/methods/', () => {
     const stubs = await import(path.join(copy, 'server-stubs/index.ts'));
     const { createGatewayClient } = await import(path.join(copy, 'generated/client.ts'));
     const sandbox = doc(await read('generated/openapi.json')).info['x-sandbox'];
-    const merchant = { kind: 'merchant', id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase };
+    const merchant = {
+      kind: 'merchant',
+      id: sandbox.merchantUUID,
+      apiKey: sandbox.apiKey,
+      passphrase: sandbox.passphrase,
+    };
     const calls: unknown[] = [];
     const gateway = stubs.createGateway({
       handlers: {
@@ -67,7 +86,10 @@ describe('adding a method is one file in spec/methods/', () => {
           return { responseCode: '0', responseMessage: 'Operation successful' };
         },
       },
-      accounts: { find: (kind: string, id: string) => (kind === 'merchant' && id === merchant.id ? merchant : undefined), findByAccessToken: () => undefined },
+      accounts: {
+        find: (kind: string, id: string) => (kind === 'merchant' && id === merchant.id ? merchant : undefined),
+        findByAccessToken: () => undefined,
+      },
     });
     const fetchThroughGateway = async (request: Request) => {
       const url = new URL(request.url);
@@ -75,15 +97,34 @@ describe('adding a method is one file in spec/methods/', () => {
       request.headers.forEach((value, name) => {
         headers[name] = value;
       });
-      const answer = await gateway.handle({ verb: request.method, url: url.pathname + url.search, headers, body: await request.text() });
+      const answer = await gateway.handle({
+        verb: request.method,
+        url: url.pathname + url.search,
+        headers,
+        body: await request.text(),
+      });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     };
-    const client = createGatewayClient({ baseUrl: 'http://gateway.test', merchantUUID: merchant.id, apiKey: merchant.apiKey, passphrase: merchant.passphrase, fetch: fetchThroughGateway });
+    const client = createGatewayClient({
+      baseUrl: 'http://gateway.test',
+      merchantUUID: merchant.id,
+      apiKey: merchant.apiKey,
+      passphrase: merchant.passphrase,
+      fetch: fetchThroughGateway,
+    });
 
-    expect(await client.pingMerchant({ note: 'hello' })).toEqual({ responseCode: '0', responseMessage: 'Operation successful' });
-    expect(calls).toEqual([{ method: 'pingMerchant', merchantUUID: merchant.id, apiKey: merchant.apiKey, note: 'hello' }]);
+    expect(await client.pingMerchant({ note: 'hello' })).toEqual({
+      responseCode: '0',
+      responseMessage: 'Operation successful',
+    });
+    expect(calls).toEqual([
+      { method: 'pingMerchant', merchantUUID: merchant.id, apiKey: merchant.apiKey, note: 'hello' },
+    ]);
     // The validator knows the new branch: a body without its required field is refused, unhandled.
-    expect(await client.pingMerchant({} as never)).toMatchObject({ responseCode: '-3', responseMessage: expect.stringContaining("'note'") });
+    expect(await client.pingMerchant({} as never)).toMatchObject({
+      responseCode: '-3',
+      responseMessage: expect.stringContaining("'note'"),
+    });
     expect(calls).toHaveLength(1);
   });
 });

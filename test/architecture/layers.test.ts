@@ -8,9 +8,31 @@ import ts from 'typescript';
 import { expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
 
-type Folder = 'scripts' | 'generated' | 'runtime' | 'server-stubs' | 'sandbox' | 'mock' | 'contract' | 'cli' | 'bench' | 'lint' | 'test';
+type Folder =
+  | 'scripts'
+  | 'generated'
+  | 'runtime'
+  | 'server-stubs'
+  | 'sandbox'
+  | 'mock'
+  | 'contract'
+  | 'cli'
+  | 'bench'
+  | 'lint'
+  | 'test';
 /** The folders whose imports are checked; test/ may import anything, but only the bench may import it. */
-const FOLDERS: Folder[] = ['scripts', 'generated', 'runtime', 'server-stubs', 'sandbox', 'mock', 'contract', 'cli', 'bench', 'lint'];
+const FOLDERS: Folder[] = [
+  'scripts',
+  'generated',
+  'runtime',
+  'server-stubs',
+  'sandbox',
+  'mock',
+  'contract',
+  'cli',
+  'bench',
+  'lint',
+];
 
 /** The folders whose doors are named files: the entry, and the programs the package's bins start. */
 const ENTRY: Partial<Record<Folder, string[]>> = {
@@ -39,7 +61,9 @@ const MAY_IMPORT: Record<Folder, Folder[]> = {
 };
 
 /** Edges that break the rules today, if any: `from -> to`. */
-const KNOWN_EXCEPTIONS = new Set<string>(JSON.parse(readFileSync(path.join(ROOT, 'test/architecture/layer-exceptions.json'), 'utf8')));
+const KNOWN_EXCEPTIONS = new Set<string>(
+  JSON.parse(readFileSync(path.join(ROOT, 'test/architecture/layer-exceptions.json'), 'utf8')),
+);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
@@ -76,8 +100,14 @@ it('every import between folders follows ARCHITECTURE.md, but for the known exce
   const breaks = edges()
     .filter(({ from, to }) => broken(from, to))
     .map(({ from, to }) => `${from} -> ${to}`);
-  expect(breaks.filter((edge) => !KNOWN_EXCEPTIONS.has(edge)), 'new imports across the layers').toEqual([]);
-  expect([...KNOWN_EXCEPTIONS].filter((edge) => !breaks.includes(edge)), 'exceptions gone: remove them from layer-exceptions.json').toEqual([]);
+  expect(
+    breaks.filter((edge) => !KNOWN_EXCEPTIONS.has(edge)),
+    'new imports across the layers',
+  ).toEqual([]);
+  expect(
+    [...KNOWN_EXCEPTIONS].filter((edge) => !breaks.includes(edge)),
+    'exceptions gone: remove them from layer-exceptions.json',
+  ).toEqual([]);
 });
 
 it('the check sees a break: a sandbox file reaching into server-stubs/core is one', () => {

@@ -15,7 +15,13 @@ async function checked(script: string) {
 }
 
 describe('the benchmark servers answer the whole mix', () => {
-  it.each(['servers/stubs.ts', 'servers/floor.ts', 'servers/express-openapi-validator.ts', 'servers/openapi-backend.ts', 'servers/fastify-openapi-glue.ts'])('%s: every request gets its status and a result', async (script) => {
+  it.each([
+    'servers/stubs.ts',
+    'servers/floor.ts',
+    'servers/express-openapi-validator.ts',
+    'servers/openapi-backend.ts',
+    'servers/fastify-openapi-glue.ts',
+  ])('%s: every request gets its status and a result', async (script) => {
     const { ok, failures } = await checked(script);
     expect(failures).toEqual([]);
     expect(ok).toBe(mix.length);

@@ -92,7 +92,16 @@ it('package-lock.json installs as it is: npm ci (dry run) accepts it', async () 
   dirs.push(dir);
   await copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   await copyFile(path.join(ROOT, 'package-lock.json'), path.join(dir, 'package-lock.json'));
-  const run = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
-  expect(run.stderr.split('\n').filter((line) => /npm error/.test(line)).slice(0, 5)).toEqual([]);
+  const run = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(
+    run.stderr
+      .split('\n')
+      .filter((line) => /npm error/.test(line))
+      .slice(0, 5),
+  ).toEqual([]);
   expect(run.status).toBe(0);
 }, 150_000);

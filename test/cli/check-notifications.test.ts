@@ -36,9 +36,15 @@ describe('contract --notifications', () => {
   it('passes an endpoint that verifies with payment-gateway-contract/notifications', async () => {
     const url = await dispatcherEndpoint(200);
     const lines: string[] = [];
-    expect(await run(['--notifications', url, '--passphrase', 'merchant-secret', '--hash-salt', 'salt'], { print: (l) => lines.push(l) })).toBe(0);
+    expect(
+      await run(['--notifications', url, '--passphrase', 'merchant-secret', '--hash-salt', 'salt'], {
+        print: (l) => lines.push(l),
+      }),
+    ).toBe(0);
     expect(lines.at(-1)).toBe('19 passed, 0 failed');
-    expect(lines).toContain('pass  payoutTransaction: a declined notification dated before the returned one it follows is acknowledged (out of order) (expected 2xx, got 200)');
+    expect(lines).toContain(
+      'pass  payoutTransaction: a declined notification dated before the returned one it follows is acknowledged (out of order) (expected 2xx, got 200)',
+    );
   });
 
   it('fails an endpoint that takes anything, on every refusal it should have made', async () => {
@@ -60,8 +66,12 @@ describe('contract --notifications', () => {
 
   it('fails an endpoint that answers a repeat with an error (the gateway would retry it for ever)', async () => {
     const url = await dispatcherEndpoint(409);
-    const failed = (await checkNotificationEndpoint(url, { passphrase: 'merchant-secret', hashSalt: 'salt' })).filter((c) => !c.ok);
-    expect(failed.map((c) => c.name)).toEqual(Array(4).fill('the same notification again is acknowledged (a gateway retry)'));
+    const failed = (await checkNotificationEndpoint(url, { passphrase: 'merchant-secret', hashSalt: 'salt' })).filter(
+      (c) => !c.ok,
+    );
+    expect(failed.map((c) => c.name)).toEqual(
+      Array(4).fill('the same notification again is acknowledged (a gateway retry)'),
+    );
   });
 
   it('refuses bad usage', async () => {

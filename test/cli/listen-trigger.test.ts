@@ -26,8 +26,15 @@ beforeAll(async () => {
     for await (const c of req) chunks.push(c as Buffer);
     const outcome = await dispatcher.handle(Buffer.concat(chunks), req.headers as Record<string, string>);
     const verified = outcome.status === 'refused' ? undefined : outcome.verified;
-    received.push({ at: performance.now(), event: verified?.notification.event ?? '?', kind: verified?.kind, status: outcome.status });
-    res.writeHead(outcome.status === 'refused' ? 400 : 200, { 'content-type': 'text/plain' }).end(outcome.status === 'refused' ? outcome.error.message : outcome.status);
+    received.push({
+      at: performance.now(),
+      event: verified?.notification.event ?? '?',
+      kind: verified?.kind,
+      status: outcome.status,
+    });
+    res
+      .writeHead(outcome.status === 'refused' ? 400 : 200, { 'content-type': 'text/plain' })
+      .end(outcome.status === 'refused' ? outcome.error.message : outcome.status);
   });
   endpoint.listen(0, '127.0.0.1');
   await once(endpoint, 'listening');
@@ -39,11 +46,18 @@ afterAll(async () => {
 });
 
 describe('payment-gateway trigger and listen', () => {
-  for (const [event, kind] of [['payoutReturned', 'payoutReturned'], ['payoutReturnDeclined', 'payoutReturnDeclined'], ['directDebitOutcome', undefined], ['batchNotify', undefined]] as const) {
+  for (const [event, kind] of [
+    ['payoutReturned', 'payoutReturned'],
+    ['payoutReturnDeclined', 'payoutReturnDeclined'],
+    ['directDebitOutcome', undefined],
+    ['batchNotify', undefined],
+  ] as const) {
     it(`trigger ${event}: listen forwards it, signed, and the local endpoint verifies it`, async () => {
       const lines: string[] = [];
       received.length = 0;
-      const listening = listen(['--forward-to', hooks, '--base', t.base, '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+      const listening = listen(['--forward-to', hooks, '--base', t.base, '--count', '1', '--poll-seconds', '5'], {
+        print: (l) => lines.push(l),
+      });
       await new Promise((r) => setTimeout(r, 150));
       const out: string[] = [];
       const started = performance.now();
@@ -52,24 +66,32 @@ describe('payment-gateway trigger and listen', () => {
       expect(out[0]).toMatch(new RegExp(`^${event}: .* -> responseCode 0`));
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ status: 'handled', kind });
-      expect(lines.at(-1)).toMatch(new RegExp(`^#\\d+ \\w+${kind ? ` \\(${kind}\\)` : ''} .* -> POST ${hooks} -> 200 OK handled \\[\\d+ ms\\]$`));
+      expect(lines.at(-1)).toMatch(
+        new RegExp(`^#\\d+ \\w+${kind ? ` \\(${kind}\\)` : ''} .* -> POST ${hooks} -> 200 OK handled \\[\\d+ ms\\]$`),
+      );
       console.log(`trigger ${event} -> local endpoint: ${Math.round(received[0]!.at - started)} ms`);
     });
   }
 
-  it('listen --partner forwards merchantCreated, signed with the partner\'s passphrase', async () => {
+  it("listen --partner forwards merchantCreated, signed with the partner's passphrase", async () => {
     const lines: string[] = [];
     received.length = 0;
-    const listening = listen(['--forward-to', hooks, '--base', t.base, '--partner', '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+    const listening = listen(
+      ['--forward-to', hooks, '--base', t.base, '--partner', '--count', '1', '--poll-seconds', '5'],
+      { print: (l) => lines.push(l) },
+    );
     await new Promise((r) => setTimeout(r, 150));
     expect(await trigger(['merchantCreated', '--base', t.base], { print: () => {} })).toBe(0);
     expect(await listening).toBe(0);
     expect(received[0]).toMatchObject({ event: 'merchantCreated', status: 'handled' });
   });
 
-  it('shows the endpoint\'s answer to a repeated notification: handled once, acknowledged as a duplicate', async () => {
+  it("shows the endpoint's answer to a repeated notification: handled once, acknowledged as a duplicate", async () => {
     const lines: string[] = [];
-    const listening = listen(['--forward-to', hooks.replace('/hooks', '/other'), '--base', t.base, '--count', '1', '--poll-seconds', '5'], { print: (l) => lines.push(l) });
+    const listening = listen(
+      ['--forward-to', hooks.replace('/hooks', '/other'), '--base', t.base, '--count', '1', '--poll-seconds', '5'],
+      { print: (l) => lines.push(l) },
+    );
     await new Promise((r) => setTimeout(r, 150));
     // A notification for another merchant's passphrase cannot be made here; a repeat can: resend the last payout's.
     const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
@@ -86,25 +108,37 @@ describe('payment-gateway trigger and listen', () => {
     expect(lines.at(-1)).toContain('no event "chargeback"');
     const help = execFileSync(process.execPath, ['cli/commands/trigger.ts', '--help'], { encoding: 'utf8' });
     expect(help).toContain('payment-gateway trigger EVENT');
-    expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { encoding: 'utf8' })).toContain('--forward-to URL');
+    expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { encoding: 'utf8' })).toContain(
+      '--forward-to URL',
+    );
   });
 
   it('reads its options as every command does: one line and exit 2 for an unknown one, --version, the environment in --help', () => {
     const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
-    for (const [command, name] of [['cli/commands/listen.ts', 'payment-gateway listen'], ['cli/commands/trigger.ts', 'payment-gateway trigger'], ['cli/commands/check-notifications.ts', 'payment-gateway contract']] as const) {
+    for (const [command, name] of [
+      ['cli/commands/listen.ts', 'payment-gateway listen'],
+      ['cli/commands/trigger.ts', 'payment-gateway trigger'],
+      ['cli/commands/check-notifications.ts', 'payment-gateway contract'],
+    ] as const) {
       const wrong = spawnSync(process.execPath, [command, '--forward-too', 'x'], { cwd: ROOT, encoding: 'utf8' });
       expect(wrong.status).toBe(2);
       expect(wrong.stderr).toBe(`${name}: Unknown option '--forward-too' (see ${name} --help)\n`);
-      expect(spawnSync(process.execPath, [command, '--version'], { cwd: ROOT, encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+      expect(spawnSync(process.execPath, [command, '--version'], { cwd: ROOT, encoding: 'utf8' }).stdout).toBe(
+        `${version}\n`,
+      );
     }
-    expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { cwd: ROOT, encoding: 'utf8' })).toContain('--base URL         the sandbox (env PGW_SANDBOX_URL; default http://localhost:4010)');
+    expect(
+      execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { cwd: ROOT, encoding: 'utf8' }),
+    ).toContain('--base URL         the sandbox (env PGW_SANDBOX_URL; default http://localhost:4010)');
   });
 
   it('says so when the control API is off', async () => {
     const off = await startSandbox({ control: false });
     try {
       const lines: string[] = [];
-      expect(await listen(['--forward-to', hooks, '--base', off.base, '--count', '1'], { print: (l) => lines.push(l) })).toBe(1);
+      expect(
+        await listen(['--forward-to', hooks, '--base', off.base, '--count', '1'], { print: (l) => lines.push(l) }),
+      ).toBe(1);
       expect(lines[0]).toMatch(/cannot reach the sandbox control API .* HTTP 404 \(is the control API on\?/);
     } finally {
       await off.close();

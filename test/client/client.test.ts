@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { createGatewayClient, GatewayHttpError, GatewayNetworkError, isApproved, isRefused, customFields, type GatewayClient } from '../../generated/client.ts';
+import {
+  createGatewayClient,
+  GatewayHttpError,
+  GatewayNetworkError,
+  isApproved,
+  isRefused,
+  customFields,
+  type GatewayClient,
+} from '../../generated/client.ts';
 import { operations } from '../../generated/operations.ts';
 import type { components } from '../../generated/types.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
@@ -25,7 +33,13 @@ const server = createNodeServer(
 );
 let base: string;
 let client: GatewayClient;
-const options = () => ({ baseUrl: base, merchantUUID: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase, partner: { partnerUUID: sandbox.partnerUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase } });
+const options = () => ({
+  baseUrl: base,
+  merchantUUID: sandbox.merchantUUID,
+  apiKey: sandbox.apiKey,
+  passphrase: sandbox.passphrase,
+  partner: { partnerUUID: sandbox.partnerUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase },
+});
 
 beforeAll(async () => {
   server.listen(0, '127.0.0.1');
@@ -62,7 +76,13 @@ describe('every operation through the client, against the validating server', ()
         const args = [
           ...op.parameters.filter((p) => p.in === 'path').map((p) => p.example),
           ...(example.value ? [callerFields(op.operationId, example.value)] : []),
-          ...(op.parameters.some((p) => p.in === 'query') ? [Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example]))] : []),
+          ...(op.parameters.some((p) => p.in === 'query')
+            ? [
+                Object.fromEntries(
+                  op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example]),
+                ),
+              ]
+            : []),
         ];
         const result = await functionFor(client, op.operationId)(...args);
         if (op.resultType === 'application/zip') return expect(result).toEqual(settlementZip);
@@ -82,12 +102,22 @@ describe('what the client sends', () => {
       fetch: async (request) => {
         const text = await request.text();
         sent.push({ url: request.url, headers: request.headers, body: text ? JSON.parse(text) : undefined });
-        return new Response(JSON.stringify({ responseCode: '0', responseMessage: 'ok' }), { headers: { 'content-type': 'application/json' } });
+        return new Response(JSON.stringify({ responseCode: '0', responseMessage: 'ok' }), {
+          headers: { 'content-type': 'application/json' },
+        });
       },
     });
 
   it('fills method, credentials and hashes exactly as the spec examples were signed (public recipes)', async () => {
-    for (const id of ['processCapture', 'getSettlement', 'addMerchant', 'checkMerchant', 'processDDebitAuth', 'addBlacklistedCard', 'tokenProcessCard']) {
+    for (const id of [
+      'processCapture',
+      'getSettlement',
+      'addMerchant',
+      'checkMerchant',
+      'processDDebitAuth',
+      'addBlacklistedCard',
+      'tokenProcessCard',
+    ]) {
       const op = operations.find((o) => o.operationId === id)!;
       const example = requestExamples(op)[0]!.value;
       sent.length = 0;
@@ -119,7 +149,12 @@ describe('what the client sends', () => {
 
 describe('answers', () => {
   it('a refusal is a result, not an exception', async () => {
-    const result = await client.processCapture({ transactionID: 'x', transactionAmount: '50', transactionCurrency: 'AUD', captureAmount: '1.00' });
+    const result = await client.processCapture({
+      transactionID: 'x',
+      transactionAmount: '50',
+      transactionCurrency: 'AUD',
+      captureAmount: '1.00',
+    });
     expect(isRefused(result)).toBe(true);
     expect(result.responseMessage).toMatch(/^Field 'transactionAmount' is invalid/);
   });
@@ -128,36 +163,62 @@ describe('answers', () => {
     expect(isApproved({ responseCode: '0' })).toBe(true);
     expect(isApproved({ responseCode: 0 })).toBe(true);
     expect(isApproved({ responseCode: '-2' })).toBe(false);
-    expect(customFields({ custom1: 'a', custom2: [], custom3: [] })).toEqual({ custom1: 'a', custom2: undefined, custom3: undefined });
+    expect(customFields({ custom1: 'a', custom2: [], custom3: [] })).toEqual({
+      custom1: 'a',
+      custom2: undefined,
+      custom3: undefined,
+    });
   });
 
   it('an unreachable gateway throws GatewayNetworkError; a non-contract answer GatewayHttpError', async () => {
     const down = createGatewayClient({ ...options(), baseUrl: 'http://127.0.0.1:9' });
     await expect(down.processVoid({ transactionID: 'x' })).rejects.toBeInstanceOf(GatewayNetworkError);
-    const proxy = createGatewayClient({ ...options(), fetch: async () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }) });
+    const proxy = createGatewayClient({
+      ...options(),
+      fetch: async () =>
+        new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
+    });
     const error = await proxy.processVoid({ transactionID: 'x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayHttpError);
     expect((error as GatewayHttpError).status).toBe(502);
   });
 
   it('getSettlement returns the zip, and readSettlement gives its CSV rows', async () => {
-    const zip = await client.getSettlement({ settlementFrom: '2026-11-16', settlementTo: '2026-11-22', version: '1.6' });
+    const zip = await client.getSettlement({
+      settlementFrom: '2026-11-16',
+      settlementTo: '2026-11-22',
+      version: '1.6',
+    });
     expect(zip).toBeInstanceOf(Uint8Array);
     const file = readSettlement(zip as Uint8Array);
     expect(file.name).toBe('settlement.csv');
     expect(file.columns).toEqual(doc.components.schemas.SettlementFile['x-csv-columns']['1.6']);
-    expect(file.rows[0]).toMatchObject({ transactionReferenceID: 'ORDER-1001', status: 'approved', transactionAmount: '10.00' });
+    expect(file.rows[0]).toMatchObject({
+      transactionReferenceID: 'ORDER-1001',
+      status: 'approved',
+      transactionAmount: '10.00',
+    });
   });
 });
 
 describe('types', () => {
   it('each function takes its own request, less what the client fills in, and returns its own result', () => {
     type Capture = Parameters<GatewayClient['processCapture']>[0];
-    expectTypeOf<Capture>().toEqualTypeOf<Omit<S['ProcessCaptureRequest'], 'method' | 'merchantUUID' | 'apiKey' | 'hash'>>();
-    expectTypeOf<ReturnType<GatewayClient['processCapture']>>().toEqualTypeOf<Promise<S['CaptureResult'] | S['Refusal']>>();
-    expectTypeOf<ReturnType<GatewayClient['token']['processCard']>>().toEqualTypeOf<Promise<S['TransactionResult'] | S['Refusal']>>();
-    expectTypeOf<Parameters<GatewayClient['payto']['createPayment']>>().toEqualTypeOf<[agreementIdentification: string, body: S['CreatePayToPaymentRequest']]>();
-    expectTypeOf<ReturnType<GatewayClient['payid']['get']>>().toEqualTypeOf<Promise<S['PayIdResult'] | S['NppRefusal']>>();
+    expectTypeOf<Capture>().toEqualTypeOf<
+      Omit<S['ProcessCaptureRequest'], 'method' | 'merchantUUID' | 'apiKey' | 'hash'>
+    >();
+    expectTypeOf<ReturnType<GatewayClient['processCapture']>>().toEqualTypeOf<
+      Promise<S['CaptureResult'] | S['Refusal']>
+    >();
+    expectTypeOf<ReturnType<GatewayClient['token']['processCard']>>().toEqualTypeOf<
+      Promise<S['TransactionResult'] | S['Refusal']>
+    >();
+    expectTypeOf<Parameters<GatewayClient['payto']['createPayment']>>().toEqualTypeOf<
+      [agreementIdentification: string, body: S['CreatePayToPaymentRequest']]
+    >();
+    expectTypeOf<ReturnType<GatewayClient['payid']['get']>>().toEqualTypeOf<
+      Promise<S['PayIdResult'] | S['NppRefusal']>
+    >();
     expectTypeOf<ReturnType<GatewayClient['getSettlement']>>().toEqualTypeOf<Promise<Uint8Array | S['Refusal']>>();
     // @ts-expect-error the client fills in the hash
     expectTypeOf<Capture>().toHaveProperty('hash');
@@ -173,9 +234,15 @@ describe('README quick start', () => {
   it('is examples/client-quick-start.ts, and it runs', async () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/client-quick-start.ts'), 'utf8');
-    expect(readme).toContain(example.replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"));
+    expect(readme).toContain(
+      example.replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"),
+    );
     // Not execFileSync: this process serves the gateway the example calls.
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'examples/client-quick-start.ts')], { env: { ...process.env, GATEWAY_URL: base }, timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, 'examples/client-quick-start.ts')],
+      { env: { ...process.env, GATEWAY_URL: base }, timeout: 20_000 },
+    );
     expect(stdout.trim()).toBe('captured, receipt 731357431');
   });
 });
@@ -187,7 +254,11 @@ describe('timeoutMs', () => {
     silent.listen(0, '127.0.0.1');
     await once(silent, 'listening');
     try {
-      const slow = createGatewayClient({ ...options(), baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 150 });
+      const slow = createGatewayClient({
+        ...options(),
+        baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        timeoutMs: 150,
+      });
       const error = await slow.processVoid({ transactionID: 'x' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayNetworkError);
       expect((error as Error).message).toMatch(/no answer within 150 ms/);

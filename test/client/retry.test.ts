@@ -2,7 +2,14 @@
 // sandbox has committed them (and, for contrast, before it sees the request).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayClient, type GatewayClient, GatewayNetworkError, GatewayOutcomeUnknownError, recoveredBy, type RetryEvent } from '../../generated/client.ts';
+import {
+  createGatewayClient,
+  type GatewayClient,
+  GatewayNetworkError,
+  GatewayOutcomeUnknownError,
+  recoveredBy,
+  type RetryEvent,
+} from '../../generated/client.ts';
 import { operations } from '../../generated/operations.ts';
 import { card, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { startDroppingProxy, type DroppingProxy, type Fate } from '../support/dropping-proxy.ts';
@@ -24,11 +31,30 @@ afterAll(async () => {
 
 const client = (retry = true) => {
   const s = t.sandbox.seed;
-  return createGatewayClient({ baseUrl: proxy.url, merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, ...(retry ? { retry: { attempts: 4, baseDelayMs: 1, onRetry: (e) => void events.push(e) } } : {}) });
+  return createGatewayClient({
+    baseUrl: proxy.url,
+    merchantUUID: s.merchantUUID,
+    apiKey: s.apiKey,
+    passphrase: s.passphrase,
+    ...(retry ? { retry: { attempts: 4, baseDelayMs: 1, onRetry: (e) => void events.push(e) } } : {}),
+  });
 };
-const charges = async (reference: string) => Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = ? AND kind = 'purchase'", reference))!.n);
+const charges = async (reference: string) =>
+  Number(
+    (await t.sandbox.store.get(
+      "SELECT count(*) AS n FROM transactions WHERE reference = ? AND kind = 'purchase'",
+      reference,
+    ))!.n,
+  );
 type Purchase = Parameters<GatewayClient['processCard']>[0];
-const purchase = (reference?: string, amount = '10.00'): Purchase => ({ transactionAmount: amount, transactionCurrency: 'AUD', transactionProduct: 'Retry', ...(reference ? { transactionReferenceID: reference } : {}), ...customer, ...card.visa });
+const purchase = (reference?: string, amount = '10.00'): Purchase => ({
+  transactionAmount: amount,
+  transactionCurrency: 'AUD',
+  transactionProduct: 'Retry',
+  ...(reference ? { transactionReferenceID: reference } : {}),
+  ...customer,
+  ...card.visa,
+});
 
 describe('a purchase whose answer is lost after the sandbox committed it', () => {
   it('without the retry layer, sending it again charges twice (what the layer prevents)', async () => {
@@ -44,10 +70,20 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
     events.length = 0;
     const answer = await client().processCard(purchase('R-1'));
     expect(await charges('R-1')).toBe(1);
-    expect(proxy.seen.slice(-2).map((s) => [s.name, s.fate])).toEqual([['processCard', 'dropAfter'], ['queryCard', 'pass']]);
-    expect(answer).toMatchObject({ responseCode: '0', transactionReferenceID: 'R-1', transactionStatus: 'approved', transactionAmount: '10.00' });
+    expect(proxy.seen.slice(-2).map((s) => [s.name, s.fate])).toEqual([
+      ['processCard', 'dropAfter'],
+      ['queryCard', 'pass'],
+    ]);
+    expect(answer).toMatchObject({
+      responseCode: '0',
+      transactionReferenceID: 'R-1',
+      transactionStatus: 'approved',
+      transactionAmount: '10.00',
+    });
     // The same transaction the lost answer was about.
-    expect((answer as { transactionID: string }).transactionID).toBe(JSON.parse(proxy.seen.at(-2)!.answered!).transactionID);
+    expect((answer as { transactionID: string }).transactionID).toBe(
+      JSON.parse(proxy.seen.at(-2)!.answered!).transactionID,
+    );
     expect(recoveredBy(answer)).toEqual({ lookup: 'queryCard', reference: 'R-1', attempts: 2, approved: true });
     expect(events.map((e) => e.action)).toEqual(['lookup', 'recovered']);
   });
@@ -71,7 +107,9 @@ describe('a purchase whose answer is lost after the sandbox committed it', () =>
 
   it('keeps looking up while the lookups are lost too, and gives up without resending', async () => {
     fates = ['dropAfter', 'dropAfter', 'dropAfter', 'dropAfter'];
-    const error = await client().processCard(purchase('R-3')).catch((e: unknown) => e);
+    const error = await client()
+      .processCard(purchase('R-3'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayOutcomeUnknownError);
     expect((error as GatewayOutcomeUnknownError).reference).toBe('R-3');
     expect(proxy.seen.slice(-4).map((s) => s.name)).toEqual(['processCard', 'queryCard', 'queryCard', 'queryCard']);
@@ -98,10 +136,21 @@ describe('a declined purchase whose answer is lost', () => {
 describe('other operations', () => {
   it('a direct debit is looked up with queryDD', async () => {
     fates = ['dropAfter'];
-    const answer = await client().processDDebit({ paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', transactionAmount: '30.00', transactionCurrency: 'AUD', transactionProduct: 'Plan', customerName: 'Jane', transactionReferenceID: 'DD-1' });
+    const answer = await client().processDDebit({
+      paymentAccountBSB: '802950',
+      paymentAccountNumber: '123321',
+      paymentAccountName: 'Jane',
+      transactionAmount: '30.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Plan',
+      customerName: 'Jane',
+      transactionReferenceID: 'DD-1',
+    });
     expect(recoveredBy(answer)?.lookup).toBe('queryDD');
     expect(answer).toMatchObject({ responseCode: '10', transactionReferenceID: 'DD-1' });
-    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM direct_debits WHERE reference = 'DD-1'"))!.n)).toBe(1);
+    expect(
+      Number((await t.sandbox.store.get("SELECT count(*) AS n FROM direct_debits WHERE reference = 'DD-1'"))!.n),
+    ).toBe(1);
   });
 
   it('a query marked safe is simply sent again', async () => {
@@ -113,25 +162,58 @@ describe('other operations', () => {
   it('an operation with no mark (a refund) is never sent again', async () => {
     const bought = (await client().processCard(purchase('R-5'))) as { transactionID: string };
     fates = ['dropAfter'];
-    await expect(client().refundCard({ transactionID: bought.transactionID, transactionAmount: '10.00', transactionCurrency: 'AUD', refundAmount: '1.00' })).rejects.toBeInstanceOf(GatewayNetworkError);
+    await expect(
+      client().refundCard({
+        transactionID: bought.transactionID,
+        transactionAmount: '10.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '1.00',
+      }),
+    ).rejects.toBeInstanceOf(GatewayNetworkError);
     expect(proxy.seen.at(-1)!.name).toBe('refundCard');
     expect(JSON.parse(proxy.seen.at(-1)!.answered!).responseCode).toBe('0');
-    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE kind = 'refund' AND reference = 'R-5'"))!.n)).toBe(1);
+    expect(
+      Number(
+        (await t.sandbox.store.get(
+          "SELECT count(*) AS n FROM transactions WHERE kind = 'refund' AND reference = 'R-5'",
+        ))!.n,
+      ),
+    ).toBe(1);
   });
 
   it('every operation that moves money carries a retry mark naming an operation of the table', () => {
-    const moneyMoving = ['processCard', 'processAuth', 'tokenProcessCard', 'tokenProcessAuth', 'walletProcessCard', 'processDDebit'];
+    const moneyMoving = [
+      'processCard',
+      'processAuth',
+      'tokenProcessCard',
+      'tokenProcessAuth',
+      'walletProcessCard',
+      'processDDebit',
+    ];
     for (const id of moneyMoving) {
       const retry = operations.find((o) => o.operationId === id)!.retry;
-      expect(retry && 'lookup' in retry ? operations.some((o) => o.operationId === retry.lookup && o.retry && 'safe' in o.retry) : false, id).toBe(true);
+      expect(
+        retry && 'lookup' in retry
+          ? operations.some((o) => o.operationId === retry.lookup && o.retry && 'safe' in o.retry)
+          : false,
+        id,
+      ).toBe(true);
     }
   });
 
-  it('the README\'s table of retries says what the spec marks, operation by operation', () => {
+  it("the README's table of retries says what the spec marks, operation by operation", () => {
     const readme = readFileSync('README.md', 'utf8');
-    const rows = [...readme.matchAll(/^\| ([a-zA-Z, ]+) \| (look up with (\w+) by (\w+); sent again only if not found|safe: sent again) \|$/gm)];
-    const documented = rows.flatMap((r) => r[1]!.split(', ').map((id) => [id, r[3] ? `lookup ${r[3]} ${r[4]}` : 'safe']));
-    const marked = operations.filter((o) => o.retry).map((o) => [o.operationId, 'safe' in o.retry! ? 'safe' : `lookup ${o.retry!.lookup} ${o.retry!.by}`]);
+    const rows = [
+      ...readme.matchAll(
+        /^\| ([a-zA-Z, ]+) \| (look up with (\w+) by (\w+); sent again only if not found|safe: sent again) \|$/gm,
+      ),
+    ];
+    const documented = rows.flatMap((r) =>
+      r[1]!.split(', ').map((id) => [id, r[3] ? `lookup ${r[3]} ${r[4]}` : 'safe']),
+    );
+    const marked = operations
+      .filter((o) => o.retry)
+      .map((o) => [o.operationId, 'safe' in o.retry! ? 'safe' : `lookup ${o.retry!.lookup} ${o.retry!.by}`]);
     expect(documented.sort()).toEqual(marked.sort());
   });
 });

@@ -33,19 +33,26 @@ const answers = inScope.filter((e) => e.kind === 'answer');
 function route(entry: LoadedEntry): { path: string; method: string | undefined } {
   const named = methodPath(entry.path);
   if (named) return { path: named.path, method: (entry.body.method as string | undefined) ?? named.method };
-  return { path: entry.path.replace(/\/+$/, '') || '/', method: (entry.body.method as string | undefined) ?? entry.operation };
+  return {
+    path: entry.path.replace(/\/+$/, '') || '/',
+    method: (entry.body.method as string | undefined) ?? entry.operation,
+  };
 }
 
 function operationOf(entry: LoadedEntry): ContractOperation {
   const { path, method } = route(entry);
-  const op = operations.find((o) => o.path === path && o.method === method) ?? operations.find((o) => o.path === path && o.operationId === entry.operation);
+  const op =
+    operations.find((o) => o.path === path && o.method === method) ??
+    operations.find((o) => o.path === path && o.operationId === entry.operation);
   if (!op) throw new Error(`${entry.id}: no operation ${method} at ${path}`);
   return op;
 }
 
 // Values a client got elsewhere (a payframe token, a zip it built...), and stand-ins for answers of
 // earlier entries where no sandbox runs (validators, stubs, mock).
-const batchZip = Buffer.from(zipSync({ 'batch.csv': new TextEncoder().encode('transactionReferenceID,transactionAmount\nB-1,1.00\n') })).toString('base64');
+const batchZip = Buffer.from(
+  zipSync({ 'batch.csv': new TextEncoder().encode('transactionReferenceID,transactionAmount\nB-1,1.00\n') }),
+).toString('base64');
 const standIns: Record<string, string> = {
   MERCHANT_UUID: creds.merchantUUID,
   PARTNER_UUID: creds.partnerUUID,
@@ -76,7 +83,11 @@ function signed(entry: LoadedEntry, state: Record<string, string> = {}): Record<
     const value = body[use.name];
     if (typeof value !== 'string' || !HASHES.has(PLACEHOLDER.exec(value)?.[1] ?? '')) continue;
     const recipe = hashRecipes[use.recipe as keyof typeof hashRecipes] as HashRecipe;
-    body[use.name] = computeHash(entry.hashForm === 'legacy' ? (legacyRecipe(recipe) ?? recipe) : recipe, creds.passphrase, body);
+    body[use.name] = computeHash(
+      entry.hashForm === 'legacy' ? (legacyRecipe(recipe) ?? recipe) : recipe,
+      creds.passphrase,
+      body,
+    );
   }
   // The body as the client puts it on the wire: without a method field where it names it in the path.
   if (methodPath(entry.path) && !('method' in entry.body)) delete body.method;
@@ -112,7 +123,9 @@ function expectOutcome(entry: LoadedEntry, answer: Record<string, unknown>) {
 describe('the corpus in scope', () => {
   it('every decision names an entry of the corpus, and every entry not accepted is a request', () => {
     const ids = new Set(corpus.map((e) => e.id));
-    expect(Object.keys({ ...outOfScope, ...notAccepted, ...outcomeNotReproduced }).filter((id) => !ids.has(id))).toEqual([]);
+    expect(
+      Object.keys({ ...outOfScope, ...notAccepted, ...outcomeNotReproduced }).filter((id) => !ids.has(id)),
+    ).toEqual([]);
     expect(Object.keys(notAccepted).filter((id) => corpus.find((e) => e.id === id)!.kind !== 'request')).toEqual([]);
     expect(accepted.length).toBeGreaterThan(0);
     expect(answers.length).toBeGreaterThan(0);
@@ -143,7 +156,8 @@ describe.each(meantToPass.map((e) => [e.id, e] as const))('request %s', (_id, en
     const gateway = createGateway({ handlers: echoHandlers(calls), accounts });
     const response = await gateway.handle(requestOf(entry, body));
     expect(response.status).toBe(op.status);
-    if (op.resultType === 'application/json') expect(Number(JSON.parse(String(response.body)).responseCode), String(response.body)).toBeGreaterThanOrEqual(0);
+    if (op.resultType === 'application/json')
+      expect(Number(JSON.parse(String(response.body)).responseCode), String(response.body)).toBeGreaterThanOrEqual(0);
     expect(calls.map((c) => c.operationId)).toEqual([op.aliasOf ?? op.operationId]);
   });
 });
@@ -151,7 +165,11 @@ describe.each(meantToPass.map((e) => [e.id, e] as const))('request %s', (_id, en
 describe.each(Object.entries(notAccepted))('not accepted: %s', (id, why) => {
   it(`is refused by the validating server (${why})`, async () => {
     const entry = corpus.find((e) => e.id === id)!;
-    const answer = JSON.parse(String((await createGateway({ handlers: echoHandlers(), accounts }).handle(requestOf(entry, signed(entry)))).body));
+    const answer = JSON.parse(
+      String(
+        (await createGateway({ handlers: echoHandlers(), accounts }).handle(requestOf(entry, signed(entry)))).body,
+      ),
+    );
     expect(Number(answer.responseCode), JSON.stringify(answer)).toBeLessThan(0);
   });
 });
@@ -173,7 +191,11 @@ describe('the sandbox answers as the real gateway answered the client', () => {
       const ref = typeof value === 'string' ? PLACEHOLDER.exec(value)?.[2] : undefined;
       if (!ref) continue;
       const earlier = await send(corpus.find((e) => e.id === ref)!);
-      for (const [kind, field] of [['TRANSACTION_ID', 'transactionID'], ['CARD_ID', 'cardID'], ['CARD_KEY', 'cardKey']] as const) {
+      for (const [kind, field] of [
+        ['TRANSACTION_ID', 'transactionID'],
+        ['CARD_ID', 'cardID'],
+        ['CARD_KEY', 'cardKey'],
+      ] as const) {
         if (typeof earlier[field] === 'string') state[`<${kind}:${ref}>`] = earlier[field] as string;
       }
     }
@@ -181,7 +203,9 @@ describe('the sandbox answers as the real gateway answered the client', () => {
     return JSON.parse(String(response.body)) as Record<string, unknown>;
   }
 
-  for (const entry of accepted.filter((e) => e.expect && e.expect.outcome !== 'any' && !(e.id in outcomeNotReproduced))) {
+  for (const entry of accepted.filter(
+    (e) => e.expect && e.expect.outcome !== 'any' && !(e.id in outcomeNotReproduced),
+  )) {
     it(`${entry.id}: ${entry.expect!.outcome}${entry.expect!.responseMessage ? ` "${seedWords(entry.expect!.responseMessage)}"` : ''}`, async () => {
       expectOutcome(entry, await send(entry));
     });
@@ -199,9 +223,14 @@ describe('the mock answers each request with its method’s result', () => {
     it(entry.id, async () => {
       const op = operationOf(entry);
       const request = requestOf(entry, signed(entry));
-      const response = await fetch(mock.url + request.url, { method: 'POST', headers: request.headers as Record<string, string>, body: request.body as string });
+      const response = await fetch(mock.url + request.url, {
+        method: 'POST',
+        headers: request.headers as Record<string, string>,
+        body: request.body as string,
+      });
       expect(response.status).toBe(op.status);
-      if (op.resultType !== 'application/json') return expect(response.headers.get('content-type')).toContain(op.resultType);
+      if (op.resultType !== 'application/json')
+        return expect(response.headers.get('content-type')).toContain(op.resultType);
       const v = validatorFor(`#/components/schemas/${op.result}`);
       expect(v(await response.json()), errorsOf(v)).toBe(true);
     });
@@ -213,6 +242,14 @@ describe.each(answers.map((e) => [e.id, e] as const))('answer %s', (_id, entry) 
     const op = operationOf(entry);
     const schema = Number(entry.body.responseCode) < 0 ? op.refusal : op.result;
     const v = validatorFor(`#/components/schemas/${schema}`);
-    expect(v({ ...entry.body, ...(typeof entry.body.responseMessage === 'string' ? { responseMessage: seedWords(entry.body.responseMessage) } : {}) }), errorsOf(v)).toBe(true);
+    expect(
+      v({
+        ...entry.body,
+        ...(typeof entry.body.responseMessage === 'string'
+          ? { responseMessage: seedWords(entry.body.responseMessage) }
+          : {}),
+      }),
+      errorsOf(v),
+    ).toBe(true);
   });
 });

@@ -45,7 +45,7 @@ describe('compatibility corpus', () => {
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 
-  it('cites every entry, vector and fact exactly, in its own client\'s repository', () => {
+  it("cites every entry, vector and fact exactly, in its own client's repository", () => {
     for (const f of files) {
       const cited = [...f.entries, ...f.hashVectors, ...f.facts].map((x) => x.citation);
       for (const citation of cited) {
@@ -66,7 +66,10 @@ describe('compatibility corpus', () => {
       expect(Object.keys(e.body).length, e.id).toBeGreaterThan(0);
       for (const [field, value] of Object.entries(e.body)) {
         // JSON mode: string values, [] for an empty custom field, and the one nested object a client sends (options).
-        const ok = typeof value === 'string' || (Array.isArray(value) && value.length === 0) || (field === 'options' && typeof value === 'object');
+        const ok =
+          typeof value === 'string' ||
+          (Array.isArray(value) && value.length === 0) ||
+          (field === 'options' && typeof value === 'object');
         expect(ok, `${e.id}.${field}`).toBe(true);
       }
       if (e.expect) {
@@ -80,7 +83,11 @@ describe('compatibility corpus', () => {
     for (const e of entries.filter((x) => x.kind === 'request')) {
       const method = e.body.method;
       if (method !== undefined) expect(method, e.id).toBe(e.operation);
-      else expect(e.path.endsWith(`/${e.operation}`), `${e.id}: no method field, so the path must name ${e.operation}`).toBe(true);
+      else
+        expect(
+          e.path.endsWith(`/${e.operation}`),
+          `${e.id}: no method field, so the path must name ${e.operation}`,
+        ).toBe(true);
     }
   });
 
@@ -93,7 +100,7 @@ describe('compatibility corpus', () => {
     }
   });
 
-  it('writes headers and wallet fields in the seed\'s names', () => {
+  it("writes headers and wallet fields in the seed's names", () => {
     for (const e of entries) {
       for (const header of Object.keys(e.headers ?? {})) expect(header, e.id).not.toMatch(/^MW-/i);
       for (const field of Object.keys(e.body)) expect(field, e.id).not.toMatch(/applepay|googlepay/i);
@@ -117,7 +124,8 @@ describe('compatibility corpus', () => {
     for (const f of files) {
       const seen = new Set<string>();
       for (const e of f.entries) {
-        for (const ref of placeholderRefs(e.body)) if (ref.entry) expect(seen.has(ref.entry), `${e.id}.${ref.field} -> ${ref.entry}`).toBe(true);
+        for (const ref of placeholderRefs(e.body))
+          if (ref.entry) expect(seen.has(ref.entry), `${e.id}.${ref.field} -> ${ref.entry}`).toBe(true);
         seen.add(e.id);
       }
     }

@@ -109,14 +109,20 @@ export function loadCorpusFiles(dir: string = CORPUS_DIR): Array<CorpusFile & { 
 
 /** All entries of all clients, each with its client key. */
 export function loadCorpus(dir: string = CORPUS_DIR): LoadedEntry[] {
-  return loadCorpusFiles(dir).flatMap((f) => f.entries.map((e) => ({ ...e, client: f.client.key, hashForm: f.client.hashForm })));
+  return loadCorpusFiles(dir).flatMap((f) =>
+    f.entries.map((e) => ({ ...e, client: f.client.key, hashForm: f.client.hashForm })),
+  );
 }
 
 /** Every hash vector: the named ones and those carried by entries. */
-export function loadHashVectors(dir: string = CORPUS_DIR): Array<HashVector & { id: string; citation: string; client: string }> {
+export function loadHashVectors(
+  dir: string = CORPUS_DIR,
+): Array<HashVector & { id: string; citation: string; client: string }> {
   return loadCorpusFiles(dir).flatMap((f) => [
     ...f.hashVectors.map((v) => ({ ...v, client: f.client.key })),
-    ...f.entries.flatMap((e) => (e.hashVector ? [{ ...e.hashVector, id: e.id, citation: e.citation, client: f.client.key }] : [])),
+    ...f.entries.flatMap((e) =>
+      e.hashVector ? [{ ...e.hashVector, id: e.id, citation: e.citation, client: f.client.key }] : [],
+    ),
   ]);
 }
 

@@ -15,7 +15,14 @@ import { createSandbox } from '../../sandbox/index.ts';
 import { buggySandbox, naiveServer } from '../support/broken-gateways.ts';
 
 const s = doc.info['x-sandbox'];
-const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partnerUUID: s.partnerUUID, partnerApiKey: s.apiKey, partnerPassphrase: s.passphrase };
+const creds = {
+  merchantUUID: s.merchantUUID,
+  apiKey: s.apiKey,
+  passphrase: s.passphrase,
+  partnerUUID: s.partnerUUID,
+  partnerApiKey: s.apiKey,
+  partnerPassphrase: s.passphrase,
+};
 const servers: http.Server[] = [];
 afterAll(() => Promise.all(servers.map((x) => new Promise((r) => x.close(r)))));
 
@@ -26,7 +33,8 @@ async function serve(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 const failed = (results: Result[]) => results.filter((r) => r.status === 'failed');
-const failing = (results: Result[], operationId: string, kind: string) => failed(results).filter((r) => r.operationId === operationId && r.kind === kind);
+const failing = (results: Result[], operationId: string, kind: string) =>
+  failed(results).filter((r) => r.operationId === operationId && r.kind === kind);
 
 describe('npm run contract', () => {
   it('passes the sandbox: every operation, every check, no failure; and reaches most documented answers', async () => {
@@ -47,15 +55,31 @@ describe('npm run contract', () => {
     try {
       const results = await runContract({ base: mock.url, creds, mock: true });
       expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
-      expect(results.filter((r) => r.kind === 'scenario').every((r) => r.status === 'skipped' && r.reason === 'the mock keeps no state: scenarios need a stateful implementation')).toBe(true);
+      expect(
+        results
+          .filter((r) => r.kind === 'scenario')
+          .every(
+            (r) =>
+              r.status === 'skipped' &&
+              r.reason === 'the mock keeps no state: scenarios need a stateful implementation',
+          ),
+      ).toBe(true);
     } finally {
       await mock.close();
     }
   });
 
   it('catches a naive implementation: no refusal of invalid requests, no authentication', async () => {
-    const results = await runContract({ base: await serve(naiveServer()), creds, only: ['processCapture', 'createPayToPayment'] });
-    expect(failing(results, 'processCapture', 'invalid').some((r) => /responseCode 0 .*a refusal is below 0/.test(r.reason!))).toBe(true);
+    const results = await runContract({
+      base: await serve(naiveServer()),
+      creds,
+      only: ['processCapture', 'createPayToPayment'],
+    });
+    expect(
+      failing(results, 'processCapture', 'invalid').some((r) =>
+        /responseCode 0 .*a refusal is below 0/.test(r.reason!),
+      ),
+    ).toBe(true);
     expect(failing(results, 'processCapture', 'auth')).toHaveLength(2);
     expect(failing(results, 'createPayToPayment', 'auth')).toHaveLength(2);
     // the capture scenario and the model-based sequences
@@ -63,15 +87,32 @@ describe('npm run contract', () => {
   });
 
   it('catches a buggy one: over-capture, a key that never rotates, a result that drifted from its schema', async () => {
-    const results = await runContract({ base: await serve(await buggySandbox()), creds, only: ['Direct API', 'Token'] });
-    expect(failing(results, 'processCapture', 'scenario').find((r) => !r.name.startsWith('model-based'))!.reason).toMatch(/a capture of 40.01 on 40.00 was not refused/);
-    expect(failing(results, 'processCapture', 'scenario').find((r) => r.name.startsWith('model-based'))!.reason).toMatch(/Counterexample/);
+    const results = await runContract({
+      base: await serve(await buggySandbox()),
+      creds,
+      only: ['Direct API', 'Token'],
+    });
+    expect(
+      failing(results, 'processCapture', 'scenario').find((r) => !r.name.startsWith('model-based'))!.reason,
+    ).toMatch(/a capture of 40.01 on 40.00 was not refused/);
+    expect(
+      failing(results, 'processCapture', 'scenario').find((r) => r.name.startsWith('model-based'))!.reason,
+    ).toMatch(/Counterexample/);
     expect(failing(results, 'tokenProcessCard', 'scenario')[0]!.reason).toMatch(/the old key was accepted/);
-    expect(failing(results, 'getSurcharge', 'example')[0]!.reason).toMatch(/SurchargeResult: \/totalAmount must be string/);
-    expect(failed(results).every((r) => ['processCapture', 'tokenProcessCard', 'getSurcharge'].includes(r.operationId))).toBe(true);
+    expect(failing(results, 'getSurcharge', 'example')[0]!.reason).toMatch(
+      /SurchargeResult: \/totalAmount must be string/,
+    );
+    expect(
+      failed(results).every((r) => ['processCapture', 'tokenProcessCard', 'getSurcharge'].includes(r.operationId)),
+    ).toBe(true);
     // --quiet (what .ci/run prints): the failing operations, each failure's reason, and the totals.
     const quiet = summary(results, 1, { quiet: true }).split('\n');
-    expect(quiet.filter((l) => /^[✓✗] /.test(l)).map((l) => l.split(/\s+/)[1]).sort()).toEqual(['getSurcharge', 'processCapture', 'tokenProcessCard']);
+    expect(
+      quiet
+        .filter((l) => /^[✓✗] /.test(l))
+        .map((l) => l.split(/\s+/)[1])
+        .sort(),
+    ).toEqual(['getSurcharge', 'processCapture', 'tokenProcessCard']);
     expect(quiet.join('\n')).toMatch(/a capture of 40.01 on 40.00 was not refused/);
     expect(quiet.at(-1)).toMatch(/^contract: \d+ passed, 4 failed, \d+ skipped$/); // the three bugs, and the model-based sequences meeting the over-capture
   });

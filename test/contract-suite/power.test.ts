@@ -9,14 +9,25 @@ import { doc } from '../../contract/requests.ts';
 import { breaks, brokenSandbox, type Break } from '../support/broken-variants.ts';
 
 const s = doc.info['x-sandbox'];
-const creds = { merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partnerUUID: s.partnerUUID, partnerApiKey: s.apiKey, partnerPassphrase: s.passphrase };
+const creds = {
+  merchantUUID: s.merchantUUID,
+  apiKey: s.apiKey,
+  passphrase: s.passphrase,
+  partnerUUID: s.partnerUUID,
+  partnerApiKey: s.apiKey,
+  partnerPassphrase: s.passphrase,
+};
 
 async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
   const broken = await brokenSandbox(b);
   broken.server.listen(0, '127.0.0.1');
   await once(broken.server, 'listening');
   try {
-    const results = await runContract({ base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`, creds, only });
+    const results = await runContract({
+      base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`,
+      creds,
+      only,
+    });
     return results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`);
   } finally {
     broken.server.close();
@@ -27,7 +38,9 @@ async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
 describe('the contract-test suite against broken sandboxes', () => {
   it('has at least thirty breaks, over shapes, echoes, hashes, arithmetic, state and refusals', () => {
     expect(breaks.length).toBeGreaterThanOrEqual(30);
-    expect(new Set(breaks.map((b) => b.kind))).toEqual(new Set(['shape', 'echo', 'hash', 'arithmetic', 'state', 'refusal']));
+    expect(new Set(breaks.map((b) => b.kind))).toEqual(
+      new Set(['shape', 'echo', 'hash', 'arithmetic', 'state', 'refusal']),
+    );
   });
 
   it('passes the sandbox behind the same proxy with nothing broken, on every operation the breaks select', async () => {
@@ -48,7 +61,10 @@ describe('the model-based sequences', () => {
       name: 'queryCard forgets refunds',
       kind: 'state',
       only: ['processCapture'],
-      answer: (op, _sent, got) => (op.operationId === 'queryCard' && Number(got.responseCode) === 0 ? { ...got, refundedAmount: '0.00' } : undefined),
+      answer: (op, _sent, got) =>
+        op.operationId === 'queryCard' && Number(got.responseCode) === 0
+          ? { ...got, refundedAmount: '0.00' }
+          : undefined,
     };
     const failures = await failuresAgainst(drift);
     const model = failures.find((f) => f.includes('model-based'));

@@ -57,12 +57,36 @@ describe('operation descriptors (x-methods, x-operation)', () => {
   for (const op of operations) {
     describe(op.operationId, () => {
       it('matches the descriptor schema and states its provenance', () => {
-        const { verb: _v, path: _p, method: _m, tags: _t, deprecated: _d, security: _s, parameters: _pa, webhook: _w, ...descriptor } = op;
+        const {
+          verb: _v,
+          path: _p,
+          method: _m,
+          tags: _t,
+          deprecated: _d,
+          security: _s,
+          parameters: _pa,
+          webhook: _w,
+          ...descriptor
+        } = op;
         if (!op.method) {
           delete (descriptor as any).operationId;
           delete (descriptor as any).summary;
         }
-        if (!op.method && op.status === (op.webhook ? 200 : Number(Object.keys(resolvePointer(doc, `#/${op.webhook ? 'webhooks' : 'paths'}/${op.path.replace(/\//g, '~1')}/${op.verb}`).responses).find((c) => c.startsWith('2'))))) delete (descriptor as any).status;
+        if (
+          !op.method &&
+          op.status ===
+            (op.webhook
+              ? 200
+              : Number(
+                  Object.keys(
+                    resolvePointer(
+                      doc,
+                      `#/${op.webhook ? 'webhooks' : 'paths'}/${op.path.replace(/\//g, '~1')}/${op.verb}`,
+                    ).responses,
+                  ).find((c) => c.startsWith('2')),
+                ))
+        )
+          delete (descriptor as any).status;
         if (op.method) delete (descriptor as any).status;
         expect(checkDescriptor(descriptor), JSON.stringify(checkDescriptor.errors)).toBe(true);
       });
@@ -120,7 +144,9 @@ describe('hash recipes (x-hash-recipes)', () => {
     });
   }
   it('every recipe is used by some operation or webhook', () => {
-    const used = new Set(operations.flatMap((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].map((h) => h.recipe)));
+    const used = new Set(
+      operations.flatMap((o) => [...(o.hashes ?? []), ...(o.resultHashes ?? [])].map((h) => h.recipe)),
+    );
     expect(Object.keys(recipes).filter((r) => !used.has(r))).toEqual([]);
   });
 });
@@ -131,7 +157,8 @@ describe('provenance and rules written as schema', () => {
   it('every x-inferred carries a reason', () => {
     const walk = (node: any, where: string): void => {
       if (!node || typeof node !== 'object') return;
-      if ('x-inferred' in node) expect(typeof node['x-inferred'] === 'string' && node['x-inferred'].length > 10, where).toBe(true);
+      if ('x-inferred' in node)
+        expect(typeof node['x-inferred'] === 'string' && node['x-inferred'].length > 10, where).toBe(true);
       for (const [k, v] of Object.entries(node)) walk(v, `${where}/${k}`);
     };
     walk(doc, '#');
@@ -141,7 +168,9 @@ describe('provenance and rules written as schema', () => {
     for (const [name, s] of schemas) {
       if (!s.if) continue;
       const declared = Object.keys(s.properties);
-      const named = JSON.stringify([s.if, s.then]).match(/"required":\[[^\]]*\]/g)!.flatMap((m) => JSON.parse(m.slice(11)));
+      const named = JSON.stringify([s.if, s.then])
+        .match(/"required":\[[^\]]*\]/g)!
+        .flatMap((m) => JSON.parse(m.slice(11)));
       for (const field of named) expect(declared, `${name}.${field}`).toContain(field);
     }
   });
@@ -156,7 +185,10 @@ describe('provenance and rules written as schema', () => {
 
   it('keeps the seed quirks: string-or-integer responseCode, [] for empty custom fields, 201 on Get PayID, /notify route, zip settlement', () => {
     expect(schema('#/components/schemas/OutcomeCode').type).toEqual(['string', 'integer']);
-    expect(schema('#/components/schemas/CustomEcho').oneOf).toEqual([{ type: 'string' }, { type: 'array', maxItems: 0, items: false }]);
+    expect(schema('#/components/schemas/CustomEcho').oneOf).toEqual([
+      { type: 'string' },
+      { type: 'array', maxItems: 0, items: false },
+    ]);
     expect(operations.find((o) => o.operationId === 'getPayId')!.status).toBe(201);
     expect(Object.keys(doc.paths['/npp/payid/{payId}'].get.responses)).toContain('201');
     expect(operations.find((o) => o.operationId === 'getPayoutTransactionStatus')!.path).toMatch(/\/notify$/);

@@ -10,11 +10,22 @@ describe('the OpenAPI document', () => {
     // The CLI itself, as `npm run lint:spec` runs it: it carries its own rule set.
     let output: string;
     try {
-      output = execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'spec/openapi.yaml', '--format=json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
+      output = execFileSync(
+        process.execPath,
+        [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'spec/openapi.yaml', '--format=json'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+        },
+      );
     } catch (failure) {
       output = (failure as { stdout: string }).stdout;
     }
-    const { problems } = JSON.parse(output) as { problems: { severity: string; ruleId: string; message: string; location: { pointer: string }[] }[] };
+    const { problems } = JSON.parse(output) as {
+      problems: { severity: string; ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
     expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
@@ -27,7 +38,9 @@ describe('the OpenAPI document', () => {
   it('requires SVC-API-VERSION: 2.0 on every operation', () => {
     for (const [p, item] of Object.entries<any>(doc.paths)) {
       for (const [verb, op] of Object.entries<any>(item)) {
-        const params = (op.parameters ?? []).map((x: any) => (x.$ref ? doc.components.parameters[x.$ref.split('/').pop()] : x));
+        const params = (op.parameters ?? []).map((x: any) =>
+          x.$ref ? doc.components.parameters[x.$ref.split('/').pop()] : x,
+        );
         const version = params.find((x: any) => x.name === 'SVC-API-VERSION');
         expect(version, `${verb} ${p}`).toMatchObject({ in: 'header', required: true, schema: { const: '2.0' } });
       }

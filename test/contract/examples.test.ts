@@ -48,7 +48,9 @@ describe('examples', () => {
   }
 
   it('every example a media type holds is named by a descriptor (none is orphaned or missing)', () => {
-    const named = new Set(operations.flatMap((o) => [...o.examples.request, ...(o.examples.result ?? []), ...(o.examples.refusal ?? [])]));
+    const named = new Set(
+      operations.flatMap((o) => [...o.examples.request, ...(o.examples.result ?? []), ...(o.examples.refusal ?? [])]),
+    );
     const held = new Set<string>();
     const collect = (node: any, underMedia: boolean): void => {
       if (!node || typeof node !== 'object') return;
@@ -57,7 +59,14 @@ describe('examples', () => {
         collect(v, /^(application|text)\//.test(k) || (underMedia && k !== 'schema'));
       }
     };
-    collect({ paths: doc.paths, webhooks: doc.webhooks, responses: { PayoutTransactionStatus: doc.components.responses.PayoutTransactionStatus } }, false);
+    collect(
+      {
+        paths: doc.paths,
+        webhooks: doc.webhooks,
+        responses: { PayoutTransactionStatus: doc.components.responses.PayoutTransactionStatus },
+      },
+      false,
+    );
     expect([...named].filter((n) => !held.has(n))).toEqual([]);
     expect([...held].filter((n) => !named.has(n))).toEqual([]);
   });

@@ -14,29 +14,46 @@ const validates = (form: string, body: unknown) => validatorFor(`#/components/sc
 
 describe('the form chooser', () => {
   it('every operation with a request body carries one requestForm per form', () => {
-    for (const op of table.filter((o) => o.request)) expect(op.requestForms!.map((f) => f.schema), op.operationId).toEqual(op.forms ?? [op.request]);
+    for (const op of table.filter((o) => o.request))
+      expect(
+        op.requestForms!.map((f) => f.schema),
+        op.operationId,
+      ).toEqual(op.forms ?? [op.request]);
     for (const op of table.filter((o) => !o.request)) expect(op.requestForms).toBeNull();
   });
 
-  it.each(table.filter((op) => op.request).map((op) => [op.operationId, op] as const))('%s: each request example is chosen as the form that validates it', (_, op) => {
-    for (const name of op.examples.request) {
-      const body = exampleValue(doc, name) as Record<string, unknown>;
-      const valid = (op.forms ?? [op.request!]).filter((f) => validates(f, body));
-      expect(valid, name).toHaveLength(1);
-      expect(chooseForm(op.requestForms!, body).schema, name).toBe(valid[0]);
-    }
-  });
+  it.each(table.filter((op) => op.request).map((op) => [op.operationId, op] as const))(
+    '%s: each request example is chosen as the form that validates it',
+    (_, op) => {
+      for (const name of op.examples.request) {
+        const body = exampleValue(doc, name) as Record<string, unknown>;
+        const valid = (op.forms ?? [op.request!]).filter((f) => validates(f, body));
+        expect(valid, name).toHaveLength(1);
+        expect(chooseForm(op.requestForms!, body).schema, name).toBe(valid[0]);
+      }
+    },
+  );
 
-  it.each(multiForm.map((op) => [op.operationId, op] as const))('%s: values drawn from each form are chosen as that form', (_, op) => {
-    for (const [i, form] of op.forms!.entries()) {
-      const values = sampleValid(doc, doc.components.schemas[form], (v) => validates(form, v), 25, 1000 + i);
-      for (const value of values) expect(chooseForm(op.requestForms!, value as Record<string, unknown>).schema, JSON.stringify(value).slice(0, 200)).toBe(form);
-    }
-  });
+  it.each(multiForm.map((op) => [op.operationId, op] as const))(
+    '%s: values drawn from each form are chosen as that form',
+    (_, op) => {
+      for (const [i, form] of op.forms!.entries()) {
+        const values = sampleValid(doc, doc.components.schemas[form], (v) => validates(form, v), 25, 1000 + i);
+        for (const value of values)
+          expect(
+            chooseForm(op.requestForms!, value as Record<string, unknown>).schema,
+            JSON.stringify(value).slice(0, 200),
+          ).toBe(form);
+      }
+    },
+  );
 
   it('a body no form fits goes to the form whose required fields it has most of', () => {
     const op = table.find((o) => o.operationId === 'processCard')!;
-    expect(chooseForm(op.requestForms!, { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', stray: 1 }).schema).toBe('ProcessCardWithCardData');
+    expect(
+      chooseForm(op.requestForms!, { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', stray: 1 })
+        .schema,
+    ).toBe('ProcessCardWithCardData');
   });
 
   it('a conditional hash is signed only once its trigger is sent (dependentRequired)', () => {

@@ -45,13 +45,13 @@ describe('generated/', () => {
 });
 
 describe('spec/: the parts written from other parts', () => {
-  it('the shared paths\' method lists are what spec/methods/ writes (run `npm run generate` if not)', async () => {
+  it("the shared paths' method lists are what spec/methods/ writes (run `npm run generate` if not)", async () => {
     for (const [file, text] of await methodIndex(path.join(ROOT, 'spec'))) {
       expect(await readFile(path.join(ROOT, 'spec', file), 'utf8'), `spec/${file}`).toBe(text);
     }
   });
 
-  it('the intro\'s recipe table is what the recipes and descriptors write (run `npm run generate` if not)', async () => {
+  it("the intro's recipe table is what the recipes and descriptors write (run `npm run generate` if not)", async () => {
     expect(await readFile(path.join(ROOT, 'spec/openapi.yaml'), 'utf8')).toBe(await specRootText(ROOT));
   });
 });

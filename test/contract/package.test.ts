@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
 
-const npm = (args: string[], cwd = ROOT) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args: string[], cwd = ROOT) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 describe('npm pack', () => {
   let tmp: string;
@@ -22,13 +23,32 @@ describe('npm pack', () => {
   afterAll(() => rm(tmp, { recursive: true, force: true }));
 
   it('ships the spec, the generated artifacts and the compiled runtime', () => {
-    for (const f of ['spec/openapi.yaml', 'spec/hash-recipes.yaml', 'generated/openapi.json', 'generated/openapi.yaml', 'generated/validators/requests.cjs', 'generated/validators/results.cjs', 'dist/generated/types.d.ts', 'dist/generated/methods.d.ts', 'dist/generated/client.js', 'dist/runtime/signing.js', 'dist/runtime/notifications.js', 'dist/server-stubs/index.js', 'dist/generated/hash-recipes.js', 'package.json']) {
+    for (const f of [
+      'spec/openapi.yaml',
+      'spec/hash-recipes.yaml',
+      'generated/openapi.json',
+      'generated/openapi.yaml',
+      'generated/validators/requests.cjs',
+      'generated/validators/results.cjs',
+      'dist/generated/types.d.ts',
+      'dist/generated/methods.d.ts',
+      'dist/generated/client.js',
+      'dist/runtime/signing.js',
+      'dist/runtime/notifications.js',
+      'dist/server-stubs/index.js',
+      'dist/generated/hash-recipes.js',
+      'package.json',
+    ]) {
       expect(files).toContain(f);
     }
   });
 
   it('ships nothing a consumer does not need', () => {
-    const unwanted = files.filter((f) => /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$/.test(f));
+    const unwanted = files.filter((f) =>
+      /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$/.test(
+        f,
+      ),
+    );
     expect(unwanted).toEqual([]);
   });
 
@@ -65,6 +85,13 @@ describe('npm pack', () => {
         server: [typeof server.listen, operations.length > 50],
       }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ ok: true, version: '2.0', client: 'function', helpers: ['function', 'function'], notification: 'b1', server: ['function', true] });
+    expect(JSON.parse(out)).toEqual({
+      ok: true,
+      version: '2.0',
+      client: 'function',
+      helpers: ['function', 'function'],
+      notification: 'b1',
+      server: ['function', true],
+    });
   });
 });

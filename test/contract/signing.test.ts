@@ -3,7 +3,14 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalParameters, computeHash, hashesEqual, hashPreimage, legacyRecipe } from '../../runtime/signing.ts';
+import {
+  canonicalJson,
+  canonicalParameters,
+  computeHash,
+  hashesEqual,
+  hashPreimage,
+  legacyRecipe,
+} from '../../runtime/signing.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { doc } from '../support/contract.ts';
 
@@ -15,39 +22,65 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
   const tx = { merchantUUID: '5265F8EED6A19', transactionAmount: '10.00', transactionCurrency: 'AUD' };
 
   it('transaction: md5(lower(P + merchantUUID + transactionAmount + transactionCurrency))', () => {
-    expect(computeHash(hashRecipes.transaction, pass, tx)).toBe(md5((P(pass) + tx.merchantUUID + tx.transactionAmount + tx.transactionCurrency).toLowerCase()));
+    expect(computeHash(hashRecipes.transaction, pass, tx)).toBe(
+      md5((P(pass) + tx.merchantUUID + tx.transactionAmount + tx.transactionCurrency).toLowerCase()),
+    );
   });
 
   it('query: the first of transactionID, transactionReferenceID, batchUUID', () => {
     const q = { merchantUUID: 'm1', transactionReferenceID: 'REF-9' };
     expect(computeHash(hashRecipes.query, pass, q)).toBe(md5((P(pass) + 'm1' + 'REF-9').toLowerCase()));
-    expect(computeHash(hashRecipes.query, pass, { ...q, transactionID: 'TX-1' })).toBe(md5((P(pass) + 'm1' + 'TX-1').toLowerCase()));
+    expect(computeHash(hashRecipes.query, pass, { ...q, transactionID: 'TX-1' })).toBe(
+      md5((P(pass) + 'm1' + 'TX-1').toLowerCase()),
+    );
   });
 
   it('settlement: md5(P + lower(merchantUUID) + settlementFrom + settlementTo), nothing else lowercased', () => {
     const s = { merchantUUID: 'ABC', settlementFrom: '2026-11-01', settlementTo: '2026-11-30' };
-    expect(computeHash(hashRecipes.settlement, 'PassPhrase', s)).toBe(md5(P('PassPhrase') + 'abc' + s.settlementFrom + s.settlementTo));
+    expect(computeHash(hashRecipes.settlement, 'PassPhrase', s)).toBe(
+      md5(P('PassPhrase') + 'abc' + s.settlementFrom + s.settlementTo),
+    );
   });
 
   // ActiveMerchant's #verification_hash and #void_verification_hash, as it writes them.
   it('legacy forms: the passphrase unhashed, as ActiveMerchant signs; each legacy example reproduces', () => {
     const am = (...parts: string[]) => md5(parts.join('').toLowerCase());
-    expect(computeHash(legacyRecipe(hashRecipes.transaction)!, pass, tx)).toBe(am(pass, tx.merchantUUID, tx.transactionAmount, tx.transactionCurrency));
-    expect(computeHash(legacyRecipe(hashRecipes.query)!, pass, { merchantUUID: 'M', transactionID: 'TX-1' })).toBe(am(pass, 'M', 'TX-1'));
+    expect(computeHash(legacyRecipe(hashRecipes.transaction)!, pass, tx)).toBe(
+      am(pass, tx.merchantUUID, tx.transactionAmount, tx.transactionCurrency),
+    );
+    expect(computeHash(legacyRecipe(hashRecipes.query)!, pass, { merchantUUID: 'M', transactionID: 'TX-1' })).toBe(
+      am(pass, 'M', 'TX-1'),
+    );
     const withLegacy = Object.entries(hashRecipes).filter(([, recipe]) => 'legacy' in recipe);
     expect(withLegacy.map(([name]) => name).sort()).toEqual(['query', 'transaction']);
     for (const [name, recipe] of withLegacy) {
-      const { example } = doc['x-hash-recipes'][name]!.legacy as { example: { passphrase: string; fields: Record<string, string>; hash: string } };
+      const { example } = doc['x-hash-recipes'][name]!.legacy as {
+        example: { passphrase: string; fields: Record<string, string>; hash: string };
+      };
       expect(computeHash(legacyRecipe(recipe)!, example.passphrase, example.fields)).toBe(example.hash);
     }
     expect(legacyRecipe(hashRecipes.settlement)).toBeUndefined();
   });
 
   // OpenCart's extension, on the redirect to returnURL: md5(lower(md5(pp) + hashSalt + uuid + status + reference)).
-  it('return: over the redirect\'s reference as over the notification\'s transactionID', () => {
+  it("return: over the redirect's reference as over the notification's transactionID", () => {
     const opencart = md5((P(pass) + 's4lt' + 'M' + 'approved' + 'TX-9').toLowerCase());
-    expect(computeHash(hashRecipes.return, pass, { hashSalt: 's4lt', merchantUUID: 'M', status: 'approved', reference: 'TX-9' })).toBe(opencart);
-    expect(computeHash(hashRecipes.return, pass, { hashSalt: 's4lt', merchantUUID: 'M', status: 'approved', transactionID: 'TX-9' })).toBe(opencart);
+    expect(
+      computeHash(hashRecipes.return, pass, {
+        hashSalt: 's4lt',
+        merchantUUID: 'M',
+        status: 'approved',
+        reference: 'TX-9',
+      }),
+    ).toBe(opencart);
+    expect(
+      computeHash(hashRecipes.return, pass, {
+        hashSalt: 's4lt',
+        merchantUUID: 'M',
+        status: 'approved',
+        transactionID: 'TX-9',
+      }),
+    ).toBe(opencart);
   });
 
   it('custom: empty custom fields ([] or absent) count as empty strings', () => {
@@ -63,10 +96,16 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
   });
 
   it('canonical-parameters: path, then query, then body fields, a later name replacing an earlier one', () => {
-    const signed = canonicalParameters({ params: { id: 'p', a: 'path' }, query: { a: 'query', q: 'x' }, body: { a: 'body', amount: 5 } });
+    const signed = canonicalParameters({
+      params: { id: 'p', a: 'path' },
+      query: { a: 'query', q: 'x' },
+      body: { a: 'body', amount: 5 },
+    });
     const canonical = '{"a":"body","amount":5,"id":"p","q":"x"}';
     expect(hashPreimage(hashRecipes.message, pass, signed)).toBe(canonical);
-    expect(computeHash(hashRecipes.message, pass, signed)).toBe(createHmac('sha256', pass).update(canonical).digest('hex'));
+    expect(computeHash(hashRecipes.message, pass, signed)).toBe(
+      createHmac('sha256', pass).update(canonical).digest('hex'),
+    );
     // A GET with no body signs its parameters alone.
     expect(hashPreimage(hashRecipes.message, pass, canonicalParameters({ params: { id: 'p' } }))).toBe('{"id":"p"}');
   });
@@ -77,10 +116,18 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
       Array.isArray(v)
         ? `[${v.map(reference).join(',')}]`
         : v !== null && typeof v === 'object'
-          ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`).join(',')}}`
+          ? `{${Object.keys(v)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
+              .join(',')}}`
           : JSON.stringify(v);
-    fc.assert(fc.property(fc.jsonValue(), (value) => canonicalJson(value) === reference(value)), { numRuns: 500 });
-    expect(canonicalJson({ b: 1, a: { d: 'x"y', c: [{ f: 1, e: 2 }] }, '10': 0, '9': 0 })).toBe('{"10":0,"9":0,"a":{"c":[{"e":2,"f":1}],"d":"x\\"y"},"b":1}');
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => canonicalJson(value) === reference(value)),
+      { numRuns: 500 },
+    );
+    expect(canonicalJson({ b: 1, a: { d: 'x"y', c: [{ f: 1, e: 2 }] }, '10': 0, '9': 0 })).toBe(
+      '{"10":0,"9":0,"a":{"c":[{"e":2,"f":1}],"d":"x\\"y"},"b":1}',
+    );
   });
 
   it('message: HMAC-SHA256 over the parameters as canonical JSON, keys sorted at every level', () => {
@@ -88,7 +135,9 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
     const canonical = '{"agreementIdentification":"A","payer":{"address":"X","name":"N"},"z":1}';
     expect(canonicalJson(params)).toBe(canonical);
     expect(hashPreimage(hashRecipes.message, pass, params)).toBe(canonical);
-    expect(computeHash(hashRecipes.message, pass, params)).toBe(createHmac('sha256', pass).update(canonical).digest('hex'));
+    expect(computeHash(hashRecipes.message, pass, params)).toBe(
+      createHmac('sha256', pass).update(canonical).digest('hex'),
+    );
   });
 
   it('a list of records hashes as the records merged, the first holding a name winning', () => {

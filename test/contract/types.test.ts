@@ -3,7 +3,15 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { MethodMap, OperationRequest, OperationResult, RefusalOf, RequestOf, ResponseOf, ResultOf } from '../../generated/methods.ts';
+import type {
+  MethodMap,
+  OperationRequest,
+  OperationResult,
+  RefusalOf,
+  RequestOf,
+  ResponseOf,
+  ResultOf,
+} from '../../generated/methods.ts';
 import type { components, paths } from '../../generated/types.ts';
 import { ROOT } from '../support/contract.ts';
 

@@ -34,7 +34,14 @@ describe('generated/docs/index.html in Chromium', () => {
 
   it('introduces the gateway: authentication, hash recipes, response codes, sandbox and mock, a client quick start', async () => {
     const text = (await labels()).join('\n');
-    for (const section of ['Authentication', 'Hash recipes', 'Response codes', 'Sandbox and mock', 'Client quick start', 'Quirks this contract keeps on purpose']) {
+    for (const section of [
+      'Authentication',
+      'Hash recipes',
+      'Response codes',
+      'Sandbox and mock',
+      'Client quick start',
+      'Quirks this contract keeps on purpose',
+    ]) {
       expect(text).toContain(section);
     }
   });
@@ -64,7 +71,9 @@ describe('generated/docs/index.html in Chromium', () => {
       expect(text, name).toContain(`${name} (`);
       expect(text, name).toContain(recipe.example.hash);
     }
-    expect(text).toContain('md5(lower(\n    md5(passphrase)\n  + merchantUUID\n  + transactionAmount\n  + transactionCurrency\n))');
+    expect(text).toContain(
+      'md5(lower(\n    md5(passphrase)\n  + merchantUUID\n  + transactionAmount\n  + transactionCurrency\n))',
+    );
   });
 
   it('each method of a shared path has its own page: processCapture shows CaptureResult and its own samples', async () => {
@@ -94,7 +103,10 @@ describe('generated/docs/index.html in Chromium', () => {
     await page.getByText('Inferred', { exact: true }).first().waitFor();
     // ...and the reason in their description.
     await page.goto(`${page_url}#/payouts`);
-    await page.getByText(/^Inferred: The seed names Create Payouts/).first().waitFor();
+    await page
+      .getByText(/^Inferred: The seed names Create Payouts/)
+      .first()
+      .waitFor();
   });
 
   it('requests nothing outside itself and logs no console error; a screenshot is kept', async () => {

@@ -25,7 +25,9 @@ describe('README figures', () => {
   });
 
   it('"runs the collection with Newman: R requests (N operations, ...), T assertions" is generated/postman.json', () => {
-    const m = readme.match(/runs the collection with Newman: (\d+) requests \((\d+) operations, and (\d+) fresh producers in Clean up\), (\d+) assertions/);
+    const m = readme.match(
+      /runs the collection with Newman: (\d+) requests \((\d+) operations, and (\d+) fresh producers in Clean up\), (\d+) assertions/,
+    );
     expect(m, 'the README sentence that counts the Postman requests').not.toBeNull();
     const [, requests, ops, producers, assertions] = m!.map(Number);
     const collection = JSON.parse(readFileSync(path.join(ROOT, 'generated/postman.json'), 'utf8'));
@@ -36,7 +38,8 @@ describe('README figures', () => {
         if (item.item) walk(item.item);
         if (!item.request) continue;
         seen++;
-        for (const e of item.event ?? []) if (e.listen === 'test') tests += (e.script.exec.join('\n').match(/pm\.test\(/g) ?? []).length;
+        for (const e of item.event ?? [])
+          if (e.listen === 'test') tests += (e.script.exec.join('\n').match(/pm\.test\(/g) ?? []).length;
       }
     };
     walk(collection.item);

@@ -19,8 +19,14 @@ describe('bounded work per request', () => {
     expect(zip.length).toBeLessThan(1_000_000);
     const before = await counts(sb);
     const rss = process.memoryUsage().rss;
-    const answer = await send(sb, signed('processBatch', { ...batchBody(''), batchFile: Buffer.from(zip).toString('base64') }));
-    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: `Field 'batchFile' is invalid: its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes` });
+    const answer = await send(
+      sb,
+      signed('processBatch', { ...batchBody(''), batchFile: Buffer.from(zip).toString('base64') }),
+    );
+    expect(answer.json).toEqual({
+      responseCode: '-2',
+      responseMessage: `Field 'batchFile' is invalid: its CSV must not inflate to more than ${MAX_BATCH_CSV_BYTES} bytes`,
+    });
     // Bounded by the cap, not by the 150 MB the zip would inflate to (a loose bound: RSS is noisy).
     expect(process.memoryUsage().rss - rss).toBeLessThan(100_000_000);
     expect(await counts(sb)).toEqual(before);
@@ -30,13 +36,25 @@ describe('bounded work per request', () => {
     const request = signed('processBatch', { ...batchBody(''), batchFile: 'not base64!', fileHash: '0'.repeat(32) });
     const answer = await send(sb, request);
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'batchFile' is invalid: must be base64" });
+    expect(answer.json).toEqual({
+      responseCode: '-2',
+      responseMessage: "Field 'batchFile' is invalid: must be base64",
+    });
   });
 
   it('a card number in a batch line is refused naming batchFile, and nothing is stored', async () => {
     const before = await counts(sb);
-    const answer = await send(sb, signed('processBatch', batchBody(`${BATCH_HEADER}\nR-1,5.00,AUD,For 5555555555554444,KOCI12345678,abcdefghijklmnop\n`)));
-    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'batchFile' is invalid: line 1 must not hold a card number" });
+    const answer = await send(
+      sb,
+      signed(
+        'processBatch',
+        batchBody(`${BATCH_HEADER}\nR-1,5.00,AUD,For 5555555555554444,KOCI12345678,abcdefghijklmnop\n`),
+      ),
+    );
+    expect(answer.json).toEqual({
+      responseCode: '-2',
+      responseMessage: "Field 'batchFile' is invalid: line 1 must not hold a card number",
+    });
     expect(await counts(sb)).toEqual(before);
   });
 });
@@ -55,7 +73,9 @@ describe('a large batch runs in slices', () => {
       const lines = Array.from({ length: 3000 }, (_, i) => `S-${i},1.00,AUD,Box,${cardID},${cardKey}`);
       const accepted = await send(s, signed('processBatch', batchBody(`${BATCH_HEADER}\n${lines.join('\n')}\n`)));
       expect(accepted.json.responseCode).toBe('0');
-      const status = async () => (await send(s, signed('retrieveBatchResponse', undefined, { params: { batchUUID: accepted.json.batchUUID } }))).json;
+      const status = async () =>
+        (await send(s, signed('retrieveBatchResponse', undefined, { params: { batchUUID: accepted.json.batchUUID } })))
+          .json;
       const first = await status();
       expect(first.status).toBe('pending');
       expect(first.transactions.length).toBeLessThan(3000);
@@ -64,10 +84,13 @@ describe('a large batch runs in slices', () => {
       // Stopped half-way, restarted on the same file: the batch goes on from where it was.
       await s.close();
       s = await hardeningSandbox(file);
-      for (let i = 0; i < 400 && (await status()).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 400 && (await status()).status === 'pending'; i++)
+        await new Promise((r) => setTimeout(r, 25));
       const done = await status();
       expect(done.status).toBe('completed');
-      expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(lines.map((_, i) => `S-${i}`));
+      expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(
+        lines.map((_, i) => `S-${i}`),
+      );
       expect(done.transactions.every((l: { responseCode: string }) => l.responseCode === '0')).toBe(true);
       await s.close();
     } finally {
@@ -86,7 +109,10 @@ describe('a large settlement file is written in slices', () => {
         await s.store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
            VALUES (?, '5265f8eed6a19', 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`,
-          `t-${i}`, `R-${i}`, day, `${day} 10:00:00`,
+          `t-${i}`,
+          `R-${i}`,
+          day,
+          `${day} 10:00:00`,
         );
       }
     });
@@ -98,7 +124,18 @@ describe('a large settlement file is written in slices', () => {
       setImmediate(tick);
     };
     setImmediate(tick);
-    const answer = await send(s, signed('getSettlement', { method: 'getSettlement', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', settlementFrom: day, settlementTo: day, version: '1.6', hash: 'x' }));
+    const answer = await send(
+      s,
+      signed('getSettlement', {
+        method: 'getSettlement',
+        merchantUUID: '5265f8eed6a19',
+        apiKey: 'ksmnwxab',
+        settlementFrom: day,
+        settlementTo: day,
+        version: '1.6',
+        hash: 'x',
+      }),
+    );
     done = true;
     expect(ticks).toBeGreaterThan(1);
     const file = readSettlement(answer.response.body as Uint8Array);

@@ -19,10 +19,43 @@ const cases: [string, string, Record<string, unknown>, Record<string, string>?][
   ['processCard', 'transactionProduct', purchase({ transactionProduct: `Gift for ${FOREIGN_CARD}` })],
   ['processCard', 'customerName', purchase({ customerName: '5555 5555 5555 4444' })],
   ['processCard', 'custom3', purchase({ custom3: 'ref 5555-5555-5555-4444' })],
-  ['addCard', 'cardName', { method: 'addCard', ...merchant, cardName: FOREIGN_CARD, cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }],
+  [
+    'addCard',
+    'cardName',
+    {
+      method: 'addCard',
+      ...merchant,
+      cardName: FOREIGN_CARD,
+      cardNumber: '4564710000000004',
+      cardExpiryMonth: '02',
+      cardExpiryYear: '29',
+    },
+  ],
   ['createPayId', 'name', { payId: 'leak@merchant.payid.test', name: FOREIGN_CARD }],
-  ['createAgreement', 'agreement.arrangement', { payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { arrangement: FOREIGN_CARD, payment: { type: 'BALN', frequency: 'ADHO', maximum: 10, pointInTime: 4 } } }],
-  ['createPayouts', 'transactions[0].payee.name', { reference: 'PO-1', transactions: [{ payee: { name: FOREIGN_CARD }, transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' } }] }],
+  [
+    'createAgreement',
+    'agreement.arrangement',
+    {
+      payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } },
+      agreement: {
+        arrangement: FOREIGN_CARD,
+        payment: { type: 'BALN', frequency: 'ADHO', maximum: 10, pointInTime: 4 },
+      },
+    },
+  ],
+  [
+    'createPayouts',
+    'transactions[0].payee.name',
+    {
+      reference: 'PO-1',
+      transactions: [
+        {
+          payee: { name: FOREIGN_CARD },
+          transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' },
+        },
+      ],
+    },
+  ],
 ];
 
 describe('card numbers are never stored or returned in clear', () => {
@@ -38,7 +71,10 @@ describe('card numbers are never stored or returned in clear', () => {
   }
 
   it('the card-number fields themselves still take card numbers', async () => {
-    const answer = await send(sb, signed('processCard', purchase({ custom1: 'order 1042', transactionProduct: 'Phone +61 7 3000 0000' })));
+    const answer = await send(
+      sb,
+      signed('processCard', purchase({ custom1: 'order 1042', transactionProduct: 'Phone +61 7 3000 0000' })),
+    );
     expect(answer.json.responseCode).toBe('0');
   });
 
@@ -46,7 +82,8 @@ describe('card numbers are never stored or returned in clear', () => {
     const gateway = createGateway({
       accounts,
       handlers: echoHandlers(undefined, (op, result) => {
-        if (op.operationId === 'getSettlement') return zipSync({ 'settlement.csv': strToU8(`id,number\n1,${FOREIGN_CARD}\n`) });
+        if (op.operationId === 'getSettlement')
+          return zipSync({ 'settlement.csv': strToU8(`id,number\n1,${FOREIGN_CARD}\n`) });
         if (op.operationId === 'retrieveBatch') return `id,number\n1,${FOREIGN_CARD}\n`;
         return result;
       }),
@@ -66,7 +103,8 @@ describe('card numbers are never stored or returned in clear', () => {
       const file = path.join(dir, 'data', 'sandbox.db');
       const s = await hardeningSandbox(file);
       await send(s, signed('processCard', purchase()));
-      for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.key`]) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
+      for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.key`])
+        expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
       expect((statSync(path.dirname(file)).mode & 0o077).toString(8)).toBe('0');
       await s.close();
     } finally {
@@ -85,7 +123,10 @@ describe('large file answers are scanned too', () => {
     expect(await fileHoldsCardNumber(clean)).toBe(false);
     // Stored (level 0), the CSV starts 35 bytes into the zip: 16,349 puts the number across the first 16 KiB slice.
     for (const at of [16_349, 16_340, 65_495, 1_000_000, rows.length - 3]) {
-      const dirty = zip({ 's.csv': u8(`${rows.slice(0, at)},${FOREIGN_CARD},${rows.slice(at)}`) }, { level: at === 1_000_000 ? 6 : 0 });
+      const dirty = zip(
+        { 's.csv': u8(`${rows.slice(0, at)},${FOREIGN_CARD},${rows.slice(at)}`) },
+        { level: at === 1_000_000 ? 6 : 0 },
+      );
       expect(await fileHoldsCardNumber(dirty), String(at)).toBe(true);
     }
   });

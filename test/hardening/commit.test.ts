@@ -41,17 +41,23 @@ describe('an answer is checked before its change is committed', () => {
     const written: string[] = [];
     const handlers = echoHandlers(undefined, (op, result) => {
       written.push(op.operationId);
-      return op.operationId === 'processCapture' ? { responseCode: '-2', responseMessage: "Field 'captureAmount' is invalid: too much" } : result;
+      return op.operationId === 'processCapture'
+        ? { responseCode: '-2', responseMessage: "Field 'captureAmount' is invalid: too much" }
+        : result;
     });
-    const gateway = createGateway({ handlers, accounts, transaction: <T>(work: () => T): T => {
-      const before = written.length;
-      try {
-        return work();
-      } catch (error) {
-        written.length = before;
-        throw error;
-      }
-    } });
+    const gateway = createGateway({
+      handlers,
+      accounts,
+      transaction: <T>(work: () => T): T => {
+        const before = written.length;
+        try {
+          return work();
+        } catch (error) {
+          written.length = before;
+          throw error;
+        }
+      },
+    });
     const op = operation('processCapture');
     const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
     expect(JSON.parse(String(response.body)).responseCode).toBe('-2');
@@ -60,12 +66,17 @@ describe('an answer is checked before its change is committed', () => {
 
   it('a store constraint failure is a refusal naming the field, not a 500', async () => {
     // A constraint no handler foresees, as a trigger raises it: the store answers as for a duplicate.
-    (sb.store as SqliteStore).database.db.exec("CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;");
+    (sb.store as SqliteStore).database.db.exec(
+      "CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;",
+    );
     try {
       const before = await counts(sb);
       const answer = await send(sb, signed('createPayId', { payId: 'race@merchant.payid.test', name: 'Jane' }));
       expect(answer.status).toBeLessThan(300);
-      expect(answer.json).toEqual({ responseCode: -2, responseMessage: "Field 'payId' is invalid: conflicts with a stored record" });
+      expect(answer.json).toEqual({
+        responseCode: -2,
+        responseMessage: "Field 'payId' is invalid: conflicts with a stored record",
+      });
       expect(await counts(sb)).toEqual(before);
     } finally {
       (sb.store as SqliteStore).database.db.exec('DROP TRIGGER refuse_payids');
@@ -85,13 +96,21 @@ describe('a failure outside the handler', () => {
     const logged: string[] = [];
     const gateway = createGateway({
       handlers: echoHandlers(),
-      accounts: { find: () => { throw new Error('the accounts database is down'); }, findByAccessToken: () => undefined },
+      accounts: {
+        find: () => {
+          throw new Error('the accounts database is down');
+        },
+        findByAccessToken: () => undefined,
+      },
       logger: { warn() {}, error: (message, fields) => logged.push(`${message}: ${String(fields?.error)}`) },
     });
     const op = operation('processCapture');
     const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
     expect(response.status).toBe(500);
-    expect(JSON.parse(String(response.body))).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
+    expect(JSON.parse(String(response.body))).toEqual({
+      responseCode: '-4',
+      responseMessage: 'Internal gateway error',
+    });
     expect(logged).toEqual(['request failed: the accounts database is down']);
   });
 });

@@ -11,7 +11,11 @@ import { createGateway } from '../../server-stubs/index.ts';
 const gateway = createGateway({ handlers: echoHandlers(), accounts });
 afterEach(() => vi.restoreAllMocks());
 
-async function digestsFor(operationId: string, change: Record<string, unknown>, headers?: Record<string, string>): Promise<{ code: number; digests: number }> {
+async function digestsFor(
+  operationId: string,
+  change: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<{ code: number; digests: number }> {
   const md5 = vi.spyOn(nodeDigests, 'md5Hex');
   const hmac = vi.spyOn(nodeDigests, 'hmacSha256Hex');
   const op = operation(operationId);

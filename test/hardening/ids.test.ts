@@ -6,7 +6,12 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 const script: number[] = [];
 vi.mock('node:crypto', async (original) => {
   const real = await original<typeof import('node:crypto')>();
-  return { ...real, default: real, randomInt: (...args: [number, number?]) => script.shift() ?? (real.randomInt as (...a: unknown[]) => number)(...args) };
+  return {
+    ...real,
+    default: real,
+    randomInt: (...args: [number, number?]) =>
+      script.shift() ?? (real.randomInt as (...a: unknown[]) => number)(...args),
+  };
 });
 
 const { counts, hardeningSandbox, merchant, send, signed } = await import('./support.ts');
@@ -15,7 +20,15 @@ afterAll(() => sb.close());
 
 describe('identifiers never collide', () => {
   it('a card identifier drawn twice is drawn again, not a 500', async () => {
-    const add = (number: string) => signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: number, cardExpiryMonth: '02', cardExpiryYear: '29' });
+    const add = (number: string) =>
+      signed('addCard', {
+        method: 'addCard',
+        ...merchant,
+        cardName: 'Jane',
+        cardNumber: number,
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      });
     script.push(12_345_678);
     const first = await send(sb, add('4564710000000004'));
     script.push(12_345_678);
@@ -28,7 +41,15 @@ describe('identifiers never collide', () => {
   });
 
   it('a blacklist identifier drawn twice is drawn again, not a 500', async () => {
-    const add = (number: string) => signed('addBlacklistedCard', { method: 'addBlacklistedCard', ...merchant, cardName: 'Jane', cardNumber: number, cardExpiryMonth: '02', cardExpiryYear: '29' });
+    const add = (number: string) =>
+      signed('addBlacklistedCard', {
+        method: 'addBlacklistedCard',
+        ...merchant,
+        cardName: 'Jane',
+        cardNumber: number,
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      });
     script.push(87_654_321);
     const first = await send(sb, add('4564710000000004'));
     script.push(87_654_321);

@@ -9,9 +9,15 @@ const sb = await hardeningSandbox();
 describe('request bodies as JSON', () => {
   it('a key sent twice is refused with -2 naming it, at any depth', async () => {
     const request = signed('processCard', purchase());
-    const text = String(request.body).replace('"transactionAmount":"10.00"', '"transactionAmount":"10.00","transactionAmount":"99999.00"');
+    const text = String(request.body).replace(
+      '"transactionAmount":"10.00"',
+      '"transactionAmount":"10.00","transactionAmount":"99999.00"',
+    );
     const answer = await send(sb, { ...request, body: text });
-    expect(answer.json).toEqual({ responseCode: '-2', responseMessage: "Field 'transactionAmount' is invalid: is sent more than once" });
+    expect(answer.json).toEqual({
+      responseCode: '-2',
+      responseMessage: "Field 'transactionAmount' is invalid: is sent more than once",
+    });
     expect(findDuplicateKey('{"a":[{"b":1},{"c":{"d":1,"e":"\\":","d":2}}]}')).toBe('a[1].c.d');
     expect(findDuplicateKey('{"a":"\\"b\\":1","b":2,"c":{"b":3}}')).toBeUndefined();
     expect(findDuplicateKey('{"a\\\\":1,"a\\u005c":2}')).toBe('a\\');
@@ -32,7 +38,10 @@ describe('deep bodies', () => {
     const body = `{"method":"processBatch","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const request = { ...buildRequest(operation('processBatch'), { body: {} }), body };
     const response = await gateway.handle(request);
-    expect(JSON.parse(String(response.body))).toEqual({ responseCode: '-2', responseMessage: 'The request body nests deeper than 32 levels' });
+    expect(JSON.parse(String(response.body))).toEqual({
+      responseCode: '-2',
+      responseMessage: 'The request body nests deeper than 32 levels',
+    });
   });
 
   it('finds depth outside strings only', async () => {

@@ -31,35 +31,62 @@ describe('money is exact, and numbers out of range are refused', () => {
   it('refunds exactly up to the payment, never a cent beyond', async () => {
     const payId = 'money-2@merchant.payid.test';
     await send(sb, signed('createPayId', { payId, name: 'Jane' }));
-    const { transactionId, amount } = (await send(sb, signed('listPayIdTransactions', {}, { params: { payId } }))).json.result.transactions[0];
+    const { transactionId, amount } = (await send(sb, signed('listPayIdTransactions', {}, { params: { payId } }))).json
+      .result.transactions[0];
     const tenth = Math.round(amount * 10) / 100; // 4.2 of 42: ten of them add up in floats to 41.99999999999999
-    for (let i = 0; i < 10; i++) expect((await send(sb, signed('refundPayIdTransaction', { amount: tenth }, { params: { transactionId } }))).json.responseCode).toBe(0);
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await send(sb, signed('refundPayIdTransaction', { amount: tenth }, { params: { transactionId } }))).json
+          .responseCode,
+      ).toBe(0);
     const over = await send(sb, signed('refundPayIdTransaction', { amount: 0.01 }, { params: { transactionId } }));
     expect(over.json).toMatchObject({ responseCode: -2, responseMessage: expect.stringContaining("'amount'") });
   });
 
   it('a PayTo maximum of 1e309 is refused with -2 naming the field, and nothing is stored', async () => {
     const before = await counts(sb);
-    const text = '{"payer":{"name":"Jane Citizen","account":{"name":"Jane Citizen","bsb":"802950","accountNumber":"123321"}},"agreement":{"arrangement":"Gym","payment":{"type":"BALN","frequency":"ADHO","maximum":1e309,"pointInTime":4}}}';
+    const text =
+      '{"payer":{"name":"Jane Citizen","account":{"name":"Jane Citizen","bsb":"802950","accountNumber":"123321"}},"agreement":{"arrangement":"Gym","payment":{"type":"BALN","frequency":"ADHO","maximum":1e309,"pointInTime":4}}}';
     const answer = await send(sb, raw('createAgreement', text));
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ responseCode: -2, responseMessage: expect.stringContaining("'agreement.payment.maximum'") });
+    expect(answer.json).toMatchObject({
+      responseCode: -2,
+      responseMessage: expect.stringContaining("'agreement.payment.maximum'"),
+    });
     expect(await counts(sb)).toEqual(before);
   });
 
   it('a payout amount of 1e309 is refused with -2 naming the field, and nothing is stored', async () => {
     const before = await counts(sb);
-    const text = '{"reference":"PO-1","transactions":[{"payee":{"name":"Sam"},"transaction":{"reference":"PO-1-1","amount":1e309,"bsb":"802950","accNumber":"123321"}}]}';
+    const text =
+      '{"reference":"PO-1","transactions":[{"payee":{"name":"Sam"},"transaction":{"reference":"PO-1-1","amount":1e309,"bsb":"802950","accNumber":"123321"}}]}';
     const answer = await send(sb, raw('createPayouts', text));
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ responseCode: -2, responseMessage: expect.stringContaining("'transactions[0].transaction.amount'") });
+    expect(answer.json).toMatchObject({
+      responseCode: -2,
+      responseMessage: expect.stringContaining("'transactions[0].transaction.amount'"),
+    });
     expect(await counts(sb)).toEqual(before);
   });
 
   it('a PayTo payment is compared with the maximum in whole cents', async () => {
-    const agreement = await send(sb, signed('createAgreement', { payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { arrangement: 'Gym', payment: { type: 'BALN', frequency: 'ADHO', maximum: 0.3, pointInTime: 4 } } }));
+    const agreement = await send(
+      sb,
+      signed('createAgreement', {
+        payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } },
+        agreement: { arrangement: 'Gym', payment: { type: 'BALN', frequency: 'ADHO', maximum: 0.3, pointInTime: 4 } },
+      }),
+    );
     const id = agreement.json.result.agreementIdentification;
-    const pay = (amount: number) => send(sb, signed('createPayToPayment', { payer: { name: 'Jane' }, transaction: { reference: 'PT-1', amount } }, { params: { agreementIdentification: id } }));
+    const pay = (amount: number) =>
+      send(
+        sb,
+        signed(
+          'createPayToPayment',
+          { payer: { name: 'Jane' }, transaction: { reference: 'PT-1', amount } },
+          { params: { agreementIdentification: id } },
+        ),
+      );
     expect((await pay(0.1 + 0.2)).json.responseCode).toBe(0); // 0.30000000000000004 is 30 cents
     expect((await pay(0.31)).json.responseCode).toBe(-2);
   });

@@ -11,11 +11,38 @@ afterAll(async () => {
   await open.close();
 });
 
-const ddAuth = (notifyURL: string) => signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL, urlHash: 'x', hash: 'x' });
-const payout = (notifyURL: string) => signed('createPayouts', { reference: 'PO-1', notifyURL, transactions: [{ payee: { name: 'Sam' }, transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' } }] });
+const ddAuth = (notifyURL: string) =>
+  signed('processDDebitAuth', {
+    method: 'processDDebitAuth',
+    ...merchant,
+    paymentAccountBSB: '802950',
+    paymentAccountNumber: '123321',
+    paymentAccountName: 'Jane',
+    customerName: 'Jane',
+    transactionCurrency: 'AUD',
+    transactionAmount: '1.00',
+    notifyURL,
+    urlHash: 'x',
+    hash: 'x',
+  });
+const payout = (notifyURL: string) =>
+  signed('createPayouts', {
+    reference: 'PO-1',
+    notifyURL,
+    transactions: [
+      { payee: { name: 'Sam' }, transaction: { reference: 'PO-1-1', amount: 1, bsb: '802950', accNumber: '123321' } },
+    ],
+  });
 
 describe('notification URL policy', () => {
-  for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.0.0.5/hook', 'https://192.168.1.10/', 'http://[fe80::1]/x', 'http://[::ffff:10.0.0.1]/', 'http://0.0.0.0:80/']) {
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data',
+    'http://10.0.0.5/hook',
+    'https://192.168.1.10/',
+    'http://[fe80::1]/x',
+    'http://[::ffff:10.0.0.1]/',
+    'http://0.0.0.0:80/',
+  ]) {
     it(`refuses ${url} with -2 naming the field, storing nothing`, async () => {
       const before = await counts(sb);
       const dd = await send(sb, ddAuth(url));
@@ -32,12 +59,16 @@ describe('notification URL policy', () => {
     expect((await send(sb, ddAuth('http://localhost:9999/hook'))).json.responseCode).toBe('0');
     expect((await send(sb, payout('https://merchant.example/payouts'))).json.responseCode).toBe(0);
     expect((await send(open, ddAuth('http://10.0.0.5/hook'))).json.responseCode).toBe('0');
-    expect(urlRefusal('http://127.0.0.1/', { allowPrivate: false, allowLoopback: false })).toBe('must not point to a loopback address');
+    expect(urlRefusal('http://127.0.0.1/', { allowPrivate: false, allowLoopback: false })).toBe(
+      'must not point to a loopback address',
+    );
   });
 
   it('resolves a host name when sending: a name pointing inside is not notified', async () => {
     const policy = { allowPrivate: false, allowLoopback: true };
-    expect(await mayNotify('https://inside.example/hook', policy, async () => ['93.184.216.34', '10.1.2.3'])).toBe(false);
+    expect(await mayNotify('https://inside.example/hook', policy, async () => ['93.184.216.34', '10.1.2.3'])).toBe(
+      false,
+    );
     expect(await mayNotify('https://outside.example/hook', policy, async () => ['93.184.216.34'])).toBe(true);
   });
 });

@@ -25,7 +25,13 @@ const MiB = 1024 * 1024;
 /** Starts a POST /post that is never finished; resolves with the answer if one comes within ms. */
 function unfinished(head: string, bytes: number, ms: number): Promise<{ status: number; body: string } | 'no answer'> {
   return new Promise((resolve) => {
-    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/post', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' } });
+    const req = http.request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/post',
+      headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
+    });
     const timer = setTimeout(() => {
       req.destroy();
       resolve('no answer');
@@ -50,7 +56,10 @@ describe('the node server under hostile input', () => {
     const answer = await unfinished('{"method":"processCard","custom1":"', 1.5 * MiB, 3000);
     expect(answer).not.toBe('no answer');
     expect(answer).toMatchObject({ status: 413 });
-    expect(JSON.parse((answer as { body: string }).body)).toEqual({ responseCode: '-2', responseMessage: `Request body exceeds ${MiB} bytes` });
+    expect(JSON.parse((answer as { body: string }).body)).toEqual({
+      responseCode: '-2',
+      responseMessage: `Request body exceeds ${MiB} bytes`,
+    });
   });
 
   it('reads on past 1 MiB for processBatch, the one method that takes 16 MiB', async () => {
@@ -64,7 +73,9 @@ describe('the node server under hostile input', () => {
     let received = '';
     socket.on('data', (c) => (received += c.toString('latin1')));
     socket.on('error', () => {});
-    socket.write(`POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n`);
+    socket.write(
+      `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(256 * 1024, 0x78);
     for (let i = 0; i < 12 && !socket.destroyed; i++) {
       if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
@@ -81,7 +92,9 @@ describe('the node server under hostile input', () => {
     let received = '';
     socket.on('data', (c) => (received += c.toString('latin1')));
     socket.on('error', () => {});
-    socket.write('POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: 100\r\n\r\n{"method":');
+    socket.write(
+      'POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: 100\r\n\r\n{"method":',
+    );
     const closed = once(socket, 'close').then(() => 'closed');
     const result = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 3000))]);
     socket.destroy();
@@ -91,6 +104,8 @@ describe('the node server under hostile input', () => {
 
   it('sets its time-outs and connection cap deliberately by default', () => {
     const s = createNodeServer(gateway);
-    expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout, s.maxConnections]).toEqual([10_000, 30_000, 65_000, 1024]);
+    expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout, s.maxConnections]).toEqual([
+      10_000, 30_000, 65_000, 1024,
+    ]);
   });
 });

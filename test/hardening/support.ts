@@ -20,7 +20,11 @@ export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {
 }
 
 /** The request for this operation, every body hash computed over the body given (when it names one). */
-export function signed(operationId: string, body: Record<string, unknown> | undefined, options: { params?: Record<string, string>; query?: Record<string, string> } = {}): GatewayRequest {
+export function signed(
+  operationId: string,
+  body: Record<string, unknown> | undefined,
+  options: { params?: Record<string, string>; query?: Record<string, string> } = {},
+): GatewayRequest {
   const op = operation(operationId);
   let signedBody = body;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -46,7 +50,8 @@ export interface Answer {
 export async function send(sb: RunningSandbox, request: GatewayRequest): Promise<Answer> {
   const response = await sb.gateway.handle(request);
   // A streamed file is read whole here, so that tests see its bytes (and its production's yields).
-  if (typeof response.body !== 'string' && !(response.body instanceof Uint8Array)) response.body = await bodyBytes(response.body);
+  if (typeof response.body !== 'string' && !(response.body instanceof Uint8Array))
+    response.body = await bodyBytes(response.body);
   let json: any;
   try {
     json = typeof response.body === 'string' ? JSON.parse(response.body) : undefined;
@@ -57,21 +62,61 @@ export async function send(sb: RunningSandbox, request: GatewayRequest): Promise
 }
 
 export const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
-export const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847' };
+export const visa = {
+  paymentCardNumber: '4564710000000004',
+  paymentCardExpiry: '0229',
+  paymentCardName: 'Jane Citizen',
+  paymentCardCSC: '847',
+};
 /** A Luhn-valid Mastercard number that is no sandbox test card. */
 export const FOREIGN_CARD = '5555555555554444';
-export const customer = { customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' };
+export const customer = {
+  customerName: 'Jane Citizen',
+  customerCountry: 'AU',
+  customerState: 'QLD',
+  customerCity: 'Brisbane',
+  customerAddress: '1 Test St',
+  customerPostCode: '4000',
+};
 /** A processCard body that the sandbox approves; spread fields over it to vary one. */
-export const purchase = (extra: Record<string, unknown> = {}) => ({ method: 'processCard', ...merchant, transactionAmount: '10.00', transactionCurrency: 'AUD', transactionProduct: 'Test', ...visa, ...customer, ...extra });
+export const purchase = (extra: Record<string, unknown> = {}) => ({
+  method: 'processCard',
+  ...merchant,
+  transactionAmount: '10.00',
+  transactionCurrency: 'AUD',
+  transactionProduct: 'Test',
+  ...visa,
+  ...customer,
+  ...extra,
+});
 
 /** A processBatch body: the CSV given zipped and base64-encoded. */
 export function batchBody(csv: string | Uint8Array, extra: Record<string, unknown> = {}) {
   const bytes = typeof csv === 'string' ? new TextEncoder().encode(csv) : csv;
-  return { method: 'processBatch', ...merchant, batchFile: Buffer.from(zipSync({ 'batch.csv': bytes })).toString('base64'), fileHash: 'x', ...extra };
+  return {
+    method: 'processBatch',
+    ...merchant,
+    batchFile: Buffer.from(zipSync({ 'batch.csv': bytes })).toString('base64'),
+    fileHash: 'x',
+    ...extra,
+  };
 }
-export const BATCH_HEADER = 'transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey';
+export const BATCH_HEADER =
+  'transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey';
 
 /** A stored card: its cardID and cardKey. */
 export async function storedCard(sb: RunningSandbox): Promise<{ cardID: string; cardKey: string }> {
-  return (await send(sb, signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }))).json;
+  return (
+    await send(
+      sb,
+      signed('addCard', {
+        method: 'addCard',
+        ...merchant,
+        cardName: 'Jane',
+        cardNumber: '4564710000000004',
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      }),
+    )
+  ).json;
 }

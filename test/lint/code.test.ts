@@ -1,5 +1,6 @@
-// Biome's linter over the code (biome.json: every .ts and .js outside generated/, dist/, releases/,
-// test-results/, node_modules/), enforced by `npm test`: an error or a warning fails it (infos do not).
+// Biome's linter and formatter over the code (biome.json: every .ts and .js outside generated/, dist/,
+// releases/, test-results/, node_modules/), enforced by `npm test`: a lint error or warning fails it
+// (infos do not), and so does a file the formatter would change (`npm run format` writes it).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,13 +26,30 @@ describe('biome lint', () => {
     expect(findings.map((d) => `${d.location.path}:${d.location.start.line} ${d.category}`)).toEqual([]);
   });
 
+  it('finds every file formatted as biome.json says', () => {
+    const r = spawnSync(BIOME, ['format', '--reporter=json', '--max-diagnostics=none'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.diagnostics.map((d) => `${d.location.path} ${d.category}`)).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+
   it('is configured to find what it should: a comma operator and an assignment in an expression', () => {
     // The project's biome.json beside a file with both mistakes, in a folder of its own.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-biome-'));
     copyFileSync(path.join(ROOT, 'biome.json'), path.join(dir, 'biome.json'));
-    writeFileSync(path.join(dir, 'probe.ts'), 'let a = 0;\nlet b = 0;\nexport const f = () => ((a = 1), b++);\nexport const g = (x: number) => (a = x) > 0;\n');
+    writeFileSync(
+      path.join(dir, 'probe.ts'),
+      'let a = 0;\nlet b = 0;\nexport const f = () => ((a = 1), b++);\nexport const g = (x: number) => (a = x) > 0;\n',
+    );
     const report = lint(dir);
     rmSync(dir, { recursive: true, force: true });
-    expect(report.diagnostics.map((d) => d.category).sort()).toEqual(['lint/complexity/noCommaOperator', 'lint/suspicious/noAssignInExpressions', 'lint/suspicious/noAssignInExpressions']);
+    expect(report.diagnostics.map((d) => d.category).sort()).toEqual([
+      'lint/complexity/noCommaOperator',
+      'lint/suspicious/noAssignInExpressions',
+      'lint/suspicious/noAssignInExpressions',
+    ]);
   });
 });

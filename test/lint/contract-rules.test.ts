@@ -22,26 +22,49 @@ async function edit(file: string, change: (doc: any) => void): Promise<void> {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-lint-'));
-  for (const item of ['spec', 'lint', 'redocly.yaml']) await cp(path.join(ROOT, item), path.join(dir, item), { recursive: true });
+  for (const item of ['spec', 'lint', 'redocly.yaml'])
+    await cp(path.join(ROOT, item), path.join(dir, item), { recursive: true });
   // The plugin imports yaml as the project does.
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   // no-card-data-out: a result with the full card number, a webhook with a CSC, an answer example with a PAN.
-  await edit('components/schemas/results.yaml', (d) => (d.TransactionResult.properties.paymentCardNumber = { $ref: 'fields.yaml#/CardNumber' }));
-  await edit('components/schemas/notifications.yaml', (d) => (d.DirectDebitOutcomeNotification.properties.paymentCardCSC = { type: 'string' }));
-  await edit('methods/post/processCard.yaml', (d) => (d.examples.processCardApproved.value.receiptNo = '4564710000000004'));
+  await edit(
+    'components/schemas/results.yaml',
+    (d) => (d.TransactionResult.properties.paymentCardNumber = { $ref: 'fields.yaml#/CardNumber' }),
+  );
+  await edit(
+    'components/schemas/notifications.yaml',
+    (d) => (d.DirectDebitOutcomeNotification.properties.paymentCardCSC = { type: 'string' }),
+  );
+  await edit(
+    'methods/post/processCard.yaml',
+    (d) => (d.examples.processCardApproved.value.receiptNo = '4564710000000004'),
+  );
   // card-amount-format: a capture amount as a number.
-  await edit('methods/post/processCapture.yaml', (d) => (d.ProcessCaptureRequest.properties.captureAmount = { type: 'number' }));
+  await edit(
+    'methods/post/processCapture.yaml',
+    (d) => (d.ProcessCaptureRequest.properties.captureAmount = { type: 'number' }),
+  );
   // examples-per-outcome: processCapture without its refusal example; refundCard naming one that is not there.
   await edit('methods/post/processCapture.yaml', (d) => delete d['x-method'].examples.refusal);
   await edit('methods/post/refundCard.yaml', (d) => (d['x-method'].examples.result = ['refundCardNowhere']));
   // inferred-has-reason: an inferred mark without its reason, a defined recipe without one.
   await edit('components/schemas/fields.yaml', (d) => (d.Flag['x-inferred'] = true));
   await edit('hash-recipes.yaml', (d) => delete d.blacklist.inferred);
-  const run = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'spec/openapi.yaml', '--format=json', '--max-problems=100000'], {
-    cwd: dir,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
-    maxBuffer: 64 << 20,
-  }).catch((error) => error);
+  const run = await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+      'lint',
+      'spec/openapi.yaml',
+      '--format=json',
+      '--max-problems=100000',
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+      maxBuffer: 64 << 20,
+    },
+  ).catch((error) => error);
   problems = JSON.parse(run.stdout).problems;
 });
 
@@ -51,13 +74,16 @@ afterAll(async () => {
 
 const of = (rule: string) => problems.filter((p) => p.ruleId === `contract/${rule}`);
 // Redocly gives each source relative to the folder it ran in.
-const at = (p: (typeof problems)[number]) => `${path.relative(path.join(dir, 'spec'), path.resolve(dir, p.location[0]!.source.ref))}${p.location[0]!.pointer}`;
+const at = (p: (typeof problems)[number]) =>
+  `${path.relative(path.join(dir, 'spec'), path.resolve(dir, p.location[0]!.source.ref))}${p.location[0]!.pointer}`;
 
 describe('lint: the contract rules catch what they are for', () => {
   it('no-card-data-out: an unmasked card number in a result, a CSC in a webhook, a PAN in an answer example', () => {
     const found = of('no-card-data-out').map(at);
     expect(found).toContain('components/schemas/results.yaml#/TransactionResult/properties/paymentCardNumber');
-    expect(found).toContain('components/schemas/notifications.yaml#/DirectDebitOutcomeNotification/properties/paymentCardCSC');
+    expect(found).toContain(
+      'components/schemas/notifications.yaml#/DirectDebitOutcomeNotification/properties/paymentCardCSC',
+    );
     expect(found.some((f) => f.startsWith('methods/post/processCard.yaml#/examples/processCardApproved'))).toBe(true);
     // Requests carry full card numbers and CSCs by design: none is reported.
     expect(found.filter((f) => f.includes('Request'))).toEqual([]);

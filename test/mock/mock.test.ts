@@ -19,7 +19,11 @@ async function send(base: string, request: ReturnType<typeof buildRequest>, extr
     headers: { ...(request.headers as Record<string, string>), ...extra },
     body: (request.body as string | undefined) ?? null,
   });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', bytes: new Uint8Array(await response.arrayBuffer()) };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    bytes: new Uint8Array(await response.arrayBuffer()),
+  };
 }
 const json = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
 
@@ -40,7 +44,8 @@ describe('npm run mock', () => {
           expect(answer.type).toBe('application/zip');
           return expect([...answer.bytes.slice(0, 2)]).toEqual([0x50, 0x4b]);
         }
-        if (op.resultType === 'text/csv') return expect(new TextDecoder().decode(answer.bytes)).toMatch(/^transactionReferenceID,/);
+        if (op.resultType === 'text/csv')
+          return expect(new TextDecoder().decode(answer.bytes)).toMatch(/^transactionReferenceID,/);
         const v = validatorFor(`#/components/schemas/${op.result}`);
         expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
       });
@@ -51,7 +56,9 @@ describe('npm run mock', () => {
     for (const id of ['processCapture', 'getPayId', 'createPayToPayment']) {
       const op = operations.find((o) => o.operationId === id)!;
       const request = buildRequest(op, { body: op.request ? requestExamples(op)[0]!.value : undefined });
-      const answer = await send(mock.url, request, { prefer: `example=${routes.find((r) => r.operationId === id)!.refusalExample}` });
+      const answer = await send(mock.url, request, {
+        prefer: `example=${routes.find((r) => r.operationId === id)!.refusalExample}`,
+      });
       const v = validatorFor(`#/components/schemas/${op.refusal}`);
       expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
       expect(Number(json(answer.bytes).responseCode)).toBeLessThan(0);
@@ -60,17 +67,24 @@ describe('npm run mock', () => {
 
   it('a body field no form declares is ignored, as the gateway ignores it (x-unknown-fields)', async () => {
     const op = operations.find((o) => o.operationId === 'processCapture')!;
-    const answer = await send(mock.url, buildRequest(op, { body: { ...requestExamples(op)[0]!.value, descriptorPhone: '0400000000' } }));
+    const answer = await send(
+      mock.url,
+      buildRequest(op, { body: { ...requestExamples(op)[0]!.value, descriptorPhone: '0400000000' } }),
+    );
     expect(answer.status).toBe(200);
     const v = validatorFor(`#/components/schemas/${op.result}`);
     expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
   });
 
-  it('an invalid request is answered as the gateway answers it: HTTP 200, -2 naming the field; Prism\'s violations in sl-violations', async () => {
+  it("an invalid request is answered as the gateway answers it: HTTP 200, -2 naming the field; Prism's violations in sl-violations", async () => {
     const op = operations.find((o) => o.operationId === 'processCapture')!;
     const body = { ...requestExamples(op)[0]!.value, captureAmount: '30' };
     const request = buildRequest(op, { body });
-    const response = await fetch(mock.url + request.url, { method: 'POST', headers: request.headers as Record<string, string>, body: request.body as string });
+    const response = await fetch(mock.url + request.url, {
+      method: 'POST',
+      headers: request.headers as Record<string, string>,
+      body: request.body as string,
+    });
     expect(response.status).toBe(200);
     const answer = await response.json();
     expect(answer.responseCode).toBe('-2');
@@ -85,12 +99,31 @@ describe('npm run mock', () => {
     const op = operations.find((o) => o.operationId === 'processCapture')!;
     const { captureAmount: _, ...missing } = requestExamples(op)[0]!.value as Record<string, unknown>;
     const sandbox = createGateway({ accounts, handlers: echoHandlers() });
-    const bodies = [JSON.stringify(missing), JSON.stringify({ method: 'noSuchMethod' }), '{"method": "processCard",', ''];
+    const bodies = [
+      JSON.stringify(missing),
+      JSON.stringify({ method: 'noSuchMethod' }),
+      '{"method": "processCard",',
+      '',
+    ];
     for (const body of bodies) {
       const headers = { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' };
-      const response = await fetch(`${mock.url}/post`, { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) });
-      const expected = await sandbox.handle({ verb: 'POST', url: '/post', headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), body });
-      expect({ body, status: response.status, answer: await response.text() }).toEqual({ body, status: expected.status, answer: expected.body });
+      const response = await fetch(`${mock.url}/post`, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(5000),
+      });
+      const expected = await sandbox.handle({
+        verb: 'POST',
+        url: '/post',
+        headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body,
+      });
+      expect({ body, status: response.status, answer: await response.text() }).toEqual({
+        body,
+        status: expected.status,
+        answer: expected.body,
+      });
       expect(Number(JSON.parse(expected.body as string).responseCode)).toBeLessThan(0);
     }
   });
@@ -123,7 +156,9 @@ describe('npm run mock -- --proxy URL', () => {
     createGateway({
       accounts,
       responseValidation: 'log', // the upstream lets its own drift through: the proxy must catch it
-      handlers: echoHandlers(undefined, (op, result) => (op.operationId === 'processCapture' ? { ...result, authCode: 731357431 } : result)),
+      handlers: echoHandlers(undefined, (op, result) =>
+        op.operationId === 'processCapture' ? { ...result, authCode: 731357431 } : result,
+      ),
     }),
   );
   const reported: string[] = [];
@@ -135,7 +170,8 @@ describe('npm run mock -- --proxy URL', () => {
       port: 0,
       host: '127.0.0.1',
       proxy: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-      onViolation: (request, violations) => reported.push(...violations.map((v) => `${request} ${v.location.join('.')} ${v.message}`)),
+      onViolation: (request, violations) =>
+        reported.push(...violations.map((v) => `${request} ${v.location.join('.')} ${v.message}`)),
     });
   });
   afterAll(async () => {

@@ -52,19 +52,58 @@ function refusal(fn: () => unknown): string {
 describe('every webhook the spec declares, as the sandbox sends it', () => {
   const sent: Record<string, Raw> = {};
   beforeAll(async () => {
-    const payout = await t.client.payouts.create({ reference: 'N-1', notifyURL: 'https://m.test/payouts', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'N-1-1', amount: 12.5, bsb: '802950', accNumber: '13131313' } }] });
+    const payout = await t.client.payouts.create({
+      reference: 'N-1',
+      notifyURL: 'https://m.test/payouts',
+      transactions: [
+        {
+          payee: { name: 'P' },
+          transaction: { reference: 'N-1-1', amount: 12.5, bsb: '802950', accNumber: '13131313' },
+        },
+      ],
+    });
     expect(payout.responseCode).toBe(0);
     sent.payoutTransaction = (await delivered('https://m.test/payouts'))[0]!;
-    await t.client.processDDebitAuth({ customerName: 'Jane', paymentAccountBSB: '802950', paymentAccountName: 'Jane', paymentAccountNumber: '123321', transactionAmount: '20.00', transactionCurrency: 'AUD', returnURL: 'https://m.test/return', notifyURL: 'https://m.test/dd', hashSalt: 'pepper' });
+    await t.client.processDDebitAuth({
+      customerName: 'Jane',
+      paymentAccountBSB: '802950',
+      paymentAccountName: 'Jane',
+      paymentAccountNumber: '123321',
+      transactionAmount: '20.00',
+      transactionCurrency: 'AUD',
+      returnURL: 'https://m.test/return',
+      notifyURL: 'https://m.test/dd',
+      hashSalt: 'pepper',
+    });
     sent.directDebitOutcome = (await delivered('https://m.test/dd'))[0]!;
-    const { cardID, cardKey } = approved(await t.client.token.addCard({ cardName: 'Batch', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }));
+    const { cardID, cardKey } = approved(
+      await t.client.token.addCard({
+        cardName: 'Batch',
+        cardNumber: '4564710000000004',
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      }),
+    );
     const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nB-1,5.00,AUD,Box,${cardID},${cardKey}\n`;
-    await t.client.processBatch({ batchFile: Buffer.from(zipSync({ 'b.csv': new TextEncoder().encode(csv) })).toString('base64'), batchNotifyURL: 'https://m.test/batch' });
+    await t.client.processBatch({
+      batchFile: Buffer.from(zipSync({ 'b.csv': new TextEncoder().encode(csv) })).toString('base64'),
+      batchNotifyURL: 'https://m.test/batch',
+    });
     sent.batchNotify = (await delivered('https://m.test/batch'))[0]!;
     await t.client.partner.addMerchant({
-      merchantCompanyLegalName: 'Widgets Pty Ltd', merchantCompanyTradingName: 'Widgets', merchantCompanyRegNumber: '51824753556', merchantIndustry: 'Retail',
-      merchantCountry: 'AU', merchantTimezone: 'Australia/Brisbane', merchantContactName: 'Sam', merchantContactEmail: 'sam@widgets.test', merchantCategoryCode: '5999',
-      settlementAccountName: 'Widgets', settlementAccountBSB: '802950', settlementAccountNumber: '123321', status: 'approved',
+      merchantCompanyLegalName: 'Widgets Pty Ltd',
+      merchantCompanyTradingName: 'Widgets',
+      merchantCompanyRegNumber: '51824753556',
+      merchantIndustry: 'Retail',
+      merchantCountry: 'AU',
+      merchantTimezone: 'Australia/Brisbane',
+      merchantContactName: 'Sam',
+      merchantContactEmail: 'sam@widgets.test',
+      merchantCategoryCode: '5999',
+      settlementAccountName: 'Widgets',
+      settlementAccountBSB: '802950',
+      settlementAccountNumber: '123321',
+      status: 'approved',
     });
     sent.merchantCreated = (await delivered('https://partner.test/notify'))[0]!;
   });
@@ -84,10 +123,19 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
         const body = JSON.parse(sent[event]!.body);
         const field = Object.keys(body).find((k) => k !== 'event' && k !== 'hash')!;
         body[field] = typeof body[field] === 'string' ? `${body[field]}x` : { tampered: true };
-        expect(refusal(() => verifyNotification(JSON.stringify(body), sent[event]!.headers, options))).toBe('badSignature');
+        expect(refusal(() => verifyNotification(JSON.stringify(body), sent[event]!.headers, options))).toBe(
+          'badSignature',
+        );
       });
       it('refuses a signature made with another passphrase', () => {
-        expect(refusal(() => verifyNotification(sent[event]!.body, sent[event]!.headers, { ...options, passphrase: 'not-the-passphrase' }))).toBe('badSignature');
+        expect(
+          refusal(() =>
+            verifyNotification(sent[event]!.body, sent[event]!.headers, {
+              ...options,
+              passphrase: 'not-the-passphrase',
+            }),
+          ),
+        ).toBe('badSignature');
       });
       it('round-trips through the test-signature generator', () => {
         const body = JSON.parse(sent[event]!.body) as Notification;
@@ -103,14 +151,20 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
 
   it('refuses a header-signed notification without its header, and one with a wrong header', () => {
     const p = sent.payoutTransaction!;
-    expect(refusal(() => verifyNotification(p.body, { 'content-type': 'application/json' }, { passphrase: passphrase() }))).toBe('missingSignature');
-    expect(refusal(() => verifyNotification(p.body, { 'svc-messagehash': 'ab'.repeat(32) }, { passphrase: passphrase() }))).toBe('badSignature');
+    expect(
+      refusal(() => verifyNotification(p.body, { 'content-type': 'application/json' }, { passphrase: passphrase() })),
+    ).toBe('missingSignature');
+    expect(
+      refusal(() => verifyNotification(p.body, { 'svc-messagehash': 'ab'.repeat(32) }, { passphrase: passphrase() })),
+    ).toBe('badSignature');
   });
 
   it('needs the hashSalt for a direct debit outcome, and refuses another salt', () => {
     const d = sent.directDebitOutcome!;
     expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase() }))).toBe('needsHashSalt');
-    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'salt' }))).toBe('badSignature');
+    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'salt' }))).toBe(
+      'badSignature',
+    );
   });
 
   it('refuses a notification dated outside the replay window, by the time it carries', () => {
@@ -118,17 +172,29 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
     const at = verifyNotification(p.body, p.headers, { passphrase: passphrase() }).occurredAt!;
     expect(Math.abs(at.getTime() - t.sandbox.clock.now().getTime())).toBeLessThan(10_000);
     const later = new Date(at.getTime() + 301_000);
-    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later }))).toBe('stale');
-    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later, toleranceSeconds: 600 }))).toBe('accepted');
+    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later }))).toBe(
+      'stale',
+    );
+    expect(
+      refusal(() =>
+        verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later, toleranceSeconds: 600 }),
+      ),
+    ).toBe('accepted');
     // A notification that carries no time has no window.
     const d = sent.directDebitOutcome!;
-    expect(refusal(() => verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'pepper', now: new Date(0) }))).toBe('accepted');
+    expect(
+      refusal(() =>
+        verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'pepper', now: new Date(0) }),
+      ),
+    ).toBe('accepted');
   });
 
   it('refuses what is not a notification of the contract, naming the field', () => {
     expect(refusal(() => parseNotification('not json'))).toBe('malformed');
     expect(refusal(() => parseNotification('{"event":"chargeback"}'))).toBe('unknownEvent');
-    expect(() => parseNotification('{"event":"batchNotify","batchUUID":"x","status":"completed"}')).toThrow("Field 'transactions' is required");
+    expect(() => parseNotification('{"event":"batchNotify","batchUUID":"x","status":"completed"}')).toThrow(
+      "Field 'transactions' is required",
+    );
   });
 
   it('dispatches by event and by kind, once per delivery even when the gateway repeats it', async () => {

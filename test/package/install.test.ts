@@ -14,19 +14,33 @@ import { ROOT } from '../support/contract.ts';
 const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
 const bins = Object.keys(pkg.bin) as string[];
 // The bins' `#!/usr/bin/env node` finds the Node these tests run on, as a user's PATH would.
-const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, NODE_ENV: '' };
+const env = {
+  ...process.env,
+  PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
+  NODE_ENV: '',
+};
 
 let tmp: string;
 let app: string;
 const bin = (name: string) => path.join(app, 'node_modules', '.bin', name);
 const run = (name: string, args: string[], input?: string) => {
-  const r = spawnSync(bin(name), args, { cwd: app, env, encoding: 'utf8', timeout: 60_000, ...(input !== undefined ? { input } : {}) });
+  const r = spawnSync(bin(name), args, {
+    cwd: app,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+    ...(input !== undefined ? { input } : {}),
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
 const started: ChildProcess[] = [];
 /** Starts a long-running bin and resolves with the first URL it prints once it says it is ready. */
-function serve(name: string, args: string[], ready: RegExp): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+function serve(
+  name: string,
+  args: string[],
+  ready: RegExp,
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn(bin(name), args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
@@ -51,7 +65,10 @@ beforeAll(async () => {
   expect(packed.status, packed.stderr).toBe(0);
   const tarball = path.join(tmp, JSON.parse(packed.stdout)[0].filename);
   // A real install: npm resolves the package's dependencies itself (from its cache when offline).
-  const installed = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: app, encoding: 'utf8' });
+  const installed = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: app,
+    encoding: 'utf8',
+  });
   expect(installed.status, installed.stderr).toBe(0);
 }, 300_000);
 
@@ -62,7 +79,12 @@ afterAll(async () => {
 
 describe('every bin of the installed package', () => {
   it('declares the unified command and the aliases', () => {
-    expect(bins.sort()).toEqual(['payment-gateway', 'payment-gateway-contract-test', 'payment-gateway-mock', 'payment-gateway-sandbox']);
+    expect(bins.sort()).toEqual([
+      'payment-gateway',
+      'payment-gateway-contract-test',
+      'payment-gateway-mock',
+      'payment-gateway-sandbox',
+    ]);
     for (const name of bins) expect(existsSync(bin(name)), name).toBe(true);
   });
 
@@ -73,7 +95,11 @@ describe('every bin of the installed package', () => {
     expect(r.out).toMatch(/^Usage: /);
   });
 
-  it.each(['payment-gateway listen', 'payment-gateway trigger', 'payment-gateway contract --notifications=http://127.0.0.1:9'])('%s --help explains itself and exits 0', (command) => {
+  it.each([
+    'payment-gateway listen',
+    'payment-gateway trigger',
+    'payment-gateway contract --notifications=http://127.0.0.1:9',
+  ])('%s --help explains itself and exits 0', (command) => {
     const [name, ...sub] = command.split(' ');
     const r = run(name!, [...sub, '--help']);
     expect(r.err).toBe('');
@@ -81,13 +107,19 @@ describe('every bin of the installed package', () => {
     expect(r.out).toMatch(/^Usage: /);
   });
 
-  it.each([...bins, 'payment-gateway sandbox', 'payment-gateway mock', 'payment-gateway contract', 'payment-gateway sign', 'payment-gateway docs', 'payment-gateway listen', 'payment-gateway trigger'])(
-    '%s --version prints the version',
-    (command) => {
-      const [name, ...sub] = command.split(' ');
-      expect(run(name!, [...sub, '--version'])).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
-    },
-  );
+  it.each([
+    ...bins,
+    'payment-gateway sandbox',
+    'payment-gateway mock',
+    'payment-gateway contract',
+    'payment-gateway sign',
+    'payment-gateway docs',
+    'payment-gateway listen',
+    'payment-gateway trigger',
+  ])('%s --version prints the version', (command) => {
+    const [name, ...sub] = command.split(' ');
+    expect(run(name!, [...sub, '--version'])).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
+  });
 
   it.each([
     ['payment-gateway', ['launch']],
@@ -113,18 +145,38 @@ describe('a short real use of each', () => {
 
   it('payment-gateway sign: the public transaction recipe and the header HMAC, as node:crypto computes them', () => {
     const fields = { merchantUUID: '5265f8eed6a19', transactionAmount: '10.00', transactionCurrency: 'AUD' };
-    const r = run('payment-gateway', ['sign', 'transaction', ...Object.entries(fields).flatMap(([k, v]) => ['--field', `${k}=${v}`])]);
-    expect(r).toEqual({ code: 0, out: `${md5((md5(passphrase) + fields.merchantUUID + fields.transactionAmount + fields.transactionCurrency).toLowerCase())}\n`, err: '' });
+    const r = run('payment-gateway', [
+      'sign',
+      'transaction',
+      ...Object.entries(fields).flatMap(([k, v]) => ['--field', `${k}=${v}`]),
+    ]);
+    expect(r).toEqual({
+      code: 0,
+      out: `${md5((md5(passphrase) + fields.merchantUUID + fields.transactionAmount + fields.transactionCurrency).toLowerCase())}\n`,
+      err: '',
+    });
     // The header HMAC of a GET: its path parameter, as canonical JSON, keyed by the passphrase.
     const hmac = createHmac('sha256', passphrase).update('{"batchUUID":"1336583d3a953ce2d"}').digest('hex');
-    const h = run('payment-gateway', ['sign', 'retrieveBatchResponse', '--param', 'batchUUID=1336583d3a953ce2d', '--preimage']);
-    expect(h.out).toBe(`preimage SVC-MESSAGEHASH (message): {"batchUUID":"1336583d3a953ce2d"}\nSVC-MESSAGEHASH ${hmac}\n`);
+    const h = run('payment-gateway', [
+      'sign',
+      'retrieveBatchResponse',
+      '--param',
+      'batchUUID=1336583d3a953ce2d',
+      '--preimage',
+    ]);
+    expect(h.out).toBe(
+      `preimage SVC-MESSAGEHASH (message): {"batchUUID":"1336583d3a953ce2d"}\nSVC-MESSAGEHASH ${hmac}\n`,
+    );
   });
 
   describe('a sandbox started from the install', () => {
     let sandbox: Awaited<ReturnType<typeof serve>>;
     beforeAll(async () => {
-      sandbox = await serve('payment-gateway', ['sandbox', '--port', '0', '--db', path.join(tmp, 'sandbox.db')], /sandbox on (http:\/\/\S+)/);
+      sandbox = await serve(
+        'payment-gateway',
+        ['sandbox', '--port', '0', '--db', path.join(tmp, 'sandbox.db')],
+        /sandbox on (http:\/\/\S+)/,
+      );
     }, 60_000);
 
     it('sends a browser from / to the docs', async () => {
@@ -134,16 +186,42 @@ describe('a short real use of each', () => {
     });
 
     it('approves a purchase signed by payment-gateway sign --signed-body, and logs it in one line', async () => {
-      const spec = JSON.parse(await readFile(path.join(app, 'node_modules', 'payment-gateway-contract', 'generated', 'openapi.json'), 'utf8'));
+      const spec = JSON.parse(
+        await readFile(path.join(app, 'node_modules', 'payment-gateway-contract', 'generated', 'openapi.json'), 'utf8'),
+      );
       // The spec's own example, unsigned: sign fills in method and hash.
       const { method: _m, hash: _h, ...body } = spec.components.examples.processCard.value;
-      const signed = run('payment-gateway', ['sign', 'processCard', '--body', '-', '--signed-body'], JSON.stringify(body));
+      const signed = run(
+        'payment-gateway',
+        ['sign', 'processCard', '--body', '-', '--signed-body'],
+        JSON.stringify(body),
+      );
       expect(signed.code, signed.err).toBe(0);
-      const answer = await (await fetch(`${sandbox.url}/post`, { method: 'POST', headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' }, body: signed.out })).json();
+      const answer = await (
+        await fetch(`${sandbox.url}/post`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' },
+          body: signed.out,
+        })
+      ).json();
       expect(answer, JSON.stringify(answer)).toMatchObject({ responseCode: '0' });
       // A wrong passphrase: -1 to the caller; the log names the hash and its recipe, not a secret.
-      const wrong = run('payment-gateway', ['sign', 'processCard', '--passphrase', 'not-it', '--body', JSON.stringify(body), '--signed-body']).out;
-      const refused = await (await fetch(`${sandbox.url}/post`, { method: 'POST', headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' }, body: wrong })).json();
+      const wrong = run('payment-gateway', [
+        'sign',
+        'processCard',
+        '--passphrase',
+        'not-it',
+        '--body',
+        JSON.stringify(body),
+        '--signed-body',
+      ]).out;
+      const refused = await (
+        await fetch(`${sandbox.url}/post`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' },
+          body: wrong,
+        })
+      ).json();
       expect(refused).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
       await new Promise((r) => setTimeout(r, 200));
       const lines = sandbox.output().split('\n');
@@ -156,8 +234,22 @@ describe('a short real use of each', () => {
     });
 
     it('payment-gateway contract (and its alias) holds it to the contract', () => {
-      for (const [name, args] of [['payment-gateway', ['contract']], ['payment-gateway-contract-test', []]] as const) {
-        const r = run(name, [...args, '--base-url', sandbox.url, '--only', 'getAccessToken', '--quiet', '--junit', path.join(tmp, 'c.xml'), '--json', path.join(tmp, 'c.json')]);
+      for (const [name, args] of [
+        ['payment-gateway', ['contract']],
+        ['payment-gateway-contract-test', []],
+      ] as const) {
+        const r = run(name, [
+          ...args,
+          '--base-url',
+          sandbox.url,
+          '--only',
+          'getAccessToken',
+          '--quiet',
+          '--junit',
+          path.join(tmp, 'c.xml'),
+          '--json',
+          path.join(tmp, 'c.json'),
+        ]);
         expect(r.code, r.out + r.err).toBe(0);
         expect(r.out).toMatch(/passed/);
       }
@@ -167,7 +259,9 @@ describe('a short real use of each', () => {
       const port = new URL(sandbox.url).port;
       const r = run('payment-gateway-sandbox', ['--port', port, '--db', ':memory:']);
       expect(r.code).toBe(2);
-      expect(r.err).toBe(`payment-gateway-sandbox: port ${port} is in use: stop what listens there, or choose another with --port (0 picks a free one)\n`);
+      expect(r.err).toBe(
+        `payment-gateway-sandbox: port ${port} is in use: stop what listens there, or choose another with --port (0 picks a free one)\n`,
+      );
     });
   });
 
@@ -181,19 +275,33 @@ describe('a short real use of each', () => {
   it('the mock without Prism says what to install; with Prism it answers', async () => {
     const missing = run('payment-gateway-mock', ['--port', '0']);
     expect(missing.code).toBe(2);
-    expect(missing.err).toBe('payment-gateway-mock: the mock runs Prism, which is not installed: npm install --save-dev @stoplight/prism-cli@5.16.0\n');
+    expect(missing.err).toBe(
+      'payment-gateway-mock: the mock runs Prism, which is not installed: npm install --save-dev @stoplight/prism-cli@5.16.0\n',
+    );
     // The optional peer, as a team that installs it has it.
     await mkdir(path.join(app, 'node_modules', '@stoplight'), { recursive: true });
-    await symlink(path.join(ROOT, 'node_modules', '@stoplight', 'prism-cli'), path.join(app, 'node_modules', '@stoplight', 'prism-cli'));
+    await symlink(
+      path.join(ROOT, 'node_modules', '@stoplight', 'prism-cli'),
+      path.join(app, 'node_modules', '@stoplight', 'prism-cli'),
+    );
     const mock = await serve('payment-gateway', ['mock', '--port', '0'], /mock ready at (http:\/\/\S+)/);
-    const spec = JSON.parse(await readFile(path.join(app, 'node_modules', 'payment-gateway-contract', 'generated', 'openapi.json'), 'utf8'));
-    const answer = await fetch(`${mock.url}/post`, { method: 'POST', headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' }, body: JSON.stringify(spec.components.examples.processCapture.value) });
+    const spec = JSON.parse(
+      await readFile(path.join(app, 'node_modules', 'payment-gateway-contract', 'generated', 'openapi.json'), 'utf8'),
+    );
+    const answer = await fetch(`${mock.url}/post`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'SVC-API-VERSION': '2.0' },
+      body: JSON.stringify(spec.components.examples.processCapture.value),
+    });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual(spec.components.examples.processCaptureApproved.value);
     // Its port taken: one line, and no Prism started for nothing.
     const port = new URL(mock.url).port;
     const taken = run('payment-gateway-mock', ['--port', port]);
-    expect([taken.code, taken.err]).toEqual([2, `payment-gateway-mock: port ${port} is in use: stop what listens there, or choose another with --port (0 picks a free one)\n`]);
+    expect([taken.code, taken.err]).toEqual([
+      2,
+      `payment-gateway-mock: port ${port} is in use: stop what listens there, or choose another with --port (0 picks a free one)\n`,
+    ]);
     expect(taken.out).toBe('');
   }, 60_000);
 });

@@ -14,19 +14,52 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApproved } from '../../generated/client.ts';
 import { doc } from '../support/contract.ts';
-import { killed, PG_URL, postgresDatabase, SKIP_PG, sqliteDatabase, startDeployment, startReceiver, until, type Database, type Deployment } from '../support/instances.ts';
+import {
+  killed,
+  PG_URL,
+  postgresDatabase,
+  SKIP_PG,
+  sqliteDatabase,
+  startDeployment,
+  startReceiver,
+  until,
+  type Database,
+  type Deployment,
+} from '../support/instances.ts';
 
 // PGW_INSTANCES_BROKEN=1 (transactions dropped) or at-most-once: the instances break that rule.
-const BROKEN = ({ '1': 'transactions', transactions: 'transactions', 'at-most-once': 'at-most-once' } as const)[process.env.PGW_INSTANCES_BROKEN ?? ''];
+const BROKEN = ({ '1': 'transactions', transactions: 'transactions', 'at-most-once': 'at-most-once' } as const)[
+  process.env.PGW_INSTANCES_BROKEN ?? ''
+];
 // The kill test needs the notifier on the delivery queue (sandbox/delivery-queue.ts: one instance
 // claims a notification, under a lease). Until then every instance posts every due notification
 // (measured: 8,061 posts for 300 notifications), so it runs only when asked: PGW_INSTANCES_KILL=1.
-const QUEUED = /delivery-queue/.test(readFileSync(new URL('../../sandbox/notifier.ts', import.meta.url), 'utf8')) || process.env.PGW_INSTANCES_KILL === '1';
-const SKIP_KILL = "skipped: sandbox/notifier.ts does not claim from the delivery queue yet, each instance posts every notification; PGW_INSTANCES_KILL=1 runs it anyway";
+const QUEUED =
+  /delivery-queue/.test(readFileSync(new URL('../../sandbox/notifier.ts', import.meta.url), 'utf8')) ||
+  process.env.PGW_INSTANCES_KILL === '1';
+const SKIP_KILL =
+  'skipped: sandbox/notifier.ts does not claim from the delivery queue yet, each instance posts every notification; PGW_INSTANCES_KILL=1 runs it anyway';
 const RACERS = 200;
-const credentials = doc.info['x-sandbox'] as { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
-const customer = { customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' };
-const visa = { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847' };
+const credentials = doc.info['x-sandbox'] as {
+  merchantUUID: string;
+  partnerUUID: string;
+  apiKey: string;
+  passphrase: string;
+};
+const customer = {
+  customerName: 'Jane Citizen',
+  customerCountry: 'AU',
+  customerState: 'QLD',
+  customerCity: 'Brisbane',
+  customerAddress: '1 Test St',
+  customerPostCode: '4000',
+};
+const visa = {
+  paymentCardNumber: '4564710000000004',
+  paymentCardExpiry: '0229',
+  paymentCardName: 'Jane Citizen',
+  paymentCardCSC: '847',
+};
 
 type Answer = { responseCode: string | number; responseMessage?: string };
 /** How many answers of each responseCode (and message, for refusals): a -4 or a network error shows here. */
@@ -51,19 +84,44 @@ function threeInstances(open: () => Promise<Database>) {
 
   it('three processes answer, and each reads what another stored', async () => {
     expect(new Set(d.instances.map((i) => i.child.pid)).size).toBe(3);
-    const sold = (await d.clients[0]!.processCard({ transactionAmount: '12.34', transactionCurrency: 'AUD', transactionProduct: 'Shared', ...customer, ...visa } as never)) as { responseCode: string; transactionID: string };
+    const sold = (await d.clients[0]!.processCard({
+      transactionAmount: '12.34',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Shared',
+      ...customer,
+      ...visa,
+    } as never)) as { responseCode: string; transactionID: string };
     expect(sold.responseCode).toBe('0');
-    for (const client of d.clients.slice(1)) expect(await client.queryCard({ transactionID: sold.transactionID })).toMatchObject({ responseCode: '0', transactionAmount: '12.34' });
+    for (const client of d.clients.slice(1))
+      expect(await client.queryCard({ transactionID: sold.transactionID })).toMatchObject({
+        responseCode: '0',
+        transactionAmount: '12.34',
+      });
   });
 
   it(`${RACERS} card-key rotations of one stored card at once: exactly one wins, and the card's key is the winner's`, async () => {
-    const added = (await d.spread(0).token.addCard({ cardName: 'Race', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' })) as { responseCode: string; cardID: string; cardKey: string };
+    const added = (await d.spread(0).token.addCard({
+      cardName: 'Race',
+      cardNumber: '4564710000000004',
+      cardExpiryMonth: '02',
+      cardExpiryYear: '29',
+    })) as { responseCode: string; cardID: string; cardKey: string };
     expect(added.responseCode).toBe('0');
     const replacement = (i: number) => `Race${String(i).padStart(12, '0')}`;
     const answers = await race(RACERS, (i) =>
-      d.spread(i).token.processCard({ cardID: added.cardID, cardKey: added.cardKey, cardKeyReplace: replacement(i), transactionAmount: '1.00', transactionCurrency: 'AUD', transactionProduct: 'Race' }),
+      d.spread(i).token.processCard({
+        cardID: added.cardID,
+        cardKey: added.cardKey,
+        cardKeyReplace: replacement(i),
+        transactionAmount: '1.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Race',
+      }),
     );
-    expect(tally(answers)).toEqual({ '0': 1, "-2 Field 'cardKey' is invalid: does not match the stored card": RACERS - 1 });
+    expect(tally(answers)).toEqual({
+      '0': 1,
+      "-2 Field 'cardKey' is invalid: does not match the stored card": RACERS - 1,
+    });
     const winner = replacement(answers.findIndex((a) => isApproved(a)));
     // Every instance now knows the card by the winner's key, and by no other.
     for (const client of d.clients) {
@@ -73,55 +131,142 @@ function threeInstances(open: () => Promise<Database>) {
   });
 
   it(`an authorisation of 100.00 and ${RACERS} captures of 1.00 at once: exactly 100 approved, 100.00 captured`, async () => {
-    const auth = (await d.spread(0).processAuth({ transactionAmount: '100.00', transactionCurrency: 'AUD', transactionProduct: 'Deposit', ...customer, ...visa } as never)) as { responseCode: string; transactionID: string };
+    const auth = (await d.spread(0).processAuth({
+      transactionAmount: '100.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Deposit',
+      ...customer,
+      ...visa,
+    } as never)) as { responseCode: string; transactionID: string };
     expect(auth.responseCode).toBe('0');
-    const answers = await race(RACERS, (i) => d.spread(i).processCapture({ transactionID: auth.transactionID, transactionAmount: '100.00', transactionCurrency: 'AUD', captureAmount: '1.00' }));
-    expect(tally(answers)).toEqual({ '0': 100, "-2 Field 'captureAmount' is invalid: Capture amount is greater than the transaction amount": RACERS - 100 });
-    for (const client of d.clients) expect(await client.queryCard({ transactionID: auth.transactionID })).toMatchObject({ responseCode: '0', capturedAmount: '100.00' });
+    const answers = await race(RACERS, (i) =>
+      d.spread(i).processCapture({
+        transactionID: auth.transactionID,
+        transactionAmount: '100.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '1.00',
+      }),
+    );
+    expect(tally(answers)).toEqual({
+      '0': 100,
+      "-2 Field 'captureAmount' is invalid: Capture amount is greater than the transaction amount": RACERS - 100,
+    });
+    for (const client of d.clients)
+      expect(await client.queryCard({ transactionID: auth.transactionID })).toMatchObject({
+        responseCode: '0',
+        capturedAmount: '100.00',
+      });
   });
 
   it(`a purchase of 50.00 and ${RACERS} refunds of 1.00 at once: refunds stop at 50.00`, async () => {
-    const sold = (await d.spread(1).processCard({ transactionAmount: '50.00', transactionCurrency: 'AUD', transactionProduct: 'Refunded', ...customer, ...visa } as never)) as { responseCode: string; transactionID: string };
+    const sold = (await d.spread(1).processCard({
+      transactionAmount: '50.00',
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Refunded',
+      ...customer,
+      ...visa,
+    } as never)) as { responseCode: string; transactionID: string };
     expect(sold.responseCode).toBe('0');
-    const answers = await race(RACERS, (i) => d.spread(i).refundCard({ transactionID: sold.transactionID, transactionAmount: '50.00', transactionCurrency: 'AUD', refundAmount: '1.00' }));
-    expect(tally(answers)).toEqual({ '0': 50, "-2 Field 'refundAmount' is invalid: Refund amount is greater than the amount captured": RACERS - 50 });
-    for (const client of d.clients) expect(await client.queryCard({ transactionID: sold.transactionID })).toMatchObject({ responseCode: '0', refundedAmount: '50.00' });
+    const answers = await race(RACERS, (i) =>
+      d.spread(i).refundCard({
+        transactionID: sold.transactionID,
+        transactionAmount: '50.00',
+        transactionCurrency: 'AUD',
+        refundAmount: '1.00',
+      }),
+    );
+    expect(tally(answers)).toEqual({
+      '0': 50,
+      "-2 Field 'refundAmount' is invalid: Refund amount is greater than the amount captured": RACERS - 50,
+    });
+    for (const client of d.clients)
+      expect(await client.queryCard({ transactionID: sold.transactionID })).toMatchObject({
+        responseCode: '0',
+        refundedAmount: '50.00',
+      });
   });
 
   it(`a PayID payment of 42.00 and ${RACERS} refunds of 0.50 at once: refunds stop at 42.00`, async () => {
     const payId = `race-${Date.now()}@merchant.payid.test`;
     expect((await d.spread(2).payid.create({ payId, name: 'Race' })).responseCode).toBe(0);
-    const listed = (await d.spread(0).payid.listTransactions(payId, {})) as { result: { transactions: { transactionId: string; amount: number }[] } };
+    const listed = (await d.spread(0).payid.listTransactions(payId, {})) as {
+      result: { transactions: { transactionId: string; amount: number }[] };
+    };
     const payment = listed.result.transactions[0]!;
     expect(payment.amount).toBe(42);
-    const answers = await race(RACERS, (i) => d.spread(i).payid.refundTransaction(payment.transactionId, { amount: 0.5 }));
-    expect(tally(answers as Answer[])).toEqual({ '0': 84, "-2 Field 'amount' is invalid: refunds would exceed the payment": RACERS - 84 });
+    const answers = await race(RACERS, (i) =>
+      d.spread(i).payid.refundTransaction(payment.transactionId, { amount: 0.5 }),
+    );
+    expect(tally(answers as Answer[])).toEqual({
+      '0': 84,
+      "-2 Field 'amount' is invalid: refunds would exceed the payment": RACERS - 84,
+    });
     for (const client of d.clients) {
-      const after = (await client.payid.listTransactions(payId, {})) as { result: { transactions: { refundedAmount?: number; status: string }[] } };
+      const after = (await client.payid.listTransactions(payId, {})) as {
+        result: { transactions: { refundedAmount?: number; status: string }[] };
+      };
       expect(after.result.transactions[0]).toMatchObject({ refundedAmount: 42, status: 'refunded' });
     }
   });
 
   it(`a PayTo agreement and ${RACERS} last payments at once: one is made and cancels the agreement, the others find it cancelled`, async () => {
-    const created = (await d.spread(0).payto.createAgreement({ payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } }, agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 100 } } })) as { result: { agreementIdentification: string; status: string } };
+    const created = (await d.spread(0).payto.createAgreement({
+      payer: { name: 'Jane', account: { name: 'Jane', bsb: '802950', accountNumber: '123321' } },
+      agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 100 } },
+    })) as { result: { agreementIdentification: string; status: string } };
     expect(created.result.status).toBe('active');
     const id = created.result.agreementIdentification;
-    const answers = await race(RACERS, (i) => d.spread(i).payto.createPayment(id, { payer: { name: 'Jane' }, transaction: { reference: `LAST-${i}`, amount: 1, lastPayment: true } }));
-    expect(tally(answers as Answer[])).toEqual({ '0': 1, "-2 Field 'agreementIdentification' is invalid: the agreement is cancelled": RACERS - 1 });
-    for (const client of d.clients) expect(((await client.payto.searchPayments({ agreementIdentification: id })) as { result: { payments: unknown[] } }).result.payments).toHaveLength(1);
+    const answers = await race(RACERS, (i) =>
+      d.spread(i).payto.createPayment(id, {
+        payer: { name: 'Jane' },
+        transaction: { reference: `LAST-${i}`, amount: 1, lastPayment: true },
+      }),
+    );
+    expect(tally(answers as Answer[])).toEqual({
+      '0': 1,
+      "-2 Field 'agreementIdentification' is invalid: the agreement is cancelled": RACERS - 1,
+    });
+    for (const client of d.clients)
+      expect(
+        ((await client.payto.searchPayments({ agreementIdentification: id })) as { result: { payments: unknown[] } })
+          .result.payments,
+      ).toHaveLength(1);
   });
 
   it(`a paid payout transaction returned ${RACERS} times at once through the control API: once`, async () => {
-    const created = (await d.spread(1).payouts.create({ reference: 'RET-1', transactions: [{ payee: { name: 'P' }, transaction: { reference: 'RET-1-0', amount: 5, bsb: '802950', accNumber: '123321' } }] })) as { result: { payoutId: string; transactions: { transactionId: string; status: string }[] } };
+    const created = (await d.spread(1).payouts.create({
+      reference: 'RET-1',
+      transactions: [
+        {
+          payee: { name: 'P' },
+          transaction: { reference: 'RET-1-0', amount: 5, bsb: '802950', accNumber: '123321' },
+        },
+      ],
+    })) as { result: { payoutId: string; transactions: { transactionId: string; status: string }[] } };
     const { payoutId, transactions } = created.result;
     expect(transactions[0]!.status).toBe('approved');
-    const settled = await Promise.allSettled(Array.from({ length: RACERS }, (_, i) => d.controls[i % d.controls.length]!.returnPayoutTransaction(payoutId, transactions[0]!.transactionId)));
-    expect(tally(settled.map((s) => (s.status === 'fulfilled' ? { responseCode: 0 } : { responseCode: -2, responseMessage: (s.reason as Error).message })))).toEqual({
+    const settled = await Promise.allSettled(
+      Array.from({ length: RACERS }, (_, i) =>
+        d.controls[i % d.controls.length]!.returnPayoutTransaction(payoutId, transactions[0]!.transactionId),
+      ),
+    );
+    expect(
+      tally(
+        settled.map((s) =>
+          s.status === 'fulfilled'
+            ? { responseCode: 0 }
+            : { responseCode: -2, responseMessage: (s.reason as Error).message },
+        ),
+      ),
+    ).toEqual({
       '0': 1,
-      "-2 Field 'transactionId' is invalid: its last attempt is returned; only a paid (approved) transaction can be returned": RACERS - 1,
+      "-2 Field 'transactionId' is invalid: its last attempt is returned; only a paid (approved) transaction can be returned":
+        RACERS - 1,
     });
     for (const client of d.clients) {
-      const status = (await client.payouts.getTransactionStatus(payoutId, transactions[0]!.transactionId)) as { result: { payouts: { status: string }[] } };
+      const status = (await client.payouts.getTransactionStatus(payoutId, transactions[0]!.transactionId)) as {
+        result: { payouts: { status: string }[] };
+      };
       expect(status.result.payouts.map((p) => p.status)).toEqual(['returned']);
     }
   });
@@ -130,70 +275,98 @@ function threeInstances(open: () => Promise<Database>) {
   // notification to a receiver that takes 20 ms to answer; one instance is killed -9 once a third have
   // arrived. At-least-once: each must arrive; one may arrive twice only when its first delivery was in
   // flight when the instance died (received, its answer not finished a second before the kill).
-  it.skipIf(!QUEUED)(`kill -9 of one instance while the three deliver 300 notifications: every one arrives, duplicates only from the dead one${QUEUED ? '' : ` (${SKIP_KILL})`}`, async () => {
-    const receiver = await startReceiver((body) => `${body.payoutId}/${body.result.transaction.reference}`);
-    try {
-      const payouts = await race(30, (p) =>
-        d.spread(p).payouts.create({
-          reference: `KILL-${p}`,
-          notifyURL: receiver.url,
-          transactions: Array.from({ length: 10 }, (_, t) => ({ payee: { name: `Payee ${t}` }, transaction: { reference: `KILL-${p}-${t}`, amount: 1, bsb: '802950', accNumber: '123321' } })),
-        }),
-      );
-      const expected = new Map<string, { payoutId: string; transactionId: string }>();
-      for (const [p, created] of payouts.entries()) {
-        const result = (created as { result: { payoutId: string; transactions: { transactionId: string; reference: string }[] } }).result;
-        expect(result.transactions).toHaveLength(10);
-        for (const t of result.transactions) expect(t.reference).toMatch(new RegExp(`^KILL-${p}-\\d$`));
-        for (const t of result.transactions) expected.set(`${result.payoutId}/${t.reference}`, { payoutId: result.payoutId, transactionId: t.transactionId });
+  it.skipIf(!QUEUED)(
+    `kill -9 of one instance while the three deliver 300 notifications: every one arrives, duplicates only from the dead one${QUEUED ? '' : ` (${SKIP_KILL})`}`,
+    async () => {
+      const receiver = await startReceiver((body) => `${body.payoutId}/${body.result.transaction.reference}`);
+      try {
+        const payouts = await race(30, (p) =>
+          d.spread(p).payouts.create({
+            reference: `KILL-${p}`,
+            notifyURL: receiver.url,
+            transactions: Array.from({ length: 10 }, (_, t) => ({
+              payee: { name: `Payee ${t}` },
+              transaction: { reference: `KILL-${p}-${t}`, amount: 1, bsb: '802950', accNumber: '123321' },
+            })),
+          }),
+        );
+        const expected = new Map<string, { payoutId: string; transactionId: string }>();
+        for (const [p, created] of payouts.entries()) {
+          const result = (
+            created as { result: { payoutId: string; transactions: { transactionId: string; reference: string }[] } }
+          ).result;
+          expect(result.transactions).toHaveLength(10);
+          for (const t of result.transactions) expect(t.reference).toMatch(new RegExp(`^KILL-${p}-\\d$`));
+          for (const t of result.transactions)
+            expected.set(`${result.payoutId}/${t.reference}`, {
+              payoutId: result.payoutId,
+              transactionId: t.transactionId,
+            });
+        }
+        expect(expected.size).toBe(300);
+
+        expect(await until(() => receiver.deliveries.length >= 100, 60_000)).toBe(true);
+        const victim = d.instances[1]!;
+        const killAt = Date.now();
+        await killed(victim);
+
+        const arrived = () => new Set(receiver.deliveries.map((x) => x.key));
+        // Done when every notification has arrived and the survivors' store records each delivered
+        // (one the dead instance posted but never recorded is posted again once its lease runs out).
+        const survivors = d.clients.filter((_, i) => i !== victim.index);
+        const unrecorded = new Map(expected);
+        const allRecorded = async () => {
+          const keys = [...unrecorded.keys()];
+          const records = await Promise.all(
+            keys.map((k, i) =>
+              survivors[i % survivors.length]!.payouts.getTransactionNotify(
+                unrecorded.get(k)!.payoutId,
+                unrecorded.get(k)!.transactionId,
+              ),
+            ),
+          );
+          records.forEach((r, i) => {
+            if ((r as { result?: { delivered?: boolean } }).result?.delivered) unrecorded.delete(keys[i]!);
+          });
+          return unrecorded.size === 0;
+        };
+        const deadline = killAt + 120_000;
+        await until(() => arrived().size >= expected.size, deadline - Date.now());
+        await until(allRecorded, Math.max(0, deadline - Date.now()), 1_000);
+        await new Promise((r) => setTimeout(r, 2_000)); // late duplicates, if any, land now
+
+        const missing = [...expected.keys()].filter((k) => !arrived().has(k));
+        const strangers = [...arrived()].filter((k) => !expected.has(k));
+        const byKey = new Map<string, typeof receiver.deliveries>();
+        for (const x of receiver.deliveries) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x]);
+        const duplicated = [...byKey.values()].filter((list) => list.length > 1);
+        const inFlightAtKill = (first: { receivedAt: number; answeredAt?: number }) =>
+          first.receivedAt <= killAt && (first.answeredAt === undefined || first.answeredAt >= killAt - 1_000);
+        const unexplained = duplicated
+          .filter((list) => list.length > 2 || !inFlightAtKill(list[0]!))
+          .map((list) => `${list[0]!.key} ×${list.length}`);
+        console.info(
+          `kill -9 (${BROKEN ? `broken: ${BROKEN}, ` : ''}${d.db.kind}): ${receiver.deliveries.length} posts for ${expected.size} notifications, ${duplicated.length} duplicated (${unexplained.length} not explained by the kill), ${missing.length} missing, ${unrecorded.size} not recorded delivered ${Math.round((Date.now() - killAt) / 1000)} s after the kill`,
+        );
+        expect({ missing: missing.length, strangers }).toEqual({ missing: 0, strangers: [] });
+        expect(unexplained.slice(0, 10)).toEqual([]);
+        // The survivors' store agrees: every notification is recorded delivered.
+        expect(unrecorded.size).toBe(0);
+      } finally {
+        await receiver.close();
       }
-      expect(expected.size).toBe(300);
-
-      expect(await until(() => receiver.deliveries.length >= 100, 60_000)).toBe(true);
-      const victim = d.instances[1]!;
-      const killAt = Date.now();
-      await killed(victim);
-
-      const arrived = () => new Set(receiver.deliveries.map((x) => x.key));
-      // Done when every notification has arrived and the survivors' store records each delivered
-      // (one the dead instance posted but never recorded is posted again once its lease runs out).
-      const survivors = d.clients.filter((_, i) => i !== victim.index);
-      const unrecorded = new Map(expected);
-      const allRecorded = async () => {
-        const keys = [...unrecorded.keys()];
-        const records = await Promise.all(keys.map((k, i) => survivors[i % survivors.length]!.payouts.getTransactionNotify(unrecorded.get(k)!.payoutId, unrecorded.get(k)!.transactionId)));
-        records.forEach((r, i) => {
-          if ((r as { result?: { delivered?: boolean } }).result?.delivered) unrecorded.delete(keys[i]!);
-        });
-        return unrecorded.size === 0;
-      };
-      const deadline = killAt + 120_000;
-      await until(() => arrived().size >= expected.size, deadline - Date.now());
-      await until(allRecorded, Math.max(0, deadline - Date.now()), 1_000);
-      await new Promise((r) => setTimeout(r, 2_000)); // late duplicates, if any, land now
-
-      const missing = [...expected.keys()].filter((k) => !arrived().has(k));
-      const strangers = [...arrived()].filter((k) => !expected.has(k));
-      const byKey = new Map<string, typeof receiver.deliveries>();
-      for (const x of receiver.deliveries) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x]);
-      const duplicated = [...byKey.values()].filter((list) => list.length > 1);
-      const inFlightAtKill = (first: { receivedAt: number; answeredAt?: number }) => first.receivedAt <= killAt && (first.answeredAt === undefined || first.answeredAt >= killAt - 1_000);
-      const unexplained = duplicated.filter((list) => list.length > 2 || !inFlightAtKill(list[0]!)).map((list) => `${list[0]!.key} ×${list.length}`);
-      console.info(`kill -9 (${BROKEN ? `broken: ${BROKEN}, ` : ''}${d.db.kind}): ${receiver.deliveries.length} posts for ${expected.size} notifications, ${duplicated.length} duplicated (${unexplained.length} not explained by the kill), ${missing.length} missing, ${unrecorded.size} not recorded delivered ${Math.round((Date.now() - killAt) / 1000)} s after the kill`);
-      expect({ missing: missing.length, strangers }).toEqual({ missing: 0, strangers: [] });
-      expect(unexplained.slice(0, 10)).toEqual([]);
-      // The survivors' store agrees: every notification is recorded delivered.
-      expect(unrecorded.size).toBe(0);
-    } finally {
-      await receiver.close();
-    }
-  }, 240_000);
+    },
+    240_000,
+  );
 }
 
 describe(`three sandbox instances on one SQLite file${BROKEN ? ` (broken: ${BROKEN})` : ''}`, () => {
   threeInstances(async () => sqliteDatabase());
 });
 
-describe.skipIf(!PG_URL)(`three sandbox instances on one PostgreSQL database${PG_URL ? '' : ` (${SKIP_PG})`}${BROKEN ? ` (broken: ${BROKEN})` : ''}`, () => {
-  threeInstances(() => postgresDatabase(PG_URL!, 'instances'));
-});
+describe.skipIf(!PG_URL)(
+  `three sandbox instances on one PostgreSQL database${PG_URL ? '' : ` (${SKIP_PG})`}${BROKEN ? ` (broken: ${BROKEN})` : ''}`,
+  () => {
+    threeInstances(() => postgresDatabase(PG_URL!, 'instances'));
+  },
+);

@@ -19,20 +19,32 @@ function sources(dir: string): string[] {
   );
 }
 
-const textOf = (node: ts.Node) => (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : ts.isTemplateExpression(node) ? node.head.text : undefined);
+const textOf = (node: ts.Node) =>
+  ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+    ? node.text
+    : ts.isTemplateExpression(node)
+      ? node.head.text
+      : undefined;
 
 /** Each place in the file that words a refusal itself. */
 function inlineRefusals(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
-  const at = (node: ts.Node, what: string) => found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${what}`);
+  const at = (node: ts.Node, what: string) =>
+    found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${what}`);
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && RAW.has(node.expression.text)) {
-      if (node.arguments.some((a) => textOf(a) !== undefined)) at(node, `${node.expression.text}(…) with a written message`);
-    } else if (textOf(node) !== undefined && FORM.test(textOf(node)!)) at(node, `a message worded inline: ${textOf(node)}`);
+      if (node.arguments.some((a) => textOf(a) !== undefined))
+        at(node, `${node.expression.text}(…) with a written message`);
+    } else if (textOf(node) !== undefined && FORM.test(textOf(node)!))
+      at(node, `a message worded inline: ${textOf(node)}`);
     else if (ts.isPropertyAssignment(node) && node.name.getText(source) === 'responseCode') {
       const v = node.initializer;
-      if ((ts.isPrefixUnaryExpression(v) && v.operator === ts.SyntaxKind.MinusToken) || (ts.isStringLiteral(v) && v.text.startsWith('-'))) at(node, 'a refusal code written out');
+      if (
+        (ts.isPrefixUnaryExpression(v) && v.operator === ts.SyntaxKind.MinusToken) ||
+        (ts.isStringLiteral(v) && v.text.startsWith('-'))
+      )
+        at(node, 'a refusal code written out');
     }
     ts.forEachChild(node, visit);
   };
@@ -53,8 +65,13 @@ describe('the sandbox words its refusals in one catalogue', () => {
       "const a = invalid('cardID', 'no such card');",
       "const b = nppRefusal(-2, `Field 'payId' is invalid: taken`);",
       "const c = { responseCode: '-2', responseMessage: m };",
-      "const d = refused(refusals.noSuchCard());",
+      'const d = refused(refusals.noSuchCard());',
     ].join('\n');
-    expect(inlineRefusals('probe.ts', probe).map((f) => f.replace(/^probe\.ts:(\d+) .*/, '$1'))).toEqual(['1', '2', '2', '3']);
+    expect(inlineRefusals('probe.ts', probe).map((f) => f.replace(/^probe\.ts:(\d+) .*/, '$1'))).toEqual([
+      '1',
+      '2',
+      '2',
+      '3',
+    ]);
   });
 });

@@ -20,7 +20,12 @@ async function* numbers(n: number, seen: { count: number }) {
 it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
   const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), record));
   const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
-  expect(csv).toBe(csvFile(columns, Array.from({ length: 1000 }, (_, i) => record(i))));
+  expect(csv).toBe(
+    csvFile(
+      columns,
+      Array.from({ length: 1000 }, (_, i) => record(i)),
+    ),
+  );
 });
 
 it('hands out zip bytes before the rows are all read', async () => {

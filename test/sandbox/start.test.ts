@@ -16,7 +16,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|PGW_)/.test(k)));
 const start = (args: string[], env: Record<string, string> = {}) => {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...clean, ...env }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: dir,
+    env: { ...clean, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 const oneLine = (r: ReturnType<typeof start>, text: string | RegExp) => {
@@ -30,7 +35,12 @@ const oneLine = (r: ReturnType<typeof start>, text: string | RegExp) => {
 async function databaseWithCard(file: string, key: Buffer): Promise<void> {
   const sandbox = await createSandbox({ dbPath: file, env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
   const body = JSON.stringify(doc.components.examples.addCard.value);
-  const answer = await sandbox.gateway.handle({ verb: 'POST', url: '/token', headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' }, body });
+  const answer = await sandbox.gateway.handle({
+    verb: 'POST',
+    url: '/token',
+    headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
+    body,
+  });
   expect(JSON.parse(answer.body as string).responseCode).toBe('0');
   await sandbox.close();
 }
@@ -39,7 +49,8 @@ describe('npm start, before it listens', () => {
   it('--help explains it and creates nothing', () => {
     const r = start(['--help']);
     expect(r.code).toBe(0);
-    for (const name of ['--port', '--db', 'PGW_DB', 'PGW_SANDBOX_DATA_KEY', 'PGW_SANDBOX_API_KEY']) expect(r.out).toContain(name);
+    for (const name of ['--port', '--db', 'PGW_DB', 'PGW_SANDBOX_DATA_KEY', 'PGW_SANDBOX_API_KEY'])
+      expect(r.out).toContain(name);
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -47,7 +58,10 @@ describe('npm start, before it listens', () => {
     oneLine(start([], { PORT: 'abc' }), "PORT must be a port number from 0 to 65535 (0 picks a free one), not 'abc'");
     oneLine(start(['--port', '70000']), /--port must be a port number/);
     oneLine(start(['--db']), /--db/);
-    oneLine(start([], { PGW_SANDBOX_DATA_KEY: 'c2hvcnQ=' }), 'PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is 5 bytes');
+    oneLine(
+      start([], { PGW_SANDBOX_DATA_KEY: 'c2hvcnQ=' }),
+      'PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is 5 bytes',
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -69,7 +83,10 @@ describe('npm start, before it listens', () => {
   it('refuses a database whose cards another key encrypted, and one copied without its key', async () => {
     const file = path.join(dir, 'cards.db');
     await databaseWithCard(file, randomBytes(32));
-    oneLine(start(['--db', file], { PGW_SANDBOX_DATA_KEY: randomBytes(32).toString('base64') }), `the cards stored in ${file} were encrypted with another key than PGW_SANDBOX_DATA_KEY`);
+    oneLine(
+      start(['--db', file], { PGW_SANDBOX_DATA_KEY: randomBytes(32).toString('base64') }),
+      `the cards stored in ${file} were encrypted with another key than PGW_SANDBOX_DATA_KEY`,
+    );
     oneLine(start(['--db', file]), `there is no ${file}.key`);
     // It made no key file that would hide the missing one next time.
     expect(existsSync(`${file}.key`)).toBe(false);
@@ -78,7 +95,10 @@ describe('npm start, before it listens', () => {
   it('shows the stored credentials, and warns when the environment asks for others', async () => {
     const file = path.join(dir, 'accounts.db');
     await (await createSandbox({ dbPath: file, env: {} })).close();
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' } });
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], {
+      cwd: dir,
+      env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' },
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (c: Buffer) => {

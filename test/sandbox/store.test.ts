@@ -15,7 +15,8 @@ import { merchant, purchase, send, signed } from '../hardening/support.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
-const SKIP_PG = 'PostgreSQL store: skipped, set PGW_TEST_DATABASE_URL to a database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
+const SKIP_PG =
+  'PostgreSQL store: skipped, set PGW_TEST_DATABASE_URL to a database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
 
 /** A fresh database on the server PGW_TEST_DATABASE_URL names; its URL. */
 async function freshDatabase(): Promise<string> {
@@ -64,7 +65,8 @@ async function capture(store: Store, cents: number): Promise<boolean> {
 const AUTH = `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, auth_code, auth_response_code, auth_message, receipt_no, created_at)
   VALUES ('t1', 'm', 'preauth', 'approved', 0, 'ok', 10000, 'AUD', '1', '00', 'ok', '1', '2026-01-01')`;
 
-const NOTIFICATION = "INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES ('e', ?, 'http://x', '{}', 'merchant', 'm', '2026-01-01T00:00:00Z')";
+const NOTIFICATION =
+  "INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES ('e', ?, 'http://x', '{}', 'merchant', 'm', '2026-01-01T00:00:00Z')";
 const NOW = '2026-01-01T00:00:00Z';
 const LATER = '2026-01-01T00:05:00Z';
 
@@ -109,8 +111,22 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
   it('runs ? statements, counts changes, ignores a duplicate INSERT OR IGNORE, rolls a failed transaction back', async () => {
     await store.run(CARD, 'c0', 'k0', 'f0');
     expect(await store.get('SELECT card_key FROM cards WHERE card_id = ?', 'c0')).toEqual({ card_key: 'k0' });
-    expect(await store.run("INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)", 'm', 'VC', 100)).toEqual({ changes: 1 });
-    expect(await store.run("INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)", 'm', 'VC', 200)).toEqual({ changes: 0 });
+    expect(
+      await store.run(
+        'INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
+        'm',
+        'VC',
+        100,
+      ),
+    ).toEqual({ changes: 1 });
+    expect(
+      await store.run(
+        'INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
+        'm',
+        'VC',
+        200,
+      ),
+    ).toEqual({ changes: 0 });
     await expect(
       store.transaction(async () => {
         await store.run("UPDATE cards SET card_key = 'changed' WHERE card_id = ?", 'c0');
@@ -140,28 +156,41 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
 
   it('streams rows with iterate', async () => {
     await store.transaction(async () => {
-      for (let i = 0; i < 450; i++) await store.run('INSERT INTO access_tokens (token, merchant_id, expires_at) VALUES (?, ?, ?)', `tok${String(i).padStart(4, '0')}`, 'm', 'x');
+      for (let i = 0; i < 450; i++)
+        await store.run(
+          'INSERT INTO access_tokens (token, merchant_id, expires_at) VALUES (?, ?, ?)',
+          `tok${String(i).padStart(4, '0')}`,
+          'm',
+          'x',
+        );
     });
     const seen: string[] = [];
-    for await (const row of store.iterate<{ token: string }>('SELECT token FROM access_tokens ORDER BY token')) seen.push(row.token);
+    for await (const row of store.iterate<{ token: string }>('SELECT token FROM access_tokens ORDER BY token'))
+      seen.push(row.token);
     expect(seen).toHaveLength(450);
     expect(seen[449]).toBe('tok0449');
   });
 
-  it('a statement outside a transaction does not run inside (nor roll back with) another request\'s transaction', async () => {
+  it("a statement outside a transaction does not run inside (nor roll back with) another request's transaction", async () => {
     let begun!: () => void;
     const open = new Promise<void>((resolve) => (begun = resolve));
     const failing = store.transaction(async () => {
-      await store.run("INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES ('inside', 'p', 's', 'x')");
+      await store.run(
+        "INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES ('inside', 'p', 's', 'x')",
+      );
       begun();
       await new Promise((resolve) => setTimeout(resolve, 30));
       throw new Error('rolled back');
     });
     await open; // the other request's transaction is open now
-    const outside = store.run("INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES ('outside', 'p', 's', 'x')");
+    const outside = store.run(
+      "INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES ('outside', 'p', 's', 'x')",
+    );
     await expect(failing).rejects.toThrow('rolled back');
     await outside;
-    const refs = (await store.all('SELECT reference FROM merchant_requests ORDER BY reference')).map((r) => r.reference);
+    const refs = (await store.all('SELECT reference FROM merchant_requests ORDER BY reference')).map(
+      (r) => r.reference,
+    );
     expect(refs).toEqual(['outside']);
   });
 
@@ -194,15 +223,24 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
     const [taken] = await claimDue(store, { by: 'dead', now: NOW, until: LATER, maxAttempts: 5, limit: 5 });
     expect(taken?.subject).toBe('lost');
     expect(await claimDue(store, { by: 'other', now: NOW, until: LATER, maxAttempts: 5, limit: 5 })).toEqual([]);
-    const [again] = await claimDue(store, { by: 'other', now: LATER, until: '2026-01-01T00:10:00Z', maxAttempts: 5, limit: 5 });
+    const [again] = await claimDue(store, {
+      by: 'other',
+      now: LATER,
+      until: '2026-01-01T00:10:00Z',
+      maxAttempts: 5,
+      limit: 5,
+    });
     expect(again?.subject).toBe('lost');
     expect(await settle(store, taken!.id, 'dead', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(false);
     expect(await settle(store, again!.id, 'other', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(true);
-    expect((await store.get('SELECT delivered, attempts FROM notifications WHERE id = ?', again!.id))).toEqual({ delivered: 1, attempts: 1 });
+    expect(await store.get('SELECT delivered, attempts FROM notifications WHERE id = ?', again!.id)).toEqual({
+      delivered: 1,
+      attempts: 1,
+    });
   });
 
   if (kind === 'postgres') {
-    it('three stores (three instances\' pools) on one database: one rotation wins of 200, captures stop at the amount, 200 notifications delivered once each', async () => {
+    it("three stores (three instances' pools) on one database: one rotation wins of 200, captures stop at the amount, 200 notifications delivered once each", async () => {
       const stores = await Promise.all([openStore(url), openStore(url), openStore(url)]);
       try {
         await store.run("UPDATE cards SET card_key = 'again' WHERE card_id = 'c1'");
@@ -235,11 +273,15 @@ describe('Store on SQLite (a file)', () => {
       const file = path.join(dir, 'sandbox.db');
       const runs = await Promise.all(
         Array.from({ length: 4 }, () => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', open, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, ['--input-type=module', '-e', open, file], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           let out = '';
           child.stdout!.on('data', (d) => (out += d));
           child.stderr!.on('data', (d) => (out += d));
-          return new Promise<{ code: number | null; out: string }>((resolve) => child.on('exit', (code) => resolve({ code, out })));
+          return new Promise<{ code: number | null; out: string }>((resolve) =>
+            child.on('exit', (code) => resolve({ code, out })),
+          );
         }),
       );
       rmSync(dir, { recursive: true, force: true });
@@ -259,7 +301,9 @@ describe('Store on SQLite (a file)', () => {
       const { DatabaseSync } = await import('node:sqlite');
       const old = new DatabaseSync(file);
       for (const [i, sql] of MIGRATIONS.slice(0, 3).entries()) old.exec(`${sql}; PRAGMA user_version = ${i + 1};`);
-      old.exec("INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, amount, created_at) VALUES ('p', 'm', 'a', 's', 'r', 1234, 'x')");
+      old.exec(
+        "INSERT INTO payto_payments (id, merchant_id, agreement_id, status, reference, amount, created_at) VALUES ('p', 'm', 'a', 's', 'r', 1234, 'x')",
+      );
       old.close();
       const store = await openStore(file);
       expect(await store.schemaVersion).toBe(MIGRATIONS.length);
@@ -298,7 +342,8 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
     try {
       const epoch = '2000-01-01T00:00:00.000Z';
       await store.transaction(async () => {
-        for (let i = 0; i < 300; i++) await store.run(NOTIFICATION.replace("'2026-01-01T00:00:00Z'", `'${epoch}'`), `k${i}`);
+        for (let i = 0; i < 300; i++)
+          await store.run(NOTIFICATION.replace("'2026-01-01T00:00:00Z'", `'${epoch}'`), `k${i}`);
       });
       const worker = new URL('../support/delivery-worker.ts', import.meta.url).pathname;
       for (const name of ['a', 'b', 'c']) {
@@ -309,7 +354,11 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
       while (received.length < 60) await new Promise((resolve) => setTimeout(resolve, 5));
       workers[0]!.kill('SIGKILL');
       const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline && (await store.get('SELECT count(*) AS n FROM notifications WHERE delivered = 1'))!.n < 300) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (
+        Date.now() < deadline &&
+        (await store.get('SELECT count(*) AS n FROM notifications WHERE delivered = 1'))!.n < 300
+      )
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await store.get('SELECT count(*) AS n FROM notifications WHERE delivered = 1'))!.n).toBe(300);
       expect(new Set(received).size).toBe(300);
       // At-least-once: what the dead instance had claimed (5 at most) may arrive twice, nothing else.
@@ -335,12 +384,32 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
       const paid = await send(first, signed('processCard', purchase({ transactionReferenceID: 'PG-1' })));
       expect(paid.json).toMatchObject({ responseCode: '0', transactionReferenceID: 'PG-1' });
       // The other instance reads what the first stored: one database.
-      const queried = await send(second, signed('queryCard', { method: 'queryCard', ...merchant, transactionID: paid.json.transactionID }));
-      expect(queried.json).toMatchObject({ responseCode: '0', transactionID: paid.json.transactionID, transactionStatus: 'approved' });
+      const queried = await send(
+        second,
+        signed('queryCard', { method: 'queryCard', ...merchant, transactionID: paid.json.transactionID }),
+      );
+      expect(queried.json).toMatchObject({
+        responseCode: '0',
+        transactionID: paid.json.transactionID,
+        transactionStatus: 'approved',
+      });
       // A card the first stores opens with the second's key: one vault key, kept in the database (no PGW_SANDBOX_DATA_KEY here).
-      const added = await send(first, signed('addCard', { method: 'addCard', ...merchant, cardName: 'Jane', cardNumber: '4564710000000004', cardExpiryMonth: '02', cardExpiryYear: '29' }));
+      const added = await send(
+        first,
+        signed('addCard', {
+          method: 'addCard',
+          ...merchant,
+          cardName: 'Jane',
+          cardNumber: '4564710000000004',
+          cardExpiryMonth: '02',
+          cardExpiryYear: '29',
+        }),
+      );
       expect(added.json.responseCode).toBe('0');
-      const stored = await second.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards WHERE card_id = ?', added.json.cardID);
+      const stored = await second.store.get<{ pan_encrypted: string }>(
+        'SELECT pan_encrypted FROM cards WHERE card_id = ?',
+        added.json.cardID,
+      );
       expect(second.vault.decrypt(stored!.pan_encrypted)).toBe('4564710000000004');
       expect(await second.store.all('SELECT name FROM sandbox_keys')).toEqual([{ name: 'vault' }]);
     } finally {
@@ -352,26 +421,74 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
 
   it("the control API's clock and forced outcomes are shared: set on one instance, the others answer by them", async () => {
     const url = await freshDatabase();
-    const [a, b] = [await createSandbox({ env: { PGW_DB: url }, control: true }), await createSandbox({ env: { PGW_DB: url }, control: true })];
+    const [a, b] = [
+      await createSandbox({ env: { PGW_DB: url }, control: true }),
+      await createSandbox({ env: { PGW_DB: url }, control: true }),
+    ];
     const servers = [a.server(), b.server()];
     try {
       const [baseA, baseB] = await Promise.all(
-        servers.map((server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))),
+        servers.map(
+          (server) =>
+            new Promise<string>((resolve) =>
+              server.listen(0, '127.0.0.1', () =>
+                resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+              ),
+            ),
+        ),
       );
       const auth = { authorization: `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}` };
-      const debit = await send(b, signed('processDDebit', { method: 'processDDebit', ...merchant, transactionAmount: '5.00', transactionCurrency: 'AUD', paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionProduct: 'Plan', transactionReferenceID: 'CLOCK-1', hash: 'x' }));
+      const debit = await send(
+        b,
+        signed('processDDebit', {
+          method: 'processDDebit',
+          ...merchant,
+          transactionAmount: '5.00',
+          transactionCurrency: 'AUD',
+          paymentAccountBSB: '802950',
+          paymentAccountNumber: '123321',
+          paymentAccountName: 'Jane',
+          customerName: 'Jane',
+          transactionProduct: 'Plan',
+          transactionReferenceID: 'CLOCK-1',
+          hash: 'x',
+        }),
+      );
       expect(debit.json.responseCode, debit.json.responseMessage).toBe('10'); // pending until its settlement date
-      const moved = await (await fetch(`${baseA}/_sandbox/clock/advance`, { method: 'POST', headers: auth, body: JSON.stringify({ days: 3 }) })).json();
+      const moved = await (
+        await fetch(`${baseA}/_sandbox/clock/advance`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ days: 3 }),
+        })
+      ).json();
       expect(moved.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
       const seen = await (await fetch(`${baseB}/_sandbox/clock`, { headers: auth })).json();
       expect(seen.offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 1);
       // Instance b's gateway answers on the moved clock: the debit has settled.
-      expect((await send(b, signed('queryDD', { method: 'queryDD', ...merchant, transactionID: debit.json.transactionID, hash: 'x' }))).json.responseCode).toBe('0');
+      expect(
+        (
+          await send(
+            b,
+            signed('queryDD', { method: 'queryDD', ...merchant, transactionID: debit.json.transactionID, hash: 'x' }),
+          )
+        ).json.responseCode,
+      ).toBe('0');
       // An outcome forced through a declines the next purchase through b, and only that one.
-      const forced = await (await fetch(`${baseA}/_sandbox/outcomes/next`, { method: 'POST', headers: auth, body: JSON.stringify({ operationId: 'processCard', outcome: 'insufficientFunds' }) })).json();
+      const forced = await (
+        await fetch(`${baseA}/_sandbox/outcomes/next`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ operationId: 'processCard', outcome: 'insufficientFunds' }),
+        })
+      ).json();
       expect(forced.responseCode).toBe(0);
-      expect((await send(b, signed('processCard', purchase({ transactionReferenceID: 'FORCED-1' })))).json).toMatchObject({ responseCode: '5', authResponseCode: '51' });
-      expect((await send(a, signed('processCard', purchase({ transactionReferenceID: 'FORCED-2' })))).json.responseCode).toBe('0');
+      expect(
+        (await send(b, signed('processCard', purchase({ transactionReferenceID: 'FORCED-1' })))).json,
+      ).toMatchObject({ responseCode: '5', authResponseCode: '51' });
+      expect(
+        (await send(a, signed('processCard', purchase({ transactionReferenceID: 'FORCED-2' })))).json.responseCode,
+      ).toBe('0');
     } finally {
       for (const server of servers) server.close();
       await a.close();
@@ -390,12 +507,35 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     const first = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     const second = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     try {
-      const auth = await send(first, signed('processDDebitAuth', { method: 'processDDebitAuth', ...merchant, paymentAccountBSB: '802950', paymentAccountNumber: '123321', paymentAccountName: 'Jane', customerName: 'Jane', transactionCurrency: 'AUD', transactionAmount: '1.00', notifyURL: 'https://merchant.test/dd', urlHash: 'x', hash: 'x' }));
+      const auth = await send(
+        first,
+        signed('processDDebitAuth', {
+          method: 'processDDebitAuth',
+          ...merchant,
+          paymentAccountBSB: '802950',
+          paymentAccountNumber: '123321',
+          paymentAccountName: 'Jane',
+          customerName: 'Jane',
+          transactionCurrency: 'AUD',
+          transactionAmount: '1.00',
+          notifyURL: 'https://merchant.test/dd',
+          urlHash: 'x',
+          hash: 'x',
+        }),
+      );
       expect(auth.json.responseCode).toBe('0');
       // Queued in the request's own transaction: committed with it.
-      expect(await second.store.all('SELECT event, delivered FROM notifications')).toEqual([{ event: 'directDebitOutcome', delivered: 0 }]);
+      expect(await second.store.all('SELECT event, delivered FROM notifications')).toEqual([
+        { event: 'directDebitOutcome', delivered: 0 },
+      ]);
       // The first instance claims it and dies before posting.
-      const claimed = await claimDue(first.store, { by: first.notifier.instanceId, now: first.clock.timestamp(), until: first.clock.timestamp(60_000), maxAttempts: 6, limit: 10 });
+      const claimed = await claimDue(first.store, {
+        by: first.notifier.instanceId,
+        now: first.clock.timestamp(),
+        until: first.clock.timestamp(60_000),
+        maxAttempts: 6,
+        limit: 10,
+      });
       expect(claimed).toHaveLength(1);
       await first.close();
       expect(await second.notifier.deliverDue()).toBe(0); // still held
@@ -404,7 +544,11 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
       expect(await second.notifier.deliverDue()).toBe(1);
       expect(await second.notifier.deliverDue()).toBe(0);
       expect(posted).toEqual(['https://merchant.test/dd']);
-      expect(await second.store.get('SELECT attempts, delivered, claimed_by FROM notifications')).toEqual({ attempts: 1, delivered: 1, claimed_by: null });
+      expect(await second.store.get('SELECT attempts, delivered, claimed_by FROM notifications')).toEqual({
+        attempts: 1,
+        delivered: 1,
+        claimed_by: null,
+      });
     } finally {
       await first.close().catch(() => {});
       await second.close();

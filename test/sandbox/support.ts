@@ -24,7 +24,8 @@ export interface TestSandbox {
 
 /** The PostgreSQL server the tests may create databases in, and why its tests are skipped without it. */
 export const PG_URL = process.env.PGW_TEST_DATABASE_URL;
-export const SKIP_PG = 'skipped: set PGW_TEST_DATABASE_URL to a PostgreSQL database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
+export const SKIP_PG =
+  'skipped: set PGW_TEST_DATABASE_URL to a PostgreSQL database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
 
 let server: string | undefined;
 
@@ -68,7 +69,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
   await once(http, 'listening');
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const s = sandbox.seed;
-  const client = createGatewayClient({ baseUrl: base, merchantUUID: s.merchantUUID, apiKey: s.apiKey, passphrase: s.passphrase, partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase } });
+  const client = createGatewayClient({
+    baseUrl: base,
+    merchantUUID: s.merchantUUID,
+    apiKey: s.apiKey,
+    passphrase: s.passphrase,
+    partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase },
+  });
   return {
     sandbox,
     client,
@@ -85,13 +92,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
 /** Row counts of every table: a refusal must leave them all as they were. */
 export async function counts(sandbox: RunningSandbox): Promise<Record<string, number>> {
   const counted: Record<string, number> = {};
-  for (const table of await tablesWithColumn(sandbox.store)) counted[table] = Number((await sandbox.store.get(`SELECT count(*) AS n FROM ${table}`))!.n);
+  for (const table of await tablesWithColumn(sandbox.store))
+    counted[table] = Number((await sandbox.store.get(`SELECT count(*) AS n FROM ${table}`))!.n);
   return counted;
 }
 
 export const card = {
-  visa: { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', paymentCardName: 'Jane Citizen', paymentCardCSC: '847' },
+  visa: {
+    paymentCardNumber: '4564710000000004',
+    paymentCardExpiry: '0229',
+    paymentCardName: 'Jane Citizen',
+    paymentCardCSC: '847',
+  },
   lowFunds: { paymentCardNumber: '4564710000000020', paymentCardExpiry: '0520', paymentCardName: 'Jane Citizen' },
 };
 
-export const customer = { customerName: 'Jane Citizen', customerCountry: 'AU', customerState: 'QLD', customerCity: 'Brisbane', customerAddress: '1 Test St', customerPostCode: '4000' } as const;
+export const customer = {
+  customerName: 'Jane Citizen',
+  customerCountry: 'AU',
+  customerState: 'QLD',
+  customerCity: 'Brisbane',
+  customerAddress: '1 Test St',
+  customerPostCode: '4000',
+} as const;

@@ -31,7 +31,12 @@ async function send(base: string, operationId: string, body?: Record<string, unk
   // An adapter that waits for a body stream already consumed never answers: fail in seconds, not at
   // the suite's two-minute time-out.
   const signal = AbortSignal.timeout(5_000);
-  const response = await fetch(`${base}/gateway${r.url}`, { method: r.verb, headers: r.headers as Record<string, string>, body: (r.body as string | undefined) ?? null, signal });
+  const response = await fetch(`${base}/gateway${r.url}`, {
+    method: r.verb,
+    headers: r.headers as Record<string, string>,
+    body: (r.body as string | undefined) ?? null,
+    signal,
+  });
   return { status: response.status, body: await response.json() };
 }
 

@@ -4,7 +4,13 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, createNodeServer, type Accounts, type GatewayResponse, type ResponseValidationMode } from '../../server-stubs/index.ts';
+import {
+  createGateway,
+  createNodeServer,
+  type Accounts,
+  type GatewayResponse,
+  type ResponseValidationMode,
+} from '../../server-stubs/index.ts';
 import { doc } from '../support/contract.ts';
 import { operations } from '../../generated/operations.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
@@ -15,7 +21,12 @@ const calls: Call[] = [];
 const gateway = createGateway({ handlers: echoHandlers(calls), accounts });
 const example = (id: string, index = 0) => structuredClone(requestExamples(operation(id))[index]!.value);
 
-async function expectRefused(request: ReturnType<typeof buildRequest>, code: number, message: string | RegExp, status = 200) {
+async function expectRefused(
+  request: ReturnType<typeof buildRequest>,
+  code: number,
+  message: string | RegExp,
+  status = 200,
+) {
   calls.length = 0;
   const response = await gateway.handle(request);
   const answer = json(response);
@@ -32,49 +43,93 @@ describe('authentication', () => {
   it('merchant body credentials: a wrong apiKey, an unknown merchantUUID and a wrong hash are -1', async () => {
     const op = operation('processCapture');
     await expectRefused(buildRequest(op, { body: { ...example('processCapture'), apiKey: 'wrongkey' } }), -1, DENIED);
-    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), merchantUUID: 'ffffffffffff' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(op, { body: { ...example('processCapture'), merchantUUID: 'ffffffffffff' } }),
+      -1,
+      DENIED,
+    );
     await expectRefused(buildRequest(op, { body: { ...example('processCapture'), hash: '0'.repeat(32) } }), -1, DENIED);
     // The hash covers the amount: the same hash over another amount fails.
-    await expectRefused(buildRequest(op, { body: { ...example('processCapture'), transactionAmount: '51.00' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(op, { body: { ...example('processCapture'), transactionAmount: '51.00' } }),
+      -1,
+      DENIED,
+    );
   });
 
   it("a body hash in its recipe's legacy form (ActiveMerchant's) is accepted, unless the server refuses legacy hashes", async () => {
     const md5 = (s: string) => createHash('md5').update(s).digest('hex');
     const body = example('processCapture');
-    const legacy = md5((sandbox.passphrase + body.merchantUUID + body.transactionAmount + body.transactionCurrency).toLowerCase());
+    const legacy = md5(
+      (sandbox.passphrase + body.merchantUUID + body.transactionAmount + body.transactionCurrency).toLowerCase(),
+    );
     calls.length = 0;
-    const accepted = json(await gateway.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })));
+    const accepted = json(
+      await gateway.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })),
+    );
     expect(Number(accepted.responseCode)).toBeGreaterThanOrEqual(0);
     expect(calls).toHaveLength(1);
     const strict = createGateway({ handlers: echoHandlers(calls), accounts, legacyHashes: 'refuse' });
     calls.length = 0;
-    const refused = json(await strict.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })));
+    const refused = json(
+      await strict.handle(buildRequest(operation('processCapture'), { body: { ...body, hash: legacy } })),
+    );
     expect(refused).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
     expect(calls).toHaveLength(0);
   });
 
   it('responseCode of a body-API refusal is a string, as the gateway sends it in JSON', async () => {
-    const answer = await expectRefused(buildRequest(operation('processCapture'), { body: { ...example('processCapture'), apiKey: 'wrongkey' } }), -1, DENIED);
+    const answer = await expectRefused(
+      buildRequest(operation('processCapture'), { body: { ...example('processCapture'), apiKey: 'wrongkey' } }),
+      -1,
+      DENIED,
+    );
     expect(answer.responseCode).toBe('-1');
   });
 
   it('partner body credentials: a wrong apiKey and a wrong hash are -1', async () => {
     const op = operation('addMerchant');
     await expectRefused(buildRequest(op, { body: { ...example('addMerchant'), apiKey: 'wrongkey' } }), -1, DENIED);
-    await expectRefused(buildRequest(op, { body: { ...example('addMerchant'), merchantCompanyRegNumber: '99999999999' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(op, { body: { ...example('addMerchant'), merchantCompanyRegNumber: '99999999999' } }),
+      -1,
+      DENIED,
+    );
   });
 
   it('secureHash (blacklist) and urlHash (direct debit) are checked with their own recipes', async () => {
-    await expectRefused(buildRequest(operation('addBlacklistedCard'), { body: { ...example('addBlacklistedCard'), cardExpiryYear: '30' } }), -1, DENIED);
-    await expectRefused(buildRequest(operation('processDDebitAuth'), { body: { ...example('processDDebitAuth'), notifyURL: 'https://evil.test/' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(operation('addBlacklistedCard'), {
+        body: { ...example('addBlacklistedCard'), cardExpiryYear: '30' },
+      }),
+      -1,
+      DENIED,
+    );
+    await expectRefused(
+      buildRequest(operation('processDDebitAuth'), {
+        body: { ...example('processDDebitAuth'), notifyURL: 'https://evil.test/' },
+      }),
+      -1,
+      DENIED,
+    );
   });
 
   it('an access token that stands for no merchant is -1', async () => {
-    await expectRefused(buildRequest(operation('getSurcharge'), { body: { ...example('getSurcharge'), accessToken: 'expired-or-forged' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(operation('getSurcharge'), {
+        body: { ...example('getSurcharge'), accessToken: 'expired-or-forged' },
+      }),
+      -1,
+      DENIED,
+    );
   });
 
   it('a card key alone (cardInfo has no hash) still needs the right apiKey', async () => {
-    await expectRefused(buildRequest(operation('cardInfo'), { body: { ...example('cardInfo'), apiKey: 'wrongkey' } }), -1, DENIED);
+    await expectRefused(
+      buildRequest(operation('cardInfo'), { body: { ...example('cardInfo'), apiKey: 'wrongkey' } }),
+      -1,
+      DENIED,
+    );
   });
 
   it('header credentials: wrong SVC-APIKEY or SVC-MESSAGEHASH are -1, a missing header is -3 naming it', async () => {
@@ -83,7 +138,11 @@ describe('authentication', () => {
     await expectRefused(buildRequest(op, { body, headers: { 'svc-apikey': 'wrongkey' } }), -1, DENIED);
     await expectRefused(buildRequest(op, { body, headers: { 'svc-messagehash': 'f'.repeat(64) } }), -1, DENIED);
     await expectRefused(buildRequest(op, { body, passphrase: 'not-the-passphrase' }), -1, DENIED);
-    await expectRefused(buildRequest(op, { body, headers: { 'svc-merchantid': undefined } }), -3, "Header 'SVC-MERCHANTID' is required");
+    await expectRefused(
+      buildRequest(op, { body, headers: { 'svc-merchantid': undefined } }),
+      -3,
+      "Header 'SVC-MERCHANTID' is required",
+    );
     const answer = await expectRefused(buildRequest(op, { body, headers: { 'svc-merchantid': 'nobody' } }), -1, DENIED);
     expect(answer.responseCode).toBe(-1); // an integer on the NPP paths
   });
@@ -92,13 +151,21 @@ describe('authentication', () => {
     const op = operation('getPayToPaymentStatus');
     const signed = buildRequest(op, { params: { agreementIdentification: 'AGR-other' } });
     const replayed = buildRequest(op);
-    await expectRefused({ ...replayed, headers: { ...replayed.headers, 'svc-messagehash': signed.headers['svc-messagehash'] } }, -1, DENIED);
+    await expectRefused(
+      { ...replayed, headers: { ...replayed.headers, 'svc-messagehash': signed.headers['svc-messagehash'] } },
+      -1,
+      DENIED,
+    );
   });
 
   it('payouts take the key in SVC-API-KEY (seed §4.7), not SVC-APIKEY', async () => {
     const op = operation('getPayoutTransactionStatus');
     await expectRefused(buildRequest(op, { headers: { 'svc-api-key': 'wrongkey' } }), -1, DENIED);
-    await expectRefused(buildRequest(op, { headers: { 'svc-api-key': undefined, 'svc-apikey': sandbox.apiKey } }), -3, "Header 'SVC-API-KEY' is required");
+    await expectRefused(
+      buildRequest(op, { headers: { 'svc-api-key': undefined, 'svc-apikey': sandbox.apiKey } }),
+      -3,
+      "Header 'SVC-API-KEY' is required",
+    );
   });
 });
 
@@ -107,20 +174,50 @@ describe('requests that cannot be read', () => {
   const good = () => buildRequest(op, { body: example('processCapture') });
 
   it('malformed JSON is 400 with -2', async () => {
-    await expectRefused({ ...good(), body: '{"method": "processCapture",' }, -2, /^Request body is not valid JSON/, 400);
+    await expectRefused(
+      { ...good(), body: '{"method": "processCapture",' },
+      -2,
+      /^Request body is not valid JSON/,
+      400,
+    );
   });
   it('another content type is 415', async () => {
-    await expectRefused({ ...good(), headers: { ...good().headers, 'content-type': 'application/x-www-form-urlencoded' } }, -2, "Header 'Content-Type' must be application/json", 415);
+    await expectRefused(
+      { ...good(), headers: { ...good().headers, 'content-type': 'application/x-www-form-urlencoded' } },
+      -2,
+      "Header 'Content-Type' must be application/json",
+      415,
+    );
   });
   it('a missing or wrong SVC-API-VERSION is 400', async () => {
-    await expectRefused({ ...good(), headers: { ...good().headers, 'svc-api-version': undefined } }, -3, "Header 'SVC-API-VERSION' is required and must be 2.0", 400);
-    await expectRefused({ ...good(), headers: { ...good().headers, 'svc-api-version': '1.0' } }, -2, "Header 'SVC-API-VERSION' is invalid: must be 2.0", 400);
+    await expectRefused(
+      { ...good(), headers: { ...good().headers, 'svc-api-version': undefined } },
+      -3,
+      "Header 'SVC-API-VERSION' is required and must be 2.0",
+      400,
+    );
+    await expectRefused(
+      { ...good(), headers: { ...good().headers, 'svc-api-version': '1.0' } },
+      -2,
+      "Header 'SVC-API-VERSION' is invalid: must be 2.0",
+      400,
+    );
   });
   it('a body over the limit is 413', async () => {
-    await expectRefused({ ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(17 * 1024 * 1024) }) }, -2, /^Request body exceeds \d+ bytes$/, 413);
+    await expectRefused(
+      { ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(17 * 1024 * 1024) }) },
+      -2,
+      /^Request body exceeds \d+ bytes$/,
+      413,
+    );
   });
   it("a method's own limit holds on a path that allows more for another method (processBatch)", async () => {
-    await expectRefused({ ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(2 * 1024 * 1024) }) }, -2, 'Request body exceeds 1048576 bytes', 413);
+    await expectRefused(
+      { ...good(), body: JSON.stringify({ ...example('processCapture'), pad: 'x'.repeat(2 * 1024 * 1024) }) },
+      -2,
+      'Request body exceeds 1048576 bytes',
+      413,
+    );
   });
   it('an unknown path is 404 and a wrong verb 405 with Allow', async () => {
     await expectRefused({ ...good(), url: '/nowhere' }, -2, 'No operation at POST /nowhere', 404);
@@ -164,13 +261,23 @@ describe('requests that cannot be read', () => {
       expect(calls.map((c) => c.operationId)).toEqual([id]);
       expect(calls[0]!.input.body).toEqual({ ...body, method });
     }
-    const mismatched = { ...buildRequest(operation('addCard'), { body: example('addCard') }), url: '/token/removeCard' };
+    const mismatched = {
+      ...buildRequest(operation('addCard'), { body: example('addCard') }),
+      url: '/token/removeCard',
+    };
     await expectRefused(mismatched, -2, "Field 'method' is invalid: must be removeCard, the method the path names");
-    await expectRefused({ ...mismatched, url: '/token/processRefund' }, -2, /^Field 'method' is invalid: must be one of /);
+    await expectRefused(
+      { ...mismatched, url: '/token/processRefund' },
+      -2,
+      /^Field 'method' is invalid: must be one of /,
+    );
   });
 
   it('POST /payframe takes the payframe forms of processCard and processAuth, answered by their handlers; card data is refused there', async () => {
-    for (const [id, target] of [['payframeProcessCard', 'processCard'], ['payframeProcessAuth', 'processAuth']] as const) {
+    for (const [id, target] of [
+      ['payframeProcessCard', 'processCard'],
+      ['payframeProcessAuth', 'processAuth'],
+    ] as const) {
       calls.length = 0;
       const answer = json(await gateway.handle(buildRequest(operation(id), { body: example(id) })));
       expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
@@ -186,19 +293,30 @@ describe('requests that cannot be read', () => {
     const answer = json(await gateway.handle(buildRequest(operation('processCard'), { body })));
     expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
     expect(calls[0]!.input.body).toMatchObject({ transactionCurrency: 'AUD', customerCountry: 'AU' });
-    await expectRefused(buildRequest(operation('processCard'), { body: { ...body, transactionCurrency: 'zzz' } }), -2, /transactionCurrency/);
+    await expectRefused(
+      buildRequest(operation('processCard'), { body: { ...body, transactionCurrency: 'zzz' } }),
+      -2,
+      /transactionCurrency/,
+    );
   });
 
   it('POST /post/{method}: the Direct API with the method in the path as well', async () => {
     calls.length = 0;
-    const request = { ...buildRequest(operation('processCapture'), { body: example('processCapture') }), url: '/post/processCapture/' };
+    const request = {
+      ...buildRequest(operation('processCapture'), { body: example('processCapture') }),
+      url: '/post/processCapture/',
+    };
     expect(Number(json(await gateway.handle(request)).responseCode)).toBeGreaterThanOrEqual(0);
     expect(calls.map((c) => c.operationId)).toEqual(['processCapture']);
   });
 
   it('a missing method names the allowed values', async () => {
     const { method: _m, ...body } = example('processCapture');
-    await expectRefused(buildRequest(op, { body }), -3, /^Field 'method' is required: one of processCard, processAuth, /);
+    await expectRefused(
+      buildRequest(op, { body }),
+      -3,
+      /^Field 'method' is required: one of processCard, processAuth, /,
+    );
   });
   it('Get PayID takes no body, or the empty object the seed shows; anything else is refused', async () => {
     const getPayId = operation('getPayId');
@@ -212,14 +330,20 @@ describe('requests that cannot be read', () => {
   });
   it('a body field no form declares is ignored and logged (x-unknown-fields: ignore), or refused naming it when the server opts in', async () => {
     const warnings: unknown[] = [];
-    const tolerant = createGateway({ handlers: echoHandlers(calls), accounts, logger: { warn: (...args) => warnings.push(args), error() {} } });
+    const tolerant = createGateway({
+      handlers: echoHandlers(calls),
+      accounts,
+      logger: { warn: (...args) => warnings.push(args), error() {} },
+    });
     const body = { ...example('processCapture'), surchargeFlag: '1', customerNote: 'leave at door' };
     calls.length = 0;
     const answer = json(await tolerant.handle(buildRequest(operation('processCapture'), { body })));
     expect(Number(answer.responseCode)).toBeGreaterThanOrEqual(0);
     expect(calls).toHaveLength(1);
     expect(Object.keys(calls[0]!.input.body as object)).not.toContain('surchargeFlag');
-    expect(warnings).toEqual([['unknown fields ignored', { operationId: 'processCapture', fields: 'surchargeFlag, customerNote' }]]);
+    expect(warnings).toEqual([
+      ['unknown fields ignored', { operationId: 'processCapture', fields: 'surchargeFlag, customerNote' }],
+    ]);
     const strict = createGateway({ handlers: echoHandlers(calls), accounts, unknownFields: 'refuse' });
     calls.length = 0;
     const refused = json(await strict.handle(buildRequest(operation('processCapture'), { body })));
@@ -228,14 +352,22 @@ describe('requests that cannot be read', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it("a field another form of the method declares still decides the form: card data beside a payframe token is refused", async () => {
+  it('a field another form of the method declares still decides the form: card data beside a payframe token is refused', async () => {
     const body = { ...example('processCard', 1), paymentCardNumber: '4564710000000004' };
     await expectRefused(buildRequest(operation('processCard'), { body }), -2, /./);
   });
 
   it('a query parameter the operation does not take is refused naming it', async () => {
-    await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { colour: 'red' } }), -2, "Parameter 'colour' is not allowed");
-    await expectRefused(buildRequest(operation('searchPayToPayments'), { query: { from: '22/11/2026' } }), -2, /^Parameter 'from' is invalid/);
+    await expectRefused(
+      buildRequest(operation('searchPayToPayments'), { query: { colour: 'red' } }),
+      -2,
+      "Parameter 'colour' is not allowed",
+    );
+    await expectRefused(
+      buildRequest(operation('searchPayToPayments'), { query: { from: '22/11/2026' } }),
+      -2,
+      /^Parameter 'from' is invalid/,
+    );
   });
 });
 
@@ -255,13 +387,18 @@ describe('answers held to the contract', () => {
   it('in development a missing result field is a 500 naming the field', async () => {
     const { response, metrics } = await run('error', ({ authCode: _a, ...rest }) => rest);
     expect(response.status).toBe(500);
-    expect(json(response)).toEqual({ responseCode: '-4', responseMessage: "Response of processCapture violates the contract: Field 'authCode' is required (CaptureResult)" });
+    expect(json(response)).toEqual({
+      responseCode: '-4',
+      responseMessage: "Response of processCapture violates the contract: Field 'authCode' is required (CaptureResult)",
+    });
     expect(metrics.violations).toBe(1);
   });
 
   it('a field the contract does not have is named too (the capture result carries only its fields)', async () => {
     const { response } = await run('error', (r) => ({ ...r, transactionAmount: '30.00' }));
-    expect(json(response).responseMessage).toBe("Response of processCapture violates the contract: Field 'transactionAmount' is not in the contract (CaptureResult)");
+    expect(json(response).responseMessage).toBe(
+      "Response of processCapture violates the contract: Field 'transactionAmount' is not in the contract (CaptureResult)",
+    );
   });
 
   it('a wrong customHash from the handler is caught; a missing one is added from its recipe', async () => {
@@ -292,15 +429,41 @@ describe('answers held to the contract', () => {
 
   it('the card-number guard flags card numbers, not timestamps or references that pass Luhn', async () => {
     const { findCardNumber } = await import('../../server-stubs/core/answer.ts');
-    for (const pan of ['4564710000000004', '5123456789012346', '376000000000006', '36430000000007', '2223000048400011', '6011000990139424']) expect(findCardNumber(`x ${pan} y`), pan).toBe(true);
+    for (const pan of [
+      '4564710000000004',
+      '5123456789012346',
+      '376000000000006',
+      '36430000000007',
+      '2223000048400011',
+      '6011000990139424',
+    ])
+      expect(findCardNumber(`x ${pan} y`), pan).toBe(true);
     // 1795000000004 is a millisecond timestamp that passes the Luhn check.
     // A hex hash can hold a Luhn-valid run of digits; glued to letters, it is not a card number.
-    for (const text of ['CT-1795000000004', '456471XXXXXX0004', '1336-20be3569-b600-11e6', '4564710000000005', '12345678901234567890', '45647100000000040000000', 'c4564710000000004f', '"8f1d04564710000000004e5"']) expect(findCardNumber(text), text).toBe(false);
-    for (const text of ['"4564710000000004"', 'card 4564710000000004.', 'pf-4564710000000004']) expect(findCardNumber(text), text).toBe(true);
+    for (const text of [
+      'CT-1795000000004',
+      '456471XXXXXX0004',
+      '1336-20be3569-b600-11e6',
+      '4564710000000005',
+      '12345678901234567890',
+      '45647100000000040000000',
+      'c4564710000000004f',
+      '"8f1d04564710000000004e5"',
+    ])
+      expect(findCardNumber(text), text).toBe(false);
+    for (const text of ['"4564710000000004"', 'card 4564710000000004.', 'pf-4564710000000004'])
+      expect(findCardNumber(text), text).toBe(true);
   });
 
   it('a handler that throws is a -4 with no detail, and is counted', async () => {
-    const g = createGateway({ accounts, handlers: { processCapture: () => { throw new Error('database is down at 10.0.0.5'); } } });
+    const g = createGateway({
+      accounts,
+      handlers: {
+        processCapture: () => {
+          throw new Error('database is down at 10.0.0.5');
+        },
+      },
+    });
     const response = await g.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
     expect(response.status).toBe(500);
     expect(json(response)).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
@@ -318,12 +481,17 @@ describe('synchronous and asynchronous backends', () => {
   // Every credential kind: merchant body credentials, a partner, an access token, header credentials.
   const ids = ['processCard', 'addMerchant', 'getSurcharge', 'createAgreement', 'getPayId'];
   const requests = ids.map((id) => buildRequest(operation(id), operation(id).request ? { body: example(id) } : {}));
-  const later = <T,>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
+  const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
   const asyncAccounts: Accounts = {
     find: (kind, id) => later(undefined).then(() => accounts.find(kind, id)),
     findByAccessToken: (token) => later(undefined).then(() => accounts.findByAccessToken(token)),
   };
-  const asyncHandlers = Object.fromEntries(Object.entries(echoHandlers()).map(([id, h]) => [id, (...args: unknown[]) => later((h as (...a: unknown[]) => unknown)(...args))]));
+  const asyncHandlers = Object.fromEntries(
+    Object.entries(echoHandlers()).map(([id, h]) => [
+      id,
+      (...args: unknown[]) => later((h as (...a: unknown[]) => unknown)(...args)),
+    ]),
+  );
 
   it('respond() answers in the same turn when the accounts and handlers do, with what handle() answers', async () => {
     for (const request of requests) {
@@ -343,12 +511,17 @@ describe('synchronous and asynchronous backends', () => {
     }
     // A refusal found before any lookup needs no promise, whatever the backend.
     expect(g.respond({ ...requests[0]!, headers: {} })).not.toBeInstanceOf(Promise);
-    const denied = await g.respond(buildRequest(operation('processCard'), { body: { ...example('processCard'), apiKey: 'wrongkey' } }));
+    const denied = await g.respond(
+      buildRequest(operation('processCard'), { body: { ...example('processCard'), apiKey: 'wrongkey' } }),
+    );
     expect(json(denied)).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
   });
 
   it('a handler whose promise rejects is a -4 with no detail, and is counted', async () => {
-    const g = createGateway({ accounts: asyncAccounts, handlers: { processCard: () => Promise.reject(new Error('timeout talking to 10.0.0.5')) } });
+    const g = createGateway({
+      accounts: asyncAccounts,
+      handlers: { processCard: () => Promise.reject(new Error('timeout talking to 10.0.0.5')) },
+    });
     const response = await g.respond(requests[0]!);
     expect(response.status).toBe(500);
     expect(json(response)).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
@@ -356,7 +529,10 @@ describe('synchronous and asynchronous backends', () => {
   });
 
   it('an account lookup that fails is answered -4 by handle() (and logged), and so by the node:http adapter', async () => {
-    const g = createGateway({ accounts: { ...asyncAccounts, find: () => Promise.reject(new Error('accounts store is down')) }, handlers: echoHandlers() });
+    const g = createGateway({
+      accounts: { ...asyncAccounts, find: () => Promise.reject(new Error('accounts store is down')) },
+      handlers: echoHandlers(),
+    });
     const answered = await g.handle(requests[0]!);
     expect([answered.status, JSON.parse(String(answered.body)).responseCode]).toEqual([500, '-4']);
     const server = createNodeServer(g);
@@ -364,7 +540,11 @@ describe('synchronous and asynchronous backends', () => {
     await once(server, 'listening');
     try {
       const r = requests[0]!;
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${r.url}`, { method: r.verb, headers: r.headers as Record<string, string>, body: r.body as string });
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${r.url}`, {
+        method: r.verb,
+        headers: r.headers as Record<string, string>,
+        body: r.body as string,
+      });
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ responseCode: '-4', responseMessage: 'Internal gateway error' });
     } finally {
@@ -396,14 +576,22 @@ describe('the spec and the node:http adapter', () => {
 
   it('answers a real HTTP request end to end', async () => {
     const request = buildRequest(operation('processCapture'), { body: example('processCapture') });
-    const response = await fetch(`${base}${request.url}`, { method: request.verb, headers: request.headers as Record<string, string>, body: request.body as string });
+    const response = await fetch(`${base}${request.url}`, {
+      method: request.verb,
+      headers: request.headers as Record<string, string>,
+      body: request.body as string,
+    });
     expect(response.status).toBe(200);
     expect((await response.json()).responseCode).toBe('0');
   });
 
   it('stops reading a body over the path limit and answers 413', async () => {
     const request = buildRequest(operation('createPayToPayment'), { body: example('createPayToPayment') });
-    const response = await fetch(`${base}${request.url}`, { method: 'POST', headers: request.headers as Record<string, string>, body: 'x'.repeat(2 * 1024 * 1024) });
+    const response = await fetch(`${base}${request.url}`, {
+      method: 'POST',
+      headers: request.headers as Record<string, string>,
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
     expect(response.status).toBe(413);
   });
 });

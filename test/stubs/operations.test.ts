@@ -29,7 +29,9 @@ async function send(op: ContractOperation, body: unknown, server = gateway) {
 
 for (const op of operations) {
   describe(`${op.operationId} (${op.verb} ${op.path}${op.method ? ` ${op.method}` : ''})`, () => {
-    const examples = op.request ? requestExamples(op) : [{ name: 'no body', value: undefined as unknown as Record<string, unknown> }];
+    const examples = op.request
+      ? requestExamples(op)
+      : [{ name: 'no body', value: undefined as unknown as Record<string, unknown> }];
 
     for (const example of examples) {
       it(`example ${example.name} passes and reaches ${op.aliasOf ?? op.operationId} with its own request`, async () => {

@@ -21,16 +21,36 @@ describe('README: implementing GatewayHandlers', () => {
   it('shows the example file exactly', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/surcharge-server.ts'), 'utf8');
-    expect(readme).toContain(example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"));
+    expect(readme).toContain(
+      example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"),
+    );
   });
 
   it('answers getSurcharge, and refuses what the contract refuses', async () => {
     const op = operation('getSurcharge');
     const ok = buildRequest(op, { body: requestExamples(op)[0]!.value });
-    const answer = await (await fetch(base + ok.url, { method: 'POST', headers: ok.headers as Record<string, string>, body: ok.body as string })).json();
-    expect(answer).toEqual({ responseCode: '0', responseMessage: 'Operation successful', transactionAmount: '100.00', surchargeAmount: '1.50', totalAmount: '101.50' });
+    const answer = await (
+      await fetch(base + ok.url, {
+        method: 'POST',
+        headers: ok.headers as Record<string, string>,
+        body: ok.body as string,
+      })
+    ).json();
+    expect(answer).toEqual({
+      responseCode: '0',
+      responseMessage: 'Operation successful',
+      transactionAmount: '100.00',
+      surchargeAmount: '1.50',
+      totalAmount: '101.50',
+    });
     const bad = buildRequest(op, { body: { ...requestExamples(op)[0]!.value, transactionAmount: '100' } });
-    const refusal = await (await fetch(base + bad.url, { method: 'POST', headers: bad.headers as Record<string, string>, body: bad.body as string })).json();
+    const refusal = await (
+      await fetch(base + bad.url, {
+        method: 'POST',
+        headers: bad.headers as Record<string, string>,
+        body: bad.body as string,
+      })
+    ).json();
     expect(refusal.responseCode).toBe('-2');
     expect(refusal.responseMessage).toMatch(/^Field 'transactionAmount' is invalid/);
   });

@@ -9,14 +9,23 @@ import { buildRequest, operation, requestExamples, sandbox } from '../../contrac
 const records: RequestRecord[] = [];
 const errors: string[] = [];
 const gateway = createGateway({
-  handlers: { ...echoHandlers(), processVoid: () => { throw new Error('boom'); } },
+  handlers: {
+    ...echoHandlers(),
+    processVoid: () => {
+      throw new Error('boom');
+    },
+  },
   accounts,
   onRequest: (r) => records.push(r),
   logger: { warn() {}, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) },
 });
 const example = (id: string) => structuredClone(requestExamples(operation(id))[0]!.value) as Record<string, unknown>;
 
-async function logged(id: string, body: Record<string, unknown> | undefined, extra: Record<string, string | undefined> = {}) {
+async function logged(
+  id: string,
+  body: Record<string, unknown> | undefined,
+  extra: Record<string, string | undefined> = {},
+) {
   records.length = 0;
   const request = buildRequest(operation(id), { body });
   const response = await gateway.handle({ ...request, headers: { ...request.headers, ...extra } });
@@ -27,7 +36,14 @@ async function logged(id: string, body: Record<string, unknown> | undefined, ext
 describe('onRequest', () => {
   it('records verb, path, method, operationId, responseCode and time of an approved request', async () => {
     const { record } = await logged('processCapture', example('processCapture'));
-    expect(record).toMatchObject({ verb: 'POST', path: '/post', method: 'processCapture', operationId: 'processCapture', responseCode: '0', status: 200 });
+    expect(record).toMatchObject({
+      verb: 'POST',
+      path: '/post',
+      method: 'processCapture',
+      operationId: 'processCapture',
+      responseCode: '0',
+      status: 200,
+    });
     expect(record.ms).toBeGreaterThanOrEqual(0);
     expect(record.reason).toBeUndefined();
   });
@@ -35,13 +51,18 @@ describe('onRequest', () => {
   it.each([
     ['an unknown merchant', { merchantUUID: 'ffffffffffff' }, "unknown merchant 'ffffffffffff' (merchantUUID)"],
     ['a wrong api key', { apiKey: 'wrongkey' }, `apiKey is not the api key of merchant '${sandbox.merchantUUID}'`],
-    ['a wrong hash', { hash: '0'.repeat(32) }, `'hash' does not match recipe 'transaction' under the passphrase of merchant '${sandbox.merchantUUID}'`],
+    [
+      'a wrong hash',
+      { hash: '0'.repeat(32) },
+      `'hash' does not match recipe 'transaction' under the passphrase of merchant '${sandbox.merchantUUID}'`,
+    ],
   ])('on %s, the log names the check; the answer stays the plain -1', async (_, change, reason) => {
     const { record, answer } = await logged('processCapture', { ...example('processCapture'), ...change });
     expect(answer).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
     expect(record.responseCode).toBe('-1');
     expect(record.reason).toContain(reason);
-    for (const secret of [sandbox.passphrase, sandbox.apiKey, 'wrongkey', '0'.repeat(32)]) expect(record.reason).not.toContain(secret);
+    for (const secret of [sandbox.passphrase, sandbox.apiKey, 'wrongkey', '0'.repeat(32)])
+      expect(record.reason).not.toContain(secret);
   });
 
   it('on a header HMAC that does not match, the log names the header and its recipe', async () => {
@@ -67,7 +88,11 @@ describe('onRequest', () => {
 
   it('a 5xx refusal (an operation without a handler) is logged by the server stubs too', async () => {
     const logged: string[] = [];
-    const bare = createGateway({ handlers: {}, accounts, logger: { warn() {}, error: (m, f) => logged.push(`${m} ${JSON.stringify(f)}`) } });
+    const bare = createGateway({
+      handlers: {},
+      accounts,
+      logger: { warn() {}, error: (m, f) => logged.push(`${m} ${JSON.stringify(f)}`) },
+    });
     const response = await bare.handle(buildRequest(operation('processCapture'), { body: example('processCapture') }));
     expect(response.status).toBe(500);
     expect(logged.join('\n')).toContain('processCapture is not implemented');

@@ -55,19 +55,34 @@ async function serve(source: () => AsyncIterable<Uint8Array>, logged: string[] =
   const gateway = createGateway({
     handlers: { ...echoHandlers([]), getSettlement: async () => source() },
     accounts,
-    logger: { warn: () => {}, error: (message: string, fields?: Record<string, unknown>) => void logged.push(`${message} ${JSON.stringify(fields)}`) },
+    logger: {
+      warn: () => {},
+      error: (message: string, fields?: Record<string, unknown>) =>
+        void logged.push(`${message} ${JSON.stringify(fields)}`),
+    },
   });
   const server = createNodeServer(gateway);
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const request = buildRequest(operation('getSettlement'), { body: structuredClone(requestExamples(operation('getSettlement'))[0]!.value) });
+  const request = buildRequest(operation('getSettlement'), {
+    body: structuredClone(requestExamples(operation('getSettlement'))[0]!.value),
+  });
   return { port: (server.address() as AddressInfo).port, request };
 }
 
 function post(port: number, request: ReturnType<typeof buildRequest>): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: request.url, method: request.verb, headers: request.headers as Record<string, string> }, resolve);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: request.url,
+        method: request.verb,
+        headers: request.headers as Record<string, string>,
+      },
+      resolve,
+    );
     req.on('error', reject);
     req.end(request.body as string);
   });
@@ -128,7 +143,14 @@ describe('a streamed file answer', () => {
   it('with a card number deep inside is cut off: the client never gets a whole file, and the server logs why', async () => {
     const stats = { chunks: 0, closed: false };
     const logged: string[] = [];
-    const { port, request } = await serve(() => zipOf(noise(40, (i) => (i === 30 ? '4564710000000004' : 'x')), stats), logged);
+    const { port, request } = await serve(
+      () =>
+        zipOf(
+          noise(40, (i) => (i === 30 ? '4564710000000004' : 'x')),
+          stats,
+        ),
+      logged,
+    );
     const response = await post(port, request);
     expect(response.statusCode).toBe(200);
     const read = (async () => {

@@ -21,10 +21,15 @@ export function naiveServer(): http.Server {
         method = undefined;
       }
       const pathname = (req.url ?? '/').split('?')[0]!;
-      const op = operations.find((o) => o.verb === req.method && compile(o.path).pattern.test(pathname) && (o.method === null || o.method === method));
+      const op = operations.find(
+        (o) =>
+          o.verb === req.method && compile(o.path).pattern.test(pathname) && (o.method === null || o.method === method),
+      );
       const result = op ? firstResultExample(op) : { responseCode: '0', responseMessage: 'ok' };
       const body = result instanceof Uint8Array ? Buffer.from(result) : JSON.stringify(result);
-      res.writeHead(op?.status ?? 200, { 'content-type': op?.resultType === 'application/zip' ? 'application/zip' : 'application/json' });
+      res.writeHead(op?.status ?? 200, {
+        'content-type': op?.resultType === 'application/zip' ? 'application/zip' : 'application/json',
+      });
       res.end(body);
     });
   });
@@ -43,7 +48,18 @@ export async function buggySandbox(): Promise<http.Server> {
         const result = (await handlers.processCapture(input, context)) as Record<string, unknown>;
         // Bug: a capture beyond the authorisation is answered as approved.
         if (/greater than the transaction amount/.test(String(result.responseMessage))) {
-          return { responseCode: '0', responseMessage: 'Transaction approved', transactionID: input.body.transactionID, authCode: '1', authResponseCode: '00', authMessage: 'Approved', receiptNo: '1', custom1: [], custom2: [], custom3: [] };
+          return {
+            responseCode: '0',
+            responseMessage: 'Transaction approved',
+            transactionID: input.body.transactionID,
+            authCode: '1',
+            authResponseCode: '00',
+            authMessage: 'Approved',
+            receiptNo: '1',
+            custom1: [],
+            custom2: [],
+            custom3: [],
+          };
         }
         return result;
       },
@@ -51,7 +67,8 @@ export async function buggySandbox(): Promise<http.Server> {
         const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
         const result = await handlers.tokenProcessCard(input, context);
         // Bug: the key is put back, so the old key keeps working.
-        if (card) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        if (card)
+          await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
         return result;
       },
       getSurcharge: async (input, context) => {
@@ -66,5 +83,7 @@ export async function buggySandbox(): Promise<http.Server> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [kind, port] = process.argv.slice(2);
-  (kind === 'naive' ? naiveServer() : await buggySandbox()).listen(Number(port ?? 4620), '127.0.0.1', () => console.log(`${kind} gateway ready`));
+  (kind === 'naive' ? naiveServer() : await buggySandbox()).listen(Number(port ?? 4620), '127.0.0.1', () =>
+    console.log(`${kind} gateway ready`),
+  );
 }

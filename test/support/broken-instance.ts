@@ -56,7 +56,14 @@ if (RULE === 'transactions') {
   for (const proto of [SqliteStore.prototype as Proto, pgProto]) {
     const run = proto.run;
     proto.run = function (this: unknown, sql: string, ...params: unknown[]) {
-      return run.call(this, sql.replace(/^UPDATE notifications SET claimed_by = \?/, 'UPDATE notifications SET delivered = 1, claimed_by = ?'), ...params);
+      return run.call(
+        this,
+        sql.replace(
+          /^UPDATE notifications SET claimed_by = \?/,
+          'UPDATE notifications SET delivered = 1, claimed_by = ?',
+        ),
+        ...params,
+      );
     };
   }
 } else throw new Error(`PGW_BROKEN_RULE: no broken rule ${RULE}`);

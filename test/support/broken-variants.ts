@@ -8,7 +8,12 @@ import { parseCsv } from '../../runtime/settlement.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
 import { chooseMethod, route } from '../../server-stubs/core/router.ts';
-import { createGateway, createNodeServer, type GatewayHandlers, type HandlerContext } from '../../server-stubs/index.ts';
+import {
+  createGateway,
+  createNodeServer,
+  type GatewayHandlers,
+  type HandlerContext,
+} from '../../server-stubs/index.ts';
 
 type Json = Record<string, any>;
 type Handlers = GatewayHandlers<HandlerContext>;
@@ -19,7 +24,11 @@ export interface Break {
   /** The operations (or tags) whose checks are run against it. */
   only: string[];
   /** Rewrites an answer: the new JSON, or a new status and JSON. */
-  answer?: (op: ContractOperation, sent: Json | undefined, got: Json) => Json | { status: number; json: Json } | undefined;
+  answer?: (
+    op: ContractOperation,
+    sent: Json | undefined,
+    got: Json,
+  ) => Json | { status: number; json: Json } | undefined;
   /** Rewrites a binary answer (a zip). */
   bytes?: (op: ContractOperation, got: Uint8Array) => Uint8Array | undefined;
   /** Changes what the sandbox does. */
@@ -27,11 +36,16 @@ export interface Break {
 }
 
 const approved = (got: Json) => Number(got.responseCode) === 0;
-const when = (id: string, f: (sent: Json | undefined, got: Json) => Json | undefined) => (op: ContractOperation, sent: Json | undefined, got: Json) =>
-  op.operationId === id ? f(sent, got) : undefined;
-const onApproved = (id: string, f: (got: Json, sent: Json | undefined) => Json) => when(id, (sent, got) => (approved(got) ? f(got, sent) : undefined));
-const refusal = (f: (got: Json) => Json | { status: number; json: Json } | undefined) => (_op: ContractOperation, _sent: Json | undefined, got: Json) =>
-  Number(got.responseCode) < 0 ? f(got) : undefined;
+const when =
+  (id: string, f: (sent: Json | undefined, got: Json) => Json | undefined) =>
+  (op: ContractOperation, sent: Json | undefined, got: Json) =>
+    op.operationId === id ? f(sent, got) : undefined;
+const onApproved = (id: string, f: (got: Json, sent: Json | undefined) => Json) =>
+  when(id, (sent, got) => (approved(got) ? f(got, sent) : undefined));
+const refusal =
+  (f: (got: Json) => Json | { status: number; json: Json } | undefined) =>
+  (_op: ContractOperation, _sent: Json | undefined, got: Json) =>
+    Number(got.responseCode) < 0 ? f(got) : undefined;
 
 function rezipSettlement(got: Uint8Array, edit: (rows: string[][]) => string[][]): Uint8Array {
   const [name, bytes] = Object.entries(unzipSync(got))[0]!;
@@ -41,43 +55,197 @@ function rezipSettlement(got: Uint8Array, edit: (rows: string[][]) => string[][]
 
 export const breaks: Break[] = [
   // Shapes: answers a schema refuses, reached through the stateful scenarios too.
-  { name: 'capture result carries a field beyond its list', kind: 'shape', only: ['processCapture'], answer: onApproved('processCapture', (g) => ({ ...g, cardType: 'visa' })) },
-  { name: "stored card's cardAdded not YYYY-MM-DD HH:MM:SS", kind: 'shape', only: ['cardInfo'], answer: onApproved('cardInfo', (g) => ({ ...g, cardAdded: String(g.cardAdded).replace(' ', 'T') })) },
-  { name: 'purchase amount as a JSON number', kind: 'shape', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, transactionAmount: Number(g.transactionAmount) })) },
-  { name: 'surcharge total as a JSON number', kind: 'shape', only: ['getSurcharge'], answer: onApproved('getSurcharge', (g) => ({ ...g, totalAmount: Number(g.totalAmount) })) },
-  { name: 'addCard answers no ivrCardID', kind: 'shape', only: ['addCard'], answer: onApproved('addCard', ({ ivrCardID: _gone, ...g }) => g) },
-  { name: 'queryCard answers no transactionStatus', kind: 'shape', only: ['queryCard'], answer: onApproved('queryCard', ({ transactionStatus: _gone, ...g }) => g) },
-  { name: 'PayTo payment answers no transaction status', kind: 'shape', only: ['createPayToPayment', 'getPayToPaymentStatus'], answer: onApproved('createPayToPayment', (g) => ({ ...g, result: { ...g.result, transaction: { id: g.result.transaction.id } } })) },
-  { name: 'Get PayID answers 200, not 201', kind: 'shape', only: ['getPayId'], answer: (op, _s, got) => (op.operationId === 'getPayId' && approved(got) ? { status: 200, json: got } : undefined) },
+  {
+    name: 'capture result carries a field beyond its list',
+    kind: 'shape',
+    only: ['processCapture'],
+    answer: onApproved('processCapture', (g) => ({ ...g, cardType: 'visa' })),
+  },
+  {
+    name: "stored card's cardAdded not YYYY-MM-DD HH:MM:SS",
+    kind: 'shape',
+    only: ['cardInfo'],
+    answer: onApproved('cardInfo', (g) => ({ ...g, cardAdded: String(g.cardAdded).replace(' ', 'T') })),
+  },
+  {
+    name: 'purchase amount as a JSON number',
+    kind: 'shape',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({ ...g, transactionAmount: Number(g.transactionAmount) })),
+  },
+  {
+    name: 'surcharge total as a JSON number',
+    kind: 'shape',
+    only: ['getSurcharge'],
+    answer: onApproved('getSurcharge', (g) => ({ ...g, totalAmount: Number(g.totalAmount) })),
+  },
+  {
+    name: 'addCard answers no ivrCardID',
+    kind: 'shape',
+    only: ['addCard'],
+    answer: onApproved('addCard', ({ ivrCardID: _gone, ...g }) => g),
+  },
+  {
+    name: 'queryCard answers no transactionStatus',
+    kind: 'shape',
+    only: ['queryCard'],
+    answer: onApproved('queryCard', ({ transactionStatus: _gone, ...g }) => g),
+  },
+  {
+    name: 'PayTo payment answers no transaction status',
+    kind: 'shape',
+    only: ['createPayToPayment', 'getPayToPaymentStatus'],
+    answer: onApproved('createPayToPayment', (g) => ({
+      ...g,
+      result: { ...g.result, transaction: { id: g.result.transaction.id } },
+    })),
+  },
+  {
+    name: 'Get PayID answers 200, not 201',
+    kind: 'shape',
+    only: ['getPayId'],
+    answer: (op, _s, got) => (op.operationId === 'getPayId' && approved(got) ? { status: 200, json: got } : undefined),
+  },
   // Echoes.
-  { name: 'an unsent custom field echoed as "" instead of []', kind: 'echo', only: ['processCard'], answer: onApproved('processCard', (g, s) => (s?.custom2 === undefined ? { ...g, custom2: '' } : g)) },
-  { name: 'a sent custom field echoed changed', kind: 'echo', only: ['processCard', 'processAuth'], answer: onApproved('processAuth', (g) => (typeof g.custom1 === 'string' ? { ...g, custom1: `${g.custom1}!` } : { ...g, custom1: 'x' })) },
-  { name: 'masked number with last four digits not the card’s', kind: 'echo', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, paymentCardNumber: `${String(g.paymentCardNumber).slice(0, 12)}0000` })) },
-  { name: 'masked number with first six digits not the card’s', kind: 'echo', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, paymentCardNumber: `411111${String(g.paymentCardNumber).slice(6)}` })) },
-  { name: 'transactionReferenceID not echoed as sent', kind: 'echo', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, transactionReferenceID: 'REF-OTHER' })) },
-  { name: 'transactionAmount not echoed as sent', kind: 'echo', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, transactionAmount: '0.01' })) },
-  { name: 'surcharge quote for another amount', kind: 'echo', only: ['getSurcharge'], answer: onApproved('getSurcharge', (g) => ({ ...g, transactionAmount: '1.00', totalAmount: (1 + Number(g.surchargeAmount)).toFixed(2) })) },
-  { name: 'direct debit authorisation echoes another BSB', kind: 'echo', only: ['processDDebitAuth'], answer: onApproved('processDDebitAuth', (g) => ({ ...g, paymentAccountBSB: '000000' })) },
+  {
+    name: 'an unsent custom field echoed as "" instead of []',
+    kind: 'echo',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g, s) => (s?.custom2 === undefined ? { ...g, custom2: '' } : g)),
+  },
+  {
+    name: 'a sent custom field echoed changed',
+    kind: 'echo',
+    only: ['processCard', 'processAuth'],
+    answer: onApproved('processAuth', (g) =>
+      typeof g.custom1 === 'string' ? { ...g, custom1: `${g.custom1}!` } : { ...g, custom1: 'x' },
+    ),
+  },
+  {
+    name: 'masked number with last four digits not the card’s',
+    kind: 'echo',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({
+      ...g,
+      paymentCardNumber: `${String(g.paymentCardNumber).slice(0, 12)}0000`,
+    })),
+  },
+  {
+    name: 'masked number with first six digits not the card’s',
+    kind: 'echo',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({
+      ...g,
+      paymentCardNumber: `411111${String(g.paymentCardNumber).slice(6)}`,
+    })),
+  },
+  {
+    name: 'transactionReferenceID not echoed as sent',
+    kind: 'echo',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({ ...g, transactionReferenceID: 'REF-OTHER' })),
+  },
+  {
+    name: 'transactionAmount not echoed as sent',
+    kind: 'echo',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({ ...g, transactionAmount: '0.01' })),
+  },
+  {
+    name: 'surcharge quote for another amount',
+    kind: 'echo',
+    only: ['getSurcharge'],
+    answer: onApproved('getSurcharge', (g) => ({
+      ...g,
+      transactionAmount: '1.00',
+      totalAmount: (1 + Number(g.surchargeAmount)).toFixed(2),
+    })),
+  },
+  {
+    name: 'direct debit authorisation echoes another BSB',
+    kind: 'echo',
+    only: ['processDDebitAuth'],
+    answer: onApproved('processDDebitAuth', (g) => ({ ...g, paymentAccountBSB: '000000' })),
+  },
   // Hashes.
-  { name: 'customHash not by its recipe', kind: 'hash', only: ['processCard'], answer: onApproved('processCard', (g) => ({ ...g, customHash: '0'.repeat(32) })) },
-  { name: 'customHash of a direct debit authorisation not by its recipe', kind: 'hash', only: ['processDDebitAuth'], answer: onApproved('processDDebitAuth', (g) => ({ ...g, customHash: 'f'.repeat(32) })) },
-  { name: 'the direct debit fingerprint hash not by its recipe', kind: 'hash', only: ['processDDebitAuth'], answer: onApproved('processDDebitAuth', (g) => ({ ...g, hash: 'a'.repeat(32) })) },
+  {
+    name: 'customHash not by its recipe',
+    kind: 'hash',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) => ({ ...g, customHash: '0'.repeat(32) })),
+  },
+  {
+    name: 'customHash of a direct debit authorisation not by its recipe',
+    kind: 'hash',
+    only: ['processDDebitAuth'],
+    answer: onApproved('processDDebitAuth', (g) => ({ ...g, customHash: 'f'.repeat(32) })),
+  },
+  {
+    name: 'the direct debit fingerprint hash not by its recipe',
+    kind: 'hash',
+    only: ['processDDebitAuth'],
+    answer: onApproved('processDDebitAuth', (g) => ({ ...g, hash: 'a'.repeat(32) })),
+  },
   // Arithmetic.
-  { name: 'surcharge total is not amount + surcharge', kind: 'arithmetic', only: ['getSurcharge'], answer: onApproved('getSurcharge', (g) => ({ ...g, totalAmount: (Number(g.totalAmount) + 0.01).toFixed(2) })) },
+  {
+    name: 'surcharge total is not amount + surcharge',
+    kind: 'arithmetic',
+    only: ['getSurcharge'],
+    answer: onApproved('getSurcharge', (g) => ({ ...g, totalAmount: (Number(g.totalAmount) + 0.01).toFixed(2) })),
+  },
   {
     name: 'a capture beyond the authorisation approved',
     kind: 'arithmetic',
     only: ['processCapture'],
-    answer: when('processCapture', (_s, g) => (/greater than/.test(String(g.responseMessage)) ? { responseCode: '0', responseMessage: 'Transaction approved', transactionID: '1336-00000000-0000-0000-0000-000000000001', authCode: '1', authResponseCode: '00', authMessage: 'Approved', receiptNo: '1' } : undefined)),
+    answer: when('processCapture', (_s, g) =>
+      /greater than/.test(String(g.responseMessage))
+        ? {
+            responseCode: '0',
+            responseMessage: 'Transaction approved',
+            transactionID: '1336-00000000-0000-0000-0000-000000000001',
+            authCode: '1',
+            authResponseCode: '00',
+            authMessage: 'Approved',
+            receiptNo: '1',
+          }
+        : undefined,
+    ),
   },
   {
     name: 'a refund beyond the capture approved',
     kind: 'arithmetic',
     only: ['processCapture', 'refundCard'],
-    answer: when('refundCard', (_s, g) => (/greater than the amount captured/.test(String(g.responseMessage)) ? { responseCode: '0', responseMessage: 'Transaction approved', transactionID: '1336-00000000-0000-0000-0000-000000000002', authCode: '1', authResponseCode: '00', authMessage: 'Approved' } : undefined)),
+    answer: when('refundCard', (_s, g) =>
+      /greater than the amount captured/.test(String(g.responseMessage))
+        ? {
+            responseCode: '0',
+            responseMessage: 'Transaction approved',
+            transactionID: '1336-00000000-0000-0000-0000-000000000002',
+            authCode: '1',
+            authResponseCode: '00',
+            authMessage: 'Approved',
+          }
+        : undefined,
+    ),
   },
-  { name: 'settlement row with another amount', kind: 'arithmetic', only: ['getSettlement'], bytes: (op, got) => (op.operationId === 'getSettlement' ? rezipSettlement(got, (rows) => rows.map((r, i) => (i === 0 ? r : r.map((v) => (/^\d+\.\d\d$/.test(v) ? '0.01' : v))))) : undefined) },
-  { name: 'settlement file without the transactions', kind: 'arithmetic', only: ['getSettlement'], bytes: (op, got) => (op.operationId === 'getSettlement' ? rezipSettlement(got, (rows) => rows.slice(0, 1)) : undefined) },
+  {
+    name: 'settlement row with another amount',
+    kind: 'arithmetic',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement'
+        ? rezipSettlement(got, (rows) =>
+            rows.map((r, i) => (i === 0 ? r : r.map((v) => (/^\d+\.\d\d$/.test(v) ? '0.01' : v)))),
+          )
+        : undefined,
+  },
+  {
+    name: 'settlement file without the transactions',
+    kind: 'arithmetic',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement' ? rezipSettlement(got, (rows) => rows.slice(0, 1)) : undefined,
+  },
   // State.
   {
     name: 'the card key never rotates',
@@ -87,7 +255,8 @@ export const breaks: Break[] = [
       tokenProcessCard: async (input, context) => {
         const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
         const result = await h.tokenProcessCard(input, context);
-        if (card) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        if (card)
+          await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
         return result;
       },
     }),
@@ -99,7 +268,12 @@ export const breaks: Break[] = [
     handlers: (h, sb) => ({
       tokenProcessCard: async (input, context) => {
         const result = (await h.tokenProcessCard(input, context)) as Json;
-        if (Number(result.responseCode) < 0 && input.body.cardKeyReplace) await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', input.body.cardKeyReplace, input.body.cardID);
+        if (Number(result.responseCode) < 0 && input.body.cardKeyReplace)
+          await sb.store.run(
+            'UPDATE cards SET card_key = ? WHERE card_id = ?',
+            input.body.cardKeyReplace,
+            input.body.cardID,
+          );
         return result as never;
       },
     }),
@@ -110,7 +284,10 @@ export const breaks: Break[] = [
     only: ['processVoid'],
     handlers: (h, sb) => ({
       processCapture: async (input, context) => {
-        await sb.store.run("UPDATE transactions SET status = 'preauth' WHERE id = ? AND status = 'void'", input.body.transactionID);
+        await sb.store.run(
+          "UPDATE transactions SET status = 'preauth' WHERE id = ? AND status = 'void'",
+          input.body.transactionID,
+        );
         return h.processCapture(input, context);
       },
     }),
@@ -119,24 +296,107 @@ export const breaks: Break[] = [
     name: 'a second void approved',
     kind: 'state',
     only: ['processVoid'],
-    answer: when('processVoid', (s, g) => (/already been reversed/.test(String(g.responseMessage)) ? { responseCode: '0', responseMessage: 'Transaction approved', transactionID: String(s?.transactionID), authCode: '1', authResponseCode: '00', authMessage: 'Approved' } : undefined)),
+    answer: when('processVoid', (s, g) =>
+      /already been reversed/.test(String(g.responseMessage))
+        ? {
+            responseCode: '0',
+            responseMessage: 'Transaction approved',
+            transactionID: String(s?.transactionID),
+            authCode: '1',
+            authResponseCode: '00',
+            authMessage: 'Approved',
+          }
+        : undefined,
+    ),
   },
   {
     name: 'a purchase refunded in full refunds again',
     kind: 'state',
     only: ['refundCard'],
-    answer: when('refundCard', (s, g) => (Number(g.responseCode) < 0 && /amount captured/.test(String(g.responseMessage)) ? { responseCode: '0', responseMessage: 'Transaction approved', transactionID: String(s?.transactionID), authCode: '1', authResponseCode: '00', authMessage: 'Approved' } : undefined)),
+    answer: when('refundCard', (s, g) =>
+      Number(g.responseCode) < 0 && /amount captured/.test(String(g.responseMessage))
+        ? {
+            responseCode: '0',
+            responseMessage: 'Transaction approved',
+            transactionID: String(s?.transactionID),
+            authCode: '1',
+            authResponseCode: '00',
+            authMessage: 'Approved',
+          }
+        : undefined,
+    ),
   },
-  { name: 'cardInfo shows other last digits than the card stored', kind: 'state', only: ['cardInfo'], answer: onApproved('cardInfo', (g) => ({ ...g, cardNumberLast: '9999' })) },
-  { name: 'changeExpiry answers success and changes nothing', kind: 'state', only: ['cardInfo'], handlers: () => ({ changeExpiry: () => ({ responseCode: '0', responseMessage: 'Operation successful' }) }) },
-  { name: 'payout attempts in the wrong order', kind: 'state', only: ['getPayoutTransactionStatus'], answer: onApproved('getPayoutTransactionStatus', (g) => ({ ...g, result: { ...g.result, payouts: [...g.result.payouts].reverse() } })) },
-  { name: 'PayTo status not the payment’s', kind: 'state', only: ['getPayToPaymentStatus'], answer: onApproved('getPayToPaymentStatus', (g) => ({ ...g, result: { ...g.result, status: g.result.status === 'approved' ? 'declined' : 'approved' } })) },
+  {
+    name: 'cardInfo shows other last digits than the card stored',
+    kind: 'state',
+    only: ['cardInfo'],
+    answer: onApproved('cardInfo', (g) => ({ ...g, cardNumberLast: '9999' })),
+  },
+  {
+    name: 'changeExpiry answers success and changes nothing',
+    kind: 'state',
+    only: ['cardInfo'],
+    handlers: () => ({ changeExpiry: () => ({ responseCode: '0', responseMessage: 'Operation successful' }) }),
+  },
+  {
+    name: 'payout attempts in the wrong order',
+    kind: 'state',
+    only: ['getPayoutTransactionStatus'],
+    answer: onApproved('getPayoutTransactionStatus', (g) => ({
+      ...g,
+      result: { ...g.result, payouts: [...g.result.payouts].reverse() },
+    })),
+  },
+  {
+    name: 'PayTo status not the payment’s',
+    kind: 'state',
+    only: ['getPayToPaymentStatus'],
+    answer: onApproved('getPayToPaymentStatus', (g) => ({
+      ...g,
+      result: { ...g.result, status: g.result.status === 'approved' ? 'declined' : 'approved' },
+    })),
+  },
   // Refusals.
-  { name: 'a missing field refused with -2 instead of -3', kind: 'refusal', only: ['processCapture'], answer: refusal((g) => (g.responseCode === '-3' ? { ...g, responseCode: '-2' } : undefined)) },
-  { name: 'bad credentials refused with -2 instead of -1', kind: 'refusal', only: ['processCapture'], answer: refusal((g) => (g.responseCode === '-1' ? { ...g, responseCode: '-2' } : undefined)) },
-  { name: 'a refusal answered with HTTP 500', kind: 'refusal', only: ['processCapture'], answer: refusal((g) => ({ status: 500, json: g })) },
-  { name: 'a refusal that does not name the field', kind: 'refusal', only: ['processCapture'], answer: refusal((g) => ({ ...g, responseMessage: 'Invalid request' })) },
-  { name: 'an invalid field approved', kind: 'refusal', only: ['getSurcharge'], answer: when('getSurcharge', (_s, g) => (g.responseCode === '-2' ? { responseCode: '0', responseMessage: 'Operation successful', transactionAmount: '1.00', surchargeAmount: '0.00', totalAmount: '1.00' } : undefined)) },
+  {
+    name: 'a missing field refused with -2 instead of -3',
+    kind: 'refusal',
+    only: ['processCapture'],
+    answer: refusal((g) => (g.responseCode === '-3' ? { ...g, responseCode: '-2' } : undefined)),
+  },
+  {
+    name: 'bad credentials refused with -2 instead of -1',
+    kind: 'refusal',
+    only: ['processCapture'],
+    answer: refusal((g) => (g.responseCode === '-1' ? { ...g, responseCode: '-2' } : undefined)),
+  },
+  {
+    name: 'a refusal answered with HTTP 500',
+    kind: 'refusal',
+    only: ['processCapture'],
+    answer: refusal((g) => ({ status: 500, json: g })),
+  },
+  {
+    name: 'a refusal that does not name the field',
+    kind: 'refusal',
+    only: ['processCapture'],
+    answer: refusal((g) => ({ ...g, responseMessage: 'Invalid request' })),
+  },
+  {
+    name: 'an invalid field approved',
+    kind: 'refusal',
+    only: ['getSurcharge'],
+    answer: when('getSurcharge', (_s, g) =>
+      g.responseCode === '-2'
+        ? {
+            responseCode: '0',
+            responseMessage: 'Operation successful',
+            transactionAmount: '1.00',
+            surchargeAmount: '0.00',
+            totalAmount: '1.00',
+          }
+        : undefined,
+    ),
+  },
 ];
 
 /** The sandbox with one break: a proxy in front for answers, wrapped handlers for behaviour. */
@@ -156,37 +416,41 @@ export async function brokenSandbox(b: Break): Promise<{ server: http.Server; cl
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const address = inner.address() as { port: number };
-      const upstream = http.request({ host: '127.0.0.1', port: address.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (c: Buffer) => parts.push(c));
-        answer.on('end', () => {
-          let body: Buffer = Buffer.concat(parts);
-          let status = answer.statusCode ?? 500;
-          const type = answer.headers['content-type'] ?? '';
-          let sent: Json | undefined;
-          try {
-            sent = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-          } catch {
-            sent = undefined;
-          }
-          const routed = route(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!);
-          const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
-          const op = chosen && 'op' in chosen ? chosen.op : undefined;
-          if (op && type.startsWith('application/json') && b.answer) {
-            const changed = b.answer(op, sent, JSON.parse(body.toString('utf8')));
-            if (changed) {
-              const next = 'status' in changed && 'json' in changed ? changed : { status, json: changed };
-              status = next.status as number;
-              body = Buffer.from(JSON.stringify(next.json));
+      const upstream = http.request(
+        { host: '127.0.0.1', port: address.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            let body: Buffer = Buffer.concat(parts);
+            let status = answer.statusCode ?? 500;
+            const type = answer.headers['content-type'] ?? '';
+            let sent: Json | undefined;
+            try {
+              sent = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+            } catch {
+              sent = undefined;
             }
-          } else if (op && b.bytes && !type.startsWith('application/json')) {
-            const changed = b.bytes(op, new Uint8Array(body));
-            if (changed) body = Buffer.from(changed);
-          }
-          res.writeHead(status, { 'content-type': type, 'content-length': body.length });
-          res.end(body);
-        });
-      });
+            const routed = route(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!);
+            const chosen =
+              'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
+            const op = chosen && 'op' in chosen ? chosen.op : undefined;
+            if (op && type.startsWith('application/json') && b.answer) {
+              const changed = b.answer(op, sent, JSON.parse(body.toString('utf8')));
+              if (changed) {
+                const next = 'status' in changed && 'json' in changed ? changed : { status, json: changed };
+                status = next.status as number;
+                body = Buffer.from(JSON.stringify(next.json));
+              }
+            } else if (op && b.bytes && !type.startsWith('application/json')) {
+              const changed = b.bytes(op, new Uint8Array(body));
+              if (changed) body = Buffer.from(changed);
+            }
+            res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+            res.end(body);
+          });
+        },
+      );
       upstream.on('error', () => {
         res.writeHead(502);
         res.end();

@@ -17,6 +17,15 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: ensureChromium(),
     // No background traffic: this machine's network is closed, and the docs must need none.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

@@ -22,7 +22,10 @@ export interface DroppingProxy {
   close(): Promise<void>;
 }
 
-export async function startDroppingProxy(target: string, plan: (name: string, body: Record<string, unknown>, seen: Seen[]) => Fate): Promise<DroppingProxy> {
+export async function startDroppingProxy(
+  target: string,
+  plan: (name: string, body: Record<string, unknown>, seen: Seen[]) => Fate,
+): Promise<DroppingProxy> {
   const seen: Seen[] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -36,8 +39,14 @@ export async function startDroppingProxy(target: string, plan: (name: string, bo
     const entry: Seen = { name, body, fate: plan(name, body, seen) };
     seen.push(entry);
     if (entry.fate === 'dropBefore') return void req.socket.destroy();
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length' && k !== 'connection')) as Record<string, string>;
-    const answer = await fetch(`${target}${req.url}`, { method: req.method!, headers, ...(text ? { body: text } : {}) });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length' && k !== 'connection'),
+    ) as Record<string, string>;
+    const answer = await fetch(`${target}${req.url}`, {
+      method: req.method!,
+      headers,
+      ...(text ? { body: text } : {}),
+    });
     entry.answered = await answer.text();
     if (entry.fate === 'dropAfter') return void req.socket.destroy();
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });

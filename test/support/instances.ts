@@ -22,7 +22,8 @@ const MAIN = path.join(ROOT, 'sandbox/main.ts');
 const BROKEN = path.join(ROOT, 'test/support/broken-instance.ts');
 
 export const PG_URL = process.env.PGW_TEST_DATABASE_URL;
-export const SKIP_PG = 'skipped: set PGW_TEST_DATABASE_URL to a PostgreSQL database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
+export const SKIP_PG =
+  'skipped: set PGW_TEST_DATABASE_URL to a PostgreSQL database the tests may create databases in (scripts/postgres/ensure.sh prints one)';
 
 /** The credentials every new sandbox database is seeded with (the spec's x-sandbox ones). */
 export interface Credentials {
@@ -42,7 +43,11 @@ export interface Database {
 /** A new SQLite file in a new temporary folder. */
 export function sqliteDatabase(): Database {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-instances-'));
-  return { kind: 'sqlite', url: path.join(dir, 'shared.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    kind: 'sqlite',
+    url: path.join(dir, 'shared.db'),
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -76,7 +81,8 @@ export interface Instance {
   exited: boolean;
 }
 
-const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)));
+const clean = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)));
 
 /** Starts one instance on `db` and waits for its banner (it listens once the banner is printed). */
 export interface InstanceOptions {
@@ -85,11 +91,24 @@ export interface InstanceOptions {
   env?: Record<string, string>;
 }
 
-export function startInstance(index: number, db: Database, key: string, options: InstanceOptions = {}): Promise<Instance> {
+export function startInstance(
+  index: number,
+  db: Database,
+  key: string,
+  options: InstanceOptions = {},
+): Promise<Instance> {
   const script = options.broken ? BROKEN : MAIN;
   const child = spawn(NODE, [script], {
     cwd: db.kind === 'sqlite' ? path.dirname(db.url) : os.tmpdir(),
-    env: { ...clean(), PGW_DB: db.url, PORT: '0', PGW_SANDBOX_DATA_KEY: key, PGW_QUIET: '1', ...(options.broken ? { PGW_BROKEN_RULE: options.broken } : {}), ...options.env },
+    env: {
+      ...clean(),
+      PGW_DB: db.url,
+      PORT: '0',
+      PGW_SANDBOX_DATA_KEY: key,
+      PGW_QUIET: '1',
+      ...(options.broken ? { PGW_BROKEN_RULE: options.broken } : {}),
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -112,7 +131,9 @@ export function startInstance(index: number, db: Database, key: string, options:
         resolve(instance);
       }
     });
-    child.once('exit', (code, signal) => fail(new Error(`instance ${index} exited (${code ?? signal}) before it listened: ${out.trim()}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`instance ${index} exited (${code ?? signal}) before it listened: ${out.trim()}`)),
+    );
   });
 }
 
@@ -125,7 +146,8 @@ export async function untilAnswers(instance: Instance, timeoutMs = 30_000): Prom
       await r.body?.cancel();
       if (r.status === 200) return;
     } catch {}
-    if (Date.now() > deadline) throw new Error(`instance ${instance.index} at ${instance.base} does not answer: ${instance.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`instance ${instance.index} at ${instance.base} does not answer: ${instance.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -148,7 +170,12 @@ export interface Deployment {
  * `count` instances on `db`: the first one makes the schema and seeds the accounts, the others start
  * on it (together: instances restarted by an orchestrator start at once), then each must answer.
  */
-export async function startDeployment(db: Database, credentials: Credentials, count = 3, options: InstanceOptions = {}): Promise<Deployment> {
+export async function startDeployment(
+  db: Database,
+  credentials: Credentials,
+  count = 3,
+  options: InstanceOptions = {},
+): Promise<Deployment> {
   const key = randomBytes(32).toString('base64');
   const instances: Instance[] = [];
   const stop = async () => {
@@ -157,7 +184,9 @@ export async function startDeployment(db: Database, credentials: Credentials, co
   };
   try {
     instances.push(await startInstance(0, db, key, options));
-    instances.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => startInstance(i + 1, db, key, options)))));
+    instances.push(
+      ...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => startInstance(i + 1, db, key, options)))),
+    );
     await Promise.all(instances.map((i) => untilAnswers(i)));
   } catch (error) {
     await stop();
@@ -173,7 +202,9 @@ export async function startDeployment(db: Database, credentials: Credentials, co
       timeoutMs: 60_000,
     }),
   );
-  const controls = instances.map((i) => createControlClient({ baseUrl: i.base, accountId: credentials.merchantUUID, apiKey: credentials.apiKey }));
+  const controls = instances.map((i) =>
+    createControlClient({ baseUrl: i.base, accountId: credentials.merchantUUID, apiKey: credentials.apiKey }),
+  );
   return { db, instances, clients, controls, credentials, spread: (i) => clients[i % clients.length]!, stop };
 }
 

@@ -13,7 +13,11 @@ export interface SandboxProcess {
 }
 
 export function startSandboxProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, ['sandbox/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['sandbox/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -23,7 +27,10 @@ export function startSandboxProcess(env: Record<string, string>, timeoutMs = 60_
       child.kill('SIGKILL');
       reject(error);
     };
-    const timer = setTimeout(() => fail(new Error(`the sandbox printed no banner within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`the sandbox printed no banner within ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', () => {
       const m = /sandbox on (http:\/\/\S+)/.exec(out);
       if (!m) return;
@@ -31,6 +38,8 @@ export function startSandboxProcess(env: Record<string, string>, timeoutMs = 60_
       child.removeAllListeners('exit');
       resolve({ child, base: m[1]!, output: () => out });
     });
-    child.once('exit', (code, signal) => fail(new Error(`the sandbox exited (${code ?? signal}) before it listened:\n${out}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`the sandbox exited (${code ?? signal}) before it listened:\n${out}`)),
+    );
   });
 }

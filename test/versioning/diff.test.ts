@@ -2,7 +2,14 @@
 // with the verdict a client team and a server team would give it. Redocly's own rating is the
 // outside opinion: where a change travels on one side only, it must agree with ours for clients.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { diffDocs, npmVersionArgument, versionStep, workingTree, type Change, type DiffReport } from '../../scripts/diff/index.ts';
+import {
+  diffDocs,
+  npmVersionArgument,
+  versionStep,
+  workingTree,
+  type Change,
+  type DiffReport,
+} from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
 import type { Doc, DocNode } from '../../scripts/lib/contract.ts';
 
@@ -12,7 +19,10 @@ let alternative: string;
 
 const find = (kind: string, test: (c: Change) => boolean = () => true): Change => {
   const found = report.changes.filter((c) => c.kind === kind && test(c));
-  expect(found, `${kind} in\n${report.changes.map((c) => `${c.kind} ${c.operations.join(',')} ${c.message}`).join('\n')}`).toHaveLength(1);
+  expect(
+    found,
+    `${kind} in\n${report.changes.map((c) => `${c.kind} ${c.operations.join(',')} ${c.message}`).join('\n')}`,
+  ).toHaveLength(1);
   return found[0]!;
 };
 const on = (op: string) => (c: Change) => c.operations.includes(op);
@@ -57,10 +67,15 @@ beforeAll(async () => {
   rev.components.securitySchemes.SvcApiKey.name = 'SVC-API-TOKEN'; //               17 credential header renamed
   s.ProcessAuthRequest.description = 'Reworded.'; //                                18 prose only
   // 19 another accepted form, on a recipe that has none yet
-  alternative = Object.keys(base['x-hash-recipes']).find((name) => !base['x-hash-recipes'][name]?.legacy && name !== 'transaction')!;
+  alternative = Object.keys(base['x-hash-recipes']).find(
+    (name) => !base['x-hash-recipes'][name]?.legacy && name !== 'transaction',
+  )!;
   rev['x-hash-recipes'][alternative].legacy = { parts: [{ secret: 'passphrase' }, { field: 'merchantUUID' }] };
   s.NotUsedYet = { type: 'string' }; //                                             20 a component nothing uses
-  report = await diffDocs({ label: 'spec', doc: base, version: '0.1.0' }, { label: 'changed copy', doc: rev as Doc, version: '0.1.1' });
+  report = await diffDocs(
+    { label: 'spec', doc: base, version: '0.1.0' },
+    { label: 'changed copy', doc: rev as Doc, version: '0.1.1' },
+  );
 });
 
 describe('npm run diff: verdicts for clients and servers', () => {
@@ -86,7 +101,11 @@ describe('npm run diff: verdicts for clients and servers', () => {
     const result = find('result-enum-widened', on('cardInfo'));
     expect(verdictOf(result)).toEqual({ clients: true, servers: false, bump: 'major' });
     expect(result.redocly).toBe('major');
-    expect(verdictOf(find('request-enum-widened', on('addMerchant')))).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(verdictOf(find('request-enum-widened', on('addMerchant')))).toEqual({
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
   });
   it('a tighter limit on a field of requests and results breaks both (Redocly sees one side only)', () => {
     const c = find('shared-limit-changed', at('#/components/schemas/TransactionID/maxLength'));
@@ -94,27 +113,59 @@ describe('npm run diff: verdicts for clients and servers', () => {
     expect(c.operations).toEqual(expect.arrayContaining(['processCapture', 'queryCard', 'processCard']));
   });
   it('an optional request field is minor: clients need not send it, servers must accept it', () => {
-    expect(verdictOf(find('request-field-added', on('processCapture')))).toEqual({ clients: false, servers: true, bump: 'minor' });
+    expect(verdictOf(find('request-field-added', on('processCapture')))).toEqual({
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
   });
   it('an optional result field is minor and breaks nobody', () => {
-    expect(verdictOf(find('result-field-added', on('processCapture')))).toEqual({ clients: false, servers: false, bump: 'minor' });
+    expect(verdictOf(find('result-field-added', on('processCapture')))).toEqual({
+      clients: false,
+      servers: false,
+      bump: 'minor',
+    });
   });
   it('a type change breaks both sides', () => {
-    expect(verdictOf(find('shared-type-changed', at('#/components/schemas/BatchUUID/type')))).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(verdictOf(find('shared-type-changed', at('#/components/schemas/BatchUUID/type')))).toEqual({
+      clients: true,
+      servers: true,
+      bump: 'major',
+    });
   });
   it('a removed method of a shared path breaks clients, once, by name', () => {
-    expect(verdictOf(find('method-removed', on('processVoid')))).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(verdictOf(find('method-removed', on('processVoid')))).toEqual({
+      clients: true,
+      servers: false,
+      bump: 'major',
+    });
     expect(report.changes.filter((c) => c.pointer?.includes('/oneOf/'))).toEqual([]);
   });
   it('a method answering another result (x-methods) breaks both', () => {
-    expect(verdictOf(find('result-schema-changed', on('refundCard')))).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(verdictOf(find('result-schema-changed', on('refundCard')))).toEqual({
+      clients: true,
+      servers: true,
+      bump: 'major',
+    });
   });
   it('a removed operation breaks clients', () => {
-    expect(verdictOf(find('operation-removed', on('createAgreement')))).toEqual({ clients: true, servers: false, bump: 'major' });
+    expect(verdictOf(find('operation-removed', on('createAgreement')))).toEqual({
+      clients: true,
+      servers: false,
+      bump: 'major',
+    });
   });
   it('credentials: a header no longer required is for servers; body credentials added break both', () => {
-    expect(verdictOf(find('credential-header-removed', on('createPayId')))).toEqual({ clients: false, servers: true, bump: 'minor' });
-    expect(verdictOf(find('credentials-added', on('queryCard')))).toEqual({ clients: true, servers: true, bump: 'major' });
+    expect(verdictOf(find('credential-header-removed', on('createPayId')))).toEqual({
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
+    expect(verdictOf(find('credentials-added', on('queryCard')))).toEqual({
+      clients: true,
+      servers: true,
+      bump: 'major',
+    });
     expect(verdictOf(find('credential-header-renamed'))).toEqual({ clients: true, servers: true, bump: 'major' });
   });
   it('a changed hash recipe breaks every operation signed by it', () => {
@@ -129,10 +180,18 @@ describe('npm run diff: verdicts for clients and servers', () => {
     expect(c.message).toContain('legacy added');
   });
   it('a component nothing uses yet is no change on the wire', () => {
-    expect(verdictOf(find('documentation', at('#/components/schemas/NotUsedYet')))).toEqual({ clients: false, servers: false, bump: 'patch' });
+    expect(verdictOf(find('documentation', at('#/components/schemas/NotUsedYet')))).toEqual({
+      clients: false,
+      servers: false,
+      bump: 'patch',
+    });
   });
   it('prose is a patch', () => {
-    expect(verdictOf(find('documentation', at('#/components/schemas/ProcessAuthRequest/description')))).toEqual({ clients: false, servers: false, bump: 'patch' });
+    expect(verdictOf(find('documentation', at('#/components/schemas/ProcessAuthRequest/description')))).toEqual({
+      clients: false,
+      servers: false,
+      bump: 'patch',
+    });
   });
   it('the whole needs a major version, and 0.1.0 -> 0.1.1 fails the check', () => {
     expect(report.bump).toBe('major');
@@ -140,7 +199,10 @@ describe('npm run diff: verdicts for clients and servers', () => {
     expect(report.needed).toBe('minor');
   });
   it('an unchanged spec has no changes', async () => {
-    const same = await diffDocs({ label: 'a', doc: base, version: '0.1.0' }, { label: 'b', doc: structuredClone(base), version: '0.1.0' });
+    const same = await diffDocs(
+      { label: 'a', doc: base, version: '0.1.0' },
+      { label: 'b', doc: structuredClone(base), version: '0.1.0' },
+    );
     expect(same.changes).toEqual([]);
   });
 });

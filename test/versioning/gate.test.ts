@@ -12,11 +12,13 @@ import { lastRelease, load, releaseSnapshot, workingTree } from '../../scripts/d
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const diff = (args: string[]) => run(process.execPath, ['scripts/diff/run.ts', ...args], { cwd: ROOT, maxBuffer: 32 << 20 });
+const diff = (args: string[]) =>
+  run(process.execPath, ['scripts/diff/run.ts', ...args], { cwd: ROOT, maxBuffer: 32 << 20 });
 const gitCheckout = existsSync(path.join(ROOT, '.git'));
 /** The commit release 0.1.0 was cut from, as CHANGELOG.md records it. */
 const RELEASE_0_1_0 = '8f19ff5dfad6354cc1cd77bd308e4674a0cb4bc2';
-const hasCommit = (commit: string) => gitCheckout && spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT }).status === 0;
+const hasCommit = (commit: string) =>
+  gitCheckout && spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT }).status === 0;
 
 describe('breaking-change gate', () => {
   // No git history needed: CI's shallow clone has none, and this test failed there before releases/.
@@ -30,20 +32,26 @@ describe('breaking-change gate', () => {
     }
   });
 
-  it.skipIf(!hasCommit(RELEASE_0_1_0))('the release snapshot is the bundled document of the commit the release was cut from', async () => {
-    const snapshot = await load(releaseSnapshot('0.1.0'));
-    const cut = await load(RELEASE_0_1_0);
-    expect(snapshot.version).toBe('0.1.0');
-    expect(cut.version).toBe('0.1.0');
-    expect(snapshot.doc).toEqual(cut.doc);
-  });
+  it.skipIf(!hasCommit(RELEASE_0_1_0))(
+    'the release snapshot is the bundled document of the commit the release was cut from',
+    async () => {
+      const snapshot = await load(releaseSnapshot('0.1.0'));
+      const cut = await load(RELEASE_0_1_0);
+      expect(snapshot.version).toBe('0.1.0');
+      expect(cut.version).toBe('0.1.0');
+      expect(snapshot.doc).toEqual(cut.doc);
+    },
+  );
 
-  it.skipIf(!gitCheckout)('reads any git ref as its base, bundling that ref\'s own spec (HEAD: the committed spec)', async () => {
-    const { stdout } = await diff(['--base', 'HEAD', '--format', 'json']);
-    const report = JSON.parse(stdout);
-    expect(report.base.label).toMatch(/^HEAD \([0-9a-f]{7}\)$/);
-    expect(report.base.api).toBe('2.0');
-  });
+  it.skipIf(!gitCheckout)(
+    "reads any git ref as its base, bundling that ref's own spec (HEAD: the committed spec)",
+    async () => {
+      const { stdout } = await diff(['--base', 'HEAD', '--format', 'json']);
+      const report = JSON.parse(stdout);
+      expect(report.base.label).toMatch(/^HEAD \([0-9a-f]{7}\)$/);
+      expect(report.base.api).toBe('2.0');
+    },
+  );
 
   it('fails when a breaking change comes without the version step it needs', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-gate-'));
@@ -52,9 +60,19 @@ describe('breaking-change gate', () => {
       const older = structuredClone(doc);
       // The release had one more method: the working tree removed it.
       const post = older.paths['/post'].post;
-      post['x-methods'].retiredMethod = { ...post['x-methods'].processVoid, operationId: 'retiredMethod', summary: 'Retired' };
+      post['x-methods'].retiredMethod = {
+        ...post['x-methods'].processVoid,
+        operationId: 'retiredMethod',
+        summary: 'Retired',
+      };
       await writeFile(path.join(dir, 'release.json'), JSON.stringify(older));
-      const failed = await diff(['--base', path.join(dir, 'release.json'), '--base-version', version!, '--check-version']).then(
+      const failed = await diff([
+        '--base',
+        path.join(dir, 'release.json'),
+        '--base-version',
+        version!,
+        '--check-version',
+      ]).then(
         () => undefined,
         (error) => error,
       );
@@ -64,7 +82,8 @@ describe('breaking-change gate', () => {
       // The same change after the step it needs passes.
       const [major, minor] = version!.split('.').map(Number);
       const stepped = major === 0 ? `0.${Math.max(0, minor! - 1)}.0` : `${major! - 1}.0.0`;
-      if (stepped !== version) await diff(['--base', path.join(dir, 'release.json'), '--base-version', stepped, '--check-version']);
+      if (stepped !== version)
+        await diff(['--base', path.join(dir, 'release.json'), '--base-version', stepped, '--check-version']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -81,9 +100,12 @@ describe('breaking-change gate', () => {
 describe('release: npm version moves Unreleased under the new version', () => {
   it('the Unreleased section becomes the version, dated, above the previous ones', async () => {
     const { releaseChangelog } = await import('../../scripts/diff/release-changelog.ts');
-    const before = '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n';
+    const before =
+      '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n';
     const after = releaseChangelog(before, '0.2.0', '2026-12-01');
-    expect(after).toBe('# Changelog\n\nIntro.\n\n## [Unreleased]\n\n## [0.2.0] - 2026-12-01\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n');
+    expect(after).toBe(
+      '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n## [0.2.0] - 2026-12-01\n\n### Added\n- a thing\n\n## [0.1.0] - 2026-11-23\n\nFirst.\n',
+    );
     expect(() => releaseChangelog(after, '0.3.0', '2026-12-02')).toThrow(/empty/);
     expect(() => releaseChangelog(before, '0.1.0', '2026-12-02')).toThrow(/already/);
   });

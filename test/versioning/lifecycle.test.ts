@@ -16,7 +16,8 @@ const json = async (file: string) => JSON.parse(await readFile(path.join(ROOT, f
 function marked(node: unknown, at: string, out: { at: string; node: Record<string, any> }[] = []) {
   if (!node || typeof node !== 'object') return out;
   const record = node as Record<string, any>;
-  if (!Array.isArray(node) && ['x-added-in', 'x-deprecated-in', 'x-removal'].some((k) => k in record)) out.push({ at, node: record });
+  if (!Array.isArray(node) && ['x-added-in', 'x-deprecated-in', 'x-removal'].some((k) => k in record))
+    out.push({ at, node: record });
   for (const [k, v] of Object.entries(record)) marked(v, `${at}/${k}`, out);
   return out;
 }
@@ -29,14 +30,17 @@ describe('lifecycle marks', async () => {
   const marks = marked(doc, '#');
 
   it('the deprecated payout alias carries them', () => {
-    expect(marks.map((m) => m.at)).toContain('#/paths/~1payout~1{payoutId}~1transaction~1{transactionId}~1status/post'.replace(/~1/g, '/'));
+    expect(marks.map((m) => m.at)).toContain(
+      '#/paths/~1payout~1{payoutId}~1transaction~1{transactionId}~1status/post'.replace(/~1/g, '/'),
+    );
   });
 
   it.each(marks.map((m) => [m.at, m.node] as const))('%s', (_at, node) => {
     const own = Object.fromEntries(Object.entries(node).filter(([k]) => k.startsWith('x-')));
     expect(validate(own), JSON.stringify(validate.errors)).toBe(true);
     for (const key of ['x-added-in', 'x-deprecated-in'] as const) {
-      if (node[key]) expect(semver.lte(node[key], pkg.version), `${key} ${node[key]} is after ${pkg.version}`).toBe(true);
+      if (node[key])
+        expect(semver.lte(node[key], pkg.version), `${key} ${node[key]} is after ${pkg.version}`).toBe(true);
     }
     if (node['x-removal']) expect(versionStep(node['x-deprecated-in'], node['x-removal'])).toBe('major');
     if (node['x-deprecated-in'] && (node.responses || node.operationId)) expect(node.deprecated).toBe(true);

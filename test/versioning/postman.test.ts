@@ -26,14 +26,21 @@ afterAll(() => {
   for (const child of children) child.kill('SIGTERM');
 });
 
-const countRequests = (items: any[]): number => items.reduce((n, item) => n + (item.item ? countRequests(item.item) : 1), 0);
+const countRequests = (items: any[]): number =>
+  items.reduce((n, item) => n + (item.item ? countRequests(item.item) : 1), 0);
 
 async function runCollection(baseUrl: string) {
   const collection = JSON.parse(await readFile(path.join(ROOT, 'generated/postman.json'), 'utf8'));
   const summary = await new Promise<any>((resolve, reject) =>
-    newman.run({ collection, envVar: [{ key: 'baseUrl', value: baseUrl }], reporters: [] }, (error, s) => (error ? reject(error) : resolve(s))),
+    newman.run({ collection, envVar: [{ key: 'baseUrl', value: baseUrl }], reporters: [] }, (error, s) =>
+      error ? reject(error) : resolve(s),
+    ),
   );
-  return { collection, summary, failures: summary.run.failures.map((f: any) => `${f.source?.name}: ${f.error?.test ?? ''} ${f.error?.message}`) };
+  return {
+    collection,
+    summary,
+    failures: summary.run.failures.map((f: any) => `${f.source?.name}: ${f.error?.test ?? ''} ${f.error?.message}`),
+  };
 }
 
 describe('generated/postman.json', () => {
@@ -51,7 +58,11 @@ describe('generated/postman.json', () => {
     let expected = 0;
     for (const item of Object.values<any>(operations.paths)) {
       for (const op of Object.values<any>(item)) {
-        const ids: string[] = op?.['x-methods'] ? Object.values<any>(op['x-methods']).map((d) => d.operationId) : op?.['x-operation'] ? [op.operationId] : [];
+        const ids: string[] = op?.['x-methods']
+          ? Object.values<any>(op['x-methods']).map((d) => d.operationId)
+          : op?.['x-operation']
+            ? [op.operationId]
+            : [];
         for (const id of ids) expect(names).toContain(id);
         expected += ids.length;
       }
@@ -59,13 +70,14 @@ describe('generated/postman.json', () => {
     expect(names.size).toBe(expected);
   });
 
-  it('through Prism\'s validating proxy, no request and no answer breaks the spec', async () => {
+  it("through Prism's validating proxy, no request and no answer breaks the spec", async () => {
     const violations: string[] = [];
     const proxy = await startMock({
       port: 0,
       host: '127.0.0.1',
       proxy: await startSandbox(),
-      onViolation: (request, found) => violations.push(...found.map((v) => `${request}: ${v.location.join('.')}: ${v.message}`)),
+      onViolation: (request, found) =>
+        violations.push(...found.map((v) => `${request}: ${v.location.join('.')}: ${v.message}`)),
     });
     try {
       const { summary, failures } = await runCollection(proxy.url);

@@ -12,8 +12,16 @@ let t: TestSandbox;
 const children: ChildProcess[] = [];
 
 /** Starts `node args…`, collecting its output; resolves when a line matches `until` (or it exits). */
-function node(args: string[], env: Record<string, string> = {}, until?: RegExp): { out: string[]; ready: Promise<string>; exited: Promise<number> } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function node(
+  args: string[],
+  env: Record<string, string> = {},
+  until?: RegExp,
+): { out: string[]; ready: Promise<string>; exited: Promise<number> } {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const out: string[] = [];
   let resolveReady: (line: string) => void;
@@ -45,37 +53,74 @@ afterAll(async () => {
 
 describe('README walkthrough', () => {
   it('shows the example files as they are', () => {
-    expect(readme).toContain(readFileSync(path.join(ROOT, 'examples/hooks-app.ts'), 'utf8').trimEnd().replace("from '../runtime/notifications.ts'", "from 'payment-gateway-contract/notifications'"));
-    expect(readme).toContain(readFileSync(path.join(ROOT, 'examples/purchase-retry.ts'), 'utf8').trimEnd().replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"));
+    expect(readme).toContain(
+      readFileSync(path.join(ROOT, 'examples/hooks-app.ts'), 'utf8')
+        .trimEnd()
+        .replace("from '../runtime/notifications.ts'", "from 'payment-gateway-contract/notifications'"),
+    );
+    expect(readme).toContain(
+      readFileSync(path.join(ROOT, 'examples/purchase-retry.ts'), 'utf8')
+        .trimEnd()
+        .replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"),
+    );
   });
 
   it('a payout-returned notification reaches the app through listen, verified', async () => {
-    for (const command of ['PORT=3000 node examples/hooks-app.ts', 'node cli/commands/listen.ts --forward-to http://127.0.0.1:3000/hooks', 'node cli/commands/trigger.ts payoutReturned']) expect(readme).toContain(command);
+    for (const command of [
+      'PORT=3000 node examples/hooks-app.ts',
+      'node cli/commands/listen.ts --forward-to http://127.0.0.1:3000/hooks',
+      'node cli/commands/trigger.ts payoutReturned',
+    ])
+      expect(readme).toContain(command);
     const app = node(['examples/hooks-app.ts'], { PORT: '0' }, /^hooks on /);
     const hooks = (await app.ready).replace('hooks on ', '');
     expect(hooks).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks$/);
-    const listen = node(['cli/commands/listen.ts', '--forward-to', hooks, '--base', t.base, '--count', '2'], {}, /^Forwarding/);
+    const listen = node(
+      ['cli/commands/listen.ts', '--forward-to', hooks, '--base', t.base, '--count', '2'],
+      {},
+      /^Forwarding/,
+    );
     await listen.ready;
     const trigger = node(['cli/commands/trigger.ts', 'payoutReturned', '--base', t.base]);
     expect(await trigger.exited).toBe(0);
-    expect(trigger.out[0]).toMatch(/^payoutReturned: createPayouts TRIG-\w+ to BSB 802950 account 13131313 -> responseCode 0/);
+    expect(trigger.out[0]).toMatch(
+      /^payoutReturned: createPayouts TRIG-\w+ to BSB 802950 account 13131313 -> responseCode 0/,
+    );
     // The same notification again (Resend Notifications): the app handles it once.
     const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
     await t.client.payouts.resendNotifications(payoutId);
     expect(await listen.exited).toBe(0);
     expect(listen.out.filter((l) => l.startsWith('#'))).toEqual([
-      expect.stringMatching(new RegExp(`^#\\d+ payoutTransaction \\(payoutReturned\\) PTX-\\w+ -> POST ${hooks} -> 200 OK handled \\[\\d+ ms\\]$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^#\\d+ payoutTransaction \\(payoutReturned\\) PTX-\\w+ -> POST ${hooks} -> 200 OK handled \\[\\d+ ms\\]$`,
+        ),
+      ),
       expect.stringMatching(/ -> 200 OK duplicate \[\d+ ms\]$/),
     ]);
     // Handlers of the webhook run first, then those of its kind; the repeat calls neither.
-    expect(app.out).toEqual([`hooks on ${hooks}`, `payout ${payoutId}: returned`, expect.stringMatching(/^payout returned: TRIG-\w+-1, 1.5 to Trigger Payee$/)]);
+    expect(app.out).toEqual([
+      `hooks on ${hooks}`,
+      `payout ${payoutId}: returned`,
+      expect.stringMatching(/^payout returned: TRIG-\w+-1, 1.5 to Trigger Payee$/),
+    ]);
   }, 30_000);
 
   it('a purchase whose answer is lost is retried without a second charge', async () => {
     expect(readme).toContain('node examples/purchase-retry.ts');
     const purchase = node(['examples/purchase-retry.ts'], { GATEWAY_URL: t.base, ORDER: 'ORDER-1001' });
     expect(await purchase.exited).toBe(0);
-    expect(purchase.out.filter(Boolean)).toEqual(['processCard: try 1 -> lookup', 'processCard: try 2 -> recovered', 'answer lost; queryCard found ORDER-1001: paid, not sent again']);
-    expect(Number((await t.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = 'ORDER-1001' AND kind = 'purchase'"))!.n)).toBe(1);
+    expect(purchase.out.filter(Boolean)).toEqual([
+      'processCard: try 1 -> lookup',
+      'processCard: try 2 -> recovered',
+      'answer lost; queryCard found ORDER-1001: paid, not sent again',
+    ]);
+    expect(
+      Number(
+        (await t.sandbox.store.get(
+          "SELECT count(*) AS n FROM transactions WHERE reference = 'ORDER-1001' AND kind = 'purchase'",
+        ))!.n,
+      ),
+    ).toBe(1);
   }, 30_000);
 });
