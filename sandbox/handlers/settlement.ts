@@ -12,7 +12,9 @@ type H = GatewayHandlers<HandlerContext>;
 
 /** A merchant's settled card transactions between two days, in the settlement file's order. */
 export const SETTLEMENT_ROWS =
-  "SELECT * FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid";
+  // Only the columns the file is made of: a million rows read are a million objects made, and a
+  // smaller one is less garbage for the collector while the export runs.
+  "SELECT id, reference, status, amount, currency, card_type, masked_pan, settled_date, product FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid";
 
 /** The sandbox's fee on settled card transactions, in basis points. */
 const FEE_BP = 180;
