@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildRequest, operation } from '../contract/index.ts';
+import { merchant, purchaseBody } from './purchase.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -42,13 +43,6 @@ if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--sto
 if (counts.some((n) => !Number.isInteger(n) || n < 1))
   throw new Error('--instances is a list of instance counts, e.g. 1,2,3');
 
-// The sandbox's seeded merchant: the spec's x-sandbox credentials (every new database is seeded with them).
-const sandbox = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8')).info['x-sandbox'] as {
-  merchantUUID: string;
-  apiKey: string;
-  passphrase: string;
-};
-const merchant = { merchantUUID: sandbox.merchantUUID, apiKey: sandbox.apiKey };
 function signed(operationId: string, body: Record<string, unknown>) {
   const op = operation(operationId);
   const r = buildRequest(op, { body, signBody: true });
@@ -59,24 +53,7 @@ function signed(operationId: string, body: Record<string, unknown>) {
     body: r.body as string,
   };
 }
-const purchase = signed('processCard', {
-  method: 'processCard',
-  ...merchant,
-  transactionAmount: '1.00',
-  transactionCurrency: 'AUD',
-  transactionProduct: 'x',
-  customerName: 'Jane',
-  customerCountry: 'AU',
-  customerState: 'QLD',
-  customerCity: 'B',
-  customerAddress: '1 St',
-  customerPostCode: '4000',
-  paymentCardNumber: '4564710000000004',
-  paymentCardExpiry: '0229',
-  paymentCardName: 'Jane',
-  paymentCardCSC: '847',
-  hash: 'x',
-});
+const purchase = signed('processCard', purchaseBody);
 /** A read of a transaction the deployment stored (queryCard), made once its first purchase is known. */
 const query = (transactionID: string) =>
   signed('queryCard', { method: 'queryCard', ...merchant, transactionID, hash: 'x' });

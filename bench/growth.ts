@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
 import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
+import { merchant, purchaseBody } from './purchase.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,7 +47,6 @@ const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
  * an export about 10 % slower (`--node-flags default` measures without them).
  */
 const SANDBOX_NODE_FLAGS = args['node-flags'] === 'default' ? [] : ['--max-semi-space-size=8', '--optimize-for-size'];
-const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 
 /** What the sandbox's process measures of itself during the export. */
 interface ServerSide {
@@ -128,26 +128,9 @@ async function measure(rows: number): Promise<Result> {
         body: r.body as string,
       });
     };
-    const purchase = {
-      method: 'processCard',
-      ...merchant,
-      transactionAmount: '1.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'x',
-      customerName: 'Jane',
-      customerCountry: 'AU',
-      customerState: 'QLD',
-      customerCity: 'B',
-      customerAddress: '1 St',
-      customerPostCode: '4000',
-      paymentCardNumber: '4564710000000004',
-      paymentCardExpiry: '0229',
-      paymentCardName: 'Jane',
-      paymentCardCSC: '847',
-      hash: 'x',
-    };
+
     // Warm up: the purchase path compiled and its statements prepared before anything is measured.
-    for (let i = 0; i < 50; i++) await (await call('processCard', purchase)).arrayBuffer();
+    for (let i = 0; i < 50; i++) await (await call('processCard', purchaseBody)).arrayBuffer();
 
     child.send('start');
     await new Promise((r) => setTimeout(r, 300)); // the sandbox's samplers running, its heap collected
@@ -156,7 +139,7 @@ async function measure(rows: number): Promise<Result> {
     const buyer = async () => {
       while (exporting) {
         const t = performance.now();
-        const json = (await (await call('processCard', purchase)).json()) as { responseCode: string };
+        const json = (await (await call('processCard', purchaseBody)).json()) as { responseCode: string };
         if (json.responseCode !== '0') throw new Error(`purchase refused during the export: ${JSON.stringify(json)}`);
         if (exporting) latencies.push(performance.now() - t);
       }

@@ -13,11 +13,11 @@ import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
 import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
+import { merchant, purchaseBody } from './purchase.ts';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
 const LINES = 20_000;
 const SETTLED_ROWS = 100_000;
-const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-blocking-'));
 const sb = await createSandbox({
@@ -62,26 +62,7 @@ await sb.store.transaction(async () => {
   for (let i = 0; i < SETTLED_ROWS; i++)
     insert.run(`bench-${i}`, merchant.merchantUUID, `REF-${i}`, day, `${day} 10:00:00`);
 });
-const paid = (await (
-  await call('processCard', {
-    method: 'processCard',
-    ...merchant,
-    transactionAmount: '1.00',
-    transactionCurrency: 'AUD',
-    transactionProduct: 'x',
-    customerName: 'Jane',
-    customerCountry: 'AU',
-    customerState: 'QLD',
-    customerCity: 'B',
-    customerAddress: '1 St',
-    customerPostCode: '4000',
-    paymentCardNumber: '4564710000000004',
-    paymentCardExpiry: '0229',
-    paymentCardName: 'Jane',
-    paymentCardCSC: '847',
-    hash: 'x',
-  })
-).json()) as { transactionID: string };
+const paid = (await (await call('processCard', purchaseBody)).json()) as { transactionID: string };
 
 const csv = [
   'transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey',
