@@ -119,6 +119,8 @@ export interface RunningSandbox extends Sandbox {
  * writes (processBatch's) run in a transaction of their own after every check has passed.
  */
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
+/** How long close() waits for requests and background work under way before it closes the store anyway. */
+const CLOSE_GRACE_MS = 10_000;
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
@@ -165,7 +167,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     post = control.recording(send);
     handlers = control.wrap(handlers);
   }
-  const gateway = createGateway({
+  const core = createGateway({
     handlers: guarded(handlers, spec, policy),
     accounts: storeAccounts(store, clock),
     transaction: (work, operationId) =>
@@ -179,6 +181,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });
+  // Requests under way, so that close() lets them finish before the store goes: a request that
+  // outlived its client would otherwise run on into a closed pool.
+  const inFlight = new Set<Promise<unknown>>();
+  const respond: Gateway['respond'] = (request) => {
+    const answer = core.respond(request);
+    if (answer instanceof Promise) {
+      inFlight.add(answer);
+      void answer.finally(() => inFlight.delete(answer)).catch(() => {});
+    }
+    return answer;
+  };
+  const gateway: Gateway = { ...core, respond, handle: async (request) => respond(request) };
   return {
     ...sb,
     gateway,
@@ -198,8 +212,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       return server;
     },
     close: async () => {
-      notifier.stop();
-      batches.stop();
+      const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
       await store.close();
     },
   };

@@ -243,7 +243,9 @@ export class Notifier {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer and waits for a delivery run under way (its claims are settled before the store closes). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.running?.catch(() => {});
   }
 }

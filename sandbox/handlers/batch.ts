@@ -156,6 +156,8 @@ const LINE_RULES: Record<string, RegExp> = {
 export class BatchRunner {
   private scheduled = false;
   private stopped = false;
+  /** The step under way, if any. */
+  private current: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly sb: Sandbox;
   private readonly columns: readonly string[];
@@ -169,7 +171,12 @@ export class BatchRunner {
   constructor(sb: Sandbox) {
     this.sb = sb;
     this.columns = csvColumns.batchFile['1'];
-    this.schedule = AsyncResource.bind(() => void setImmediate(() => void this.step()));
+    this.schedule = AsyncResource.bind(
+      () =>
+        void setImmediate(() => {
+          this.current = this.step();
+        }),
+    );
   }
 
   kick(): void {
@@ -205,9 +212,11 @@ export class BatchRunner {
     if (more) this.kick();
   }
 
-  stop(): void {
+  /** Stops scheduling and waits for a slice under way (its transaction commits before the store closes). */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.current;
   }
 }
 

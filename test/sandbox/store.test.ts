@@ -375,6 +375,30 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
 });
 
 describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  it('closing while requests are in flight lets them finish: each is answered, none fails on a closed pool', async () => {
+    const url = await freshDatabase();
+    const errors: string[] = [];
+    const sb = await createSandbox({
+      env: { PGW_DB: url },
+      logger: { warn: () => {}, error: (message, fields) => void errors.push(`${message} ${JSON.stringify(fields)}`) },
+    });
+    try {
+      const answers = Array.from({ length: 40 }, (_, i) =>
+        send(sb, signed('processCard', purchase({ transactionReferenceID: `CLOSE-${i}` }))),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      await sb.close();
+      const codes = (await Promise.all(answers)).map((a) => a.json?.responseCode);
+      expect(
+        codes.filter((c) => c !== '0'),
+        errors.join('\n'),
+      ).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
   it('a sandbox started with PGW_DB=postgres://… answers a purchase, stores it there, and a second instance on the database shares its vault key', async () => {
     const url = await freshDatabase();
     const first = await createSandbox({ env: { PGW_DB: url } });
