@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApproved } from '../../generated/client.ts';
+import { approved } from '../support/approved.ts';
 import { doc } from '../support/contract.ts';
 import {
   killed,
@@ -84,13 +85,15 @@ function threeInstances(open: () => Promise<Database>) {
 
   it('three processes answer, and each reads what another stored', async () => {
     expect(new Set(d.instances.map((i) => i.child.pid)).size).toBe(3);
-    const sold = (await d.clients[0]!.processCard({
-      transactionAmount: '12.34',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Shared',
-      ...customer,
-      ...visa,
-    } as never)) as { responseCode: string; transactionID: string };
+    const sold = approved(
+      await d.clients[0]!.processCard({
+        transactionAmount: '12.34',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Shared',
+        ...customer,
+        ...visa,
+      }),
+    );
     expect(sold.responseCode).toBe('0');
     for (const client of d.clients.slice(1))
       expect(await client.queryCard({ transactionID: sold.transactionID })).toMatchObject({
@@ -131,13 +134,15 @@ function threeInstances(open: () => Promise<Database>) {
   });
 
   it(`an authorisation of 100.00 and ${RACERS} captures of 1.00 at once: exactly 100 approved, 100.00 captured`, async () => {
-    const auth = (await d.spread(0).processAuth({
-      transactionAmount: '100.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Deposit',
-      ...customer,
-      ...visa,
-    } as never)) as { responseCode: string; transactionID: string };
+    const auth = approved(
+      await d.spread(0).processAuth({
+        transactionAmount: '100.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Deposit',
+        ...customer,
+        ...visa,
+      }),
+    );
     expect(auth.responseCode).toBe('0');
     const answers = await race(RACERS, (i) =>
       d.spread(i).processCapture({
@@ -159,13 +164,15 @@ function threeInstances(open: () => Promise<Database>) {
   });
 
   it(`a purchase of 50.00 and ${RACERS} refunds of 1.00 at once: refunds stop at 50.00`, async () => {
-    const sold = (await d.spread(1).processCard({
-      transactionAmount: '50.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Refunded',
-      ...customer,
-      ...visa,
-    } as never)) as { responseCode: string; transactionID: string };
+    const sold = approved(
+      await d.spread(1).processCard({
+        transactionAmount: '50.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Refunded',
+        ...customer,
+        ...visa,
+      }),
+    );
     expect(sold.responseCode).toBe('0');
     const answers = await race(RACERS, (i) =>
       d.spread(i).refundCard({
