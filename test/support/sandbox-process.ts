@@ -31,15 +31,19 @@ export function startSandboxProcess(env: Record<string, string>, timeoutMs = 60_
       () => fail(new Error(`the sandbox printed no banner within ${timeoutMs} ms:\n${out}`)),
       timeoutMs,
     );
-    child.stdout!.on('data', () => {
+    const exitedEarly = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`the sandbox exited (${code ?? signal}) before it listened:\n${out}`));
+    // Only this helper's own listeners go once the banner is read: the caller's `exit` listeners
+    // stay, however much the sandbox prints afterwards (a line per request).
+    const banner = () => {
       const m = /sandbox on (http:\/\/\S+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
+      child.stdout!.off('data', banner);
+      child.off('exit', exitedEarly);
       resolve({ child, base: m[1]!, output: () => out });
-    });
-    child.once('exit', (code, signal) =>
-      fail(new Error(`the sandbox exited (${code ?? signal}) before it listened:\n${out}`)),
-    );
+    };
+    child.stdout!.on('data', banner);
+    child.once('exit', exitedEarly);
   });
 }
