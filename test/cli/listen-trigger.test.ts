@@ -45,6 +45,24 @@ afterAll(async () => {
   await t.close();
 });
 
+/**
+ * Starts `listen` and waits for its "Forwarding" line, printed once it has read where to start: a
+ * notification queued from then on is forwarded. A fixed wait instead loses the race under load.
+ */
+async function listening(args: string[]): Promise<{ lines: string[]; done: Promise<number> }> {
+  const lines: string[] = [];
+  let ready!: () => void;
+  const forwarding = new Promise<void>((resolve) => (ready = resolve));
+  const done = listen(args, {
+    print: (line) => {
+      lines.push(line);
+      if (line.startsWith('Forwarding')) ready();
+    },
+  });
+  await Promise.race([forwarding, done]);
+  return { lines, done };
+}
+
 describe('payment-gateway trigger and listen', () => {
   for (const [event, kind] of [
     ['payoutReturned', 'payoutReturned'],
@@ -53,16 +71,21 @@ describe('payment-gateway trigger and listen', () => {
     ['batchNotify', undefined],
   ] as const) {
     it(`trigger ${event}: listen forwards it, signed, and the local endpoint verifies it`, async () => {
-      const lines: string[] = [];
       received.length = 0;
-      const listening = listen(['--forward-to', hooks, '--base', t.base, '--count', '1', '--poll-seconds', '5'], {
-        print: (l) => lines.push(l),
-      });
-      await new Promise((r) => setTimeout(r, 150));
+      const { lines, done } = await listening([
+        '--forward-to',
+        hooks,
+        '--base',
+        t.base,
+        '--count',
+        '1',
+        '--poll-seconds',
+        '5',
+      ]);
       const out: string[] = [];
       const started = performance.now();
       expect(await trigger([event, '--base', t.base], { print: (l) => out.push(l) })).toBe(0);
-      expect(await listening).toBe(0);
+      expect(await done).toBe(0);
       expect(out[0]).toMatch(new RegExp(`^${event}: .* -> responseCode 0`));
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ status: 'handled', kind });
@@ -74,29 +97,38 @@ describe('payment-gateway trigger and listen', () => {
   }
 
   it("listen --partner forwards merchantCreated, signed with the partner's passphrase", async () => {
-    const lines: string[] = [];
     received.length = 0;
-    const listening = listen(
-      ['--forward-to', hooks, '--base', t.base, '--partner', '--count', '1', '--poll-seconds', '5'],
-      { print: (l) => lines.push(l) },
-    );
-    await new Promise((r) => setTimeout(r, 150));
+    const { done } = await listening([
+      '--forward-to',
+      hooks,
+      '--base',
+      t.base,
+      '--partner',
+      '--count',
+      '1',
+      '--poll-seconds',
+      '5',
+    ]);
     expect(await trigger(['merchantCreated', '--base', t.base], { print: () => {} })).toBe(0);
-    expect(await listening).toBe(0);
+    expect(await done).toBe(0);
     expect(received[0]).toMatchObject({ event: 'merchantCreated', status: 'handled' });
   });
 
   it("shows the endpoint's answer to a repeated notification: handled once, acknowledged as a duplicate", async () => {
-    const lines: string[] = [];
-    const listening = listen(
-      ['--forward-to', hooks.replace('/hooks', '/other'), '--base', t.base, '--count', '1', '--poll-seconds', '5'],
-      { print: (l) => lines.push(l) },
-    );
-    await new Promise((r) => setTimeout(r, 150));
+    const { lines, done } = await listening([
+      '--forward-to',
+      hooks.replace('/hooks', '/other'),
+      '--base',
+      t.base,
+      '--count',
+      '1',
+      '--poll-seconds',
+      '5',
+    ]);
     // A notification for another merchant's passphrase cannot be made here; a repeat can: resend the last payout's.
     const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
     await t.client.payouts.resendNotifications(payoutId);
-    await listening;
+    await done;
     expect(lines.at(-1)).toMatch(/-> 200 OK duplicate/);
   });
 

@@ -4,6 +4,7 @@ import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH_CSV_BYTES } from '../../sandbox/handlers/batch.ts';
 import { BATCH_HEADER, batchBody, counts, hardeningSandbox, send, signed } from './support.ts';
+import { until } from '../support/until.ts';
 
 const sb = await hardeningSandbox();
 afterAll(() => sb.close());
@@ -84,8 +85,7 @@ describe('a large batch runs in slices', () => {
       // Stopped half-way, restarted on the same file: the batch goes on from where it was.
       await s.close();
       s = await hardeningSandbox(file);
-      for (let i = 0; i < 400 && (await status()).status === 'pending'; i++)
-        await new Promise((r) => setTimeout(r, 25));
+      await until(async () => (await status()).status !== 'pending', 60_000, 25);
       const done = await status();
       expect(done.status).toBe('completed');
       expect(done.transactions.map((l: { transactionReferenceID: string }) => l.transactionReferenceID)).toEqual(

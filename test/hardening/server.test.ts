@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
+import { until } from '../support/until.ts';
 
 const gateway = createGateway({ handlers: echoHandlers(), accounts });
 let server: http.Server;
@@ -80,7 +81,7 @@ describe('the node server under hostile input', () => {
     for (let i = 0; i < 12 && !socket.destroyed; i++) {
       if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => socket.destroyed || received.includes('Request body exceeds'), 10_000);
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 413 /);
     expect(received).toContain('Request body exceeds');
@@ -96,7 +97,7 @@ describe('the node server under hostile input', () => {
       'POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: 100\r\n\r\n{"method":',
     );
     const closed = once(socket, 'close').then(() => 'closed');
-    const result = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 3000))]);
+    const result = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 10_000))]);
     socket.destroy();
     expect(result).toBe('closed');
     expect(received).toMatch(/^HTTP\/1\.1 408 /);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
+import { until } from '../support/until.ts';
 
 const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
 const bins = Object.keys(pkg.bin) as string[];
@@ -223,7 +224,8 @@ describe('a short real use of each', () => {
         })
       ).json();
       expect(refused).toEqual({ responseCode: '-1', responseMessage: 'Invalid authentication credentials' });
-      await new Promise((r) => setTimeout(r, 200));
+      // Each request's log line is printed after its answer is sent.
+      await until(() => / processCard -1 /.test(sandbox.output()), 10_000);
       const lines = sandbox.output().split('\n');
       expect(lines.some((l) => / POST \/post processCard processCard 0 /.test(l))).toBe(true);
       const denied = lines.find((l) => / processCard -1 /.test(l));

@@ -23,10 +23,10 @@ import {
   sqliteDatabase,
   startDeployment,
   startReceiver,
-  until,
   type Database,
   type Deployment,
 } from '../support/instances.ts';
+import { until } from '../support/until.ts';
 
 // PGW_INSTANCES_BROKEN=1 (transactions dropped) or at-most-once: the instances break that rule.
 const BROKEN = ({ '1': 'transactions', transactions: 'transactions', 'at-most-once': 'at-most-once' } as const)[

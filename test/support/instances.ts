@@ -263,13 +263,3 @@ export async function startReceiver(keyOf: (body: any) => string, delayMs = 20):
       }),
   };
 }
-
-/** Polls `done` every `everyMs` until it holds or `timeoutMs` passes; answers whether it held. */
-export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await done()) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return done();
-}
