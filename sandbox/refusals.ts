@@ -1,9 +1,9 @@
 // The sandbox's refusals, one catalogue: each business rule the sandbox enforces has a named entry
 // here with its code, worded through the stubs' message forms (server-stubs' `forms`), so that a
 // handler names the entry and passes only what varies. Which shape the answer takes (responseCode a
-// string on the body APIs, an integer on the NPP and payout paths) is chosen at the end of this file.
+// string on the body APIs, an integer on the NPP and payout paths) is the stubs' `refusalFields`.
 import { numberedRefusals, type NumberedRefusal } from '../generated/spec-constants.ts';
-import { forms, refuse, type Refusal } from '../server-stubs/index.ts';
+import { forms, refusalFields, refuse, type Refusal } from '../server-stubs/index.ts';
 
 const fieldInvalid = (field: string, why: string) => refuse(-2, forms.invalid(field, why));
 
@@ -76,13 +76,13 @@ export const sandboxRefusals = {
 export const controlRefusals = {
   required: (field: string) => refuse(-3, forms.required(field)),
   notAField: (field: string) => refuse(-2, forms.field(field, 'is not a field of this request')),
-  noField: () => refuse(-3, 'The body names no field'),
+  noField: () => refuse(-3, forms.body('names no field')),
   invalid: (field: string, why: string) => fieldInvalid(field, why),
   internal: () => refuse(-4, 'The sandbox could not process the request'),
-  bodyTooLarge: (limit: number) => refuse(-2, `The body is invalid: larger than ${limit} bytes`),
+  bodyTooLarge: (limit: number) => refuse(-2, forms.body(`is invalid: larger than ${limit} bytes`)),
   credentials: () =>
     refuse(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'),
-  notJson: () => refuse(-2, 'The body is not JSON'),
+  notJson: () => refuse(-2, forms.body('is not JSON')),
   badAfter: () => fieldInvalid('after', 'must be an integer of 0 or more'),
   badWaitSeconds: () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
   noSuchDelivery: () => fieldInvalid('id', 'no such delivery of this account'),
@@ -97,9 +97,8 @@ export const controlRefusals = {
 } as const;
 
 /** A refusal of the body APIs: responseCode as a string, as the gateway sends it in JSON. */
-export const refused = (r: Refusal) => ({ responseCode: String(r.code), responseMessage: r.message });
+export const refused = (r: Refusal) => refusalFields('string', r);
 /** A refusal of the NPP and payout paths (and the control API): responseCode as an integer. */
-export const refusedInteger = (r: Refusal) => ({ responseCode: r.code, responseMessage: r.message });
-/** The shape an operation's refusal schema names (ContractOperation.refusalCode), for code that serves any operation. */
-export const refusedAs = (refusalCode: 'string' | 'integer' | undefined, r: Refusal) =>
-  refusalCode === 'integer' ? refusedInteger(r) : refused(r);
+export const refusedInteger = (r: Refusal) => refusalFields('integer', r);
+/** The shape an operation's refusal schema names, for code that serves any operation (the stubs' choice). */
+export const refusedAs = refusalFields;

@@ -5,7 +5,7 @@ import { Unzip, UnzipInflate, unzipSync } from 'fflate';
 import { computeHash } from '../../runtime/signing.ts';
 import { hashRecipes, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
-import { fieldName } from './refusals.ts';
+import { fieldName, forms } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 
 /**
@@ -231,7 +231,7 @@ export function answer(
         if (body === returned) body = { ...body };
         body[use.name] = expected;
       } else if (body[use.name] !== expected)
-        return { violation: `Field '${use.name}' is not what recipe ${use.recipe} gives` };
+        return { violation: forms.field(use.name, `is not what recipe ${use.recipe} gives`) };
     }
   }
   const schema = refusal ? op.refusal : op.result;
@@ -246,7 +246,7 @@ export function answer(
         : e.keyword === 'additionalProperties'
           ? 'is not in the contract'
           : `is invalid: ${e.message}`;
-    return { violation: `${name ? `Field '${name}' ${what}` : `The body ${what}`} (${schema})` };
+    return { violation: `${name ? forms.field(name, what) : forms.body(what)} (${schema})` };
   }
   const text = JSON.stringify(body);
   if (findCardNumber(text)) return { violation: 'A card number appears unmasked in the answer', sensitive: true };

@@ -12,14 +12,13 @@ import {
 } from '../../runtime/signing.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
-import { forms, refusals, refuse, type Refusal } from './refusals.ts';
+import { refusals, type Refusal } from './refusals.ts';
 import type { Steps } from './steps.ts';
 import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
-const DENIED = 'Invalid authentication credentials';
 /** A -1, with the check that failed for the request log (no secret in it). */
-const denied = (reason: string): Refusal => ({ ...refuse(-1, DENIED), reason });
+const denied = (reason: string): Refusal => refusals.credentials(reason);
 
 // Compare equal lengths only, and always compare, so that timing does not tell the length apart.
 const sameSecret = (given: string, expected: string) =>
@@ -154,12 +153,7 @@ export function* authenticate(
         // string but that is not base64 (atob throws). That is the field's fault, not the server's.
         const decoded =
           (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
-        return {
-          refusal: refuse(
-            -2,
-            decoded ? forms.invalid(String(decoded), 'must be base64') : 'The request cannot be hashed',
-          ),
-        };
+        return { refusal: refusals.notHashable(decoded === undefined ? undefined : String(decoded)) };
       }
       if (!matches) deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`);
     }

@@ -6,7 +6,7 @@ import type { GatewayHandlers } from '../../generated/handlers.ts';
 import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answered, type ByteStream } from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
-import { refusals, refuse, refusalResponse, type Refusal } from './refusals.ts';
+import { refusals, refusalResponse, type Refusal } from './refusals.ts';
 import {
   byteLength,
   checkBody,
@@ -208,9 +208,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics.violations++;
     logger.error('answer violates the contract', { operationId: op.operationId, violation });
     if (mode === 'log' && response && !sensitive) return response;
-    const message =
-      mode === 'error' ? `Response of ${op.operationId} violates the contract: ${violation}` : 'Internal gateway error';
-    return refusalResponse(op, refuse(-4, message, 500));
+    return refusalResponse(
+      op,
+      mode === 'error' ? refusals.contractViolation(op.operationId, violation) : refusals.internal(),
+    );
   };
 
   const streamFailed = (op: ContractOperation, error: unknown) => {

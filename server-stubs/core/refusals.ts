@@ -27,6 +27,8 @@ export const forms = {
   required: (name: string, more = '', kind = 'Field') => forms.field(name, `is required${more}`, kind),
   invalid: (name: string, why: string, kind = 'Field') => forms.field(name, `is invalid: ${why}`, kind),
   notAllowed: (name: string, kind = 'Field') => forms.field(name, 'is not allowed', kind),
+  /** "The body <predicate>": a rule of the body as a whole. */
+  body: (predicate: string) => `The body ${predicate}`,
   /** A refusal that names no field (the request as a whole). */
   request: (why?: string) => (why === undefined ? 'The request is invalid' : `The request is invalid: ${why}`),
 };
@@ -39,12 +41,26 @@ export const forms = {
  */
 export const refusals = {
   internal: () => refuse(-4, 'Internal gateway error', 500),
+  /** The answer's fault, told to the caller in `violations: 'error'` mode (tests); others get `internal`. */
+  contractViolation: (operationId: string, violation: string) =>
+    refuse(-4, `Response of ${operationId} violates the contract: ${violation}`, 500),
+  /** The gateway's one answer to every failed credential check; `reason` is for the request log only. */
+  credentials: (reason?: string): Refusal => ({
+    ...refuse(-1, 'Invalid authentication credentials'),
+    ...(reason === undefined ? {} : { reason }),
+  }),
+  /** A body field the hash recipe decodes that does not decode (the field's fault, not the server's). */
+  notHashable: (field: string | undefined) =>
+    refuse(-2, field === undefined ? 'The request cannot be hashed' : forms.invalid(field, 'must be base64')),
+  /** A body that is JSON but breaks a rule of the whole body (duplicate keys, nesting, size of a value). */
+  bodyInvalid: (why: string) => refuse(-2, `The request body ${why}`),
   notImplemented: (operationId: string) => refuse(-4, `${operationId} is not implemented by this server`, 500),
   bodyTooLarge: (limit: number) => refuse(-2, `Request body exceeds ${limit} bytes`, 413),
   contentType: () => refuse(-2, "Header 'Content-Type' must be application/json", 415),
   notJson: (why: string) => refuse(-2, `Request body is not valid JSON: ${why}`, 400),
   noBodyTaken: (operationId: string) => refuse(-2, `${operationId} takes no request body`),
   bodyRequired: () => refuse(-3, 'The request body is required'),
+  fieldInvalid: (field: string, why: string) => refuse(-2, forms.invalid(field, why)),
   parameterNotAllowed: (name: string) => refuse(-2, forms.notAllowed(name, 'Parameter')),
   headerRequired: (name: string) => refuse(-3, forms.required(name, '', 'Header')),
   versionRequired: (name: string, value: string) =>
@@ -60,13 +76,25 @@ export const refusals = {
     refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
 } as const;
 
-/** The refusal body, with responseCode typed as the operation's refusal schema sends it. */
+/**
+ * A refusal's fields, responseCode typed as the refusal schema sends it (ContractOperation.refusalCode):
+ * a string on the body APIs, as the gateway sends it in JSON; an integer on the NPP and payout paths.
+ */
+export function refusalFields<Code extends ContractOperation['refusalCode'] | undefined>(
+  refusalCode: Code,
+  refusal: Refusal,
+): { responseCode: Code extends 'integer' ? number : string; responseMessage: string } {
+  const responseCode = refusalCode === 'integer' ? refusal.code : String(refusal.code);
+  // TypeScript does not narrow a conditional type by the test above; the test is exactly its condition.
+  return { responseCode: responseCode as Code extends 'integer' ? number : string, responseMessage: refusal.message };
+}
+
+/** The refusal answer: its status and its body, responseCode typed as the operation's refusal schema sends it. */
 export function refusalResponse(op: ContractOperation | undefined, refusal: Refusal): GatewayResponse {
-  const responseCode = op?.refusalCode === 'integer' ? refusal.code : String(refusal.code);
   return {
     status: refusal.status ?? op?.status ?? 200,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ responseCode, responseMessage: refusal.message }),
+    body: JSON.stringify(refusalFields(op?.refusalCode, refusal)),
   };
 }
 

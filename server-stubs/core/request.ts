@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { parseJson } from './json.ts';
-import { forms, refusals, refuse, refusalFor, type Refusal } from './refusals.ts';
+import { refusals, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -40,10 +40,7 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
     const parsed = parseJson(text);
     if ('ok' in parsed) return parsed;
     return {
-      refusal: refuse(
-        -2,
-        'body' in parsed ? `The request body ${parsed.body}` : forms.invalid(parsed.field, parsed.rule),
-      ),
+      refusal: 'body' in parsed ? refusals.bodyInvalid(parsed.body) : refusals.fieldInvalid(parsed.field, parsed.rule),
     };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';

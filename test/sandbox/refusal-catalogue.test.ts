@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
 
 const CATALOGUE = 'sandbox/refusals.ts';
+const STUBS_CATALOGUE = 'server-stubs/core/refusals.ts';
 /** The helpers that turn a code and a message into a refusal (the stubs' and the sandbox's, old and new). */
 const RAW = new Set(['refuse', 'refusal', 'nppRefusal', 'invalid', 'nppInvalid', 'numbered', 'fieldInvalid']);
 const FORM = /^(Field|Header|Parameter) '|^The (request|body) /;
@@ -52,10 +53,17 @@ function inlineRefusals(file: string, text: string): string[] {
   return found;
 }
 
-describe('the sandbox words its refusals in one catalogue', () => {
+describe('the sandbox and the stubs word their refusals in one catalogue each', () => {
   it('no handler, guard or control code words a refusal inline', () => {
     const found = sources('sandbox')
       .filter((f) => f !== CATALOGUE)
+      .flatMap((f) => inlineRefusals(f, readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it("the validating stubs word theirs in their own catalogue (the sandbox's catalogue is built on its forms)", () => {
+    const found = sources('server-stubs')
+      .filter((f) => f !== STUBS_CATALOGUE)
       .flatMap((f) => inlineRefusals(f, readFileSync(path.join(ROOT, f), 'utf8')));
     expect(found).toEqual([]);
   });
