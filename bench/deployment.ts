@@ -190,7 +190,11 @@ try {
     const instances: Instance[] = [];
     try {
       instances.push(await startInstance(db.url, key));
-      instances.push(...(await Promise.all(Array.from({ length: n - 1 }, () => startInstance(db.url, key)))));
+      // Every instance that did start is stopped in `finally`, even when another failed to.
+      const started = await Promise.allSettled(Array.from({ length: n - 1 }, () => startInstance(db.url, key)));
+      for (const s of started) if (s.status === 'fulfilled') instances.push(s.value);
+      const failed = started.find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
       // Every instance sells, and reads what another one sold: one database behind them all.
       const sold = await send(instances[0]!.url, purchase);
       for (const i of instances) await send(i.url, query(sold.transactionID!));
