@@ -73,13 +73,17 @@ export function cardNumberOutsideCardFields(value: unknown, cardFields: Set<stri
   return undefined;
 }
 
-/** Store columns → the request field that fills them, for constraint failures. */
-const COLUMN_FIELDS: Record<string, string> = {
-  'payids.pay_id': 'payId',
-  'merchant_requests.reference': 'requestReference',
-  'cards.card_id': 'cardID',
-  'blacklist.entry_id': 'cardID',
-  'blacklist.merchant_id, blacklist.fingerprint': 'cardNumber',
+/**
+ * Store columns → the refusal a constraint failure on them is. A handler checks first; the constraint
+ * still decides when two instances insert at once (on PostgreSQL neither sees the other's row until
+ * it commits), and the loser is told what the check tells it.
+ */
+const COLUMN_REFUSALS: Record<string, () => Refusal> = {
+  'payids.pay_id': refusals.payIdTaken,
+  'merchant_requests.reference': () => refusals.conflictsWithStored('requestReference'),
+  'cards.card_id': () => refusals.conflictsWithStored('cardID'),
+  'blacklist.entry_id': () => refusals.conflictsWithStored('cardID'),
+  'blacklist.merchant_id, blacklist.fingerprint': () => refusals.conflictsWithStored('cardNumber'),
 };
 
 /** The columns a PostgreSQL unique violation names: its table, and the key of its detail ("Key (a, b)=(…) already exists."). */
@@ -96,8 +100,7 @@ function constraintRefusal(error: unknown): Refusal | undefined {
   if (!postgres && (e?.code !== 'ERR_SQLITE_ERROR' || ((e.errcode ?? 0) & 0xff) !== 19) /* SQLITE_CONSTRAINT */)
     return undefined;
   const column = postgres ? postgresColumns(e) : (/constraint failed: (.+)$/.exec(e.message ?? '')?.[1]?.trim() ?? '');
-  const field = COLUMN_FIELDS[column];
-  return field ? refusals.conflictsWithStored(field) : refusals.conflictsWithStoredRecord();
+  return (COLUMN_REFUSALS[column] ?? refusals.conflictsWithStoredRecord)();
 }
 
 export function guarded(

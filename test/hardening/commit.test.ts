@@ -64,23 +64,32 @@ describe('an answer is checked before its change is committed', () => {
     expect(written).toEqual([]);
   });
 
-  it('a store constraint failure is a refusal naming the field, not a 500', async () => {
-    // A constraint no handler foresees, as a trigger raises it: the store answers as for a duplicate.
+  // A constraint failure as a trigger raises it, standing in for another instance's insert that
+  // committed between the handler's check and its own insert.
+  const constraintFailure = async (column: string, body: Record<string, unknown>) => {
     (sb.store as SqliteStore).database.db.exec(
-      "CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: payids.pay_id'); END;",
+      `CREATE TEMP TRIGGER refuse_payids BEFORE INSERT ON payids BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: ${column}'); END;`,
     );
     try {
       const before = await counts(sb);
-      const answer = await send(sb, signed('createPayId', { payId: 'race@merchant.payid.test', name: 'Jane' }));
+      const answer = await send(sb, signed('createPayId', body));
       expect(answer.status).toBeLessThan(300);
-      expect(answer.json).toEqual({
-        responseCode: -2,
-        responseMessage: "Field 'payId' is invalid: conflicts with a stored record",
-      });
       expect(await counts(sb)).toEqual(before);
+      return answer.json;
     } finally {
       (sb.store as SqliteStore).database.db.exec('DROP TRIGGER refuse_payids');
     }
+  };
+
+  it('a store constraint failure is a refusal, not a 500: the one its column has, or a general one', async () => {
+    expect(await constraintFailure('payids.pay_id', { payId: 'race@merchant.payid.test', name: 'Jane' })).toEqual({
+      responseCode: -2,
+      responseMessage: "Field 'payId' is invalid: already registered",
+    });
+    expect(await constraintFailure('payids.reference', { payId: 'ref@merchant.payid.test', name: 'Jane' })).toEqual({
+      responseCode: -2,
+      responseMessage: 'The request conflicts with a stored record',
+    });
   });
 
   it('a purchase whose answer would carry a card number is not stored', async () => {

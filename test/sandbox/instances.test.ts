@@ -193,6 +193,12 @@ function threeInstances(open: () => Promise<Database>) {
       });
   });
 
+  it(`${RACERS} creates of one PayID at once: one is made, every other is told it is already registered`, async () => {
+    const payId = `taken-${Date.now()}@merchant.payid.test`;
+    const answers = await race(RACERS, (i) => d.spread(i).payid.create({ payId, name: `Racer ${i}` }));
+    expect(tally(answers)).toEqual({ '0': 1, "-2 Field 'payId' is invalid: already registered": RACERS - 1 });
+  });
+
   it(`a PayID payment of 42.00 and ${RACERS} refunds of 0.50 at once: refunds stop at 42.00`, async () => {
     const payId = `race-${Date.now()}@merchant.payid.test`;
     expect((await d.spread(2).payid.create({ payId, name: 'Race' })).responseCode).toBe(0);
