@@ -57,6 +57,10 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ connectionString: url, max: Number(process.env.PGW_DB_POOL ?? 10), types });
     // An idle client's error (the server restarted) must not end the process; the pool replaces it.
     this.pool.on('error', () => {});
+    // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's
+    // queries with the error, and emits it too, with no listener while the pool has lent the client
+    // out. The request it served fails (-4); released broken, the client is dropped by the pool.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   static async open(url: string): Promise<PostgresStore> {

@@ -375,6 +375,28 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
 });
 
 describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  // A database restart or fail-over, or an administrator ending a backend, while a request holds the
+  // connection: pg emits 'error' on a checked-out client, and with no listener that ended the process.
+  it('a connection ended by the server while a request holds it fails that request only; the next is served', async () => {
+    const url = await freshDatabase();
+    const store = await openStore(url);
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      const held = store.transaction(async () => {
+        const { pid } = (await store.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        return store.get('SELECT 1 AS one');
+      });
+      await expect(held).rejects.toThrow(/terminat/);
+      expect(await store.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    } finally {
+      await admin.end();
+      await store.close();
+      await dropDatabase(url);
+    }
+  });
+
   it('closing while requests are in flight lets them finish: each is answered, none fails on a closed pool', async () => {
     const url = await freshDatabase();
     const errors: string[] = [];
