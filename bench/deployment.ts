@@ -17,7 +17,7 @@
 // The load generator, the instances and (for postgres) the database server share this machine's
 // cores: instances beyond the core count add contention, not capacity. The figures say what this
 // machine does, not what a deployment with a core per instance would.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -25,8 +25,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { buildRequest, operation } from '../contract/index.ts';
+import { freshPostgresDatabase, onServer } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,50 +58,19 @@ const purchase = signed('processCard', purchaseBody);
 const query = (transactionID: string) =>
   signed('queryCard', { method: 'queryCard', ...merchant, transactionID, hash: 'x' });
 
-function postgresServer(): string {
-  return (
-    process.env.PGW_BENCH_DATABASE_URL ||
-    process.env.PGW_TEST_DATABASE_URL ||
-    execFileSync('bash', [path.join(ROOT, 'scripts/postgres/ensure.sh')], { encoding: 'utf8' }).trim()
-  );
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresServer() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * The process ids of the PostgreSQL backends serving `name` when the server runs on this machine
  * (its backends are then in /proc): their CPU is the database's share of the work.
  */
 async function backends(name: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: postgresServer() });
-  await client.connect();
-  try {
-    const rows = (await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows as {
-      pid: number;
-    }[];
-    return rows.map((r) => r.pid).filter((pid) => existsSync(`/proc/${pid}/stat`));
-  } finally {
-    await client.end();
-  }
+  const rows = await onServer<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name]);
+  return rows.map((r) => r.pid).filter((pid) => existsSync(`/proc/${pid}/stat`));
 }
 
 /** A new, empty database for one measurement: what PGW_DB says, and how to drop it. */
 async function freshDatabase(n: number, dir: string): Promise<{ url: string; name?: string; drop(): Promise<void> }> {
   if (args.store === 'sqlite') return { url: path.join(dir, `bench-${n}.db`), drop: async () => {} };
-  const name = `${process.env.PGW_TEST_DATABASE_PREFIX ?? 'pgw'}_bench_${process.pid}_${n}`;
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresServer());
-  url.pathname = `/${name}`;
-  return { url: url.href, name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return freshPostgresDatabase(String(n));
 }
 
 interface Instance {

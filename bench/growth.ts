@@ -1,8 +1,10 @@
-// npm run bench -- --growth [--sizes 10000,100000,1000000] [--concurrency 4] [--node-flags default]: what
-// the sandbox's costs do as its data grows. For each size a sandbox runs in a process of its own, with
-// the Node flags `npm start` gives it, on a file store in a temporary folder holding that many settled
-// card purchases over 30 days (written straight into SQLite in one transaction: what is measured is
-// the export, not how the rows came to be). This process is the client: it asks for the settlement of
+// npm run bench -- --growth [--sizes 10000,100000,1000000] [--store sqlite|postgres] [--concurrency 4]
+// [--node-flags default]: what the sandbox's costs do as its data grows. For each size a sandbox runs in
+// a process of its own, with the Node flags `npm start` gives it, on a store holding that many settled
+// card purchases over 30 days: a file in a temporary folder (written straight into SQLite in one
+// transaction), or with --store postgres a new database on bench/postgres.ts's server (one INSERT …
+// SELECT over generate_series, then ANALYZE), dropped afterwards. What is measured is the export, not
+// how the rows came to be; on PostgreSQL the server's own memory and CPU are not in the figures. This process is the client: it asks for the settlement of
 // all 30 days (one getSettlement, read chunk by chunk as a client saving the file would) while
 // purchases (processCard, 4 at a time) keep coming, and the sandbox's process reports, for the export:
 //   - export time: request sent to the last byte of the zip received (measured here);
@@ -25,7 +27,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
-import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
+import { createSandbox, type SqliteStore, type Store } from '../sandbox/index.ts';
+import { freshPostgresDatabase } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
 
 const { values: args } = parseArgs({
@@ -35,8 +38,10 @@ const { values: args } = parseArgs({
     serve: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     'node-flags': { type: 'string' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
 const DAYS = 30;
 const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
 /**
@@ -80,7 +85,7 @@ if (args.serve) {
     console.error(`${size} rows done`);
   }
   console.log(
-    `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), sandbox run with [${SANDBOX_NODE_FLAGS.join(' ')}], ${args.concurrency} purchases in flight during each export\n`,
+    `store ${args.store}; node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), sandbox run with [${SANDBOX_NODE_FLAGS.join(' ')}], ${args.concurrency} purchases in flight during each export\n`,
   );
   console.log(
     '| settled rows | export | zip | peak RSS delta (RSS before) | peak JS heap / buffers delta | retained after GC | longest event-loop block (wall) | longest main-thread run (CPU) | purchases during export | purchase p50 / p99 |',
@@ -96,7 +101,7 @@ if (args.serve) {
 
 /** The client's side: starts the sandbox's process for `rows`, loads it during one export, collects both sides' figures. */
 async function measure(rows: number): Promise<Result> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows)], {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows), '--store', args.store!], {
     execArgv: [...SANDBOX_NODE_FLAGS, '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -126,6 +131,8 @@ async function measure(rows: number): Promise<Result> {
         method: r.verb,
         headers: r.headers as Record<string, string>,
         body: r.body as string,
+      }).catch((error: Error) => {
+        throw new Error(`${operationId} to the sandbox failed: ${error.message} (${String(error.cause ?? '')})`);
       });
     };
 
@@ -155,7 +162,11 @@ async function measure(rows: number): Promise<Result> {
     });
     let zipBytes = 0;
     const reader = answer.body!.getReader();
-    for (let part = await reader.read(); !part.done; part = await reader.read()) zipBytes += part.value.byteLength;
+    try {
+      for (let part = await reader.read(); !part.done; part = await reader.read()) zipBytes += part.value.byteLength;
+    } catch (error) {
+      throw new Error(`the export broke off after ${zipBytes} bytes: ${(error as Error).message}`);
+    }
     const exportMs = performance.now() - t1;
     exporting = false;
     child.send('stop');
@@ -175,45 +186,24 @@ async function measure(rows: number): Promise<Result> {
 /** The sandbox's process: the store filled, the server listening, its own costs sampled between 'start' and 'stop'. */
 async function serve(rows: number): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-growth-'));
+  const database = args.store === 'postgres' ? await freshPostgresDatabase(`growth_${rows}`) : undefined;
   const sb = await createSandbox({
-    dbPath: path.join(dir, 'growth.db'),
+    dbPath: database?.url ?? path.join(dir, 'growth.db'),
     env: {},
     fetch: (async () => new Response(null, { status: 204 })) as typeof fetch,
+    // What the server logs (a failed stream, a violation) is what explains a failed measurement.
+    logger: { warn: (m, f) => console.error(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') },
   });
-  // Bulk insert: one prepared statement, one transaction, rows that differ as real ones do (amounts,
-  // references, card types, a void now and then) so that the zip compresses as a real file would.
+  // Rows that differ as real ones do (amounts, references, card types, a void now and then) so that
+  // the zip compresses as a real file would.
   const t0 = performance.now();
-  const db = (sb.store as SqliteStore).database.db;
-  await sb.store.transaction(async () => {
-    const insert =
-      db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-      VALUES (?, ?, 'purchase', ?, 0, 'Transaction approved', ?, ?, 'AUD', ?, ?, ?, ?, '02', '29', ?, '00', 'Approved', ?, ?, '[]', ?)`);
-    const types = ['visa', 'mastercard', 'amex'];
-    const pans = ['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'];
-    for (let i = 0; i < rows; i++) {
-      const amount = 100 + ((i * 7919) % 500_000);
-      insert.run(
-        `G${String(i).padStart(8, '0')}`,
-        merchant.merchantUUID,
-        i % 97 ? 'approved' : 'void',
-        amount,
-        amount,
-        `ORDER-${i}`,
-        `Product ${i % 40}`,
-        types[i % 3]!,
-        pans[i % 3]!,
-        String(100000 + (i % 899999)),
-        String(100000000 + i),
-        day(i),
-        `${day(i)} 10:00:00`,
-      );
-    }
-  });
+  if (database) await insertPostgres(sb.store, rows);
+  else await insertSqlite(sb.store as SqliteStore, rows);
   const insertS = (performance.now() - t0) / 1000;
   // A store that grew over weeks has had its write-ahead log checkpointed all along; one transaction
   // of a million rows leaves it all pending, and the first commit during the export would copy
   // 150 MB back in one synchronous step (a 100 ms block that is this set-up's, not the export's).
-  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  if (!database) (sb.store as SqliteStore).database.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const server = sb.server();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -259,6 +249,53 @@ async function serve(rows: number): Promise<void> {
   });
   server.close();
   await sb.close();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
   process.disconnect();
+}
+
+/** Bulk insert into SQLite: one prepared statement, one transaction. */
+async function insertSqlite(store: SqliteStore, rows: number): Promise<void> {
+  const db = store.database.db;
+  await store.transaction(async () => {
+    const insert =
+      db.prepare(`INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+      VALUES (?, ?, 'purchase', ?, 0, 'Transaction approved', ?, ?, 'AUD', ?, ?, ?, ?, '02', '29', ?, '00', 'Approved', ?, ?, '[]', ?)`);
+    const types = ['visa', 'mastercard', 'amex'];
+    const pans = ['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'];
+    for (let i = 0; i < rows; i++) {
+      const amount = 100 + ((i * 7919) % 500_000);
+      insert.run(
+        `G${String(i).padStart(8, '0')}`,
+        merchant.merchantUUID,
+        i % 97 ? 'approved' : 'void',
+        amount,
+        amount,
+        `ORDER-${i}`,
+        `Product ${i % 40}`,
+        types[i % 3]!,
+        pans[i % 3]!,
+        String(100000 + (i % 899999)),
+        String(100000000 + i),
+        day(i),
+        `${day(i)} 10:00:00`,
+      );
+    }
+  });
+}
+
+/** The same rows made by PostgreSQL itself: one INSERT … SELECT over generate_series, then ANALYZE. */
+async function insertPostgres(store: Store, rows: number): Promise<void> {
+  await store.run(
+    `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+     SELECT 'G' || lpad(i::text, 8, '0'), ?, 'purchase', CASE WHEN i % 97 = 0 THEN 'void' ELSE 'approved' END, 0,
+       'Transaction approved', 100 + (i::bigint * 7919) % 500000, 100 + (i::bigint * 7919) % 500000, 'AUD',
+       'ORDER-' || i, 'Product ' || (i % 40), (ARRAY['visa', 'mastercard', 'amex'])[i % 3 + 1],
+       (ARRAY['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'])[i % 3 + 1], '02', '29',
+       (100000 + i % 899999)::text, '00', 'Approved', (100000000 + i)::text, d, '[]', d || ' 10:00:00'
+     FROM generate_series(0, ? - 1) AS i, LATERAL (SELECT '2026-10-' || lpad((1 + i % ${DAYS})::text, 2, '0') AS d) AS day`,
+    merchant.merchantUUID,
+    rows,
+  );
+  await store.run('ANALYZE transactions');
 }

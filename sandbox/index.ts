@@ -37,6 +37,7 @@ import { VaultCrypto } from './vault-crypto.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
 export type { SqliteStore } from './store-sqlite.ts';
+export type { Store } from './store.ts';
 
 const require = createRequire(import.meta.url);
 
