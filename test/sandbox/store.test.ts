@@ -268,11 +268,13 @@ describe('Store on SQLite (a file)', () => {
   it('opens a new file from several processes started at the same moment: each waits its turn, each migration runs once', async () => {
     const store = new URL('../../sandbox/store.ts', import.meta.url).pathname;
     const open = `import { SqliteDatabase } from ${JSON.stringify(store)}; const d = new SqliteDatabase(process.argv[1]); console.log(d.schemaVersion); d.close();`;
-    for (let round = 0; round < 3; round++) {
+    // 12 at once, six times: switching a new file to WAL failed 5 times in 180 such opens (SQLite's
+    // immediate BUSY), which 4 processes three times caught only under CI's load.
+    for (let round = 0; round < 6; round++) {
       const dir = mkdtempSync(path.join(tmpdir(), 'pgw-start-'));
       const file = path.join(dir, 'sandbox.db');
       const runs = await Promise.all(
-        Array.from({ length: 4 }, () => {
+        Array.from({ length: 12 }, () => {
           const child = spawn(process.execPath, ['--input-type=module', '-e', open, file], {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
@@ -287,7 +289,7 @@ describe('Store on SQLite (a file)', () => {
       rmSync(dir, { recursive: true, force: true });
       for (const run of runs) expect(run, run.out).toEqual({ code: 0, out: `${MIGRATIONS.length}\n` });
     }
-  }, 60_000);
+  }, 120_000);
 
   storeSuite('sqlite', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pgw-store-'));
@@ -388,7 +390,8 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         return store.get('SELECT 1 AS one');
       });
-      await expect(held).rejects.toThrow(/terminat/);
+      // pg words it by when the connection's end arrives: in the query, or before it was sent.
+      await expect(held).rejects.toThrow(/terminat|connection error/);
       expect(await store.get('SELECT 1 AS one')).toEqual({ one: 1 });
     } finally {
       await admin.end();
