@@ -49,10 +49,11 @@ afterAll(async () => {
  * Starts `listen` and waits for its "Forwarding" line, printed once it has read where to start: a
  * notification queued from then on is forwarded. A fixed wait instead loses the race under load.
  */
-async function listening(args: string[]): Promise<{ lines: string[]; done: Promise<number> }> {
+async function listening(target: string, ...more: string[]): Promise<{ lines: string[]; done: Promise<number> }> {
   const lines: string[] = [];
   let ready!: () => void;
   const forwarding = new Promise<void>((resolve) => (ready = resolve));
+  const args = ['--forward-to', target, '--base', t.base, '--count', '1', '--poll-seconds', '5', ...more];
   const done = listen(args, {
     print: (line) => {
       lines.push(line);
@@ -72,16 +73,7 @@ describe('payment-gateway trigger and listen', () => {
   ] as const) {
     it(`trigger ${event}: listen forwards it, signed, and the local endpoint verifies it`, async () => {
       received.length = 0;
-      const { lines, done } = await listening([
-        '--forward-to',
-        hooks,
-        '--base',
-        t.base,
-        '--count',
-        '1',
-        '--poll-seconds',
-        '5',
-      ]);
+      const { lines, done } = await listening(hooks);
       const out: string[] = [];
       const started = performance.now();
       expect(await trigger([event, '--base', t.base], { print: (l) => out.push(l) })).toBe(0);
@@ -98,33 +90,14 @@ describe('payment-gateway trigger and listen', () => {
 
   it("listen --partner forwards merchantCreated, signed with the partner's passphrase", async () => {
     received.length = 0;
-    const { done } = await listening([
-      '--forward-to',
-      hooks,
-      '--base',
-      t.base,
-      '--partner',
-      '--count',
-      '1',
-      '--poll-seconds',
-      '5',
-    ]);
+    const { done } = await listening(hooks, '--partner');
     expect(await trigger(['merchantCreated', '--base', t.base], { print: () => {} })).toBe(0);
     expect(await done).toBe(0);
     expect(received[0]).toMatchObject({ event: 'merchantCreated', status: 'handled' });
   });
 
   it("shows the endpoint's answer to a repeated notification: handled once, acknowledged as a duplicate", async () => {
-    const { lines, done } = await listening([
-      '--forward-to',
-      hooks.replace('/hooks', '/other'),
-      '--base',
-      t.base,
-      '--count',
-      '1',
-      '--poll-seconds',
-      '5',
-    ]);
+    const { lines, done } = await listening(hooks.replace('/hooks', '/other'));
     // A notification for another merchant's passphrase cannot be made here; a repeat can: resend the last payout's.
     const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
     await t.client.payouts.resendNotifications(payoutId);
