@@ -2,7 +2,7 @@
 // The policy: no private, link-local or reserved address; loopback allowed; configurable.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mayNotify, urlRefusal } from '../../sandbox/url-policy.ts';
-import { counts, hardeningSandbox, merchant, send, signed } from './support.ts';
+import { counts, ddAuth, hardeningSandbox, send, signed } from './support.ts';
 
 const sb = await hardeningSandbox();
 const open = await hardeningSandbox(':memory:', { PGW_SANDBOX_NOTIFY_PRIVATE: 'allow' });
@@ -11,20 +11,6 @@ afterAll(async () => {
   await open.close();
 });
 
-const ddAuth = (notifyURL: string) =>
-  signed('processDDebitAuth', {
-    method: 'processDDebitAuth',
-    ...merchant,
-    paymentAccountBSB: '802950',
-    paymentAccountNumber: '123321',
-    paymentAccountName: 'Jane',
-    customerName: 'Jane',
-    transactionCurrency: 'AUD',
-    transactionAmount: '1.00',
-    notifyURL,
-    urlHash: 'x',
-    hash: 'x',
-  });
 const payout = (notifyURL: string) =>
   signed('createPayouts', {
     reference: 'PO-1',

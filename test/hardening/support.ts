@@ -120,3 +120,19 @@ export async function storedCard(sb: RunningSandbox): Promise<{ cardID: string; 
     )
   ).json;
 }
+
+/** A direct-debit authorisation whose outcome is notified to notifyURL. */
+export const ddAuth = (notifyURL: string) =>
+  signed('processDDebitAuth', {
+    method: 'processDDebitAuth',
+    ...merchant,
+    paymentAccountBSB: '802950',
+    paymentAccountNumber: '123321',
+    paymentAccountName: 'Jane',
+    customerName: 'Jane',
+    transactionCurrency: 'AUD',
+    transactionAmount: '1.00',
+    notifyURL,
+    urlHash: 'x',
+    hash: 'x',
+  });

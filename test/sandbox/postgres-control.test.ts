@@ -1,14 +1,4 @@
-// The scenarios of control.test.ts again, each sandbox on a fresh PostgreSQL database (PGW_TEST_DATABASE_URL):
-// the same behaviour on both stores.
-import { expect, it } from 'vitest';
-import { PG_URL, SKIP_PG, startSandbox, useStore } from './support.ts';
+// The scenarios of control.test.ts again, each sandbox on a fresh PostgreSQL database (PGW_TEST_DATABASE_URL).
+import { onPostgres } from './support.ts';
 
-if (PG_URL) {
-  useStore(PG_URL);
-  it('runs its sandboxes on PostgreSQL', async () => {
-    const t = await startSandbox();
-    expect(t.sandbox.store.kind).toBe('postgres');
-    await t.close();
-  });
-  await import('./control.test.ts');
-} else it.skip(`control scenarios on PostgreSQL: ${SKIP_PG}`, () => {});
+await onPostgres('control', () => import('./control.test.ts'));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { merchant, purchase, send, signed } from '../hardening/support.ts';
+import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
 import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
@@ -556,22 +556,7 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     const first = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     const second = await createSandbox({ env: { PGW_DB: url }, fetch: recorder });
     try {
-      const auth = await send(
-        first,
-        signed('processDDebitAuth', {
-          method: 'processDDebitAuth',
-          ...merchant,
-          paymentAccountBSB: '802950',
-          paymentAccountNumber: '123321',
-          paymentAccountName: 'Jane',
-          customerName: 'Jane',
-          transactionCurrency: 'AUD',
-          transactionAmount: '1.00',
-          notifyURL: 'https://merchant.test/dd',
-          urlHash: 'x',
-          hash: 'x',
-        }),
-      );
+      const auth = await send(first, ddAuth('https://merchant.test/dd'));
       expect(auth.json.responseCode).toBe('0');
       // Queued in the request's own transaction: committed with it.
       expect(await second.store.all('SELECT event, delivered FROM notifications')).toEqual([

@@ -3,6 +3,7 @@
 // calls useStore first: each sandbox it starts then gets a fresh database of its own.
 import { once } from 'node:events';
 import pg from 'pg';
+import { expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
@@ -32,6 +33,24 @@ let server: string | undefined;
 /** Every sandbox started after this (without a dbPath of its own) runs on a fresh database of this PostgreSQL server. */
 export function useStore(postgresUrl: string): void {
   server = postgresUrl;
+}
+
+/**
+ * A scenario file's tests again, each sandbox on a fresh PostgreSQL database: the same behaviour on
+ * both stores. Called with top-level await from a test file, which then collects the file's tests.
+ */
+export async function onPostgres(name: string, scenarios: () => Promise<unknown>): Promise<void> {
+  if (!PG_URL) {
+    it.skip(`${name} scenarios on PostgreSQL: ${SKIP_PG}`, () => {});
+    return;
+  }
+  useStore(PG_URL);
+  it('runs its sandboxes on PostgreSQL', async () => {
+    const t = await startSandbox();
+    expect(t.sandbox.store.kind).toBe('postgres');
+    await t.close();
+  });
+  await scenarios();
 }
 
 /** A fresh database on the server, and how to drop it. */
