@@ -62,5 +62,46 @@ export const csvColumns = {
   }
 } as const;
 
+/**
+ * x-expected: the words of each pattern, format and long enumeration, by rule (`pattern:<regex>`,
+ * `format:<name>`, `enum:<values>`); a refusal says "must be <words>" (server-stubs/core/refusals.ts).
+ */
+export const expectedValues: Readonly<Record<string, string>> = {
+  "enum:AD,AE,AF,AG,AI,AL,AM,AO,AQ,AR,AS,AT,AU,AW,AX,AZ,BA,BB,BD,BE,BF,BG,BH,BI,BJ,BL,BM,BN,BO,BQ,BR,BS,BT,BV,BW,BY,BZ,CA,CC,CD,CF,CG,CH,CI,CK,CL,CM,CN,CO,CR,CU,CV,CW,CX,CY,CZ,DE,DJ,DK,DM,DO,DZ,EC,EE,EG,EH,ER,ES,ET,FI,FJ,FK,FM,FO,FR,GA,GB,GD,GE,GF,GG,GH,GI,GL,GM,GN,GP,GQ,GR,GS,GT,GU,GW,GY,HK,HM,HN,HR,HT,HU,ID,IE,IL,IM,IN,IO,IQ,IR,IS,IT,JE,JM,JO,JP,KE,KG,KH,KI,KM,KN,KP,KR,KW,KY,KZ,LA,LB,LC,LI,LK,LR,LS,LT,LU,LV,LY,MA,MC,MD,ME,MF,MG,MH,MK,ML,MM,MN,MO,MP,MQ,MR,MS,MT,MU,MV,MW,MX,MY,MZ,NA,NC,NE,NF,NG,NI,NL,NO,NP,NR,NU,NZ,OM,PA,PE,PF,PG,PH,PK,PL,PM,PN,PR,PS,PT,PW,PY,QA,RE,RO,RS,RU,RW,SA,SB,SC,SD,SE,SG,SH,SI,SJ,SK,SL,SM,SN,SO,SR,SS,ST,SV,SX,SY,SZ,TC,TD,TF,TG,TH,TJ,TK,TL,TM,TN,TO,TR,TT,TV,TW,TZ,UA,UG,UM,US,UY,UZ,VA,VC,VE,VG,VI,VN,VU,WF,WS,YE,YT,ZA,ZM,ZW": "an ISO 3166-1 alpha-2 country code, for example AU, or empty (the list is ISO's, https://www.iso.org/iso-3166-country-codes.html)",
+  "enum:AED,AFN,ALL,AMD,ANG,AOA,ARS,AUD,AWG,AZN,BAM,BBD,BDT,BGN,BHD,BIF,BMD,BND,BOB,BRL,BSD,BTN,BWP,BYN,BZD,CAD,CDF,CHF,CLP,CNY,COP,CRC,CUC,CUP,CVE,CZK,DJF,DKK,DOP,DZD,EGP,ERN,ETB,EUR,FJD,FKP,GBP,GEL,GHS,GIP,GMD,GNF,GTQ,GYD,HKD,HNL,HRK,HTG,HUF,IDR,ILS,INR,IQD,IRR,ISK,JMD,JOD,JPY,KES,KGS,KHR,KMF,KPW,KRW,KWD,KYD,KZT,LAK,LBP,LKR,LRD,LSL,LYD,MAD,MDL,MGA,MKD,MMK,MNT,MOP,MRU,MUR,MVR,MWK,MXN,MYR,MZN,NAD,NGN,NIO,NOK,NPR,NZD,OMR,PAB,PEN,PGK,PHP,PKR,PLN,PYG,QAR,RON,RSD,RUB,RWF,SAR,SBD,SCR,SDG,SEK,SGD,SHP,SLE,SLL,SOS,SRD,SSP,STN,SVC,SYP,SZL,THB,TJS,TMT,TND,TOP,TRY,TTD,TWD,TZS,UAH,UGX,USD,UYU,UZS,VES,VND,VUV,WST,XAF,XCD,XCG,XDR,XOF,XPF,XSU,YER,ZAR,ZMW,ZWG,ZWL": "an ISO 4217 currency code, for example AUD (the list is ISO's, https://www.iso.org/iso-4217-currency-codes.html)",
+  "format:binary": "the bytes of a Zip archive, for example one made by zip settlement.zip settlement.csv",
+  "format:date": "a date as YYYY-MM-DD, for example 2026-11-24",
+  "format:email": "an e-mail address, for example jo@example.com",
+  "format:ipv4": "an IPv4 or IPv6 address, for example 203.0.113.7, or empty",
+  "format:ipv6": "an IPv4 or IPv6 address, for example 203.0.113.7, or empty",
+  "format:uri": "an absolute URL, for example https://merchant.example/notify",
+  "pattern:^-?[0-9]+$": "a whole number, for example 0 or -2",
+  "pattern:^-[1-4]$": "a code from -1 to -4, for example -2",
+  "pattern:^(\\+?[0-9 ()-]{6,20})?$": "6 to 20 digits, spaces, brackets or dashes after an optional +, for example +61 7 3000 0000, or empty",
+  "pattern:^(0[1-9]|1[0-2])[0-9]{2}$": "MMYY, for example 0229",
+  "pattern:^(0[1-9]|1[0-2])$": "a month as two digits from 01 to 12, for example 05",
+  "pattern:^(0|[1-9][0-9]{0,11})\\.[0-9]{2}$": "an amount with two decimals and no thousands separator, for example 10.00",
+  "pattern:^[0-9]{12,19}$": "12 to 19 digits with no spaces, for example 16 digits for a Visa card",
+  "pattern:^[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])$": "YYMMDD, for example 291231",
+  "pattern:^[0-9]{2}$": "two digits, for example 29",
+  "pattern:^[0-9]{3,4}$": "three or four digits, for example 123",
+  "pattern:^[0-9]{4,10}$": "4 to 10 digits, for example 12345678",
+  "pattern:^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$": "a date and time as YYYY-MM-DD HH:MM:SS, for example 2026-11-24 13:45:00",
+  "pattern:^[0-9]{4}-[0-9]{2}-[0-9]{2}$": "a date as YYYY-MM-DD, for example 2026-11-24",
+  "pattern:^[0-9]{4}$": "four digits, for example 1234",
+  "pattern:^[0-9]{6,16}$": "6 to 16 digits, for example 10023982",
+  "pattern:^[0-9]{6}$": "six digits, for example 123456",
+  "pattern:^[0-9]{6}XXXXXX[0-9]{4}$": "the first six digits, XXXXXX and the last four, for example 411111XXXXXX1111",
+  "pattern:^[0-9]+$": "a whole number of 0 or more, for example 0",
+  "pattern:^[0-9a-f]{12,32}$": "12 to 32 lowercase hexadecimal digits, for example 1336583d3a953ce2d",
+  "pattern:^[0-9a-f]{32}$": "32 lowercase hexadecimal digits, for example 0cc175b9c0f1b6a831c399e269772661",
+  "pattern:^[A-Z0-9]{6,32}$": "6 to 32 capital letters and digits, for example KOCI10023982",
+  "pattern:^[A-Za-z]+(/[A-Za-z0-9_+-]+)*$": "an IANA time zone name, for example Australia/Brisbane",
+  "pattern:^[A-Za-z0-9-]{1,64}$": "1 to 64 letters, digits or dashes, for example AGR-5f2c81d7e4",
+  "pattern:^[A-Za-z0-9._-]{1,64}$": "1 to 64 letters, digits, dots, underscores or dashes, for example PAY-3c9e1f",
+  "pattern:^[A-Za-z0-9]{8,64}$": "8 to 64 letters and digits, for example s5KQIxsZuiyvs3Sc",
+  "pattern:^2\\.[0-9]+\\.[0-9]+$": "a version 2.x.y, for example 2.2.0"
+};
+
 /** x-lifetime-minutes on AccessTokenResult. */
 export const accessTokenLifetimeMinutes = 30;

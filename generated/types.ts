@@ -2118,6 +2118,8 @@ export interface components {
             custom2?: components["schemas"]["CustomField"];
             custom3?: components["schemas"]["CustomField"];
         };
+        /** @description Expiry as YYMMDD, as a wallet's decrypted payment data gives it. */
+        WalletExpiryDate: string;
         /**
          * processCard with wallet kind A payment data
          * @description Decrypted payment data of wallet kind A (seed §4.4).
@@ -2149,8 +2151,7 @@ export interface components {
             custom2?: components["schemas"]["CustomField"];
             custom3?: components["schemas"]["CustomField"];
             walletAApplicationPrimaryAccountNumber: components["schemas"]["CardNumber"];
-            /** @description Expiry as YYMMDD. */
-            walletAApplicationExpirationDate: string;
+            walletAApplicationExpirationDate: components["schemas"]["WalletExpiryDate"];
             walletAOnlinePaymentCryptogram: string;
         };
         /**

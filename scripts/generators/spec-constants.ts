@@ -1,8 +1,10 @@
 // The facts the sandbox implements that the spec states outside any schema's shape: the numbered
 // refusal messages (x-numbered-refusals on Refusal), the CSV layouts by version (x-csv-columns) and the
 // access token's lifetime (x-lifetime-minutes). Generated as typed constants so that the sandbox
-// reads them by name, checked by tsc, instead of walking the bundled document untyped.
+// reads them by name, checked by tsc, instead of walking the bundled document untyped; and the words
+// of each pattern, format and long enumeration (x-expected) that the refusals use.
 import type { Doc } from '../lib/contract.ts';
+import { expectedWords } from '../lib/expected.ts';
 import { tsHeader } from './banner.ts';
 
 export function specConstantsModule(doc: Doc): string {
@@ -29,6 +31,12 @@ export function specConstantsModule(doc: Doc): string {
     '',
     '/** x-csv-columns: the settlement file, the batch file and the batch results, each by layout version. */',
     `export const csvColumns = ${JSON.stringify(csvColumns, null, 2)} as const;`,
+    '',
+    '/**',
+    ' * x-expected: the words of each pattern, format and long enumeration, by rule (`pattern:<regex>`,',
+    ' * `format:<name>`, `enum:<values>`); a refusal says "must be <words>" (server-stubs/core/refusals.ts).',
+    ' */',
+    `export const expectedValues: Readonly<Record<string, string>> = ${JSON.stringify(expectedWords(doc), null, 2)};`,
     '',
     '/** x-lifetime-minutes on AccessTokenResult. */',
     `export const accessTokenLifetimeMinutes = ${JSON.stringify(schemas.AccessTokenResult['x-lifetime-minutes'])};`,

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
 import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answered, type ByteStream } from './answer.ts';
 import { authenticate } from './authentication.ts';
+import { chooseLogger } from './log.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
 import { refusals, refusalResponse, type Refusal } from './refusals.ts';
 import {
@@ -37,7 +38,12 @@ export interface GatewayOptions {
   accounts: Accounts;
   /** Default: `error` unless NODE_ENV is production, where it is `log`. */
   responseValidation?: ResponseValidationMode;
-  logger?: Logger;
+  /**
+   * Where the gateway tells its own console what it refused and could not answer (see log.ts): a
+   * logger with info/warn/error (pino's shape), or `false` for none. Default: one line per entry on
+   * stderr in development (NODE_ENV neither production nor test), none otherwise.
+   */
+  logger?: Logger | false;
   /**
    * A body field no form of the operation declares: `ignore` drops it (logged as a warning) and
    * processes the request, as the real gateway does (x-unknown-fields); `refuse` answers -2 naming
@@ -108,8 +114,6 @@ export interface Gateway {
   readonly metrics: GatewayMetrics;
 }
 
-const silent: Logger = { warn() {}, error() {} };
-
 const SPEC_FILES: Record<string, { file: string; type: string }> = {
   '/openapi.json': { file: 'openapi.json', type: 'application/json' },
   '/openapi.yaml': { file: 'openapi.yaml', type: 'application/yaml' },
@@ -179,7 +183,7 @@ async function startStream(source: ByteStream, failed: (error: unknown) => void)
 
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
-  const logger = options.logger ?? silent;
+  const logger = chooseLogger(options.logger);
   const ignoreUnknown = (options.unknownFields ?? unknownFieldsPolicy) === 'ignore';
   const metrics: GatewayMetrics = { requests: 0, refusals: 0, violations: 0, failures: 0 };
   const specCache = new Map<string, Promise<Buffer>>();
@@ -188,12 +192,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   const refused = (
     op: ContractOperation | undefined,
     refusal: Refusal,
+    check: string,
     extra?: Record<string, string>,
   ): GatewayResponse => {
     metrics.refusals++;
-    // A 5xx is the server's failure, not the caller's: it is logged.
-    if ((refusal.status ?? 200) >= 500)
-      logger.error('answered 5xx', { operationId: op?.operationId, status: refusal.status, message: refusal.message });
+    // One line per refusal: the caller's fault at info, a 5xx (no handler) is the server's, at error.
+    const fields = {
+      operation: op?.operationId,
+      method: op?.method,
+      check,
+      field: refusal.field,
+      rule: refusal.rule,
+      code: refusal.code,
+      status: refusal.status,
+      reason: refusal.reason,
+      message: refusal.message,
+    };
+    if ((refusal.status ?? 200) >= 500) logger.error('answered 5xx', fields);
+    else logger.info?.('refused', fields);
     const response = refusalResponse(op, refusal);
     if (extra) Object.assign(response.headers, extra);
     return response;
@@ -206,7 +222,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     response?: GatewayResponse,
   ): GatewayResponse => {
     metrics.violations++;
-    logger.error('answer violates the contract', { operationId: op.operationId, violation });
+    logger.error('answer violates the contract', {
+      operation: op.operationId,
+      method: op.method,
+      check: 'result',
+      violation,
+    });
     if (mode === 'log' && response && !sensitive) return response;
     return refusalResponse(
       op,
@@ -245,26 +266,26 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const routed = route(request.verb, pathname);
     if ('refusal' in routed)
-      return refused(undefined, routed.refusal, routed.allow ? { allow: routed.allow } : undefined);
+      return refused(undefined, routed.refusal, 'route', routed.allow ? { allow: routed.allow } : undefined);
     const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
 
     const version = checkVersion(request.headers);
-    if (version) return refused(first, version);
+    if (version) return refused(first, version, 'version');
     const parsed = parseBody(request, path.readLimit);
-    if ('refusal' in parsed) return refused(first, parsed.refusal);
+    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body');
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
-    if ('refusal' in chosen) return refused(first, chosen.refusal);
+    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method');
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok))
       parsed.ok = { ...parsed.ok, method: op.method };
     if (note !== NO_NOTE) note.operationId = op.operationId;
-    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refusals.bodyTooLarge(op.maxBodyBytes));
+    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size');
     const query = queryOf(op, search);
-    if ('refusal' in query) return refused(op, query.refusal);
+    if ('refusal' in query) return refused(op, query.refusal, 'query');
     let sent = parsed.ok;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
@@ -274,7 +295,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     sent = normalised(op, sent);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
-    if (invalid) return refused(op, invalid);
+    if (invalid) return refused(op, invalid, 'schema');
 
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
@@ -287,14 +308,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     );
     if ('refusal' in auth) {
       if (note !== NO_NOTE) note.reason = auth.refusal.reason;
-      return refused(op, auth.refusal);
+      return refused(op, auth.refusal, 'credentials');
     }
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
       | ((input: unknown, context: HandlerContext) => unknown)
       | undefined;
-    if (!handler) return refused(op, refusals.notImplemented(target.operationId));
+    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler');
 
     let returned: unknown;
     let answered: Answered | undefined;

@@ -1,6 +1,7 @@
 // Refusals as the contract documents them: a negative responseCode (-1 credentials, -2 invalid,
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
+import { expectedValues } from '../../generated/spec-constants.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
 
 export interface Refusal {
@@ -10,6 +11,9 @@ export interface Refusal {
   status?: number;
   /** For the request log only, never the answer: which check failed (a -1 says no more to the caller). */
   reason?: string;
+  /** The field (or header, parameter) refused and the rule it broke (a JSON Schema keyword), for logs and tools. */
+  field?: string;
+  rule?: string;
 }
 
 export const refuse = (code: Refusal['code'], message: string, status?: number): Refusal =>
@@ -108,14 +112,30 @@ export function fieldName(instancePath: string, child?: string): string {
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
 
+/** An enumeration this long or shorter is listed in the refusal; a longer one has its words (x-expected). */
+const LISTED_ENUM_MAX = 12;
+
+/** The spec's words for a pattern, a format or a long enumeration (x-expected), if the error is one. */
+function expectedFor(error: ErrorObject): string | undefined {
+  const p = error.params;
+  if (error.keyword === 'pattern') return expectedValues[`pattern:${p.pattern as string}`];
+  if (error.keyword === 'format') return expectedValues[`format:${p.format as string}`];
+  if (error.keyword === 'enum') return expectedValues[`enum:${(p.allowedValues as unknown[]).map(String).join(',')}`];
+  return undefined;
+}
+
+/** The rule in words: never a regular expression (the spec words each pattern and format, x-expected). */
 function rule(error: ErrorObject): string {
   if (error.keyword === 'enum') {
     const allowed = error.params.allowedValues as unknown[];
-    return allowed.length <= 12
-      ? `must be one of ${allowed.map(String).join(', ')}`
-      : 'must be one of the allowed values';
+    if (allowed.length <= LISTED_ENUM_MAX) return `must be one of ${allowed.map(String).join(', ')}`;
   }
   if (error.keyword === 'const') return `must be ${JSON.stringify(error.params.allowedValue)}`;
+  const expected = expectedFor(error);
+  if (expected) return `must be ${expected}`;
+  // Unreachable for the contract's own schemas (the generator wants words for each); never the regex.
+  if (error.keyword === 'pattern' || error.keyword === 'enum') return 'must be a value the field documents';
+  if (error.keyword === 'format') return `must be a valid ${error.params.format as string}`;
   return error.message ?? error.keyword;
 }
 
@@ -131,16 +151,18 @@ export function refusalFor(errors: readonly ErrorObject[], prefix = 'Field'): Re
       missing.keyword === 'dependentRequired'
         ? ` when '${fieldName(missing.instancePath, missing.params.property as string)}' is sent`
         : '';
-    return refuse(-3, forms.required(name, because, prefix));
+    return { ...refuse(-3, forms.required(name, because, prefix)), field: name, rule: missing.keyword };
   }
   const extra = errors.find((e) => e.keyword === 'additionalProperties');
-  if (extra)
-    return refuse(
-      -2,
-      forms.notAllowed(fieldName(extra.instancePath, extra.params.additionalProperty as string), prefix),
-    );
-  const invalid = errors.find((e) => !WRAPPERS.has(e.keyword)) ?? errors[0];
-  if (!invalid) return refuse(-2, forms.request());
+  if (extra) {
+    const name = fieldName(extra.instancePath, extra.params.additionalProperty as string);
+    return { ...refuse(-2, forms.notAllowed(name, prefix)), field: name, rule: extra.keyword };
+  }
+  const first = errors.find((e) => !WRAPPERS.has(e.keyword)) ?? errors[0];
+  if (!first) return refuse(-2, forms.request());
+  // Among a field's alternatives (anyOf: a country code or empty), the one the spec words says most.
+  const invalid = errors.find((e) => e.instancePath === first.instancePath && expectedFor(e)) ?? first;
   const name = fieldName(invalid.instancePath);
-  return refuse(-2, name ? forms.invalid(name, rule(invalid), prefix) : forms.request(rule(invalid)));
+  const message = name ? forms.invalid(name, rule(invalid), prefix) : forms.request(rule(invalid));
+  return { ...refuse(-2, message), ...(name ? { field: name } : {}), rule: invalid.keyword };
 }

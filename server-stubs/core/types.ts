@@ -54,6 +54,8 @@ export interface HandlerContext {
 export type ResponseValidationMode = 'error' | 'refuse' | 'log';
 
 export interface Logger {
+  /** Refusals (the caller's fault); a logger without it is told only warnings and errors. */
+  info?(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }

@@ -1,0 +1,37 @@
+// The gateway's own console, for the team running a server on the stubs: one line per refusal, per
+// request no handler answers and per answer that breaks the contract. The seam is the `logger`
+// option (Fastify's idea, kept tiny: give an object with the levels, or `false` for none).
+// Development is any NODE_ENV but `production` and `test`: a server started by hand logs; a
+// production one and a test run (vitest sets NODE_ENV=test) stay silent unless given a logger.
+// The fields are names and rules, never a value: the refusal messages name fields, never echo them.
+import type { Logger } from './types.ts';
+
+const silent: Logger = { warn() {}, error() {} };
+
+/** `key=value` pairs after the message, on one line; a value with spaces is quoted. */
+export function logLine(message: string, fields: Record<string, unknown> = {}): string {
+  const pairs = Object.entries(fields)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => {
+      const text = String(v).replace(/\s+/g, ' ');
+      return `${k}=${/[\s"=]/.test(text) ? JSON.stringify(text) : text}`;
+    });
+  return [`payment-gateway: ${message}`, ...pairs].join(' ');
+}
+
+/** One line on stderr per entry: what a newcomer's server shows on its own console. */
+export const consoleLogger = (write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger => ({
+  info: (message, fields) => write(logLine(message, fields)),
+  warn: (message, fields) => write(logLine(message, fields)),
+  error: (message, fields) => write(logLine(message, fields)),
+});
+
+export const inDevelopment = (env: string | undefined = process.env.NODE_ENV): boolean =>
+  env !== 'production' && env !== 'test';
+
+/** The logger the gateway uses: the one given, none for `false`, else the console in development. */
+export function chooseLogger(given: Logger | false | undefined): Logger {
+  if (given === false) return silent;
+  if (given) return given;
+  return inDevelopment() ? consoleLogger() : silent;
+}

@@ -1,0 +1,96 @@
+// Refusals in words a person reads: every pattern, format and long enumeration the spec uses has its
+// words (x-expected, with an example), and a refusal of a value that breaks one says those words,
+// never the regular expression; the field and the rule stay machine-readable beside the message.
+import type { ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { breaking } from '../../contract/checks.ts';
+import { buildRequest, requestExamples } from '../../contract/requests.ts';
+import { operations } from '../../generated/operations.ts';
+import { expectedValues } from '../../generated/spec-constants.ts';
+import { expectedWords, ruleUses } from '../../scripts/lib/expected.ts';
+import { refusalFor } from '../../server-stubs/core/refusals.ts';
+import { createGateway } from '../../server-stubs/index.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
+import { doc } from '../support/contract.ts';
+
+const uses = ruleUses(doc);
+const patterns = [...new Set(uses.filter((u) => u.key.startsWith('pattern:')).map((u) => u.key.slice(8)))];
+/** A message shows a regular expression when it holds a pattern of the spec, or the pieces patterns are made of. */
+const showsRegex = (message: string) =>
+  patterns.some((p) => message.includes(p)) || /must match|\[0-9\]|\{\d+,?\d*\}|\^\(|\)\$/.test(message);
+
+describe('the words of every pattern, format and long enumeration (x-expected)', () => {
+  it('are declared once for each rule the spec uses, and say what is wanted with an example or a link', () => {
+    expect(uses.length).toBeGreaterThan(40);
+    const words = expectedWords(doc);
+    expect(Object.keys(words).sort()).toEqual([...new Set(uses.map((u) => u.key))].sort());
+    for (const [key, text] of Object.entries(words)) {
+      expect(text, key).toMatch(/for example|https:\/\//);
+      expect(showsRegex(text), `${key}: ${text}`).toBe(false);
+    }
+    // The generated table is what the spec declares now.
+    expect(expectedValues).toEqual(words);
+  });
+
+  it('are what a refusal says for each of them: field and rule machine-readable, no regular expression', () => {
+    for (const use of uses) {
+      const [keyword, value] = [use.key.slice(0, use.key.indexOf(':')), use.key.slice(use.key.indexOf(':') + 1)];
+      const params =
+        keyword === 'pattern'
+          ? { pattern: value }
+          : keyword === 'format'
+            ? { format: value }
+            : { allowedValues: value.split(',') };
+      const error = { keyword, params, instancePath: '/someField', schemaPath: use.pointer } as ErrorObject;
+      const refusal = refusalFor([error]);
+      expect(refusal).toMatchObject({ code: -2, field: 'someField', rule: keyword });
+      expect(refusal.message).toBe(`Field 'someField' is invalid: must be ${expectedValues[use.key]}`);
+    }
+  });
+});
+
+describe('refusals of the gateway', () => {
+  const gateway = createGateway({ handlers: echoHandlers(), accounts, logger: false });
+  const refuse = async (operationId: string, change: Record<string, unknown>) => {
+    const op = operations.find((o) => o.operationId === operationId)!;
+    const body = { ...requestExamples(op)[0]!.value, ...change };
+    const response = await gateway.handle(buildRequest(op, { body }));
+    return JSON.parse(String(response.body)) as { responseCode: string; responseMessage: string };
+  };
+
+  it('say the expiry wanted, not its regular expression (the issue: 02/29)', async () => {
+    expect(await refuse('processCard', { paymentCardExpiry: '02/29' })).toEqual({
+      responseCode: '-2',
+      responseMessage: "Field 'paymentCardExpiry' is invalid: must be MMYY, for example 0229",
+    });
+  });
+
+  it('name the standard of a long list and link it (currencies), list a short one', async () => {
+    const currency = await refuse('processCard', { transactionCurrency: 'XYZ' });
+    expect(currency.responseMessage).toBe(
+      "Field 'transactionCurrency' is invalid: must be an ISO 4217 currency code, for example AUD (the list is ISO's, https://www.iso.org/iso-4217-currency-codes.html)",
+    );
+    const country = await refuse('processCard', { customerCountry: 'XX' });
+    expect(country.responseMessage).toContain('must be an ISO 3166-1 alpha-2 country code, for example AU, or empty');
+    expect((await refuse('processCard', { recurringFlag: '7' })).responseMessage).toBe(
+      "Field 'recurringFlag' is invalid: must be one of 0, 1",
+    );
+  });
+
+  it('never show a regular expression: every field of every example broken in turn', async () => {
+    let broken = 0;
+    for (const op of operations.filter((o) => o.request)) {
+      const example = requestExamples(op)[0]!.value;
+      const schema = doc.components.schemas[op.forms?.[0] ?? op.request!];
+      for (const field of Object.keys(example)) {
+        const bad = breaking(schema.properties?.[field]);
+        if (bad !== '!!' && bad !== 'not-an-allowed-value') continue;
+        const response = await gateway.handle(buildRequest(op, { body: { ...example, [field]: bad } }));
+        const { responseMessage } = JSON.parse(String(response.body)) as { responseMessage: string };
+        expect(showsRegex(responseMessage), `${op.operationId}.${field}: ${responseMessage}`).toBe(false);
+        broken++;
+      }
+    }
+    expect(broken).toBeGreaterThan(100);
+  });
+});
