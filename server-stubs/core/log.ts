@@ -26,8 +26,8 @@ export const consoleLogger = (write: (line: string) => void = (line) => process.
   error: (message, fields) => write(logLine(message, fields)),
 });
 
-export const inDevelopment = (env: string | undefined = process.env.NODE_ENV): boolean =>
-  env !== 'production' && env !== 'test';
+export const inDevelopment = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.NODE_ENV !== 'production' && env.NODE_ENV !== 'test';
 
 /** The logger the gateway uses: the one given, none for `false`, else the console in development. */
 export function chooseLogger(given: Logger | false | undefined): Logger {

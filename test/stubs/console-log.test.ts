@@ -1,0 +1,118 @@
+// The stubs tell the server's own console what they refuse and cannot answer: a newcomer's server
+// (test/fixtures/newcomer-server.ts, no logger given, NODE_ENV unset) with one missing handler and one
+// wrong result sees both, and a refusal, one line each, naming operation, method, check, field and
+// rule, never a secret or a card number. A logger given replaces the console; `false` silences it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
+import { createGateway } from '../../server-stubs/index.ts';
+import { consoleLogger, inDevelopment } from '../../server-stubs/core/log.ts';
+import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
+
+const fixture = fileURLToPath(new URL('../fixtures/newcomer-server.ts', import.meta.url));
+const example = (id: string) => structuredClone(requestExamples(operation(id))[0]!.value);
+
+/** Sends a request as buildRequest makes it to a server listening at base. */
+async function post(base: string, id: string, body: Record<string, unknown>) {
+  const request = buildRequest(operation(id), { body, signBody: true });
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
+  const response = await fetch(`${base}${request.url}`, {
+    method: request.verb,
+    headers,
+    body: request.body as string,
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { responseCode: string; responseMessage: string },
+  };
+}
+
+describe("a newcomer's server, started as a program", () => {
+  let child: ChildProcess;
+  let base: string;
+  let stderr = '';
+  beforeAll(async () => {
+    const { NODE_ENV: _test, ...env } = process.env;
+    child = spawn(process.execPath, [fixture], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const [port] = (await once(child.stdout!, 'data')) as [Buffer];
+    base = `http://127.0.0.1:${String(port).trim()}`;
+  });
+  afterAll(() => void child.kill('SIGTERM'));
+
+  it('sees the missing handler, the wrong result and a refusal on its own console, one line each', async () => {
+    const missing = await post(base, 'processCard', example('processCard'));
+    expect(missing.status).toBe(500);
+    const wrong = await post(base, 'getSurcharge', example('getSurcharge'));
+    expect(wrong.status).toBe(500);
+    const refused = await post(base, 'processCard', { ...example('processCard'), paymentCardExpiry: '02/29' });
+    expect(refused.body.responseCode).toBe('-2');
+    await expect.poll(() => stderr.split('\n').filter(Boolean).length).toBe(3);
+    const lines = stderr.trim().split('\n');
+    expect(lines[0]).toBe(
+      'payment-gateway: answered 5xx operation=processCard method=processCard check=handler code=-4 status=500 message="processCard is not implemented by this server"',
+    );
+    expect(lines[1]).toBe(
+      'payment-gateway: answer violates the contract operation=getSurcharge method=getSurcharge check=result violation="Field \'totalAmount\' is required (SurchargeResult)"',
+    );
+    expect(lines[2]).toBe(
+      'payment-gateway: refused operation=processCard method=processCard check=schema field=paymentCardExpiry rule=pattern code=-2 message="Field \'paymentCardExpiry\' is invalid: must be MMYY, for example 0229"',
+    );
+    const card = String(example('processCard').paymentCardNumber);
+    for (const secret of [sandbox.apiKey, sandbox.passphrase, card, String(example('processCard').hash)])
+      expect(stderr).not.toContain(secret);
+  });
+});
+
+describe('the logger option', () => {
+  const request = () =>
+    buildRequest(operation('processCard'), { body: { ...example('processCard'), transactionCurrency: 'XYZ' } });
+
+  it('takes a logger with info/warn/error (pino-shaped) in place of the console', async () => {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const gateway = createGateway({
+      handlers: echoHandlers(),
+      accounts,
+      logger: { info: (m, f) => seen.push([m, f]), warn() {}, error() {} },
+    });
+    await gateway.handle(request());
+    expect(seen).toEqual([
+      [
+        'refused',
+        expect.objectContaining({
+          operation: 'processCard',
+          check: 'schema',
+          field: 'transactionCurrency',
+          rule: 'enum',
+          code: -2,
+        }),
+      ],
+    ]);
+  });
+
+  it('is silenced by false, and off by default under NODE_ENV production or test', async () => {
+    const lines: string[] = [];
+    const write = (line: string) => void lines.push(line);
+    const original = process.stderr.write;
+    process.stderr.write = ((chunk: string) => write(String(chunk))) as typeof process.stderr.write;
+    try {
+      await createGateway({ handlers: {}, accounts, logger: false }).handle(request());
+      await createGateway({ handlers: {}, accounts }).handle(request()); // NODE_ENV=test under vitest
+    } finally {
+      process.stderr.write = original;
+    }
+    expect(lines).toEqual([]);
+    const nodeEnv = (NODE_ENV?: string) => inDevelopment(NODE_ENV === undefined ? {} : { NODE_ENV });
+    expect([nodeEnv(), nodeEnv('development'), nodeEnv('production')]).toEqual([true, true, false]);
+    const out: string[] = [];
+    consoleLogger((line) => out.push(line)).info?.('refused', { field: 'a b', rule: 'enum', empty: '' });
+    expect(out).toEqual(['payment-gateway: refused field="a b" rule=enum']);
+  });
+});
