@@ -39,8 +39,14 @@ export interface FrontOptions {
   target: { host: string; port: number };
   /** In proxy mode Prism answers from the upstream: the front only passes requests through. */
   choosesExamples: boolean;
-  /** Each contract violation Prism finds: in proxy mode, in the request or the upstream's answer; as a mock, in a refused request. */
+  /** Each contract violation Prism finds in proxy mode, in the request or the upstream's answer. */
   onViolation?: (request: string, violations: Violation[]) => void;
+  /**
+   * Each request the mock refuses as the gateway does, with the refusal's message: one short line for
+   * its log (Prism's violations of it stay in the sl-violations header, several kilobytes for an
+   * unknown method).
+   */
+  onRefusal?: (request: string, message: string) => void;
   /** Settles when Prism listens: a request that arrives before waits for it (the front takes its port first). */
   ready?: Promise<void>;
 }
@@ -61,6 +67,8 @@ function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse
     handlers: {},
     accounts: { find: () => undefined, findByAccessToken: () => undefined },
     onRequest: (r) => (seen.last = r),
+    // The front logs the refusals it answers itself (onRefusal), in one line each.
+    logger: false,
   });
   return async (request) => {
     delete seen.last;
@@ -72,7 +80,7 @@ function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse
 
 const SPEC_PATHS = new Set(['/openapi.json', '/openapi.yaml', '/docs', '/docs/']);
 
-export function createFront({ target, choosesExamples, onViolation, ready }: FrontOptions): http.Server {
+export function createFront({ target, choosesExamples, onViolation, onRefusal, ready }: FrontOptions): http.Server {
   const files = new Map<string, Buffer>();
   const fileFor = (name: string) => {
     if (!files.has(name)) files.set(name, readFileSync(path.join(path.dirname(configFile), name)));
@@ -84,6 +92,14 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       await ready;
+      /** Answers the gateway's refusal, and says so in one line. */
+      const refuse = (answer: GatewayResponse, headers: Record<string, string> = {}) => {
+        if (onRefusal) {
+          const message = (JSON.parse(String(answer.body)) as { responseMessage?: string }).responseMessage;
+          onRefusal(`${req.method} ${req.url}`, message ?? `HTTP ${answer.status}`);
+        }
+        res.writeHead(answer.status, { ...answer.headers, ...headers }).end(answer.body);
+      };
       const raw = Buffer.concat(chunks);
       let url = req.url ?? '/';
       let pathname = url.split('?')[0]!;
@@ -102,11 +118,10 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
           body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
         } catch {
           // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
-          return void res.writeHead(refusal!.status, refusal!.headers).end(refusal!.body);
+          return refuse(refusal!);
         }
         // An unknown path or method: Prism's answer would be a list of every branch's violations.
-        if (refusal && !routeFor(req.method ?? 'GET', pathname, body))
-          return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+        if (refusal && !routeFor(req.method ?? 'GET', pathname, body)) return refuse(refusal);
       }
       // What Prism is sent: the request as the gateway reads it. Prism knows neither a trailing slash
       // (clients post to /post/), nor /token/processCard (x-method-in-path), nor a field no form declares
@@ -147,13 +162,7 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
           // The gateway's refusal, with Prism's violations of the request beside it.
           answer.resume();
           const violations = answer.headers[VIOLATIONS_HEADER] as string | undefined;
-          if (violations && onViolation) onViolation(`${req.method} ${url}`, parseViolations(violations));
-          return void res
-            .writeHead(refusal.status, {
-              ...refusal.headers,
-              ...(violations ? { [VIOLATIONS_HEADER]: violations } : {}),
-            })
-            .end(refusal.body);
+          return refuse(refusal, violations ? { [VIOLATIONS_HEADER]: violations } : {});
         }
         // Prism cannot serve a binary example inline: a zip result is answered with its file.
         if (route?.file && chosen && status < 300 && answer.headers['content-type']?.startsWith(route.accept!)) {
@@ -189,20 +198,11 @@ export function createFront({ target, choosesExamples, onViolation, ready }: Fro
         });
       });
       upstream.on('error', (error) => {
-        if (refusal) return void res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+        if (refusal) return refuse(refusal);
         res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` }));
       });
       upstream.end(forwarded);
     });
   });
-}
-
-/** Prism's sl-violations header: a message, then the list as JSON. */
-function parseViolations(header: string): Violation[] {
-  try {
-    return JSON.parse(header.slice(header.indexOf('['))) as Violation[];
-  } catch {
-    return [{ location: ['request'], severity: 'Error', message: header }];
-  }
 }

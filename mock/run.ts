@@ -83,6 +83,7 @@ export async function startMock(options: {
   onListening?: (url: string) => void;
   onPrismStart?: () => void;
   onViolation?: (request: string, violations: Violation[]) => void;
+  onRefusal?: (request: string, message: string) => void;
 }) {
   // The front takes its port first: a port in use is refused before Prism is started at all.
   const target = { host: '127.0.0.1', port: 0 };
@@ -93,6 +94,7 @@ export async function startMock(options: {
     ready,
     choosesExamples: !options.proxy,
     ...(options.onViolation ? { onViolation: options.onViolation } : {}),
+    ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
   });
   const bound = await listen(front, options.port, options.host, '--port');
   options.onListening?.(`http://${options.host}:${bound}`);
@@ -120,7 +122,7 @@ export const mockSpec = (name: string): CommandSpec => ({
   name,
   usage: '[--port PORT] [--host HOST] [--proxy URL]',
   summary:
-    "Serves the whole contract from its examples (Prism behind a front that picks each method's own example). A request the gateway would refuse gets the gateway's refusal (HTTP 200, negative responseCode naming the field), with Prism's violations in the sl-violations header and on the console. With --proxy, Prism validates the traffic to a real server instead and prints each contract violation.",
+    "Serves the whole contract from its examples (Prism behind a front that picks each method's own example). A request the gateway would refuse gets the gateway's refusal (HTTP 200, negative responseCode naming the field), with Prism's violations in the sl-violations header and the refusal in one line on the console. With --proxy, Prism validates the traffic to a real server instead and prints each contract violation.",
   options: {
     port: { type: 'string', short: 'p', value: 'PORT', default: '4011', help: 'port to listen on (0: any free port)' },
     host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
@@ -150,6 +152,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const onViolation = (request: string, violations: Violation[]) => {
     for (const v of violations) console.log(`contract violation: ${request}: ${v.location.join('.')}: ${v.message}`);
   };
+  // A refused request in one line: the gateway's words, not Prism's list of every branch it tried.
+  const onRefusal = (request: string, message: string) => console.log(`refused: ${request}: ${message}`);
   const onPrismStart = () => console.log('starting Prism (a few seconds)...');
   const mock = await startMock({
     port,
@@ -157,6 +161,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     ...(values.proxy ? { proxy: values.proxy } : {}),
     onLine,
     onViolation,
+    onRefusal,
     onPrismStart,
   });
   console.log(

@@ -29,8 +29,31 @@ const json = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
 
 describe('npm run mock', () => {
   let mock: Awaited<ReturnType<typeof startMock>>;
+  const log: string[] = [];
   beforeAll(async () => {
-    mock = await startMock({ port: 0, host: '127.0.0.1' });
+    mock = await startMock({
+      port: 0,
+      host: '127.0.0.1',
+      onRefusal: (request, message) => log.push(`refused: ${request}: ${message}`),
+      onViolation: (request, violations) => log.push(`${request}: ${violations.length} violations`),
+    });
+  });
+
+  it("logs a refused request in one short line, the gateway's words (not Prism's list of every branch)", async () => {
+    log.length = 0;
+    const capture = operations.find((o) => o.operationId === 'processCapture')!;
+    const body = { ...requestExamples(capture)[0]!.value, method: 'noSuchMethod' };
+    const refused = await send(mock.url, buildRequest(capture, { body }));
+    expect(json(refused.bytes).responseCode).toBe('-2');
+    expect(log).toEqual([`refused: POST /post: ${json(refused.bytes).responseMessage}`]);
+    expect(log[0]!.length).toBeLessThan(1000);
+    log.length = 0;
+    const card = operations.find((o) => o.operationId === 'processCard')!;
+    await send(
+      mock.url,
+      buildRequest(card, { body: { ...requestExamples(card)[0]!.value, paymentCardExpiry: '02/29' } }),
+    );
+    expect(log).toEqual(["refused: POST /post: Field 'paymentCardExpiry' is invalid: must be MMYY, for example 0229"]);
   });
   afterAll(() => mock.close());
 
