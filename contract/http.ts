@@ -7,6 +7,7 @@ import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
 import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
+import { record } from './replay.ts';
 
 const require = createRequire(import.meta.url);
 export const resultValidators = require('payment-gateway-contract/validators/results') as Record<
@@ -102,10 +103,13 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
       if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
     if (v !== undefined) headers[k] = v;
   }
-  const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
+  const url = `${base}${path}${search ? `?${search}` : ''}`;
+  const body = out.body !== undefined ? JSON.stringify(out.body) : undefined;
+  record({ op, verb: op.verb, url, headers, body, params, query });
+  const response = await fetch(url, {
     method: op.verb,
     headers,
-    ...(out.body !== undefined ? { body: JSON.stringify(out.body) } : {}),
+    ...(body !== undefined ? { body } : {}),
     signal: AbortSignal.timeout(15_000),
   });
   return answerOf(response);

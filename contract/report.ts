@@ -10,6 +10,21 @@ export interface Result {
   status: 'passed' | 'failed' | 'skipped';
   reason?: string;
   ms: number;
+  /** The check's id, what --only takes. */
+  id?: string;
+  /** A failure's last request as sent, a shell command that sends it again, and one that reruns the check. */
+  request?: string;
+  again?: string;
+  replay?: string;
+}
+
+/** A failure, then what it sent and how to see it again. */
+function failureLines(f: Result): string[] {
+  const lines = [`    ✗ ${f.name}`, `      ${f.reason}`];
+  if (f.request) lines.push('      sent:', ...f.request.split('\n').map((l) => `        ${l}`));
+  if (f.again) lines.push(`      again: ${f.again}`);
+  if (f.replay) lines.push(`      replay: ${f.replay}`);
+  return lines;
 }
 
 function byOperation(results: Result[]): Map<string, Result[]> {
@@ -29,7 +44,7 @@ export function summary(results: Result[], seconds: number, { quiet = false } = 
     lines.push(
       `${failed.length ? '✗' : '✓'} ${op.padEnd(34)} ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}${skipped.length ? `, ${skipped.length} skipped` : ''}`,
     );
-    for (const f of failed) lines.push(`    ✗ ${f.name}\n      ${f.reason}`);
+    for (const f of failed) lines.push(...failureLines(f));
     const reasons = [...new Set(skipped.map((s) => s.reason))];
     if (!quiet) for (const reason of reasons) lines.push(`    - skipped: ${reason}`);
   }

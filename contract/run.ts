@@ -7,11 +7,13 @@
 //                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
 //                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
 //   --mock                      the target is the Prism mock: stateless checks only
-//   --only / --skip LIST        operationIds or tags, comma-separated
+//   --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
 //   --runs N --seed S           property-based requests per operation (default 4) and their seed
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
 //   --concurrency N             checks in flight at once (default 8)
 //   --quiet                     print failed operations and the totals only (the reports keep every check)
+//   --mask-secrets              print a failure's API key and access token as the PGW_* variables they come
+//                               from, its hash recomputed by payment-gateway sign (default: as sent)
 //   --min-coverage P            fail when the run reached less than P % of the documented answers
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +26,7 @@ import { summary, writeReports, type Result } from './report.ts';
 import { operations } from '../generated/operations.ts';
 import { doc } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
+import { describeSent, recording, replayCommand } from './replay.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
 
 export interface RunOptions {
@@ -37,11 +40,28 @@ export interface RunOptions {
   concurrency?: number;
   /** Filled with what the run reached (see coverage.ts). */
   coverage?: Coverage;
+  /** A failure prints its API key and access token as PGW_* variables, its hash recomputed by `payment-gateway sign`. */
+  maskSecrets?: boolean;
 }
 
-const selected = (c: Check, only?: string[], skip?: string[]) =>
-  (!only?.length || only.some((x) => x === c.operationId || c.tags.includes(x))) &&
-  !skip?.some((x) => x === c.operationId || c.tags.includes(x));
+/** Every check with its id, `<operationId>/<its name in words>`: what --only takes to replay one. */
+export function allChecks(): (Check & { id: string })[] {
+  const seen = new Set<string>();
+  return [...operationChecks(), ...scenarioChecks()].map((c) => {
+    const base = `${c.operationId}/${c.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')}`;
+    let id = base;
+    for (let n = 2; seen.has(id); n++) id = `${base}-${n}`;
+    seen.add(id);
+    return { ...c, id };
+  });
+}
+
+const matches = (c: Check & { id: string }, x: string) => x === c.id || x === c.operationId || c.tags.includes(x);
+const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =>
+  (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
 
 export async function runContract(options: RunOptions): Promise<Result[]> {
   const ctx: RunContext = {
@@ -65,7 +85,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       .catch(() => undefined);
     if (token && isApproved(token)) ctx.creds.accessToken = token.accessToken;
   }
-  const checks = [...operationChecks(), ...scenarioChecks()].filter((c) => selected(c, options.only, options.skip));
+  const checks = allChecks().filter((c) => selected(c, options.only, options.skip));
   const results: Result[] = new Array(checks.length);
   let next = 0;
   const worker = async () => {
@@ -73,19 +93,29 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       const i = next++;
       const check = checks[i]!;
       const started = performance.now();
-      const base = { operationId: check.operationId, tags: check.tags, kind: check.kind, name: check.name };
-      try {
-        const outcome = await check.run(ctx);
+      const base = {
+        id: check.id,
+        operationId: check.operationId,
+        tags: check.tags,
+        kind: check.kind,
+        name: check.name,
+      };
+      const { value: outcome, error, last } = await recording(() => check.run(ctx));
+      if (error === undefined)
         results[i] =
           outcome && 'skip' in outcome
             ? { ...base, status: 'skipped', reason: outcome.skip, ms: performance.now() - started }
             : { ...base, status: 'passed', ms: performance.now() - started };
-      } catch (error) {
+      else {
+        // What was sent, and how to send it again: the request alone, and the check with its seed.
+        const mask = options.maskSecrets ? ctx.creds : undefined;
         results[i] = {
           ...base,
           status: 'failed',
           reason: error instanceof Error ? error.message : String(error),
           ms: performance.now() - started,
+          ...(last ? { request: describeSent(last, mask), again: replayCommand(last, mask) } : {}),
+          replay: `payment-gateway contract --base-url ${ctx.base} --only ${check.id} --seed ${ctx.seed}`,
         };
       }
     }
@@ -111,6 +141,7 @@ const OPTIONS = {
   json: { type: 'string', default: 'test-results/contract.json' },
   concurrency: { type: 'string' },
   quiet: { type: 'boolean', default: false },
+  'mask-secrets': { type: 'boolean', default: false },
   'min-coverage': { type: 'string' },
 } as const;
 
@@ -124,11 +155,13 @@ Holds an implementation of the gateway to the contract, operation by operation. 
                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
   --mock                      the target is the Prism mock: stateless checks only
-  --only / --skip LIST        operationIds or tags, comma-separated
+  --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
   --runs N --seed S           property-based requests per operation (default 4) and their seed
   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
   --concurrency N             checks in flight at once (default 8)
   --quiet                     print failed operations and the totals only (the reports keep every check)
+  --mask-secrets              print a failure's API key and access token as the PGW_* variables they come
+                              from, its hash recomputed by payment-gateway sign (default: as sent)
   --min-coverage P            fail when the run reached less than P % of the documented answers
   -h, --help                  print this help
   -V, --version               print the version`;
@@ -176,6 +209,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   };
   // Names that select nothing would make a green run that checked nothing.
   const known = new Set([
+    ...allChecks().map((c) => c.id),
     ...operations.map((o) => o.operationId),
     ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? [])),
   ]);
@@ -210,6 +244,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     creds,
     mock: a.mock,
     coverage,
+    maskSecrets: a['mask-secrets'],
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),

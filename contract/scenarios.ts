@@ -7,7 +7,16 @@ import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
 import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
+import { record } from './replay.ts';
 import { operations } from '../generated/operations.ts';
+
+const headersOf = (request: Request): Record<string, string> => {
+  const out: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+};
 
 /**
  * A typed client whose every exchange is judged as the operation checks judge theirs (status, content
@@ -28,6 +37,16 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
     const routed = route(request.method, new URL(request.url).pathname);
     const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
     if (chosen && 'op' in chosen) {
+      const url = new URL(request.url);
+      record({
+        op: chosen.op,
+        verb: request.method,
+        url: request.url,
+        headers: headersOf(request),
+        body: text || undefined,
+        params: 'match' in routed ? routed.match.params : {},
+        query: Object.fromEntries(url.searchParams),
+      });
       const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }

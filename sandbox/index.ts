@@ -179,7 +179,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
             await syncClock(store, clock);
             return work();
           }),
-    ...(options.logger ? { logger: options.logger } : {}),
+    // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
+    logger: options.logger ?? false,
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });
   // Requests under way, so that close() lets them finish before the store goes: a request that

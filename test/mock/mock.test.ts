@@ -10,6 +10,7 @@ import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, requestExamples } from '../../contract/requests.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { errorsOf, readYaml, validatorFor } from '../support/contract.ts';
+import { writeSample } from '../support/samples.ts';
 
 const routes = readYaml('generated/mock.json').routes as { operationId: string; refusalExample: string }[];
 
@@ -54,6 +55,7 @@ describe('npm run mock', () => {
       buildRequest(card, { body: { ...requestExamples(card)[0]!.value, paymentCardExpiry: '02/29' } }),
     );
     expect(log).toEqual(["refused: POST /post: Field 'paymentCardExpiry' is invalid: must be MMYY, for example 0229"]);
+    writeSample('mock-refusal', log[0]!);
   });
   afterAll(() => mock.close());
 

@@ -10,6 +10,7 @@ import { buildRequest, operation, requestExamples, sandbox } from '../../contrac
 import { createGateway } from '../../server-stubs/index.ts';
 import { consoleLogger, inDevelopment } from '../../server-stubs/core/log.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
+import { writeSample } from '../support/samples.ts';
 
 const fixture = fileURLToPath(new URL('../fixtures/newcomer-server.ts', import.meta.url));
 const example = (id: string) => structuredClone(requestExamples(operation(id))[0]!.value);
@@ -65,6 +66,7 @@ describe("a newcomer's server, started as a program", () => {
     expect(lines[2]).toBe(
       'payment-gateway: refused operation=processCard method=processCard check=schema field=paymentCardExpiry rule=pattern code=-2 message="Field \'paymentCardExpiry\' is invalid: must be MMYY, for example 0229"',
     );
+    writeSample('stubs-console', lines.join('\n'));
     const card = String(example('processCard').paymentCardNumber);
     for (const secret of [sandbox.apiKey, sandbox.passphrase, card, String(example('processCard').hash)])
       expect(stderr).not.toContain(secret);

@@ -1,0 +1,115 @@
+// Every failure the suite prints can be seen again: against a started sandbox, with a passphrase that
+// is not the account's (a team's typical first failure), each failure shows the request as it was
+// sent and a one-line command; pasted into a shell, the command gets the answer the suite got, with
+// the secrets as sent or (--mask-secrets) as the team's PGW_* variables and the hash recomputed by
+// `payment-gateway sign`. Its `replay` line reruns just that check, with its seed.
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summary, type Result } from '../../contract/report.ts';
+import { doc } from '../../contract/requests.ts';
+import { runContract } from '../../contract/run.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { writeSample } from '../support/samples.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const s = doc.info['x-sandbox'];
+const WRONG = 'not-the-passphrase';
+const creds = {
+  merchantUUID: s.merchantUUID,
+  apiKey: s.apiKey,
+  passphrase: WRONG,
+  partnerUUID: s.partnerUUID,
+  partnerApiKey: s.apiKey,
+  partnerPassphrase: WRONG,
+};
+// A body hash (processCard's recipe on /post) and a header HMAC (the NPP paths).
+const only = [
+  'addBlacklistedCard/a-blacklisted-card-is-declined',
+  'getPayToPaymentStatus/a-payto-payment-and-then-its-status',
+];
+
+// The team's shell: `payment-gateway` on its PATH (the package's bin), its credentials in PGW_*.
+const bin = mkdtempSync(path.join(tmpdir(), 'pgw-bin-'));
+writeFileSync(
+  path.join(bin, 'payment-gateway'),
+  `#!/bin/sh\nexec '${process.execPath}' '${path.join(ROOT, 'cli/main.ts')}' "$@"\n`,
+);
+chmodSync(path.join(bin, 'payment-gateway'), 0o755);
+const shellEnv = {
+  ...process.env,
+  PATH: `${bin}:${process.env.PATH}`,
+  PGW_API_KEY: s.apiKey,
+  PGW_PASSPHRASE: WRONG,
+  PGW_PARTNER_PASSPHRASE: WRONG,
+};
+// Asynchronous: the sandbox answering the shell runs in this process.
+const shell = async (command: string) => (await promisify(execFile)('sh', ['-c', command], { env: shellEnv })).stdout;
+/** The answer a failure names: `operationId: {json}` as the scenario reports it. */
+const answerIn = (reason: string) => JSON.parse(reason.slice(reason.indexOf('{')));
+
+let server: http.Server;
+let base: string;
+beforeAll(async () => {
+  server = (await createSandbox({ dbPath: ':memory:' })).server();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+describe('a failure of the suite', () => {
+  let failures: Result[];
+  beforeAll(async () => {
+    failures = (await runContract({ base, creds, only })).filter((r) => r.status === 'failed');
+  });
+
+  it('prints the request as sent, the real credentials and hash, and a command that gets the same answer', async () => {
+    expect(failures.map((f) => f.id)).toEqual(only);
+    for (const f of failures) {
+      expect(f.request).toContain(s.apiKey);
+      expect(f.again).toMatch(/^curl -sS -X POST /);
+      expect(f.again).not.toContain('payment-gateway sign');
+      expect(JSON.parse(await shell(f.again!))).toEqual(answerIn(f.reason!));
+    }
+    // As the console shows it: the reason, the request, the command, the replay.
+    const printed = summary(failures, 1);
+    expect(printed).toContain(`      again: ${failures[0]!.again}`);
+    expect(printed).toContain(`        ${failures[0]!.request!.split('\n')[0]}`);
+    // The guide's sample: the header-signed failure (the other carries a test card number), at the
+    // sandbox's usual address.
+    const npp = summary([failures[1]!], 1).split('\n\n')[0]!;
+    writeSample('contract-failure', npp.replaceAll(base, 'http://127.0.0.1:4010'));
+  });
+
+  it('with --mask-secrets, prints the PGW_* variables and signs again with payment-gateway sign', async () => {
+    const masked = (await runContract({ base, creds, only, maskSecrets: true })).filter((r) => r.status === 'failed');
+    expect(masked).toHaveLength(2);
+    for (const f of masked) {
+      expect(`${f.request}\n${f.again}`).not.toContain(s.apiKey);
+      expect(f.request).toContain('$PGW_API_KEY');
+      expect(f.again).toContain('payment-gateway sign');
+      expect(JSON.parse(await shell(f.again!))).toEqual(answerIn(f.reason!));
+    }
+    writeSample('contract-failure-masked', `again: ${masked[1]!.again!.replaceAll(base, 'http://127.0.0.1:4010')}`);
+  });
+
+  it('reruns just that check with its seed: the printed replay line, as a shell runs it', async () => {
+    const f = failures[0]!;
+    const run = await shell(`${f.replay} --junit /dev/null --json /dev/null`).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('1 operations, 1 checks');
+    expect(run.stdout).toContain(`✗ ${f.name}`);
+    expect(run.stdout).toContain(f.reason);
+  });
+});
