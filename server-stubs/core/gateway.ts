@@ -197,19 +197,22 @@ export function createGateway(options: GatewayOptions): Gateway {
   ): GatewayResponse => {
     metrics.refusals++;
     // One line per refusal: the caller's fault at info, a 5xx (no handler) is the server's, at error.
-    const fields = {
-      operation: op?.operationId,
-      method: op?.method,
-      check,
-      field: refusal.field,
-      rule: refusal.rule,
-      code: refusal.code,
-      status: refusal.status,
-      reason: refusal.reason,
-      message: refusal.message,
-    };
-    if ((refusal.status ?? 200) >= 500) logger.error('answered 5xx', fields);
-    else logger.info?.('refused', fields);
+    const serverFault = (refusal.status ?? 200) >= 500;
+    if (serverFault || logger.info) {
+      const fields = {
+        operation: op?.operationId,
+        method: op?.method,
+        check,
+        field: refusal.field,
+        rule: refusal.rule,
+        code: refusal.code,
+        status: refusal.status,
+        reason: refusal.reason,
+        message: refusal.message,
+      };
+      if (serverFault) logger.error('answered 5xx', fields);
+      else logger.info?.('refused', fields);
+    }
     const response = refusalResponse(op, refusal);
     if (extra) Object.assign(response.headers, extra);
     return response;
