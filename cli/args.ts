@@ -86,7 +86,10 @@ export function parse(spec: CommandSpec, argv: string[], print: (text: string) =
   } catch (error) {
     const message =
       error instanceof Error
-        ? error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '')
+        ? error.message
+            .replace(/\. To specify a positional argument.*$/s, '')
+            .replace(/\s*\n\s*/g, ' ') // one line, as every mistake is (parseArgs words some on three)
+            .replace(/\.$/, '')
         : String(error);
     throw new UsageError(`${message} (see ${spec.name} --help)`);
   }

@@ -144,6 +144,19 @@ describe('payment-gateway trigger and listen', () => {
     expect(
       execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { cwd: ROOT, encoding: 'utf8' }),
     ).toContain('--base URL         the sandbox (env PGW_SANDBOX_URL; default http://localhost:4010)');
+    // An option's value forgotten before another option: node's parseArgs words it on three lines.
+    const ambiguous = spawnSync(
+      process.execPath,
+      ['cli/commands/check-notifications.ts', '--notifications', '--help'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect([ambiguous.status, ambiguous.stdout]).toEqual([2, '']);
+    expect(ambiguous.stderr).toMatch(
+      /^payment-gateway contract: Option '--notifications' argument is ambiguous\. [^\n]+\n$/,
+    );
   });
 
   it('says so when the control API is off', async () => {
