@@ -19,19 +19,26 @@ export interface Started {
   port: number;
   startedAt: number;
   readyAt: number;
+  /** What the server has written to stderr so far (also passed on to ours): a library's warnings show here. */
+  stderr: () => string;
 }
 
 /** Launches bench/<script> on a free port; resolves when it prints `ready <port>`. */
 export function start(script: string, env: Record<string, string> = {}): Promise<Started> {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [path.join(HERE, script), '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
   });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const m = /ready (\d+)/.exec(chunk.toString());
-      if (m) resolve({ child, port: Number(m[1]), startedAt, readyAt: performance.now() });
+      if (m) resolve({ child, port: Number(m[1]), startedAt, readyAt: performance.now(), stderr: () => stderr });
     });
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });

@@ -3,7 +3,10 @@
 //
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
-//   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7]
+//   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+//
+// --save keeps the run in bench/saved/servers.json (committed) and writes its figures into
+// docs/BENCHMARKS.md (bench/figures.ts): the guide's figures are a saved run's, with its date.
 //
 // --busy-us adds the bare server with that many microseconds of busy work per request: what a given
 // cost per request does to throughput on this machine, against which this package's can be read.
@@ -15,11 +18,13 @@
 // for several rounds and each is reported by its median round: on a shared 2-core machine the
 // throughput of one 10 s run drifts by ±15 %, and a drift would otherwise land on one server only.
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { type SavedRun, SERVERS_FILE, serversFigures, withServersFigures } from './figures.ts';
 import { check, mix, start } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -42,8 +47,10 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'cold-starts': { type: 'string', default: '7' },
     'busy-us': { type: 'string' },
+    save: { type: 'boolean', default: false },
   },
 });
+const loadAverage = os.loadavg()[0]!;
 
 const SERVERS = [
   { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
@@ -201,8 +208,25 @@ for (const row of rows)
   if (row.failures.length)
     console.log(`\n${row.server} refused some requests of the mix:\n  ${row.failures.join('\n  ')}`);
 
+const run: SavedRun = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  loadAverage: +loadAverage.toFixed(2),
+  connections: Number(args.connections),
+  duration: Number(args.duration),
+  rounds,
+  rows: rows.map(({ server, rps, p50, p99, correct, rounds }) => ({ server, rps, p50, p99, correct, rounds })),
+  ratios,
+  coldStartMs: cold.map((t) => Math.round(t)),
+};
 await mkdir(path.join(HERE, 'results'), { recursive: true });
-await writeFile(
-  path.join(HERE, 'results', 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, connections: Number(args.connections), duration: Number(args.duration), rounds, rows, ratios, coldStartMs: cold.map((t) => Math.round(t)) }, null, 2)}\n`,
-);
+await writeFile(path.join(HERE, 'results', 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
+if (args.save) {
+  const root = path.join(HERE, '..');
+  await mkdir(path.dirname(path.join(root, SERVERS_FILE)), { recursive: true });
+  await writeFile(path.join(root, SERVERS_FILE), `${JSON.stringify(run, null, 2)}\n`);
+  const page = path.join(root, 'docs/BENCHMARKS.md');
+  await writeFile(page, withServersFigures(await readFile(page, 'utf8'), serversFigures(run)));
+  console.log(`\nsaved in ${SERVERS_FILE}; its figures written into docs/BENCHMARKS.md`);
+}

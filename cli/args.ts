@@ -86,7 +86,10 @@ export function parse(spec: CommandSpec, argv: string[], print: (text: string) =
   } catch (error) {
     const message =
       error instanceof Error
-        ? error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '')
+        ? error.message
+            .replace(/\. To specify a positional argument.*$/s, '')
+            .replace(/\s*\n\s*/g, ' ') // one line, as every mistake is (parseArgs words some on three)
+            .replace(/\.$/, '')
         : String(error);
     throw new UsageError(`${message} (see ${spec.name} --help)`);
   }
@@ -109,15 +112,29 @@ export function parseOrExitCode(
   spec: CommandSpec,
   argv: string[],
   print: (text: string) => void = console.log,
+  printError: (line: string) => void = console.error,
 ): Parsed | number {
   try {
     const parsed = parse(spec, argv, print);
     return parsed === 'exit' ? 0 : parsed;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`${spec.name}: ${error.message}`);
+    printError(`${spec.name}: ${error.message}`);
     return 2;
   }
+}
+
+/**
+ * A mistake found after parsing (a missing argument, an unknown event): one line on stderr naming the
+ * command and where its help is, as parse() words its own; the exit code 2 to return.
+ */
+export function usageMistake(
+  spec: CommandSpec,
+  message: string,
+  printError: (line: string) => void = console.error,
+): 2 {
+  printError(`${spec.name}: ${message} (see ${spec.name} --help)`);
+  return 2;
 }
 
 /** A port from an option or the environment: an integer 0-65535 (0: any free port). */

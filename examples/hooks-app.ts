@@ -19,7 +19,10 @@ const server = http.createServer(async (req, res) => {
   // Verify the raw body, before any JSON parser re-serialises it.
   const outcome = await hooks.handle(Buffer.concat(chunks), req.headers as Record<string, string>);
   if (outcome.status === 'refused') console.log(`refused: ${outcome.error.message}`);
-  res.writeHead(outcome.status === 'refused' ? 400 : 200).end(outcome.status);
+  // A refusal names its reason, so that the sender (listen, contract --notifications) can show it.
+  res
+    .writeHead(outcome.status === 'refused' ? 400 : 200)
+    .end(outcome.status === 'refused' ? `refused: ${outcome.error.message}` : outcome.status);
 });
 server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
   console.log(`hooks on http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`),

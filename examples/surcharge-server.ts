@@ -36,3 +36,7 @@ const handlers: Partial<GatewayHandlers<HandlerContext>> = {
 
 // Routing, validation, authentication and refusals come from the contract.
 export const server = createNodeServer(createGateway({ handlers, accounts }));
+if (import.meta.main)
+  server.listen(Number(process.env.PORT ?? 4020), '127.0.0.1', () =>
+    console.log(`surcharge gateway on http://127.0.0.1:${(server.address() as { port: number }).port}`),
+  );

@@ -181,7 +181,7 @@ export function verifyNotification(rawBody: string | Uint8Array, headers: Header
     if (Math.abs(skew) > tolerance)
       throw new NotificationError(
         'stale',
-        `The ${notification.event} notification is dated ${Math.round(skew / 1000)} s from now, outside the ${tolerance / 1000} s window`,
+        `The ${notification.event} notification is dated ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'ago' : 'in the future'}, outside the ${tolerance / 1000} s window`,
       );
   }
   return { notification, kind: kindOf(notification), key: deliveryKey(notification), occurredAt: at };

@@ -225,7 +225,7 @@ async function banner(
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
     `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
-    `  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see the README for the others`,
+    `  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see docs/CLIENT-TEAMS.md for the others`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
   for (const [variable, field] of [

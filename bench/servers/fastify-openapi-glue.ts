@@ -16,6 +16,10 @@ const app = Fastify({
   // the next branch needs (the body of an operation chosen by its `method`): off, as the other
   // servers validate; and no type coercion, which they do not do either.
   ajv: { customOptions: { strict: false, removeAdditional: false, coerceTypes: false } },
+  // fast-json-stringify picks a oneOf/anyOf branch with an Ajv of its own, on schemas it merges from
+  // the spec's allOf; a merged `format` or `maxLength` without a `type` is valid JSON Schema, which
+  // Ajv's strictTypes would otherwise log once per schema.
+  serializerOpts: { ajv: { strictTypes: false } },
 });
 app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
   reply.status(error.statusCode ?? 500).send({ responseCode: '-2', responseMessage: error.message });

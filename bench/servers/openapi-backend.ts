@@ -23,6 +23,10 @@ const api = new OpenAPIBackend({
     return ajv;
   },
 });
+// The other servers of the benchmark check the requests' shape, not their credentials (the hashes
+// need the passphrase): the schemes are accepted as present, so openapi-backend proceeds as they do,
+// instead of warning per request that no handler checked them.
+for (const scheme of Object.keys(spec.components.securitySchemes)) api.registerSecurityHandler(scheme, () => true);
 api.register({
   notFound: () => ({ status: 404, body: { responseCode: '-2', responseMessage: 'No operation' } }),
   validationFail: (c: Context) => ({

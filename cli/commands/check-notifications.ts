@@ -7,7 +7,8 @@
 // retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
-import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
+import { type CommandSpec, parseOrExitCode, usageMistake } from '../args.ts';
+import { packageFile } from '../spec.ts';
 import {
   fieldAt,
   signTestNotification,
@@ -21,10 +22,12 @@ export interface Check {
   name: string;
   expect: '2xx' | 'refused';
   status: number;
+  /** What the endpoint answered (its body, on one line, cut at 200 characters), or why nothing came. */
+  answer: string;
   ok: boolean;
 }
 
-const spec = () => JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8'));
+const spec = () => JSON.parse(readFileSync(packageFile('openapi.json'), 'utf8'));
 
 /** YYYY-MM-DD HH:MM:SS in UTC, as the sandbox dates notifications (x-operation.receive.occurredAt). */
 const stamp = (at: Date) => at.toISOString().slice(0, 19).replace('T', ' ');
@@ -56,18 +59,24 @@ export async function checkNotificationEndpoint(
   const post = async (body: string, headers: Record<string, string>) => {
     try {
       const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-      await response.body?.cancel();
-      return response.status;
-    } catch {
-      return 0;
+      // The endpoint's own words say why it refused (listen shows them the same way).
+      return { status: response.status, answer: (await response.text()).replace(/\s+/g, ' ').trim().slice(0, 200) };
+    } catch (error) {
+      return { status: 0, answer: (error as Error).message };
     }
   };
-  const record = (webhook: WebhookName, name: string, expect: Check['expect'], status: number) =>
+  const record = (
+    webhook: WebhookName,
+    name: string,
+    expect: Check['expect'],
+    { status, answer }: { status: number; answer: string },
+  ) =>
     checks.push({
       webhook,
       name,
       expect,
       status,
+      answer,
       ok: expect === '2xx' ? status >= 200 && status < 300 : status >= 400 && status < 500,
     });
   for (const webhook of Object.keys(webhooks) as WebhookName[]) {
@@ -163,27 +172,37 @@ stale date must be refused (4xx). Exit code 0 when every check passes, 1 otherwi
   },
 };
 
-export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
+/** One check as printed: a failure says what the endpoint answered, so its reason shows. */
+export function checkLine(c: Check): string {
+  const got = c.status ? `got ${c.status}` : 'got no answer';
+  const why = !c.ok && c.answer ? `: ${c.answer}` : '';
+  return `${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, ${got}${why})`;
+}
+
+export async function run(
+  argv: string[],
+  options: { print?: (line: string) => void; printError?: (line: string) => void } = {},
+): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print);
+  const printError = options.printError ?? ((line: string) => console.error(line));
+  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
   if (typeof parsed === 'number') return parsed;
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;
   const url = values.notifications ?? positionals[0];
-  if (!url || !/^https?:\/\//.test(url) || !values.passphrase) {
-    print(
-      `--notifications needs an http(s) URL and --passphrase the passphrase it verifies with\n\n${helpText(COMMAND)}`,
+  if (!url || !/^https?:\/\//.test(url) || !values.passphrase)
+    return usageMistake(
+      COMMAND,
+      '--notifications needs an http(s) URL and --passphrase the passphrase it verifies with',
+      printError,
     );
-    return 2;
-  }
   const checks = await checkNotificationEndpoint(url, {
     passphrase: values.passphrase,
     ...(values['partner-passphrase'] ? { partnerPassphrase: values['partner-passphrase'] } : {}),
     ...(values['hash-salt'] !== undefined ? { hashSalt: values['hash-salt'] } : {}),
     ...(values['stale-seconds'] ? { staleSeconds: Number(values['stale-seconds']) } : {}),
   });
-  for (const c of checks)
-    print(`${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, got ${c.status || 'no answer'})`);
+  for (const c of checks) print(checkLine(c));
   const failed = checks.filter((c) => !c.ok).length;
   print(`${checks.length - failed} passed, ${failed} failed`);
   return failed ? 1 : 0;

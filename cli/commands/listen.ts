@@ -2,7 +2,7 @@
 // payment-gateway listen --forward-to URL: streams the sandbox's notifications to a local endpoint,
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
-import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
+import { type CommandSpec, parseOrExitCode, usageMistake } from '../args.ts';
 import { kindOf, parseNotification } from '../../runtime/notifications.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -33,6 +33,8 @@ gateway signs it, and prints each delivery and the endpoint's answer. Needs the 
 export interface ListenOptions {
   /** Where lines go (tests capture them). */
   print?: (line: string) => void;
+  /** Where a mistake or a failure goes (stderr). */
+  printError?: (line: string) => void;
   signal?: AbortSignal;
 }
 
@@ -47,20 +49,21 @@ function describe(d: Delivery): string {
 
 export async function run(argv: string[], options: ListenOptions = {}): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print);
+  const printError = options.printError ?? ((line: string) => console.error(line));
+  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const target = values['forward-to'];
-  if (typeof target !== 'string' || !/^https?:\/\//.test(target)) {
-    print(`listen: --forward-to needs an http(s) URL\n\n${helpText(COMMAND)}`);
-    return 2;
-  }
+  if (typeof target !== 'string' || !/^https?:\/\//.test(target))
+    return usageMistake(COMMAND, '--forward-to needs an http(s) URL, e.g. http://localhost:3000/hooks', printError);
   const count = values.count === undefined ? Infinity : Number(values.count);
   const pollSeconds = values['poll-seconds'] === undefined ? 25 : Number(values['poll-seconds']);
-  if (!(count > 0) || !Number.isInteger(pollSeconds) || pollSeconds < 0 || pollSeconds > 60) {
-    print('listen: --count must be a positive integer and --poll-seconds an integer from 0 to 60');
-    return 2;
-  }
+  if (!(count > 0) || !Number.isInteger(pollSeconds) || pollSeconds < 0 || pollSeconds > 60)
+    return usageMistake(
+      COMMAND,
+      '--count must be a positive integer and --poll-seconds an integer from 0 to 60',
+      printError,
+    );
   const account = sandboxAccount(values);
   const accountId = values.partner ? account.partnerUUID : account.merchantUUID;
   const control = createControlClient({ baseUrl: account.base, accountId, apiKey: account.apiKey });
@@ -68,7 +71,9 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
   try {
     if (!values.all) after = (await control.deliveries()).deliveries.at(-1)?.id ?? 0;
   } catch (error) {
-    print(`listen: cannot reach the sandbox control API at ${account.base}/_sandbox: ${(error as Error).message}`);
+    printError(
+      `${COMMAND.name}: cannot reach the sandbox control API at ${account.base}/_sandbox: ${(error as Error).message}`,
+    );
     return 1;
   }
   print(`Forwarding the notifications of ${accountId} from ${account.base} to ${target} (Ctrl-C stops)`);

@@ -1,7 +1,7 @@
 // What the listen and trigger commands share: the sandbox account they act as (flags, then the
 // environment the sandbox reads, then the sandbox's defaults in the spec's info.x-sandbox).
-import { readFileSync } from 'node:fs';
 import type { OptionSpec } from '../args.ts';
+import { sandboxDefaults } from '../spec.ts';
 
 export interface SandboxAccount {
   base: string;
@@ -11,16 +11,10 @@ export interface SandboxAccount {
   partnerUUID: string;
 }
 
-const defaults = () =>
-  JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')).info['x-sandbox'] as Omit<
-    SandboxAccount,
-    'base'
-  >;
-
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 export function sandboxAccount(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): SandboxAccount {
-  const d = defaults();
+  const d = sandboxDefaults();
   return {
     base: (text(flags.base) ?? env.PGW_SANDBOX_URL ?? 'http://localhost:4010').replace(/\/$/, ''),
     merchantUUID: text(flags.merchant) ?? env.PGW_SANDBOX_MERCHANT_UUID ?? d.merchantUUID,

@@ -2,7 +2,7 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
+import { type CommandSpec, parseOrExitCode, usageMistake } from '../args.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -107,20 +107,24 @@ causes it. EVENT is one of:
   },
 };
 
-export async function run(argv: string[], options: { print?: (line: string) => void } = {}): Promise<number> {
+export async function run(
+  argv: string[],
+  options: { print?: (line: string) => void; printError?: (line: string) => void } = {},
+): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print);
+  const printError = options.printError ?? ((line: string) => console.error(line));
+  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
   if (typeof parsed === 'number') return parsed;
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;
   const event = positionals[0];
   const trigger = event === undefined ? undefined : TRIGGERS[event];
-  if (!trigger || positionals.length !== 1) {
-    print(
-      `trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${helpText(COMMAND)}`,
+  if (!trigger || positionals.length !== 1)
+    return usageMistake(
+      COMMAND,
+      `${event === undefined ? 'name an EVENT' : positionals.length > 1 ? 'name one EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}`,
+      printError,
     );
-    return 2;
-  }
   const a = sandboxAccount(values);
   const client = createGatewayClient({
     baseUrl: a.base,
@@ -137,7 +141,7 @@ export async function run(argv: string[], options: { print?: (line: string) => v
     );
     return code >= 0 ? 0 : 1;
   } catch (error) {
-    print(`trigger: the sandbox at ${a.base} could not be driven: ${(error as Error).message}`);
+    printError(`${COMMAND.name}: the sandbox at ${a.base} could not be driven: ${(error as Error).message}`);
     return 1;
   }
 }

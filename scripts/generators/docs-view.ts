@@ -3,6 +3,7 @@
 // sidebar entry, URL (#operation/processCapture) and page, with its own request, result and refusal
 // schemas and examples; every operation gets code samples (curl with its hash, and the typed
 // client); the hash recipes are written out with their canonical form and a worked example.
+import { headerCredentials } from './operations.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
@@ -59,7 +60,10 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
     op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]),
   );
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
-  const lines = [`curl -s "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
+  // curl sends GET, or POST once it has a body (-d): any other verb is named.
+  const implied = body ? 'post' : 'get';
+  const verb = op.verb === implied ? '' : ` -X ${op.verb.toUpperCase()}`;
+  const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
     const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
@@ -67,14 +71,17 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
       `# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`,
     );
   }
-  if (op.security.length || (op.hashes ?? []).some((h) => h.in === 'header')) {
+  // The header names and the sandbox's credentials come from the operation table's source (its
+  // security schemes) and info.x-sandbox, so a sample cannot name a header the gateway does not read.
+  const headers = headerCredentials(doc, op);
+  if (headers) {
+    const sandbox = doc.info['x-sandbox'];
+    const value: Record<string, string> = { accountId: sandbox.merchantUUID, apiKey: sandbox.apiKey };
     const sign = `payment-gateway sign ${op.operationId}${Object.entries(params)
       .map(([k, v]) => ` --param ${k}=${v}`)
       .join('')}${body ? ' --body "$BODY"' : ''}`;
-    lines.push(
-      `  -H 'SVC-MERCHANTID: 5265f8eed6a19' -H 'SVC-APIKEY: ksmnwxab' \\`,
-      `  -H "SVC-MESSAGEHASH: $(${sign})" \\`,
-    );
+    for (const [role, name] of Object.entries(headers))
+      lines.push(role === 'messageHash' ? `  -H "${name}: $(${sign})" \\` : `  -H '${name}: ${value[role]}' \\`);
   }
   if (body) {
     if ((op.hashes ?? []).some((h) => h.in === 'body'))

@@ -6,7 +6,10 @@ import { tsHeader } from './banner.ts';
 export async function typesModule(doc: Doc): Promise<string> {
   // arrayLength: the empty custom-field echo (maxItems 0) becomes the exact type [].
   // defaultNonNullable off: a request field with a default (getSettlement's version) may be left out.
-  const ast = await openapiTS(doc as never, {
+  // A copy: openapi-typescript writes into the document it is given (each discriminated schema's
+  // property gets "discriminator enum property added by openapi-typescript"), and the generators
+  // after it (the docs, the validators) must see the spec as written.
+  const ast = await openapiTS(structuredClone(doc) as never, {
     arrayLength: true,
     alphabetize: false,
     exportType: false,

@@ -9,11 +9,14 @@ import { checkNotificationEndpoint, run } from '../../cli/commands/check-notific
 import { NotificationDispatcher } from '../../runtime/notifications.ts';
 
 const servers: http.Server[] = [];
-async function endpoint(answer: (raw: Buffer, headers: Record<string, string>) => Promise<number>): Promise<string> {
+async function endpoint(
+  answer: (raw: Buffer, headers: Record<string, string>) => Promise<number | [number, string]>,
+): Promise<string> {
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    res.writeHead(await answer(Buffer.concat(chunks), req.headers as Record<string, string>)).end();
+    const [status, body] = [await answer(Buffer.concat(chunks), req.headers as Record<string, string>)].flat();
+    res.writeHead(status as number).end(body);
   });
   servers.push(server);
   server.listen(0, '127.0.0.1');
@@ -74,9 +77,37 @@ describe('contract --notifications', () => {
     );
   });
 
-  it('refuses bad usage', async () => {
+  it("says why a delivery was refused: the endpoint's own answer", async () => {
+    // The README's example app: a dispatcher that was not told the hashSalt, answering its reason.
+    const hooks = new NotificationDispatcher({ passphrase: 'merchant-secret' });
+    const url = await endpoint(async (raw, headers) => {
+      const outcome = await hooks.handle(raw, headers);
+      return outcome.status === 'refused' ? [400, `refused: ${outcome.error.message}`] : 200;
+    });
     const lines: string[] = [];
-    expect(await run(['--notifications', 'http://127.0.0.1:1/'], { print: (l) => lines.push(l) })).toBe(2);
-    expect(lines[0]).toContain('--passphrase');
+    expect(
+      await run(['--notifications', url, '--passphrase', 'merchant-secret'], { print: (l) => lines.push(l) }),
+    ).toBe(1);
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([
+      'FAIL  directDebitOutcome: a valid notification is acknowledged (expected 2xx, got 400: refused: A directDebitOutcome notification is signed with the hashSalt you sent; pass options.hashSalt)',
+      'FAIL  directDebitOutcome: the same notification again is acknowledged (a gateway retry) (expected 2xx, got 400: refused: A directDebitOutcome notification is signed with the hashSalt you sent; pass options.hashSalt)',
+    ]);
+  });
+
+  it('refuses bad usage in one line on stderr, exit 2', async () => {
+    const out: string[] = [];
+    const errors: string[] = [];
+    expect(
+      await run(['--notifications', 'http://127.0.0.1:1/'], {
+        print: (l) => out.push(l),
+        printError: (l) => errors.push(l),
+      }),
+    ).toBe(2);
+    expect([out, errors]).toEqual([
+      [],
+      [
+        'payment-gateway contract: --notifications needs an http(s) URL and --passphrase the passphrase it verifies with (see payment-gateway contract --help)',
+      ],
+    ]);
   });
 });

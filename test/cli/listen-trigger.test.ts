@@ -105,12 +105,21 @@ describe('payment-gateway trigger and listen', () => {
     expect(lines.at(-1)).toMatch(/-> 200 OK duplicate/);
   });
 
-  it('refuses bad usage with exit code 2 and the help, and answers --help with 0', async () => {
-    const lines: string[] = [];
-    expect(await listen([], { print: (l) => lines.push(l) })).toBe(2);
-    expect(lines.join('\n')).toContain('--forward-to needs an http(s) URL');
-    expect(await trigger(['chargeback'], { print: (l) => lines.push(l) })).toBe(2);
-    expect(lines.at(-1)).toContain('no event "chargeback"');
+  it('refuses bad usage in one line on stderr with exit code 2, and answers --help with 0', async () => {
+    const out: string[] = [];
+    const errors: string[] = [];
+    const to = { print: (l: string) => out.push(l), printError: (l: string) => errors.push(l) };
+    expect(await listen([], to)).toBe(2);
+    expect(await trigger(['chargeback'], to)).toBe(2);
+    expect(await trigger([], to)).toBe(2);
+    expect(out).toEqual([]);
+    expect(errors).toEqual([
+      'payment-gateway listen: --forward-to needs an http(s) URL, e.g. http://localhost:3000/hooks (see payment-gateway listen --help)',
+      expect.stringMatching(
+        /^payment-gateway trigger: no event "chargeback"; one of payoutTransaction, .* \(see payment-gateway trigger --help\)$/,
+      ),
+      expect.stringMatching(/^payment-gateway trigger: name an EVENT; one of /),
+    ]);
     const help = execFileSync(process.execPath, ['cli/commands/trigger.ts', '--help'], { encoding: 'utf8' });
     expect(help).toContain('payment-gateway trigger EVENT');
     expect(execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { encoding: 'utf8' })).toContain(
@@ -135,6 +144,19 @@ describe('payment-gateway trigger and listen', () => {
     expect(
       execFileSync(process.execPath, ['cli/commands/listen.ts', '--help'], { cwd: ROOT, encoding: 'utf8' }),
     ).toContain('--base URL         the sandbox (env PGW_SANDBOX_URL; default http://localhost:4010)');
+    // An option's value forgotten before another option: node's parseArgs words it on three lines.
+    const ambiguous = spawnSync(
+      process.execPath,
+      ['cli/commands/check-notifications.ts', '--notifications', '--help'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect([ambiguous.status, ambiguous.stdout]).toEqual([2, '']);
+    expect(ambiguous.stderr).toMatch(
+      /^payment-gateway contract: Option '--notifications' argument is ambiguous\. [^\n]+\n$/,
+    );
   });
 
   it('says so when the control API is off', async () => {
@@ -142,7 +164,10 @@ describe('payment-gateway trigger and listen', () => {
     try {
       const lines: string[] = [];
       expect(
-        await listen(['--forward-to', hooks, '--base', off.base, '--count', '1'], { print: (l) => lines.push(l) }),
+        await listen(['--forward-to', hooks, '--base', off.base, '--count', '1'], {
+          print: (l) => lines.push(l),
+          printError: (l) => lines.push(l),
+        }),
       ).toBe(1);
       expect(lines[0]).toMatch(/cannot reach the sandbox control API .* HTTP 404 \(is the control API on\?/);
     } finally {

@@ -230,9 +230,9 @@ describe('types', () => {
   });
 });
 
-describe('README quick start', () => {
+describe("the client teams' quick start", () => {
   it('is examples/client-quick-start.ts, and it runs', async () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'docs/CLIENT-TEAMS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/client-quick-start.ts'), 'utf8');
     expect(readme).toContain(
       example.replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"),

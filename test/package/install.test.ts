@@ -1,10 +1,13 @@
 // Day one of a client team: the packed tarball installed into an empty folder with npm, then every
-// bin it declares run from node_modules/.bin as a user would: --help, --version, a mistake, and a
-// short real use of each (a sandbox that answers a signed request, the contract suite against it, a
+// bin and every subcommand it declares run from node_modules/.bin as a user would: --help, --version,
+// a mistake, and a short real use of each (a sandbox that answers a signed request, the contract suite against it, a
 // hash checked against node:crypto, the docs, the mock with and without its optional Prism).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +38,31 @@ const run = (name: string, args: string[], input?: string) => {
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
+/** run(), without blocking this process: for a command that calls back an endpoint this test serves. */
+function runAsync(name: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(bin(name), args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c));
+  child.stderr!.on('data', (c: Buffer) => (err += c));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
 const started: ChildProcess[] = [];
+const endpoints: http.Server[] = [];
+/** A merchant's notification endpoint on the loopback: answers each POST as `answer` says. */
+async function localEndpoint(answer: (body: string) => [number, string]): Promise<string> {
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const [status, text] = answer(body);
+    res.writeHead(status).end(text);
+  });
+  endpoints.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+}
 /** Starts a long-running bin and resolves with the first URL it prints once it says it is ready. */
 function serve(
   name: string,
@@ -75,6 +102,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of started) child.kill();
+  for (const server of endpoints) server.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -97,6 +125,11 @@ describe('every bin of the installed package', () => {
   });
 
   it.each([
+    'payment-gateway sandbox',
+    'payment-gateway mock',
+    'payment-gateway contract',
+    'payment-gateway sign',
+    'payment-gateway docs',
     'payment-gateway listen',
     'payment-gateway trigger',
     'payment-gateway contract --notifications=http://127.0.0.1:9',
@@ -130,7 +163,14 @@ describe('every bin of the installed package', () => {
     ['payment-gateway-contract-test', ['--bogus']],
     ['payment-gateway', ['sign', 'nope']],
     ['payment-gateway', ['listen', '--bogus']],
+    ['payment-gateway', ['listen']],
     ['payment-gateway', ['trigger', '--bogus']],
+    ['payment-gateway', ['trigger', 'chargeback']],
+    ['payment-gateway', ['trigger']],
+    ['payment-gateway', ['mock', '--port', 'abc']],
+    ['payment-gateway', ['contract', '--bogus']],
+    ['payment-gateway', ['contract', '--notifications', 'http://127.0.0.1:9/hooks']],
+    ['payment-gateway', ['docs', '--bogus']],
   ])('%s %j is refused in one line with exit 2, no stack', (name, args) => {
     const r = run(name, args);
     expect(r.code).toBe(2);
@@ -256,6 +296,55 @@ describe('a short real use of each', () => {
         expect(r.out).toMatch(/passed/);
       }
     }, 120_000);
+
+    it('payment-gateway trigger makes the sandbox notify; payment-gateway listen forwards it to a local endpoint', async () => {
+      const received: string[] = [];
+      const hooks = await localEndpoint((body) => {
+        received.push(body);
+        return [200, 'handled'];
+      });
+      const listen = spawn(
+        bin('payment-gateway'),
+        ['listen', '--forward-to', hooks, '--base', sandbox.url, '--count', '1'],
+        {
+          cwd: app,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      started.push(listen);
+      let out = '';
+      listen.stdout!.on('data', (c: Buffer) => (out += c));
+      listen.stderr!.on('data', (c: Buffer) => (out += c));
+      const exited = new Promise<number | null>((r) => listen.on('exit', r));
+      await until(() => out.includes('Forwarding') || listen.exitCode !== null, 30_000);
+      const trigger = await runAsync('payment-gateway', ['trigger', 'payoutTransaction', '--base', sandbox.url]);
+      expect(trigger.err).toBe('');
+      expect(trigger.out).toMatch(
+        /^payoutTransaction: createPayouts TRIG-\w+ to BSB 802950 account 123321 -> responseCode 0/,
+      );
+      expect(await exited, out).toBe(0);
+      expect(out).toMatch(/\n#\d+ payoutTransaction .* -> POST http:\/\/127\.0\.0\.1:\d+\/hooks -> 200 OK handled /);
+      expect(JSON.parse(received[0]!)).toMatchObject({ event: 'payoutTransaction' });
+    }, 60_000);
+
+    it('payment-gateway contract --notifications checks an endpoint and says why each check failed', async () => {
+      // An endpoint that refuses everything, with its reason: the valid deliveries fail, naming it.
+      const hooks = await localEndpoint(() => [400, 'refused: not today']);
+      const r = await runAsync('payment-gateway', [
+        'contract',
+        '--notifications',
+        hooks,
+        '--passphrase',
+        'sandbox-passphrase',
+      ]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(1);
+      expect(r.out).toContain(
+        'FAIL  payoutTransaction: a valid notification is acknowledged (expected 2xx, got 400: refused: not today)',
+      );
+      expect(r.out).toMatch(/\n\d+ passed, \d+ failed\n$/);
+    }, 60_000);
 
     it('a second sandbox on the same port is refused in one line', () => {
       const port = new URL(sandbox.url).port;

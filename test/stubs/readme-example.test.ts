@@ -1,4 +1,4 @@
-// The README's server example is real: it is examples/surcharge-server.ts word for
+// The server guide's example (docs/SERVER-STUBS.md) is real: it is examples/surcharge-server.ts word for
 // word (but for the import), and it answers a signed request over HTTP.
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -9,7 +9,7 @@ import { server } from '../../examples/surcharge-server.ts';
 import { ROOT } from '../support/contract.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
 
-describe('README: implementing GatewayHandlers', () => {
+describe('docs/SERVER-STUBS.md: implementing GatewayHandlers', () => {
   let base: string;
   beforeAll(async () => {
     server.listen(0, '127.0.0.1');
@@ -19,7 +19,7 @@ describe('README: implementing GatewayHandlers', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('shows the example file exactly', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'docs/SERVER-STUBS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/surcharge-server.ts'), 'utf8');
     expect(readme).toContain(
       example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"),

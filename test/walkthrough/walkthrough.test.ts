@@ -1,4 +1,4 @@
-// The README walkthrough, run as written: the app, listen and trigger as processes of their own,
+// The client teams' walkthrough (docs/CLIENT-TEAMS.md), its steps checked further than the guide walk does: the app, listen and trigger as processes of their own,
 // against a sandbox with its control API on; then the purchase whose first answer is lost.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const guide = readFileSync(path.join(ROOT, 'docs/CLIENT-TEAMS.md'), 'utf8');
 let t: TestSandbox;
 const children: ChildProcess[] = [];
 
@@ -51,14 +51,14 @@ afterAll(async () => {
   await t.close();
 });
 
-describe('README walkthrough', () => {
+describe("the client teams' walkthrough", () => {
   it('shows the example files as they are', () => {
-    expect(readme).toContain(
+    expect(guide).toContain(
       readFileSync(path.join(ROOT, 'examples/hooks-app.ts'), 'utf8')
         .trimEnd()
         .replace("from '../runtime/notifications.ts'", "from 'payment-gateway-contract/notifications'"),
     );
-    expect(readme).toContain(
+    expect(guide).toContain(
       readFileSync(path.join(ROOT, 'examples/purchase-retry.ts'), 'utf8')
         .trimEnd()
         .replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"),
@@ -67,11 +67,11 @@ describe('README walkthrough', () => {
 
   it('a payout-returned notification reaches the app through listen, verified', async () => {
     for (const command of [
-      'PORT=3000 node examples/hooks-app.ts',
-      'node cli/commands/listen.ts --forward-to http://127.0.0.1:3000/hooks',
-      'node cli/commands/trigger.ts payoutReturned',
+      'PORT=3000 npm run -s example:hooks',
+      'npm run -s cli -- listen --forward-to http://127.0.0.1:3000/hooks',
+      'npm run -s cli -- trigger payoutReturned',
     ])
-      expect(readme).toContain(command);
+      expect(guide).toContain(command);
     const app = node(['examples/hooks-app.ts'], { PORT: '0' }, /^hooks on /);
     const hooks = (await app.ready).replace('hooks on ', '');
     expect(hooks).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks$/);
@@ -107,7 +107,7 @@ describe('README walkthrough', () => {
   }, 30_000);
 
   it('a purchase whose answer is lost is retried without a second charge', async () => {
-    expect(readme).toContain('node examples/purchase-retry.ts');
+    expect(guide).toContain('npm run -s example:purchase-retry');
     const purchase = node(['examples/purchase-retry.ts'], { GATEWAY_URL: t.base, ORDER: 'ORDER-1001' });
     expect(await purchase.exited).toBe(0);
     expect(purchase.out.filter(Boolean)).toEqual([

@@ -1,0 +1,38 @@
+// The benchmark figures of docs/BENCHMARKS.md are a saved run's, rendered, never typed by hand: the
+// block between the figures markers is what bench/figures.ts makes of bench/saved/servers.json.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  type SavedRun,
+  SERVERS_FILE,
+  serversFigures,
+  serversFiguresIn,
+  withServersFigures,
+} from '../../bench/figures.ts';
+import { ROOT } from '../support/contract.ts';
+
+const page = readFileSync(path.join(ROOT, 'docs/BENCHMARKS.md'), 'utf8');
+const saved: SavedRun = JSON.parse(readFileSync(path.join(ROOT, SERVERS_FILE), 'utf8'));
+
+describe('the benchmark figures', () => {
+  it('are the saved run, rendered (npm run bench -- --save writes both)', () => {
+    expect(serversFiguresIn(page)).toBe(serversFigures(saved));
+  });
+
+  it('say when the run was made, on what, and how loaded the machine was', () => {
+    const figures = serversFigures(saved);
+    expect(saved.date).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(figures).toContain(`of ${saved.date.slice(0, 10)} `);
+    expect(figures).toContain(`Node ${saved.node}`);
+    expect(figures).toContain(`load average ${saved.loadAverage.toFixed(1)}`);
+  });
+
+  it('a changed figure in the page is caught', () => {
+    const edited = withServersFigures(
+      page,
+      serversFigures({ ...saved, rows: saved.rows.map((r) => ({ ...r, rps: r.rps + 1 })) }),
+    );
+    expect(serversFiguresIn(edited)).not.toBe(serversFigures(saved));
+  });
+});

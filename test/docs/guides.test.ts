@@ -1,0 +1,69 @@
+// The README and every guide, walked as a reader would: each `sh` block run as written, in order, on
+// the machine's own Node, with its servers started; each output a block shows is the output it
+// prints. The conventions are test/support/guide-walk.ts's (and docs/CHANGING.md's).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/contract.ts';
+import { namedCommands, printsAsShown, readersNode, shellBlocks, walkGuide } from '../support/guide-walk.ts';
+
+const GUIDES = [
+  'README.md',
+  'docs/CLIENT-TEAMS.md',
+  'docs/SERVER-STUBS.md',
+  'docs/DEPLOY.md',
+  'docs/CHANGING.md',
+  'docs/BENCHMARKS.md',
+];
+const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
+const SUBCOMMANDS = ['sandbox', 'mock', 'contract', 'sign', 'docs', 'listen', 'trigger'];
+
+describe('the README is a front door', () => {
+  it('is under 250 lines and links every guide', () => {
+    const readme = text('README.md');
+    expect(readme.split('\n').length).toBeLessThan(250);
+    for (const guide of GUIDES.slice(1)) expect(readme).toContain(`](${guide})`);
+  });
+});
+
+describe('the walk runner', () => {
+  it('compares output line by line, `…` standing for any text and a lone `…` for any lines', () => {
+    expect(printsAsShown('a 12 b\n', ['a … b'])).toBe(true);
+    expect(printsAsShown('a 12 b\nextra\n', ['a … b'])).toBe(false);
+    expect(printsAsShown('head\n1\n2\ntail\n', ['head', '…', 'tail'])).toBe(true);
+    expect(printsAsShown('head\ntail', ['head', '…', 'tail'])).toBe(true);
+    expect(printsAsShown('head\nother\n', ['head', '…', 'tail'])).toBe(false);
+  });
+});
+
+describe.each(GUIDES)('%s', (file) => {
+  const blocks = shellBlocks(text(file));
+
+  it('tells no reader to run `node file.ts` (only npm scripts get the Node that npm ci installs)', () => {
+    for (const block of blocks)
+      expect(block.code, `${file}:${block.line}`).not.toMatch(/(^|[;&|(]\s*|=\S+\s+)node\s+\S+\.ts\b/m);
+    expect(text(file)).not.toMatch(/`node [\w/.-]+\.ts/);
+  });
+
+  it('names only npm scripts and commands that exist, in the blocks it does not run', () => {
+    for (const block of blocks.filter((b) => b.kind === 'norun')) {
+      const named = namedCommands(block.code);
+      for (const script of named.scripts) expect(scripts, `${file}:${block.line}`).toContain(script);
+      for (const sub of named.subcommands) expect(SUBCOMMANDS, `${file}:${block.line}`).toContain(sub);
+    }
+  });
+
+  it.runIf(blocks.some((b) => b.kind !== 'norun'))(
+    "runs as written on the machine's own Node, printing what it shows",
+    async () => {
+      const started = performance.now();
+      const steps = await walkGuide(file);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      // The walk's length and time, for the record (nothing is asserted on time).
+      console.log(`${file}: ${steps.length} blocks walked in ${seconds} s on node ${readersNode()}`);
+      expect(steps.length).toBe(blocks.filter((b) => b.kind !== 'norun').length);
+    },
+    600_000,
+  );
+});

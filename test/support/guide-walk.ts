@@ -1,0 +1,197 @@
+// Runs a guide's shell blocks as a reader would type them, one bash session per guide, from the
+// checkout, on the machine's own Node (node_modules/.bin is taken off PATH: only npm scripts get the
+// Node that npm ci installs, as for a reader on Node 20).
+//
+// What a guide's Markdown says to this runner (the conventions are in docs/CHANGING.md):
+//   ```sh          run in the session, in order (variables and functions carry over); it must exit 0
+//   ```sh serve    a program that keeps running (a server, listen): started on its own, in the
+//                  background; the walk goes on once it has printed a URL
+//   ```sh norun    not run (npm ci, npm test, the benchmarks): the npm scripts and CLI commands it
+//                  names must exist
+//   # → text       after a command: what it prints (`# →` alone: an empty line). A block with such lines must print exactly
+//                  those lines, in order; `…` stands for any text.
+// The well-known ports of the guides (4010 the sandbox, 4011 the mock, 4020 the example server, 3000
+// the example app) are moved to free ones, and the sandbox gets a database of its own, so that a walk
+// runs beside anything else on the machine.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './contract.ts';
+
+export interface Block {
+  kind: 'run' | 'serve' | 'norun';
+  code: string;
+  /** The block's first line in the file (1-based), for messages. */
+  line: number;
+  /** The `# → ` lines: what the block prints. */
+  expected: string[];
+}
+
+export function shellBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```sh(?:\s+(serve|norun))?\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i + 1;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
+    blocks.push({
+      kind: open[1] === 'serve' ? 'serve' : open[1] === 'norun' ? 'norun' : 'run',
+      code: body.join('\n'),
+      line: start,
+      // `# →` alone: an empty line of output.
+      expected: body.flatMap((l) => /^# →(?: (.*))?$/.exec(l)?.[1] ?? (l === '# →' ? [''] : [])),
+    });
+  }
+  return blocks;
+}
+
+/** Whether `out` is what the block says it prints: `…` any text; a line that is only `…`, any lines. */
+export function printsAsShown(out: string, expected: string[]): boolean {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = expected
+    .map((line) => (line === '…' ? '(?:[^\\n]*\\n)*' : `${line.split('…').map(literal).join('[^\\n]*')}\\n`))
+    .join('');
+  return new RegExp(`^${pattern}$`).test(`${out.replace(/\n+$/, '')}\n`);
+}
+
+/** The npm scripts and payment-gateway subcommands a block names (for norun blocks). */
+export function namedCommands(code: string): { scripts: string[]; subcommands: string[] } {
+  const scripts = [...code.matchAll(/\bnpm run(?: -s)? ([\w:-]+)/g)].map((m) => m[1]!);
+  const subcommands = [...code.matchAll(/\b(?:npm run(?: -s)? cli --|payment-gateway) ([a-z]+)/g)].map((m) => m[1]!);
+  return { scripts, subcommands };
+}
+
+const PORTS = [4010, 4011, 4020, 3000];
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface Step {
+  block: Block;
+  ms: number;
+  out: string;
+}
+
+/**
+ * Walks a guide: every `sh` and `sh serve` block in order. Resolves with each step's output and
+ * time; rejects naming the block that failed, with what it printed.
+ */
+export async function walkGuide(file: string): Promise<Step[]> {
+  const blocks = shellBlocks(readFileSync(path.join(ROOT, file), 'utf8')).filter((b) => b.kind !== 'norun');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'pgw-walk-'));
+  const moved = new Map<number, number>();
+  for (const port of PORTS) moved.set(port, await freePort());
+  const relocate = (code: string) =>
+    code.replace(
+      /(:|PORT=|--port )(4010|4011|4020|3000)\b/g,
+      (_, before, port) => `${before}${moved.get(Number(port))}`,
+    );
+  const env = {
+    ...process.env,
+    PATH: readersPath(),
+    PORT: String(moved.get(4010)),
+    PGW_DB: path.join(tmp, 'sandbox.db'),
+    // Where the CLI and the examples find the sandbox when no URL is written (default port 4010).
+    PGW_SANDBOX_URL: `http://127.0.0.1:${moved.get(4010)}`,
+    GATEWAY_URL: `http://127.0.0.1:${moved.get(4010)}`,
+    NODE_ENV: '',
+    FORCE_COLOR: '0',
+  };
+  const servers: ChildProcess[] = [];
+  const steps: Step[] = [];
+  // One session for the `sh` blocks: each is written to a file and sourced, so state carries over.
+  const session = spawn('bash', ['--norc', '--noprofile'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let sessionOut = '';
+  session.stdout.on('data', (c: Buffer) => (sessionOut += c));
+  session.stderr.on('data', (c: Buffer) => (sessionOut += c));
+  session.stdin.write('set -o pipefail\n');
+  try {
+    for (const [n, block] of blocks.entries()) {
+      const started = performance.now();
+      const script = path.join(tmp, `block-${n}.sh`);
+      const code = relocate(block.code);
+      const expected = shellBlocks(`\`\`\`sh\n${code}\n\`\`\``)[0]!.expected;
+      const where = `${file}:${block.line}`;
+      if (block.kind === 'serve') {
+        writeFileSync(script, code);
+        const child = spawn('bash', ['--norc', '--noprofile', script], { cwd: ROOT, env, detached: true });
+        servers.push(child);
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => (out += c));
+        child.stderr!.on('data', (c: Buffer) => (out += c));
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`${where}: printed no URL in 60 s:\n${out}`)), 60_000);
+          const check = () => {
+            if (/https?:\/\/\S+/.test(out)) {
+              clearTimeout(timer);
+              resolve();
+            }
+          };
+          child.stdout!.on('data', check);
+          child.stderr!.on('data', check);
+          child.on('exit', (code) => reject(new Error(`${where}: exited with ${code}:\n${out}`)));
+        });
+        steps.push({ block, ms: performance.now() - started, out });
+        continue;
+      }
+      const outFile = path.join(tmp, `block-${n}.out`);
+      sessionOut = '';
+      // set -e inside the block: a command that fails ends the session, and the walk with it.
+      writeFileSync(script, `set -e\n${code}\nset +e\n`);
+      session.stdin.write(`source ${script} > ${outFile} 2> ${outFile}.err; echo "@@done $?"\n`);
+      const status = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${where}: still running after 120 s`)), 120_000);
+        const check = () => {
+          const m = /@@done (\d+)/.exec(sessionOut);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        };
+        session.stdout.on('data', check);
+        session.on('exit', (code) =>
+          reject(
+            new Error(
+              `${where}: a command failed (exit ${code}):\n${readFileSync(outFile, 'utf8')}\n${readFileSync(`${outFile}.err`, 'utf8')}`,
+            ),
+          ),
+        );
+      });
+      const out = readFileSync(outFile, 'utf8');
+      const err = readFileSync(`${outFile}.err`, 'utf8');
+      if (status !== 0) throw new Error(`${where}: exit ${status}\n${out}\n${err}`);
+      if (expected.length && !printsAsShown(out, expected))
+        throw new Error(`${where}: printed\n${out}\nnot as the guide shows:\n${expected.join('\n')}`);
+      steps.push({ block, ms: performance.now() - started, out });
+    }
+    return steps;
+  } finally {
+    session.stdin.end();
+    session.kill();
+    for (const child of servers) if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** PATH without node_modules/.bin: the shell of a reader, whose `node` is the machine's own. */
+export function readersPath(): string {
+  const bin = path.join(ROOT, 'node_modules', '.bin');
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((p) => path.resolve(p) !== bin)
+    .join(path.delimiter);
+}
+
+/** The machine's own node (what a reader's shell runs), as the walk sees it. */
+export const readersNode = (): string =>
+  spawnSync('node', ['--version'], { env: { ...process.env, PATH: readersPath() }, encoding: 'utf8' }).stdout.trim();
