@@ -1,6 +1,7 @@
-// Sample output in the guides, written by the tests that produce it (never copied by hand): a test
-// puts its lines between `<!-- sample:NAME -->` and `<!-- /sample:NAME -->` in the guide, so a
-// change of wording shows in the guide's diff of the run that made it.
+// Sample output in the guides, produced by the tests that run it (never copied by hand): a test
+// holds its lines against the block between `<!-- sample:NAME -->` and `<!-- /sample:NAME -->` in the
+// guide. Like a snapshot, a stale block fails the test (a clean clone in CI must not pass by
+// rewriting its own docs); `PGW_UPDATE_SAMPLES=1 npm test -- FILE` writes the block instead.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -14,5 +15,10 @@ export function writeSample(name: string, text: string): void {
   const to = guide.indexOf(close);
   if (from < 0 || to < from) throw new Error(`docs/SERVER-TEAMS.md has no ${open.trim()} … ${close} block`);
   const next = `${guide.slice(0, from + open.length)}\`\`\`text\n${text.trimEnd()}\n\`\`\`\n${guide.slice(to)}`;
-  if (next !== guide) writeFileSync(GUIDE, next);
+  if (next === guide) return;
+  if (process.env.PGW_UPDATE_SAMPLES !== '1')
+    throw new Error(
+      `docs/SERVER-TEAMS.md's sample ${name} is not what the test printed; \`PGW_UPDATE_SAMPLES=1 npm test -- <this file>\` rewrites it:\n${text}`,
+    );
+  writeFileSync(GUIDE, next);
 }
