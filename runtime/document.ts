@@ -20,6 +20,17 @@ export interface ContractExtensions {
   'x-body-credentials': BodyCredentials;
   'x-unknown-fields': { policy: 'ignore' | 'refuse'; 'x-inferred'?: string };
   'x-limits': { maxBodyBytes: number; 'x-inferred'?: string };
+  'x-wire-formats': { form: FormWireFormat };
+}
+
+/** The form/XML mode (x-wire-formats.form): its media types, the paths that take it, the XML answer's root. */
+export interface FormWireFormat {
+  request: 'application/x-www-form-urlencoded';
+  answer: 'application/xml';
+  paths: string[];
+  'x-inferred'?: string;
+  empty: { rule: 'absent'; 'x-inferred'?: string };
+  xml: { name: string; declaration: string; 'x-inferred'?: string };
 }
 
 /** A tag with the typed client's placement of its operations (x-client). */
