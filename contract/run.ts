@@ -7,6 +7,7 @@
 //                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
 //                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
 //   --mock                      the target is the Prism mock: stateless checks only
+//   --wire json|form|both       the wire format of the checks (default json; docs/WIRE-FORMATS.md)
 //   --only / --skip LIST        operationIds or tags, comma-separated
 //   --runs N --seed S           property-based requests per operation (default 4) and their seed
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
@@ -22,7 +23,7 @@ import { operationChecks, type Check, type RunContext } from './checks.ts';
 import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
 import { operations } from '../generated/operations.ts';
-import { doc } from './requests.ts';
+import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
 
@@ -37,6 +38,12 @@ export interface RunOptions {
   concurrency?: number;
   /** Filled with what the run reached (see coverage.ts). */
   coverage?: Coverage;
+  /**
+   * The wire format (docs/WIRE-FORMATS.md): `json` (default), `form` (the operations that take the
+   * form/XML mode sent form-encoded, their answers required in XML; the stateful scenarios, which
+   * drive the typed client, stay JSON) or `both`.
+   */
+  wire?: Wire | 'both';
 }
 
 const selected = (c: Check, only?: string[], skip?: string[]) =>
@@ -51,6 +58,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     runs: options.runs ?? 4,
     seed: options.seed ?? 20261122,
     ...(options.coverage ? { coverage: options.coverage } : {}),
+    wire: 'json',
   };
   if (!ctx.mock) {
     // A real access token for the operations that take one.
@@ -65,7 +73,12 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       .catch(() => undefined);
     if (token && isApproved(token)) ctx.creds.accessToken = token.accessToken;
   }
-  const checks = [...operationChecks(), ...scenarioChecks()].filter((c) => selected(c, options.only, options.skip));
+  const wire = options.wire ?? 'json';
+  const checks = [
+    ...(wire === 'form' ? [] : operationChecks('json')),
+    ...(wire === 'json' ? [] : operationChecks('form')),
+    ...scenarioChecks(),
+  ].filter((c) => selected(c, options.only, options.skip));
   const results: Result[] = new Array(checks.length);
   let next = 0;
   const worker = async () => {
@@ -75,7 +88,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       const started = performance.now();
       const base = { operationId: check.operationId, tags: check.tags, kind: check.kind, name: check.name };
       try {
-        const outcome = await check.run(ctx);
+        const outcome = await check.run(check.wire ? { ...ctx, wire: check.wire } : ctx);
         results[i] =
           outcome && 'skip' in outcome
             ? { ...base, status: 'skipped', reason: outcome.skip, ms: performance.now() - started }
@@ -103,6 +116,7 @@ const OPTIONS = {
   'partner-api-key': { type: 'string' },
   'partner-passphrase': { type: 'string' },
   mock: { type: 'boolean', default: false },
+  wire: { type: 'string', default: 'json' },
   only: { type: 'string' },
   skip: { type: 'string' },
   runs: { type: 'string' },
@@ -124,6 +138,9 @@ Holds an implementation of the gateway to the contract, operation by operation. 
                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
   --mock                      the target is the Prism mock: stateless checks only
+  --wire json|form|both       the wire format of the checks (default json): form sends the operations of
+                              /post, /token, /partner, /processCard and /payframe form-encoded and
+                              requires their answers in XML (docs/WIRE-FORMATS.md)
   --only / --skip LIST        operationIds or tags, comma-separated
   --runs N --seed S           property-based requests per operation (default 4) and their seed
   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
@@ -190,6 +207,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     if (a[option] !== undefined && !Number.isFinite(Number(a[option])))
       stop(`--${option} takes a number, not '${String(a[option])}'`);
   }
+  if (!['json', 'form', 'both'].includes(a.wire)) stop(`--wire takes json, form or both, not '${a.wire}'`);
   let target: URL;
   try {
     target = new URL(base);
@@ -210,6 +228,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     creds,
     mock: a.mock,
     coverage,
+    wire: a.wire as Wire | 'both',
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),
