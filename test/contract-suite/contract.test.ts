@@ -79,6 +79,23 @@ describe('npm run contract', () => {
     expect(formChecks.filter((r) => r.kind === 'example' && r.status === 'passed').length).toBeGreaterThan(40);
   });
 
+  it('--wire both passes the mock: form requests get the example written in XML, refusals in XML', async () => {
+    const mock = await startMock({ port: 0, host: '127.0.0.1' });
+    try {
+      const results = await runContract({
+        base: mock.url,
+        creds,
+        mock: true,
+        wire: 'both',
+        only: ['Direct API', 'Token'],
+      });
+      expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
+      expect(results.filter((r) => r.name.endsWith('(form/XML)') && r.status === 'passed').length).toBeGreaterThan(100);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('--wire form fails a server that takes a form but answers JSON, naming the content type', async () => {
     const results = await runContract({
       base: await serve(jsonToFormServer(await createSandbox({ dbPath: ':memory:' }))),
