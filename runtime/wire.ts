@@ -30,11 +30,11 @@ type Decoded = { text: string } | { rule: string };
 function decode(raw: string): Decoded {
   const spaced = raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
   if (!spaced.includes('%')) return { text: spaced };
-  if (BAD_ESCAPE.test(spaced)) return { rule: 'is not correctly percent-encoded' };
+  // Most escapes are well-formed: decode first, and look for the malformed one only when that fails.
   try {
     return { text: decodeURIComponent(spaced) };
   } catch {
-    return { rule: 'is not UTF-8 once percent-decoded' };
+    return { rule: BAD_ESCAPE.test(spaced) ? 'is not correctly percent-encoded' : 'is not UTF-8 once percent-decoded' };
   }
 }
 
@@ -60,7 +60,7 @@ export function readForm(text: string): FormRead {
     if ('rule' in name) return { body: `has a field name that ${name.rule}`, status: 400 };
     if (!name.text) return { body: 'has a value without a name' };
     const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
-    const nested = OBJECT_FIELD.exec(name.text);
+    const nested = name.text.includes('[') ? OBJECT_FIELD.exec(name.text) : null;
     const field = nested ? `${nested[1]}.${nested[2]}` : name.text;
     if ('rule' in value) return { field, rule: value.rule, status: 400 };
     if (!nested) {
