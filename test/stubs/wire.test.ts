@@ -191,9 +191,9 @@ describe('the stubs in the form/XML mode (sandbox)', () => {
     expect(missing).toEqual({ responseCode: '-3', responseMessage: "Field 'transactionAmount' is required" });
     const twice = await send(sb, form('/post/', `${amPurchase()}&custom1=a&custom1=b`));
     expect(xml(twice)).toEqual({ responseCode: '-2', responseMessage: "Field 'custom1' is sent more than once" });
-    const escape = await send(sb, form('/post/', `${amPurchase()}&customerName=Jane%2`));
-    expect(escape.status).toBe(400);
-    expect(xml(escape).responseMessage).toBe("Field 'customerName' is not correctly percent-encoded");
+    const badEscape = await send(sb, form('/post/', `${amPurchase()}&customerName=Jane%2`));
+    expect(badEscape.status).toBe(400);
+    expect(xml(badEscape).responseMessage).toBe("Field 'customerName' is not correctly percent-encoded");
     const invalid = xml(await send(sb, form('/post/', amPurchase({ transactionAmount: '10' }))));
     expect(invalid.responseCode).toBe('-2');
     expect(invalid.responseMessage).toMatch(/^Field 'transactionAmount' is invalid/);
