@@ -8,7 +8,7 @@ import { apiVersion, formWire, operations, type ContractOperation } from '../gen
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { chooseForm, formHashes } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
-import type { GatewayRequest } from '../server-stubs/index.ts';
+import type { GatewayRequest, Wire } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
 import { writeForm } from '../runtime/wire.ts';
 
@@ -40,7 +40,7 @@ export interface BuildOptions {
   wire?: Wire;
 }
 
-export type Wire = 'json' | 'form';
+export type { Wire } from '../server-stubs/index.ts';
 
 /**
  * A copy of the body with the hash fields its form takes (the one form chooser, runtime/forms.ts)

@@ -35,7 +35,9 @@ function objectFields(doc: Doc, schema: DocNode): string[] {
 
 /** The bundled document with the form/XML mode's media types on every operation of its paths. */
 export function withWireFormats(doc: Doc): Doc {
-  const form = doc['x-wire-formats'].form;
+  // A spec from before the mode (an older release, bundled by the diff) has no x-wire-formats.
+  const form = doc['x-wire-formats']?.form;
+  if (!form) return doc;
   const { name: root, declaration } = form.xml;
   for (const path of form.paths) {
     const item = doc.paths[path];
