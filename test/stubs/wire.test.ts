@@ -11,7 +11,12 @@ import { buildRequest, operation, signedBody } from '../../contract/requests.ts'
 import { readXmlAnswer } from '../../contract/xml.ts';
 import { readForm, typedForm, writeForm, writeXml, xmlText } from '../../runtime/wire.ts';
 import type { RunningSandbox } from '../../sandbox/index.ts';
-import { createGateway, type GatewayRequest, type GatewayResponse } from '../../server-stubs/index.ts';
+import {
+  createGateway,
+  type GatewayRequest,
+  type GatewayResponse,
+  type RequestRecord,
+} from '../../server-stubs/index.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { counts, customer, hardeningSandbox, merchant, purchase, visa } from '../hardening/support.ts';
 
@@ -307,6 +312,17 @@ describe('the stubs in the form/XML mode (handlers)', () => {
       responseCode: '-2',
       responseMessage: "Field 'options.storeInVaultOnSuccess' is invalid: must be boolean",
     });
+  });
+
+  it('the request log reads the responseCode of an XML answer as of a JSON one', async () => {
+    const records: RequestRecord[] = [];
+    const gateway = createGateway({ handlers: echoHandlers(), accounts, onRequest: (r) => records.push(r) });
+    await gateway.handle(buildRequest(operation('processCard'), { body: purchase(), signBody: true, wire: 'form' }));
+    await gateway.handle(form('/post/', 'method=processCard'));
+    expect(records.map((r) => [r.operationId, r.responseCode])).toEqual([
+      ['processCard', '0'],
+      ['processCard', '-3'],
+    ]);
   });
 
   it('an XML answer is held to its schema before it leaves: a broken one is refused -4 in XML, naming the field', async () => {
