@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildRequest, requestExamples } from '../contract/index.ts';
 import { mix as floorMix } from './floor.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -13,6 +14,28 @@ export const mix = floorMix.map((m) => ({
   op: m.op,
   request: { method: m.verb as 'GET' | 'POST' | 'PUT' | 'PATCH', path: m.url, headers: m.headers, body: m.text },
 }));
+export type Mix = typeof mix;
+
+/**
+ * The two wire formats side by side (docs/WIRE-FORMATS.md): the operations of the form/XML mode's
+ * paths, their example requests in the JSON mode (as in the mix) and the same bodies form-encoded.
+ */
+const formOps = mix.filter((m) => m.op.formTypes !== null);
+export const wireMixes: Record<'json' | 'form', Mix> = {
+  json: formOps,
+  form: formOps.map(({ op }) => {
+    const r = buildRequest(op, { body: requestExamples(op)[0]!.value, wire: 'form' });
+    return {
+      op,
+      request: {
+        method: 'POST' as const,
+        path: r.url,
+        headers: r.headers as Record<string, string>,
+        body: r.body as string,
+      },
+    };
+  }),
+};
 
 export interface Started {
   child: ChildProcess;
@@ -45,17 +68,26 @@ export function start(script: string, env: Record<string, string> = {}): Promise
 }
 
 /** Sends every request of the mix once: each must get its operation's status and a result, not a refusal. */
-export async function check(port: number): Promise<{ ok: number; total: number; failures: string[] }> {
+export async function check(
+  port: number,
+  requests: Mix = mix,
+): Promise<{ ok: number; total: number; failures: string[] }> {
   const failures: string[] = [];
-  for (const { op, request } of mix) {
+  for (const { op, request } of requests) {
     const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,
     });
     const body = await response.text();
-    if (response.status !== op.status || !body.includes('"responseCode"') || /"responseCode":"?-/.test(body))
+    const xml = response.headers.get('content-type') === 'application/xml';
+    const code = xml
+      ? /<responseCode>(-?\d+)<\/responseCode>/.exec(body)?.[1]
+      : /"responseCode":"?(-?\d+)/.exec(body)?.[1];
+    // A form request answered in JSON is no answer of the form mode.
+    const wrongMode = (request.headers['content-type'] === 'application/x-www-form-urlencoded') !== xml;
+    if (response.status !== op.status || code === undefined || Number(code) < 0 || wrongMode)
       failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
   }
-  return { ok: mix.length - failures.length, total: mix.length, failures };
+  return { ok: requests.length - failures.length, total: requests.length, failures };
 }

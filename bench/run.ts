@@ -4,6 +4,7 @@
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
 //   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+//   node bench/run.ts --only stubs-json,stubs-form               (the two wire formats side by side)
 //
 // --save keeps the run in bench/saved/servers.json (committed) and writes its figures into
 // docs/BENCHMARKS.md (bench/figures.ts): the guide's figures are a saved run's, with its date.
@@ -25,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { type SavedRun, SERVERS_FILE, serversFigures, withServersFigures } from './figures.ts';
-import { check, mix, start } from './harness.ts';
+import { check, mix, type Mix, start, wireMixes } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 // The other benchmarks behind the same command: --growth (the sandbox's costs as its data grows,
@@ -69,6 +70,20 @@ const SERVERS = [
     label: "fastify + fastify-openapi-glue (requests by Fastify's Ajv, answers by its schema serialiser)",
     script: 'servers/fastify-openapi-glue.ts',
   },
+  // The form/XML mode beside the JSON mode: this package's server on the form-mode operations only,
+  // their requests in JSON, then the same requests form-encoded and answered in XML.
+  {
+    name: 'stubs-json',
+    label: 'this package, the form-mode operations in JSON (the JSON side of the wire comparison)',
+    script: 'servers/stubs.ts',
+    mix: wireMixes.json,
+  },
+  {
+    name: 'stubs-form',
+    label: 'this package, the same operations form-encoded, answered in XML (docs/WIRE-FORMATS.md)',
+    script: 'servers/stubs.ts',
+    mix: wireMixes.form,
+  },
   {
     name: 'floor',
     label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)',
@@ -87,12 +102,12 @@ const SERVERS = [
   })),
 ].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
 
-function load(port: number, seconds: number) {
+function load(port: number, seconds: number, requests: Mix = mix) {
   return autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: Number(args.connections),
     duration: seconds,
-    requests: mix.map((m) => m.request),
+    requests: requests.map((m) => m.request),
   });
 }
 
@@ -126,12 +141,12 @@ interface Round {
   failures: string[];
 }
 
-async function measure(script: string, env?: Record<string, string>): Promise<Round> {
+async function measure(script: string, env?: Record<string, string>, requests: Mix = mix): Promise<Round> {
   const { child, port } = await start(script, env);
   try {
-    const correctness = await check(port);
-    await load(port, 3);
-    const r = await load(port, Number(args.duration));
+    const correctness = await check(port, requests);
+    await load(port, 3, requests);
+    const r = await load(port, Number(args.duration), requests);
     return {
       rps: Math.round(r.requests.average),
       p50: r.latency.p50,
@@ -153,7 +168,11 @@ console.log(
 const measured = new Map<string, Round[]>(SERVERS.map((s) => [s.name, []]));
 for (let round = 1; round <= rounds; round++) {
   for (const server of SERVERS) {
-    const r = await measure(server.script, 'env' in server ? server.env : undefined);
+    const r = await measure(
+      server.script,
+      'env' in server ? server.env : undefined,
+      'mix' in server ? server.mix : undefined,
+    );
     measured.get(server.name)!.push(r);
     console.log(
       `round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  correct ${r.correct}  non-2xx ${r.non2xx}`,
@@ -180,6 +199,8 @@ const ratios = {
   vsFastifyOpenapiGlue:
     ours && rate('fastify-openapi-glue') ? +(ours / rate('fastify-openapi-glue')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
+  formVsJson:
+    rate('stubs-form') && rate('stubs-json') ? +(rate('stubs-form')! / rate('stubs-json')!).toFixed(2) : undefined,
 };
 for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare')))
   console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
@@ -200,6 +221,15 @@ if (ratios.shareOfBareCeiling)
   console.log(
     `this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${perRound?.length ? `; round by round: ${perRound.join(', ')}` : ''}`,
   );
+if (ratios.formVsJson) {
+  const byRound = measured
+    .get('stubs-form')!
+    .map((r, i) => +(r.rps / measured.get('stubs-json')![i]!.rps).toFixed(2))
+    .join(', ');
+  console.log(
+    `form/XML vs JSON, the same ${wireMixes.form.length} operations: ${ratios.formVsJson} of the JSON throughput (target 0.85 or more); round by round: ${byRound}`,
+  );
+}
 if (median !== undefined)
   console.log(
     `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`,

@@ -3,10 +3,11 @@
 // field, each broken field, a wrong method and a missing version header must be refused (a negative
 // responseCode, never a 5xx); a wrong key and a wrong hash must be refused with -1.
 import { deref } from '../runtime/document.ts';
+import { asReadFromForm } from '../runtime/wire.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
-import { doc, requestExamples } from './requests.ts';
+import { doc, requestExamples, type Wire } from './requests.ts';
 import type { Coverage } from './coverage.ts';
 import { ruleViolations } from './rules.ts';
 
@@ -19,6 +20,8 @@ export interface RunContext {
   seed: number;
   /** What the run reached, filled by every judged answer. */
   coverage?: Coverage;
+  /** The wire format the checks send in (docs/WIRE-FORMATS.md); operations without the form mode are sent JSON. */
+  wire: Wire;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
@@ -30,6 +33,8 @@ export interface Check {
   kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario';
   name: string;
   run(ctx: RunContext): Promise<Outcome>;
+  /** The wire format this check was made for, when the run holds the target to both. */
+  wire?: Wire;
 }
 
 const fail = (why: string): never => {
@@ -65,7 +70,9 @@ export function judge(
   ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
   if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
-  const broken = ruleViolations(op, request, a.json, ctx.creds);
+  // A form's empty value is a field not sent: the rules judge the request as the server read it.
+  const read = a.form && request && op.formTypes ? asReadFromForm(request, op.formTypes) : request;
+  const broken = ruleViolations(op, read, a.json, ctx.creds);
   return broken.length ? broken.join('; ') : undefined;
 }
 
@@ -83,7 +90,7 @@ export function breaking(schema: unknown): unknown {
   return undefined;
 }
 
-function checksFor(op: ContractOperation): Check[] {
+function checksFor(op: ContractOperation, wire: Wire): Check[] {
   const base = { operationId: op.operationId, tags: tagsOf(op) };
   const checks: Check[] = [];
   const examples = op.request
@@ -99,7 +106,7 @@ function checksFor(op: ContractOperation): Check[] {
       name: `example ${example.name} gets ${op.status} and its own result or refusal`,
       run: async (ctx) => {
         const body = signed(ctx, example.value);
-        const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds), ctx);
+        const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx);
         if (problem) fail(problem);
       },
     });
@@ -123,7 +130,7 @@ function checksFor(op: ContractOperation): Check[] {
           );
           for (const value of values) {
             const body = signBody(op, form, value as Record<string, unknown>, ctx.creds);
-            const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds), ctx);
+            const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx);
             if (problem) fail(problem);
             sent++;
           }
@@ -142,13 +149,14 @@ function checksFor(op: ContractOperation): Check[] {
         name: `without ${field}: refused (-3) naming it`,
         run: async (ctx) => {
           const { [field]: _gone, ...body } = signed(ctx, example)!;
-          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds), ctx, [-3], `'${field}'`);
+          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx, [-3], `'${field}'`);
         },
       });
     }
     for (const field of Object.keys(example).filter((f) => f !== 'method')) {
       const bad = breaking(schema.properties?.[field]);
-      if (bad === undefined) continue;
+      // A form carries every value as text: a value of the wrong JSON type is no broken value there.
+      if (bad === undefined || (wire === 'form' && typeof bad !== 'string')) continue;
       checks.push({
         ...base,
         kind: 'invalid',
@@ -156,7 +164,7 @@ function checksFor(op: ContractOperation): Check[] {
         run: async (ctx) =>
           expectRefusal(
             op,
-            await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds),
+            await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds, ctx.wire),
             ctx,
             [-2],
             `'${field}`,
@@ -171,7 +179,12 @@ function checksFor(op: ContractOperation): Check[] {
         run: async (ctx) =>
           expectRefusal(
             op,
-            await send(ctx.base, { op, body: { ...signed(ctx, example), method: 'noSuchMethod' } }, ctx.creds),
+            await send(
+              ctx.base,
+              { op, body: { ...signed(ctx, example), method: 'noSuchMethod' } },
+              ctx.creds,
+              ctx.wire,
+            ),
             ctx,
             [-2],
             "'method'",
@@ -180,17 +193,26 @@ function checksFor(op: ContractOperation): Check[] {
     }
   }
 
+  const formMode = wire === 'form' && op.formTypes !== null;
   checks.push({
     ...base,
     kind: 'invalid',
-    name: 'without SVC-API-VERSION: refused, never a 5xx',
+    // The version header marks the JSON mode; the form mode's clients send none (docs/WIRE-FORMATS.md).
+    name: formMode
+      ? 'without SVC-API-VERSION: taken, as the form mode needs none'
+      : 'without SVC-API-VERSION: refused, never a 5xx',
     run: async (ctx) => {
       const a = await send(
         ctx.base,
         { op, body: signed(ctx, examples[0]!.value), headers: { 'SVC-API-VERSION': undefined } },
         ctx.creds,
+        ctx.wire,
       );
       if (a.status >= 500) fail(`HTTP ${a.status}`);
+      if (formMode) {
+        if (String(a.json?.responseMessage).includes('SVC-API-VERSION')) fail(`refused: ${a.json.responseMessage}`);
+        return;
+      }
       if (!(Number(a.json?.responseCode) < 0)) fail(`HTTP ${a.status} without a refusal`);
     },
   });
@@ -213,7 +235,12 @@ function checksFor(op: ContractOperation): Check[] {
       if (tokenOnly)
         return expectRefusal(
           op,
-          await send(ctx.base, { op, body: { ...body, accessToken: 'not-issued-by-the-gateway' } }, ctx.creds),
+          await send(
+            ctx.base,
+            { op, body: { ...body, accessToken: 'not-issued-by-the-gateway' } },
+            ctx.creds,
+            ctx.wire,
+          ),
           ctx,
           [-1],
         );
@@ -221,7 +248,7 @@ function checksFor(op: ContractOperation): Check[] {
       const out = op.headers
         ? { op, body, headers: { [keyed]: 'wrongkey' } }
         : { op, body: { ...body, apiKey: 'wrongkey' } };
-      expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
+      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, [-1]);
     },
   });
   const hashed = op.hashes[0];
@@ -239,10 +266,16 @@ function checksFor(op: ContractOperation): Check[] {
         hashed.in === 'header'
           ? { op, body, headers: { [hashed.name]: wrong } }
           : { op, body: { ...body, [hashed.name]: wrong } };
-      expectRefusal(op, await send(ctx.base, out, ctx.creds), ctx, [-1]);
+      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, [-1]);
     },
   });
   return checks;
 }
 
-export const operationChecks = (): Check[] => operations.flatMap(checksFor);
+/** The checks of every operation; in the form mode, of the operations that take it, each marked with its wire. */
+export const operationChecks = (wire: Wire = 'json'): Check[] =>
+  wire === 'json'
+    ? operations.flatMap((op) => checksFor(op, wire))
+    : operations
+        .filter((op) => op.formTypes !== null)
+        .flatMap((op) => checksFor(op, wire).map((c) => ({ ...c, wire, name: `${c.name} (form/XML)` })));

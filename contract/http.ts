@@ -4,10 +4,13 @@
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { apiVersion, bodyCredentials, type ContractOperation } from '../generated/operations.ts';
+import { apiVersion, bodyCredentials, formWire, type ContractOperation } from '../generated/operations.ts';
 import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
+import { writeForm } from '../runtime/wire.ts';
 import { record } from './replay.ts';
+import { doc, type Wire } from './requests.ts';
+import { readXmlAnswer, typedAnswer } from './xml.ts';
 
 const require = createRequire(import.meta.url);
 export const resultValidators = require('payment-gateway-contract/validators/results') as Record<
@@ -75,12 +78,19 @@ export function signBody(
 export interface Answer {
   status: number;
   type: string;
+  /** The body's fields: the JSON answer, or the XML answer's as the JSON mode carries them. */
   json?: any;
   bytes: Uint8Array;
+  /** Sent in the form/XML mode: the answer must be XML (or the operation's file). */
+  form?: boolean;
+  /** Why the XML answer of a form request cannot be read as one. */
+  xmlError?: string;
 }
 
-export async function send(base: string, out: Outgoing, creds: Credentials): Promise<Answer> {
+/** Sends in the wire format given; an operation that does not take the form mode is always sent as JSON. */
+export async function send(base: string, out: Outgoing, creds: Credentials, wire: Wire = 'json'): Promise<Answer> {
   const { op } = out;
+  const form = wire === 'form' && op.formTypes !== null;
   const params = {
     ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])),
     ...out.params,
@@ -90,8 +100,9 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
   const search = new URLSearchParams(query).toString();
-  const headers: Record<string, string> = { [apiVersion.name]: apiVersion.value };
-  if (out.body !== undefined) headers['content-type'] = 'application/json';
+  // The form mode's clients send no version header (docs/WIRE-FORMATS.md).
+  const headers: Record<string, string> = form ? {} : { [apiVersion.name]: apiVersion.value };
+  if (out.body !== undefined) headers['content-type'] = form ? formWire.request : 'application/json';
   if (op.headers) {
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name };
@@ -104,7 +115,7 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     if (v !== undefined) headers[k] = v;
   }
   const url = `${base}${path}${search ? `?${search}` : ''}`;
-  const body = out.body !== undefined ? JSON.stringify(out.body) : undefined;
+  const body = out.body === undefined ? undefined : form ? writeForm(out.body) : JSON.stringify(out.body);
   record({ op, verb: op.verb, url, headers, body, params, query });
   const response = await fetch(url, {
     method: op.verb,
@@ -112,11 +123,14 @@ export async function send(base: string, out: Outgoing, creds: Credentials): Pro
     ...(body !== undefined ? { body } : {}),
     signal: AbortSignal.timeout(15_000),
   });
-  return answerOf(response);
+  return answerOf(response, form ? op : undefined);
 }
 
-/** A response as the checks judge it: status, content type, bytes, and the body as JSON where it is JSON. */
-export async function answerOf(response: Response): Promise<Answer> {
+/**
+ * A response as the checks judge it: status, content type, bytes, and the body's fields where it is
+ * JSON, or (to a form request: `formOp`) XML, typed by the schema of the answer it is.
+ */
+export async function answerOf(response: Response, formOp?: ContractOperation): Promise<Answer> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
   let json: any;
@@ -127,7 +141,12 @@ export async function answerOf(response: Response): Promise<Answer> {
       json = undefined;
     }
   }
-  return { status: response.status, type, json, bytes };
+  if (!formOp) return { status: response.status, type, json, bytes };
+  if (!type.startsWith(formWire.answer)) return { status: response.status, type, json, bytes, form: true };
+  const read = readXmlAnswer(new TextDecoder().decode(bytes));
+  if ('error' in read) return { status: response.status, type, bytes, form: true, xmlError: read.error };
+  const schema = Number(read.ok.responseCode) < 0 ? formOp.refusal : formOp.result;
+  return { status: response.status, type, json: typedAnswer(doc, schema, read.ok), bytes, form: true };
 }
 
 const errorText = (v: ValidateFunction) =>
@@ -137,6 +156,17 @@ const errorText = (v: ValidateFunction) =>
 export function breaksContract(op: ContractOperation, a: Answer): string | undefined {
   if (a.status >= 500) return `HTTP ${a.status}${a.json?.responseMessage ? `: ${a.json.responseMessage}` : ''}`;
   if (a.status !== op.status) return `HTTP ${a.status}, the contract declares ${op.status}`;
+  if (a.form) {
+    // A form request is answered XML; only a file result keeps its own type (docs/WIRE-FORMATS.md).
+    if (a.xmlError) return `the XML answer to a form request is broken: ${a.xmlError}`;
+    const file = op.resultType !== 'application/json' && a.type.startsWith(op.resultType);
+    if (!file && !a.type.startsWith(formWire.answer))
+      return `content type ${a.type || '(none)'} to a form request, the form mode answers ${formWire.answer}`;
+    if (file) return undefined;
+    const refused = Number(a.json.responseCode) < 0;
+    const v = resultValidators[refused ? op.refusal : op.result]!;
+    return v(a.json) ? undefined : `${refused ? op.refusal : op.result} (as XML): ${errorText(v)}`;
+  }
   if (op.resultType !== 'application/json' && !a.type.startsWith('application/json')) {
     return a.type.startsWith(op.resultType)
       ? undefined

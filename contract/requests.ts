@@ -4,12 +4,13 @@
 // Used by the contract-test suite, the tests and the benchmarks.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { apiVersion, operations, type ContractOperation } from '../generated/operations.ts';
+import { apiVersion, formWire, operations, type ContractOperation } from '../generated/operations.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { chooseForm, formHashes } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
-import type { GatewayRequest } from '../server-stubs/index.ts';
+import type { GatewayRequest, Wire } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
+import { writeForm } from '../runtime/wire.ts';
 
 const require = createRequire(import.meta.url);
 export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
@@ -32,7 +33,14 @@ export interface BuildOptions {
   passphrase?: string;
   /** Sign the body's hash fields as its form takes them (signedBody), with `passphrase` or the sandbox's. */
   signBody?: boolean;
+  /**
+   * The wire format (docs/WIRE-FORMATS.md): `json` (default), or `form`, the form/XML mode of the
+   * operations that take it: the body form-encoded, no version header (as the public clients send it).
+   */
+  wire?: Wire;
 }
+
+export type { Wire } from '../server-stubs/index.ts';
 
 /**
  * A copy of the body with the hash fields its form takes (the one form chooser, runtime/forms.ts)
@@ -65,8 +73,9 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     options.signBody && op.requestForms
       ? signedBody(op, options.body as Record<string, unknown>, options.passphrase)
       : options.body;
-  const headers: Record<string, string | undefined> = { [apiVersion.name.toLowerCase()]: apiVersion.value };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const form = options.wire === 'form' && op.formTypes !== null;
+  const headers: Record<string, string | undefined> = form ? {} : { [apiVersion.name.toLowerCase()]: apiVersion.value };
+  if (body !== undefined) headers['content-type'] = form ? formWire.request : 'application/json';
   if (op.headers) {
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = {
@@ -90,7 +99,7 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     verb: op.verb,
     url: search ? `${path}?${search}` : path,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : form ? writeForm(body as Record<string, unknown>) : JSON.stringify(body),
   };
 }
 

@@ -7,6 +7,7 @@
 //                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
 //                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
 //   --mock                      the target is the Prism mock: stateless checks only
+//   --wire json|form|both       the wire format of the checks (default json; docs/WIRE-FORMATS.md)
 //   --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
 //   --runs N --seed S           property-based requests per operation (default 4) and their seed
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
@@ -24,7 +25,7 @@ import { operationChecks, type Check, type RunContext } from './checks.ts';
 import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
 import { operations } from '../generated/operations.ts';
-import { doc } from './requests.ts';
+import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { describeSent, recording, replayCommand } from './replay.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
@@ -42,13 +43,26 @@ export interface RunOptions {
   coverage?: Coverage;
   /** A failure prints its API key and access token as PGW_* variables, its hash recomputed by `payment-gateway sign`. */
   maskSecrets?: boolean;
+  /**
+   * The wire format (docs/WIRE-FORMATS.md): `json` (default), `form` (the operations that take the
+   * form/XML mode sent form-encoded, their answers required in XML; the stateful scenarios, which
+   * drive the typed client, stay JSON) or `both`.
+   */
+  wire?: Wire | 'both';
 }
 
-/** Every check with its id, `<operationId>/<its name in words>`: what --only takes to replay one. */
-export function allChecks(): (Check & { id: string })[] {
+/**
+ * Every check of a run in this wire format, with its id, `<operationId>/<its name in words>` (a form
+ * check's name starts `form-`): what --only takes to replay one.
+ */
+export function allChecks(wire: Wire | 'both' = 'json'): (Check & { id: string })[] {
   const seen = new Set<string>();
-  return [...operationChecks(), ...scenarioChecks()].map((c) => {
-    const base = `${c.operationId}/${c.name
+  return [
+    ...(wire === 'form' ? [] : operationChecks('json')),
+    ...(wire === 'json' ? [] : operationChecks('form')),
+    ...scenarioChecks(),
+  ].map((c) => {
+    const base = `${c.operationId}/${c.wire === 'form' ? 'form-' : ''}${c.name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '')}`;
@@ -71,6 +85,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     runs: options.runs ?? 4,
     seed: options.seed ?? 20261122,
     ...(options.coverage ? { coverage: options.coverage } : {}),
+    wire: 'json',
   };
   if (!ctx.mock) {
     // A real access token for the operations that take one.
@@ -85,7 +100,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
       .catch(() => undefined);
     if (token && isApproved(token)) ctx.creds.accessToken = token.accessToken;
   }
-  const checks = allChecks().filter((c) => selected(c, options.only, options.skip));
+  const checks = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
   const results: Result[] = new Array(checks.length);
   let next = 0;
   const worker = async () => {
@@ -100,7 +115,11 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
         kind: check.kind,
         name: check.name,
       };
-      const { value: outcome, error, last } = await recording(() => check.run(ctx));
+      const {
+        value: outcome,
+        error,
+        last,
+      } = await recording(() => check.run(check.wire ? { ...ctx, wire: check.wire } : ctx));
       if (error === undefined)
         results[i] =
           outcome && 'skip' in outcome
@@ -115,7 +134,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
           reason: error instanceof Error ? error.message : String(error),
           ms: performance.now() - started,
           ...(last ? { request: describeSent(last, mask), again: replayCommand(last, mask) } : {}),
-          replay: `payment-gateway contract --base-url ${ctx.base} --only ${check.id} --seed ${ctx.seed}`,
+          replay: `payment-gateway contract --base-url ${ctx.base}${check.wire === 'form' ? ' --wire form' : ''} --only ${check.id} --seed ${ctx.seed}`,
         };
       }
     }
@@ -133,6 +152,7 @@ const OPTIONS = {
   'partner-api-key': { type: 'string' },
   'partner-passphrase': { type: 'string' },
   mock: { type: 'boolean', default: false },
+  wire: { type: 'string', default: 'json' },
   only: { type: 'string' },
   skip: { type: 'string' },
   runs: { type: 'string' },
@@ -155,6 +175,9 @@ Holds an implementation of the gateway to the contract, operation by operation. 
                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
   --mock                      the target is the Prism mock: stateless checks only
+  --wire json|form|both       the wire format of the checks (default json): form sends the operations of
+                              /post, /token, /partner, /processCard and /payframe form-encoded and
+                              requires their answers in XML (docs/WIRE-FORMATS.md)
   --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
   --runs N --seed S           property-based requests per operation (default 4) and their seed
   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
@@ -209,7 +232,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   };
   // Names that select nothing would make a green run that checked nothing.
   const known = new Set([
-    ...allChecks().map((c) => c.id),
+    ...allChecks('both').map((c) => c.id),
     ...operations.map((o) => o.operationId),
     ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? [])),
   ]);
@@ -224,6 +247,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     if (a[option] !== undefined && !Number.isFinite(Number(a[option])))
       stop(`--${option} takes a number, not '${String(a[option])}'`);
   }
+  if (!['json', 'form', 'both'].includes(a.wire)) stop(`--wire takes json, form or both, not '${a.wire}'`);
   let target: URL;
   try {
     target = new URL(base);
@@ -245,6 +269,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     mock: a.mock,
     coverage,
     maskSecrets: a['mask-secrets'],
+    wire: a.wire as Wire | 'both',
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),

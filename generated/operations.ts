@@ -29,6 +29,9 @@ export const defaultMaxBodyBytes = 1048576;
 /** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */
 export const methodInPath: readonly string[] = ["/post","/token"];
 
+/** The form/XML mode (x-wire-formats.form): its media types, the XML root and declaration. */
+export const formWire = {"request":"application/x-www-form-urlencoded","answer":"application/xml","root":"mwResponse","declaration":"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"} as const;
+
 /** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
 export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
 
@@ -337,6 +340,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -556,6 +560,11 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {
+      "options": {
+        "storeInVaultOnSuccess": "boolean"
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -667,6 +676,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "CaptureResult",
     "resultType": "application/json",
@@ -770,6 +780,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -853,6 +864,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -936,6 +948,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "QueryCardResult",
     "resultType": "application/json",
@@ -1043,6 +1056,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1134,6 +1148,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "AccessTokenResult",
     "resultType": "application/json",
@@ -1222,6 +1237,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "EnrollmentResult",
     "resultType": "application/json",
@@ -1298,6 +1314,7 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1366,6 +1383,7 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1499,6 +1517,7 @@ export const operations: readonly ContractOperation[] = [
       "customerCountry": "uppercase",
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "DDebitAuthResult",
     "resultType": "application/json",
@@ -1638,6 +1657,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1727,6 +1747,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1824,6 +1845,7 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "BlacklistedCardResult",
     "resultType": "application/json",
@@ -1905,6 +1927,7 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -1992,6 +2015,7 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "BlacklistQueryResult",
     "resultType": "application/json",
@@ -2080,6 +2104,7 @@ export const operations: readonly ContractOperation[] = [
       "version"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "SettlementFile",
     "resultType": "application/zip",
@@ -2162,6 +2187,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "SurchargeResult",
     "resultType": "application/json",
@@ -2240,6 +2266,7 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "BinResult",
     "resultType": "application/json",
@@ -2334,6 +2361,7 @@ export const operations: readonly ContractOperation[] = [
       "urlHash"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "BatchResult",
     "resultType": "application/json",
@@ -2420,6 +2448,7 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "BatchResultFile",
     "resultType": "text/csv",
@@ -2508,6 +2537,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -2649,6 +2679,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2798,6 +2829,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2884,6 +2916,7 @@ export const operations: readonly ContractOperation[] = [
       "paymentFingerprint"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "StoredCardResult",
     "resultType": "application/json",
@@ -2969,6 +3002,7 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "AddCardResult",
     "resultType": "application/json",
@@ -3039,6 +3073,7 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3115,6 +3150,7 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3297,6 +3333,7 @@ export const operations: readonly ContractOperation[] = [
       "merchantOwnerCountry": "uppercase",
       "merchantCompanyCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "MerchantRequestResult",
     "resultType": "application/json",
@@ -3406,6 +3443,7 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "merchantOwnerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "MerchantUpdateResult",
     "resultType": "application/json",
@@ -3487,6 +3525,7 @@ export const operations: readonly ContractOperation[] = [
       "requestReference"
     ],
     "normalise": null,
+    "formTypes": {},
     "parameters": [],
     "result": "MerchantStatusResult",
     "resultType": "application/json",
@@ -3727,6 +3766,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -3867,6 +3907,7 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {},
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -4004,6 +4045,11 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
+    "formTypes": {
+      "options": {
+        "storeInVaultOnSuccess": "boolean"
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -4061,6 +4107,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -4120,6 +4167,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "batchUUID",
@@ -4198,6 +4246,7 @@ export const operations: readonly ContractOperation[] = [
       "payer"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [],
     "result": "AgreementResult",
     "resultType": "application/json",
@@ -4266,6 +4315,7 @@ export const operations: readonly ContractOperation[] = [
       "agreement"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4344,6 +4394,7 @@ export const operations: readonly ContractOperation[] = [
       "transaction"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4405,6 +4456,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4470,6 +4522,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4535,6 +4588,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4609,6 +4663,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [],
     "result": "PayIdListResult",
     "resultType": "application/json",
@@ -4680,6 +4735,7 @@ export const operations: readonly ContractOperation[] = [
       "reference"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [],
     "result": "PayIdResult",
     "resultType": "application/json",
@@ -4734,6 +4790,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payId",
@@ -4807,6 +4864,7 @@ export const operations: readonly ContractOperation[] = [
       "name"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payId",
@@ -4882,6 +4940,7 @@ export const operations: readonly ContractOperation[] = [
       "status"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payId",
@@ -4957,6 +5016,7 @@ export const operations: readonly ContractOperation[] = [
       "to"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payId",
@@ -5034,6 +5094,7 @@ export const operations: readonly ContractOperation[] = [
       "reason"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "transactionId",
@@ -5114,6 +5175,7 @@ export const operations: readonly ContractOperation[] = [
       "transactions"
     ],
     "normalise": null,
+    "formTypes": null,
     "parameters": [],
     "result": "PayoutSummaryResult",
     "resultType": "application/json",
@@ -5170,6 +5232,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -5229,6 +5292,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -5290,6 +5354,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -5355,6 +5420,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payoutId",
@@ -5420,6 +5486,7 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
+    "formTypes": null,
     "parameters": [
       {
         "name": "payoutId",

@@ -9,7 +9,18 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations } from '../generated/operations.ts';
-import { compile, methodPath, normalised, withoutUnknownFields } from '../server-stubs/index.ts';
+import { apiVersion } from '../generated/operations.ts';
+import { readForm, typedForm } from '../runtime/wire.ts';
+import {
+  bodyType,
+  compile,
+  formFields,
+  methodPath,
+  normalised,
+  withoutUnknownFields,
+  XML_TYPE,
+  xmlAnswer,
+} from '../server-stubs/index.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
 import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
 
@@ -95,7 +106,7 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       /** Answers the gateway's refusal, and says so in one line. */
       const refuse = (answer: GatewayResponse, headers: Record<string, string> = {}) => {
         if (onRefusal) {
-          const message = (JSON.parse(String(answer.body)) as { responseMessage?: string }).responseMessage;
+          const message = refusalMessage(answer);
           onRefusal(`${req.method} ${req.url}`, message ?? `HTTP ${answer.status}`);
         }
         res.writeHead(answer.status, { ...answer.headers, ...headers }).end(answer.body);
@@ -105,6 +116,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       let pathname = url.split('?')[0]!;
       let refusal: GatewayResponse | undefined;
       let body: unknown;
+      // The form/XML mode (docs/WIRE-FORMATS.md): Prism is asked in JSON, and its answer written as XML.
+      const form = choosesExamples && bodyType(req.headers as Record<string, string | undefined>) === 'form';
       if (choosesExamples) {
         refusal = await refusals({
           verb: req.method ?? 'GET',
@@ -115,7 +128,7 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200)
           return void res.writeHead(200, refusal.headers).end(refusal.body);
         try {
-          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+          body = !raw.length ? undefined : form ? readFormStrictly(raw) : JSON.parse(raw.toString('utf8'));
         } catch {
           // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
           return refuse(refusal!);
@@ -139,9 +152,10 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         url = pathname + url.slice(url.split('?')[0]!.length);
         const found = routeFor(req.method ?? 'GET', pathname, body);
         const op = found && operations.find((o) => o.operationId === found.operationId);
+        if (op && form) body = formFields(op, body);
         const known = op ? withoutUnknownFields(op, body) : undefined;
         const read = op && known ? normalised(op, known.body) : body;
-        if (known && (known.unknown.length || rewritten || read !== known.body)) {
+        if (known && (form || known.unknown.length || rewritten || read !== known.body)) {
           forwarded = Buffer.from(JSON.stringify(read));
           body = read;
         }
@@ -153,6 +167,10 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         'content-length': String(forwarded.length),
       };
       delete headers['transfer-encoding'];
+      if (form) {
+        headers['content-type'] = 'application/json';
+        headers[apiVersion.name.toLowerCase()] = apiVersion.value;
+      }
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
@@ -171,6 +189,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
           res.writeHead(status, { 'content-type': route.accept!, 'content-length': bytes.length });
           return res.end(bytes);
         }
+        if (form && status < 400 && answer.headers['content-type']?.startsWith('application/json'))
+          return void writeAsXml(answer, res);
         if (status < 400) {
           res.writeHead(status, answer.headers);
           return answer.pipe(res);
@@ -199,10 +219,38 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       });
       upstream.on('error', (error) => {
         if (refusal) return refuse(refusal);
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` }));
+        const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
+        res.writeHead(502, { 'content-type': form ? XML_TYPE : 'application/json' });
+        res.end(form ? xmlAnswer(unavailable) : JSON.stringify(unavailable));
       });
       upstream.end(forwarded);
     });
   });
+}
+
+/** A form the gateway core has already let through (its refusal is answered otherwise); throws on a malformed one. */
+function readFormStrictly(raw: Buffer): unknown {
+  const read = readForm(raw.toString('utf8'));
+  if (!('ok' in read)) throw new SyntaxError('not a form');
+  return typedForm(read.ok, {});
+}
+
+/** Prism's JSON example, written in the form mode's XML. */
+function writeAsXml(answer: http.IncomingMessage, res: http.ServerResponse): void {
+  const parts: Buffer[] = [];
+  answer.on('data', (c: Buffer) => parts.push(c));
+  answer.on('end', () => {
+    const xml = xmlAnswer(JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>);
+    res.writeHead(answer.statusCode!, { 'content-type': XML_TYPE, 'content-length': Buffer.byteLength(xml) });
+    res.end(xml);
+  });
+}
+
+/** A refusal's message, in either wire format (text-only XML leaves carry it escaped). */
+function refusalMessage(answer: GatewayResponse): string | undefined {
+  const text = String(answer.body);
+  if (!String(answer.headers['content-type'] ?? '').includes('xml'))
+    return (JSON.parse(text) as { responseMessage?: string }).responseMessage;
+  const xml = /<responseMessage>([^<]*)<\/responseMessage>/.exec(text)?.[1];
+  return xml?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }

@@ -20,6 +20,17 @@ export interface ContractExtensions {
   'x-body-credentials': BodyCredentials;
   'x-unknown-fields': { policy: 'ignore' | 'refuse'; 'x-inferred'?: string };
   'x-limits': { maxBodyBytes: number; 'x-inferred'?: string };
+  'x-wire-formats': { form: FormWireFormat };
+}
+
+/** The form/XML mode (x-wire-formats.form): its media types, the paths that take it, the XML answer's root. */
+export interface FormWireFormat {
+  request: 'application/x-www-form-urlencoded';
+  answer: 'application/xml';
+  paths: string[];
+  'x-inferred'?: string;
+  empty: { rule: 'absent'; 'x-inferred'?: string };
+  xml: { name: string; declaration: string; 'x-inferred'?: string };
 }
 
 /** A tag with the typed client's placement of its operations (x-client). */
@@ -76,4 +87,22 @@ export function exampleValue(doc: Doc, name: string): unknown {
   };
   visit({ paths: doc.paths, webhooks: doc.webhooks, responses: doc.components?.responses });
   return found;
+}
+
+/**
+ * A copy of the document without the form/XML mode's media types (x-wire-formats): they are $refs
+ * to the JSON mode's schemas by path pointer, which some tools cannot follow (openapi-typescript,
+ * openapi-backend), and they describe no new shape. For tools that speak the JSON mode only.
+ */
+export function jsonModeOnly<D extends Doc>(doc: D): D {
+  const copy = structuredClone(doc);
+  const form = copy['x-wire-formats']?.form;
+  if (!form) return copy;
+  for (const path of form.paths)
+    for (const op of Object.values<DocNode>(copy.paths[path] ?? {})) {
+      if (op?.requestBody?.content) delete op.requestBody.content[form.request];
+      for (const response of Object.values<DocNode>(op?.responses ?? {}))
+        if (response.content) delete response.content[form.answer];
+    }
+  return copy;
 }

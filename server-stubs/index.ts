@@ -22,3 +22,7 @@ export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';
+// The wire formats (docs/WIRE-FORMATS.md): a request's body type, a form's fields typed for its
+// operation, an answer written in the form mode's XML.
+export { formFields } from './core/request.ts';
+export { bodyType, XML_TYPE, xmlAnswer, type Wire } from './core/wire.ts';

@@ -174,6 +174,24 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   return { effect: 'both', what: EXACT.has(property) ? 'constraint-changed' : 'unclassified' };
 }
 
+/**
+ * The form/XML mode's answer type added to an operation (x-wire-formats) is answered only to a form
+ * request, which no client of the base sends: it breaks no client, and asks of a server only what
+ * the request type added beside it asks (that change is counted on its own).
+ */
+function answerOnlyToNewType(c: RedoclyChange, revision: Doc): { effect: Effect; what: string } | undefined {
+  const form = revision['x-wire-formats']?.form;
+  if (!form || c.kind !== 'added') return undefined;
+  const m = /^#\/paths\/([^/]+)\/([a-z]+)\/responses\/\d+\/content\/([^/]+)$/.exec(c.revision!.pointer);
+  const type = m?.[3]?.replace(/~1/g, '/');
+  if (type !== form.answer) return undefined;
+  const path = m![1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+  const op = revision.paths?.[path]?.[m![2]!];
+  return form.paths.includes(path) && op?.requestBody?.content?.[form.request]
+    ? { effect: 'none', what: 'form-mode-answer-added' }
+    : undefined;
+}
+
 /** Whom an effect breaks on one side: narrowing what clients send breaks them, widening what they read breaks them. */
 function breaks(effect: Effect, side: Side, what: string): { clients: boolean; servers: boolean } {
   if (effect === 'none') return { clients: false, servers: false };
@@ -253,7 +271,7 @@ export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]>
   for (const c of raw) {
     const pointer = (c.revision ?? c.base)!.pointer;
     if (coveredElsewhere(pointer, c.kind === 'removed' ? base : revision)) continue;
-    const { effect, what } = effectOf(c);
+    const { effect, what } = answerOnlyToNewType(c, revision) ?? effectOf(c);
     const { sides, operations } = sidesOf(c, usage, c.kind === 'removed' ? base : revision);
     let clients = false;
     let servers = false;

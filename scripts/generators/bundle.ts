@@ -5,13 +5,15 @@ import { bundle, loadConfig } from '@redocly/openapi-core';
 import YAML from 'yaml';
 import type { Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
+import { withWireFormats } from './wire-formats.ts';
 
 export async function bundleSpec(root: string): Promise<Doc> {
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
   const result = await bundle({ ref: path.join(root, 'spec/openapi.yaml'), config, removeUnusedComponents: false });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`Bundling failed:\n${errors.map((p) => p.message).join('\n')}`);
-  return result.bundle.parsed as Doc;
+  // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas.
+  return withWireFormats(result.bundle.parsed as Doc);
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;

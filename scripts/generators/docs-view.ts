@@ -8,6 +8,7 @@ import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
 import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
+import { writeForm, writeXml } from '../../runtime/wire.ts';
 import { clientName } from './client.ts';
 
 const pointerName = (p: string) => p.split('/').pop()!;
@@ -17,21 +18,50 @@ const examplesOf = (names: readonly string[] | undefined) =>
 /** The docs path of a method of a shared path: the real path and the method, e.g. /post#processCapture. */
 export const methodPath = (op: Operation) => `${op.path}#${op.method}`;
 
+/** Whether the operation takes the form/XML mode (x-wire-formats): its path is one of the mode's. */
+const formMode = (op: Operation, doc: Doc) => doc['x-wire-formats'].form.paths.includes(op.path);
+
+/** Examples written in the form/XML mode by the codec the server runs: a form's text, or an answer's XML. */
+function wireExamples(doc: Doc, names: readonly string[] | undefined, as: 'form' | 'xml') {
+  const { name: root, declaration } = doc['x-wire-formats'].form.xml;
+  return Object.fromEntries(
+    (names ?? []).map((n) => {
+      const value = exampleValue(doc, n) as Record<string, unknown>;
+      const summary = doc.components.examples?.[n]?.summary;
+      return [
+        n,
+        {
+          ...(summary ? { summary } : {}),
+          value: as === 'form' ? writeForm(value) : writeXml(value, root, declaration),
+        },
+      ];
+    }),
+  );
+}
+
 function responseOf(op: Operation, doc: Doc): Record<string, unknown> {
   const refusal = { $ref: op.refusal! };
   const json = op.resultType === 'application/json' || !op.resultType;
+  const form = doc['x-wire-formats'].form;
+  const xml = { name: form.xml.name };
+  const answers = json ? [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])] : op.examples.refusal;
   const content: Record<string, unknown> = json
     ? {
         'application/json': {
           schema: { oneOf: [{ $ref: op.result! }, refusal] },
-          examples: examplesOf([...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]),
+          examples: examplesOf(answers),
         },
       }
     : {
         [op.resultType!]: { schema: { $ref: op.result! } },
-        'application/json': { schema: refusal, examples: examplesOf(op.examples.refusal) },
+        'application/json': { schema: refusal, examples: examplesOf(answers) },
       };
-  void doc;
+  // In the form/XML mode the same answers, written as XML (a file result stays the file).
+  if (formMode(op, doc))
+    content[form.answer] = {
+      schema: json ? { oneOf: [{ $ref: op.result! }, refusal], xml } : { ...refusal, xml },
+      examples: wireExamples(doc, answers, 'xml'),
+    };
   return {
     [op.status]: {
       description: `\`${pointerName(op.result!)}\` when processed (responseCode 0 or above); \`${pointerName(op.refusal!)}\` when refused (responseCode below 0). Always HTTP ${op.status}.`,
@@ -98,6 +128,18 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
   const samples = [{ lang: 'Shell', label: 'curl', source: curl }];
+  if (body && formMode(op, doc))
+    samples.push({
+      lang: 'Shell',
+      label: 'curl (form/XML)',
+      source: [
+        '# The form/XML mode (docs/WIRE-FORMATS.md): the same fields form-encoded, no version header; the answer is XML.',
+        ...comments,
+        `curl -s "$GATEWAY_URL${url}/" \\`,
+        `  -H 'content-type: ${doc['x-wire-formats'].form.request}' \\`,
+        `  -d '${writeForm(body)}'`,
+      ].join('\n'),
+    });
   if (tag && !op.webhook) {
     const call = `client${tag.group ? `.${tag.group}` : ''}.${clientName(op, tag)}`;
     const args = [
@@ -139,12 +181,23 @@ export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Oper
           ...common,
           operationId: op.operationId,
           summary: op.summary,
-          description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.\n\n${describe(op)}`,
+          description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.${formMode(op, out) ? ` Also taken form-encoded (\`method=${op.method}\`, no version header) and then answered in XML under \`<${out['x-wire-formats'].form.xml.name}>\`: the request and answer samples show both modes (docs/WIRE-FORMATS.md).` : ''}\n\n${describe(op)}`,
           ...(op.deprecated ? { deprecated: true } : {}),
           requestBody: {
             required: true,
             content: {
               'application/json': { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) },
+              ...(formMode(op, out)
+                ? {
+                    [out['x-wire-formats'].form.request]: {
+                      schema: { $ref: op.request! },
+                      ...(shared.requestBody.content[out['x-wire-formats'].form.request]?.encoding
+                        ? { encoding: shared.requestBody.content[out['x-wire-formats'].form.request].encoding }
+                        : {}),
+                      examples: wireExamples(out, op.examples.request, 'form'),
+                    },
+                  }
+                : {}),
             },
           },
           responses: responseOf(op, out),

@@ -7,6 +7,7 @@ import { hashRecipes, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { fieldName, forms } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
+import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
 /**
  * A card number standing alone (not glued to letters, as the digits of a hex hash or a token are):
@@ -196,6 +197,7 @@ export function answer(
   request: Record<string, unknown>,
   returned: unknown,
   deferFileScan = false,
+  wire: Wire = 'json',
 ): Answered {
   if (op.resultType === 'application/zip' && isByteStream(returned)) {
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: scannedZip(returned) } };
@@ -248,7 +250,16 @@ export function answer(
           : `is invalid: ${e.message}`;
     return { violation: `${name ? forms.field(name, what) : forms.body(what)} (${schema})` };
   }
-  const text = JSON.stringify(body);
+  let text: string;
+  if (wire === 'form') {
+    // Held to the same schema as the JSON answer above; only the writing differs.
+    try {
+      text = xmlAnswer(body);
+    } catch (error) {
+      return { violation: `${(error as Error).message} (${schema})` };
+    }
+  } else text = JSON.stringify(body);
   if (findCardNumber(text)) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
-  return { response: { status: op.status, headers: { 'content-type': 'application/json' }, body: text }, refusal };
+  const type = wire === 'form' ? XML_TYPE : 'application/json';
+  return { response: { status: op.status, headers: { 'content-type': type }, body: text }, refusal };
 }

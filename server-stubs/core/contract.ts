@@ -20,6 +20,7 @@ export {
   apiVersion,
   bodyCredentials,
   defaultMaxBodyBytes,
+  formWire,
   methodInPath,
   operations,
   unknownFieldsPolicy,

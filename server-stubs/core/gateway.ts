@@ -13,14 +13,16 @@ import {
   checkBody,
   checkParameters,
   checkVersion,
+  formFields,
   normalised,
   parseBody,
   queryOf,
   splitUrl,
   withoutUnknownFields,
 } from './request.ts';
-import { bodyLimit, chooseMethod, knows, readLimit, route } from './router.ts';
+import { bodyLimit, chooseMethod, knows, readLimit, route, takesForms } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
+import { responseCodeOf, wireOf, XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 import type {
   Accounts,
   ContractOperation,
@@ -111,6 +113,8 @@ export interface Gateway {
   bodyLimit(pathname: string, head?: string): number;
   /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
   serves(pathname: string): boolean;
+  /** A refusal an adapter answers itself (a body too large to read), in the wire format the caller used. */
+  refusal(pathname: string, headers: GatewayRequest['headers'], refusal: Refusal): GatewayResponse;
   readonly metrics: GatewayMetrics;
 }
 
@@ -134,15 +138,23 @@ function record(request: GatewayRequest, note: Note, response: GatewayResponse, 
     ms,
     ...note,
   };
-  if (typeof response.body === 'string' && response.headers['content-type']?.startsWith('application/json')) {
-    try {
-      const code = (JSON.parse(response.body) as { responseCode?: unknown }).responseCode;
-      if (typeof code === 'string' || typeof code === 'number') out.responseCode = code;
-    } catch {
-      // Not JSON after all: the status says enough.
-    }
+  if (typeof response.body === 'string') {
+    // Not JSON or XML after all: the status says enough.
+    const code = responseCodeOf(response.headers['content-type'], response.body);
+    if (code !== undefined) out.responseCode = code;
   }
   return out;
+}
+
+/** A broken answer as the handler returned it, for log mode to send anyway: in the caller's mode where it can be written. */
+function rawAnswer(op: ContractOperation, returned: Record<string, unknown>, wire: Wire): GatewayResponse | undefined {
+  if (wire === 'json')
+    return { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) };
+  try {
+    return { status: op.status, headers: { 'content-type': XML_TYPE }, body: xmlAnswer(returned) };
+  } catch {
+    return undefined;
+  }
 }
 
 type Started = { body: ByteStream } | { failure: unknown };
@@ -193,6 +205,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     op: ContractOperation | undefined,
     refusal: Refusal,
     check: string,
+    wire: Wire,
     extra?: Record<string, string>,
   ): GatewayResponse => {
     metrics.refusals++;
@@ -203,6 +216,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         operation: op?.operationId,
         method: op?.method,
         check,
+        wire,
         field: refusal.field,
         rule: refusal.rule,
         code: refusal.code,
@@ -213,7 +227,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (serverFault) logger.error('answered 5xx', fields);
       else logger.info?.('refused', fields);
     }
-    const response = refusalResponse(op, refusal);
+    const response = refusalResponse(op, refusal, wire);
     if (extra) Object.assign(response.headers, extra);
     return response;
   };
@@ -222,6 +236,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     op: ContractOperation,
     violation: string,
     sensitive: boolean,
+    wire: Wire,
     response?: GatewayResponse,
   ): GatewayResponse => {
     metrics.violations++;
@@ -235,6 +250,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return refusalResponse(
       op,
       mode === 'error' ? refusals.contractViolation(op.operationId, violation) : refusals.internal(),
+      wire,
     );
   };
 
@@ -269,26 +285,39 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const routed = route(request.verb, pathname);
     if ('refusal' in routed)
-      return refused(undefined, routed.refusal, 'route', routed.allow ? { allow: routed.allow } : undefined);
+      return refused(
+        undefined,
+        routed.refusal,
+        'route',
+        wireOf(request.headers, undefined),
+        routed.allow ? { allow: routed.allow } : undefined,
+      );
     const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
+    // The form/XML mode, on the paths that take it (x-wire-formats): chosen by the body's type.
+    const formPath = first.formTypes !== null;
+    const wire = wireOf(request.headers, formPath);
 
-    const version = checkVersion(request.headers);
-    if (version) return refused(first, version, 'version');
-    const parsed = parseBody(request, path.readLimit);
-    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body');
+    if (wire === 'json') {
+      const version = checkVersion(request.headers);
+      if (version) return refused(first, version, 'version', wire);
+    }
+    const parsed = parseBody(request, path.readLimit, formPath);
+    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', wire);
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
-    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method');
+    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method', wire);
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok))
       parsed.ok = { ...parsed.ok, method: op.method };
+    if (wire === 'form') parsed.ok = formFields(op, parsed.ok);
     if (note !== NO_NOTE) note.operationId = op.operationId;
-    if (byteLength(request.body) > op.maxBodyBytes) return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size');
+    if (byteLength(request.body) > op.maxBodyBytes)
+      return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size', wire);
     const query = queryOf(op, search);
-    if ('refusal' in query) return refused(op, query.refusal, 'query');
+    if ('refusal' in query) return refused(op, query.refusal, 'query', wire);
     let sent = parsed.ok;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
@@ -298,7 +327,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     sent = normalised(op, sent);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
-    if (invalid) return refused(op, invalid, 'schema');
+    if (invalid) return refused(op, invalid, 'schema', wire);
 
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
@@ -311,14 +340,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     );
     if ('refusal' in auth) {
       if (note !== NO_NOTE) note.reason = auth.refusal.reason;
-      return refused(op, auth.refusal, 'credentials');
+      return refused(op, auth.refusal, 'credentials', wire);
     }
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
       | ((input: unknown, context: HandlerContext) => unknown)
       | undefined;
-    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler');
+    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler', wire);
 
     let returned: unknown;
     let answered: Answered | undefined;
@@ -334,7 +363,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const unit = options.transaction(() => {
           returned = handler.call(options.handlers, input, context);
           if (!isThenable(returned)) {
-            answered = answer(op, auth.account, body ?? {}, returned);
+            answered = answer(op, auth.account, body ?? {}, returned, false, wire);
             if (rollsBack(answered)) throw new RollBack();
             return undefined;
           }
@@ -342,7 +371,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           settledLater = true;
           chain = Promise.resolve(returned).then((value) => {
             returned = value;
-            answered = answer(op, auth.account, body ?? {}, value, true);
+            answered = answer(op, auth.account, body ?? {}, value, true, wire);
             if (rollsBack(answered)) throw new RollBack();
           });
           return chain;
@@ -354,7 +383,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         returned = yield returned;
         settledLater = true;
         // Checked now, outside any unit of work.
-        answered = answer(op, auth.account, body ?? {}, returned, true);
+        answered = answer(op, auth.account, body ?? {}, returned, true, wire);
       }
       // A file answer's scan may take a while and yields (a streamed one is scanned as it is sent).
       if (
@@ -374,10 +403,10 @@ export function createGateway(options: GatewayOptions): Gateway {
           operationId: op.operationId,
           error: error instanceof Error ? error.message : String(error),
         });
-        return refusalResponse(op, refusals.internal());
+        return refusalResponse(op, refusals.internal(), wire);
       }
     }
-    answered ??= answer(op, auth.account, body ?? {}, returned);
+    answered ??= answer(op, auth.account, body ?? {}, returned, false, wire);
     if ('response' in answered && isByteStream(answered.response.body)) {
       // Until its first chunk a stream can still be answered as any other failure; after it, the
       // status is sent and a failure can only end the connection (the adapter does), logged here.
@@ -391,16 +420,16 @@ export function createGateway(options: GatewayOptions): Gateway {
             operationId: op.operationId,
             error: started.failure instanceof Error ? started.failure.message : String(started.failure),
           });
-          return refusalResponse(op, refusals.internal());
+          return refusalResponse(op, refusals.internal(), wire);
         }
       } else answered = { response: { ...answered.response, body: started.body } };
     }
     if ('violation' in answered) {
       const raw =
         typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array)
-          ? { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) }
+          ? rawAnswer(op, returned as Record<string, unknown>, wire)
           : undefined;
-      return violated(op, answered.violation, answered.sensitive === true, raw);
+      return violated(op, answered.violation, answered.sensitive === true, wire, raw);
     }
     if (Number((returned as { responseCode?: unknown })?.responseCode) < 0) metrics.refusals++;
     return answered.response;
@@ -440,6 +469,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
     bodyLimit: (pathname, head) => bodyLimit(pathname, defaultMaxBodyBytes, head),
     serves: (pathname) => Object.hasOwn(SPEC_FILES, pathname) || knows(pathname),
+    refusal: (pathname, headers, refusal) => refusalResponse(undefined, refusal, wireOf(headers, takesForms(pathname))),
     metrics,
   };
 }

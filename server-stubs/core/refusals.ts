@@ -3,6 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { expectedValues } from '../../generated/spec-constants.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
+import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
 export interface Refusal {
   code: -1 | -2 | -3 | -4;
@@ -60,7 +61,9 @@ export const refusals = {
   bodyInvalid: (why: string) => refuse(-2, `The request body ${why}`),
   notImplemented: (operationId: string) => refuse(-4, `${operationId} is not implemented by this server`, 500),
   bodyTooLarge: (limit: number) => refuse(-2, `Request body exceeds ${limit} bytes`, 413),
-  contentType: () => refuse(-2, "Header 'Content-Type' must be application/json", 415),
+  contentType: (accepted: string) => refuse(-2, forms.field('Content-Type', `must be ${accepted}`, 'Header'), 415),
+  /** A form body that cannot be read as one (a malformed escape, bytes that are not UTF-8, a name without a value). */
+  formInvalid: (why: string, status?: number) => refuse(-2, `The request body ${why}`, status),
   notJson: (why: string) => refuse(-2, `Request body is not valid JSON: ${why}`, 400),
   noBodyTaken: (operationId: string) => refuse(-2, `${operationId} takes no request body`),
   bodyRequired: () => refuse(-3, 'The request body is required'),
@@ -93,12 +96,20 @@ export function refusalFields<Code extends ContractOperation['refusalCode'] | un
   return { responseCode: responseCode as Code extends 'integer' ? number : string, responseMessage: refusal.message };
 }
 
-/** The refusal answer: its status and its body, responseCode typed as the operation's refusal schema sends it. */
-export function refusalResponse(op: ContractOperation | undefined, refusal: Refusal): GatewayResponse {
+/**
+ * The refusal answer: its status and its body, responseCode typed as the operation's refusal schema
+ * sends it, in the caller's wire format (the form mode's XML: the same two fields under the root).
+ */
+export function refusalResponse(
+  op: ContractOperation | undefined,
+  refusal: Refusal,
+  wire: Wire = 'json',
+): GatewayResponse {
+  const fields = refusalFields(op?.refusalCode, refusal);
   return {
     status: refusal.status ?? op?.status ?? 200,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(refusalFields(op?.refusalCode, refusal)),
+    headers: { 'content-type': wire === 'form' ? XML_TYPE : 'application/json' },
+    body: wire === 'form' ? xmlAnswer(fields) : JSON.stringify(fields),
   };
 }
 

@@ -3,8 +3,10 @@
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { parseJson } from './json.ts';
-import { refusals, refusalFor, type Refusal } from './refusals.ts';
+import { forms, refuse, refusals, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
+import { readForm, typedForm } from '../../runtime/wire.ts';
+import { acceptedTypes, bodyType } from './wire.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -26,15 +28,18 @@ export function checkVersion(headers: GatewayRequest['headers']): Refusal | unde
 export const byteLength = (body: GatewayRequest['body']) =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
-/** The body as JSON: absent, or an object sent as application/json. */
-export function parseBody(request: GatewayRequest, limit: number): Checked<unknown> {
+/**
+ * The body: absent, an object sent as application/json, or (on a path that takes the form mode) a
+ * form read strictly, its empty values dropped (an empty value is a field not sent). A form's values
+ * are strings until the operation is known (formFields turns them into the schema's types).
+ */
+export function parseBody(request: GatewayRequest, limit: number, formPath = false): Checked<unknown> {
   const size = byteLength(request.body);
   if (size > limit) return { refusal: refusals.bodyTooLarge(limit) };
   if (size === 0) return { ok: undefined };
-  const type = request.headers['content-type'];
-  if (type !== 'application/json' && (!type || type.split(';')[0]!.trim().toLowerCase() !== 'application/json')) {
-    return { refusal: refusals.contentType() };
-  }
+  const type = bodyType(request.headers);
+  if (type === 'form' && formPath) return parseForm(request.body!);
+  if (type !== 'json') return { refusal: refusals.contentType(acceptedTypes(formPath)) };
   try {
     const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
     const parsed = parseJson(text);
@@ -46,6 +51,32 @@ export function parseBody(request: GatewayRequest, limit: number): Checked<unkno
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
     return { refusal: refusals.notJson(why) };
   }
+}
+
+function parseForm(body: string | Uint8Array): Checked<unknown> {
+  let text: string;
+  try {
+    text = typeof body === 'string' ? body : decoder.decode(body);
+  } catch {
+    return { refusal: refusals.formInvalid('is not UTF-8', 400) };
+  }
+  const read = readForm(text);
+  if ('ok' in read) return { ok: typedForm(read.ok, NO_TYPES) };
+  return {
+    refusal:
+      'body' in read
+        ? refusals.formInvalid(read.body, read.status)
+        : refuse(-2, forms.field(read.field, read.rule), read.status),
+  };
+}
+const NO_TYPES = {};
+
+/** A form's fields as the operation's schema types them (formTypes); the body itself when all are strings. */
+export function formFields(op: ContractOperation, body: unknown): unknown {
+  const types = op.formTypes;
+  if (!types || typeof body !== 'object' || body === null) return body;
+  for (const _ in types) return typedForm(body as Parameters<typeof typedForm>[0], types);
+  return body;
 }
 
 /**

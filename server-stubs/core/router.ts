@@ -171,10 +171,19 @@ export function methodPath(pathname: string): { path: string; method: string } |
   return undefined;
 }
 
+/** Whether the path takes the form/XML mode (x-wire-formats); undefined when no operation is at it. */
+export function takesForms(pathname: string): boolean | undefined {
+  const r = find(pathname)?.route;
+  if (!r) return undefined;
+  for (const ops of r.byVerb.values()) return ops[0]!.formTypes !== null;
+  return false;
+}
+
 /** Whether any operation of the contract is at this path. */
 export const knows = (pathname: string): boolean => find(pathname) !== undefined;
 
-const NAMED_METHOD = /"method"\s*:\s*"([A-Za-z]+)"/;
+// In JSON (`"method": "processBatch"`) or in a form (`method=processBatch`).
+const NAMED_METHOD = /"method"\s*:\s*"([A-Za-z]+)"|(?:^|&)method=([A-Za-z]+)(?:&|$)/;
 
 /**
  * How much of a body to read: the path's smallest limit until the body has named its method, then
@@ -186,7 +195,8 @@ export function bodyLimit(pathname: string, fallback: number, head?: string): nu
   const r = find(pathname)?.route;
   if (!r) return fallback;
   if (head === undefined || !r.raised.size) return r.baseLimit;
-  const method = NAMED_METHOD.exec(head)?.[1];
+  const named = NAMED_METHOD.exec(head);
+  const method = named?.[1] ?? named?.[2];
   return (method && r.raised.get(method)) || r.baseLimit;
 }
 

@@ -4,6 +4,8 @@
 import type http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
 import { splitUrl } from '../core/request.ts';
+import { bodyType } from '../core/wire.ts';
+import { writeForm } from '../../runtime/wire.ts';
 import { answerRequest, readAndAnswer } from './node.ts';
 
 type Next = (error?: unknown) => void;
@@ -25,7 +27,9 @@ export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
       typeof body === 'string' || Buffer.isBuffer(body)
         ? body
         : body !== undefined && body !== null
-          ? JSON.stringify(body)
+          ? bodyType(req.headers as Record<string, string | undefined>) === 'form'
+            ? writeForm(body as Record<string, unknown>)
+            : JSON.stringify(body)
           : undefined;
     answerRequest(gateway, req, res, kept);
   };

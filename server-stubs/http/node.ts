@@ -88,8 +88,9 @@ const DRAIN_MS = 2_000;
  * or 2 s) before the socket is closed: closing a socket with unread data makes the kernel send a
  * reset, and a client still sending then loses the 413 it was sent.
  */
-function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
-  const response = refusalResponse(undefined, refusals.bodyTooLarge(limit));
+function refuseTooLarge(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
+  const headers = req.headers as Record<string, string | undefined>;
+  const response = gateway.refusal(splitUrl(req.url ?? '/').pathname, headers, refusals.bodyTooLarge(limit));
   response.headers.connection = 'close';
   send(res, response);
   req.removeAllListeners('data');
@@ -118,7 +119,7 @@ export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: 
   let raised = limit === most;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > most) {
-    refuseTooLarge(req, res, most);
+    refuseTooLarge(gateway, req, res, most);
     return;
   }
   const chunks: Buffer[] = [];
@@ -130,7 +131,7 @@ export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: 
       raised = true;
       limit = gateway.bodyLimit(pathname, Buffer.concat(chunks).toString('latin1', 0, limit));
     }
-    if (size > limit) refuseTooLarge(req, res, limit);
+    if (size > limit) refuseTooLarge(gateway, req, res, limit);
   });
   req.on('end', () => {
     if (size <= limit) answerRequest(gateway, req, res, chunks.length > 1 ? Buffer.concat(chunks) : chunks[0]);

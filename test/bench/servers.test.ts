@@ -1,7 +1,7 @@
 // The benchmark compares servers only if each answers the mix as the contract says: this keeps every
 // server of npm run bench honest, the floor included, without timing anything.
 import { afterAll, describe, expect, it } from 'vitest';
-import { check, mix, start, type Started } from '../../bench/harness.ts';
+import { check, mix, start, wireMixes, type Started } from '../../bench/harness.ts';
 
 const running: Started[] = [];
 afterAll(() => {
@@ -26,6 +26,20 @@ describe('the benchmark servers answer the whole mix', () => {
     expect(failures).toEqual([]);
     expect(ok).toBe(mix.length);
     expect(stderr).toBe('');
+  });
+
+  it('the wire comparison: the stubs answer the form-mode operations in JSON and, form-encoded, in XML', async () => {
+    const server = await start('servers/stubs.ts');
+    running.push(server);
+    expect(wireMixes.form.length).toBe(wireMixes.json.length);
+    expect(wireMixes.form.length).toBeGreaterThan(30);
+    for (const requests of [wireMixes.json, wireMixes.form]) {
+      const { ok, failures } = await check(server.port, requests);
+      expect(failures).toEqual([]);
+      expect(ok).toBe(requests.length);
+    }
+    // A form request answered in JSON is no answer of the form mode: the check tells.
+    expect((await check(server.port, [{ ...wireMixes.form[0]!, request: wireMixes.json[0]!.request }])).ok).toBe(1);
   });
 
   it('the bare ceiling answers its constant to all, which the check sees as wrong only for the 201 of Get PayID', async () => {

@@ -2,6 +2,8 @@
 // accepted as the right method and form by the validators, routed to the right handler by the
 // validating server, answered by the sandbox as the real gateway answered the client, and answered by
 // the mock with its method's result; every sample answer they read validates against its schema.
+// Each request goes on the wire as its client sends it: the form clients' form-encoded, without a
+// version header, their answers read as XML by element name (docs/WIRE-FORMATS.md).
 // Entries outside this contract (the hosted payment page, other hosts) and requests the contract
 // decided not to accept are named in compat-decisions.ts, each with its reason: nothing is skipped
 // silently, and a decision that stops being true fails here.
@@ -20,6 +22,10 @@ import { sandbox as creds } from '../../contract/requests.ts';
 import { errorsOf, validatorFor } from '../support/contract.ts';
 import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
 import { loadCorpus, PLACEHOLDER, type LoadedEntry } from './corpus.ts';
+import { formWire } from '../../generated/operations.ts';
+import { writeForm } from '../../runtime/wire.ts';
+import { readXmlAnswer, typedAnswer } from '../../contract/xml.ts';
+import { doc } from '../../contract/requests.ts';
 
 const corpus = loadCorpus();
 const inScope = corpus.filter((e) => !(e.id in outOfScope));
@@ -94,12 +100,31 @@ function signed(entry: LoadedEntry, state: Record<string, string> = {}): Record<
   return body;
 }
 
-const requestOf = (entry: LoadedEntry, body: Record<string, unknown>): GatewayRequest => ({
-  verb: 'POST',
-  url: entry.path,
-  headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
-  body: JSON.stringify(body),
-});
+/**
+ * The request as its client puts it on the wire: form-encoded without a version header (every value
+ * a string, docs/WIRE-FORMATS.md) when the client posts forms, else in the JSON mode.
+ */
+const requestOf = (entry: LoadedEntry, body: Record<string, unknown>): GatewayRequest =>
+  entry.wire === 'form'
+    ? { verb: 'POST', url: entry.path, headers: { 'content-type': formWire.request }, body: writeForm(body) }
+    : {
+        verb: 'POST',
+        url: entry.path,
+        headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
+        body: JSON.stringify(body),
+      };
+
+/**
+ * The answer's fields as the client's parser reads them: a form client's by element name under the
+ * mwResponse root of an XML answer (it must be one), a JSON client's from the JSON.
+ */
+function answerOf(entry: LoadedEntry, type: string | null | undefined, text: string): Record<string, unknown> {
+  if (entry.wire !== 'form') return JSON.parse(text) as Record<string, unknown>;
+  expect(type, `${entry.id}: ${text.slice(0, 200)}`).toBe(formWire.answer);
+  const read = readXmlAnswer(text);
+  if ('error' in read) throw new Error(`${entry.id}: the XML answer cannot be read: ${read.error}`);
+  return read.ok;
+}
 
 /** The real gateway's words, as the seed writes them (MW → SVC). */
 const seedWords = (message: string) => message.replace(/^MW\b/, 'SVC');
@@ -157,7 +182,10 @@ describe.each(meantToPass.map((e) => [e.id, e] as const))('request %s', (_id, en
     const response = await gateway.handle(requestOf(entry, body));
     expect(response.status).toBe(op.status);
     if (op.resultType === 'application/json')
-      expect(Number(JSON.parse(String(response.body)).responseCode), String(response.body)).toBeGreaterThanOrEqual(0);
+      expect(
+        Number(answerOf(entry, response.headers['content-type'], String(response.body)).responseCode),
+        String(response.body),
+      ).toBeGreaterThanOrEqual(0);
     expect(calls.map((c) => c.operationId)).toEqual([op.aliasOf ?? op.operationId]);
   });
 });
@@ -165,11 +193,10 @@ describe.each(meantToPass.map((e) => [e.id, e] as const))('request %s', (_id, en
 describe.each(Object.entries(notAccepted))('not accepted: %s', (id, why) => {
   it(`is refused by the validating server (${why})`, async () => {
     const entry = corpus.find((e) => e.id === id)!;
-    const answer = JSON.parse(
-      String(
-        (await createGateway({ handlers: echoHandlers(), accounts }).handle(requestOf(entry, signed(entry)))).body,
-      ),
+    const response = await createGateway({ handlers: echoHandlers(), accounts }).handle(
+      requestOf(entry, signed(entry)),
     );
+    const answer = answerOf(entry, response.headers['content-type'], String(response.body));
     expect(Number(answer.responseCode), JSON.stringify(answer)).toBeLessThan(0);
   });
 });
@@ -200,7 +227,7 @@ describe('the sandbox answers as the real gateway answered the client', () => {
       }
     }
     const response = await sandbox.gateway.handle(requestOf(entry, signed(entry, state)));
-    return JSON.parse(String(response.body)) as Record<string, unknown>;
+    return answerOf(entry, response.headers['content-type'], String(response.body));
   }
 
   for (const entry of accepted.filter(
@@ -231,8 +258,13 @@ describe('the mock answers each request with its method’s result', () => {
       expect(response.status).toBe(op.status);
       if (op.resultType !== 'application/json')
         return expect(response.headers.get('content-type')).toContain(op.resultType);
+      const fields = answerOf(entry, response.headers.get('content-type'), await response.text());
       const v = validatorFor(`#/components/schemas/${op.result}`);
-      expect(v(await response.json()), errorsOf(v)).toBe(true);
+      // An XML answer is text: held to the schema as the JSON mode carries it (typedAnswer).
+      expect(
+        v(entry.wire === 'form' ? typedAnswer(doc, op.result, fields as Record<string, string>) : fields),
+        errorsOf(v),
+      ).toBe(true);
     });
   }
 });

@@ -12,7 +12,7 @@ import { doc } from '../../contract/requests.ts';
 import { operations } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { buggySandbox, naiveServer } from '../support/broken-gateways.ts';
+import { buggySandbox, jsonToFormServer, naiveServer } from '../support/broken-gateways.ts';
 
 const s = doc.info['x-sandbox'];
 const creds = {
@@ -67,6 +67,48 @@ describe('npm run contract', () => {
     } finally {
       await mock.close();
     }
+  });
+
+  it('--wire both passes the sandbox: every operation of the form-mode paths also checked form-encoded, its answers read as XML', async () => {
+    const base = await serve((await createSandbox({ dbPath: ':memory:' })).server());
+    const results = await runContract({ base, creds, wire: 'both' });
+    expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
+    const formChecks = results.filter((r) => r.name.endsWith('(form/XML)'));
+    const formOps = operations.filter((o) => o.formTypes !== null).map((o) => o.operationId);
+    expect(new Set(formChecks.map((r) => r.operationId))).toEqual(new Set(formOps));
+    expect(formChecks.filter((r) => r.kind === 'example' && r.status === 'passed').length).toBeGreaterThan(40);
+  });
+
+  it('--wire both passes the mock: form requests get the example written in XML, refusals in XML', async () => {
+    const mock = await startMock({ port: 0, host: '127.0.0.1' });
+    try {
+      const results = await runContract({
+        base: mock.url,
+        creds,
+        mock: true,
+        wire: 'both',
+        only: ['Direct API', 'Token'],
+      });
+      expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
+      expect(results.filter((r) => r.name.endsWith('(form/XML)') && r.status === 'passed').length).toBeGreaterThan(100);
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('--wire form fails a server that takes a form but answers JSON, naming the content type', async () => {
+    const results = await runContract({
+      base: await serve(jsonToFormServer(await createSandbox({ dbPath: ':memory:' }))),
+      creds,
+      wire: 'form',
+      only: ['processCard', 'addCard'],
+    });
+    const examples = failed(results).filter((r) => r.kind === 'example');
+    expect(examples.length).toBeGreaterThan(0);
+    for (const r of examples)
+      expect(r.reason).toMatch(
+        /content type application\/json to a form request, the form mode answers application\/xml/,
+      );
   });
 
   it('catches a naive implementation: no refusal of invalid requests, no authentication', async () => {

@@ -97,6 +97,17 @@ describe('generated/docs/index.html in Chromium', () => {
     expect(await page.content()).toContain('client.processCapture(');
   });
 
+  it('shows each Direct API method in both wire formats: form-encoded requests, XML answers, a form curl sample', async () => {
+    await page.goto(`${page_url}#/direct-api/processcapture`);
+    await page.getByText('Also taken form-encoded (method=processCapture', { exact: false }).first().waitFor();
+    const content = await page.content();
+    // The form request example and the XML answer example sit behind the content-type switches: in the page's data.
+    // (The page's embedded data writes < as \u003c.)
+    expect(content).toContain('method=processCapture&merchantUUID=');
+    expect(content).toContain('\\u003cmwResponse>\\u003cresponseCode>0\\u003c/responseCode>');
+    expect(content).toContain('curl (form/XML)');
+  });
+
   it('marks what the seed does not show as inferred, with the reason', async () => {
     await page.goto(`${page_url}#/direct-api`);
     // The badge on inferred operations and schemas...

@@ -1,10 +1,14 @@
 // A bounded, seeded hostile-input run over every operation of the contract, through the real HTTP
 // server of a sandbox on a file store: malformed JSON, wrong types, huge and deep bodies, unicode and
 // NUL bytes, injection-shaped strings, path traversal, duplicate keys, non-finite numbers, card
-// numbers where they do not belong, zip bombs. Each request is signed as a client would sign it half
-// of the time, so that many reach the handlers. Asserted for every request: no 5xx; no card number
-// in the answer (JSON, CSV or zip); a refusal changes no table's row count. At the end: no card
-// number in any file the store wrote, and the process still answers.
+// numbers where they do not belong, zip bombs. Then the operations of the form/XML mode again,
+// form-encoded, with the form reader's own hostile inputs (malformed escapes, names sent twice,
+// bracketed and empty names, bytes that are not UTF-8, two content types) and hostile values echoed
+// through the XML writer. Each request is signed as a client would sign it half of the time, so that
+// many reach the handlers. Asserted for every request: no 5xx; no card number in the answer (JSON,
+// XML, CSV or zip); every XML answer a well-formed mwResponse; no JSON answer to a form request; a
+// refusal changes no table's row count. At the end: no card number in any file the store wrote, and
+// the process still answers.
 import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +19,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contract/requests.ts';
+import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, type Wire } from '../../contract/requests.ts';
+import { readXmlAnswer } from '../../contract/xml.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { findCardNumber } from '../../server-stubs/core/answer.ts';
 import type { GatewayRequest } from '../../server-stubs/index.ts';
@@ -270,7 +275,7 @@ function pathParams(op: ContractOperation): Record<string, string> {
 }
 
 /** The hostile request for one operation: its first example, mutated, signed or not. */
-function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
+function hostile(op: ContractOperation, m: Mutation, sign: boolean, wire: Wire = 'json'): Raw {
   const example = op.request ? structuredClone(requestExamples(op)[0]?.value ?? {}) : undefined;
   let body: unknown = example;
   let params = pathParams(op);
@@ -293,8 +298,8 @@ function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
     const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
     built =
       sign && isObject
-        ? signed(op.operationId, body as Record<string, unknown>, { params, ...(query ? { query } : {}) })
-        : buildRequest(op, { body, params, ...(query ? { query } : {}) });
+        ? signed(op.operationId, body as Record<string, unknown>, { params, wire, ...(query ? { query } : {}) })
+        : buildRequest(op, { body, params, wire, ...(query ? { query } : {}) });
   } catch {
     built = buildRequest(op, { params });
     built = {
@@ -309,7 +314,23 @@ function hostile(op: ContractOperation, m: Mutation, sign: boolean): Raw {
     raw.url = raw.url.replace(encodeURIComponent(first), m.value.replace(/[^\x21-\x7e]/gu, encodeURIComponent));
   }
   if (m.kind === 'header') raw.headers[m.name] = m.value;
-  if (m.kind === 'text') {
+  if (m.kind === 'text' && wire === 'form') {
+    // The form reader's own hostile inputs: escapes, names, sizes, types and bytes it must refuse or read safely.
+    const text = typeof raw.body === 'string' ? raw.body : 'method=x';
+    const cut = text.length ? m.at % text.length : 0;
+    raw.body = {
+      truncate: `${text.slice(0, cut)}%`,
+      duplicate: `${text}&${text.split('&')[0]}`,
+      infinity: `${text}&options[storeInVaultOnSuccess]=true&options=1&a[b][c]=1&__proto__=x&constructor=y`,
+      utf8: `${text.slice(0, cut)}%C3%28%FF${text.slice(cut)}`,
+      huge: `${text}&custom1=${'x'.repeat(1_100_000)}`,
+      nested: `${text}&${'a['.repeat(10_000)}=1&=orphan`,
+      garbage: `${text}&%G1=%ZZ&&&==&%`,
+      empty: '',
+      type: text,
+    }[m.how];
+    if (m.how === 'type') raw.headers['content-type'] = 'application/x-www-form-urlencoded, application/json';
+  } else if (m.kind === 'text') {
     const text = typeof raw.body === 'string' ? raw.body : '{"method":"x"}';
     raw.headers['content-type'] = 'application/json';
     const cut = text.length ? m.at % text.length : 0;
@@ -353,19 +374,31 @@ function leaks(type: string, body: Buffer): boolean {
 }
 
 describe('hostile input over every operation (seeded)', () => {
-  const stats = { requests: 0, answered: 0, refused: 0, fiveHundreds: 0, storedByRefusal: 0, leaks: 0, crashes: 0 };
+  const stats = {
+    requests: 0,
+    xml: 0,
+    answered: 0,
+    refused: 0,
+    fiveHundreds: 0,
+    storedByRefusal: 0,
+    leaks: 0,
+    crashes: 0,
+  };
+  const formOperations = operations.filter((op) => op.formTypes !== null);
   const failures: string[] = [];
 
   it(`${RUNS_PER_OPERATION} hostile requests per operation: no 5xx, no leak, no refusal that stores`, async () => {
-    const plan = fc.sample(fc.tuple(mutation, fc.boolean()), {
-      seed: SEED,
-      numRuns: operations.length * RUNS_PER_OPERATION,
-    });
+    // Every operation in the JSON mode, then every operation of the form mode's paths form-encoded.
+    const runs = [
+      ...operations.map((op) => ({ op, wire: 'json' as Wire })),
+      ...formOperations.map((op) => ({ op, wire: 'form' as Wire })),
+    ];
+    const plan = fc.sample(fc.tuple(mutation, fc.boolean()), { seed: SEED, numRuns: runs.length * RUNS_PER_OPERATION });
     let i = 0;
-    for (const op of operations) {
+    for (const { op, wire } of runs) {
       for (let r = 0; r < RUNS_PER_OPERATION; r++) {
         const [m, sign] = plan[i++]!;
-        const raw = hostile(op, m, sign);
+        const raw = hostile(op, m, sign, wire);
         const before = await counts(sb);
         let answer: Awaited<ReturnType<typeof request>>;
         try {
@@ -376,13 +409,27 @@ describe('hostile input over every operation (seeded)', () => {
           continue;
         }
         stats.requests++;
-        const text = answer.type.includes('json') ? answer.body.toString('utf8') : '';
+        if (answer.type.includes('xml')) stats.xml++;
+        const text = answer.type.includes('json') || answer.type.includes('xml') ? answer.body.toString('utf8') : '';
         let code = 0;
-        try {
-          code = text ? Number(JSON.parse(text).responseCode) : 0;
-        } catch {
-          code = NaN;
+        if (answer.type.includes('xml')) {
+          // The XML writer under hostile echoes: every answer a well-formed mwResponse.
+          const read = readXmlAnswer(text);
+          if ('error' in read) failures.push(`${op.operationId} ${wire} ${m.kind}: XML answer broken: ${read.error}`);
+          code = 'ok' in read ? Number(read.ok.responseCode) : NaN;
+        } else {
+          try {
+            code = text ? Number(JSON.parse(text).responseCode) : 0;
+          } catch {
+            code = NaN;
+          }
         }
+        if (
+          wire === 'form' &&
+          raw.headers['content-type'] === 'application/x-www-form-urlencoded' &&
+          answer.type.includes('json')
+        )
+          failures.push(`${op.operationId} form ${m.kind}: answered JSON to a form request`);
         const refused = answer.status >= 400 || code < 0 || Number.isNaN(code);
         if (refused) stats.refused++;
         else stats.answered++;
@@ -404,7 +451,8 @@ describe('hostile input over every operation (seeded)', () => {
     }
     console.log(`fuzz: ${JSON.stringify(stats)}`);
     expect(failures.slice(0, 20)).toEqual([]);
-    expect(stats.requests).toBe(operations.length * RUNS_PER_OPERATION);
+    expect(stats.requests).toBe(runs.length * RUNS_PER_OPERATION);
+    expect(stats.xml).toBeGreaterThan(formOperations.length * RUNS_PER_OPERATION * 0.9);
   });
 
   it('the process still answers, and no file of the store holds a card number', async () => {

@@ -23,7 +23,7 @@ export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {
 export function signed(
   operationId: string,
   body: Record<string, unknown> | undefined,
-  options: { params?: Record<string, string>; query?: Record<string, string> } = {},
+  options: { params?: Record<string, string>; query?: Record<string, string>; wire?: 'json' | 'form' } = {},
 ): GatewayRequest {
   const op = operation(operationId);
   let signedBody = body;

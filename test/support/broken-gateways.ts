@@ -1,11 +1,12 @@
 // Deliberately broken implementations, for showing what the contract-test suite catches.
 //   node test/support/broken-gateways.ts naive|buggy PORT   serves one of them
 import http from 'node:http';
-import { operations } from '../../generated/operations.ts';
+import { apiVersion, operations } from '../../generated/operations.ts';
+import { readForm, typedForm } from '../../runtime/wire.ts';
 import { firstResultExample } from '../../contract/requests.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
-import { createSandbox, sandboxHandlers } from '../../sandbox/index.ts';
-import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
+import { bodyBytes, createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { compile } from '../../server-stubs/core/router.ts';
 
 /** Answers every operation's example result whatever it is sent: no validation, no authentication. */
@@ -79,6 +80,34 @@ export async function buggySandbox(): Promise<http.Server> {
     } as typeof handlers,
   });
   return createNodeServer(gateway);
+}
+
+/**
+ * The sandbox behind a front that takes form requests and answers them in JSON: it reads the form,
+ * sends it on as JSON in the JSON mode and passes the JSON answer back, as a server that does not
+ * know the form mode's XML would.
+ */
+export function jsonToFormServer(sb: RunningSandbox): http.Server {
+  return http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const read = readForm(Buffer.concat(chunks).toString());
+      const headers = {
+        ...req.headers,
+        'content-type': 'application/json',
+        [apiVersion.name.toLowerCase()]: apiVersion.value,
+      };
+      const answer = await sb.gateway.handle({
+        verb: req.method ?? 'POST',
+        url: req.url ?? '/',
+        headers: headers as Record<string, string>,
+        body: 'ok' in read ? JSON.stringify(typedForm(read.ok, {})) : '',
+      });
+      res.writeHead(answer.status, answer.headers);
+      res.end(await bodyBytes(answer.body));
+    });
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

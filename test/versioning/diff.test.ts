@@ -12,6 +12,7 @@ import {
 } from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
 import type { Doc, DocNode } from '../../scripts/lib/contract.ts';
+import { jsonModeOnly } from '../../runtime/document.ts';
 
 let base: Doc;
 let report: DiffReport;
@@ -216,5 +217,27 @@ describe('version steps as npm caret ranges read them', () => {
     expect(versionStep('1.2.3', '1.2.3')).toBe('none');
     expect(npmVersionArgument('0.1.0', 'major')).toBe('minor');
     expect(npmVersionArgument('1.4.0', 'major')).toBe('major');
+  });
+});
+
+describe('the form/XML mode (x-wire-formats) against a spec without it', () => {
+  it('its request type asks servers to change; its answer type, given only to form requests, breaks no client', async () => {
+    const { doc } = await workingTree();
+    const before = structuredClone(jsonModeOnly(doc)) as DocNode;
+    delete before['x-wire-formats'];
+    const after: DocNode = structuredClone(doc);
+    // A control: an XML answer on a path without the mode would reach the clients of that path.
+    after.paths['/npp/payid'].post.responses['200'].content['application/xml'] = { schema: { type: 'string' } };
+    const diff = await diffDocs(
+      { label: 'before', doc: before as Doc, version: '0.2.0' },
+      { label: 'after', doc: after as Doc, version: '0.2.0' },
+    );
+    const byKind = (kind: string) => diff.changes.filter((c) => c.kind === kind);
+    expect(byKind('request-media-type-added').map(verdictOf)).toEqual(
+      Array(5).fill({ clients: false, servers: true, bump: 'minor' }),
+    );
+    expect(byKind('documentation').filter((c) => /form-mode-answer-added/.test(c.message))).toHaveLength(5);
+    const control = diff.changes.filter((c) => c.pointer?.includes('npp~1payid'));
+    expect(control.map(verdictOf)).toEqual([{ clients: true, servers: false, bump: 'major' }]);
   });
 });
