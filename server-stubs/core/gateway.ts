@@ -216,7 +216,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         operation: op?.operationId,
         method: op?.method,
         check,
-        wire,
+        // The JSON mode is the default; a form request's refusal says it was one.
+        ...(wire === 'json' ? {} : { wire }),
         field: refusal.field,
         rule: refusal.rule,
         code: refusal.code,
