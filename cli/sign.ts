@@ -11,8 +11,7 @@ import {
   type PreimageObserver,
   signBodyHashes,
 } from '../runtime/signing.ts';
-import { parse, UsageError, type CommandSpec } from './args.ts';
-import { sandboxDefaults } from './spec.ts';
+import { parse, UsageError, type CommandSpec, sandboxDefaults } from '../cli-kit/index.ts';
 
 export const signSpec = (name: string): CommandSpec => ({
   name,

@@ -14,7 +14,7 @@ import {
   sandboxDefaults,
   UsageError,
   type CommandSpec,
-} from '../cli/index.ts';
+} from '../cli-kit/index.ts';
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 
