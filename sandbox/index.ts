@@ -32,7 +32,8 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { openStore, type Store } from './store.ts';
+import { openStore } from './open-store.ts';
+import type { Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */

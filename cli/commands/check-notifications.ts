@@ -14,7 +14,7 @@ import {
   webhooks,
   type Notification,
   type WebhookName,
-} from '../../runtime/notifications.ts';
+} from '../../notifications/index.ts';
 
 export interface Check {
   webhook: WebhookName;

@@ -3,7 +3,7 @@
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
 import { type CommandSpec, helpText, parseOrExitCode } from '../../cli-kit/index.ts';
-import { kindOf, parseNotification } from '../../runtime/notifications.ts';
+import { kindOf, parseNotification } from '../../notifications/index.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
 
