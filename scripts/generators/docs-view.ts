@@ -51,6 +51,27 @@ function callerBody(op: Operation, doc: Doc, value: Record<string, unknown>): Re
 
 const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`);
 
+/** The version header every request carries, and its one value (the ApiVersion parameter). */
+const versionHeader = (doc: Doc): { name: string; value: string } => {
+  const p = doc.components.parameters.ApiVersion;
+  return { name: p.name, value: p.schema.const };
+};
+
+/** The -H lines of an operation's header credentials, by its security schemes' names and roles. */
+function credentialHeaders(op: Operation, doc: Doc, hash: string): string[] {
+  const sandbox = doc.info['x-sandbox'];
+  const value: Record<string, string> = { accountId: sandbox.merchantUUID, apiKey: sandbox.apiKey };
+  const fixed: string[] = [];
+  const signed: string[] = [];
+  for (const name of op.security) {
+    const scheme = doc.components.securitySchemes[name];
+    const role = scheme['x-credential'];
+    if (role === 'messageHash') signed.push(`  -H "${scheme.name}: $(${hash})" \\`);
+    else fixed.push(`-H '${scheme.name}: ${value[role]}'`);
+  }
+  return [...(fixed.length ? [`  ${fixed.join(' ')} \\`] : []), ...signed];
+}
+
 /** curl with the hash shown (and how to make it), and the typed client's call. */
 export function codeSamples(op: Operation, doc: Doc): { lang: string; label: string; source: string }[] {
   const example = op.examples.request[0];
@@ -59,7 +80,8 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
     op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]),
   );
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
-  const lines = [`curl -s "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
+  const version = versionHeader(doc);
+  const lines = [`curl -s "$GATEWAY_URL${url}" \\`, `  -H '${version.name}: ${version.value}' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
     const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
@@ -71,10 +93,7 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
     const sign = `payment-gateway sign ${op.operationId}${Object.entries(params)
       .map(([k, v]) => ` --param ${k}=${v}`)
       .join('')}${body ? ' --body "$BODY"' : ''}`;
-    lines.push(
-      `  -H 'SVC-MERCHANTID: 5265f8eed6a19' -H 'SVC-APIKEY: ksmnwxab' \\`,
-      `  -H "SVC-MESSAGEHASH: $(${sign})" \\`,
-    );
+    lines.push(...credentialHeaders(op, doc, sign));
   }
   if (body) {
     if ((op.hashes ?? []).some((h) => h.in === 'body'))
@@ -97,10 +116,11 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
       ...op.parameters.filter((p) => p.in === 'path').map((p) => JSON.stringify(params[p.name])),
       ...(body ? [indent(JSON.stringify(callerBody(op, doc, body), null, 2), '')] : []),
     ];
+    const { merchantUUID, apiKey, passphrase } = doc.info['x-sandbox'];
     const source = [
       "import { createGatewayClient, isApproved } from 'payment-gateway-contract/client';",
       '',
-      "const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' });",
+      `const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '${merchantUUID}', apiKey: '${apiKey}', passphrase: '${passphrase}' });`,
       `// method, credentials and hashes are filled in by the client`,
       `const answer = await ${call}(${args.join(', ')});`,
       `if (isApproved(answer)) console.log(answer); // ${pointerName(op.result ?? '')}`,
