@@ -23,8 +23,9 @@ const totals = getTotals(problems);
 formatProblems(problems, {
   format: values.format as 'stylish' | 'json',
   totals,
+  maxProblems: problems.length,
   version: 'openapi-core',
   cwd: ROOT,
   color: false,
 });
-if (problems.length) process.exit(1);
+if (problems.length) process.exitCode = 1; // not exit(): a piped report is written out first

@@ -124,6 +124,12 @@ function writeLists(
     if (!found) throw new Error(`spec/methods/${own.file}: ${what} ${name} is in no method file`);
     return found;
   };
+  // An example the descriptor names and no file holds is left out of the maps: the lint rule
+  // examples-per-outcome reports it where it is named, in the method's file.
+  const example = (name: string, own: MethodFile, into: Map<string, string>) => {
+    const found = own.examples.has(name) ? own : all.find((f) => f.examples.has(name));
+    if (found) into.set(name, methodRef(found.file, `examples/${name}`));
+  };
 
   const xMethods = new Map<string, string>();
   const branches = new Map<string, string>();
@@ -138,7 +144,7 @@ function writeLists(
     const request = pointerName(d.request);
     branches.set(f.method, methodRef(holding(request, f, (m) => m.keys, 'request schema').file, request));
     for (const name of d.examples.request ?? [])
-      requestExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+      example(name, f, requestExamples);
     // A result of its own media type (a zip, a CSV) is answered under that type's entry, written by hand.
     const listed = !d.resultType;
     for (const [pointer, into] of [
@@ -157,9 +163,9 @@ function writeLists(
       into.set(name, own ? methodRef(own.file, name) : `../components/schemas/${file}#/${name}`);
     }
     for (const name of listed ? (d.examples.result ?? []) : [])
-      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+      example(name, f, resultExamples);
     for (const name of d.examples.refusal ?? [])
-      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+      example(name, f, resultExamples);
   }
 
   const branchOrder = keepOrder(order.methods, branches);
