@@ -143,8 +143,7 @@ function writeLists(
     xMethods.set(f.method, methodRef(f.file, 'x-method'));
     const request = pointerName(d.request);
     branches.set(f.method, methodRef(holding(request, f, (m) => m.keys, 'request schema').file, request));
-    for (const name of d.examples.request ?? [])
-      example(name, f, requestExamples);
+    for (const name of d.examples.request ?? []) example(name, f, requestExamples);
     // A result of its own media type (a zip, a CSV) is answered under that type's entry, written by hand.
     const listed = !d.resultType;
     for (const [pointer, into] of [
@@ -162,10 +161,8 @@ function writeLists(
         );
       into.set(name, own ? methodRef(own.file, name) : `../components/schemas/${file}#/${name}`);
     }
-    for (const name of listed ? (d.examples.result ?? []) : [])
-      example(name, f, resultExamples);
-    for (const name of d.examples.refusal ?? [])
-      example(name, f, resultExamples);
+    for (const name of listed ? (d.examples.result ?? []) : []) example(name, f, resultExamples);
+    for (const name of d.examples.refusal ?? []) example(name, f, resultExamples);
   }
 
   const branchOrder = keepOrder(order.methods, branches);

@@ -51,18 +51,11 @@ beforeAll(async () => {
   // inferred-has-reason: an inferred mark without its reason, a defined recipe without one.
   await edit('components/schemas/fields.yaml', (d) => (d.Flag['x-inferred'] = true));
   await edit('hash-recipes.yaml', (d) => delete d.blacklist.inferred);
-  const run = await promisify(execFile)(
-    process.execPath,
-    [
-      path.join(dir, 'scripts/lint-spec.ts'),
-      '--format=json',
-    ],
-    {
-      cwd: dir,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
-      maxBuffer: 64 << 20,
-    },
-  ).catch((error) => error);
+  const run = await promisify(execFile)(process.execPath, [path.join(dir, 'scripts/lint-spec.ts'), '--format=json'], {
+    cwd: dir,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+    maxBuffer: 64 << 20,
+  }).catch((error) => error);
   problems = JSON.parse(run.stdout).problems;
 });
 
