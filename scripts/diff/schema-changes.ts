@@ -109,6 +109,8 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   // Extensions: x-csv-columns is a file's format (its columns); the others say nothing on the wire
   // that the contract checks (x-methods and x-hash-recipes are read in contract-changes.ts).
   if (pointer.includes('/x-csv-columns')) return { effect: 'both', what: 'file-columns-changed' };
+  // Examples, named or renamed, say nothing a client or server must do.
+  if (/\/examples(\/|$)/.test(pointer)) return { effect: 'none', what: 'documentation' };
   if (/\/x-[^/]*(\/|$)/.test(pointer)) return { effect: 'none', what: 'documentation' };
   const last = pointer.split('/').pop()!;
   const parent = pointer.split('/').slice(-2, -1)[0];
@@ -191,8 +193,14 @@ function breaks(effect: Effect, side: Side, what: string): { clients: boolean; s
 const METHOD_BRANCH =
   /^#\/paths\/[^/]*method=[^/]+\/[a-z]+\/(requestBody|responses\/[^/]+)\/content\/[^/]+\/schema(\/(anyOf|oneOf)\/\d+)?$/;
 
-/** Pointers the contract checks read better (methods and operations, credentials): left out here. */
-function coveredElsewhere(pointer: string): boolean {
+const pathOf = (pointer: string | undefined) => /^#\/(?:paths|webhooks)\/[^/]+/.exec(pointer ?? '')?.[0];
+
+/** Changes the contract checks read better (methods and operations, credentials): left out here. */
+function coveredElsewhere(c: RedoclyChange, pointer: string): boolean {
+  // A method or operation renamed, which Redocly pairs by likeness, is the old one removed and the new one added.
+  if (c.base && c.revision && pathOf(c.base.pointer) !== pathOf(c.revision.pointer)) return true;
+  // A request's `method` const is the method's name: its x-methods entry says it.
+  if (/^#\/components\/schemas\/[^/]+\/properties\/method\/const$/.test(pointer)) return true;
   if (/^#\/(paths|webhooks)\/[^/]+(\/[a-z]+)?$/.test(pointer)) return true;
   // A method's branch of its shared path's lists is its descriptor's request, result and refusal.
   if (METHOD_BRANCH.test(pointer)) return true;
@@ -254,7 +262,7 @@ export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]>
   const out: Change[] = [];
   for (const c of raw) {
     const pointer = (c.revision ?? c.base)!.pointer;
-    if (coveredElsewhere(pointer)) continue;
+    if (coveredElsewhere(c, pointer)) continue;
     const { effect, what } = effectOf(c);
     const { sides, operations } = sidesOf(c, usage, c.kind === 'removed' ? before : after);
     let clients = false;

@@ -104,6 +104,21 @@ describe('the gate on a shared path, per method', () => {
     expect(summary(report)).toEqual(['major result-schema-changed refundCard']);
   });
 
+  it('a renamed method is the old name removed and the new one added, nothing else', async () => {
+    const report = await diff((doc) => {
+      const post = doc.paths['/post'].post;
+      const { queryBIN, ...others } = post['x-methods'];
+      post['x-methods'] = { ...others, lookupBIN: { ...queryBIN, operationId: 'lookupBIN' } };
+      const body = post.requestBody.content['application/json'];
+      delete body.schema.discriminator.mapping.queryBIN;
+      body.schema.discriminator.mapping.lookupBIN = `${SCHEMAS}QueryBINRequest`;
+      doc.components.schemas.QueryBINRequest.properties.method.const = 'lookupBIN';
+      body.examples.lookupBIN = body.examples.queryBIN;
+      delete body.examples.queryBIN;
+    });
+    expect(summary(report).sort()).toEqual(['major method-removed queryBIN', 'minor method-added lookupBIN']);
+  });
+
   it('the combined lists reordered (x-methods, oneOf, anyOf, mapping, example maps) are no change', async () => {
     const report = await diff((doc) => {
       for (const item of Object.values<DocNode>(doc.paths)) {
