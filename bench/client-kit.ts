@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { run as listen } from '../cli/commands/listen.ts';
 import { createGatewayClient, GatewayOutcomeUnknownError, recoveredBy } from '../generated/client.ts';
 import { createSandbox } from '../sandbox/index.ts';
+import { card } from './purchase.ts';
 import { startDroppingProxy, type Fate } from '../test/support/dropping-proxy.ts';
 
 const { values } = parseArgs({
@@ -110,16 +111,7 @@ const quantile = (xs: number[], q: number) =>
       transactionCurrency: 'AUD',
       transactionProduct: 'Bench',
       transactionReferenceID: reference,
-      customerName: 'Jane Citizen',
-      customerCountry: 'AU',
-      customerState: 'QLD',
-      customerCity: 'Brisbane',
-      customerAddress: '1 Test St',
-      customerPostCode: '4000',
-      paymentCardNumber: '4564710000000004',
-      paymentCardExpiry: '0229',
-      paymentCardName: 'Jane Citizen',
-      paymentCardCSC: '847',
+      ...card,
     }) as never;
   const charges = async (prefix: string) =>
     (

@@ -4,21 +4,19 @@ import { sandbox } from '../contract/index.ts';
 
 export const merchant = { merchantUUID: sandbox.merchantUUID, apiKey: sandbox.apiKey };
 
+/** The customer and the approved test card of x-sandbox, as a purchase's fields. */
+export const card = {
+  ...sandbox.customer,
+  ...sandbox.testCard,
+  paymentCardName: sandbox.customer.customerName,
+};
+
 export const purchaseBody = {
   method: 'processCard',
   ...merchant,
   transactionAmount: '1.00',
   transactionCurrency: 'AUD',
   transactionProduct: 'x',
-  customerName: 'Jane',
-  customerCountry: 'AU',
-  customerState: 'QLD',
-  customerCity: 'B',
-  customerAddress: '1 St',
-  customerPostCode: '4000',
-  paymentCardNumber: '4564710000000004',
-  paymentCardExpiry: '0229',
-  paymentCardName: 'Jane',
-  paymentCardCSC: '847',
+  ...card,
   hash: 'x',
 };

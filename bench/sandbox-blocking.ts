@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
 import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
-import { merchant, purchaseBody } from './purchase.ts';
+import { merchant, purchaseBody, card as testCard } from './purchase.ts';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
 const LINES = 20_000;
@@ -49,9 +49,9 @@ const card = (await (
     method: 'addCard',
     ...merchant,
     cardName: 'Bench',
-    cardNumber: '4564710000000004',
-    cardExpiryMonth: '02',
-    cardExpiryYear: '29',
+    cardNumber: testCard.paymentCardNumber,
+    cardExpiryMonth: testCard.paymentCardExpiry.slice(0, 2),
+    cardExpiryYear: testCard.paymentCardExpiry.slice(2),
   })
 ).json()) as { cardID: string; cardKey: string };
 const day = '2026-11-01';

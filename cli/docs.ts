@@ -2,9 +2,7 @@
 // local port with the spec beside it, or its path printed to open from disk.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { parse, portOf, type CommandSpec } from './args.ts';
-import { listen } from './listen.ts';
-import { packageFile } from './spec.ts';
+import { parse, portOf, type CommandSpec, listen, packageFile } from '../cli-kit/index.ts';
 
 export const docsSpec = (name: string): CommandSpec => ({
   name,

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // payment-gateway: one command for the package's tools. Each subcommand is also its own bin
 // (payment-gateway-sandbox, payment-gateway-mock, payment-gateway-contract-test), kept as aliases.
-import { helpText, parse, runCommand, UsageError, type CommandSpec } from './args.ts';
-import { checkNode } from './node-version.ts';
+import { helpText, parse, runCommand, UsageError, type CommandSpec, checkNode } from '../cli-kit/index.ts';
 
 const SUBCOMMANDS: Record<string, string> = {
   sandbox: 'run the stateful sandbox of the whole gateway (default http://127.0.0.1:4010)',

@@ -11,8 +11,7 @@ import {
   type PreimageObserver,
   signBodyHashes,
 } from '../runtime/signing.ts';
-import { parse, UsageError, type CommandSpec } from './args.ts';
-import { sandboxDefaults } from './spec.ts';
+import { parse, UsageError, type CommandSpec, sandboxDefaults } from '../cli-kit/index.ts';
 
 export const signSpec = (name: string): CommandSpec => ({
   name,
@@ -57,7 +56,7 @@ export const signSpec = (name: string): CommandSpec => ({
   },
   notes: [
     'Examples:',
-    `  ${name} transaction --field merchantUUID=5265f8eed6a19 --field transactionAmount=10.00 --field transactionCurrency=AUD`,
+    `  ${name} transaction --field merchantUUID=${sandboxDefaults().merchantUUID} --field transactionAmount=10.00 --field transactionCurrency=AUD`,
     `  ${name} processCard --body @request.json --signed-body | curl -s -H 'content-type: application/json' -H '${apiVersion.name}: ${apiVersion.value}' -d @- http://127.0.0.1:4010/post`,
     `  ${name} message --param batchUUID=1336583d3a953ce2d --preimage`,
   ],

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { NotificationDispatcher } from '../runtime/notifications.ts';
+import { NotificationDispatcher } from '../notifications/index.ts';
 
 // The merchant's passphrase keys the signatures; repeats (gateway retries, resends) are handled once.
 const hooks = new NotificationDispatcher({

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli/index.ts';
+import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli-kit/index.ts';
 import { createFront, type Violation } from './front.ts';
 
 const require = createRequire(import.meta.url);

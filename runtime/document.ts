@@ -46,7 +46,19 @@ export interface Doc
   extends Omit<OpenAPIV3_1.Document, 'info' | 'tags' | 'paths' | 'webhooks' | 'components'>,
     ContractExtensions {
   info: OpenAPIV3_1.InfoObject & {
-    'x-sandbox': { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
+    'x-sandbox': {
+      merchantUUID: string;
+      partnerUUID: string;
+      apiKey: string;
+      passphrase: string;
+      /** The approved test card: the request fields it is sent in. */
+      testCard: { paymentCardNumber: string; paymentCardExpiry: string; paymentCardCSC: string };
+      /** A customer to pay with it: the request fields. */
+      customer: Record<
+        'customerName' | 'customerCountry' | 'customerState' | 'customerCity' | 'customerAddress' | 'customerPostCode',
+        string
+      >;
+    };
   };
   tags: ContractTag[];
   paths: Record<string, any>;

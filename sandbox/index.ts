@@ -30,9 +30,10 @@ import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
-import { Notifier } from './notifier.ts';
+import { leaseFromEnv, Notifier } from './notifier.ts';
 import { policyFromEnv } from './url-policy.ts';
-import { openStore, type Store } from './store.ts';
+import { openStore } from './open-store.ts';
+import type { Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
@@ -126,6 +127,8 @@ const CLOSE_GRACE_MS = 10_000;
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
   const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
+  // Read before the store opens: a bad value stops the start with nothing opened.
+  const leaseMs = leaseFromEnv(env);
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
   const seed: AccountSeed = {
@@ -154,6 +157,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     spec,
     ((url: string, init: RequestInit) => post(url, init)) as typeof fetch,
     policy,
+    leaseMs,
   );
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   await syncClock(store, clock);

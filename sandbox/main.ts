@@ -14,7 +14,7 @@ import {
   sandboxDefaults,
   UsageError,
   type CommandSpec,
-} from '../cli/index.ts';
+} from '../cli-kit/index.ts';
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 
@@ -34,6 +34,7 @@ const ACCOUNT_ENV = {
   PGW_SANDBOX_API_KEY: 'the api key of both seeded accounts',
   PGW_SANDBOX_PASSPHRASE: 'the passphrase of both seeded accounts',
   PGW_SANDBOX_PARTNER_NOTIFY_URL: "where the partner's notifications go",
+  PGW_NOTIFY_LEASE_MS: 'how long an instance holds a notification it claimed (default 60000; above 5000)',
 };
 
 export const sandboxSpec = (name: string): CommandSpec => ({
@@ -135,6 +136,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       throw new UsageError(
         `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
       );
+    if (message.startsWith('PGW_NOTIFY_LEASE_MS')) throw new UsageError(message);
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
@@ -218,6 +220,7 @@ async function banner(
       id,
     ))!;
   const merchant = await stored('merchant', sandbox.seed.merchantUUID);
+  const { testCard } = sandbox.spec.info['x-sandbox'];
   const partner = await stored('partner', sandbox.seed.partnerUUID);
   const lines = [
     `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${await sandbox.store.schemaVersion})`,
@@ -225,7 +228,7 @@ async function banner(
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
     `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
-    `  test card 4564710000000004, expiry 02/29, CSC 847 (approved); see docs/CLIENT-TEAMS.md for the others`,
+    `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see docs/CLIENT-TEAMS.md for the others`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
   for (const [variable, field] of [

@@ -17,8 +17,25 @@ import type { Row, Store } from './store.ts';
 import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
 
 const MAX_ATTEMPTS = 6;
-/** How long a claim holds (sandbox time): longer than a post may take (5 s), so that a live instance keeps it. */
-const LEASE_MS = 60_000;
+/** How long a post may take before it counts as failed. */
+const POST_TIMEOUT_MS = 5000;
+/** How long a claim holds (sandbox time) unless PGW_NOTIFY_LEASE_MS says otherwise. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/**
+ * The lease PGW_NOTIFY_LEASE_MS asks for (tests shorten it so that a killed instance's claims come
+ * back in seconds): whole milliseconds, longer than a post may take, so a live instance keeps its claim.
+ */
+export function leaseFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.PGW_NOTIFY_LEASE_MS;
+  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms <= POST_TIMEOUT_MS)
+    throw new Error(
+      `PGW_NOTIFY_LEASE_MS must be whole milliseconds above ${POST_TIMEOUT_MS} (longer than a post may take): got '${raw}'`,
+    );
+  return ms;
+}
 /** Notifications claimed at a time. */
 const CLAIM_LIMIT = 20;
 
@@ -37,6 +54,8 @@ export class Notifier {
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
+  /** How long a claim holds (sandbox time). */
+  private readonly leaseMs: number;
 
   /** Whether a notification may go to this URL now (the URL policy, host names resolved). */
   private readonly mayNotify: (url: string) => Promise<boolean>;
@@ -52,7 +71,9 @@ export class Notifier {
     spec: Record<string, any>,
     send?: typeof fetch,
     policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
+    leaseMs = DEFAULT_LEASE_MS,
   ) {
+    this.leaseMs = leaseMs;
     this.store = store;
     this.clock = clock;
     this.send = send ?? fetch;
@@ -198,7 +219,7 @@ export class Notifier {
       const due = await claimDue(this.store, {
         by: this.instanceId,
         now: this.clock.timestamp(),
-        until: this.clock.timestamp(LEASE_MS),
+        until: this.clock.timestamp(this.leaseMs),
         maxAttempts: MAX_ATTEMPTS,
         limit: CLAIM_LIMIT,
       });
@@ -219,7 +240,7 @@ export class Notifier {
         method: 'POST',
         headers,
         body: n.body,
-        signal: AbortSignal.timeout(5000),
+        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
       });
       status = response.status;
       await response.body?.cancel();

@@ -114,12 +114,6 @@ export interface Store {
 /** Whether PGW_DB names a PostgreSQL database (postgres:// or postgresql://) rather than an SQLite file. */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
-/** PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it names. */
-export async function openStore(url: string): Promise<Store> {
-  if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url);
-  return new (await import('./store-sqlite.ts')).SqliteStore(url);
-}
-
 /**
  * The synchronous SQLite database that the async SQLite store (store-sqlite.ts) wraps: file
  * permissions, WAL, the migrations by PRAGMA user_version. The sandbox itself uses the async `Store`.

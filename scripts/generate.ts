@@ -1,8 +1,8 @@
 // npm run generate: builds everything in generated/ from spec/. Deterministic: the same spec gives
 // the same bytes, so a test can regenerate into a temporary folder and compare.
 //
-//   node scripts/generate.ts            write the derived parts of spec/ (the shared paths' method
-//                                       lists, the intro's recipe table), then generated/
+//   node scripts/generate.ts            write generated/ (spec/ is only read: the parts derived from
+//                                       other parts are composed as it is bundled, compose.ts)
 //   node scripts/generate.ts --out DIR  write into DIR instead (the freshness test uses this)
 //   node scripts/generate.ts --docs     only generated/docs/index.html (npm run docs)
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,12 +17,10 @@ import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
-import { methodIndex } from './generators/method-index.ts';
 import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
-import { recipeTable, withRecipeTable } from './generators/recipe-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
@@ -31,37 +29,6 @@ import { webhooksModule } from './generators/webhooks.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const bundleSpec = (root = ROOT): Promise<Doc> => bundle(root);
-
-/** Writes the shared paths' method lists from the method files; returns the path files it changed. */
-export async function writeMethodIndex(root = ROOT): Promise<string[]> {
-  const changed: string[] = [];
-  for (const [file, text] of await methodIndex(path.join(root, 'spec'))) {
-    const target = path.join(root, 'spec', file);
-    if ((await readFile(target, 'utf8')) === text) continue;
-    await writeFile(target, text);
-    changed.push(`spec/${file}`);
-  }
-  return changed;
-}
-
-/** spec/openapi.yaml as it should read: its recipe table written from the recipes and descriptors. */
-export async function specRootText(root = ROOT): Promise<string> {
-  const doc = await bundleSpec(root);
-  const text = await readFile(path.join(root, 'spec/openapi.yaml'), 'utf8');
-  return withRecipeTable(text, recipeTable(doc['x-hash-recipes'], contractOperations(doc)));
-}
-
-/** Writes the parts of spec/ that are derived (method lists, recipe table); returns the files changed. */
-export async function writeSpecLists(root = ROOT): Promise<string[]> {
-  const changed = await writeMethodIndex(root);
-  const target = path.join(root, 'spec/openapi.yaml');
-  const text = await specRootText(root);
-  if ((await readFile(target, 'utf8')) !== text) {
-    await writeFile(target, text);
-    changed.push('spec/openapi.yaml');
-  }
-  return changed;
-}
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -128,7 +95,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
-  if (!values.docs) for (const file of await writeSpecLists()) console.log(`wrote the derived lists of ${file}`);
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

@@ -24,7 +24,7 @@ export async function bundleSize(entry: string): Promise<{ minified: number; gzi
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const entry of ['generated/client.ts', 'runtime/settlement.ts', 'runtime/notifications.ts']) {
+  for (const entry of ['generated/client.ts', 'runtime/settlement.ts', 'notifications/index.ts']) {
     const { minified, gzipped } = await bundleSize(entry);
     console.log(
       `${entry.padEnd(24)} ${(minified / 1024).toFixed(1)} kB minified, ${(gzipped / 1024).toFixed(1)} kB minified + gzip`,

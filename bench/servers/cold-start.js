@@ -1,8 +1,13 @@
-// Cold start as a user deploys it: the compiled package (dist/, plain JavaScript) and one handler.
-// The bench times from launching this process to the first answer it sends.
-import { createGateway, createNodeServer } from '../../dist/server-stubs/index.js';
+// Cold start as a user deploys it: the compiled package (dist/, plain JavaScript, reached as a user
+// reaches it, by the package's name and its exports) and one handler. The bench times from launching
+// this process to the first answer it sends.
+import { createRequire } from 'node:module';
+import { createGateway, createNodeServer } from 'payment-gateway-contract/server';
 
-const merchant = { kind: 'merchant', id: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' };
+// The spec's sandbox account (info.x-sandbox), the one the bench's requests are signed with.
+const { merchantUUID, apiKey, passphrase } = createRequire(import.meta.url)('payment-gateway-contract/openapi.json')
+  .info['x-sandbox'];
+const merchant = { kind: 'merchant', id: merchantUUID, apiKey, passphrase };
 const accounts = {
   find: (kind, id) => (kind === 'merchant' && id === merchant.id ? merchant : undefined),
   findByAccessToken: () => merchant,

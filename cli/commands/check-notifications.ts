@@ -7,15 +7,14 @@
 // retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
-import { type CommandSpec, parseOrExitCode, usageMistake } from '../args.ts';
-import { packageFile } from '../spec.ts';
+import { type CommandSpec, helpText, packageFile, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
 import {
   fieldAt,
   signTestNotification,
   webhooks,
   type Notification,
   type WebhookName,
-} from '../../runtime/notifications.ts';
+} from '../../notifications/index.ts';
 
 export interface Check {
   webhook: WebhookName;

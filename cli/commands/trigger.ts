@@ -2,7 +2,7 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, parseOrExitCode, usageMistake } from '../args.ts';
+import { type CommandSpec, helpText, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -51,11 +51,12 @@ const TRIGGERS: Record<string, Trigger> = {
     } as never),
   }),
   batchNotify: async (client, notifyURL) => {
+    const { paymentCardNumber, paymentCardExpiry } = sandboxDefaults().testCard;
     const card = (await client.token.addCard({
       cardName: 'Trigger',
-      cardNumber: '4564710000000004',
-      cardExpiryMonth: '02',
-      cardExpiryYear: '29',
+      cardNumber: paymentCardNumber,
+      cardExpiryMonth: paymentCardExpiry.slice(0, 2),
+      cardExpiryYear: paymentCardExpiry.slice(2),
     })) as { cardID: string; cardKey: string };
     const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nTRIG-1,1.00,AUD,Trigger,${card.cardID},${card.cardKey}\n`;
     const batchFile = btoa(String.fromCharCode(...zipSync({ 'batch.csv': new TextEncoder().encode(csv) })));

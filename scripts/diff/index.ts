@@ -1,14 +1,25 @@
 // The contract's breaking-change check: every change between two versions of the bundled spec, each
 // judged for clients and for servers, the semver bump they need together, and whether the package
 // version moved far enough. Public entry of scripts/diff/ (run.ts is its command line).
-import semver from 'semver';
 import type { Doc } from '../lib/contract.ts';
 import { maxBump, type Bump, type Change } from './change.ts';
+import { changeTag } from './changelog-gate.ts';
 import { contractChanges } from './contract-changes.ts';
 import { schemaChanges } from './schema-changes.ts';
 
+import { npmVersionArgument, versionStep } from './version.ts';
+
 export type { Bump, Change } from './change.ts';
+export { npmVersionArgument, versionStep } from './version.ts';
 export { lastRelease, load, releaseSnapshot, workingTree, type Loaded } from './load.ts';
+export {
+  changeTag,
+  changelogProblems,
+  checkChangelog,
+  releaseVersion,
+  unreleased,
+  type ChangelogCheck,
+} from './changelog-gate.ts';
 
 export interface DiffReport {
   base: { label: string; version: string | undefined; api: string | undefined };
@@ -21,23 +32,6 @@ export interface DiffReport {
   versionOk?: boolean;
   /** What `npm version` the next release needs (from the base's version). */
   needed?: string;
-}
-
-/**
- * The bump a version change makes, read as npm's caret ranges read it: under 1.0.0 the left-most
- * non-zero part is the major one (^0.1.0 accepts 0.1.5 but not 0.2.0).
- */
-export function versionStep(from: string, to: string): Bump | 'none' {
-  if (!semver.gt(to, from)) return 'none';
-  if (!semver.satisfies(to, `^${from}`)) return 'major';
-  return semver.satisfies(to, `~${from}`) ? 'patch' : 'minor';
-}
-
-/** What `npm version` must be given for a change of this size from this version. */
-export function npmVersionArgument(from: string, bump: Bump): string {
-  const v = semver.parse(from)!;
-  if (bump !== 'major') return bump;
-  return v.major > 0 ? 'major' : v.minor > 0 ? 'minor' : 'patch';
 }
 
 export async function diffDocs(
@@ -99,12 +93,14 @@ export function markdown(report: DiffReport): string {
 /**
  * The changes as Keep a Changelog sections, to paste under `## [Unreleased]` and edit: Added,
  * Changed, Deprecated, Removed, each line marked "(breaking change)" for clients where it is one,
- * and "(servers must change)" where a server written for the base no longer conforms.
+ * and "(servers must change)" where a server written for the base no longer conforms, and each
+ * ending with its tag (`minor: method-added queryRefund`), which `npm test` looks for.
  */
 export function changelogSections(report: DiffReport): string {
   const sections: Record<string, string[]> = { Added: [], Changed: [], Deprecated: [], Removed: [] };
   for (const c of report.changes) {
-    if (c.kind === 'documentation') continue;
+    const tag = changeTag(c);
+    if (!tag) continue;
     const section = c.kind.endsWith('-added')
       ? 'Added'
       : c.kind.endsWith('-removed')
@@ -115,7 +111,7 @@ export function changelogSections(report: DiffReport): string {
     const marks = [c.clients ? '**(breaking change)**' : '', c.servers ? '(servers must change)' : '']
       .filter(Boolean)
       .join(' ');
-    sections[section]!.push(`- ${c.message}${marks ? ` ${marks}` : ''}`);
+    sections[section]!.push(`- ${c.message}${marks ? ` ${marks}` : ''} \`${tag}\``);
   }
   const out = Object.entries(sections)
     .filter(([, lines]) => lines.length)

@@ -1,10 +1,31 @@
 // Run by `npm version` (package.json's "version" script), after the version is bumped and before it is
-// committed: the Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a
+// committed. First the gate: every contract change since the last release snapshot must be tagged
+// under Unreleased (changelog-gate.ts), and the new version must be the step the largest class
+// asks (a breaking change under 1.0.0: `npm version minor`), no smaller and no larger. Then the Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a
 // fresh empty Unreleased, and releases/openapi-X.Y.Z.json keeps the version's bundled document. npm version then commits it with the regenerated files and tags vX.Y.Z,
 // the tag the breaking-change gate compares with from then on.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT, releaseSnapshot, workingTree } from './load.ts';
+import { changelogProblems, checkChangelog, releaseVersion } from './changelog-gate.ts';
+import { diffDocs } from './index.ts';
+import { lastRelease, load, ROOT, releaseSnapshot, workingTree } from './load.ts';
+
+/** Why this release may not be cut (empty when it may): changes not recorded, or the wrong step. */
+export function releaseProblems(
+  changelog: string,
+  changes: Parameters<typeof checkChangelog>[0],
+  from: string,
+  to: string,
+) {
+  const check = checkChangelog(changes, changelog);
+  const problems = changelogProblems(check);
+  const wanted = releaseVersion(from, check.bump);
+  if (to !== wanted)
+    problems.push(
+      `the changes since ${from} are ${check.bump}: the release is ${wanted}, not ${to} (undo with \`git checkout package.json package-lock.json\`, then run \`npm version ${wanted}\`)`,
+    );
+  return problems;
+}
 
 export function releaseChangelog(text: string, version: string, date: string): string {
   const heading = /^## \[Unreleased\][^\n]*\n/m;
@@ -25,7 +46,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const version =
     process.env.npm_package_version ?? JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version;
   const file = path.join(ROOT, 'CHANGELOG.md');
-  await writeFile(file, releaseChangelog(await readFile(file, 'utf8'), version, new Date().toISOString().slice(0, 10)));
+  const changelog = await readFile(file, 'utf8');
+  const base = await lastRelease();
+  const [released, now] = await Promise.all([load(base), workingTree()]);
+  if (base && released.version) {
+    const report = await diffDocs(released, now);
+    const problems = releaseProblems(changelog, report.changes, released.version, version);
+    if (problems.length) {
+      console.error(`npm version: no release from ${base}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+      process.exit(1);
+    }
+  }
+  await writeFile(file, releaseChangelog(changelog, version, new Date().toISOString().slice(0, 10)));
   console.log(`CHANGELOG.md: Unreleased is now ${version}`);
   // The release's own document, the base the breaking-change gate compares with from now on.
   await writeFile(releaseSnapshot(version), `${JSON.stringify((await workingTree()).doc, null, 2)}\n`);

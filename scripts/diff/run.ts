@@ -1,12 +1,25 @@
-// npm run diff -- --base REF [--revision REF] [--format markdown|json|changelog] [--check-version] [--base-version V]
+// npm run diff -- --base REF [--revision REF] [--format markdown|json|changelog] [--check-version] [--check-changelog] [--base-version V]
 //
 // Compares the spec at REF (a git ref, a bundled openapi.json/yaml, a packed .tgz or npm:<version>)
 // with the working tree (or --revision) and prints each change with its verdict for clients and for
 // servers. --base defaults to the last release (tag vX.Y.Z, or the commit that last set the version).
 // Exit status: 1 when --check-version is given and the changes need a larger version step than
-// package.json took (a breaking change without a major bump), 2 when a version cannot be read, else 0.
+// package.json took (a breaking change without a major bump), or --check-changelog is given and a
+// change is not tagged under CHANGELOG.md's Unreleased (changelog-gate.ts); 2 when a version cannot
+// be read, else 0.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { changelogSections, diffDocs, lastRelease, load, markdown } from './index.ts';
+import {
+  changelogProblems,
+  changelogSections,
+  checkChangelog,
+  diffDocs,
+  lastRelease,
+  load,
+  markdown,
+} from './index.ts';
+import { ROOT } from './load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -15,6 +28,7 @@ const { values } = parseArgs({
     'base-version': { type: 'string' },
     format: { type: 'string', default: 'markdown' },
     'check-version': { type: 'boolean', default: false },
+    'check-changelog': { type: 'boolean', default: false },
   },
 });
 const baseRef = values.base ?? (await lastRelease());
@@ -41,4 +55,13 @@ if (values['check-version'] && report.versionOk === false) {
     `diff: the spec changed incompatibly since ${report.base.label} but the version went ${report.base.version} → ${report.revision.version}: run \`npm version ${report.needed}\``,
   );
   process.exit(1);
+}
+if (values['check-changelog']) {
+  const problems = changelogProblems(
+    checkChangelog(report.changes, await readFile(path.join(ROOT, 'CHANGELOG.md'), 'utf8')),
+  );
+  if (problems.length) {
+    console.error(`diff: ${problems.join('\n')}\n(npm run diff -- --format changelog prints each line with its tag)`);
+    process.exit(1);
+  }
 }

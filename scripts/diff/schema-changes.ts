@@ -4,7 +4,8 @@
 // a component used in requests and in results (an id, an amount) needs both readings, and a server
 // team needs its own verdict, so each change is read again as narrowing or widening the values a
 // schema allows, on every side it travels (usage.ts). Changes Redocly does not see (the contract's
-// x- extensions, credentials) and operations added or removed are contract-changes.ts's job.
+// x- extensions, credentials) and operations added or removed are contract-changes.ts's job. A shared
+// path is compared method by method (per-method.ts).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import type { Doc } from '../lib/contract.ts';
 import { verdict, type Bump, type Change } from './change.ts';
 import { ROOT } from './load.ts';
+import { perMethod } from './per-method.ts';
 import { locate, schemaUsage, type Side, type Usage } from './usage.ts';
 
 const run = promisify(execFile);
@@ -107,6 +109,8 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
   // Extensions: x-csv-columns is a file's format (its columns); the others say nothing on the wire
   // that the contract checks (x-methods and x-hash-recipes are read in contract-changes.ts).
   if (pointer.includes('/x-csv-columns')) return { effect: 'both', what: 'file-columns-changed' };
+  // Examples, named or renamed, say nothing a client or server must do.
+  if (/\/examples(\/|$)/.test(pointer)) return { effect: 'none', what: 'documentation' };
   if (/\/x-[^/]*(\/|$)/.test(pointer)) return { effect: 'none', what: 'documentation' };
   const last = pointer.split('/').pop()!;
   const parent = pointer.split('/').slice(-2, -1)[0];
@@ -185,7 +189,11 @@ function answerOnlyToNewType(c: RedoclyChange, revision: Doc): { effect: Effect;
   const m = /^#\/paths\/([^/]+)\/([a-z]+)\/responses\/\d+\/content\/([^/]+)$/.exec(c.revision!.pointer);
   const type = m?.[3]?.replace(/~1/g, '/');
   if (type !== form.answer) return undefined;
-  const path = m![1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+  // Diffed per method (per-method.ts): a shared path's method stands at `<path>/method=<name>`.
+  const path = m![1]!
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~')
+    .replace(/\/method=[^/]+$/, '');
   const op = revision.paths?.[path]?.[m![2]!];
   return form.paths.includes(path) && op?.requestBody?.content?.[form.request]
     ? { effect: 'none', what: 'form-mode-answer-added' }
@@ -204,17 +212,21 @@ function breaks(effect: Effect, side: Side, what: string): { clients: boolean; s
   return side === 'in' ? { clients: narrows, servers: widens } : { clients: widens, servers: narrows };
 }
 
-/** Pointers the contract checks read better (methods and operations, credentials): left out here. */
-function coveredElsewhere(pointer: string, doc: Doc): boolean {
+const METHOD_BRANCH =
+  /^#\/paths\/[^/]*method=[^/]+\/[a-z]+\/(requestBody|responses\/[^/]+)\/content\/[^/]+\/schema(\/(anyOf|oneOf)\/\d+)?$/;
+
+const pathOf = (pointer: string | undefined) => /^#\/(?:paths|webhooks)\/[^/]+/.exec(pointer ?? '')?.[0];
+
+/** Changes the contract checks read better (methods and operations, credentials): left out here. */
+function coveredElsewhere(c: RedoclyChange, pointer: string): boolean {
+  // A method or operation renamed, which Redocly pairs by likeness, is the old one removed and the new one added.
+  if (c.base && c.revision && pathOf(c.base.pointer) !== pathOf(c.revision.pointer)) return true;
+  // A request's `method` const is the method's name: its x-methods entry says it.
+  if (/^#\/components\/schemas\/[^/]+\/properties\/method\/const$/.test(pointer)) return true;
   if (/^#\/(paths|webhooks)\/[^/]+(\/[a-z]+)?$/.test(pointer)) return true;
-  if (/\/security(\/|$)/.test(pointer) || pointer.startsWith('#/components/securitySchemes')) return true;
-  // A shared path's branches and mapping are its methods, which the descriptors name.
-  const m =
-    /^#\/paths\/([^/]+)\/([a-z]+)\/requestBody\/content\/[^/]+\/schema\/(oneOf\/\d+|discriminator\/mapping\/[^/]+)$/.exec(
-      pointer,
-    );
-  if (m) return Boolean(doc.paths?.[m[1]!.replace(/~1/g, '/')]?.[m[2]!]?.['x-methods']);
-  return false;
+  // A method's branch of its shared path's lists is its descriptor's request, result and refusal.
+  if (METHOD_BRANCH.test(pointer)) return true;
+  return /\/security(\/|$)/.test(pointer) || pointer.startsWith('#/components/securitySchemes');
 }
 
 const SCHEMA = /^#\/components\/schemas\/([^/]+)/;
@@ -261,7 +273,9 @@ function describe(c: RedoclyChange, what: string): string {
 }
 
 export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]> {
-  const raw = await redoclyDiff(base, revision);
+  // Compared per method (per-method.ts): a shared path's combined lists are no client's contract.
+  const [before, after] = [perMethod(base), perMethod(revision)];
+  const raw = await redoclyDiff(before, after);
   const usage = schemaUsage(base);
   for (const [name, use] of schemaUsage(revision)) {
     if (!usage.has(name)) usage.set(name, use);
@@ -270,9 +284,9 @@ export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]>
   const out: Change[] = [];
   for (const c of raw) {
     const pointer = (c.revision ?? c.base)!.pointer;
-    if (coveredElsewhere(pointer, c.kind === 'removed' ? base : revision)) continue;
+    if (coveredElsewhere(c, pointer)) continue;
     const { effect, what } = answerOnlyToNewType(c, revision) ?? effectOf(c);
-    const { sides, operations } = sidesOf(c, usage, c.kind === 'removed' ? base : revision);
+    const { sides, operations } = sidesOf(c, usage, c.kind === 'removed' ? before : after);
     let clients = false;
     let servers = false;
     // Nowhere on the wire (an unused component, an example): documentation only.

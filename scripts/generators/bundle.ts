@@ -1,19 +1,34 @@
 // The bundled document: spec/openapi.yaml and every file it references, in one self-contained
-// document (@redocly/openapi-core, the library behind the Redocly CLI).
+// document (@redocly/openapi-core, the library behind the Redocly CLI), with the parts derived from
+// other parts composed in (compose.ts): the shared paths' method lists and the intro's recipe table.
 import path from 'node:path';
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import YAML from 'yaml';
-import type { Doc } from '../lib/contract.ts';
+import { contractOperations, type Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
+import { ComposingResolver } from './compose.ts';
+import { hasRecipeTable, recipeTable, withRecipeTable } from './recipe-table.ts';
 import { withWireFormats } from './wire-formats.ts';
 
 export async function bundleSpec(root: string): Promise<Doc> {
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
-  const result = await bundle({ ref: path.join(root, 'spec/openapi.yaml'), config, removeUnusedComponents: false });
+  const result = await bundle({
+    ref: path.join(root, 'spec/openapi.yaml'),
+    config,
+    removeUnusedComponents: false,
+    externalRefResolver: new ComposingResolver(root),
+  });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`Bundling failed:\n${errors.map((p) => p.message).join('\n')}`);
+  const doc = result.bundle.parsed as Doc;
+  // The table's rows name the operations each recipe signs: known once the document is whole.
+  if (doc.info?.description && hasRecipeTable(doc.info.description) && doc['x-hash-recipes'])
+    doc.info.description = withRecipeTable(
+      doc.info.description,
+      recipeTable(doc['x-hash-recipes'], contractOperations(doc)),
+    );
   // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas.
-  return withWireFormats(result.bundle.parsed as Doc);
+  return withWireFormats(doc);
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;

@@ -3,7 +3,6 @@
 // sidebar entry, URL (#operation/processCapture) and page, with its own request, result and refusal
 // schemas and examples; every operation gets code samples (curl with its hash, and the typed
 // client); the hash recipes are written out with their canonical form and a worked example.
-import { headerCredentials } from './operations.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
@@ -82,6 +81,27 @@ function callerBody(op: Operation, doc: Doc, value: Record<string, unknown>): Re
 
 const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`);
 
+/** The version header every request carries, and its one value (the ApiVersion parameter). */
+const versionHeader = (doc: Doc): { name: string; value: string } => {
+  const p = doc.components.parameters.ApiVersion;
+  return { name: p.name, value: p.schema.const };
+};
+
+/** The -H lines of an operation's header credentials, by its security schemes' names and roles. */
+function credentialHeaders(op: Operation, doc: Doc, hash: string): string[] {
+  const sandbox = doc.info['x-sandbox'];
+  const value: Record<string, string> = { accountId: sandbox.merchantUUID, apiKey: sandbox.apiKey };
+  const fixed: string[] = [];
+  const signed: string[] = [];
+  for (const name of op.security) {
+    const scheme = doc.components.securitySchemes[name];
+    const role = scheme['x-credential'];
+    if (role === 'messageHash') signed.push(`  -H "${scheme.name}: $(${hash})" \\`);
+    else fixed.push(`-H '${scheme.name}: ${value[role]}'`);
+  }
+  return [...(fixed.length ? [`  ${fixed.join(' ')} \\`] : []), ...signed];
+}
+
 /** curl with the hash shown (and how to make it), and the typed client's call. */
 export function codeSamples(op: Operation, doc: Doc): { lang: string; label: string; source: string }[] {
   const example = op.examples.request[0];
@@ -93,7 +113,8 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
   // curl sends GET, or POST once it has a body (-d): any other verb is named.
   const implied = body ? 'post' : 'get';
   const verb = op.verb === implied ? '' : ` -X ${op.verb.toUpperCase()}`;
-  const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H 'SVC-API-VERSION: 2.0' \\`];
+  const version = versionHeader(doc);
+  const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H '${version.name}: ${version.value}' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
     const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
@@ -103,15 +124,11 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
   }
   // The header names and the sandbox's credentials come from the operation table's source (its
   // security schemes) and info.x-sandbox, so a sample cannot name a header the gateway does not read.
-  const headers = headerCredentials(doc, op);
-  if (headers) {
-    const sandbox = doc.info['x-sandbox'];
-    const value: Record<string, string> = { accountId: sandbox.merchantUUID, apiKey: sandbox.apiKey };
+  if (op.security.length) {
     const sign = `payment-gateway sign ${op.operationId}${Object.entries(params)
       .map(([k, v]) => ` --param ${k}=${v}`)
       .join('')}${body ? ' --body "$BODY"' : ''}`;
-    for (const [role, name] of Object.entries(headers))
-      lines.push(role === 'messageHash' ? `  -H "${name}: $(${sign})" \\` : `  -H '${name}: ${value[role]}' \\`);
+    lines.push(...credentialHeaders(op, doc, sign));
   }
   if (body) {
     if ((op.hashes ?? []).some((h) => h.in === 'body'))
@@ -146,10 +163,11 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
       ...op.parameters.filter((p) => p.in === 'path').map((p) => JSON.stringify(params[p.name])),
       ...(body ? [indent(JSON.stringify(callerBody(op, doc, body), null, 2), '')] : []),
     ];
+    const { merchantUUID, apiKey, passphrase } = doc.info['x-sandbox'];
     const source = [
       "import { createGatewayClient, isApproved } from 'payment-gateway-contract/client';",
       '',
-      "const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab', passphrase: 'sandbox-passphrase' });",
+      `const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '${merchantUUID}', apiKey: '${apiKey}', passphrase: '${passphrase}' });`,
       `// method, credentials and hashes are filled in by the client`,
       `const answer = await ${call}(${args.join(', ')});`,
       `if (isApproved(answer)) console.log(answer); // ${pointerName(op.result ?? '')}`,

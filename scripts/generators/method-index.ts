@@ -1,16 +1,19 @@
 // A method is one file. The shared paths (spec/paths/<group>.yaml, one operation chosen by the body's
 // `method`) list their methods six times: x-methods, the request oneOf, the discriminator mapping, the
-// request examples, the result anyOf and the result examples. Those lists are written here from the
-// method files in spec/methods/<group>/*.yaml, so a new method is one new file there (and its handler).
+// request examples, the result anyOf and the result examples. Those lists are composed here from the
+// method files in spec/methods/<group>/*.yaml when the document is read (compose.ts hands the composed
+// text to Redocly's bundler and linter in place of the file's own), never written into the
+// hand-written path file: a new method is one new file there (and its handler).
 //
-// The lists are written into the path files themselves (not only into the bundle) so that
-// spec/openapi.yaml stays a complete document that `redocly lint` and every editor read as it is.
-// Everything else in a path file (its descriptions, parameters, non-JSON answers, comments) is
-// hand-written and kept byte for byte. An entry already listed keeps its place; a new one is added at
-// the end of its list, so adding a method never reorders the published document.
+// The lists are composed into every content entry of the request and of the success response that
+// the path file leaves without a schema (whatever its media type); an entry written with a schema (a
+// zip, a CSV) is the path file's own. The order is the last release's (releases/), new entries at the
+// end, so adding a method never reorders the published document.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML, { isMap, isSeq, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import YAML, { isMap, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import type { DocNode } from '../lib/contract.ts';
 
 interface MethodDescriptor {
   request: string;
@@ -91,28 +94,41 @@ function refSeq(refs: string[]): YAMLSeq {
   return seq;
 }
 
-const mapKeys = (node: unknown): string[] =>
-  isMap(node) ? node.items.map((p) => String((p.key as Scalar).value)) : [];
-const seqRefs = (node: unknown): string[] =>
-  isSeq(node) ? node.items.map((i) => String((i as YAMLMap).get('$ref'))) : [];
+/** The order the lists had in the last release, each list by its entries' names. */
+export interface ListOrder {
+  methods: string[];
+  requestExamples: string[];
+  results: string[];
+  resultExamples: string[];
+}
+const NO_ORDER: ListOrder = { methods: [], requestExamples: [], results: [], resultExamples: [] };
 
-/** The expected text of one shared path file, its lists written from its group's method files. */
+const VERBS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** The text of one shared path file with its lists composed from its group's method files. */
 function writeLists(
   source: string,
   group: string,
   files: MethodFile[],
   all: MethodFile[],
   components: Map<string, string>,
+  order: ListOrder,
 ): string {
   const doc = YAML.parseDocument(source);
-  const op = ['post'];
-  const body = [...op, 'requestBody', 'content', 'application/json'];
-  const ok = [...op, 'responses', '200', 'content', 'application/json'];
+  const verb = VERBS.find((v) => doc.has(v));
+  if (!verb) throw new Error(`spec/paths/${group}.yaml has no operation`);
+  const op = [verb];
   const methodRef = (file: string, fragment: string) => `../methods/${file}#/${fragment}`;
   const holding = (name: string, own: MethodFile, pick: (f: MethodFile) => Set<string>, what: string): MethodFile => {
     const found = pick(own).has(name) ? own : all.find((f) => pick(f).has(name));
     if (!found) throw new Error(`spec/methods/${own.file}: ${what} ${name} is in no method file`);
     return found;
+  };
+  // An example the descriptor names and no file holds is left out of the maps: the lint rule
+  // examples-per-outcome reports it where it is named, in the method's file.
+  const example = (name: string, own: MethodFile, into: Map<string, string>) => {
+    const found = own.examples.has(name) ? own : all.find((f) => f.examples.has(name));
+    if (found) into.set(name, methodRef(found.file, `examples/${name}`));
   };
 
   const xMethods = new Map<string, string>();
@@ -127,53 +143,104 @@ function writeLists(
     xMethods.set(f.method, methodRef(f.file, 'x-method'));
     const request = pointerName(d.request);
     branches.set(f.method, methodRef(holding(request, f, (m) => m.keys, 'request schema').file, request));
-    for (const name of d.examples.request ?? [])
-      requestExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
-    // A result that is not JSON (a zip, a CSV) is answered under its own media type, written by hand.
-    const json = !d.resultType;
+    for (const name of d.examples.request ?? []) example(name, f, requestExamples);
+    // A result of its own media type (a zip, a CSV) is answered under that type's entry, written by hand.
+    const listed = !d.resultType;
     for (const [pointer, into] of [
-      [json ? d.result : undefined, results],
+      [listed ? d.result : undefined, results],
       [d.refusal, refusals],
     ] as const) {
       if (!pointer) continue;
       const name = pointerName(pointer);
+      // A result of the method's own lives in its file; a shared one in spec/components/schemas/.
+      const own = all.find((m) => m.keys.has(name));
       const file = components.get(name);
-      if (!file) throw new Error(`spec/methods/${f.file}: ${pointer} is in no file of spec/components/schemas`);
-      into.set(`../components/schemas/${file}#/${name}`, '');
+      if (!own && !file)
+        throw new Error(
+          `spec/methods/${f.file}: ${pointer} is in no method file and no file of spec/components/schemas`,
+        );
+      into.set(name, own ? methodRef(own.file, name) : `../components/schemas/${file}#/${name}`);
     }
-    for (const name of json ? (d.examples.result ?? []) : [])
-      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
-    for (const name of d.examples.refusal ?? [])
-      resultExamples.set(name, methodRef(holding(name, f, (m) => m.examples, 'example').file, `examples/${name}`));
+    for (const name of listed ? (d.examples.result ?? []) : []) example(name, f, resultExamples);
+    for (const name of d.examples.refusal ?? []) example(name, f, resultExamples);
   }
 
-  const existingAnyOf = seqRefs(doc.getIn([...ok, 'schema', 'anyOf']));
-  const branchOrder = keepOrder(mapKeys(doc.getIn([...op, 'x-methods'])), branches);
-  const anyOf = [...keepOrder(existingAnyOf, results), ...keepOrder(existingAnyOf, refusals)].map(([ref]) => ref);
-  doc.setIn([...op, 'x-methods'], flowRefMap(keepOrder(mapKeys(doc.getIn([...op, 'x-methods'])), xMethods)));
-  doc.setIn([...body, 'schema', 'oneOf'], refSeq(branchOrder.map(([, ref]) => ref)));
-  const mapping = new YAMLMap();
-  for (const [method, ref] of branchOrder) mapping.add({ key: new Scalar(method), value: quoted(ref) });
-  doc.setIn([...body, 'schema', 'discriminator', 'mapping'], mapping);
-  doc.setIn([...body, 'examples'], flowRefMap(keepOrder(mapKeys(doc.getIn([...body, 'examples'])), requestExamples)));
-  doc.setIn([...ok, 'schema', 'anyOf'], refSeq(anyOf));
-  doc.setIn([...ok, 'examples'], flowRefMap(keepOrder(mapKeys(doc.getIn([...ok, 'examples'])), resultExamples)));
-  if (!doc.getIn(op)) throw new Error(`spec/paths/${group}.yaml has no post operation`);
+  const branchOrder = keepOrder(order.methods, branches);
+  const anyOf = [...keepOrder(order.results, results), ...keepOrder(order.results, refusals)].map(([, ref]) => ref);
+  // A path file that lists its methods itself (as releases before 0.3 did) keeps its lists.
+  if (!doc.hasIn([...op, 'x-methods'])) doc.setIn([...op, 'x-methods'], flowRefMap(keepOrder(order.methods, xMethods)));
+  const composeInto = (content: unknown, schema: () => YAMLMap, examples: Map<string, string>, names: string[]) => {
+    if (!isMap(content)) return;
+    for (const pair of content.items) {
+      const entry = pair.value;
+      if (!isMap(entry) || entry.has('schema')) continue;
+      entry.set('schema', schema());
+      if (!entry.has('examples')) entry.set('examples', flowRefMap(keepOrder(names, examples)));
+    }
+  };
+  composeInto(
+    doc.getIn([...op, 'requestBody', 'content']),
+    () => {
+      const mapping = new YAMLMap();
+      for (const [method, ref] of branchOrder) mapping.add({ key: new Scalar(method), value: quoted(ref) });
+      const discriminator = new YAMLMap();
+      discriminator.set('propertyName', 'method');
+      discriminator.set('mapping', mapping);
+      const schema = new YAMLMap();
+      schema.set('oneOf', refSeq(branchOrder.map(([, ref]) => ref)));
+      schema.set('discriminator', discriminator);
+      return schema;
+    },
+    requestExamples,
+    order.requestExamples,
+  );
+  const responses = doc.getIn([...op, 'responses']);
+  const success = isMap(responses)
+    ? responses.items.find((p) => String((p.key as Scalar).value).startsWith('2'))?.value
+    : undefined;
+  composeInto(
+    isMap(success) ? success.get('content') : undefined,
+    () => {
+      const schema = new YAMLMap();
+      schema.set('anyOf', refSeq(anyOf));
+      return schema;
+    },
+    resultExamples,
+    order.resultExamples,
+  );
   return doc.toString(STRINGIFY);
 }
 
+/** The lists' order in a bundled document (the last release's), for the shared path `/group`. */
+export function orderIn(released: DocNode | undefined, group: string): ListOrder {
+  const item = released?.paths?.[`/${group}`];
+  const op = item && VERBS.map((v) => item[v]).find((o) => o?.['x-methods']);
+  if (!op) return NO_ORDER;
+  const names = (o: DocNode | undefined) => Object.keys(o ?? {});
+  const entries = (content: DocNode | undefined) => Object.values<DocNode>(content ?? {});
+  const success = Object.entries<DocNode>(op.responses ?? {}).find(([code]) => code.startsWith('2'))?.[1];
+  return {
+    methods: names(op['x-methods']),
+    requestExamples: entries(op.requestBody?.content).flatMap((e) => names(e.examples)),
+    results: entries(success?.content).flatMap((e) => (e.schema?.anyOf ?? []).map((r: DocNode) => pointerName(r.$ref))),
+    resultExamples: entries(success?.content).flatMap((e) => names(e.examples)),
+  };
+}
+
 /**
- * The shared path files as they should read: spec/paths/<group>.yaml for every folder
- * spec/methods/<group>/, its method lists written from the folder's files. Keyed by path from specDir.
+ * Every shared path file's composed text: spec/paths/<group>.yaml for every folder spec/methods/<group>/,
+ * keyed by path from specDir, its lists in the order `released` (the last release's document) gives.
  */
-export async function methodIndex(specDir: string): Promise<Map<string, string>> {
+export async function methodIndex(specDir: string, released?: DocNode): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!existsSync(path.join(specDir, 'methods'))) return out;
   const groups = await readMethodFiles(specDir);
   const all = [...groups.values()].flat();
   const components = await readComponentNames(specDir);
-  const out = new Map<string, string>();
   for (const [group, files] of groups) {
     const file = `paths/${group}.yaml`;
-    out.set(file, writeLists(await readFile(path.join(specDir, file), 'utf8'), group, files, all, components));
+    const source = await readFile(path.join(specDir, file), 'utf8');
+    out.set(file, writeLists(source, group, files, all, components, orderIn(released, group)));
   }
   return out;
 }

@@ -19,9 +19,8 @@ function refusalCodeType(doc: Doc, refusal: string): 'string' | 'integer' {
   return first;
 }
 
-/** Header credentials by role (x-credential on each security scheme the operation requires). */
 /** The operation's header credentials by role (accountId, apiKey, messageHash) → header name, from its security schemes. */
-export function headerCredentials(doc: Doc, op: Operation): Record<string, string> | null {
+function headerCredentials(doc: Doc, op: Operation): Record<string, string> | null {
   if (!op.security.length) return null;
   const schemes = doc.components.securitySchemes;
   return Object.fromEntries(op.security.map((name) => [schemes[name]['x-credential'], schemes[name].name]));

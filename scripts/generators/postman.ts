@@ -251,7 +251,9 @@ function resolveDefault(ctx: Context, p: Produced): string {
 }
 
 export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: string): string {
-  const sandbox = doc.info['x-sandbox'];
+  // The credentials become collection variables; the test card and customer stay in the bodies.
+  const { merchantUUID, partnerUUID, apiKey, passphrase } = doc.info['x-sandbox'];
+  const sandbox = { merchantUUID, partnerUUID, apiKey, passphrase };
   const versionParameter = doc.components.parameters.ApiVersion;
   const apiVersion = { name: versionParameter.name as string, value: String(versionParameter.schema.const) };
   const calls = ops.filter((op) => !op.webhook);

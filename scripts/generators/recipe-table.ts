@@ -1,8 +1,8 @@
 // The hash-recipe table of the spec's introduction, written from spec/hash-recipes.yaml (how each
 // hash is computed) and the operation descriptors (which operations use it), so that neither column
 // can drift: the hand-written table it replaces had lost verifyCard from its "used by" column.
-// It is written into spec/openapi.yaml's info.description in place, between its header row and the
-// blank line after it, so the hand-written document stays the one Redocly lints.
+// It is composed into the bundled document's info.description (bundle.ts), below the header row
+// spec/openapi.yaml writes, never written into the hand-written file.
 import { recipeFormula } from '../../runtime/recipe-text.ts';
 import type { HashRecipe } from '../../runtime/signing.ts';
 import type { Operation } from '../lib/contract.ts';
@@ -44,6 +44,9 @@ export function recipeTable(recipes: Record<string, unknown>, ops: Operation[]):
     ),
   ];
 }
+
+/** Whether a text has the table's header row (an older spec, bundled by the diff, may have none). */
+export const hasRecipeTable = (text: string): boolean => text.split('\n').some((l) => l.trim() === HEADER);
 
 /** spec/openapi.yaml's text with the table replaced; throws when the table's header row is missing. */
 export function withRecipeTable(openapiYaml: string, table: string[]): string {

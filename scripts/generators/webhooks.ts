@@ -1,5 +1,5 @@
 // The webhook table: each notification the gateway posts, with how it is signed and what a receiver
-// checks beyond the signature (x-operation.hashes and x-operation.receive), for runtime/notifications.ts.
+// checks beyond the signature (x-operation.hashes and x-operation.receive), for notifications/index.ts.
 import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
 

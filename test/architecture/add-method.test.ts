@@ -1,72 +1,118 @@
-// ARCHITECTURE.md's "how to add a method", done: a copy of the package gets one new method file
-// (test/fixtures/methods/post/pingMerchant.yaml) and nothing else; `npm run generate`'s two steps run
-// over the copy; the method then exists in the shared path, the bundled document, the generated types,
-// the operation table, the validating stubs (routed, validated, handled), the client and the docs.
-import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+// ARCHITECTURE.md's "how to add a method", done whole on a copy of the package: one new method file
+// (test/fixtures/methods/post/pingMerchant.yaml: a request with a body hash, a result of its own,
+// examples) and the changelog line the diff prints for it, nothing else. `npm run generate` runs over
+// the copy; the method then exists in the bundled document, the generated types, the operation
+// table, the docs page, and the validating stubs (routed, validated, handled) through the client;
+// and the checks that a new method used to trip (generated/ fresh, the spec's lint, the version gate,
+// the layers, the README's tables) pass on the copy with no other file touched.
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generate, writeMethodIndex } from '../../scripts/generate.ts';
+import { changelogSections, diffDocs, lastRelease, load, workingTree } from '../../scripts/diff/index.ts';
+import { bundleSpec, generate } from '../../scripts/generate.ts';
 import { ROOT } from '../support/contract.ts';
 
+const run = promisify(execFile);
 const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
-// What generation reads (spec/, the lint plugin redocly.yaml loads, the control API, the quick start, package.json, redocly.yaml) and the
-// folders that read generated/ at run time (server-stubs/, runtime/).
-const COPIED = [
-  'spec',
-  'lint',
-  'sandbox/control.openapi.yaml',
-  'examples',
-  'package.json',
-  'redocly.yaml',
-  'server-stubs',
-  'runtime',
-];
+// Not copied: what git, npm and runs leave (node_modules is linked).
+const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
 
-describe('adding a method is one file in spec/methods/', () => {
+/** Every file under dir but generated/, path → content. */
+async function tree(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const file = path.relative(dir, path.join(e.parentPath, e.name));
+    if (!e.isFile() || SKIPPED.has(file.split(path.sep)[0]!) || file.startsWith('generated/')) continue;
+    if (file.startsWith('bench/results/')) continue;
+    files.set(file, await readFile(path.join(dir, file), 'utf8'));
+  }
+  return files;
+}
+
+describe('adding a method is one file in spec/methods/ and its changelog line', () => {
   let copy: string;
   const read = (file: string) => readFile(path.join(copy, file), 'utf8');
 
   beforeAll(async () => {
     copy = await mkdtemp(path.join(os.tmpdir(), 'pgw-add-method-'));
-    for (const item of COPIED) await cp(path.join(ROOT, item), path.join(copy, item), { recursive: true });
+    await cp(ROOT, copy, {
+      recursive: true,
+      filter: (source) => !SKIPPED.has(path.relative(ROOT, source).split(path.sep)[0]!),
+    });
     await symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+    // The change: the method file, then the changelog line `npm run diff -- --format changelog` prints.
     await cp(FIXTURE, path.join(copy, 'spec/methods/post/pingMerchant.yaml'));
-    expect(await writeMethodIndex(copy)).toEqual(['spec/paths/post.yaml']);
+    const release = await lastRelease();
+    const report = await diffDocs(await load(path.join(ROOT, release!)), {
+      label: 'copy',
+      doc: await bundleSpec(copy),
+    });
+    const changelog = await read('CHANGELOG.md');
+    await writeFile(
+      path.join(copy, 'CHANGELOG.md'),
+      changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelogSections(report)}`),
+    );
     await generate(path.join(copy, 'generated'), undefined, copy);
   }, 120_000);
   afterAll(() => rm(copy, { recursive: true, force: true }));
 
-  it('the shared path lists it six times, each entry written from the one file', async () => {
-    const post = await read('spec/paths/post.yaml');
-    const lines = post.split('\n').filter((l) => l.includes('pingMerchant'));
-    expect(lines).toEqual([
-      "    pingMerchant: {$ref: '../methods/post/pingMerchant.yaml#/x-method'}",
-      "            - $ref: '../methods/post/pingMerchant.yaml#/PingMerchantRequest'",
-      "              pingMerchant: '../methods/post/pingMerchant.yaml#/PingMerchantRequest'",
-      "          pingMerchant: {$ref: '../methods/post/pingMerchant.yaml#/examples/pingMerchant'}",
-      "            pingMerchantApproved: {$ref: '../methods/post/pingMerchant.yaml#/examples/pingMerchantApproved'}",
-      "            pingMerchantRefused: {$ref: '../methods/post/pingMerchant.yaml#/examples/pingMerchantRefused'}",
-    ]);
-    // Nothing else in the path file moved: the old text is the new one without those lines.
-    const original = await readFile(path.join(ROOT, 'spec/paths/post.yaml'), 'utf8');
-    expect(
-      post
-        .split('\n')
-        .filter((l) => !l.includes('pingMerchant'))
-        .join('\n'),
-    ).toBe(original);
+  it('touches no other file by hand: spec/ gains the file, CHANGELOG.md the line, and nothing else changes', async () => {
+    const before = await tree(ROOT);
+    const after = await tree(copy);
+    const changed = [...after.keys()].filter((file) => before.get(file) !== after.get(file)).sort();
+    expect(changed).toEqual(['CHANGELOG.md', 'spec/methods/post/pingMerchant.yaml']);
+    expect(await read('CHANGELOG.md')).toContain('`minor: method-added pingMerchant`');
+    // The working tree itself is untouched by the copy's change.
+    expect((await workingTree()).doc.paths['/post'].post['x-methods'].pingMerchant).toBeUndefined();
   });
 
-  it('reaches the bundled document, the types, the operation table and the docs', async () => {
+  it('reaches the bundled document, the types, the operation table and the docs page', async () => {
     const doc = JSON.parse(await read('generated/openapi.json'));
-    expect(doc.paths['/post'].post['x-methods'].pingMerchant.operationId).toBe('pingMerchant');
+    const post = doc.paths['/post'].post;
+    expect(post['x-methods'].pingMerchant.operationId).toBe('pingMerchant');
+    expect(post['x-methods'].pingMerchant.hashes).toEqual([{ name: 'hash', recipe: 'merchant' }]);
     expect(doc.components.schemas.PingMerchantRequest.required).toContain('note');
-    expect(await read('generated/types.ts')).toMatch(/PingMerchantRequest: \{/);
+    expect(doc.components.schemas.PingMerchantResult.required).toContain('echo');
+    // Composed into the shared path's lists: the request branch, its mapping, the result, the examples.
+    const body = post.requestBody.content['application/json'];
+    expect(body.schema.oneOf.at(-1)).toEqual({ $ref: '#/components/schemas/PingMerchantRequest' });
+    expect(body.schema.discriminator.mapping.pingMerchant).toBe('#/components/schemas/PingMerchantRequest');
+    expect(Object.keys(body.examples).at(-1)).toBe('pingMerchant');
+    const result = post.responses['200'].content['application/json'];
+    expect(result.schema.anyOf).toContainEqual({ $ref: '#/components/schemas/PingMerchantResult' });
+    expect(Object.keys(result.examples)).toEqual(
+      expect.arrayContaining(['pingMerchantApproved', 'pingMerchantRefused']),
+    );
+    // The recipe table of the introduction names it among the merchant recipe's users.
+    expect(doc.info.description).toMatch(/\| merchant \|.*pingMerchant/);
+    expect(await read('generated/types.ts')).toMatch(/PingMerchantResult: \{/);
     expect(await read('generated/operations.ts')).toContain('"operationId": "pingMerchant"');
     expect(await read('generated/handlers.ts')).toMatch(/pingMerchant/);
     expect(await read('generated/docs/index.html')).toContain('Ping the merchant account');
   });
+
+  it('passes the checks a new method used to trip: generated/ fresh, lint, the version gate, layers, README tables', async () => {
+    const tests = [
+      'test/contract/generated.test.ts',
+      'test/contract/document.test.ts',
+      'test/versioning/gate.test.ts',
+      'test/architecture/layers.test.ts',
+      'test/client/retry.test.ts',
+    ];
+    const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
+    const outcome = await run(process.execPath, [vitest, 'run', ...tests], {
+      cwd: copy,
+      maxBuffer: 32 << 20,
+      env: { ...process.env, CI: '1' },
+    }).then(
+      () => 'passed',
+      (error: { stdout: string; stderr: string }) => `${error.stdout}\n${error.stderr}`,
+    );
+    expect(outcome).toBe('passed');
+  }, 300_000);
 
   it('is routed, validated and handled by the stubs, and called through the client', async () => {
     const stubs = await import(path.join(copy, 'server-stubs/index.ts'));
@@ -83,7 +129,7 @@ describe('adding a method is one file in spec/methods/', () => {
       handlers: {
         pingMerchant: (input: { body: unknown }) => {
           calls.push(input.body);
-          return { responseCode: '0', responseMessage: 'Operation successful' };
+          return { responseCode: '0', responseMessage: 'Operation successful', echo: 'hello' };
         },
       },
       accounts: {
@@ -116,9 +162,17 @@ describe('adding a method is one file in spec/methods/', () => {
     expect(await client.pingMerchant({ note: 'hello' })).toEqual({
       responseCode: '0',
       responseMessage: 'Operation successful',
+      echo: 'hello',
     });
+    // The client signed it by the method's recipe, and the stubs checked the hash before the handler.
     expect(calls).toEqual([
-      { method: 'pingMerchant', merchantUUID: merchant.id, apiKey: merchant.apiKey, note: 'hello' },
+      {
+        method: 'pingMerchant',
+        merchantUUID: merchant.id,
+        apiKey: merchant.apiKey,
+        note: 'hello',
+        hash: '6ad00a0ad4b4cc71a3be7fd2d477d00b',
+      },
     ]);
     // The validator knows the new branch: a body without its required field is refused, unhandled.
     expect(await client.pingMerchant({} as never)).toMatchObject({

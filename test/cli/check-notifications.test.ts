@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkNotificationEndpoint, run } from '../../cli/commands/check-notifications.ts';
-import { NotificationDispatcher } from '../../runtime/notifications.ts';
+import { NotificationDispatcher } from '../../notifications/index.ts';
 
 const servers: http.Server[] = [];
 async function endpoint(

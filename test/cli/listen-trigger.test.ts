@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as listen } from '../../cli/commands/listen.ts';
 import { run as trigger } from '../../cli/commands/trigger.ts';
-import { NotificationDispatcher } from '../../runtime/notifications.ts';
+import { NotificationDispatcher } from '../../notifications/index.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { ROOT } from '../support/contract.ts';
 

@@ -9,7 +9,7 @@ describe('client size', () => {
   });
 
   it('bundles the notification receiver for a browser too (no node: imports), within 10 kB minified + gzip', async () => {
-    const { gzipped } = await bundleSize('runtime/notifications.ts');
+    const { gzipped } = await bundleSize('notifications/index.ts');
     expect(gzipped).toBeLessThanOrEqual(10 * 1024);
   });
 });

@@ -34,7 +34,7 @@ describe('npm pack', () => {
       'dist/generated/methods.d.ts',
       'dist/generated/client.js',
       'dist/runtime/signing.js',
-      'dist/runtime/notifications.js',
+      'dist/notifications/index.js',
       'dist/server-stubs/index.js',
       'dist/generated/hash-recipes.js',
       'package.json',

@@ -1,7 +1,7 @@
 // Drives a sandbox on an in-memory store through its gateway core (no HTTP), with requests signed as
 // a client signs them: body hashes from the spec's recipes, header hashes by buildRequest.
 import { zipSync } from 'fflate';
-import { buildRequest, operation } from '../../contract/requests.ts';
+import { buildRequest, operation, sandbox } from '../../contract/requests.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { computeHash } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
@@ -61,23 +61,11 @@ export async function send(sb: RunningSandbox, request: GatewayRequest): Promise
   return { status: response.status, json, response };
 }
 
-export const merchant = { merchantUUID: '5265f8eed6a19', apiKey: 'ksmnwxab' };
-export const visa = {
-  paymentCardNumber: '4564710000000004',
-  paymentCardExpiry: '0229',
-  paymentCardName: 'Jane Citizen',
-  paymentCardCSC: '847',
-};
+export const merchant = { merchantUUID: sandbox.merchantUUID, apiKey: sandbox.apiKey };
+export const visa = { ...sandbox.testCard, paymentCardName: sandbox.customer.customerName };
 /** A Luhn-valid Mastercard number that is no sandbox test card. */
 export const FOREIGN_CARD = '5555555555554444';
-export const customer = {
-  customerName: 'Jane Citizen',
-  customerCountry: 'AU',
-  customerState: 'QLD',
-  customerCity: 'Brisbane',
-  customerAddress: '1 Test St',
-  customerPostCode: '4000',
-};
+export const customer = sandbox.customer;
 /** A processCard body that the sandbox approves; spread fields over it to vary one. */
 export const purchase = (extra: Record<string, unknown> = {}) => ({
   method: 'processCard',

@@ -1,4 +1,4 @@
-// runtime/notifications.ts against what the sandbox really posts: each webhook's raw body and
+// notifications/index.ts against what the sandbox really posts: each webhook's raw body and
 // headers, recorded at the sandbox's fetch, verified; then the same deliveries tampered with.
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import {
   verifyNotification,
   webhooks,
   type Notification,
-} from '../../runtime/notifications.ts';
+} from '../../notifications/index.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { approved } from '../support/approved.ts';
 

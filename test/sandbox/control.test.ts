@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyNotification } from '../../runtime/notifications.ts';
+import { verifyNotification } from '../../notifications/index.ts';
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 

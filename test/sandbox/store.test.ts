@@ -12,7 +12,8 @@ import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
-import { MIGRATIONS, openStore, type Store } from '../../sandbox/store.ts';
+import { openStore } from '../../sandbox/open-store.ts';
+import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
 const SKIP_PG =

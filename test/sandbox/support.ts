@@ -6,6 +6,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import { sandbox as sandboxData } from '../../contract/requests.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
 
@@ -117,20 +118,8 @@ export async function counts(sandbox: RunningSandbox): Promise<Record<string, nu
 }
 
 export const card = {
-  visa: {
-    paymentCardNumber: '4564710000000004',
-    paymentCardExpiry: '0229',
-    paymentCardName: 'Jane Citizen',
-    paymentCardCSC: '847',
-  },
+  visa: { ...sandboxData.testCard, paymentCardName: sandboxData.customer.customerName },
   lowFunds: { paymentCardNumber: '4564710000000020', paymentCardExpiry: '0520', paymentCardName: 'Jane Citizen' },
 };
 
-export const customer = {
-  customerName: 'Jane Citizen',
-  customerCountry: 'AU',
-  customerState: 'QLD',
-  customerCity: 'Brisbane',
-  customerAddress: '1 Test St',
-  customerPostCode: '4000',
-} as const;
+export const customer = sandboxData.customer;

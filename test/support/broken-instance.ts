@@ -8,7 +8,7 @@
 //   never sent.
 // PGW_INSTANCES_BROKEN=1 npx vitest run test/sandbox/instances.test.ts
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCommand } from '../../cli/index.ts';
+import { runCommand } from '../../cli-kit/index.ts';
 import * as stores from '../../sandbox/store.ts';
 
 const RULE = process.env.PGW_BROKEN_RULE ?? 'transactions';

@@ -1,7 +1,7 @@
 // One instance's notification loop for the kill test: claims due notifications on the store at
 // argv[2] as argv[3], posts each to argv[4], records the attempt; leases of LEASE_MS.
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
-import { openStore } from '../../sandbox/store.ts';
+import { openStore } from '../../sandbox/open-store.ts';
 
 const [url, by, receiver] = process.argv.slice(2) as [string, string, string];
 const LEASE_MS = 1500;

@@ -1,6 +1,8 @@
-// The CI gate: the spec compared with the last release must not change incompatibly unless
-// package.json's version took a step big enough (npm run diff -- --check-version). And the gate must
-// be able to fail: a base that has a method the working tree lacks, at the same version, fails it.
+// The gate: every contract change since the last release snapshot is recorded under CHANGELOG.md's
+// Unreleased with its tag (class, kind, subject), and `npm version` takes the step the largest class
+// asks. An unreleased change needs its changelog line, never a release, to be green. And the gate
+// must be able to fail: a base that has a method the working tree lacks fails it until the line is
+// written, and the release fails until the step is the one that change needs.
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +10,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { lastRelease, load, releaseSnapshot, workingTree } from '../../scripts/diff/index.ts';
+import {
+  changelogProblems,
+  changelogSections,
+  checkChangelog,
+  diffDocs,
+  lastRelease,
+  load,
+  releaseSnapshot,
+  workingTree,
+} from '../../scripts/diff/index.ts';
+import { releaseProblems } from '../../scripts/diff/release-changelog.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -22,14 +34,15 @@ const hasCommit = (commit: string) =>
 
 describe('breaking-change gate', () => {
   // No git history needed: CI's shallow clone has none, and this test failed there before releases/.
-  it('the spec is compatible with the last release, or the version says it is not', async () => {
+  it('every contract change since the last release is recorded under Unreleased with its class', async () => {
     const base = await lastRelease();
     expect(base, 'the newest release snapshot in releases/').toMatch(/releases\/openapi-\d+\.\d+\.\d+\.json$/);
-    try {
-      await diff(['--base', base!, '--check-version']);
-    } catch (error: any) {
-      expect.fail(`npm run diff -- --base ${base} --check-version failed:\n${error.stderr}\n${error.stdout}`);
-    }
+    const report = await diffDocs(await load(base), await workingTree());
+    const changelog = await readFile(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
+    expect(
+      changelogProblems(checkChangelog(report.changes, changelog)),
+      'npm run diff -- --format changelog prints the lines to add',
+    ).toEqual([]);
   });
 
   it.skipIf(!hasCommit(RELEASE_0_1_0))(
@@ -53,10 +66,10 @@ describe('breaking-change gate', () => {
     },
   );
 
-  it('fails when a breaking change comes without the version step it needs', async () => {
+  it('fails on a change the changelog does not record, and a release that does not take its step', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-gate-'));
     try {
-      const { doc, version } = await workingTree();
+      const { doc } = await workingTree();
       const older = structuredClone(doc);
       // The release had one more method: the working tree removed it.
       const post = older.paths['/post'].post;
@@ -66,24 +79,35 @@ describe('breaking-change gate', () => {
         summary: 'Retired',
       };
       await writeFile(path.join(dir, 'release.json'), JSON.stringify(older));
-      const failed = await diff([
-        '--base',
-        path.join(dir, 'release.json'),
-        '--base-version',
-        version!,
-        '--check-version',
-      ]).then(
+      const failed = await diff(['--base', path.join(dir, 'release.json'), '--check-changelog']).then(
         () => undefined,
         (error) => error,
       );
       expect(failed?.code).toBe(1);
-      expect(failed.stderr).toMatch(/npm version (minor|major)/);
-      expect(failed.stdout).toContain('method retiredMethod removed');
-      // The same change after the step it needs passes.
-      const [major, minor] = version!.split('.').map(Number);
-      const stepped = major === 0 ? `0.${Math.max(0, minor! - 1)}.0` : `${major! - 1}.0.0`;
-      if (stepped !== version)
-        await diff(['--base', path.join(dir, 'release.json'), '--base-version', stepped, '--check-version']);
+      expect(failed.stderr).toContain('`major: method-removed retiredMethod`');
+
+      const report = await diffDocs({ label: 'release', doc: older }, await workingTree());
+      const without = '# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2026-11-24\n';
+      expect(changelogProblems(checkChangelog(report.changes, without))).toEqual([
+        "not in CHANGELOG.md's Unreleased section: `major: method-removed retiredMethod`",
+      ]);
+      // The line the diff prints, pasted under Unreleased, is the record.
+      const lines = changelogSections(report);
+      expect(lines).toContain('`major: method-removed retiredMethod`');
+      const recorded = without.replace('## [Unreleased]\n', `## [Unreleased]\n\n${lines}`);
+      expect(checkChangelog(report.changes, recorded)).toMatchObject({ missing: [], stale: [], bump: 'major' });
+      // A tag of another class, or of a change not made, is stale.
+      const wrong = recorded.replace('`major: method-removed', '`minor: method-removed');
+      expect(checkChangelog(report.changes, wrong).stale).toEqual(['minor: method-removed retiredMethod']);
+      // Breaking under 1.0.0: the release from 0.2.0 is 0.3.0, not 0.2.1 and not 1.0.0.
+      expect(releaseProblems(recorded, report.changes, '0.2.0', '0.3.0')).toEqual([]);
+      expect(releaseProblems(recorded, report.changes, '0.2.0', '0.2.1')).toEqual([
+        expect.stringContaining('the release is 0.3.0, not 0.2.1'),
+      ]);
+      expect(releaseProblems(recorded, report.changes, '0.2.0', '1.0.0')).toHaveLength(1);
+      expect(releaseProblems(without, report.changes, '0.2.0', '0.3.0')).toHaveLength(1);
+      // Nothing on the wire: a patch.
+      expect(releaseProblems(without, [], '0.2.0', '0.2.1')).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

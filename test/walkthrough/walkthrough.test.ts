@@ -56,7 +56,7 @@ describe("the client teams' walkthrough", () => {
     expect(guide).toContain(
       readFileSync(path.join(ROOT, 'examples/hooks-app.ts'), 'utf8')
         .trimEnd()
-        .replace("from '../runtime/notifications.ts'", "from 'payment-gateway-contract/notifications'"),
+        .replace("from '../notifications/index.ts'", "from 'payment-gateway-contract/notifications'"),
     );
     expect(guide).toContain(
       readFileSync(path.join(ROOT, 'examples/purchase-retry.ts'), 'utf8')

@@ -10,7 +10,7 @@ import {
   type NotificationKind,
   type WebhookName,
 } from '../generated/webhooks.ts';
-import { computeHash, hashesEqual, type HashRecipe } from './signing.ts';
+import { computeHash, hashesEqual, type HashRecipe } from '../runtime/signing.ts';
 
 export { webhooks, notificationKinds, type NotificationBodies, type NotificationKind, type WebhookName };
 

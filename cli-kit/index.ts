@@ -1,4 +1,5 @@
-// The command-line conventions every bin of the package shares (options, --help, one-line errors).
+// The command-line toolkit every bin of the package shares (options, --help, one-line errors, listening,
+// the Node check, the published document): below sandbox/, mock/ and the payment-gateway program (cli/).
 export {
   countOf,
   helpText,
@@ -8,6 +9,8 @@ export {
   runCommand,
   UsageError,
   version,
+  parseOrExitCode,
+  usageMistake,
   type CommandSpec,
   type OptionSpec,
 } from './args.ts';

@@ -1,0 +1,10 @@
+// The store's backend, chosen by the URL: here, where neither store imports it (store.ts holds what
+// both share, and each store imports store.ts). Each backend is loaded only when chosen, so a sandbox
+// on SQLite never loads pg.
+import { isPostgresUrl, type Store } from './store.ts';
+
+/** PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it names. */
+export async function openStore(url: string): Promise<Store> {
+  if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url);
+  return new (await import('./store-sqlite.ts')).SqliteStore(url);
+}
