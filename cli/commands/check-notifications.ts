@@ -7,7 +7,7 @@
 // retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
-import { type CommandSpec, helpText, packageFile, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandSpec, packageFile, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
 import {
   fieldAt,
   signTestNotification,

@@ -2,7 +2,7 @@
 // payment-gateway listen --forward-to URL: streams the sandbox's notifications to a local endpoint,
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
-import { type CommandSpec, helpText, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandSpec, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
 import { kindOf, parseNotification } from '../../notifications/index.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';

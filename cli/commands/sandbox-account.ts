@@ -1,6 +1,5 @@
 // What the listen and trigger commands share: the sandbox account they act as (flags, then the
 // environment the sandbox reads, then the sandbox's defaults in the spec's info.x-sandbox).
-import { readFileSync } from 'node:fs';
 import { type OptionSpec, sandboxDefaults } from '../../cli-kit/index.ts';
 
 export interface SandboxAccount {

@@ -2,7 +2,7 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, helpText, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandSpec, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
