@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
-import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';
+import { interpreters, LANGUAGES, missing, runExample } from './interpreters.ts';
 
 const vectorsText = readFileSync(path.join(ROOT, 'generated/hash-vectors.json'), 'utf8');
 const vectors = JSON.parse(vectorsText).vectors as Array<{
@@ -17,18 +17,11 @@ const vectors = JSON.parse(vectorsText).vectors as Array<{
   hash: string;
 }>;
 
-/** The recipes each example signs with, in the form its public clients compute them. */
-export const SIGNS_WITH: Record<Language, string[]> = {
-  php: ['transaction current', 'query current', 'settlement current'],
-  python: ['transaction legacy', 'query legacy', 'settlement current'],
-  ruby: ['transaction legacy', 'query legacy', 'settlement current'],
-};
-
 describe.each(LANGUAGES)('%s hashes', (language) => {
   const why = missing(language);
   it.skipIf(why)(`match the published vectors${why ? ` (skipped: ${why})` : ''}`, async () => {
     const computed = (await runExample(language, 'hash_vectors', [], { input: vectorsText })) as typeof vectors;
-    expect(computed.map((c) => `${c.recipe} ${c.form}`).sort()).toEqual([...SIGNS_WITH[language]].sort());
+    expect(computed.map((c) => `${c.recipe} ${c.form}`).sort()).toEqual([...interpreters[language].signsWith].sort());
     for (const c of computed) {
       const published = vectors.find((v) => v.recipe === c.recipe && v.form === c.form)!;
       expect({ preimage: c.preimage, hash: c.hash }, `${c.recipe} ${c.form}`).toEqual({

@@ -15,6 +15,8 @@ interface Interpreter {
   /** The Debian packages that bring it (what scripts/setup/interpreters.sh installs). */
   packages: string;
   extension: string;
+  /** The hash recipes its example signs with, in the form the public clients of its language compute them. */
+  signsWith: string[];
 }
 
 export const interpreters: Record<Language, Interpreter> = {
@@ -23,18 +25,21 @@ export const interpreters: Record<Language, Interpreter> = {
     check: ['-r', 'exit(function_exists("curl_init") && class_exists("SimpleXMLElement") ? 0 : 1);'],
     packages: 'php-cli php-curl php-xml',
     extension: 'php',
+    signsWith: ['transaction current', 'query current', 'settlement current'],
   },
   python: {
     command: 'python3',
     check: ['-c', 'import urllib.request, xml.etree.ElementTree, hashlib'],
     packages: 'python3',
     extension: 'py',
+    signsWith: ['transaction legacy', 'query legacy', 'settlement current'],
   },
   ruby: {
     command: 'ruby',
     check: ['-e', 'require "net/http"; require "rexml/document"; require "digest/md5"'],
     packages: 'ruby',
     extension: 'rb',
+    signsWith: ['transaction legacy', 'query legacy', 'settlement current'],
   },
 };
 
