@@ -62,6 +62,11 @@ export interface CorpusEntry {
   /** Headers the client sends that matter to the gateway (MW- written SVC-). */
   headers?: Record<string, string>;
   body: Record<string, unknown>;
+  /**
+   * The body exactly as it was on the wire, where the client's source shows it: a request's
+   * form-encoded text (a recorded transcript), an answer's XML document (a recorded or mocked answer).
+   */
+  wireBody?: string;
   expect?: Expect;
   notes: string;
   /** Present when the body keeps the client's real credentials and hash: a signing test vector. */
@@ -152,4 +157,26 @@ export function placeholderRefs(body: Record<string, unknown>): Array<{ field: s
     const m = typeof value === 'string' ? PLACEHOLDER.exec(value) : null;
     return m ? [{ field, kind: m[1]!, ...(m[2] ? { entry: m[2] } : {}) }] : [];
   });
+}
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The elements of an mwResponse answer read by name, as the public clients read them (text only, an
+ * empty element `<a/>` or `<a></a>` is ''). Throws on a document that is not a flat mwResponse.
+ */
+export function xmlAnswerFields(xml: string): Record<string, string> {
+  const root = /^<\?xml[^>]*\?>\s*<mwResponse>([\s\S]*)<\/mwResponse>\s*$/.exec(xml);
+  if (!root) throw new Error(`not an mwResponse document: ${xml.slice(0, 200)}`);
+  const fields: Record<string, string> = {};
+  const element = /\s*(?:<(\w+)\/>|<(\w+)>([^<]*)<\/\2>)/y;
+  let m: RegExpExecArray | null;
+  let end = 0;
+  while ((m = element.exec(root[1]!))) {
+    fields[m[1] ?? m[2]!] = (m[3] ?? '').replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
+    end = element.lastIndex;
+  }
+  const rest = root[1]!.slice(end);
+  if (rest.trim() !== '') throw new Error(`not flat text elements: ${rest.slice(0, 100)}`);
+  return fields;
 }

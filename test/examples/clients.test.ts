@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
 import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
+import { xmlAnswerFields } from '../compat/corpus.ts';
 import { doc } from '../support/contract.ts';
 import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';
 import { startRecordingProxy, type Exchange, type RecordingProxy } from './recording-proxy.ts';
@@ -60,15 +61,6 @@ function wire(language: Language, operation: string): { path: string; methodFiel
   return { path: '/token/', methodField: true };
 }
 
-/** The elements of an mwResponse answer, as the clients read them (an empty element is ''). */
-function xmlFields(xml: string): Record<string, string> {
-  const root = /^<\?xml[^>]*\?>\s*<mwResponse>([\s\S]*)<\/mwResponse>\s*$/.exec(xml);
-  if (!root) throw new Error(`not an mwResponse document: ${xml.slice(0, 200)}`);
-  const fields: Record<string, string> = {};
-  for (const m of root[1]!.matchAll(/<(\w+)\/>|<(\w+)>([^<]*)<\/\2>/g)) fields[m[1] ?? m[2]!] = m[1] ? '' : m[3]!;
-  return fields;
-}
-
 /** The request and the answer of one exchange, checked as the language's clients put them on the wire. */
 function checkWire(language: Language, operation: string, exchange: Exchange) {
   const expected = wire(language, operation);
@@ -82,7 +74,7 @@ function checkWire(language: Language, operation: string, exchange: Exchange) {
   if (operation === 'getSettlement' && exchange.status === 200) return;
   expect(exchange.answerType, seen).toMatch(/^application\/xml/);
   // The answer as the wire has it: the clients' reading of it must be the same fields.
-  return xmlFields(exchange.answer.toString('utf8'));
+  return xmlAnswerFields(exchange.answer.toString('utf8'));
 }
 
 interface Target {
