@@ -169,10 +169,10 @@ export function xmlAnswerFields(xml: string): Record<string, string> {
   const root = /^<\?xml[^>]*\?>\s*<mwResponse>([\s\S]*)<\/mwResponse>\s*$/.exec(xml);
   if (!root) throw new Error(`not an mwResponse document: ${xml.slice(0, 200)}`);
   const fields: Record<string, string> = {};
+  // Each element right after the previous one (sticky): anything else between them is not flat text.
   const element = /\s*(?:<(\w+)\/>|<(\w+)>([^<]*)<\/\2>)/y;
-  let m: RegExpExecArray | null;
   let end = 0;
-  while ((m = element.exec(root[1]!))) {
+  for (let m = element.exec(root[1]!); m; m = element.exec(root[1]!)) {
     fields[m[1] ?? m[2]!] = (m[3] ?? '').replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
     end = element.lastIndex;
   }
