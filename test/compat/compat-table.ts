@@ -17,7 +17,7 @@ const MODES: Record<string, string> = {
 };
 
 /** What the sandbox does with one call: served, refused on purpose, or not this API at all. */
-function status(entry: CorpusEntry): { mark: string; why?: string } {
+function status(entry: CorpusEntry): { mark: string; why?: string | undefined } {
   if (entry.id in outOfScope) return { mark: '–', why: outOfScope[entry.id] };
   if (entry.id in notAccepted) return { mark: '✗', why: notAccepted[entry.id] };
   if (entry.id in outcomeNotReproduced) return { mark: '✓*', why: outcomeNotReproduced[entry.id] };
