@@ -61,8 +61,11 @@ export function runExample(
   language: Language,
   script: string,
   args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
+  options: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<unknown> {
+  // A liveness guard, not a timing check: a server that holds the connection fails the test
+  // with what the client printed, instead of each client waiting out its own HTTP timeout.
+  const timeoutMs = options.timeoutMs ?? 20_000;
   const { command, extension } = interpreters[language];
   const file = path.join(ROOT, 'examples', language, `${script}.${extension}`);
   return new Promise((resolve, reject) => {
@@ -72,8 +75,13 @@ export function runExample(
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${language} ${script} ${args.join(' ')} had no answer within ${timeoutMs} ms:\n${err}${out}`));
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(guard);
       if (code !== 0) return reject(new Error(`${language} ${script} ${args.join(' ')} exited ${code}:\n${err}${out}`));
       try {
         resolve(JSON.parse(out));
