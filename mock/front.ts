@@ -170,6 +170,9 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       if (form) {
         headers['content-type'] = 'application/json';
         headers[apiVersion.name.toLowerCase()] = apiVersion.value;
+        // The form mode reads no Accept (docs/WIRE-FORMATS.md; Omnipay sends text/xml, which Prism
+        // would refuse 406): Prism is asked for the JSON it answers, or a file result's own type.
+        headers.accept = route?.accept ?? 'application/json';
       }
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;

@@ -17,6 +17,7 @@ import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
 import { handlersModule } from './generators/handlers.ts';
 import { hashRecipesModule } from './generators/hash-recipes.ts';
+import { hashVectorsFile } from './generators/hash-vectors.ts';
 import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
@@ -53,6 +54,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'types.ts': await typesModule(doc),
     'methods.ts': methodsModule(ops),
     'hash-recipes.ts': hashRecipesModule(doc),
+    'hash-vectors.json': hashVectorsFile(doc),
     'operations.ts': operationsModule(doc, ops),
     'webhooks.ts': webhooksModule(doc, ops),
     'sandbox-control.ts': await controlTypesModule(root),

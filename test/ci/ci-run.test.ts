@@ -25,6 +25,7 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2)
   await copyFile(path.join(ROOT, '.ci/run'), path.join(dir, '.ci/run'));
   await mkdir(path.join(dir, 'scripts/setup'), { recursive: true });
   await executable(path.join(dir, 'scripts/setup/chromium.sh'), 'echo "Chromium ready"');
+  await executable(path.join(dir, 'scripts/setup/interpreters.sh'), 'echo "php: ok"');
   // scripts/postgres/ensure.sh stand-in: progress on stderr, the URL on stdout (as the real one).
   await mkdir(path.join(dir, 'scripts/postgres'), { recursive: true });
   await executable(

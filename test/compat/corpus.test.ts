@@ -12,6 +12,7 @@ import {
   loadCorpusFiles,
   loadHashVectors,
   placeholderRefs,
+  xmlAnswerFields,
 } from './corpus.ts';
 
 const files = loadCorpusFiles();
@@ -127,6 +128,30 @@ describe('compatibility corpus', () => {
         for (const ref of placeholderRefs(e.body))
           if (ref.entry) expect(seen.has(ref.entry), `${e.id}.${ref.field} -> ${ref.entry}`).toBe(true);
         seen.add(e.id);
+      }
+    }
+  });
+
+  it('holds recorded wire bodies: XML answers whose elements are their body, form requests whose fields are theirs', () => {
+    const recorded = entries.filter((e) => e.wireBody !== undefined);
+    expect(recorded.filter((e) => e.kind === 'answer').length).toBeGreaterThan(0);
+    expect(recorded.filter((e) => e.kind === 'request').length).toBeGreaterThan(0);
+    for (const entry of recorded) {
+      if (entry.kind === 'answer') {
+        expect(xmlAnswerFields(entry.wireBody!), entry.id).toEqual(entry.body);
+        continue;
+      }
+      const sent = [...new URLSearchParams(entry.wireBody)];
+      // The same names in the same order, and the same values but for the credentials and the hash,
+      // which the corpus writes as placeholders (the client's own account is in the transcript).
+      expect(
+        sent.map(([name]) => name),
+        entry.id,
+      ).toEqual(Object.keys(entry.body));
+      for (const [name, value] of sent) {
+        const converted = entry.body[name];
+        if (typeof converted === 'string' && converted.startsWith('<')) continue;
+        expect(value, `${entry.id}.${name}`).toBe(converted);
       }
     }
   });

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 export const CORPUS_DIR = join(import.meta.dirname, 'corpus');
 
@@ -62,6 +63,11 @@ export interface CorpusEntry {
   /** Headers the client sends that matter to the gateway (MW- written SVC-). */
   headers?: Record<string, string>;
   body: Record<string, unknown>;
+  /**
+   * The body exactly as it was on the wire, where the client's source shows it: a request's
+   * form-encoded text (a recorded transcript), an answer's XML document (a recorded or mocked answer).
+   */
+  wireBody?: string;
   expect?: Expect;
   notes: string;
   /** Present when the body keeps the client's real credentials and hash: a signing test vector. */
@@ -152,4 +158,25 @@ export function placeholderRefs(body: Record<string, unknown>): Array<{ field: s
     const m = typeof value === 'string' ? PLACEHOLDER.exec(value) : null;
     return m ? [{ field, kind: m[1]!, ...(m[2] ? { entry: m[2] } : {}) }] : [];
   });
+}
+
+const xml = new XMLParser({ parseTagValue: false, trimValues: true, ignoreDeclaration: true, isArray: () => true });
+
+/**
+ * The elements of a recorded mwResponse answer read by name, as the public clients read them (text
+ * only, an empty element `<a/>` or `<a></a>` is ''), whatever its declaration says (Omnipay's mock
+ * has none of the encoding). Throws on a document that is not a flat mwResponse: this package's own
+ * answers are read strictly by contract/xml.ts.
+ */
+export function xmlAnswerFields(text: string): Record<string, string> {
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg}`);
+  const parsed = xml.parse(text) as Record<string, Array<Record<string, unknown[]>>>;
+  if (Object.keys(parsed).join() !== 'mwResponse') throw new Error(`the root is not mwResponse: ${text.slice(0, 200)}`);
+  const fields: Record<string, string> = {};
+  for (const [name, values] of Object.entries(parsed.mwResponse![0] ?? {})) {
+    if (values.length !== 1 || typeof values[0] === 'object') throw new Error(`<${name}> is not one text element`);
+    fields[name] = String(values[0] ?? '');
+  }
+  return fields;
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The interpreters the examples in examples/php, examples/python and examples/ruby run on, from
+# Debian's packages when the machine lacks them (as scripts/postgres/ensure.sh does for PostgreSQL):
+# PHP with curl and SimpleXML (php-cli php-curl php-xml), Ruby with net/http and REXML (ruby: on
+# Debian 12's Ruby 3.1 REXML is a bundled gem inside libruby3.1, there is no ruby-rexml package),
+# Python 3 (xml.etree and urllib are in its standard library). Installed once, before the tests, so no
+# test's time limit runs while apt works; waits for dpkg's lock rather than failing on it.
+#
+# Prints one line per language on stdout: `php: ok`, or `php: missing (why)`. Exits 0 either way:
+# a machine where they cannot be installed runs the tests, which skip those languages saying why
+# (test/examples/interpreters.ts asks the interpreters themselves).
+set -uo pipefail
+log() { echo "interpreters: $*" >&2; }
+
+# Each language: the check that it runs with what the examples need, and the packages that bring it.
+php_ok() { php -r 'exit(function_exists("curl_init") && class_exists("SimpleXMLElement") ? 0 : 1);' 2>/dev/null; }
+ruby_ok() { ruby -e 'require "net/http"; require "rexml/document"; require "digest/md5"' 2>/dev/null; }
+python_ok() { python3 -c 'import urllib.request, xml.etree.ElementTree, hashlib' 2>/dev/null; }
+declare -A packages=([php]="php-cli php-curl php-xml" [ruby]="ruby" [python]="python3")
+
+missing=()
+for lang in php ruby python; do "${lang}_ok" || missing+=("$lang"); done
+
+if ((${#missing[@]})); then
+  wanted=$(for lang in "${missing[@]}"; do echo "${packages[$lang]}"; done | tr '\n' ' ')
+  if [[ $(id -u) -ne 0 ]]; then
+    log "missing ${missing[*]}; installing $wanted needs root"
+  elif ! command -v apt-get >/dev/null; then
+    log "missing ${missing[*]}; no apt-get on this machine to install $wanted"
+  else
+    log "installing $wanted from Debian's packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt=(apt-get -qq -o DPkg::Lock::Timeout=600)
+    # The package lists may be absent on a fresh image: update only when a first install fails.
+    # shellcheck disable=SC2086
+    "${apt[@]}" install -y --no-install-recommends $wanted >/dev/null 2>&1 \
+      || { "${apt[@]}" update >&2 && "${apt[@]}" install -y --no-install-recommends $wanted >/dev/null; } \
+      || log "apt-get could not install $wanted"
+  fi
+fi
+
+for lang in php ruby python; do
+  if "${lang}_ok"; then echo "$lang: ok"; else echo "$lang: missing (packages: ${packages[$lang]})"; fi
+done
