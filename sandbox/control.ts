@@ -7,7 +7,7 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
+import { type GatewayHandlers, type HandlerContext, parseJson, type Refusal } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
@@ -192,11 +192,16 @@ export class Control {
     if (!account) return json(refusedInteger(refusals.credentials()));
     let body: unknown = {};
     if (chunks.length) {
+      // The gateway's own reading: bounded depth, no key sent twice, finite numbers.
+      let parsed: ReturnType<typeof parseJson>;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
       } catch {
         return json(refusedInteger(refusals.notJson()));
       }
+      if ('body' in parsed) return json(refusedInteger(refusals.bodyInvalid(parsed.body)));
+      if ('field' in parsed) return json(refusedInteger(refusals.invalid(parsed.field, parsed.rule)));
+      body = parsed.ok;
     }
     const route = `${req.method} ${path
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')

@@ -83,6 +83,7 @@ export const controlRefusals = {
   credentials: () =>
     refuse(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'),
   notJson: () => refuse(-2, forms.body('is not JSON')),
+  bodyInvalid: (why: string) => refuse(-2, forms.body(why)),
   badAfter: () => fieldInvalid('after', 'must be an integer of 0 or more'),
   badWaitSeconds: () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
   noSuchDelivery: () => fieldInvalid('id', 'no such delivery of this account'),

@@ -20,5 +20,6 @@ export { forms, refusalFields, refusals, refuse, type Refusal } from './core/ref
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
+export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';
