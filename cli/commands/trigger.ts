@@ -2,7 +2,7 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, helpText, parseOrExitCode } from '../args.ts';
+import { type CommandSpec, helpText, ownEntry, parseOrExitCode } from '../args.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -114,7 +114,7 @@ export async function run(argv: string[], options: { print?: (line: string) => v
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;
   const event = positionals[0];
-  const trigger = event === undefined ? undefined : TRIGGERS[event];
+  const trigger = event === undefined ? undefined : ownEntry(TRIGGERS, event);
   if (!trigger || positionals.length !== 1) {
     print(
       `trigger: ${event === undefined ? 'name an EVENT' : `no event ${JSON.stringify(event)}`}; one of ${Object.keys(TRIGGERS).join(', ')}\n\n${helpText(COMMAND)}`,
