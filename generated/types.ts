@@ -2265,6 +2265,11 @@ export interface components {
          */
         Money: number;
         /**
+         * @description An amount a request moves (a payout, a PayTo payment or its terms, a refund) in whole cents of the major unit, above zero (0, -0 and below are refused). Whole cents are x-decimals 2 (at most two decimals as written), the contract's keyword, because multipleOf 0.01 is computed in binary floats by most validators (0.29 / 0.01 is 28.999999999999996).
+         * @example 25.5
+         */
+        PositiveMoney: components["schemas"]["Money"];
+        /**
          * @description How payments under the agreement are set. BALN is shown by the seed (§4.5); the others are the NPP PayTo values.
          * @enum {string}
          */
@@ -2283,10 +2288,10 @@ export interface components {
             arrangement?: string;
             approvalDate?: components["schemas"]["Date"];
             payment?: {
-                amount?: components["schemas"]["Money"];
-                maximum?: components["schemas"]["Money"];
-                firstPaymentAmount?: components["schemas"]["Money"];
-                lastPaymentAmount?: components["schemas"]["Money"];
+                amount?: components["schemas"]["PositiveMoney"];
+                maximum?: components["schemas"]["PositiveMoney"];
+                firstPaymentAmount?: components["schemas"]["PositiveMoney"];
+                lastPaymentAmount?: components["schemas"]["PositiveMoney"];
                 firstPaymentDate?: components["schemas"]["Date"];
                 lastPaymentDate?: components["schemas"]["Date"];
                 type?: components["schemas"]["PaymentType"];
@@ -2364,7 +2369,7 @@ export interface components {
         PayToPaymentTransaction: {
             reference: components["schemas"]["ReferenceID"];
             product?: components["schemas"]["ProductText"];
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             /** @description True on the agreement's last payment. */
             lastPayment?: boolean;
         };
@@ -2547,7 +2552,7 @@ export interface components {
          * @description Return amount of a received payment to its payer. Refunds in total never exceed the payment.
          */
         PayIdRefundRequest: {
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             reason?: string;
         };
         /**
@@ -2587,7 +2592,7 @@ export interface components {
         PayoutTransactionDetail: {
             reference: components["schemas"]["ReferenceID"];
             product?: components["schemas"]["ProductText"];
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             bsb: components["schemas"]["Bsb"];
             accNumber: components["schemas"]["AccountNumber"];
         };
