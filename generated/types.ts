@@ -2453,7 +2453,7 @@ export interface components {
         };
         /**
          * Format: email
-         * @description A PayID, in this gateway an e-mail style address such as customer-123@merchant.payid.test.
+         * @description A PayID, in this gateway an e-mail style address such as customer-123@merchant.payid.test. One address whatever its letter case, as the NPP's PayID service holds e-mail PayIDs; it is compared, stored and answered in lower case, so a case variant of a registered PayID is taken, and a lookup by any variant finds it.
          */
         PayId: string;
         /**
