@@ -2229,10 +2229,13 @@ export interface components {
         ResponseCode: string | number;
         /**
          * BatchLine
-         * @description One transaction of a batch and its outcome.
+         * @description One line of a batch file and its outcome. Every line of the file has one, in the file's order; a line the request would refuse (a field its request, /token processCard, refuses, or a line without the file's columns) is refused here with the same responseCode and message, and is never dropped.
          */
         BatchLine: {
-            transactionReferenceID: components["schemas"]["ReferenceID"];
+            /** @description The line of the batch file, its header being line 1. Absent from lines stored before it was added. */
+            line?: number;
+            /** @description The line's reference; absent when the line's own is not a valid reference (the line is refused). */
+            transactionReferenceID?: components["schemas"]["ReferenceID"];
             transactionID?: components["schemas"]["TransactionID"];
             transactionAmount?: components["schemas"]["CardAmount"];
             responseCode: components["schemas"]["ResponseCode"];

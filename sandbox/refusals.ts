@@ -64,7 +64,8 @@ export const sandboxRefusals = {
     fieldInvalid('batchFile', `its CSV columns must be ${columns.join(',')}`),
   batchTooManyLines: (lines: number) => fieldInvalid('batchFile', `its CSV must not hold more than ${lines} lines`),
   /** A batch line's field that fails its column's rule (the rule is the column's, not repeated per line). */
-  batchLineField: (field: string) => refuse(-2, forms.field(field, 'is invalid')),
+  batchLineShape: (count: number, columns: number) =>
+    fieldInvalid('batchFile', `the line has ${count} fields; the file has ${columns} columns`),
   batchLineHoldsCard: (line: number) => fieldInvalid('batchFile', `line ${line} must not hold a card number`),
   conflictsWithStored: (field: string) => fieldInvalid(field, 'conflicts with a stored record'),
   conflictsWithStoredRecord: () => refuse(-2, 'The request conflicts with a stored record'),

@@ -15,7 +15,7 @@ export type {
 } from './core/types.ts';
 export type { Answer, GatewayHandlers, HandlerInput, HandlerName, HandlerResult } from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
-export { forms, refusalFields, refusals, refuse, type Refusal } from './core/refusals.ts';
+export { forms, refusalFields, refusalFor, refusals, refuse, type Refusal } from './core/refusals.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
