@@ -14,6 +14,8 @@ import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
+import type { Send } from './notify-send.ts';
+import { notifyFieldRefusal } from './url-policy.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
 /** Every control request is a few fields: anything larger is refused unread. */
@@ -82,8 +84,8 @@ export class Control {
   }
 
   /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
-  recording(send: typeof fetch): typeof fetch {
-    return (async (url: string, init: RequestInit) => {
+  recording(send: Send): Send {
+    return async (url, init, address) => {
       const started = performance.now();
       const attempt: Attempt = {
         url: String(url),
@@ -95,13 +97,13 @@ export class Control {
       if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
       this.attempts.push(attempt);
       try {
-        const response = await send(url, init);
+        const response = await send(url, init, address);
         attempt.status = response.status;
         return response;
       } finally {
         attempt.ms = Math.round(performance.now() - started);
       }
-    }) as typeof fetch;
+    };
   }
 
   /**
@@ -203,6 +205,9 @@ export class Control {
       if ('field' in parsed) return json(refusedInteger(refusals.invalid(parsed.field, parsed.rule)));
       body = parsed.ok;
     }
+    // The same address policy as the gateway's fields: a control route registers no address it refuses.
+    const unsafe = notifyFieldRefusal(body, this.sb.policy);
+    if (unsafe) return json(refusedInteger(refusals.invalid(unsafe.field, unsafe.why)));
     const route = `${req.method} ${path
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')

@@ -10,7 +10,7 @@
 import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
 import { luhn } from './cards.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
-import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
+import { notifyFieldRefusal, type UrlPolicy } from './url-policy.ts';
 
 type Handler = (
   input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> },
@@ -149,11 +149,8 @@ export function guarded(
         cardNumberOutsideCardFields(input.params, cardFields) ??
         cardNumberOutsideCardFields(input.query, cardFields);
       if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));
-      const body = (input.body ?? {}) as Record<string, unknown>;
-      for (const name of NOTIFY_URL_FIELDS) {
-        const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
-        if (why) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(name, why));
-      }
+      const unsafe = notifyFieldRefusal(input.body, policy);
+      if (unsafe) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(unsafe.field, unsafe.why));
       const refused = (error: unknown) => {
         const refusal = constraintRefusal(error);
         if (refusal === undefined) throw error;

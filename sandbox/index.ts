@@ -31,7 +31,8 @@ import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
-import { policyFromEnv } from './url-policy.ts';
+import { pinnedSend, type Send } from './notify-send.ts';
+import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { openStore, type Store } from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
@@ -93,8 +94,17 @@ export interface SandboxOptions {
   /** SQLite file, :memory:, or a postgres:// URL. Default: PGW_DB, else ./data/sandbox.db. */
   dbPath?: string;
   env?: NodeJS.ProcessEnv;
-  /** How notifications are sent (tests record them). */
+  /**
+   * How notifications are sent (tests record them): a fetch that decides where it connects. Without
+   * it, the sandbox's own sender connects to the address the URL policy checked (notify-send.ts).
+   */
   fetch?: typeof fetch;
+  /**
+   * How host names of notification URLs are resolved at send time, each address held to the URL
+   * policy. Default: the system's resolver, unless `fetch` is given (then names are not resolved
+   * unless this is given too: tests resolve with a stub, never over the network).
+   */
+  resolve?: Resolve;
   logger?: Logger;
   /**
    * Serve the control API under /_sandbox/ (sandbox/control.openapi.yaml). Refused whatever is asked
@@ -145,19 +155,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     throw error;
   }
   const policy = policyFromEnv(env);
-  const send = options.fetch ?? fetch;
+  const given = options.fetch;
+  const send: Send = given ? (url, init) => given(url, init) : pinnedSend;
+  const resolve = options.resolve ?? (given ? undefined : resolveAll);
+  if (seed.partnerNotifyURL) {
+    const why = urlRefusal(seed.partnerNotifyURL, policy);
+    if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
+  }
   // The control API records every delivery attempt: the notifier sends through whatever `post` is.
-  let post: typeof fetch = send;
-  const notifier = new Notifier(
-    store,
-    clock,
-    spec,
-    ((url: string, init: RequestInit) => post(url, init)) as typeof fetch,
-    policy,
-  );
+  let post: Send = send;
+  const notifier = new Notifier(store, clock, spec, (url, init, address) => post(url, init, address), policy, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   await syncClock(store, clock);
-  const sb: Sandbox = { store, clock, vault, notifier, spec };
+  const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
