@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { type GatewayHandlers, type HandlerContext, parseJson, type Refusal } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
-import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
+import { advance as advanceClock, clockOf, onAccountTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
@@ -190,8 +190,19 @@ export class Control {
       chunks.push(chunk as Buffer);
     }
     const account = await this.authenticate(req.headers.authorization);
-    await syncClock(this.sb.store, this.sb.clock); // another instance may have moved it
     if (!account) return json(refusedInteger(refusals.credentials()));
+    // Every route on the caller's time, its offset read first (another instance may have moved it).
+    return onAccountTime(this.sb.store, this.sb.clock, account, () => this.route(req, url, path, account, chunks));
+  }
+
+  private async route(
+    req: http.IncomingMessage,
+    url: URL,
+    path: string,
+    account: { kind: string; id: string; apiKey: string; passphrase: string },
+    chunks: Buffer[],
+  ): Promise<{ status: number; type: string; body: string }> {
+    const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
     let body: unknown = {};
     if (chunks.length) {
       // The gateway's own reading: bounded depth, no key sent twice, finite numbers.
@@ -218,7 +229,9 @@ export class Control {
       case 'GET /clock':
         return json(this.clock());
       case 'POST /clock/advance':
-        return json(this.check('Advance', body) ?? (await this.advance(body as { seconds?: number; days?: number })));
+        return json(
+          this.check('Advance', body) ?? (await this.advance(account, body as { seconds?: number; days?: number })),
+        );
       case 'POST /outcomes/next': {
         const bad = this.check('ForcedOutcome', body);
         if (bad) return json(bad);
@@ -316,6 +329,7 @@ export class Control {
     return validate(body) ? undefined : refusedInteger(refusalOf(validate.errors![0]!));
   }
 
+  /** The caller's clock (the route runs on its time). */
   private clock() {
     const now = this.sb.clock.now();
     return {
@@ -325,8 +339,9 @@ export class Control {
     };
   }
 
-  private async advance(by: { seconds?: number; days?: number }) {
-    await advanceClock(this.sb.store, this.sb.clock, (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
+  private async advance(account: { kind: string; id: string }, by: { seconds?: number; days?: number }) {
+    const ms = (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000;
+    await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }

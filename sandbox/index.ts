@@ -14,7 +14,7 @@ import {
 } from '../server-stubs/index.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
-import { sync as syncClock } from './clock-store.ts';
+import { onCallersTime } from './clock-store.ts';
 import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
@@ -166,7 +166,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   let post: Send = send;
   const notifier = new Notifier(store, clock, spec, (url, init, address) => post(url, init, address), policy, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
-  await syncClock(store, clock);
   const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
@@ -179,16 +178,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     handlers = control.wrap(handlers);
   }
   const core = createGateway({
-    handlers: guarded(handlers, spec, policy),
+    // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
+    handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
     accounts: storeAccounts(store, clock),
     transaction: (work, operationId) =>
-      // The shared clock read first: another instance on the store may have moved it.
-      OUTSIDE_UNIT.has(operationId)
-        ? syncClock(store, clock).then(work)
-        : store.transaction(async () => {
-            await syncClock(store, clock);
-            return work();
-          }),
+      OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });

@@ -11,7 +11,6 @@ import { hashRecipes } from '../generated/hash-recipes.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import { sync as syncClock } from './clock-store.ts';
 import { claimDue, settle } from './delivery-queue.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
@@ -88,7 +87,7 @@ export class Notifier {
       JSON.stringify(body),
       signer.kind,
       signer.id,
-      this.clock.timestamp(),
+      this.clock.baseTimestamp(),
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size)
@@ -196,12 +195,11 @@ export class Notifier {
 
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
-    await syncClock(this.store, this.clock);
     for (;;) {
       const due = await claimDue(this.store, {
         by: this.instanceId,
-        now: this.clock.timestamp(),
-        until: this.clock.timestamp(LEASE_MS),
+        now: this.clock.baseTimestamp(),
+        until: this.clock.baseTimestamp(LEASE_MS),
         maxAttempts: MAX_ATTEMPTS,
         limit: CLAIM_LIMIT,
       });
@@ -237,8 +235,8 @@ export class Notifier {
     await settle(this.store, Number(n.id), this.instanceId, {
       ok,
       status,
-      at: this.clock.timestamp(),
-      retryAt: this.clock.timestamp(retryIn),
+      at: this.clock.baseTimestamp(),
+      retryAt: this.clock.baseTimestamp(retryIn),
     });
     return ok;
   }

@@ -7,7 +7,7 @@ import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
-import { sync as syncClock } from '../clock-store.ts';
+import { onAccountTime } from '../clock-store.ts';
 import { batchId } from '../ids.ts';
 import { unzipCappedInSlices } from '../unzip.ts';
 import type { Row, Store } from '../store.ts';
@@ -69,6 +69,13 @@ export const BATCH_SLICE_MIN_LINES = 32;
  * batch's row is locked until the commit: one instance at a time runs a batch, from where it stopped.
  */
 export async function runBatchSlice(sb: Sandbox, id: string, check: LineChecker): Promise<boolean> {
+  const owner = await sb.store.get('SELECT merchant_id FROM batches WHERE id = ?', id);
+  if (!owner) return false;
+  // Its lines are charged on its merchant's time, wherever the slice runs.
+  return onAccountTime(sb.store, sb.clock, { kind: 'merchant', id: owner.merchant_id }, () => runSlice(sb, id, check));
+}
+
+async function runSlice(sb: Sandbox, id: string, check: LineChecker): Promise<boolean> {
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
   const batch = await store.get(
@@ -198,7 +205,6 @@ export class BatchRunner {
     let more: boolean;
     try {
       more = await store.transaction(async () => {
-        await syncClock(store, this.sb.clock);
         const pending = await store.get(
           "SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED",
         );
