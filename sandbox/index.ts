@@ -6,6 +6,7 @@ import type http from 'node:http';
 import {
   createGateway,
   createNodeServer,
+  type NodeServerOptions,
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
@@ -133,6 +134,19 @@ const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 /** How long close() waits for requests and background work under way before it closes the store anyway. */
 const CLOSE_GRACE_MS = 10_000;
 
+/**
+ * The HTTP server's options the environment sets: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT, each client
+ * address's share of connections (behind a load balancer every client has its address: raise it).
+ */
+function serverOptions(env: NodeJS.ProcessEnv): NodeServerOptions {
+  const perClient = env.PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT;
+  if (perClient === undefined) return {};
+  const n = Number(perClient);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT must be a whole number of 1 or more, not ${perClient}`);
+  return { maxConnectionsPerClient: n };
+}
+
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
   const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
@@ -204,7 +218,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     seed,
     control,
     server: () => {
-      const server = createNodeServer(gateway);
+      const server = createNodeServer(gateway, serverOptions(env));
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
