@@ -154,8 +154,9 @@ export interface NodeServerOptions {
   /**
    * Connections one client address may hold at once; its connections beyond are closed at once, so
    * that one client (a thousand idle sockets) cannot take every connection from the others. Default
-   * maxConnections / 8 (128). Behind a proxy or load balancer every client has its address: give
-   * maxConnections here, and let the proxy share.
+   * maxConnections / 2 (512): one client alone may still open many (a load test from one machine),
+   * and half the server is always left to the rest. Behind a proxy or load balancer every client has
+   * its address: give maxConnections here, and let the proxy share.
    */
   maxConnectionsPerClient?: number;
 }
@@ -201,6 +202,6 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
     createNodeHandler(gateway),
   );
   server.maxConnections = o.maxConnections;
-  shareConnections(server, options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 8)));
+  shareConnections(server, options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2)));
   return server;
 }
