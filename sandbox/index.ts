@@ -10,9 +10,14 @@ import {
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayResponse,
   type Logger,
   type RequestRecord,
+  refusalFields,
+  route,
 } from '../server-stubs/index.ts';
+import { sandboxRefusals as refusals } from './refusals.ts';
+import { StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import { onCallersTime } from './clock-store.ts';
@@ -133,6 +138,8 @@ export interface RunningSandbox extends Sandbox {
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 /** How long close() waits for requests and background work under way before it closes the store anyway. */
 const CLOSE_GRACE_MS = 10_000;
+/** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
+export const HEALTH_PATH = '/_sandbox/health';
 
 /**
  * The HTTP server's options the environment sets: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT, each client
@@ -159,7 +166,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     passphrase: env.PGW_SANDBOX_PASSPHRASE ?? defaults.passphrase,
     ...(env.PGW_SANDBOX_PARTNER_NOTIFY_URL ? { partnerNotifyURL: env.PGW_SANDBOX_PARTNER_NOTIFY_URL } : {}),
   };
-  const store = await openStore(dbPath);
+  // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
+  const health = new StoreHealth();
+  const store = watched(await openStore(dbPath), health);
   const clock = new Clock();
   let vault: VaultCrypto;
   try {
@@ -203,8 +212,24 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
+  /** While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form. */
+  const unavailable = (verb: string, url: string, seconds: number): GatewayResponse => {
+    const routed = route(verb, url.split('?')[0]!);
+    const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+    return {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' },
+      body: JSON.stringify(refusalFields(code, refusals.storeUnavailable(seconds))),
+    };
+  };
   const respond: Gateway['respond'] = (request) => {
-    const answer = core.respond(request);
+    const wait = health.retryAfter();
+    if (wait !== undefined) return unavailable(request.verb, request.url, wait);
+    const found = core.respond(request);
+    // A request that found the store gone (its failure opened the breaker) is told so, as 503.
+    const outage = (response: GatewayResponse) =>
+      response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
+    const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
       void answer.finally(() => inFlight.delete(answer)).catch(() => {});
@@ -212,6 +237,35 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return answer;
   };
   const gateway: Gateway = { ...core, respond, handle: async (request) => respond(request) };
+  let closing = false;
+  /**
+   * GET /_sandbox/health, for a load balancer: 200 when this instance can serve (its store answers
+   * SELECT 1 within a second, it is not closing), else 503 with Retry-After. No credentials, no data:
+   * the body says ok or unavailable, nothing else.
+   */
+  const health_ = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const answer = (ok: boolean, seconds = 1) => {
+      const body = JSON.stringify({ status: ok ? 'ok' : 'unavailable' });
+      res.writeHead(ok ? 200 : 503, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+        ...(ok ? {} : { 'retry-after': String(seconds) }),
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    if (closing) return answer(false);
+    const wait = health.retryAfter();
+    if (wait !== undefined) return answer(false, wait);
+    const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref());
+    void Promise.race([
+      store.get('SELECT 1 AS ok').then(
+        () => true,
+        () => false,
+      ),
+      timer,
+    ]).then((ok) => answer(ok, health.waitSeconds()));
+  };
   return {
     ...sb,
     gateway,
@@ -225,12 +279,21 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       server.on('request', (req, res) => {
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
+        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
+        if (control && req.url?.startsWith('/_sandbox/')) {
+          const wait = health.retryAfter();
+          if (wait !== undefined) {
+            const answer = unavailable(req.method ?? 'GET', req.url, wait);
+            return void res.writeHead(answer.status, answer.headers).end(answer.body);
+          }
+        }
         if (control?.handle(req, res)) return;
         for (const listener of gatewayListeners) listener(req, res);
       });
       return server;
     },
     close: async () => {
+      closing = true;
       const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
       await store.close();

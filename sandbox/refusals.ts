@@ -68,6 +68,8 @@ export const sandboxRefusals = {
     fieldInvalid('batchFile', `the line has ${count} fields; the file has ${columns} columns`),
   batchLineHoldsCard: (line: number) => fieldInvalid('batchFile', `line ${line} must not hold a card number`),
   conflictsWithStored: (field: string) => fieldInvalid(field, 'conflicts with a stored record'),
+  storeUnavailable: (seconds: number) =>
+    refuse(-4, `The sandbox cannot reach its database: retry after ${seconds} s`, 503),
   conflictsWithStoredRecord: () => refuse(-2, 'The request conflicts with a stored record'),
   /** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
   numbered: (name: NumberedRefusal) => refuse(-2, numberedRefusals[name]),
