@@ -49,9 +49,11 @@ function digitValue(codePoint: number): number {
  * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
  * groups split by up to three characters that are neither letters nor digits (spaces, dashes, dots,
  * slashes, no-break and thin spaces...), standing alone, passing the Luhn check. Read after
- * cardReadable, so digits of any script and invisible characters between them count too.
+ * cardReadable, so digits of any script and invisible characters between them count too. A colon
+ * does not split a card number: it splits the time of a timestamp (2026-11-24 20:26:54 would otherwise
+ * be 14 digits starting with 2, a Luhn match one time in ten).
  */
-const CARD_IN_TEXT = /(?<![\p{L}\p{N}])[2-6](?:[^\p{L}\p{N}]{0,3}[0-9]){12,18}(?![\p{L}\p{N}])/gu;
+const CARD_IN_TEXT = /(?<![\p{L}\p{N}])[2-6](?:[^\p{L}\p{N}:]{0,3}[0-9]){12,18}(?![\p{L}\p{N}])/gu;
 
 export function holdsCardNumber(text: string): boolean {
   const readable = cardReadable(text);
