@@ -2229,12 +2229,11 @@ export interface components {
         ResponseCode: string | number;
         /**
          * BatchLine
-         * @description One line of a batch file and its outcome. Every line of the file has one, in the file's order; a line the request would refuse (a field its request, /token processCard, refuses, or a line without the file's columns) is refused here with the same responseCode and message, and is never dropped.
+         * @description One line of a batch file and its outcome. Every line of the file has one, in the file's order; a line the request would refuse (a field its request, /token processCard, refuses, or a line without the file's columns) is refused here with the same responseCode and message, and is never dropped. transactionReferenceID is absent from a line whose own is not a valid reference.
          */
         BatchLine: {
             /** @description The line of the batch file, its header being line 1. Absent from lines stored before it was added. */
             line?: number;
-            /** @description The line's reference; absent when the line's own is not a valid reference (the line is refused). */
             transactionReferenceID?: components["schemas"]["ReferenceID"];
             transactionID?: components["schemas"]["TransactionID"];
             transactionAmount?: components["schemas"]["CardAmount"];
@@ -2263,15 +2262,10 @@ export interface components {
             accountNumber: components["schemas"]["AccountNumber"];
         };
         /**
-         * @description PayTo and payout amount, a JSON number in the currency's major unit (seed §2 conventions).
+         * @description An amount a request moves (a payout, a PayTo payment or its terms, a refund), a JSON number in the currency's major unit, in whole cents and above zero (0, -0 and below are refused). Whole cents are x-decimals 2 (at most two decimals as written), the contract's keyword, because multipleOf 0.01 is computed in binary floats by most validators (0.29 / 0.01 is 28.999999999999996).
          * @example 25.5
          */
-        Money: number;
-        /**
-         * @description An amount a request moves (a payout, a PayTo payment or its terms, a refund) in whole cents of the major unit, above zero (0, -0 and below are refused). Whole cents are x-decimals 2 (at most two decimals as written), the contract's keyword, because multipleOf 0.01 is computed in binary floats by most validators (0.29 / 0.01 is 28.999999999999996).
-         * @example 25.5
-         */
-        PositiveMoney: components["schemas"]["Money"];
+        PositiveMoney: number;
         /**
          * @description How payments under the agreement are set. BALN is shown by the seed (§4.5); the others are the NPP PayTo values.
          * @enum {string}
@@ -2406,6 +2400,11 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description PayTo and payout amount, a JSON number in the currency's major unit (seed §2 conventions).
+         * @example 25.5
+         */
+        Money: number;
         /**
          * PayToPaymentRecord
          * @description A PayTo payment with what it collected.

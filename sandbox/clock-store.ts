@@ -43,6 +43,15 @@ export function advance(store: Store, clock: Clock, account: string, ms: number)
   });
 }
 
+/** A timestamp of the delivery queue (base time) as the account in scope reads it, on its own time. */
+export function onScopeTime(clock: Clock, baseTimestamp: string): string {
+  const offset = clock.account === undefined ? 0 : clock.offsetOf(clock.account);
+  return new Date(Date.parse(`${baseTimestamp.replace(' ', 'T')}Z`) + offset)
+    .toISOString()
+    .slice(0, 19)
+    .replace('T', ' ');
+}
+
 /** Runs work on the account's time, its offset read from the store first (another instance may have moved it). */
 export async function onAccountTime<T>(
   store: Store,

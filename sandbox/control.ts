@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { type GatewayHandlers, type HandlerContext, parseJson, type Refusal } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
-import { advance as advanceClock, clockOf, onAccountTime } from './clock-store.ts';
+import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
@@ -433,7 +433,8 @@ export class Control {
       body: row.body,
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
-      nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
+      nextAttemptAt:
+        row.delivered || Number(row.attempts) >= 6 ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
       attempts: this.attempts
         .filter((a) => a.url === row.url && a.body === row.body)
         .map(({ at, status, ms }) => ({ at, status, ms })),
