@@ -71,7 +71,9 @@ export function onCallersTime(
   clock: Clock,
 ): GatewayHandlers<HandlerContext> {
   const wrapped: Record<string, unknown> = {};
-  for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Function>))
+  for (const [name, handler] of Object.entries(
+    handlers as unknown as Record<string, (input: unknown, context: HandlerContext) => unknown>,
+  ))
     wrapped[name] = (input: unknown, context: HandlerContext) =>
       onAccountTime(store, clock, context.account, () => handler.call(handlers, input, context));
   return wrapped as unknown as GatewayHandlers<HandlerContext>;

@@ -383,7 +383,10 @@ function leaks(type: string, body: Buffer): boolean {
   if (type.includes('json')) {
     try {
       const strings: string[] = [];
-      JSON.parse(text, (_k, v) => (typeof v === 'string' && strings.push(v), v));
+      JSON.parse(text, (_k, v) => {
+        if (typeof v === 'string') strings.push(v);
+        return v;
+      });
       if (strings.some(holdsCardNumber)) return true;
     } catch {}
   }
