@@ -32,6 +32,13 @@ export interface CommandSpec {
 }
 
 /** A mistake of the user's: printed as one line with the command's name, exit 2. */
+/**
+ * A table's entry for a name a person typed: its own entries only, so that `constructor`, `__proto__`
+ * or `toString` is no entry rather than something every object inherits.
+ */
+export const ownEntry = <T>(table: Record<string, T>, name: string): T | undefined =>
+  Object.hasOwn(table, name) ? table[name] : undefined;
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }

@@ -4,6 +4,7 @@ export {
   countOf,
   helpText,
   isMain,
+  ownEntry,
   parse,
   portOf,
   runCommand,

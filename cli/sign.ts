@@ -11,7 +11,7 @@ import {
   type PreimageObserver,
   signBodyHashes,
 } from '../runtime/signing.ts';
-import { parse, UsageError, type CommandSpec, sandboxDefaults } from '../cli-kit/index.ts';
+import { ownEntry, parse, UsageError, type CommandSpec, sandboxDefaults } from '../cli-kit/index.ts';
 
 export const signSpec = (name: string): CommandSpec => ({
   name,
@@ -63,7 +63,8 @@ export const signSpec = (name: string): CommandSpec => ({
 });
 
 function pairs(list: string[] | undefined, option: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: --field __proto__=x is a field named __proto__, as the body would carry it.
+  const out: Record<string, string> = Object.create(null);
   for (const item of list ?? []) {
     const at = item.indexOf('=');
     if (at < 1) throw new UsageError(`--${option} takes NAME=VALUE, not '${item}'`);
@@ -127,10 +128,11 @@ export function sign({ target, passphrase, body, params, query }: SignInput): {
 } {
   const recipes = hashRecipes as Record<string, HashRecipe>;
   const op: ContractOperation | undefined = operations.find((o) => o.operationId === target);
+  const recipe = ownEntry(recipes, target);
   const uses: { name: string; recipe: string; in: string }[] = op
     ? [...op.hashes]
-    : recipes[target]
-      ? [{ name: target, recipe: target, in: recipes[target].algorithm === 'hmac-sha256' ? 'header' : 'body' }]
+    : recipe
+      ? [{ name: target, recipe: target, in: recipe.algorithm === 'hmac-sha256' ? 'header' : 'body' }]
       : [];
   if (!uses.length) {
     if (op) throw new UsageError(`${target} takes no message hash`);

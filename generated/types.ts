@@ -2230,10 +2230,12 @@ export interface components {
         ResponseCode: string | number;
         /**
          * BatchLine
-         * @description One transaction of a batch and its outcome.
+         * @description One line of a batch file and its outcome. Every line of the file has one, in the file's order; a line the request would refuse (a field its request, /token processCard, refuses, or a line without the file's columns) is refused here with the same responseCode and message, and is never dropped. transactionReferenceID is absent from a line whose own is not a valid reference.
          */
         BatchLine: {
-            transactionReferenceID: components["schemas"]["ReferenceID"];
+            /** @description The line of the batch file, its header being line 1. Absent from lines stored before it was added. */
+            line?: number;
+            transactionReferenceID?: components["schemas"]["ReferenceID"];
             transactionID?: components["schemas"]["TransactionID"];
             transactionAmount?: components["schemas"]["CardAmount"];
             responseCode: components["schemas"]["ResponseCode"];
@@ -2261,10 +2263,10 @@ export interface components {
             accountNumber: components["schemas"]["AccountNumber"];
         };
         /**
-         * @description PayTo and payout amount, a JSON number in the currency's major unit (seed §2 conventions).
+         * @description An amount a request moves (a payout, a PayTo payment or its terms, a refund), a JSON number in the currency's major unit, in whole cents and above zero (0, -0 and below are refused). Whole cents are x-decimals 2 (at most two decimals as written), the contract's keyword, because multipleOf 0.01 is computed in binary floats by most validators (0.29 / 0.01 is 28.999999999999996).
          * @example 25.5
          */
-        Money: number;
+        PositiveMoney: number;
         /**
          * @description How payments under the agreement are set. BALN is shown by the seed (§4.5); the others are the NPP PayTo values.
          * @enum {string}
@@ -2284,10 +2286,10 @@ export interface components {
             arrangement?: string;
             approvalDate?: components["schemas"]["Date"];
             payment?: {
-                amount?: components["schemas"]["Money"];
-                maximum?: components["schemas"]["Money"];
-                firstPaymentAmount?: components["schemas"]["Money"];
-                lastPaymentAmount?: components["schemas"]["Money"];
+                amount?: components["schemas"]["PositiveMoney"];
+                maximum?: components["schemas"]["PositiveMoney"];
+                firstPaymentAmount?: components["schemas"]["PositiveMoney"];
+                lastPaymentAmount?: components["schemas"]["PositiveMoney"];
                 firstPaymentDate?: components["schemas"]["Date"];
                 lastPaymentDate?: components["schemas"]["Date"];
                 type?: components["schemas"]["PaymentType"];
@@ -2365,7 +2367,7 @@ export interface components {
         PayToPaymentTransaction: {
             reference: components["schemas"]["ReferenceID"];
             product?: components["schemas"]["ProductText"];
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             /** @description True on the agreement's last payment. */
             lastPayment?: boolean;
         };
@@ -2399,6 +2401,11 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description PayTo and payout amount, a JSON number in the currency's major unit (seed §2 conventions).
+         * @example 25.5
+         */
+        Money: number;
         /**
          * PayToPaymentRecord
          * @description A PayTo payment with what it collected.
@@ -2449,7 +2456,7 @@ export interface components {
         };
         /**
          * Format: email
-         * @description A PayID, in this gateway an e-mail style address such as customer-123@merchant.payid.test.
+         * @description A PayID, in this gateway an e-mail style address such as customer-123@merchant.payid.test. One address whatever its letter case, as the NPP's PayID service holds e-mail PayIDs; it is compared, stored and answered in lower case, so a case variant of a registered PayID is taken, and a lookup by any variant finds it.
          */
         PayId: string;
         /**
@@ -2548,7 +2555,7 @@ export interface components {
          * @description Return amount of a received payment to its payer. Refunds in total never exceed the payment.
          */
         PayIdRefundRequest: {
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             reason?: string;
         };
         /**
@@ -2588,7 +2595,7 @@ export interface components {
         PayoutTransactionDetail: {
             reference: components["schemas"]["ReferenceID"];
             product?: components["schemas"]["ProductText"];
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             bsb: components["schemas"]["Bsb"];
             accNumber: components["schemas"]["AccountNumber"];
         };

@@ -2,6 +2,7 @@
 // credentials and hashes against.
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
+import { onAccountTime } from './clock-store.ts';
 import type { Row, Store } from './store.ts';
 
 const toAccount = (row: Row): Account => ({
@@ -19,12 +20,14 @@ export function storeAccounts(store: Store, clock: Clock): Accounts {
     },
     findByAccessToken: async (token) => {
       const row = await store.get(
-        'SELECT a.* FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ? AND t.expires_at > ?',
+        'SELECT a.*, t.expires_at FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ?',
         'merchant',
         token,
-        clock.timestamp(),
       );
-      return row && toAccount(row);
+      if (!row) return undefined;
+      // Expired on its merchant's time: that merchant's clock, not another account's, ends it.
+      const now = await onAccountTime(store, clock, { kind: 'merchant', id: row.id }, () => clock.timestamp());
+      return row.expires_at > now ? toAccount(row) : undefined;
     },
   };
 }

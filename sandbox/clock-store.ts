@@ -1,23 +1,80 @@
-// The sandbox clock's shared offset, kept in the store: instances on one database see the same time
-// after the control API moves it on any of them. An advance is added in the store (offset + ms, in
-// one statement, so advances made at once on two instances both count) and read back; every
-// instance reads it again before each request, delivery run and batch slice (`sync`).
+// Each account's clock offset, kept in the store: instances on one database see the same time for an
+// account after the control API moves it on any of them, and no other account's time moves. An
+// advance is added in the store (offset + ms, in one statement, so advances made at once on two
+// instances both count) and read back; every instance reads the account's again before its requests,
+// and before a batch slice it runs for it (`sync`).
+import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import type { Store } from './store.ts';
 
-const READ = "SELECT offset_ms FROM sandbox_clock WHERE name = 'sandbox'";
+/** The clock's name for an account (merchants and partners are separate kinds). */
+export const clockOf = (account: { kind: string; id: string }) => `${account.kind}:${account.id}`;
 
-/** Takes the store's offset into the clock. */
-export async function sync(store: Store, clock: Clock): Promise<void> {
-  const row = await store.get<{ offset_ms: number }>(READ);
-  clock.share(Number(row?.offset_ms ?? 0));
+/** Takes the store's offset of this account into the clock. */
+export async function sync(store: Store, clock: Clock, account: string): Promise<void> {
+  const row = await store.get<{ offset_ms: number }>('SELECT offset_ms FROM sandbox_clock WHERE name = ?', account);
+  clock.share(account, Number(row?.offset_ms ?? 0));
 }
 
-/** Moves the shared clock on by ms, for every instance on the store. */
-export function advance(store: Store, clock: Clock, ms: number): Promise<void> {
+/**
+ * Moves the account's clock on by ms, for every instance on the store. Its notifications waiting for a
+ * retry come due as its time moves: the delivery queue schedules in the base time, so their next
+ * attempts move back by as much.
+ */
+export function advance(store: Store, clock: Clock, account: string, ms: number): Promise<void> {
+  const by = Math.round(ms);
   return store.transaction(async () => {
-    await store.run("INSERT OR IGNORE INTO sandbox_clock (name, offset_ms) VALUES ('sandbox', 0)");
-    await store.run("UPDATE sandbox_clock SET offset_ms = offset_ms + ? WHERE name = 'sandbox'", Math.round(ms));
-    await sync(store, clock);
+    await store.run('INSERT OR IGNORE INTO sandbox_clock (name, offset_ms) VALUES (?, 0)', account);
+    await store.run('UPDATE sandbox_clock SET offset_ms = offset_ms + ? WHERE name = ?', by, account);
+    const [kind, ...id] = account.split(':');
+    for (const n of await store.all(
+      'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0',
+      kind,
+      id.join(':'),
+    )) {
+      const at = new Date(Date.parse(`${String(n.next_attempt_at).replace(' ', 'T')}Z`) - by);
+      await store.run(
+        'UPDATE notifications SET next_attempt_at = ? WHERE id = ?',
+        at.toISOString().slice(0, 19).replace('T', ' '),
+        n.id,
+      );
+    }
+    await sync(store, clock, account);
   });
+}
+
+/** A timestamp of the delivery queue (base time) as the account in scope reads it, on its own time. */
+export function onScopeTime(clock: Clock, baseTimestamp: string): string {
+  const offset = clock.account === undefined ? 0 : clock.offsetOf(clock.account);
+  return new Date(Date.parse(`${baseTimestamp.replace(' ', 'T')}Z`) + offset)
+    .toISOString()
+    .slice(0, 19)
+    .replace('T', ' ');
+}
+
+/** Runs work on the account's time, its offset read from the store first (another instance may have moved it). */
+export async function onAccountTime<T>(
+  store: Store,
+  clock: Clock,
+  account: { kind: string; id: string },
+  work: () => T | Promise<T>,
+): Promise<T> {
+  const name = clockOf(account);
+  await sync(store, clock, name);
+  return clock.as(name, work);
+}
+
+/** The handlers, each run on its caller's time. */
+export function onCallersTime(
+  handlers: GatewayHandlers<HandlerContext>,
+  store: Store,
+  clock: Clock,
+): GatewayHandlers<HandlerContext> {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(
+    handlers as unknown as Record<string, (input: unknown, context: HandlerContext) => unknown>,
+  ))
+    wrapped[name] = (input: unknown, context: HandlerContext) =>
+      onAccountTime(store, clock, context.account, () => handler.call(handlers, input, context));
+  return wrapped as unknown as GatewayHandlers<HandlerContext>;
 }

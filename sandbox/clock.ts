@@ -1,17 +1,48 @@
 // The sandbox clock: real time shifted by an offset, so that tests and client teams can move it on
 // (direct debits settle, access tokens expire, transactions settle) without waiting.
+//
+// Each account has its own time (the control API's documentation: each account changes only its own
+// data): a team moving its clock moves no one else's. Work done for an account runs in its scope
+// (`as`), where now() is that account's time; outside any scope (the delivery queue's schedule, start
+// up) it is the base time. The offsets are kept in the store (clock-store.ts), shared by every
+// instance on it.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export class Clock {
+  /** This instance's own shift, under every account's (tests move one sandbox's time with it). */
   private offsetMs = 0;
-  /** The offset every instance on the store shares (the control API's advances; clock-store.ts keeps it). */
-  private sharedMs = 0;
+  /** Each account's offset as the store last gave it. */
+  private readonly offsets = new Map<string, number>();
+  private readonly scope = new AsyncLocalStorage<string>();
 
   now(): Date {
-    return new Date(Date.now() + this.sharedMs + this.offsetMs);
+    const account = this.scope.getStore();
+    return new Date(this.baseMs() + (account === undefined ? 0 : (this.offsets.get(account) ?? 0)));
   }
 
-  /** Takes the shared offset as the store holds it; this instance's own advances stay on top of it. */
-  share(offsetMs: number): void {
-    this.sharedMs = offsetMs;
+  /** The time no account has moved: what the delivery queue schedules in. */
+  private baseMs(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  /** Runs work on this account's time. */
+  as<T>(account: string, work: () => T): T {
+    return this.scope.run(account, work);
+  }
+
+  /** The account whose time this is, if any. */
+  get account(): string | undefined {
+    return this.scope.getStore();
+  }
+
+  /** The account's offset as the store holds it. */
+  share(account: string, offsetMs: number): void {
+    this.offsets.set(account, offsetMs);
+  }
+
+  /** The offset the account's time is ahead of the base time. */
+  offsetOf(account: string): number {
+    return this.offsets.get(account) ?? 0;
   }
 
   advance(ms: number): void {
@@ -29,6 +60,13 @@ export class Clock {
 
   /** YYYY-MM-DD HH:MM:SS, the contract's timestamp form. */
   timestamp(offsetMs = 0): string {
-    return new Date(this.now().getTime() + offsetMs).toISOString().slice(0, 19).replace('T', ' ');
+    return stamp(this.now().getTime() + offsetMs);
+  }
+
+  /** The base time's timestamp, whatever account's scope this runs in (the delivery queue's schedule). */
+  baseTimestamp(offsetMs = 0): string {
+    return stamp(this.baseMs() + offsetMs);
   }
 }
+
+const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');

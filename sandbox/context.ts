@@ -2,6 +2,7 @@
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
 import type { Row, Store } from './store.ts';
+import type { UrlPolicy } from './url-policy.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
 
 export interface Sandbox {
@@ -11,6 +12,8 @@ export interface Sandbox {
   notifier: Notifier;
   /** The bundled contract, for what it says that the sandbox needs (CSV columns by version). */
   spec: Record<string, any>;
+  /** Where notifications may go (url-policy.ts): held wherever an address enters. */
+  policy: UrlPolicy;
 }
 
 /** custom1..3 as stored: the string sent, or null; echoed as the string or [] (seed §2). */

@@ -7,13 +7,15 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
+import { type GatewayHandlers, type HandlerContext, parseJson, type Refusal } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
-import { advance as advanceClock, sync as syncClock } from './clock-store.ts';
+import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
+import type { Send } from './notify-send.ts';
+import { notifyFieldRefusal } from './url-policy.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
 /** Every control request is a few fields: anything larger is refused unread. */
@@ -82,8 +84,8 @@ export class Control {
   }
 
   /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
-  recording(send: typeof fetch): typeof fetch {
-    return (async (url: string, init: RequestInit) => {
+  recording(send: Send): Send {
+    return async (url, init, address) => {
       const started = performance.now();
       const attempt: Attempt = {
         url: String(url),
@@ -95,13 +97,13 @@ export class Control {
       if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
       this.attempts.push(attempt);
       try {
-        const response = await send(url, init);
+        const response = await send(url, init, address);
         attempt.status = response.status;
         return response;
       } finally {
         attempt.ms = Math.round(performance.now() - started);
       }
-    }) as typeof fetch;
+    };
   }
 
   /**
@@ -188,16 +190,35 @@ export class Control {
       chunks.push(chunk as Buffer);
     }
     const account = await this.authenticate(req.headers.authorization);
-    await syncClock(this.sb.store, this.sb.clock); // another instance may have moved it
     if (!account) return json(refusedInteger(refusals.credentials()));
+    // Every route on the caller's time, its offset read first (another instance may have moved it).
+    return onAccountTime(this.sb.store, this.sb.clock, account, () => this.route(req, url, path, account, chunks));
+  }
+
+  private async route(
+    req: http.IncomingMessage,
+    url: URL,
+    path: string,
+    account: { kind: string; id: string; apiKey: string; passphrase: string },
+    chunks: Buffer[],
+  ): Promise<{ status: number; type: string; body: string }> {
+    const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
     let body: unknown = {};
     if (chunks.length) {
+      // The gateway's own reading: bounded depth, no key sent twice, finite numbers.
+      let parsed: ReturnType<typeof parseJson>;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
       } catch {
         return json(refusedInteger(refusals.notJson()));
       }
+      if ('body' in parsed) return json(refusedInteger(refusals.bodyInvalid(parsed.body)));
+      if ('field' in parsed) return json(refusedInteger(refusals.invalid(parsed.field, parsed.rule)));
+      body = parsed.ok;
     }
+    // The same address policy as the gateway's fields: a control route registers no address it refuses.
+    const unsafe = notifyFieldRefusal(body, this.sb.policy);
+    if (unsafe) return json(refusedInteger(refusals.invalid(unsafe.field, unsafe.why)));
     const route = `${req.method} ${path
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
@@ -208,7 +229,9 @@ export class Control {
       case 'GET /clock':
         return json(this.clock());
       case 'POST /clock/advance':
-        return json(this.check('Advance', body) ?? (await this.advance(body as { seconds?: number; days?: number })));
+        return json(
+          this.check('Advance', body) ?? (await this.advance(account, body as { seconds?: number; days?: number })),
+        );
       case 'POST /outcomes/next': {
         const bad = this.check('ForcedOutcome', body);
         if (bad) return json(bad);
@@ -306,6 +329,7 @@ export class Control {
     return validate(body) ? undefined : refusedInteger(refusalOf(validate.errors![0]!));
   }
 
+  /** The caller's clock (the route runs on its time). */
   private clock() {
     const now = this.sb.clock.now();
     return {
@@ -315,8 +339,9 @@ export class Control {
     };
   }
 
-  private async advance(by: { seconds?: number; days?: number }) {
-    await advanceClock(this.sb.store, this.sb.clock, (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000);
+  private async advance(account: { kind: string; id: string }, by: { seconds?: number; days?: number }) {
+    const ms = (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000;
+    await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }
@@ -408,7 +433,8 @@ export class Control {
       body: row.body,
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
-      nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
+      nextAttemptAt:
+        row.delivered || Number(row.attempts) >= 6 ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
       attempts: this.attempts
         .filter((a) => a.url === row.url && a.body === row.body)
         .map(({ at, status, ms }) => ({ at, status, ms })),

@@ -10,7 +10,7 @@
 import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
 import { luhn } from './cards.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
-import { NOTIFY_URL_FIELDS, urlRefusal, type UrlPolicy } from './url-policy.ts';
+import { notifyFieldRefusal, type UrlPolicy } from './url-policy.ts';
 
 type Handler = (
   input: { body?: unknown; params?: Record<string, string>; query?: Record<string, string> },
@@ -18,16 +18,50 @@ type Handler = (
 ) => unknown;
 
 /**
- * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
- * groups split by single spaces or dashes, standing alone, passing the Luhn check.
+ * Free text as the card-number check reads it: what a person types or a paste carries between and
+ * instead of digits undone. NFKC folds compatibility forms (fullwidth ０, mathematical 𝟎, superscripts);
+ * every other decimal digit (Arabic-Indic ٤, Devanagari ४...) becomes its ASCII digit; invisible
+ * characters (format characters such as U+200B, U+2060, U+00AD, U+FEFF, and combining marks) go.
  */
-const CARD_IN_TEXT = /(?<![0-9A-Za-z])[2-6](?:[ -]?[0-9]){12,18}(?![0-9A-Za-z])/g;
+export function cardReadable(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(OTHER_DIGIT, (d) => String(digitValue(d.codePointAt(0)!)));
+}
+
+const INVISIBLE = /[\p{Cf}\p{Mn}\p{Me}]/gu;
+const OTHER_DIGIT = /(?![0-9])\p{Nd}/gu;
+const IS_DIGIT = /^\p{Nd}$/u;
+
+/**
+ * A decimal digit's value. Unicode encodes each set of decimal digits as ten consecutive code points,
+ * 0 to 9 (a stability guarantee), some sets back to back: the value is the distance from the first
+ * digit of the run, modulo ten.
+ */
+function digitValue(codePoint: number): number {
+  let start = codePoint;
+  while (IS_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return (codePoint - start) % 10;
+}
+
+/**
+ * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
+ * groups split by up to three characters that are neither letters nor digits (spaces, dashes, dots,
+ * slashes, no-break and thin spaces...), standing alone, passing the Luhn check. Read after
+ * cardReadable, so digits of any script and invisible characters between them count too. A colon
+ * does not split a card number: it splits the time of a timestamp (2026-11-24 20:26:54 would otherwise
+ * be 14 digits starting with 2, a Luhn match one time in ten).
+ */
+const CARD_IN_TEXT = /(?<![\p{L}\p{N}])[2-6](?:[^\p{L}\p{N}:]{0,3}[0-9]){12,18}(?![\p{L}\p{N}])/gu;
 
 export function holdsCardNumber(text: string): boolean {
+  const readable = cardReadable(text);
   CARD_IN_TEXT.lastIndex = 0;
-  for (let m = CARD_IN_TEXT.exec(text); m; m = CARD_IN_TEXT.exec(text)) {
-    const digits = m[0].replace(/[ -]/g, '');
-    if (digits.length >= 13 && luhn(digits)) return true;
+  for (let m = CARD_IN_TEXT.exec(readable); m; m = CARD_IN_TEXT.exec(readable)) {
+    const digits = m[0].replace(/[^0-9]/g, '');
+    // A run longer than the card (a number written after it): every length from its first digit.
+    for (let length = 13; length <= digits.length; length++) if (luhn(digits.slice(0, length))) return true;
   }
   return false;
 }
@@ -117,11 +151,8 @@ export function guarded(
         cardNumberOutsideCardFields(input.params, cardFields) ??
         cardNumberOutsideCardFields(input.query, cardFields);
       if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));
-      const body = (input.body ?? {}) as Record<string, unknown>;
-      for (const name of NOTIFY_URL_FIELDS) {
-        const why = typeof body[name] === 'string' ? urlRefusal(body[name] as string, policy) : undefined;
-        if (why) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(name, why));
-      }
+      const unsafe = notifyFieldRefusal(input.body, policy);
+      if (unsafe) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(unsafe.field, unsafe.why));
       const refused = (error: unknown) => {
         const refusal = constraintRefusal(error);
         if (refusal === undefined) throw error;

@@ -6,15 +6,21 @@ import type http from 'node:http';
 import {
   createGateway,
   createNodeServer,
+  type NodeServerOptions,
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayResponse,
   type Logger,
   type RequestRecord,
+  refusalFields,
+  route,
 } from '../server-stubs/index.ts';
+import { sandboxRefusals as refusals } from './refusals.ts';
+import { StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
-import { sync as syncClock } from './clock-store.ts';
+import { onCallersTime } from './clock-store.ts';
 import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
@@ -31,9 +37,10 @@ import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { leaseFromEnv, Notifier } from './notifier.ts';
-import { policyFromEnv } from './url-policy.ts';
+import { pinnedSend, type Send } from './notify-send.ts';
 import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
+import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
@@ -94,8 +101,17 @@ export interface SandboxOptions {
   /** SQLite file, :memory:, or a postgres:// URL. Default: PGW_DB, else ./data/sandbox.db. */
   dbPath?: string;
   env?: NodeJS.ProcessEnv;
-  /** How notifications are sent (tests record them). */
+  /**
+   * How notifications are sent (tests record them): a fetch that decides where it connects. Without
+   * it, the sandbox's own sender connects to the address the URL policy checked (notify-send.ts).
+   */
   fetch?: typeof fetch;
+  /**
+   * How host names of notification URLs are resolved at send time, each address held to the URL
+   * policy. Default: the system's resolver, unless `fetch` is given (then names are not resolved
+   * unless this is given too: tests resolve with a stub, never over the network).
+   */
+  resolve?: Resolve;
   logger?: Logger;
   /**
    * Serve the control API under /_sandbox/ (sandbox/control.openapi.yaml). Refused whatever is asked
@@ -123,6 +139,21 @@ export interface RunningSandbox extends Sandbox {
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 /** How long close() waits for requests and background work under way before it closes the store anyway. */
 const CLOSE_GRACE_MS = 10_000;
+/** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
+export const HEALTH_PATH = '/_sandbox/health';
+
+/**
+ * The HTTP server's options the environment sets: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT, each client
+ * address's share of connections (behind a load balancer every client has its address: raise it).
+ */
+function serverOptions(env: NodeJS.ProcessEnv): NodeServerOptions {
+  const perClient = env.PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT;
+  if (perClient === undefined) return {};
+  const n = Number(perClient);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT must be a whole number of 1 or more, not ${perClient}`);
+  return { maxConnectionsPerClient: n };
+}
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
@@ -138,7 +169,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     passphrase: env.PGW_SANDBOX_PASSPHRASE ?? defaults.passphrase,
     ...(env.PGW_SANDBOX_PARTNER_NOTIFY_URL ? { partnerNotifyURL: env.PGW_SANDBOX_PARTNER_NOTIFY_URL } : {}),
   };
-  const store = await openStore(dbPath);
+  // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
+  const health = new StoreHealth();
+  const store = watched(await openStore(dbPath), health);
   const clock = new Clock();
   let vault: VaultCrypto;
   try {
@@ -148,20 +181,26 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     throw error;
   }
   const policy = policyFromEnv(env);
-  const send = options.fetch ?? fetch;
+  const given = options.fetch;
+  const send: Send = given ? (url, init) => given(url, init) : pinnedSend;
+  const resolve = options.resolve ?? (given ? undefined : resolveAll);
+  if (seed.partnerNotifyURL) {
+    const why = urlRefusal(seed.partnerNotifyURL, policy);
+    if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
+  }
   // The control API records every delivery attempt: the notifier sends through whatever `post` is.
-  let post: typeof fetch = send;
+  let post: Send = send;
   const notifier = new Notifier(
     store,
     clock,
     spec,
-    ((url: string, init: RequestInit) => post(url, init)) as typeof fetch,
+    (url, init, address) => post(url, init, address),
     policy,
     leaseMs,
+    resolve,
   );
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
-  await syncClock(store, clock);
-  const sb: Sandbox = { store, clock, vault, notifier, spec };
+  const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
@@ -173,16 +212,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     handlers = control.wrap(handlers);
   }
   const core = createGateway({
-    handlers: guarded(handlers, spec, policy),
+    // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
+    handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
     accounts: storeAccounts(store, clock),
     transaction: (work, operationId) =>
-      // The shared clock read first: another instance on the store may have moved it.
-      OUTSIDE_UNIT.has(operationId)
-        ? syncClock(store, clock).then(work)
-        : store.transaction(async () => {
-            await syncClock(store, clock);
-            return work();
-          }),
+      OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
     // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
     logger: options.logger ?? false,
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
@@ -190,8 +224,24 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
+  /** While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form. */
+  const unavailable = (verb: string, url: string, seconds: number): GatewayResponse => {
+    const routed = route(verb, url.split('?')[0]!);
+    const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+    return {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' },
+      body: JSON.stringify(refusalFields(code, refusals.storeUnavailable(seconds))),
+    };
+  };
   const respond: Gateway['respond'] = (request) => {
-    const answer = core.respond(request);
+    const wait = health.retryAfter();
+    if (wait !== undefined) return unavailable(request.verb, request.url, wait);
+    const found = core.respond(request);
+    // A request that found the store gone (its failure opened the breaker) is told so, as 503.
+    const outage = (response: GatewayResponse) =>
+      response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
+    const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
       void answer.finally(() => inFlight.delete(answer)).catch(() => {});
@@ -199,25 +249,63 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return answer;
   };
   const gateway: Gateway = { ...core, respond, handle: async (request) => respond(request) };
+  let closing = false;
+  /**
+   * GET /_sandbox/health, for a load balancer: 200 when this instance can serve (its store answers
+   * SELECT 1 within a second, it is not closing), else 503 with Retry-After. No credentials, no data:
+   * the body says ok or unavailable, nothing else.
+   */
+  const health_ = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const answer = (ok: boolean, seconds = 1) => {
+      const body = JSON.stringify({ status: ok ? 'ok' : 'unavailable' });
+      res.writeHead(ok ? 200 : 503, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+        ...(ok ? {} : { 'retry-after': String(seconds) }),
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    if (closing) return answer(false);
+    const wait = health.retryAfter();
+    if (wait !== undefined) return answer(false, wait);
+    const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref());
+    void Promise.race([
+      store.get('SELECT 1 AS ok').then(
+        () => true,
+        () => false,
+      ),
+      timer,
+    ]).then((ok) => answer(ok, health.waitSeconds()));
+  };
   return {
     ...sb,
     gateway,
     seed,
     control,
     server: () => {
-      const server = createNodeServer(gateway);
+      const server = createNodeServer(gateway, serverOptions(env));
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
+        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
+        if (control && req.url?.startsWith('/_sandbox/')) {
+          const wait = health.retryAfter();
+          if (wait !== undefined) {
+            const answer = unavailable(req.method ?? 'GET', req.url, wait);
+            return void res.writeHead(answer.status, answer.headers).end(answer.body);
+          }
+        }
         if (control?.handle(req, res)) return;
         for (const listener of gatewayListeners) listener(req, res);
       });
       return server;
     },
     close: async () => {
+      closing = true;
       const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
       await store.close();

@@ -11,10 +11,10 @@ import { hashRecipes } from '../generated/hash-recipes.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import { sync as syncClock } from './clock-store.ts';
 import { claimDue, settle } from './delivery-queue.ts';
 import type { Row, Store } from './store.ts';
-import { mayNotify, urlRefusal, type UrlPolicy } from './url-policy.ts';
+import type { Send } from './notify-send.ts';
+import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
 
 const MAX_ATTEMPTS = 6;
 /** How long a post may take before it counts as failed. */
@@ -50,34 +50,36 @@ export class Notifier {
   private readonly signing: Record<string, Signing>;
   private readonly store: Store;
   private readonly clock: Clock;
-  private readonly send: typeof fetch;
+  private readonly send: Send;
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
   /** How long a claim holds (sandbox time). */
   private readonly leaseMs: number;
 
-  /** Whether a notification may go to this URL now (the URL policy, host names resolved). */
-  private readonly mayNotify: (url: string) => Promise<boolean>;
+  private readonly policy: UrlPolicy;
+  private readonly resolve: Resolve | undefined;
 
   /**
-   * send: how notifications are POSTed. Given one (tests record them), it decides where it connects
-   * and host names are not resolved; with the real fetch, every address a name resolves to is held
-   * to the policy before sending.
+   * send: how notifications are POSTed, to the address the policy checked (notify-send.ts).
+   * resolve: how a host name is resolved at each send, every address held to the policy; without it
+   * (a test's send that decides where it connects) names are not resolved.
    */
   constructor(
     store: Store,
     clock: Clock,
     spec: Record<string, any>,
-    send?: typeof fetch,
+    send: Send,
     policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
     leaseMs = DEFAULT_LEASE_MS,
+    resolve?: Resolve,
   ) {
     this.leaseMs = leaseMs;
     this.store = store;
     this.clock = clock;
-    this.send = send ?? fetch;
-    this.mayNotify = send ? async (url) => urlRefusal(url, policy) === undefined : (url) => mayNotify(url, policy);
+    this.send = send;
+    this.policy = policy;
+    this.resolve = resolve;
     this.signing = Object.fromEntries(
       Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]),
     );
@@ -106,7 +108,7 @@ export class Notifier {
       JSON.stringify(body),
       signer.kind,
       signer.id,
-      this.clock.timestamp(),
+      this.clock.baseTimestamp(),
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size)
@@ -214,12 +216,11 @@ export class Notifier {
 
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
-    await syncClock(this.store, this.clock);
     for (;;) {
       const due = await claimDue(this.store, {
         by: this.instanceId,
-        now: this.clock.timestamp(),
-        until: this.clock.timestamp(this.leaseMs),
+        now: this.clock.baseTimestamp(),
+        until: this.clock.baseTimestamp(this.leaseMs),
         maxAttempts: MAX_ATTEMPTS,
         limit: CLAIM_LIMIT,
       });
@@ -235,15 +236,17 @@ export class Notifier {
     const headers = await this.headersFor(n);
     let status = 0;
     try {
-      if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
-      const response = await this.send(n.url, {
-        method: 'POST',
-        headers,
-        body: n.body,
-        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      });
+      // Every hop checked at send time: the name resolved now, the connection to a checked address,
+      // no redirect followed.
+      const to = await addressesToNotify(n.url, this.policy, this.resolve);
+      if ('refusal' in to) throw new Error(`the URL policy forbids this address: ${to.refusal}`);
+      const response = await this.send(
+        n.url,
+        { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS), redirect: 'manual' },
+        to.addresses[0]!,
+      );
       status = response.status;
-      await response.body?.cancel();
+      await (response as { body?: ReadableStream | null }).body?.cancel();
     } catch {
       status = 0;
     }
@@ -253,8 +256,8 @@ export class Notifier {
     await settle(this.store, Number(n.id), this.instanceId, {
       ok,
       status,
-      at: this.clock.timestamp(),
-      retryAt: this.clock.timestamp(retryIn),
+      at: this.clock.baseTimestamp(),
+      retryAt: this.clock.baseTimestamp(retryIn),
     });
     return ok;
   }

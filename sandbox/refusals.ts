@@ -64,9 +64,12 @@ export const sandboxRefusals = {
     fieldInvalid('batchFile', `its CSV columns must be ${columns.join(',')}`),
   batchTooManyLines: (lines: number) => fieldInvalid('batchFile', `its CSV must not hold more than ${lines} lines`),
   /** A batch line's field that fails its column's rule (the rule is the column's, not repeated per line). */
-  batchLineField: (field: string) => refuse(-2, forms.field(field, 'is invalid')),
+  batchLineShape: (count: number, columns: number) =>
+    fieldInvalid('batchFile', `the line has ${count} fields; the file has ${columns} columns`),
   batchLineHoldsCard: (line: number) => fieldInvalid('batchFile', `line ${line} must not hold a card number`),
   conflictsWithStored: (field: string) => fieldInvalid(field, 'conflicts with a stored record'),
+  storeUnavailable: (seconds: number) =>
+    refuse(-4, `The sandbox cannot reach its database: retry after ${seconds} s`, 503),
   conflictsWithStoredRecord: () => refuse(-2, 'The request conflicts with a stored record'),
   /** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
   numbered: (name: NumberedRefusal) => refuse(-2, numberedRefusals[name]),
@@ -83,6 +86,7 @@ export const controlRefusals = {
   credentials: () =>
     refuse(-1, 'Invalid credentials: send HTTP Basic with the merchantUUID (or partnerUUID) and its apiKey'),
   notJson: () => refuse(-2, forms.body('is not JSON')),
+  bodyInvalid: (why: string) => refuse(-2, forms.body(why)),
   badAfter: () => fieldInvalid('after', 'must be an integer of 0 or more'),
   badWaitSeconds: () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
   noSuchDelivery: () => fieldInvalid('id', 'no such delivery of this account'),

@@ -54,7 +54,14 @@ export class PostgresStore implements Store {
   private readonly client = new AsyncLocalStorage<pg.PoolClient>();
 
   private constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: Number(process.env.PGW_DB_POOL ?? 10), types });
+    // A database that does not answer fails a connection within 2 s rather than holding the request (and
+    // the next ones) for as long as the operating system tries to connect.
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: Number(process.env.PGW_DB_POOL ?? 10),
+      connectionTimeoutMillis: 2000,
+      types,
+    });
     // An idle client's error (the server restarted) must not end the process; the pool replaces it.
     this.pool.on('error', () => {});
     // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's

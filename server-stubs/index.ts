@@ -15,11 +15,12 @@ export type {
 } from './core/types.ts';
 export type { Answer, GatewayHandlers, HandlerInput, HandlerName, HandlerResult } from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
-export { forms, refusalFields, refusals, refuse, type Refusal } from './core/refusals.ts';
+export { forms, refusalFields, refusalFor, refusals, refuse, type Refusal } from './core/refusals.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
+export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';
 // The wire formats (docs/WIRE-FORMATS.md): a request's body type, a form's fields typed for its

@@ -2,7 +2,7 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandSpec, ownEntry, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -119,7 +119,7 @@ export async function run(
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;
   const event = positionals[0];
-  const trigger = event === undefined ? undefined : TRIGGERS[event];
+  const trigger = event === undefined ? undefined : ownEntry(TRIGGERS, event);
   if (!trigger || positionals.length !== 1)
     return usageMistake(
       COMMAND,

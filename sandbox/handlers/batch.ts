@@ -7,11 +7,14 @@ import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { csvFile, findIndexInSlices, parseCsvInSlices } from '../csv.ts';
 import { holdsCardNumber } from '../guard.ts';
-import { sync as syncClock } from '../clock-store.ts';
+import { onAccountTime } from '../clock-store.ts';
 import { batchId } from '../ids.ts';
 import { unzipCappedInSlices } from '../unzip.ts';
 import type { Row, Store } from '../store.ts';
 import { charge } from './card-payments.ts';
+import { batchLineChecker, type CheckedLine } from '../batch-line.ts';
+
+type LineChecker = (cells: string[]) => CheckedLine;
 
 type H = GatewayHandlers<HandlerContext>;
 
@@ -23,7 +26,10 @@ export const MAX_BATCH_CSV_BYTES = 8 * 1024 * 1024;
 export const MAX_BATCH_LINES = 20_000;
 
 interface Line {
-  transactionReferenceID: string;
+  /** The line of the batch file (its header is line 1): every line is in the results, a bad one refused. */
+  line: number;
+  /** Absent when the line's own is not a valid reference. */
+  transactionReferenceID?: string;
   transactionID?: string;
   transactionAmount?: string;
   responseCode: string;
@@ -62,7 +68,14 @@ export const BATCH_SLICE_MIN_LINES = 32;
  * completes it (and queues its notification) when none is left. Answers whether lines remain. The
  * batch's row is locked until the commit: one instance at a time runs a batch, from where it stopped.
  */
-export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly string[]): Promise<boolean> {
+export async function runBatchSlice(sb: Sandbox, id: string, check: LineChecker): Promise<boolean> {
+  const owner = await sb.store.get('SELECT merchant_id FROM batches WHERE id = ?', id);
+  if (!owner) return false;
+  // Its lines are charged on its merchant's time, wherever the slice runs.
+  return onAccountTime(sb.store, sb.clock, { kind: 'merchant', id: owner.merchant_id }, () => runSlice(sb, id, check));
+}
+
+async function runSlice(sb: Sandbox, id: string, check: LineChecker): Promise<boolean> {
   const { store, vault, notifier } = sb;
   // Not the pending lines themselves (1.5 MB for 20,000): they are read and parsed once, below.
   const batch = await store.get(
@@ -81,42 +94,46 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   let next = Number(batch.next_line);
   const least = next + BATCH_SLICE_MIN_LINES;
   for (; next < input.length && (next < least || performance.now() < until); next++) {
-    const v = Object.fromEntries(columns.map((c, i) => [c, input[next]![i] ?? '']));
-    if (!cards.has(v.cardID!)) {
-      const row = await store.get(
-        'SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?',
-        batch.merchant_id,
-        v.cardID,
-      );
-      cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
-    }
-    const card = cards.get(v.cardID!);
+    const checked = check(input[next]!);
+    const v = checked.fields;
+    const at = {
+      line: next + 2,
+      ...(checked.reference === undefined ? {} : { transactionReferenceID: checked.reference }),
+    };
     let line: Line;
-    const invalidField = columns.find((c) => !LINE_RULES[c]?.test(v[c] ?? ''));
-    if (invalidField)
-      line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.batchLineField(invalidField)) };
-    else if (!card || card.card_key !== v.cardKey)
-      line = { transactionReferenceID: v.transactionReferenceID!, ...refused(refusals.cardKeyMismatch()) };
+    if (checked.refusal) line = { ...at, ...refused(checked.refusal) };
     else {
-      const result = (await charge(sb, batch.merchant_id, {
-        kind: 'purchase',
-        card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
-        cardField: 'cardID',
-        body: {
-          transactionAmount: v.transactionAmount,
-          transactionCurrency: v.transactionCurrency,
-          transactionProduct: v.transactionProduct,
-          transactionReferenceID: v.transactionReferenceID,
-        },
-      })) as Record<string, string>;
-      line = {
-        transactionReferenceID: v.transactionReferenceID!,
-        ...(result.transactionID
-          ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount }
-          : {}),
-        responseCode: result.responseCode!,
-        responseMessage: result.responseMessage!,
-      };
+      if (!cards.has(v.cardID!)) {
+        const row = await store.get(
+          'SELECT * FROM cards WHERE merchant_id = ? AND card_id = ?',
+          batch.merchant_id,
+          v.cardID,
+        );
+        cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
+      }
+      const card = cards.get(v.cardID!);
+      if (!card || card.card_key !== v.cardKey) line = { ...at, ...refused(refusals.cardKeyMismatch()) };
+      else {
+        const result = (await charge(sb, batch.merchant_id, {
+          kind: 'purchase',
+          card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year },
+          cardField: 'cardID',
+          body: {
+            transactionAmount: v.transactionAmount,
+            transactionCurrency: v.transactionCurrency,
+            transactionProduct: v.transactionProduct,
+            transactionReferenceID: v.transactionReferenceID,
+          },
+        })) as Record<string, string>;
+        line = {
+          ...at,
+          ...(result.transactionID
+            ? { transactionID: result.transactionID, transactionAmount: result.transactionAmount }
+            : {}),
+          responseCode: result.responseCode!,
+          responseMessage: result.responseMessage!,
+        };
+      }
     }
     await store.run('INSERT INTO batch_lines (batch_id, seq, line) VALUES (?, ?, ?)', id, next, JSON.stringify(line));
   }
@@ -137,16 +154,6 @@ export async function runBatchSlice(sb: Sandbox, id: string, columns: readonly s
   return !done;
 }
 
-/** What a batch line's fields must look like (the spec's patterns for the same fields on /post). */
-const LINE_RULES: Record<string, RegExp> = {
-  transactionReferenceID: /^.{1,64}$/su,
-  transactionAmount: /^(0|[1-9][0-9]{0,11})\.[0-9]{2}$/,
-  transactionCurrency: /^[A-Z]{3}$/,
-  transactionProduct: /^.{1,255}$/su,
-  cardID: /^[A-Z0-9]{6,32}$/,
-  cardKey: /^[A-Za-z0-9]{8,64}$/,
-};
-
 /**
  * Runs pending batches in the background, one slice at a time, yielding to the event loop between
  * slices (setImmediate), each slice in its own transaction. Instances sharing a store each take a
@@ -160,7 +167,7 @@ export class BatchRunner {
   private current: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly sb: Sandbox;
-  private readonly columns: readonly string[];
+  private readonly check: LineChecker;
   /**
    * Schedules the next step outside whatever asynchronous context kicks it: a kick from inside a
    * request's transaction must not carry that transaction (the store finds it by AsyncLocalStorage)
@@ -170,7 +177,7 @@ export class BatchRunner {
 
   constructor(sb: Sandbox) {
     this.sb = sb;
-    this.columns = csvColumns.batchFile['1'];
+    this.check = batchLineChecker(sb.spec, csvColumns.batchFile['1']);
     this.schedule = AsyncResource.bind(
       () =>
         void setImmediate(() => {
@@ -198,12 +205,11 @@ export class BatchRunner {
     let more: boolean;
     try {
       more = await store.transaction(async () => {
-        await syncClock(store, this.sb.clock);
         const pending = await store.get(
           "SELECT id FROM batches WHERE status = 'pending' ORDER BY created_at, rowid LIMIT 1 FOR UPDATE SKIP LOCKED",
         );
         if (!pending) return false;
-        await runBatchSlice(this.sb, pending.id, this.columns);
+        await runBatchSlice(this.sb, pending.id, this.check);
         return true;
       });
     } catch {
@@ -227,6 +233,7 @@ export function batchHandlers(
   const { store, clock } = sb;
   const columns: readonly string[] = csvColumns.batchFile['1'];
   const resultColumns: readonly string[] = csvColumns.batchResult['1'];
+  const check = batchLineChecker(sb.spec, columns);
   const find = (merchantId: string, id: string) =>
     store.get('SELECT * FROM batches WHERE merchant_id = ? AND id = ?', merchantId, id);
   return {
@@ -255,7 +262,8 @@ export function batchHandlers(
       // A card number may reach the store from a batch line as from any field: refused the same way.
       const leak = await findIndexInSlices(data, (fields) => fields.some(holdsCardNumber), BATCH_SLICE_MS);
       if (leak >= 0) return refused(refusals.batchLineHoldsCard(leak + 1));
-      const rows = data.filter((r) => r.length > 1);
+      // Every line is run and answered, a malformed one refused; a blank line holds nothing.
+      const rows = data.filter((r) => !(r.length === 1 && r[0]!.trim() === ''));
       const lines = JSON.stringify(rows);
       const stored = await store.transaction(async () => {
         const id = await store.freshId('batches', 'id', batchId);
@@ -270,7 +278,7 @@ export function batchHandlers(
         parsedInputs.set(id, rows); // the runner starts from the rows parsed here, not from their JSON
         // A small batch runs with the request, and is completed when its answer leaves; a larger one
         // only in the background, so that the request's own work (parse, checks, store) is all it holds.
-        const more = data.length > BATCH_SLICE_MIN_LINES || (await runBatchSlice(sb, id, columns));
+        const more = data.length > BATCH_SLICE_MIN_LINES || (await runBatchSlice(sb, id, check));
         return { id, more };
       });
       // Kicked once committed: a runner on a database server sees the batch only then.

@@ -10,6 +10,14 @@ import type { Row } from '../store.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/**
+ * A PayID in the form it is compared and stored in: an e-mail PayID is one address whatever its
+ * letter case (spec: PayId, x-inferred), so it is kept in lower case. PayIDs are ASCII (format
+ * email), where JavaScript's and both stores' lower() agree; rows kept before this rule are found
+ * by lower(pay_id).
+ */
+const payIdKey = (payId: string) => payId.toLowerCase();
+
 const record = (row: Row) => ({ name: row.name, payId: row.pay_id, status: row.status });
 const transaction = (row: Row) => ({
   transactionId: row.id,
@@ -42,16 +50,21 @@ export function payIdHandlers(
   const { store, clock } = sb;
   // lock: read to be changed (FOR UPDATE, until the commit).
   const find = (merchant: string, payId: string, lock = false) =>
-    store.get(`SELECT * FROM payids WHERE merchant_id = ? AND pay_id = ?${lock ? ' FOR UPDATE' : ''}`, merchant, payId);
+    store.get(
+      `SELECT * FROM payids WHERE merchant_id = ? AND lower(pay_id) = ?${lock ? ' FOR UPDATE' : ''}`,
+      merchant,
+      payIdKey(payId),
+    );
   const answer = (row: Row) => ({ responseCode: 0, responseMessage: ok, result: record(row) });
   return {
     createPayId: async ({ body }, { account }) =>
       store.transaction(async () => {
-        if (await store.get('SELECT 1 FROM payids WHERE pay_id = ?', body.payId))
+        const payId = payIdKey(body.payId);
+        if (await store.get('SELECT 1 FROM payids WHERE lower(pay_id) = ?', payId))
           return refusedInteger(refusals.payIdTaken());
         await store.run(
           'INSERT INTO payids (pay_id, merchant_id, name, status, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-          body.payId,
+          payId,
           account.id,
           body.name,
           'Enabled',
@@ -63,13 +76,13 @@ export function payIdHandlers(
           'INSERT INTO payid_transactions (id, merchant_id, pay_id, amount, payer_name, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
           await store.freshId('payid_transactions', 'id', transactionId),
           account.id,
-          body.payId,
+          payId,
           numberToCents(w.amount),
           w.payerName,
           w.reference,
           clock.timestamp(),
         );
-        return answer((await find(account.id, body.payId))!);
+        return answer((await find(account.id, payId))!);
       }),
     getPayId: async ({ params }, { account }) => {
       const row = await find(account.id, params.payId);
@@ -77,14 +90,16 @@ export function payIdHandlers(
     },
     updatePayId: async ({ body, params }, { account }) =>
       store.transaction(async () => {
-        if (!(await find(account.id, params.payId, true))) return refusedInteger(refusals.noSuchPayId());
-        await store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, params.payId);
+        const row = await find(account.id, params.payId, true);
+        if (!row) return refusedInteger(refusals.noSuchPayId());
+        await store.run('UPDATE payids SET name = ? WHERE pay_id = ?', body.name, row.pay_id);
         return answer((await find(account.id, params.payId))!);
       }),
     updatePayIdStatus: async ({ body, params }, { account }) =>
       store.transaction(async () => {
-        if (!(await find(account.id, params.payId, true))) return refusedInteger(refusals.noSuchPayId());
-        await store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, params.payId);
+        const row = await find(account.id, params.payId, true);
+        if (!row) return refusedInteger(refusals.noSuchPayId());
+        await store.run('UPDATE payids SET status = ? WHERE pay_id = ?', body.status, row.pay_id);
         return answer((await find(account.id, params.payId))!);
       }),
     listPayIds: async (_input, { account }) => ({
@@ -97,11 +112,12 @@ export function payIdHandlers(
       },
     }),
     listPayIdTransactions: async ({ body, params }, { account }) => {
-      if (!(await find(account.id, params.payId))) return refusedInteger(refusals.noSuchPayId());
+      const payId = await find(account.id, params.payId);
+      if (!payId) return refusedInteger(refusals.noSuchPayId());
       const rows = await store.all(
         'SELECT * FROM payid_transactions WHERE merchant_id = ? AND pay_id = ? AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) >= ?) AND (CAST(? AS TEXT) IS NULL OR substr(created_at, 1, 10) <= ?) ORDER BY created_at DESC, rowid DESC',
         account.id,
-        params.payId,
+        payId.pay_id,
         body.from ?? null,
         body.from ?? null,
         body.to ?? null,

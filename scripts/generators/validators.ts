@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
+import { addContractKeywords } from '../../runtime/schema-keywords.ts';
 import type { Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import type { TableEntry } from './operations.ts';
@@ -21,6 +22,7 @@ function newAjv(allErrors: boolean, doc: Doc): Ajv2020 {
   });
   addFormats.default(ajv);
   ajv.addFormat('binary', true);
+  addContractKeywords(ajv);
   ajv.addSchema(doc, 'openapi.json');
   return ajv;
 }

@@ -12,8 +12,12 @@ export type Parsed = { ok: unknown } | { field: string; rule: string } | { body:
 
 /** No request of the contract nests deeper than 6 levels; JSON.parse of 16 MiB of `[` takes 1.8 s and 485 MB. */
 export const MAX_DEPTH = 32;
-/** Bodies below this are parsed without the depth scan: 64 KiB of `[` parses in under 10 ms. */
-const SCAN_FROM = 64 * 1024;
+/**
+ * The fewest brackets a body must hold to nest deeper than MAX_DEPTH. The depth scan runs on every
+ * body that holds more, whatever its size: a 40 KB body of `[` is small, and the code after the parse
+ * (the card-number guard, the answer's checks) walks what it parsed recursively.
+ */
+const BRACKETS = /[[{]/g;
 
 /** Whether the text nests deeper than max, strings skipped; it stops at the first level too deep. */
 export function nestsDeeperThan(text: string, max: number): boolean {
@@ -36,11 +40,18 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+function holdsMoreBracketsThan(text: string, max: number): boolean {
+  BRACKETS.lastIndex = 0;
+  let n = 0;
+  while (BRACKETS.exec(text)) if (++n > max) return true;
+  return false;
+}
+
 const KEY_END = /"\s*:/g;
 const HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
 
 export function parseJson(text: string): Parsed {
-  if (text.length > SCAN_FROM && nestsDeeperThan(text, MAX_DEPTH))
+  if (holdsMoreBracketsThan(text, MAX_DEPTH) && nestsDeeperThan(text, MAX_DEPTH))
     return { body: `nests deeper than ${MAX_DEPTH} levels` };
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null) return { ok: value };

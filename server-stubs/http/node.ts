@@ -152,14 +152,41 @@ export interface NodeServerOptions {
   keepAliveTimeout?: number;
   /** Connections beyond this many are refused (closed at once). Default 1024. */
   maxConnections?: number;
+  /**
+   * Connections one client address may hold at once; its connections beyond are closed at once, so
+   * that one client (a thousand idle sockets) cannot take every connection from the others. Default
+   * maxConnections / 2 (512): one client alone may still open many (a load test from one machine),
+   * and half the server is always left to the rest. Behind a proxy or load balancer every client has
+   * its address: give maxConnections here, and let the proxy share.
+   */
+  maxConnectionsPerClient?: number;
 }
 
-export const serverDefaults: Required<NodeServerOptions> = {
+export const serverDefaults: Required<Omit<NodeServerOptions, 'maxConnectionsPerClient'>> = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 65_000,
   maxConnections: 1024,
 };
+
+/** Holds each client address to its share of connections (an IPv4-mapped address is its IPv4 one). */
+function shareConnections(server: http.Server, perClient: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const client = (socket.remoteAddress ?? '').replace(/^::ffff:/i, '');
+    const held = (open.get(client) ?? 0) + 1;
+    if (held > perClient) {
+      socket.destroy();
+      return;
+    }
+    open.set(client, held);
+    socket.once('close', () => {
+      const left = open.get(client)! - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
+    });
+  });
+}
 
 export function createNodeServer(gateway: Gateway, options: NodeServerOptions = {}): http.Server {
   const o = { ...serverDefaults, ...options };
@@ -176,5 +203,6 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
     createNodeHandler(gateway),
   );
   server.maxConnections = o.maxConnections;
+  shareConnections(server, options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2)));
   return server;
 }

@@ -1,17 +1,21 @@
 // A bounded, seeded hostile-input run over every operation of the contract, through the real HTTP
 // server of a sandbox on a file store: malformed JSON, wrong types, huge and deep bodies, unicode and
 // NUL bytes, injection-shaped strings, path traversal, duplicate keys, non-finite numbers, card
-// numbers where they do not belong, zip bombs. Then the operations of the form/XML mode again,
-// form-encoded, with the form reader's own hostile inputs (malformed escapes, names sent twice,
-// bracketed and empty names, bytes that are not UTF-8, two content types) and hostile values echoed
-// through the XML writer. Each request is signed as a client would sign it half of the time, so that
-// many reach the handlers. Asserted for every request: no 5xx; no card number in the answer (JSON,
-// XML, CSV or zip); every XML answer a well-formed mwResponse; no JSON answer to a form request; a
-// refusal changes no table's row count. At the end: no card number in any file the store wrote, and
-// the process still answers.
+// numbers where they do not belong (in disguise too), zip bombs. Then the operations of the form/XML
+// mode again, form-encoded, with the form reader's own hostile inputs (malformed escapes, names sent
+// twice, bracketed and empty names, bytes that are not UTF-8, two content types) and hostile values
+// echoed through the XML writer. Each request is signed as a client would sign it half of the time,
+// so that many reach the handlers. Then the newer surfaces (SURFACES below): the control API, batch
+// files line by line, notification addresses (every special-purpose block in every spelling) with a
+// receiver that answers redirects. Asserted for every request: no 5xx; no card number in the answer
+// (JSON, XML, CSV or zip); every XML answer a well-formed mwResponse; no JSON answer to a form request;
+// a refusal changes no table's row count; no notification is sent to an address the policy refuses,
+// and none follows a redirect. At the end: no card number in any file the store wrote, and the
+// process still answers. The figures are printed (`fuzz: {...}`) and written to
+// test-results/fuzz.json for CI.
 import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -22,10 +26,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, type Wire } from '../../contract/requests.ts';
 import { readXmlAnswer } from '../../contract/xml.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
+import { holdsCardNumber } from '../../sandbox/guard.ts';
+import { urlRefusal } from '../../sandbox/url-policy.ts';
 import { findCardNumber } from '../../server-stubs/core/answer.ts';
 import type { GatewayRequest } from '../../server-stubs/index.ts';
+import { inBlock, SPELLINGS, V4_FORBIDDEN } from './addresses.ts';
+import { disguised } from './disguises.ts';
 import {
+  batchBody,
   counts,
+  ddAuth,
   FOREIGN_CARD,
   hardeningSandbox,
   merchant,
@@ -40,7 +50,26 @@ const SEED = 20261123;
 const RUNS_PER_OPERATION = 60;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-fuzz-'));
-const sb = await hardeningSandbox(path.join(dir, 'fuzz.db'));
+/** What the notifier asked to send: the URL, and whether it would have followed a redirect. */
+const sends: { url: string; redirect: string | undefined }[] = [];
+let sendNo = 0;
+const sb = await hardeningSandbox(
+  path.join(dir, 'fuzz.db'),
+  {},
+  {
+    control: true,
+    // Names resolve through this stub only (nothing leaves loopback): each to a public address.
+    resolve: async () => ['93.184.216.34'],
+    // A receiver that answers with redirects to the metadata service now and then.
+    fetch: (async (url: string, init: RequestInit) => {
+      sends.push({ url, redirect: init.redirect });
+      return new Response(null, {
+        status: sendNo++ % 3 === 0 ? 302 : 204,
+        headers: { location: 'http://169.254.169.254/latest/meta-data' },
+      });
+    }) as typeof fetch,
+  },
+);
 const server = sb.server();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 let port = 0;
@@ -370,8 +399,149 @@ function leaks(type: string, body: Buffer): boolean {
       return findCardNumber(body.toString('latin1'));
     }
   }
-  return findCardNumber(body.toString('utf8'));
+  const text = body.toString('utf8');
+  // In disguise too: each string of a JSON answer read as the free-text guard reads a field.
+  if (type.includes('json')) {
+    try {
+      const strings: string[] = [];
+      JSON.parse(text, (_k, v) => {
+        if (typeof v === 'string') strings.push(v);
+        return v;
+      });
+      if (strings.some(holdsCardNumber)) return true;
+    } catch {}
+  }
+  return findCardNumber(text);
 }
+
+const BASIC = `Basic ${Buffer.from(`${merchant.merchantUUID}:${merchant.apiKey}`).toString('base64')}`;
+
+/** A URL the policy refuses, in one of its spellings, or one it allows. */
+const notifyAddress = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...V4_FORBIDDEN).chain(inBlock), fc.constantFrom(...SPELLINGS))
+      .map(([ip, spell]) => `http://${spell(ip)}/hook`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'http://[fd00::1]/',
+      'http://[2001:db8::1]/',
+      'http://[ff02::1]/',
+      'ftp://merchant.example/',
+      'http://localhost:1/',
+      'https://merchant.example/hooks',
+      'http://127.0.0.1:1/x',
+    ),
+  },
+);
+
+/** A JSON request to a control API route, with the merchant's credentials or without. */
+const controlRoute = fc.constantFrom(
+  'GET /clock',
+  'POST /clock/advance',
+  'POST /outcomes/next',
+  'POST /payouts/P-1/transactions/T-1/return',
+  'POST /direct-debits/1336-x/dishonour',
+  'POST /notifications',
+  'GET /deliveries',
+  'GET /deliveries/1',
+  'DELETE /merchants/5265f8eed6a19/data',
+);
+const controlBody = fc.oneof(
+  hostileValue,
+  fc.record({ seconds: hostileValue }),
+  fc.record({ days: fc.oneof(fc.integer(), fc.double(), hostileValue) }),
+  fc.record({ operationId: fc.constantFrom('processCard', '__proto__', 'constructor'), outcome: hostileValue }),
+  fc.record({ event: fc.constantFrom('directDebitOutcome', 'batchNotify', 'toString'), notifyURL: notifyAddress }),
+  fc.record({ notifyURL: notifyAddress, hashSalt: hostileValue }),
+);
+
+/** A batch file's cell: a good one, a card number in disguise, an injection, a field /post refuses. */
+const batchCell = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('R-1', '10.00', 'AUD', 'Gym', 'KOCI12345678', 'abcdefghijklmnop') },
+  { weight: 2, arbitrary: disguised },
+  { weight: 2, arbitrary: fc.constantFrom(...INJECTIONS.slice(0, 30)) },
+  { weight: 1, arbitrary: fc.constantFrom('1.5', '-0.00', 'P'.repeat(35), '', '"', '"a,b"', 'x\ny') },
+);
+const batchLine = fc
+  .array(batchCell, { minLength: 1, maxLength: 8 })
+  .map((cells) => cells.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(','));
+
+/**
+ * The newer surfaces, each a generator of raw requests. The form bodies of the wire-format work
+ * (branch h25) go here when they land: a surface that sends each operation's request as
+ * application/x-www-form-urlencoded (runtime/forms.ts chooses the form), mutated as `hostile` does.
+ */
+const SURFACES: { name: string; runs: number; requests: fc.Arbitrary<Raw> }[] = [
+  {
+    name: 'control API',
+    runs: 400,
+    requests: fc
+      .tuple(controlRoute, controlBody, fc.boolean(), fc.constantFrom('json', 'text', 'deep'))
+      .map(([route, body, credentials, form]) => {
+        const [verb, path] = route.split(' ') as [string, string];
+        const text =
+          form === 'deep'
+            ? `{"seconds":${'['.repeat(50_000)}${']'.repeat(50_000)}}`
+            : form === 'text'
+              ? typeof body === 'string'
+                ? body
+                : JSON.stringify(body ?? null).slice(1)
+              : JSON.stringify(body ?? null);
+        return {
+          verb,
+          url: `/_sandbox${path}`,
+          headers: { 'content-type': 'application/json', ...(credentials ? { authorization: BASIC } : {}) },
+          ...(verb === 'GET' ? {} : { body: text }),
+        };
+      }),
+  },
+  {
+    name: 'batch files',
+    runs: 200,
+    requests: fc
+      .tuple(fc.array(batchLine, { minLength: 0, maxLength: 12 }), fc.option(notifyAddress, { nil: undefined }))
+      .map(([lines, batchNotifyURL]) => {
+        const csv = `${BATCH_HEADER}\n${lines.join('\n')}\n`;
+        const built = signed('processBatch', batchBody(csv, batchNotifyURL ? { batchNotifyURL } : {}));
+        return { verb: built.verb, url: built.url, headers: { ...built.headers }, body: built.body };
+      }),
+  },
+  {
+    name: 'notification addresses',
+    runs: 300,
+    requests: fc
+      .tuple(notifyAddress, fc.constantFrom('processDDebitAuth', 'createPayouts', 'simulateNotify', 'processBatch'))
+      .map(([url, operationId]) => {
+        const bodies: Record<string, Record<string, unknown>> = {
+          processDDebitAuth: JSON.parse(String(ddAuth(url).body)),
+          createPayouts: {
+            reference: 'PO-F',
+            notifyURL: url,
+            transactions: [
+              {
+                payee: { name: 'Sam' },
+                transaction: { reference: 'PO-F-1', amount: 1, bsb: '802950', accNumber: '123321' },
+              },
+            ],
+          },
+          simulateNotify: {
+            method: 'simulateNotify',
+            ...merchant,
+            event: 'directDebitOutcome',
+            notifyURL: url,
+            hash: 'x',
+          },
+          processBatch: batchBody(`${BATCH_HEADER}\n`, { batchNotifyURL: url }),
+        };
+        const built = signed(operationId, bodies[operationId]!);
+        return { verb: built.verb, url: built.url, headers: { ...built.headers }, body: built.body };
+      }),
+  },
+];
 
 describe('hostile input over every operation (seeded)', () => {
   const stats = {
@@ -380,12 +550,63 @@ describe('hostile input over every operation (seeded)', () => {
     answered: 0,
     refused: 0,
     fiveHundreds: 0,
-    storedByRefusal: 0,
-    leaks: 0,
     crashes: 0,
+    storedByRefusal: 0,
+    cardNumbersSeen: 0,
+    forbiddenSends: 0,
+    redirectsFollowed: 0,
+    bySurface: {} as Record<string, number>,
   };
   const formOperations = operations.filter((op) => op.formTypes !== null);
   const failures: string[] = [];
+
+  /** Sends one hostile request and holds its answer to the rules; `name` says what it was. */
+  async function judge(surface: string, name: string, raw: Raw): Promise<void> {
+    const before = await counts(sb);
+    let answer: Awaited<ReturnType<typeof request>>;
+    try {
+      answer = await request(raw);
+    } catch (error) {
+      stats.crashes++;
+      failures.push(`${surface} ${name}: no answer (${(error as Error).message})`);
+      return;
+    }
+    stats.requests++;
+    stats.bySurface[surface] = (stats.bySurface[surface] ?? 0) + 1;
+    const xml = answer.type.includes('xml');
+    if (xml) stats.xml++;
+    const text = answer.type.includes('json') || xml ? answer.body.toString('utf8') : '';
+    let code = 0;
+    if (xml) {
+      // The XML writer under hostile echoes: every answer a well-formed mwResponse.
+      const read = readXmlAnswer(text);
+      if ('error' in read) failures.push(`${surface} ${name}: XML answer broken: ${read.error}`);
+      code = 'ok' in read ? Number(read.ok.responseCode) : NaN;
+    } else {
+      try {
+        code = text ? Number(JSON.parse(text).responseCode) : 0;
+      } catch {
+        code = NaN;
+      }
+    }
+    if (raw.headers['content-type'] === 'application/x-www-form-urlencoded' && answer.type.includes('json'))
+      failures.push(`${surface} ${name}: answered JSON to a form request`);
+    const refused = answer.status >= 400 || code < 0 || Number.isNaN(code);
+    if (refused) stats.refused++;
+    else stats.answered++;
+    if (answer.status >= 500) {
+      stats.fiveHundreds++;
+      failures.push(`${surface} ${name}: ${answer.status} ${text.slice(0, 200)}`);
+    }
+    if (leaks(answer.type, answer.body)) {
+      stats.cardNumbersSeen++;
+      failures.push(`${surface} ${name}: card number in the answer`);
+    }
+    if (refused && JSON.stringify(await counts(sb)) !== JSON.stringify(before)) {
+      stats.storedByRefusal++;
+      failures.push(`${surface} ${name}: a refusal stored (${text.slice(0, 120)})`);
+    }
+  }
 
   it(`${RUNS_PER_OPERATION} hostile requests per operation: no 5xx, no leak, no refusal that stores`, async () => {
     // Every operation in the JSON mode, then every operation of the form mode's paths form-encoded.
@@ -398,61 +619,41 @@ describe('hostile input over every operation (seeded)', () => {
     for (const { op, wire } of runs) {
       for (let r = 0; r < RUNS_PER_OPERATION; r++) {
         const [m, sign] = plan[i++]!;
-        const raw = hostile(op, m, sign, wire);
-        const before = await counts(sb);
-        let answer: Awaited<ReturnType<typeof request>>;
-        try {
-          answer = await request(raw);
-        } catch (error) {
-          stats.crashes++;
-          failures.push(`${op.operationId} ${m.kind}: no answer (${(error as Error).message})`);
-          continue;
-        }
-        stats.requests++;
-        if (answer.type.includes('xml')) stats.xml++;
-        const text = answer.type.includes('json') || answer.type.includes('xml') ? answer.body.toString('utf8') : '';
-        let code = 0;
-        if (answer.type.includes('xml')) {
-          // The XML writer under hostile echoes: every answer a well-formed mwResponse.
-          const read = readXmlAnswer(text);
-          if ('error' in read) failures.push(`${op.operationId} ${wire} ${m.kind}: XML answer broken: ${read.error}`);
-          code = 'ok' in read ? Number(read.ok.responseCode) : NaN;
-        } else {
-          try {
-            code = text ? Number(JSON.parse(text).responseCode) : 0;
-          } catch {
-            code = NaN;
-          }
-        }
-        if (
-          wire === 'form' &&
-          raw.headers['content-type'] === 'application/x-www-form-urlencoded' &&
-          answer.type.includes('json')
-        )
-          failures.push(`${op.operationId} form ${m.kind}: answered JSON to a form request`);
-        const refused = answer.status >= 400 || code < 0 || Number.isNaN(code);
-        if (refused) stats.refused++;
-        else stats.answered++;
-        if (answer.status >= 500) {
-          stats.fiveHundreds++;
-          failures.push(`${op.operationId} ${JSON.stringify(m).slice(0, 160)}: ${answer.status} ${text.slice(0, 200)}`);
-        }
-        if (leaks(answer.type, answer.body)) {
-          stats.leaks++;
-          failures.push(`${op.operationId} ${m.kind}: card number in the answer`);
-        }
-        if (refused && JSON.stringify(await counts(sb)) !== JSON.stringify(before)) {
-          stats.storedByRefusal++;
-          failures.push(
-            `${op.operationId} ${JSON.stringify(m).slice(0, 160)}: a refusal stored (${text.slice(0, 120)})`,
-          );
-        }
+        await judge(
+          wire === 'form' ? 'form operations' : 'operations',
+          `${op.operationId} ${JSON.stringify(m).slice(0, 160)}`,
+          hostile(op, m, sign, wire),
+        );
       }
     }
-    console.log(`fuzz: ${JSON.stringify(stats)}`);
     expect(failures.slice(0, 20)).toEqual([]);
     expect(stats.requests).toBe(runs.length * RUNS_PER_OPERATION);
     expect(stats.xml).toBeGreaterThan(formOperations.length * RUNS_PER_OPERATION * 0.9);
+  });
+
+  it.each(SURFACES.map((s) => [s.name, s] as const))('the newer surfaces: %s', async (_, surface) => {
+    const plan = fc.sample(surface.requests, { seed: SEED, numRuns: surface.runs });
+    for (const [i, raw] of plan.entries()) await judge(surface.name, `#${i} ${raw.verb} ${raw.url}`, raw);
+    expect(failures.slice(0, 20)).toEqual([]);
+  });
+
+  it('no notification went to an address the policy refuses, none followed a redirect', async () => {
+    await sb.notifier.deliverDue();
+    for (const s of sends) {
+      if (urlRefusal(s.url, { allowPrivate: false, allowLoopback: true })) {
+        stats.forbiddenSends++;
+        failures.push(`notification sent to ${s.url}`);
+      }
+      if (s.redirect !== 'manual') stats.redirectsFollowed++;
+    }
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(stats.redirectsFollowed).toBe(0);
+  });
+
+  afterAll(() => {
+    console.log(`fuzz: ${JSON.stringify(stats)}`);
+    mkdirSync('test-results', { recursive: true });
+    writeFileSync('test-results/fuzz.json', `${JSON.stringify({ seed: SEED, ...stats }, null, 2)}\n`);
   });
 
   it('the process still answers, and no file of the store holds a card number', async () => {

@@ -50,3 +50,39 @@ describe('deep bodies', () => {
     expect(nestsDeeperThan('{"a":[[[1]]]}', 3)).toBe(true);
   });
 });
+
+describe('deep bodies of every size', () => {
+  // Finding: the depth scan ran only above 64 KiB; a 40 KB body of `[` reached code that recurses,
+  // before any credential was checked, and was answered HTTP 500.
+  it('any body nesting deeper than 32 levels is refused -2 before credentials, on every operation', async () => {
+    const fc = (await import('fast-check')).default;
+    const { buildRequest, operation } = await import('../../contract/requests.ts');
+    const { operations } = await import('../../generated/operations.ts');
+    const ops = Object.values(operations).map((o) => o.operationId);
+    const opener = fc.constantFrom('[', '{"a":', '[{"b":', '{"c":[');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ops),
+        fc.array(opener, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 33, max: 30_000 }),
+        fc.constantFrom('field', 'unknown'),
+        async (operationId, openers, depth, where) => {
+          const op = operation(operationId);
+          const open = Array.from({ length: depth }, (_, i) => openers[i % openers.length]!).join('');
+          const close = [...open]
+            .filter((c) => c === '[' || c === '{')
+            .reverse()
+            .map((c) => (c === '[' ? ']' : '}'))
+            .join('');
+          const name = where === 'field' && op.fields?.length ? op.fields[0] : 'zz';
+          const body = `{"method":${JSON.stringify(op.method)},"${name}":${open}1${close}}`;
+          const base = buildRequest(op, { body: {} });
+          const answer = await send(sb, { ...base, body });
+          expect(answer.status).toBeLessThan(500);
+          expect(answer.json.responseMessage).toBe('The request body nests deeper than 32 levels');
+        },
+      ),
+      { seed: 2811, numRuns: 150 },
+    );
+  });
+});

@@ -1,7 +1,7 @@
 // Finding: notifications were POSTed to any URL given (169.254.169.254, the private network...).
 // The policy: no private, link-local or reserved address; loopback allowed; configurable.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mayNotify, urlRefusal } from '../../sandbox/url-policy.ts';
+import { addressesToNotify, urlRefusal } from '../../sandbox/url-policy.ts';
 import { counts, ddAuth, hardeningSandbox, send, signed } from './support.ts';
 
 const sb = await hardeningSandbox();
@@ -52,9 +52,11 @@ describe('notification URL policy', () => {
 
   it('resolves a host name when sending: a name pointing inside is not notified', async () => {
     const policy = { allowPrivate: false, allowLoopback: true };
-    expect(await mayNotify('https://inside.example/hook', policy, async () => ['93.184.216.34', '10.1.2.3'])).toBe(
-      false,
-    );
-    expect(await mayNotify('https://outside.example/hook', policy, async () => ['93.184.216.34'])).toBe(true);
+    expect(
+      await addressesToNotify('https://inside.example/hook', policy, async () => ['93.184.216.34', '10.1.2.3']),
+    ).toEqual({ refusal: 'must not point to a private or link-local address (its host resolves to 10.1.2.3)' });
+    expect(await addressesToNotify('https://outside.example/hook', policy, async () => ['93.184.216.34'])).toEqual({
+      addresses: ['93.184.216.34'],
+    });
   });
 });

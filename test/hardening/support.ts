@@ -4,19 +4,23 @@ import { zipSync } from 'fflate';
 import { buildRequest, operation, sandbox } from '../../contract/requests.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { computeHash } from '../../runtime/signing.ts';
-import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
+import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
 import { bodyBytes, type GatewayRequest, type GatewayResponse } from '../../server-stubs/index.ts';
 import { counts } from '../sandbox/support.ts';
 
 export { counts };
 
-export function hardeningSandbox(dbPath = ':memory:', env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+export function hardeningSandbox(
+  dbPath = ':memory:',
+  env: NodeJS.ProcessEnv = {},
+  options: Pick<SandboxOptions, 'control' | 'fetch' | 'resolve'> = {},
+): Promise<RunningSandbox> {
   const sent: string[] = [];
   const fetch = async (url: string) => {
     sent.push(url);
     return new Response(null, { status: 204 });
   };
-  return createSandbox({ dbPath, env, fetch: fetch as typeof globalThis.fetch });
+  return createSandbox({ dbPath, env, fetch: fetch as typeof globalThis.fetch, ...options });
 }
 
 /** The request for this operation, every body hash computed over the body given (when it names one). */

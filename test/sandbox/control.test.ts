@@ -6,6 +6,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyNotification } from '../../notifications/index.ts';
+import { onAccountTime } from '../../sandbox/clock-store.ts';
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 
@@ -39,6 +40,11 @@ const purchase = (reference: string) =>
     ...customer,
     ...card.visa,
   }) as never;
+/** The merchant's time: each account has its own clock (clock-store.ts). */
+const merchantNow = () =>
+  onAccountTime(t.sandbox.store, t.sandbox.clock, { kind: 'merchant', id: t.sandbox.seed.merchantUUID }, () =>
+    t.sandbox.clock.now(),
+  );
 const refusalOf = (p: Promise<unknown>) =>
   p.then(
     () => 'accepted',
@@ -104,15 +110,15 @@ describe('the clock', () => {
     const expires = (await t.sandbox.store.get('SELECT expires_at FROM access_tokens WHERE token = ?', value))!
       .expires_at as string;
     expect(t.sandbox.gateway === undefined).toBe(false);
-    const live = () =>
+    const live = async () =>
       t.sandbox.store.get(
         'SELECT 1 AS ok FROM access_tokens WHERE token = ? AND expires_at > ?',
         value,
-        t.sandbox.clock.timestamp(),
+        (await merchantNow()).toISOString().slice(0, 19).replace('T', ' '),
       );
     expect(await live()).toBeTruthy();
     await control.advanceClock({
-      seconds: Math.ceil((Date.parse(`${expires.replace(' ', 'T')}Z`) - t.sandbox.clock.now().getTime()) / 1000) + 1,
+      seconds: Math.ceil((Date.parse(`${expires.replace(' ', 'T')}Z`) - (await merchantNow()).getTime()) / 1000) + 1,
     });
     expect(await live()).toBeFalsy();
   });
@@ -215,7 +221,7 @@ describe('forced outcomes', () => {
     const note = raw.find((r) => r.url === 'https://m.test/c')!;
     // The sandbox clock is days ahead by now: the receiver compares with the sandbox's time.
     expect(
-      verifyNotification(note.body, note.headers, { passphrase: t.sandbox.seed.passphrase, now: t.sandbox.clock.now() })
+      verifyNotification(note.body, note.headers, { passphrase: t.sandbox.seed.passphrase, now: await merchantNow() })
         .kind,
     ).toBe('payoutReturned');
     expect(await refusalOf(control.returnPayoutTransaction(payout.result.payoutId, 'C-1-1'))).toBe(

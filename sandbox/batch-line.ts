@@ -1,0 +1,56 @@
+// A batch line is a stored-card purchase: the fields of /token's processCard, held to that request's
+// own schema (the bundled contract's, compiled once), normalised as the gateway normalises them, and
+// refused in the words the request would be refused in. No second copy of the field rules.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { addContractKeywords } from '../runtime/schema-keywords.ts';
+import { normalised, operations, refusalFor, type Refusal } from '../server-stubs/index.ts';
+import { sandboxRefusals as refusals } from './refusals.ts';
+
+/** The request each line of a batch is run as. */
+const LINE_OPERATION = 'tokenProcessCard';
+
+export interface CheckedLine {
+  fields: Record<string, string>;
+  /** Why the line is refused, if it is. */
+  refusal?: Refusal;
+  /** The line's transactionReferenceID when it is a valid one (the results name the line by it). */
+  reference?: string;
+}
+
+/** A checker of a batch file's lines (its cells, in the file's columns) against the line's request. */
+export function batchLineChecker(
+  spec: Record<string, any>,
+  columns: readonly string[],
+): (cells: string[]) => CheckedLine {
+  const op = operations.find((o) => o.operationId === LINE_OPERATION)!;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  addContractKeywords(ajv);
+  ajv.addSchema(spec, 'openapi.json');
+  const validate = ajv.compile({
+    type: 'object',
+    required: [...columns],
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      columns.map((c) => [c, { $ref: `openapi.json#/components/schemas/${op.request}/properties/${c}` }]),
+    ),
+  });
+  return (cells) => {
+    const fields = normalised(op, Object.fromEntries(columns.map((c, i) => [c, cells[i] ?? '']))) as Record<
+      string,
+      string
+    >;
+    if (cells.length !== columns.length)
+      return { refusal: refusals.batchLineShape(cells.length, columns.length), fields };
+    const valid: boolean = validate(fields);
+    if (valid) return { fields, reference: fields.transactionReferenceID! };
+    const errors = validate.errors ?? [];
+    const referenceValid = !errors.some((e) => e.instancePath === '/transactionReferenceID');
+    return {
+      refusal: refusalFor(errors),
+      fields,
+      ...(referenceValid ? { reference: fields.transactionReferenceID! } : {}),
+    };
+  };
+}

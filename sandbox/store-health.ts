@@ -1,0 +1,94 @@
+// Whether the store can be reached, and what the sandbox does while it cannot. A request that finds
+// the store gone trips the breaker: for a short while (1 s, doubling on each failed try up to 10 s)
+// every request is answered at once, 503 with Retry-After and the gateway's -4, without a query,
+// without a pool connection, without waiting: nothing piles up behind a database that is away. When
+// the while is over, one request (or a health check) is let through to try the store; if it reaches
+// it, the sandbox is back by itself.
+
+/** A store error that says the database cannot be reached (not that a statement is wrong). */
+export function isUnreachable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return (
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code) ||
+    // PostgreSQL: connection exceptions (class 08), an administrator or crash shut-down (57P01-57P03),
+    // too many connections (53300).
+    /^(08[0-9A-Z]{3}|57P0[123]|53300)$/.test(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i.test(
+      message,
+    )
+  );
+}
+
+const FIRST_WAIT_MS = 1000;
+const LONGEST_WAIT_MS = 10_000;
+
+export class StoreHealth {
+  private failures = 0;
+  /** Until when requests are answered without trying the store. */
+  private waitUntil = 0;
+
+  /** Whether the store was last found unreachable. */
+  get down(): boolean {
+    return this.failures > 0;
+  }
+
+  /**
+   * Seconds the caller should wait before trying again, while the breaker is open; undefined when this
+   * request may go on (the store is up, or this is the one request that tries it again).
+   */
+  retryAfter(now = Date.now()): number | undefined {
+    if (!this.down) return undefined;
+    if (now < this.waitUntil) return Math.max(1, Math.ceil((this.waitUntil - now) / 1000));
+    // This request tries the store; the others wait for what it finds.
+    this.waitUntil = now + this.waitMs();
+    return undefined;
+  }
+
+  /** A store call failed: the breaker opens when the failure says the store is unreachable. */
+  failed(error: unknown, now = Date.now()): void {
+    if (!isUnreachable(error)) return;
+    this.failures++;
+    this.waitUntil = now + this.waitMs();
+  }
+
+  /** A store call succeeded: the store is back. */
+  succeeded(): void {
+    this.failures = 0;
+    this.waitUntil = 0;
+  }
+
+  /** Seconds until the store is tried again (at least 1). */
+  waitSeconds(now = Date.now()): number {
+    return Math.max(1, Math.ceil((this.waitUntil - now) / 1000));
+  }
+
+  private waitMs(): number {
+    return Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.max(0, this.failures - 1));
+  }
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+/** The store, its every call reported to health: a failure that says it is unreachable opens the breaker. */
+export function watched<S extends object>(store: S, health: StoreHealth): S {
+  const report = <T>(promise: Promise<T>): Promise<T> =>
+    promise.then(
+      (value) => {
+        health.succeeded();
+        return value;
+      },
+      (error: unknown) => {
+        health.failed(error);
+        throw error;
+      },
+    );
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function' || !['get', 'all', 'run', 'transaction'].includes(String(name))) return value;
+      return (...args: unknown[]) => report((value as Method).apply(target, args) as Promise<unknown>);
+    },
+  });
+}

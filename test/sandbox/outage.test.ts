@@ -1,0 +1,136 @@
+// Finding: a database outage was answered with thousands of HTTP 500s per second, and a load balancer
+// had no health endpoint to take the instance out. While the store cannot be reached the sandbox
+// answers 503 with Retry-After and the gateway's -4, at once, without a query or a pool connection
+// waiting; it comes back by itself; GET /_sandbox/health says whether it can serve, without
+// credentials and without data. The database here sits behind a TCP proxy on loopback that the test
+// cuts and restores (PostgreSQL: PGW_TEST_DATABASE_URL); the breaker itself is checked on its own.
+import { once } from 'node:events';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildRequest, operation } from '../../contract/requests.ts';
+import { operations } from '../../generated/operations.ts';
+import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
+import { isUnreachable, StoreHealth } from '../../sandbox/store-health.ts';
+import { until } from '../support/until.ts';
+import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
+
+describe('the breaker', () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+  it('opens on an unreachable store only, lets one try through when its wait is over, closes on success', () => {
+    const h = new StoreHealth();
+    h.failed(Object.assign(new Error('duplicate key'), { code: '23505' }), 0);
+    expect(h.retryAfter(0)).toBeUndefined();
+    h.failed(refused, 0);
+    expect(h.retryAfter(10)).toBe(1);
+    expect(h.retryAfter(1000)).toBeUndefined(); // the one try
+    expect(h.retryAfter(1001)).toBeGreaterThanOrEqual(1); // the others wait for it
+    h.failed(refused, 1002); // it failed: a longer wait
+    expect(h.retryAfter(2500)).toBe(1);
+    expect(h.retryAfter(3002)).toBeUndefined();
+    h.succeeded();
+    expect(h.retryAfter(3003)).toBeUndefined();
+    expect(h.down).toBe(false);
+  });
+
+  it('knows the errors that say the database is away', () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '08006', '57P01', '53300'])
+      expect(isUnreachable({ code }), code).toBe(true);
+    expect(isUnreachable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    for (const code of ['23505', '40001', '42P01', undefined])
+      expect(isUnreachable({ code }), String(code)).toBe(false);
+  });
+});
+
+/** A TCP proxy on loopback to the database, cut and restored on demand. */
+async function tcpProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server;
+  const listen = async (port = 0) => {
+    server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return (server.address() as AddressInfo).port;
+  };
+  const port = await listen();
+  return {
+    port,
+    cut: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+    restore: () => listen(port),
+  };
+}
+
+describe.skipIf(!PG_URL)(`the database going away${PG_URL ? '' : ` (${SKIP_PG})`}`, async () => {
+  const database = PG_URL ? await freshDatabase(PG_URL) : undefined;
+  const direct = new URL(database?.url ?? 'postgres://127.0.0.1/none');
+  const proxy = PG_URL ? await tcpProxy(direct) : undefined;
+  const proxied = new URL(direct);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy?.port ?? 0);
+  let sb: RunningSandbox;
+  let base = '';
+  afterAll(async () => {
+    await sb?.close();
+    await database?.drop();
+  });
+
+  const health = () => fetch(`${base}${HEALTH_PATH}`);
+
+  it('serves, and says so', async () => {
+    sb = await createSandbox({ dbPath: proxied.toString(), env: {} });
+    const server = sb.server().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answer = await health();
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ status: 'ok' });
+  });
+
+  it('while the database is away: every request 503, Retry-After, -4; nothing waits on the pool', async () => {
+    await proxy!.cut();
+    // The request that finds the database gone is told so too (its failure opens the breaker).
+    const finder = await sb.gateway.handle(buildRequest(operation('listPayIds'), {}));
+    expect(finder.status).toBe(503);
+    const ids = operations.map((o) => o.operationId);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...ids), { minLength: 20, maxLength: 60 }), async (batch) => {
+        const answers = await Promise.all(
+          batch.map((id) => sb.gateway.handle(buildRequest(operation(id), { body: {} }))),
+        );
+        for (const [i, a] of answers.entries()) {
+          expect(a.status, batch[i]).toBe(503);
+          expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+          expect(Number(JSON.parse(String(a.body)).responseCode)).toBe(-4);
+        }
+        const pool = (sb.store as unknown as { pool: { waitingCount: number } }).pool;
+        expect(pool.waitingCount).toBe(0);
+      }),
+      { seed: 2823, numRuns: 10 },
+    );
+    const down = await health();
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await down.json()).toEqual({ status: 'unavailable' });
+  });
+
+  it('comes back by itself once the database is back', async () => {
+    await proxy!.restore();
+    expect(await until(async () => (await health()).status === 200, 30_000, 250)).toBe(true);
+    const answer = await sb.gateway.handle(buildRequest(operation('listPayIds'), {}));
+    expect(answer.status).toBe(200);
+    await proxy!.cut();
+  });
+});
