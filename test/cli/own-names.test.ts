@@ -31,7 +31,11 @@ describe('CLI names are looked up in own properties only', () => {
         name.filter((n) => !known.has(n) && !n.startsWith('-')),
         async (event) => {
           const printed: string[] = [];
-          const code = await trigger([event, '--base', 'http://127.0.0.1:9'], { print: (l) => printed.push(l) });
+          // A mistake is one line on stderr (printError), as every command's is.
+          const code = await trigger([event, '--base', 'http://127.0.0.1:9'], {
+            print: (l) => printed.push(l),
+            printError: (l) => printed.push(l),
+          });
           expect(printed.join('\n')).toContain(`no event ${JSON.stringify(event)}`);
           expect(code).toBe(2);
         },
