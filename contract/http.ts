@@ -8,7 +8,7 @@ import { apiVersion, bodyCredentials, formWire, type ContractOperation } from '.
 import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 import { writeForm } from '../runtime/wire.ts';
-import { record } from './replay.ts';
+import { record } from './recording.ts';
 import { doc, type Wire } from './requests.ts';
 import { readXmlAnswer, typedAnswer } from './xml.ts';
 

@@ -3,39 +3,11 @@
 // failure prints the last one, with a one-line shell command that sends it again. Secrets are
 // printed as sent unless the team asks for them masked (--mask-secrets): then each becomes the
 // environment variable the suite reads it from, and a hash is recomputed by `payment-gateway sign`.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { bodyCredentials, type ContractOperation } from '../generated/operations.ts';
 import { messageHash } from '../runtime/signing.ts';
 import { formOf, signBody, type Credentials } from './http.ts';
-
-/** A request exactly as the suite sent it. */
-export interface Sent {
-  op: ContractOperation;
-  verb: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string | undefined;
-  params: Record<string, string>;
-  query: Record<string, string>;
-}
-
-const current = new AsyncLocalStorage<{ last?: Sent }>();
-
-/** Runs a check, keeping the last request it sends. */
-export async function recording<T>(run: () => Promise<T>): Promise<{ value?: T; error?: unknown; last?: Sent }> {
-  const store: { last?: Sent } = {};
-  try {
-    return { value: await current.run(store, run), ...(store.last ? { last: store.last } : {}) };
-  } catch (error) {
-    return { error, ...(store.last ? { last: store.last } : {}) };
-  }
-}
-
-export const record = (sent: Sent): void => {
-  const store = current.getStore();
-  if (store) store.last = sent;
-};
+import type { Sent } from './recording.ts';
 
 /** A shell word: single-quoted, a quote inside written '\''. */
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -67,6 +39,9 @@ interface Masked {
   signWith: string | undefined;
 }
 
+const isJson = (headers: Record<string, string>) =>
+  Object.entries(headers).some(([k, v]) => k.toLowerCase() === 'content-type' && v.includes('json'));
+
 function masked(sent: Sent, creds: Credentials): Masked {
   const { op } = sent;
   const secrets = secretsOf(op, creds);
@@ -77,6 +52,13 @@ function masked(sent: Sent, creds: Credentials): Masked {
   for (const [name, value] of Object.entries(headers)) {
     const variable = secrets.get(value);
     if (variable) headers[name] = hole(variable);
+  }
+  // A form body (the form/XML mode) is shown as sent but for its secrets: `payment-gateway sign`
+  // signs JSON bodies only, so its hash stays as sent.
+  if (sent.body !== undefined && !isJson(sent.headers)) {
+    let body = sent.body;
+    for (const [secret, variable] of secrets) body = body.split(encodeURIComponent(secret)).join(hole(variable));
+    return { headers, body, signWith };
   }
   const sentBody = sent.body === undefined ? undefined : (JSON.parse(sent.body) as Record<string, unknown>);
   // A hash is masked (and recomputed by the command) only when it is the right one: a check that

@@ -27,7 +27,8 @@ import { summary, writeReports, type Result } from './report.ts';
 import { operations } from '../generated/operations.ts';
 import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
-import { describeSent, recording, replayCommand } from './replay.ts';
+import { recording } from './recording.ts';
+import { describeSent, replayCommand } from './replay.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
 
 export interface RunOptions {

@@ -7,7 +7,7 @@ import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
 import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
-import { record } from './replay.ts';
+import { record } from './recording.ts';
 import { operations } from '../generated/operations.ts';
 
 const headersOf = (request: Request): Record<string, string> => {
