@@ -62,5 +62,9 @@ export const csvColumns = {
   }
 } as const;
 
+/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen. */
+export const payoutTimeZone = "Australia/Sydney";
+export const settlementDates = {"zone":"Australia/Sydney","businessDays":[1,2,3,4,5]} as const;
+
 /** x-lifetime-minutes on AccessTokenResult. */
 export const accessTokenLifetimeMinutes = 30;

@@ -1429,6 +1429,8 @@ export interface components {
         OutcomeCode: string | number;
         /** @description Text outcome. On a refusal it names the field and the rule, for example "Field 'transactionAmount' is invalid". */
         ResponseMessage: string;
+        /** @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day, else the next business day. */
+        SettledDate: components["schemas"]["Date"];
         /**
          * @description Short code of the card scheme.
          * @enum {string}
@@ -1460,7 +1462,7 @@ export interface components {
             authResponseCode: string;
             /** @description Card network response text. */
             authMessage: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
             /** @description Receipt number. */
             receiptNo?: string;
             cardType?: components["schemas"]["CardType"];
@@ -1493,7 +1495,7 @@ export interface components {
             /** @description Receipt number. */
             receiptNo: string;
             customHash?: components["schemas"]["Md5Hash"];
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
             /** @description Card network response text. */
             authMessage: string;
         };
@@ -1509,8 +1511,10 @@ export interface components {
             authResponseCode: string;
             authMessage: string;
             receiptNo?: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
         };
+        /** @description A settlement date as the gateway dates it (SettledDate), read back later - a business day in Australian Eastern time (Australia/Sydney). */
+        SettlementDay: components["schemas"]["Date"];
         /**
          * QueryCardResult
          * @description A card transaction as it stands now (queryCard).
@@ -1537,7 +1541,7 @@ export interface components {
             authCode?: string;
             authResponseCode?: string;
             authMessage?: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettlementDay"];
             receiptNo?: string;
             cardType: components["schemas"]["CardType"];
             paymentCardNumber: components["schemas"]["MaskedCardNumber"];
@@ -1545,7 +1549,7 @@ export interface components {
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
         };
-        /** @description A timestamp, YYYY-MM-DD HH:MM:SS (seed §2 conventions). Payout timestamps are in AEDT. */
+        /** @description A timestamp, YYYY-MM-DD HH:MM:SS (seed §2 conventions), written with no offset; its zone is its x-time mark. */
         Timestamp: string;
         /**
          * AccessTokenResult
@@ -1722,7 +1726,8 @@ export interface components {
          *     transaction settled between settlementFrom and settlementTo (seed §4.1). The seed shows an empty
          *     JSON body for this response; the bytes of the zip are the real answer. `version` selects the
          *     columns (x-csv-columns); a request without `version` gets the `unversioned` layout. `status` is
-         *     approved, or void for a purchase voided before it settled.
+         *     approved, or void for a purchase voided before it settled. Which rows it lists is its
+         *     x-settlement-file mark: a file asked on a day lists nothing dated after that day.
          */
         SettlementFile: string;
         /**
@@ -2606,7 +2611,7 @@ export interface components {
         /** @description A payout's identifier or its reference (seed §4.7 takes either in the path). */
         PayoutId: string;
         /**
-         * @description State of one payout attempt. declined and returned are shown by the seed (§3); pending, approved and returnDeclined are inferred from the public sandbox accounts.
+         * @description State of one payout attempt. declined and returned are shown by the seed (§3); pending, approved and returnDeclined are inferred from the public sandbox accounts. How it moves is its x-status-progression.
          * @enum {string}
          */
         PayoutAttemptStatus: "pending" | "approved" | "declined" | "returned" | "returnDeclined";
@@ -2618,7 +2623,7 @@ export interface components {
             payoutId: components["schemas"]["PayoutId"];
             reference: components["schemas"]["ReferenceID"];
             /**
-             * @description completed once every transaction has a final attempt.
+             * @description completed once every transaction has a final attempt (x-rollup).
              * @enum {string}
              */
             status: "pending" | "completed";
@@ -2649,6 +2654,8 @@ export interface components {
                 queued: number;
             };
         };
+        /** @description When a payout attempt was made or last changed, in Australian Eastern time (seed §2 - "Payout dates are in AEDT"): Australia/Sydney wall-clock time, +11:00 while daylight saving runs (AEDT), +10:00 otherwise (AEST). */
+        PayoutTimestamp: components["schemas"]["Timestamp"];
         /**
          * PayoutAttempt
          * @description One attempt to pay (seed §2.8). An NPP attempt that fails is followed by a DE (direct entry) attempt.
@@ -2661,8 +2668,8 @@ export interface components {
              * @enum {string}
              */
             type: "NPP" | "DE";
-            createdAt: components["schemas"]["Timestamp"];
-            lastUpdated: components["schemas"]["Timestamp"];
+            createdAt: components["schemas"]["PayoutTimestamp"];
+            lastUpdated: components["schemas"]["PayoutTimestamp"];
         };
         /**
          * PayoutTransactionRecord
@@ -2671,6 +2678,7 @@ export interface components {
         PayoutTransactionRecord: {
             payee: components["schemas"]["PayoutPayee"];
             transaction: components["schemas"]["PayoutTransactionDetail"];
+            /** @description The attempts in the order they were made (seed §3), as x-attempts states. */
             payouts: components["schemas"]["PayoutAttempt"][];
         };
         /**

@@ -343,7 +343,7 @@ export class Control {
       const last = attempts.at(-1)!;
       if (last.status !== 'approved') return refusedInteger(refusals.notReturnable(last.status));
       last.status = 'returned';
-      last.lastUpdated = clock.timestamp();
+      last.lastUpdated = clock.payoutTimestamp();
       await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
       const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
       if (t.notify_url)

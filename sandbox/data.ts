@@ -75,8 +75,7 @@ export const DEFAULT_SURCHARGE_BP: Record<string, number> = {
   unionpay: 150,
 };
 
-/** Days after a purchase or capture that it settles; days after a direct debit that it clears. */
-export const SETTLEMENT_DAYS = 1;
+/** Days after a direct debit that it clears. (A card transaction's settlement day is settlementDay() in clock.ts.) */
 export const DIRECT_DEBIT_DAYS = 2;
 /** A payment received on each new PayID, so that its transactions and refunds can be tried. */
 export const PAYID_WELCOME_PAYMENT = { amount: 42, payerName: 'Sandbox Payer', reference: 'SANDBOX-WELCOME' };

@@ -76,8 +76,9 @@ export function payoutHandlers(
             transactionId: transactionId(),
             status: s.status,
             type: s.type,
-            createdAt: clock.timestamp(i * 2000),
-            lastUpdated: clock.timestamp(i * 2000 + 1000),
+            // Made and settled in the last seconds, one after the other, none later than now.
+            createdAt: clock.payoutTimestamp((i - steps.length) * 2000),
+            lastUpdated: clock.payoutTimestamp((i - steps.length) * 2000 + 1000),
           }));
           const txId = await store.freshId('payout_transactions', 'id', () => reference('PTX'));
           await store.run(

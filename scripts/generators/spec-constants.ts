@@ -1,6 +1,6 @@
 // The facts the sandbox implements that the spec states outside any schema's shape: the numbered
 // refusal messages (x-numbered-refusals on Refusal), the CSV layouts by version (x-csv-columns) and the
-// access token's lifetime (x-lifetime-minutes). Generated as typed constants so that the sandbox
+// access token's lifetime (x-lifetime-minutes), the payout time zone (x-time) and settlement days (x-settlement-date). Generated as typed constants so that the sandbox
 // reads them by name, checked by tsc, instead of walking the bundled document untyped.
 import type { Doc } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
@@ -29,6 +29,12 @@ export function specConstantsModule(doc: Doc): string {
     '',
     '/** x-csv-columns: the settlement file, the batch file and the batch results, each by layout version. */',
     `export const csvColumns = ${JSON.stringify(csvColumns, null, 2)} as const;`,
+    '',
+    '/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen. */',
+    `export const payoutTimeZone = ${JSON.stringify(schemas.PayoutTimestamp['x-time'].zone)};`,
+    `export const settlementDates = ${JSON.stringify(
+      (({ zone, businessDays }) => ({ zone, businessDays }))(schemas.SettledDate['x-settlement-date']),
+    )} as const;`,
     '',
     '/** x-lifetime-minutes on AccessTokenResult. */',
     `export const accessTokenLifetimeMinutes = ${JSON.stringify(schemas.AccessTokenResult['x-lifetime-minutes'])};`,

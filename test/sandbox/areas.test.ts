@@ -169,6 +169,11 @@ describe('access tokens, 3D Secure and surcharges', () => {
   });
 });
 
+/** On a weekend a purchase settles on Monday: the file lists it once the sandbox clock reaches that day. */
+const settledBy = (day: string) => {
+  while (t.sandbox.clock.settlementToday() < day) t.sandbox.clock.advanceDays(1);
+};
+
 describe('settlement', () => {
   it('answers a zip holding a CSV of what settled between the dates, in the version asked', async () => {
     const paid = (await t.client.processCard({
@@ -180,6 +185,7 @@ describe('settlement', () => {
       ...card.visa,
     } as never)) as { transactionID: string; authSettledDate: string };
     const day = paid.authSettledDate;
+    settledBy(day);
     const zip = (await t.client.getSettlement({
       settlementFrom: day,
       settlementTo: day,
@@ -224,6 +230,7 @@ describe('settlement', () => {
     const voided = await sale('Voided');
     expect((await t.client.processVoid({ transactionID: voided.transactionID })).responseCode).toBe('0');
     const day = kept.authSettledDate;
+    settledBy(day);
     const zip = (await t.client.getSettlement({ settlementFrom: day, settlementTo: day })) as Uint8Array;
     const csv = parseCsv(new TextDecoder().decode(Object.values(unzipSync(zip))[0]!));
     // GetSettlementData::mapTransactions: $row[0] id, $row[1] status, $row[4] product.
