@@ -40,14 +40,6 @@ const FORCED = {
 } as const;
 type Outcome = keyof typeof FORCED;
 
-interface Attempt {
-  url: string;
-  body: string;
-  at: string;
-  status: number;
-  ms: number;
-}
-
 /** One Ajv error as the gateway words a refusal: the field and the rule. */
 function refusalOf(error: ErrorObject): Refusal {
   const at = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -62,7 +54,6 @@ function refusalOf(error: ErrorObject): Refusal {
 export class Control {
   private readonly sb: Sandbox;
   private readonly handlers: GatewayHandlers<HandlerContext>;
-  private readonly attempts: Attempt[] = [];
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
@@ -79,29 +70,6 @@ export class Control {
         ajv.compile(doc.components.schemas[name]),
       ]),
     );
-  }
-
-  /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
-  recording(send: typeof fetch): typeof fetch {
-    return (async (url: string, init: RequestInit) => {
-      const started = performance.now();
-      const attempt: Attempt = {
-        url: String(url),
-        body: String(init.body),
-        at: this.sb.clock.timestamp(),
-        status: 0,
-        ms: 0,
-      };
-      if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
-      this.attempts.push(attempt);
-      try {
-        const response = await send(url, init);
-        attempt.status = response.status;
-        return response;
-      } finally {
-        attempt.ms = Math.round(performance.now() - started);
-      }
-    }) as typeof fetch;
   }
 
   /**
@@ -409,9 +377,13 @@ export class Control {
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
       nextAttemptAt: row.delivered || Number(row.attempts) >= 6 ? null : row.next_attempt_at,
-      attempts: this.attempts
-        .filter((a) => a.url === row.url && a.body === row.body)
-        .map(({ at, status, ms }) => ({ at, status, ms })),
+      // Kept in the store by whichever instance made them, across restarts.
+      attempts: (
+        await this.sb.store.all(
+          'SELECT at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
+          row.id,
+        )
+      ).map(({ at, status, ms }) => ({ at, status: Number(status), ms: Number(ms) })),
     };
   }
 

@@ -146,13 +146,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
   const policy = policyFromEnv(env);
   const send = options.fetch ?? fetch;
-  // The control API records every delivery attempt: the notifier sends through whatever `post` is.
-  let post: typeof fetch = send;
+  // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
   const notifier = new Notifier(
     store,
     clock,
     spec,
-    ((url: string, init: RequestInit) => post(url, init)) as typeof fetch,
+    ((url: string, init: RequestInit) => send(url, init)) as typeof fetch,
     policy,
   );
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
@@ -165,7 +164,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   let handlers = sandboxHandlers(sb, batches);
   const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
   if (control) {
-    post = control.recording(send);
     handlers = control.wrap(handlers);
   }
   const core = createGateway({

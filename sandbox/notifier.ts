@@ -212,6 +212,8 @@ export class Notifier {
   /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
   private async deliver(n: Row): Promise<boolean> {
     const headers = await this.headersFor(n);
+    const at = this.clock.timestamp();
+    const started = performance.now();
     let status = 0;
     try {
       if (!(await this.mayNotify(n.url))) throw new Error('the URL policy forbids this address');
@@ -235,6 +237,15 @@ export class Notifier {
       at: this.clock.timestamp(),
       retryAt: this.clock.timestamp(retryIn),
     });
+    // The attempt's number is the count settled so far: this instance held the claim, so no other wrote it.
+    await this.store.run(
+      'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',
+      Number(n.id),
+      Number(n.attempts) + 1,
+      at,
+      status,
+      Math.round(performance.now() - started),
+    );
     return ok;
   }
 
