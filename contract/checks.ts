@@ -9,6 +9,7 @@ import { breaksContract, formOf, requestValidators, send, signBody, type Answer,
 import { doc, requestExamples } from './requests.ts';
 import type { Coverage } from './coverage.ts';
 import { ruleViolations } from './rules.ts';
+import { fileViolations, valueViolations } from './value-rules.ts';
 
 export interface RunContext {
   base: string;
@@ -64,8 +65,16 @@ export function judge(
 ): string | undefined {
   ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
-  if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
-  const broken = ruleViolations(op, request, a.json, ctx.creds);
+  if (problem || ctx.mock) return problem;
+  if (op.resultType === 'application/zip' && a.json === undefined && a.status === op.status) {
+    const broken = fileViolations(op.result, request ?? {}, a.bytes, a.date);
+    return broken.length ? broken.join('; ') : undefined;
+  }
+  if (!a.json || typeof a.json !== 'object') return problem;
+  const broken = [
+    ...ruleViolations(op, request, a.json, ctx.creds),
+    ...(Number(a.json.responseCode) < 0 ? [] : valueViolations(op.result, a.json, a.date)),
+  ];
   return broken.length ? broken.join('; ') : undefined;
 }
 

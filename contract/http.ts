@@ -76,6 +76,8 @@ export interface Answer {
   type: string;
   json?: any;
   bytes: Uint8Array;
+  /** The answer's HTTP Date header, as an instant: the server's "now" for the value rules. */
+  date?: Date;
 }
 
 export async function send(base: string, out: Outgoing, creds: Credentials): Promise<Answer> {
@@ -123,7 +125,8 @@ export async function answerOf(response: Response): Promise<Answer> {
       json = undefined;
     }
   }
-  return { status: response.status, type, json, bytes };
+  const date = response.headers.get('date');
+  return { status: response.status, type, json, bytes, ...(date ? { date: new Date(date) } : {}) };
 }
 
 const errorText = (v: ValidateFunction) =>

@@ -2,6 +2,8 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
+import { instantOf } from '../runtime/gateway-time.ts';
+import { payoutTimeZone } from '../generated/spec-constants.ts';
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
@@ -201,6 +203,13 @@ export const scenarioChecks = (): Check[] => [
       expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
       const attempts = status.result.payouts.map((p) => p.type).join(',');
       expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
+      // Made just now: read in the zone the spec gives (x-time), its time is now, give or take the clocks' skew.
+      const first = status.result.payouts[0]!;
+      const lag = Date.now() - instantOf(first.createdAt, payoutTimeZone).getTime();
+      expect(
+        Math.abs(lag) < 10 * 60_000,
+        `createdAt ${first.createdAt} of a payout made just now is ${Math.round(lag / 60_000)} min from now read in ${payoutTimeZone}: not written in ${payoutTimeZone}`,
+      );
     },
   ),
   scenario('getSettlement', ['Direct API'], 'the settlement zip holds the captured transactions', async (g) => {

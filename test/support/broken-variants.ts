@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { unzipSync, zipSync } from 'fflate';
 import type { ContractOperation } from '../../generated/operations.ts';
+import { instantOf, wallTime } from '../../runtime/gateway-time.ts';
 import { parseCsv } from '../../runtime/settlement.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
@@ -20,7 +21,7 @@ type Handlers = GatewayHandlers<HandlerContext>;
 
 export interface Break {
   name: string;
-  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal';
+  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal' | 'time';
   /** The operations (or tags) whose checks are run against it. */
   only: string[];
   /** Rewrites an answer: the new JSON, or a new status and JSON. */
@@ -53,7 +54,63 @@ function rezipSettlement(got: Uint8Array, edit: (rows: string[][]) => string[][]
   return zipSync({ [name]: new TextEncoder().encode(`${rows.map((r) => r.join(',')).join('\n')}\n`) });
 }
 
+/** A Sydney wall-clock time written as UTC's instead (what a server that ignores x-time answers). */
+const sydneyAsUtc = (wall: string) => wallTime(instantOf(wall, 'Australia/Sydney'), 'UTC');
+const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
 export const breaks: Break[] = [
+  // Value rules (x-time, x-settlement-date, x-settlement-file, x-attempts, x-rollup).
+  {
+    name: 'payout attempt times written in UTC, not Australian Eastern time',
+    kind: 'time',
+    only: ['getPayoutTransactionStatus'],
+    answer: onApproved('getPayoutTransactionStatus', (g) => ({
+      ...g,
+      result: {
+        ...g.result,
+        payouts: g.result.payouts.map((p: Json) => ({
+          ...p,
+          createdAt: sydneyAsUtc(p.createdAt),
+          lastUpdated: sydneyAsUtc(p.lastUpdated),
+        })),
+      },
+    })),
+  },
+  {
+    name: 'a settlement file that lists a row not settled yet (dated tomorrow)',
+    kind: 'time',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement'
+        ? rezipSettlement(got, ([header, ...rows]) => {
+            const at = header!.indexOf('settlementDate');
+            const tomorrow = dayAfter(wallTime(new Date(), 'Australia/Sydney').slice(0, 10));
+            const row = rows[0] ? [...rows[0]] : header!.map(() => '');
+            row[at] = tomorrow;
+            return [header!, ...rows, row];
+          })
+        : undefined,
+  },
+  {
+    name: "a purchase's authSettledDate a day late",
+    kind: 'time',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) =>
+      g.authSettledDate ? { ...g, authSettledDate: dayAfter(g.authSettledDate) } : g,
+    ),
+  },
+  {
+    name: 'a payout summary completed while a transaction is pending',
+    kind: 'time',
+    only: ['createPayouts', 'getPayoutStatus'],
+    answer: onApproved('createPayouts', (g) => ({
+      ...g,
+      result: {
+        ...g.result,
+        transactions: g.result.transactions.map((t: Json) => ({ ...t, status: 'pending' })),
+      },
+    })),
+  },
   // Shapes: answers a schema refuses, reached through the stateful scenarios too.
   {
     name: 'capture result carries a field beyond its list',
