@@ -53,7 +53,7 @@ function check(node: any, value: unknown, path: string, now: Date | undefined, o
   if (Array.isArray(value)) {
     const attempts = marks['x-attempts'] ?? s['x-attempts'];
     if (attempts) checkAttempts(attempts, s.items, value as Record<string, string>[], path, out);
-    value.forEach((item, i) => check(s.items, item, `${path}[${i}]`, now, out));
+    for (const [i, item] of value.entries()) check(s.items, item, `${path}[${i}]`, now, out);
     return;
   }
   for (const [name, property] of Object.entries<any>(s.properties ?? {})) {
