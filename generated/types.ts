@@ -1429,8 +1429,11 @@ export interface components {
         OutcomeCode: string | number;
         /** @description Text outcome. On a refusal it names the field and the rule, for example "Field 'transactionAmount' is invalid". */
         ResponseMessage: string;
-        /** @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day, else the next business day. */
-        SettledDate: components["schemas"]["Date"];
+        /**
+         * Format: date
+         * @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day, else the next business day.
+         */
+        SettledDate: string;
         /**
          * @description Short code of the card scheme.
          * @enum {string}
@@ -1513,8 +1516,11 @@ export interface components {
             receiptNo?: string;
             authSettledDate?: components["schemas"]["SettledDate"];
         };
-        /** @description A settlement date as the gateway dates it (SettledDate), read back later - a business day in Australian Eastern time (Australia/Sydney). */
-        SettlementDay: components["schemas"]["Date"];
+        /**
+         * Format: date
+         * @description A settlement date as the gateway dates it (SettledDate), read back later - a business day in Australian Eastern time (Australia/Sydney).
+         */
+        SettlementDay: string;
         /**
          * QueryCardResult
          * @description A card transaction as it stands now (queryCard).
@@ -1529,6 +1535,10 @@ export interface components {
              * @enum {string}
              */
             transactionType: "purchase" | "auth" | "refund";
+            /** @description The transaction's own outcome code, as its answer gave it (responseCode above is the query's own, 0 for found). */
+            transactionResponseCode?: components["schemas"]["OutcomeCode"];
+            /** @description The transaction's own outcome text */
+            transactionResponseMessage?: components["schemas"]["ResponseMessage"];
             /**
              * @description approved, declined, preauth and void are the settlement file's statuses; captured and refunded mark an authorisation captured and a transaction refunded in full or in part.
              * @enum {string}
@@ -2655,7 +2665,7 @@ export interface components {
             };
         };
         /** @description When a payout attempt was made or last changed, in Australian Eastern time (seed §2 - "Payout dates are in AEDT"): Australia/Sydney wall-clock time, +11:00 while daylight saving runs (AEDT), +10:00 otherwise (AEST). */
-        PayoutTimestamp: components["schemas"]["Timestamp"];
+        PayoutTimestamp: string;
         /**
          * PayoutAttempt
          * @description One attempt to pay (seed §2.8). An NPP attempt that fails is followed by a DE (direct entry) attempt.

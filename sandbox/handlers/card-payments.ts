@@ -405,6 +405,8 @@ export function cardPaymentHandlers(
               ? ('refund' as const)
               : ('auth' as const),
         transactionStatus: row.status,
+        transactionResponseCode: String(row.response_code),
+        transactionResponseMessage: row.response_message,
         capturedAmount: fromCents(row.captured),
         refundedAmount: fromCents(row.refunded),
         transactionCurrency: row.currency,
