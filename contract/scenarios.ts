@@ -4,6 +4,9 @@ import { createGatewayClient, isApproved, type GatewayClient } from '../generate
 import { readSettlement } from '../runtime/settlement.ts';
 import { instantOf } from '../runtime/gateway-time.ts';
 import { payoutTimeZone } from '../generated/spec-constants.ts';
+
+/** How long the payout scenario waits for an NPP attempt to end (NPP is real time: seconds). */
+const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
@@ -186,7 +189,7 @@ export const scenarioChecks = (): Check[] => [
   scenario(
     'getPayoutTransactionStatus',
     ['Payouts'],
-    'a payout transaction with its NPP then DE attempts',
+    'a payout transaction moves from its NPP attempt (declined) to a DE attempt',
     async (g) => {
       const created = await g.payouts.create({
         reference: `CT-${Date.now()}`,
@@ -199,10 +202,23 @@ export const scenarioChecks = (): Check[] => [
       });
       expect(isApproved(created), `createPayouts: ${show(created)}`);
       const tx = created.result.transactions[0]!;
-      const status = await g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+      // The attempts move on with time: NPP answers within seconds, then a DE attempt is made. Asked
+      // again until the DE attempt is there (every answer judged on the way), for up to PAYOUT_WAIT_MS.
+      const read = () => g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+      let status = await read();
+      for (
+        const until = Date.now() + PAYOUT_WAIT_MS;
+        isApproved(status) && status.result.payouts.length < 2 && Date.now() < until;
+      ) {
+        await new Promise((r) => setTimeout(r, 500));
+        status = await read();
+      }
       expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
-      const attempts = status.result.payouts.map((p) => p.type).join(',');
-      expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
+      const attempts = status.result.payouts.map((p) => `${p.type} ${p.status}`).join(', ');
+      expect(
+        /^NPP declined, DE /.test(attempts),
+        `attempts ${attempts || '(none)'} ${PAYOUT_WAIT_MS / 1000} s after the payout was made: the account 11111111 goes NPP (declined), then DE`,
+      );
       // Made just now: read in the zone the spec gives (x-time), its time is now, give or take the clocks' skew.
       const first = status.result.payouts[0]!;
       const lag = Date.now() - instantOf(first.createdAt, payoutTimeZone).getTime();

@@ -14,6 +14,7 @@ import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
+import { attemptsAt, finishedBy } from './payout-attempts.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
 /** Every control request is a few fields: anything larger is refused unread. */
@@ -168,6 +169,7 @@ export class Control {
     }
     const route = `${req.method} ${path
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
+      .replace(/^\/payouts\/[^/]+\/complete$/, '/payouts/:p/complete')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
@@ -201,6 +203,8 @@ export class Control {
       }
       case 'POST /payouts/:p/transactions/:t/return':
         return json(await this.returnPayout(account, parts[2]!, parts[4]!));
+      case 'POST /payouts/:p/complete':
+        return json(await this.completePayout(account, parts[2]!));
       case 'POST /direct-debits/:id/dishonour':
         return json(
           this.check('Dishonour', body) ??
@@ -289,6 +293,31 @@ export class Control {
     return { ...this.clock(), delivered };
   }
 
+  /** Ends every attempt of a payout still pending, with the outcome its plan gives, and sends its notifications. */
+  private async completePayout(account: { kind: string; id: string }, payoutId: string) {
+    const { store, clock } = this.sb;
+    const done = await store.transaction(async () => {
+      const rows = await store.all(
+        'SELECT t.* FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND (p.id = ? OR p.reference = ?) FOR UPDATE',
+        account.id,
+        payoutId,
+        payoutId,
+      );
+      const now = clock.now().getTime();
+      for (const t of rows)
+        await store.run(
+          'UPDATE payout_transactions SET attempts = ?, notify_at = CASE WHEN notify_at IS NULL THEN NULL ELSE ? END WHERE id = ?',
+          JSON.stringify(finishedBy(JSON.parse(t.attempts), now)),
+          clock.timestamp(),
+          t.id,
+        );
+      return rows.length;
+    });
+    if (!done) return refusedInteger(refusals.noSuchPayout());
+    await this.sb.notifier.deliverDue();
+    return { responseCode: 0, responseMessage: `Completed ${done} transaction(s); their notifications are queued` };
+  }
+
   private returnPayout(account: { kind: string; id: string }, payoutId: string, transactionId: string) {
     const { store, clock, notifier } = this.sb;
     return store.transaction(async () => {
@@ -301,15 +330,10 @@ export class Control {
         transactionId,
       );
       if (!t) return refusedInteger(refusals.noSuchPayoutTransaction());
-      const attempts = JSON.parse(t.attempts) as {
-        transactionId: string;
-        status: string;
-        type: string;
-        createdAt: string;
-        lastUpdated: string;
-      }[];
-      const last = attempts.at(-1)!;
-      if (last.status !== 'approved') return refusedInteger(refusals.notReturnable(last.status));
+      // As they stand now (payout-attempts.ts): a transaction still pending cannot be returned.
+      const attempts = attemptsAt(JSON.parse(t.attempts), clock);
+      const last = attempts.at(-1);
+      if (last?.status !== 'approved') return refusedInteger(refusals.notReturnable(last?.status ?? 'pending'));
       last.status = 'returned';
       last.lastUpdated = clock.payoutTimestamp();
       await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);

@@ -24,6 +24,7 @@ import { directDebitHandlers } from './handlers/direct-debit.ts';
 import { notifyHandlers } from './handlers/notify.ts';
 import { partnerHandlers } from './handlers/partner.ts';
 import { payIdHandlers } from './handlers/payid.ts';
+import { payoutsDue } from './handlers/payouts.ts';
 import { paytoHandlers } from './handlers/payto.ts';
 import { payoutHandlers } from './handlers/payouts.ts';
 import { settlementHandlers } from './handlers/settlement.ts';
@@ -161,6 +162,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const batches = new BatchRunner(sb);
   batches.kick();
   batches.poll();
+  // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
+  notifier.onRun(() => payoutsDue(sb));
   let handlers = sandboxHandlers(sb, batches);
   const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
   if (control) {

@@ -191,9 +191,17 @@ export class Notifier {
     return this.running;
   }
 
+  /** Work that queues notifications as the clock passes a time (payouts whose attempts have ended), run before each delivery run. */
+  private readonly dueWork: (() => Promise<unknown>)[] = [];
+
+  onRun(work: () => Promise<unknown>): void {
+    this.dueWork.push(work);
+  }
+
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
     await syncClock(this.store, this.clock);
+    for (const work of this.dueWork) await work();
     for (;;) {
       const due = await claimDue(this.store, {
         by: this.instanceId,
