@@ -640,7 +640,7 @@ export interface components {
         Email: string | unknown | unknown;
         /** @description The customer's IP address, or an empty string where the client has none. */
         IpAddress: string | unknown | unknown | unknown;
-        /** @description Full card number (PAN), 12 to 19 digits. Never echoed unmasked. */
+        /** @description Full card number (PAN), 12 to 19 digits. Answers carry it masked only (MaskedCardNumber). */
         CardNumber: string;
         /** @description Card expiry as MMYY, for example 0529. */
         CardExpiry: string;
@@ -668,7 +668,7 @@ export interface components {
         ThreeDSStatus: "Y" | "A" | "N" | "U" | "R";
         /** @description 3D Secure protocol version, for example 2.2.0. */
         ThreeDSVersion: string;
-        /** @description Merchant-defined value echoed in the result. */
+        /** @description Merchant-defined value; the result returns it (see the result's custom fields). */
         CustomField: string;
         /**
          * processCard with card data
@@ -1311,8 +1311,8 @@ export interface components {
         Date: string;
         /**
          * getSettlement
-         * @description The transactions settled between settlementFrom and settlementTo (inclusive) as a Zip archive
-         *     holding one CSV file (content type application/zip). The seed shows an empty JSON body for this
+         * @description Asks for the settlement file of the days from settlementFrom to settlementTo (inclusive; which
+         *     rows it lists is SettlementFile's x-settlement-file): a Zip archive holding one CSV file (content type application/zip). The seed shows an empty JSON body for this
          *     response; the zip's bytes are what comes back. A refusal still comes back as JSON.
          */
         GetSettlementRequest: {
@@ -1441,7 +1441,7 @@ export interface components {
         CardType: "visa" | "mc" | "amex" | "diners" | "jcb" | "discover" | "unionpay";
         /** @description Masked card number, first six digits, XXXXXX, last four digits (seed §2 placeholders). */
         MaskedCardNumber: string;
-        /** @description Echo of a custom field. The string sent, or an empty array when it was not sent (seed §2, kept as the gateway answers it). */
+        /** @description A custom field in a result - a string, or an empty array (seed §2, kept as the gateway answers it); which value is the x-echo of the property that uses it. */
         CustomEcho: string | [
         ];
         /** @description Current rotating key of a stored card (seed §1.2, §5.4), for example s5KQIxsZuiyvs3Sc. */
@@ -1482,7 +1482,7 @@ export interface components {
         };
         /**
          * CaptureResult
-         * @description Result of processCapture. It carries only these fields (seed §2.1); the custom echoes and customHash may be absent.
+         * @description Result of processCapture. It carries only these fields (seed §2.1); the custom fields and customHash may be absent.
          */
         CaptureResult: {
             custom1?: components["schemas"]["CustomEcho"];
@@ -1946,7 +1946,7 @@ export interface components {
         };
         /** @description Partner identifier (body credential on /partner, seed §5). */
         PartnerUUID: string;
-        /** @description IANA time zone name, for example Australia/Brisbane. */
+        /** @description An IANA tz database name, for example Australia/Brisbane. */
         TimeZone: string;
         /** @description Four-digit merchant category code (seed §4.3). */
         MerchantCategoryCode: string;
@@ -2668,7 +2668,7 @@ export interface components {
         PayoutTimestamp: string;
         /**
          * PayoutAttempt
-         * @description One attempt to pay (seed §2.8). An NPP attempt that fails is followed by a DE (direct entry) attempt.
+         * @description One attempt to pay (seed §2.8). How the attempts of a transaction come one after another is PayoutTransactionRecord.payouts' x-attempts (an NPP attempt, then DE - direct entry - after an NPP decline).
          */
         PayoutAttempt: {
             transactionId: components["schemas"]["TransactionID"];
