@@ -27,6 +27,9 @@ const progressionOf = (itemSchema: any, field: string) =>
 function check(node: any, value: unknown, path: string, now: Date | undefined, out: string[]): void {
   const marks = marksOf(node);
   const time = marks['x-time'];
+  // A wall-clock time the zone never shows (the hour skipped when daylight saving starts) was not written in it.
+  if (time && typeof value === 'string' && wallTime(instantOf(value, time.zone), time.zone) !== value)
+    out.push(`${path} ${value} is a time ${time.zone} never shows: not written in ${time.zone}`);
   if (time && typeof value === 'string' && now && time.recorded) {
     const ahead = instantOf(value, time.zone).getTime() - now.getTime();
     if (ahead > SKEW_MS)

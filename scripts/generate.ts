@@ -23,6 +23,7 @@ import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
 import { recipeTable, withRecipeTable } from './generators/recipe-table.ts';
+import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
@@ -61,6 +62,12 @@ export async function writeSpecLists(root = ROOT): Promise<string[]> {
     changed.push('spec/openapi.yaml');
   }
   return changed;
+}
+
+/** docs/RULES.md as the spec's rule marks write it. */
+export async function rulesDocText(root = ROOT): Promise<string> {
+  const doc = await bundleSpec(root);
+  return rulesDoc(doc, contractOperations(doc));
 }
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
@@ -128,7 +135,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
-  if (!values.docs) for (const file of await writeSpecLists()) console.log(`wrote the derived lists of ${file}`);
+  if (!values.docs) {
+    for (const file of await writeSpecLists()) console.log(`wrote the derived lists of ${file}`);
+    await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText());
+  }
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }
