@@ -8,6 +8,7 @@ import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples } from './requests.ts';
 import type { Coverage } from './coverage.ts';
+import type { StatePool } from './state.ts';
 import { ruleViolations } from './rules.ts';
 import { fileViolations, valueViolations } from './value-rules.ts';
 
@@ -20,6 +21,10 @@ export interface RunContext {
   seed: number;
   /** What the run reached, filled by every judged answer. */
   coverage?: Coverage;
+  /** The identifiers approved answers gave, for the operations that need them (state.ts). */
+  pool?: StatePool;
+  /** An operation whose success the run cannot reach is skipped, not failed (--allow-unreached). */
+  allowUnreached?: boolean;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
@@ -28,7 +33,7 @@ export type Outcome = void | { skip: string };
 export interface Check {
   operationId: string;
   tags: string[];
-  kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario';
+  kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario' | 'state';
   name: string;
   run(ctx: RunContext): Promise<Outcome>;
 }
@@ -62,10 +67,13 @@ export function judge(
   request: Record<string, unknown> | undefined,
   a: Answer,
   ctx: RunContext,
+  /** The path parameters the request was sent with: what the answer was about, for the state pool. */
+  params?: Record<string, string>,
 ): string | undefined {
   ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
   if (problem || ctx.mock) return problem;
+  ctx.pool?.add({ ...params, ...request }, a.json, op.path);
   if (op.resultType === 'application/zip' && a.json === undefined && a.status === op.status) {
     const broken = fileViolations(op.result, request ?? {}, a.bytes, a.date);
     return broken.length ? broken.join('; ') : undefined;

@@ -33,7 +33,8 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
     const routed = route(request.method, new URL(request.url).pathname);
     const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
     if (chosen && 'op' in chosen) {
-      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx);
+      const params = 'match' in routed ? routed.match.params : undefined;
+      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx, params);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }
     return response;

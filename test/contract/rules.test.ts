@@ -56,7 +56,7 @@ describe('rule marks', async () => {
       ['SettledDate', 'Date'],
       ['SettlementDay', 'Date'],
       ['PayoutTimestamp', 'Timestamp'],
-    ])
+    ] as const)
       expect([copy, s[copy].type, s[copy].pattern]).toEqual([copy, s[base].type, s[base].pattern]);
   });
 });

@@ -21,7 +21,7 @@ type Handlers = GatewayHandlers<HandlerContext>;
 
 export interface Break {
   name: string;
-  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal' | 'time';
+  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal' | 'time' | 'credentials';
   /** The operations (or tags) whose checks are run against it. */
   only: string[];
   /** Rewrites an answer: the new JSON, or a new status and JSON. */
@@ -58,7 +58,36 @@ function rezipSettlement(got: Uint8Array, edit: (rows: string[][]) => string[][]
 const sydneyAsUtc = (wall: string) => wallTime(instantOf(wall, 'Australia/Sydney'), 'UTC');
 const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
+/** What a server answers to credentials it does not know. */
+const credentialRefusal = { responseCode: '-1', responseMessage: 'Invalid authentication credentials' };
+
 export const breaks: Break[] = [
+  // Set-up: credentials the server refuses. The suite must stop, not report the refusals as passes.
+  {
+    name: 'a server without the partner account (every /partner request refused -1)',
+    kind: 'credentials',
+    only: ['addMerchant', 'updateMerchant', 'checkMerchant'],
+    answer: (op) => (op.path === '/partner' ? credentialRefusal : undefined),
+  },
+  {
+    name: "a server that refuses the merchant's API key",
+    kind: 'credentials',
+    only: ['processCard'],
+    answer: (op) => (op.path === '/post' && op.operationId !== 'getSurcharge' ? credentialRefusal : undefined),
+  },
+  {
+    name: 'a server that refuses the access tokens it issued',
+    kind: 'credentials',
+    only: ['getSurcharge'],
+    answer: (op, sent) => (sent?.accessToken ? credentialRefusal : undefined),
+  },
+  {
+    name: 'a server that refuses every header hash',
+    kind: 'credentials',
+    only: ['listPayIds'],
+    answer: (op) =>
+      op.headers ? { responseCode: -1, responseMessage: 'Invalid authentication credentials' } : undefined,
+  },
   // Value rules (x-time, x-settlement-date, x-settlement-file, x-attempts, x-rollup).
   {
     name: 'payout attempt times written in UTC, not Australian Eastern time',
