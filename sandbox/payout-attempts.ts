@@ -3,7 +3,10 @@
 // next day's direct-entry run), then takes the outcome its test account gives it. The store keeps the
 // plan (start and end in sandbox milliseconds); what an answer shows is worked out from it at the
 // time asked, so every instance on the store answers the same at the same sandbox time.
+import type { components } from '../generated/types.ts';
 import type { Clock } from './clock.ts';
+
+type Status = components['schemas']['PayoutAttemptStatus'];
 
 export type Rail = 'NPP' | 'DE';
 
@@ -14,24 +17,28 @@ export const RAIL_MS: Record<Rail, number> = { NPP: 2_000, DE: 86_400_000 };
 export interface StoredAttempt {
   transactionId: string;
   type: Rail;
-  outcome?: string;
+  outcome?: Status;
   startMs?: number;
   endMs?: number;
-  status?: string;
+  status?: Status;
   createdAt?: string;
   lastUpdated?: string;
 }
 
 export interface PayoutAttempt {
   transactionId: string;
-  status: string;
+  status: Status;
   type: Rail;
   createdAt: string;
   lastUpdated: string;
 }
 
 /** The plan of a transaction's attempts, the first starting now. */
-export function plan(steps: { type: Rail; status: string }[], ids: () => string, nowMs: number): StoredAttempt[] {
+export function plan(
+  steps: readonly { type: Rail; status: Status }[],
+  ids: () => string,
+  nowMs: number,
+): StoredAttempt[] {
   let start = nowMs;
   return steps.map((s) => {
     const attempt = {

@@ -108,7 +108,7 @@ export function payoutHandlers(
           clock.timestamp(),
         );
         for (const t of body.transactions) {
-          const steps: { type: Rail; status: string }[] = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [
+          const steps: (typeof PAYOUT_ACCOUNTS)[string] = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [
             { type: 'NPP', status: 'approved' },
           ];
           const now = clock.now().getTime();

@@ -1,6 +1,7 @@
 // Refusals as the contract documents them: a negative responseCode (-1 credentials, -2 invalid,
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
+import type { HandlerRefusal } from '../../generated/handlers.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
 
 export interface Refusal {
@@ -83,10 +84,14 @@ export const refusals = {
 export function refusalFields<Code extends ContractOperation['refusalCode'] | undefined>(
   refusalCode: Code,
   refusal: Refusal,
-): { responseCode: Code extends 'integer' ? number : string; responseMessage: string } {
+): HandlerRefusal<{ responseCode: Code extends 'integer' ? number : string; responseMessage: string }> {
   const responseCode = refusalCode === 'integer' ? refusal.code : String(refusal.code);
   // TypeScript does not narrow a conditional type by the test above; the test is exactly its condition.
-  return { responseCode: responseCode as Code extends 'integer' ? number : string, responseMessage: refusal.message };
+  // The mark is a type only (generated/handlers.ts): this is the one place a handler's refusal is made.
+  return {
+    responseCode: responseCode as Code extends 'integer' ? number : string,
+    responseMessage: refusal.message,
+  } as HandlerRefusal<{ responseCode: Code extends 'integer' ? number : string; responseMessage: string }>;
 }
 
 /** The refusal answer: its status and its body, responseCode typed as the operation's refusal schema sends it. */
