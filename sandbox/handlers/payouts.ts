@@ -9,7 +9,7 @@ import { INVALID_BSB, PAYOUT_ACCOUNTS } from '../data.ts';
 import { reference, transactionId } from '../ids.ts';
 import type { Row } from '../store.ts';
 import type { Clock } from '../clock.ts';
-import { attemptsAt, endsAt, plan, type Rail } from '../payout-attempts.ts';
+import { attemptsAt, endsAt, plan } from '../payout-attempts.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 

@@ -79,7 +79,7 @@ export const breaks: Break[] = [
     name: 'a server that refuses the access tokens it issued',
     kind: 'credentials',
     only: ['getSurcharge'],
-    answer: (op, sent) => (sent?.accessToken ? credentialRefusal : undefined),
+    answer: (_op, sent) => (sent?.accessToken ? credentialRefusal : undefined),
   },
   {
     name: 'a server that refuses every header hash',
