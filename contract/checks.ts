@@ -9,7 +9,9 @@ import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples, type Wire } from './requests.ts';
 import type { Coverage } from './coverage.ts';
+import type { StatePool } from './state.ts';
 import { ruleViolations } from './rules.ts';
+import { fileViolations, valueViolations } from './value-rules.ts';
 
 export interface RunContext {
   base: string;
@@ -22,6 +24,10 @@ export interface RunContext {
   coverage?: Coverage;
   /** The wire format the checks send in (docs/WIRE-FORMATS.md); operations without the form mode are sent JSON. */
   wire: Wire;
+  /** The identifiers approved answers gave, for the operations that need them (state.ts). */
+  pool?: StatePool;
+  /** An operation whose success the run cannot reach is skipped, not failed (--allow-unreached). */
+  allowUnreached?: boolean;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
@@ -30,7 +36,7 @@ export type Outcome = void | { skip: string };
 export interface Check {
   operationId: string;
   tags: string[];
-  kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario';
+  kind: 'example' | 'property' | 'invalid' | 'auth' | 'scenario' | 'state';
   name: string;
   run(ctx: RunContext): Promise<Outcome>;
   /** The wire format this check was made for, when the run holds the target to both. */
@@ -66,13 +72,24 @@ export function judge(
   request: Record<string, unknown> | undefined,
   a: Answer,
   ctx: RunContext,
+  /** The path parameters the request was sent with: what the answer was about, for the state pool. */
+  params?: Record<string, string>,
 ): string | undefined {
   ctx.coverage?.record(op, request, a.status, a.json);
   const problem = breaksContract(op, a);
-  if (problem || ctx.mock || !a.json || typeof a.json !== 'object') return problem;
+  if (problem || ctx.mock) return problem;
+  ctx.pool?.add({ ...params, ...request }, a.json, op.path);
+  if (op.resultType === 'application/zip' && a.json === undefined && a.status === op.status) {
+    const broken = fileViolations(op.result, request ?? {}, a.bytes, a.date);
+    return broken.length ? broken.join('; ') : undefined;
+  }
+  if (!a.json || typeof a.json !== 'object') return problem;
   // A form's empty value is a field not sent: the rules judge the request as the server read it.
   const read = a.form && request && op.formTypes ? asReadFromForm(request, op.formTypes) : request;
-  const broken = ruleViolations(op, read, a.json, ctx.creds);
+  const broken = [
+    ...ruleViolations(op, read, a.json, ctx.creds),
+    ...(Number(a.json.responseCode) < 0 ? [] : valueViolations(op.result, a.json, a.date)),
+  ];
   return broken.length ? broken.join('; ') : undefined;
 }
 

@@ -77,6 +77,11 @@ export class Coverage {
     return documented ? Math.round(((documented - missed) / documented) * 1000) / 10 : 100;
   }
 
+  /** Whether the run reached the operation's success: an answer of its result, not a refusal. */
+  successReached(op: ContractOperation): boolean {
+    return [...(this.reached.get(op.operationId) ?? [])].some((code) => code >= 0);
+  }
+
   cardsUsed(): string[] {
     return [...this.cards].sort();
   }

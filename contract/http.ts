@@ -85,6 +85,8 @@ export interface Answer {
   form?: boolean;
   /** Why the XML answer of a form request cannot be read as one. */
   xmlError?: string;
+  /** The answer's HTTP Date header, as an instant: the server's "now" for the value rules. */
+  date?: Date;
 }
 
 /** Sends in the wire format given; an operation that does not take the form mode is always sent as JSON. */
@@ -141,12 +143,14 @@ export async function answerOf(response: Response, formOp?: ContractOperation): 
       json = undefined;
     }
   }
-  if (!formOp) return { status: response.status, type, json, bytes };
-  if (!type.startsWith(formWire.answer)) return { status: response.status, type, json, bytes, form: true };
+  const date = response.headers.get('date');
+  const when = date ? { date: new Date(date) } : {};
+  if (!formOp) return { status: response.status, type, json, bytes, ...when };
+  if (!type.startsWith(formWire.answer)) return { status: response.status, type, json, bytes, form: true, ...when };
   const read = readXmlAnswer(new TextDecoder().decode(bytes));
-  if ('error' in read) return { status: response.status, type, bytes, form: true, xmlError: read.error };
+  if ('error' in read) return { status: response.status, type, bytes, form: true, xmlError: read.error, ...when };
   const schema = Number(read.ok.responseCode) < 0 ? formOp.refusal : formOp.result;
-  return { status: response.status, type, json: typedAnswer(doc, schema, read.ok), bytes, form: true };
+  return { status: response.status, type, json: typedAnswer(doc, schema, read.ok), bytes, form: true, ...when };
 }
 
 const errorText = (v: ValidateFunction) =>

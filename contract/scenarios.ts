@@ -2,6 +2,11 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
+import { instantOf } from '../runtime/gateway-time.ts';
+import { payoutTimeZone } from '../generated/spec-constants.ts';
+
+/** How long the payout scenario waits for an NPP attempt to end (NPP is real time: seconds). */
+const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
@@ -38,16 +43,17 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
     const chosen = 'match' in routed ? chooseMethod(routed.match.candidates, sent, routed.match.pathMethod) : undefined;
     if (chosen && 'op' in chosen) {
       const url = new URL(request.url);
+      const params = 'match' in routed ? routed.match.params : undefined;
       record({
         op: chosen.op,
         verb: request.method,
         url: request.url,
         headers: headersOf(request),
         body: text || undefined,
-        params: 'match' in routed ? routed.match.params : {},
+        params: params ?? {},
         query: Object.fromEntries(url.searchParams),
       });
-      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx);
+      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx, params);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }
     return response;
@@ -203,7 +209,7 @@ export const scenarioChecks = (): Check[] => [
   scenario(
     'getPayoutTransactionStatus',
     ['Payouts'],
-    'a payout transaction with its NPP then DE attempts',
+    'a payout transaction moves from its NPP attempt (declined) to a DE attempt',
     async (g) => {
       const created = await g.payouts.create({
         reference: `CT-${Date.now()}`,
@@ -216,10 +222,30 @@ export const scenarioChecks = (): Check[] => [
       });
       expect(isApproved(created), `createPayouts: ${show(created)}`);
       const tx = created.result.transactions[0]!;
-      const status = await g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+      // The attempts move on with time: NPP answers within seconds, then a DE attempt is made. Asked
+      // again until the DE attempt is there (every answer judged on the way), for up to PAYOUT_WAIT_MS.
+      const read = () => g.payouts.getTransactionStatus(created.result.payoutId, tx.transactionId);
+      let status = await read();
+      for (
+        const until = Date.now() + PAYOUT_WAIT_MS;
+        isApproved(status) && status.result.payouts.length < 2 && Date.now() < until;
+      ) {
+        await new Promise((r) => setTimeout(r, 500));
+        status = await read();
+      }
       expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
-      const attempts = status.result.payouts.map((p) => p.type).join(',');
-      expect(attempts === 'NPP,DE', `attempts ${attempts}, the account 11111111 goes NPP then DE`);
+      const attempts = status.result.payouts.map((p) => `${p.type} ${p.status}`).join(', ');
+      expect(
+        /^NPP declined, DE /.test(attempts),
+        `attempts ${attempts || '(none)'} ${PAYOUT_WAIT_MS / 1000} s after the payout was made: the account 11111111 goes NPP (declined), then DE`,
+      );
+      // Made just now: read in the zone the spec gives (x-time), its time is now, give or take the clocks' skew.
+      const first = status.result.payouts[0]!;
+      const lag = Date.now() - instantOf(first.createdAt, payoutTimeZone).getTime();
+      expect(
+        Math.abs(lag) < 10 * 60_000,
+        `createdAt ${first.createdAt} of a payout made just now is ${Math.round(lag / 60_000)} min from now read in ${payoutTimeZone}: not written in ${payoutTimeZone}`,
+      );
     },
   ),
   scenario('getSettlement', ['Direct API'], 'the settlement zip holds the captured transactions', async (g) => {

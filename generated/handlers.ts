@@ -17,6 +17,16 @@ export interface HandlerInput<Body, Params = NoParameters, Query = NoParameters>
 
 export type Answer<T> = T | Promise<T>;
 
+/** The mark of a refusal made by the refusal catalogue (server-stubs refusalFields); a type only, nothing at run time. */
+export declare const refusalMark: unique symbol;
+
+/**
+ * A refusal as a handler returns it: made by the catalogue (refused(), refusedInteger(), refusalFields()),
+ * whose codes are negative, never an object literal. A result missing one of its fields is then not
+ * mistaken for a refusal by the compiler: it fails to type-check instead of failing at run time.
+ */
+export type HandlerRefusal<R> = R & { readonly [refusalMark]: true };
+
 /**
  * One method per operation. Each receives its own request, already validated and authenticated, and
  * returns its own result or a refusal (responseCode below zero). Deprecated aliases are routed to the
@@ -24,111 +34,111 @@ export type Answer<T> = T | Promise<T>;
  */
 export interface GatewayHandlers<Context = unknown> {
   /** Card purchase (POST /post, method processCard). Seed §4.1 (payframe, external 3DS, 3DS 2.0); §4.8 names the card-data form. */
-  processCard(input: HandlerInput<S["ProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  processCard(input: HandlerInput<S["ProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Card authorisation (POST /post, method processAuth). Seed §4.1 (payframe form); §4.8 names the card-data form. */
-  processAuth(input: HandlerInput<S["ProcessAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  processAuth(input: HandlerInput<S["ProcessAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Capture an authorisation (POST /post, method processCapture). Seed §4.1. */
-  processCapture(input: HandlerInput<S["ProcessCaptureRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["CaptureResult"], "customHash"> | S["Refusal"]>;
+  processCapture(input: HandlerInput<S["ProcessCaptureRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["CaptureResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Refund a transaction (POST /post, method refundCard). Inferred: The seed names refundCard only; public clients send transactionID, refundAmount, transactionAmount and transactionCurrency, signed with the transaction recipe. */
-  refundCard(input: HandlerInput<S["RefundCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | S["Refusal"]>;
+  refundCard(input: HandlerInput<S["RefundCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Void an authorisation or a purchase (POST /post, method processVoid). Inferred: The seed names processVoid only; public clients send transactionID, signed with the query recipe. */
-  processVoid(input: HandlerInput<S["ProcessVoidRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | S["Refusal"]>;
+  processVoid(input: HandlerInput<S["ProcessVoidRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Query a card transaction (POST /post, method queryCard). Inferred: The seed names queryCard only; public clients send transactionID or transactionReferenceID (and extended=1), signed with the query recipe. */
-  queryCard(input: HandlerInput<S["QueryCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["QueryCardResult"] | S["Refusal"]>;
+  queryCard(input: HandlerInput<S["QueryCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["QueryCardResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Verify a card (POST /post, method verifyCard). Inferred: The seed names verifyCard only. It is a zero-value authorisation, so it takes the card-data fields and transactionAmount 0.00 and signs with the transaction recipe. */
-  verifyCard(input: HandlerInput<S["VerifyCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  verifyCard(input: HandlerInput<S["VerifyCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Issue an access token (POST /post, method getAccessToken). Inferred: The seed names getAccessToken (§4.8) but not its payload (§5.7); the public clients sign it with the transaction recipe, so it is bound to an amount and currency. */
-  getAccessToken(input: HandlerInput<S["GetAccessTokenRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AccessTokenResult"] | S["Refusal"]>;
+  getAccessToken(input: HandlerInput<S["GetAccessTokenRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AccessTokenResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Start 3D Secure (POST /post, method checkEnrollment). Inferred: The seed names checkEnrollment and says cardID or digitalWalletToken replaces the card-data fields in it (§4.1); the rest of its payload is not shown. Like the 3DS processCard it is authenticated by an accessToken. */
-  checkEnrollment(input: HandlerInput<S["CheckEnrollmentRequest"], NoParameters, NoParameters>, context: Context): Answer<S["EnrollmentResult"] | S["Refusal"]>;
+  checkEnrollment(input: HandlerInput<S["CheckEnrollmentRequest"], NoParameters, NoParameters>, context: Context): Answer<S["EnrollmentResult"] | HandlerRefusal<S["Refusal"]>>;
   /** 3D Secure 2 outcome (POST /post, method checkTDSAuth). Inferred: The seed names checkTDSAuth and says cardID or digitalWalletToken replaces the card-data fields in it (§4.1); the rest of its payload is not shown. */
-  checkTDSAuth(input: HandlerInput<S["CheckTDSAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ThreeDSAuthResult"] | S["Refusal"]>;
+  checkTDSAuth(input: HandlerInput<S["CheckTDSAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ThreeDSAuthResult"] | HandlerRefusal<S["Refusal"]>>;
   /** 3D Secure 1 outcome (POST /post, method checkPARes). Inferred: The seed names checkPARes only; it takes the PARes the issuer's ACS posted back, for the 3DS session of checkEnrollment. */
-  checkPARes(input: HandlerInput<S["CheckPAResRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ThreeDSAuthResult"] | S["Refusal"]>;
+  checkPARes(input: HandlerInput<S["CheckPAResRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ThreeDSAuthResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Direct debit authorisation (POST /post, method processDDebitAuth). Seed §4.1. */
-  processDDebitAuth(input: HandlerInput<S["ProcessDDebitAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitAuthResult"], "hash" | "customHash"> | S["Refusal"]>;
+  processDDebitAuth(input: HandlerInput<S["ProcessDDebitAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitAuthResult"], "hash" | "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Direct debit (POST /post, method processDDebit). Inferred: The seed names processDDebit only; public clients show it answering code 10 "Transaction pending" with a settlementDate. */
-  processDDebit(input: HandlerInput<S["ProcessDDebitRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitResult"], "customHash"> | S["Refusal"]>;
+  processDDebit(input: HandlerInput<S["ProcessDDebitRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Query a direct debit (POST /post, method queryDD). Inferred: The seed names queryDD only; public clients sign it with the query recipe. */
-  queryDD(input: HandlerInput<S["QueryDDRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitResult"], "customHash"> | S["Refusal"]>;
+  queryDD(input: HandlerInput<S["QueryDDRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["DDebitResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Blacklist a card (POST /post, method addBlacklistedCard). Seed §4.1. */
-  addBlacklistedCard(input: HandlerInput<S["AddBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BlacklistedCardResult"] | S["Refusal"]>;
+  addBlacklistedCard(input: HandlerInput<S["AddBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BlacklistedCardResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Remove a card from the blacklist (POST /post, method removeBlacklistedCard). Inferred: The seed names removeBlacklistedCard only; it takes the cardID addBlacklistedCard gave and a secureHash like addBlacklistedCard's. */
-  removeBlacklistedCard(input: HandlerInput<S["RemoveBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | S["Refusal"]>;
+  removeBlacklistedCard(input: HandlerInput<S["RemoveBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Query the blacklist (POST /post, method queryBlacklistedCard). Inferred: The seed names queryBlacklistedCard only; it takes the card as addBlacklistedCard does, with the same secureHash. */
-  queryBlacklistedCard(input: HandlerInput<S["QueryBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BlacklistQueryResult"] | S["Refusal"]>;
+  queryBlacklistedCard(input: HandlerInput<S["QueryBlacklistedCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BlacklistQueryResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Settlement file (POST /post, method getSettlement). Seed §4.1. */
-  getSettlement(input: HandlerInput<S["GetSettlementRequest"], NoParameters, NoParameters>, context: Context): Answer<Uint8Array | AsyncIterable<Uint8Array> | S["Refusal"]>;
+  getSettlement(input: HandlerInput<S["GetSettlementRequest"], NoParameters, NoParameters>, context: Context): Answer<Uint8Array | AsyncIterable<Uint8Array> | HandlerRefusal<S["Refusal"]>>;
   /** Surcharge quote (POST /post, method getSurcharge). Seed §4.1. */
-  getSurcharge(input: HandlerInput<S["GetSurchargeRequest"], NoParameters, NoParameters>, context: Context): Answer<S["SurchargeResult"] | S["Refusal"]>;
+  getSurcharge(input: HandlerInput<S["GetSurchargeRequest"], NoParameters, NoParameters>, context: Context): Answer<S["SurchargeResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Query a BIN (POST /post, method queryBIN). Inferred: The seed names queryBIN only; it takes the six-digit BIN and is signed with the bin recipe defined here. */
-  queryBIN(input: HandlerInput<S["QueryBINRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BinResult"] | S["Refusal"]>;
+  queryBIN(input: HandlerInput<S["QueryBINRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BinResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Submit a batch (POST /post, method processBatch). Inferred: The seed names processBatch (§4.8) only; public clients send a zipped batch file with batchNotifyURL, fileHash and urlHash and receive batchUUID. JSON carries the zip as base64. */
-  processBatch(input: HandlerInput<S["ProcessBatchRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BatchResult"] | S["Refusal"]>;
+  processBatch(input: HandlerInput<S["ProcessBatchRequest"], NoParameters, NoParameters>, context: Context): Answer<S["BatchResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Batch results as CSV (POST /post, method retrieveBatch). Inferred: The seed names retrieveBatch CSV (POST) only; public clients send batchUUID, signed with the query recipe. */
-  retrieveBatch(input: HandlerInput<S["RetrieveBatchRequest"], NoParameters, NoParameters>, context: Context): Answer<string | S["Refusal"]>;
+  retrieveBatch(input: HandlerInput<S["RetrieveBatchRequest"], NoParameters, NoParameters>, context: Context): Answer<string | HandlerRefusal<S["Refusal"]>>;
   /** Simulate a notification (POST /post, method simulateNotify). Inferred: The seed names simulateNotify as a notification simulator (§6.3) without its payload; it names one of the contract's webhooks and where to send it. */
-  simulateNotify(input: HandlerInput<S["SimulateNotifyRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | S["Refusal"]>;
+  simulateNotify(input: HandlerInput<S["SimulateNotifyRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Stored-card purchase (POST /token, method processCard). Seed §4.2. */
-  tokenProcessCard(input: HandlerInput<S["TokenProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  tokenProcessCard(input: HandlerInput<S["TokenProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Stored-card authorisation (POST /token, method processAuth). Inferred: The seed names the token processAuth (§4.8) only; it takes the token purchase's fields, and rotates cardKey by the same rule (§4.2). */
-  tokenProcessAuth(input: HandlerInput<S["TokenProcessAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  tokenProcessAuth(input: HandlerInput<S["TokenProcessAuthRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Stored card details (POST /token, method cardInfo). Seed §4.2. */
-  cardInfo(input: HandlerInput<S["CardInfoRequest"], NoParameters, NoParameters>, context: Context): Answer<S["StoredCardResult"] | S["Refusal"]>;
+  cardInfo(input: HandlerInput<S["CardInfoRequest"], NoParameters, NoParameters>, context: Context): Answer<S["StoredCardResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Store a card (POST /token, method addCard). Inferred: The seed names addCard only; public clients send cardName, cardNumber, cardExpiryMonth and cardExpiryYear and receive cardID, cardKey and ivrCardID. Like cardInfo it carries no hash. */
-  addCard(input: HandlerInput<S["AddCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AddCardResult"] | S["Refusal"]>;
+  addCard(input: HandlerInput<S["AddCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AddCardResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Remove a stored card (POST /token, method removeCard). Inferred: The seed names removeCard only; public clients send cardID and cardKey. */
-  removeCard(input: HandlerInput<S["RemoveCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | S["Refusal"]>;
+  removeCard(input: HandlerInput<S["RemoveCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Change a stored card's expiry (POST /token, method changeExpiry). Inferred: The seed names changeExpiry only; public clients send cardID, cardKey, cardExpiryMonth and cardExpiryYear. */
-  changeExpiry(input: HandlerInput<S["ChangeExpiryRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | S["Refusal"]>;
+  changeExpiry(input: HandlerInput<S["ChangeExpiryRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AckResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Create a merchant (POST /partner, method addMerchant). Seed §4.3. */
-  addMerchant(input: HandlerInput<S["AddMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantRequestResult"] | S["Refusal"]>;
+  addMerchant(input: HandlerInput<S["AddMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantRequestResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Update a merchant (POST /partner, method updateMerchant). Seed §4.3. */
-  updateMerchant(input: HandlerInput<S["UpdateMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantUpdateResult"] | S["Refusal"]>;
+  updateMerchant(input: HandlerInput<S["UpdateMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantUpdateResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Merchant creation state (POST /partner, method checkMerchant). Inferred: The seed names checkMerchant only; public clients send requestReference, signed with the partner query recipe, and receive status. */
-  checkMerchant(input: HandlerInput<S["CheckMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantStatusResult"] | S["Refusal"]>;
+  checkMerchant(input: HandlerInput<S["CheckMerchantRequest"], NoParameters, NoParameters>, context: Context): Answer<S["MerchantStatusResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Digital wallet purchase (POST /processCard, method processCard). Seed §4.4. */
-  walletProcessCard(input: HandlerInput<S["WalletProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | S["Refusal"]>;
+  walletProcessCard(input: HandlerInput<S["WalletProcessCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Batch results as JSON (GET /batch/{batchUUID}). Inferred: The seed names retrieveBatch JSON Response (GET) without path or payload. A GET has no body, so it authenticates with the header credentials of the NPP paths. */
-  retrieveBatchResponse(input: HandlerInput<undefined, Ops["retrieveBatchResponse"]['parameters']['path'], NoParameters>, context: Context): Answer<S["BatchStatusResult"] | S["Refusal"]>;
+  retrieveBatchResponse(input: HandlerInput<undefined, Ops["retrieveBatchResponse"]['parameters']['path'], NoParameters>, context: Context): Answer<S["BatchStatusResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Batch notification as JSON (GET /batch/{batchUUID}/notify). Inferred: The seed names retrieveBatch JSON Notify (GET) without path or payload. */
-  retrieveBatchNotify(input: HandlerInput<undefined, Ops["retrieveBatchNotify"]['parameters']['path'], NoParameters>, context: Context): Answer<S["BatchStatusResult"] | S["Refusal"]>;
+  retrieveBatchNotify(input: HandlerInput<undefined, Ops["retrieveBatchNotify"]['parameters']['path'], NoParameters>, context: Context): Answer<S["BatchStatusResult"] | HandlerRefusal<S["Refusal"]>>;
   /** Create a PayTo agreement (POST /npp/payto/agreement). Inferred: The seed names no operation that creates an agreement, yet payments are taken under one (§4.5); this is the smallest operation that makes them usable. */
-  createAgreement(input: HandlerInput<S["CreateAgreementRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AgreementResult"] | S["NppRefusal"]>;
+  createAgreement(input: HandlerInput<S["CreateAgreementRequest"], NoParameters, NoParameters>, context: Context): Answer<S["AgreementResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Amend Agreement (PATCH /npp/payto/agreement/{agreementIdentification}). Seed §4.5. */
-  amendAgreement(input: HandlerInput<S["AmendAgreementRequest"], Ops["amendAgreement"]['parameters']['path'], NoParameters>, context: Context): Answer<S["AgreementResult"] | S["NppRefusal"]>;
+  amendAgreement(input: HandlerInput<S["AmendAgreementRequest"], Ops["amendAgreement"]['parameters']['path'], NoParameters>, context: Context): Answer<S["AgreementResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Create Payment (POST /npp/payto/agreement/{agreementIdentification}/payment). Seed §4.5. */
-  createPayToPayment(input: HandlerInput<S["CreatePayToPaymentRequest"], Ops["createPayToPayment"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentResult"] | S["NppRefusal"]>;
+  createPayToPayment(input: HandlerInput<S["CreatePayToPaymentRequest"], Ops["createPayToPayment"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get Payment (GET /npp/payto/agreement/{agreementIdentification}/payment/{transactionId}). Inferred: The seed names Get Payment (GET) without path or payload; it sits below Create Payment's path, as Get Payment Status does. */
-  getPayToPayment(input: HandlerInput<undefined, Ops["getPayToPayment"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentRecordResult"] | S["NppRefusal"]>;
+  getPayToPayment(input: HandlerInput<undefined, Ops["getPayToPayment"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentRecordResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get Payment Status (GET /npp/payto/agreement/{agreementIdentification}/payment/{transactionId}/status). Seed §4.5. */
-  getPayToPaymentStatus(input: HandlerInput<undefined, Ops["getPayToPaymentStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentStatusResult"] | S["NppRefusal"]>;
+  getPayToPaymentStatus(input: HandlerInput<undefined, Ops["getPayToPaymentStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayToPaymentStatusResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Search Payments (GET /npp/payto/payments). Inferred: The seed names Search Payments (GET) without path or payload; filters travel in the query, as a GET allows. */
-  searchPayToPayments(input: HandlerInput<undefined, NoParameters, NonNullable<Ops["searchPayToPayments"]['parameters']['query']>>, context: Context): Answer<S["PayToPaymentSearchResult"] | S["NppRefusal"]>;
+  searchPayToPayments(input: HandlerInput<undefined, NoParameters, NonNullable<Ops["searchPayToPayments"]['parameters']['query']>>, context: Context): Answer<S["PayToPaymentSearchResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** List PayIDs (GET /npp/payid). Inferred: The seed names PayID List (GET) without path or payload; it is the collection the Get path sits under. */
-  listPayIds(input: HandlerInput<undefined, NoParameters, NoParameters>, context: Context): Answer<S["PayIdListResult"] | S["NppRefusal"]>;
+  listPayIds(input: HandlerInput<undefined, NoParameters, NoParameters>, context: Context): Answer<S["PayIdListResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Create PayID (POST /npp/payid). Inferred: The seed names PayID Create (POST) without path or payload. */
-  createPayId(input: HandlerInput<S["CreatePayIdRequest"], NoParameters, NoParameters>, context: Context): Answer<S["PayIdResult"] | S["NppRefusal"]>;
+  createPayId(input: HandlerInput<S["CreatePayIdRequest"], NoParameters, NoParameters>, context: Context): Answer<S["PayIdResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get PayID (GET /npp/payid/{payId}). Seed §4.6. */
-  getPayId(input: HandlerInput<undefined, Ops["getPayId"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | S["NppRefusal"]>;
+  getPayId(input: HandlerInput<undefined, Ops["getPayId"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Update PayID (PUT /npp/payid/{payId}). Inferred: The seed names PayID Update (PUT) without path or payload; PUT on the PayID itself. */
-  updatePayId(input: HandlerInput<S["UpdatePayIdRequest"], Ops["updatePayId"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | S["NppRefusal"]>;
+  updatePayId(input: HandlerInput<S["UpdatePayIdRequest"], Ops["updatePayId"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** PayID Status (PUT /npp/payid/{payId}/status). Inferred: The seed names PayID Status (PUT) without path or payload. */
-  updatePayIdStatus(input: HandlerInput<S["UpdatePayIdStatusRequest"], Ops["updatePayIdStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | S["NppRefusal"]>;
+  updatePayIdStatus(input: HandlerInput<S["UpdatePayIdStatusRequest"], Ops["updatePayIdStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** PayID Transaction (POST /npp/payid/{payId}/transactions). Inferred: The seed names PayID Transaction (POST) without path or payload; a POST that reads the PayID's received payments, with its filters in the body. */
-  listPayIdTransactions(input: HandlerInput<S["PayIdTransactionsRequest"], Ops["listPayIdTransactions"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdTransactionsResult"] | S["NppRefusal"]>;
+  listPayIdTransactions(input: HandlerInput<S["PayIdTransactionsRequest"], Ops["listPayIdTransactions"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdTransactionsResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** PayID Refund (POST /npp/payid/transaction/{transactionId}/refund). Inferred: The seed names PayID Refund (POST) without path or payload. */
-  refundPayIdTransaction(input: HandlerInput<S["PayIdRefundRequest"], Ops["refundPayIdTransaction"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdRefundResult"] | S["NppRefusal"]>;
+  refundPayIdTransaction(input: HandlerInput<S["PayIdRefundRequest"], Ops["refundPayIdTransaction"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayIdRefundResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Create Payouts (POST /payout). Inferred: The seed names Create Payouts (POST) without path or payload; POST on the /payout collection. */
-  createPayouts(input: HandlerInput<S["CreatePayoutsRequest"], NoParameters, NoParameters>, context: Context): Answer<S["PayoutSummaryResult"] | S["NppRefusal"]>;
+  createPayouts(input: HandlerInput<S["CreatePayoutsRequest"], NoParameters, NoParameters>, context: Context): Answer<S["PayoutSummaryResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get Payout Status (POST /payout/{payoutId}/status). Inferred: The seed names Get Payout Status (POST) without path or payload; it mirrors the transaction status path one level up. */
-  getPayoutStatus(input: HandlerInput<undefined, Ops["getPayoutStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutSummaryResult"] | S["NppRefusal"]>;
+  getPayoutStatus(input: HandlerInput<undefined, Ops["getPayoutStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutSummaryResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Resend Notifications (POST /payout/{payoutId}/notify). Inferred: The seed names Resend Notifications (POST) without path or payload. */
-  resendPayoutNotifications(input: HandlerInput<undefined, Ops["resendPayoutNotifications"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutNotificationsResult"] | S["NppRefusal"]>;
+  resendPayoutNotifications(input: HandlerInput<undefined, Ops["resendPayoutNotifications"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutNotificationsResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get Payout Transaction Status (POST /payout/{payoutId}/transaction/{transactionId}/notify). Seed §4.7. */
-  getPayoutTransactionStatus(input: HandlerInput<undefined, Ops["getPayoutTransactionStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutTransactionResult"] | S["NppRefusal"]>;
+  getPayoutTransactionStatus(input: HandlerInput<undefined, Ops["getPayoutTransactionStatus"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutTransactionResult"] | HandlerRefusal<S["NppRefusal"]>>;
   /** Get Payout Transaction Notify (POST /payout/{payoutId}/transaction/{transactionId}/notification). Inferred: The seed names Get Payout Transaction Notify (POST) without path or payload. The route ending /notify is the seed's declared route of Get Payout Transaction Status, so this one takes /notification. */
-  getPayoutTransactionNotify(input: HandlerInput<undefined, Ops["getPayoutTransactionNotify"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutNotificationRecord"] | S["NppRefusal"]>;
+  getPayoutTransactionNotify(input: HandlerInput<undefined, Ops["getPayoutTransactionNotify"]['parameters']['path'], NoParameters>, context: Context): Answer<S["PayoutNotificationRecord"] | HandlerRefusal<S["NppRefusal"]>>;
 }
 
 export type HandlerName = keyof GatewayHandlers;

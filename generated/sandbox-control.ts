@@ -98,6 +98,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payouts/{payoutId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every pending attempt of a payout now
+         * @description A payout's attempts move with the sandbox clock (NPP within seconds, DE a day later). This ends each attempt still pending now, one after the other, with the outcome its test account gives it, and queues each transaction's payoutTransaction notification when the payout has a notifyURL. payoutId is the payout's identifier or its reference.
+         */
+        post: operations["completePayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/direct-debits/{transactionID}/dishonour": {
         parameters: {
             query?: never;
@@ -403,6 +423,28 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Done"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    completePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Completed */
             200: {
                 headers: {
                     [name: string]: unknown;

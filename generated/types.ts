@@ -631,16 +631,16 @@ export interface components {
         /** @description Free text. */
         Text: string;
         /** @description ISO 3166-1 alpha-2 country code (seed §2 conventions). The list holds the 249 officially assigned codes. Taken in either letter case and read in upper case (x-normalise); an empty string where the client has none. */
-        Country: string | unknown | ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW");
+        Country: string | ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW");
         /** @description Postal code, or an empty string where the client has none. */
         PostCode: string;
         /** @description A telephone number, or an empty string where the client has none. */
         Phone: string;
         /** @description An e-mail address, or an empty string where the client has none. */
-        Email: string | unknown | unknown;
+        Email: string;
         /** @description The customer's IP address, or an empty string where the client has none. */
-        IpAddress: string | unknown | unknown | unknown;
-        /** @description Full card number (PAN), 12 to 19 digits. Never echoed unmasked. */
+        IpAddress: string;
+        /** @description Full card number (PAN), 12 to 19 digits. Answers carry it masked only (MaskedCardNumber). */
         CardNumber: string;
         /** @description Card expiry as MMYY, for example 0529. */
         CardExpiry: string;
@@ -668,7 +668,7 @@ export interface components {
         ThreeDSStatus: "Y" | "A" | "N" | "U" | "R";
         /** @description 3D Secure protocol version, for example 2.2.0. */
         ThreeDSVersion: string;
-        /** @description Merchant-defined value echoed in the result. */
+        /** @description Merchant-defined value; the result returns it (see the result's custom fields). */
         CustomField: string;
         /**
          * processCard with card data
@@ -1311,8 +1311,8 @@ export interface components {
         Date: string;
         /**
          * getSettlement
-         * @description The transactions settled between settlementFrom and settlementTo (inclusive) as a Zip archive
-         *     holding one CSV file (content type application/zip). The seed shows an empty JSON body for this
+         * @description Asks for the settlement file of the days from settlementFrom to settlementTo (inclusive; which
+         *     rows it lists is SettlementFile's x-settlement-file): a Zip archive holding one CSV file (content type application/zip). The seed shows an empty JSON body for this
          *     response; the zip's bytes are what comes back. A refusal still comes back as JSON.
          */
         GetSettlementRequest: {
@@ -1430,13 +1430,18 @@ export interface components {
         /** @description Text outcome. On a refusal it names the field and the rule, for example "Field 'transactionAmount' is invalid". */
         ResponseMessage: string;
         /**
+         * Format: date
+         * @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day, else the next business day.
+         */
+        SettledDate: string;
+        /**
          * @description Short code of the card scheme.
          * @enum {string}
          */
         CardType: "visa" | "mc" | "amex" | "diners" | "jcb" | "discover" | "unionpay";
         /** @description Masked card number, first six digits, XXXXXX, last four digits (seed §2 placeholders). */
         MaskedCardNumber: string;
-        /** @description Echo of a custom field. The string sent, or an empty array when it was not sent (seed §2, kept as the gateway answers it). */
+        /** @description A custom field in a result - a string, or an empty array (seed §2, kept as the gateway answers it); which value is the x-echo of the property that uses it. */
         CustomEcho: string | [
         ];
         /** @description Current rotating key of a stored card (seed §1.2, §5.4), for example s5KQIxsZuiyvs3Sc. */
@@ -1460,7 +1465,7 @@ export interface components {
             authResponseCode: string;
             /** @description Card network response text. */
             authMessage: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
             /** @description Receipt number. */
             receiptNo?: string;
             cardType?: components["schemas"]["CardType"];
@@ -1477,7 +1482,7 @@ export interface components {
         };
         /**
          * CaptureResult
-         * @description Result of processCapture. It carries only these fields (seed §2.1); the custom echoes and customHash may be absent.
+         * @description Result of processCapture. It carries only these fields (seed §2.1); the custom fields and customHash may be absent.
          */
         CaptureResult: {
             custom1?: components["schemas"]["CustomEcho"];
@@ -1493,7 +1498,7 @@ export interface components {
             /** @description Receipt number. */
             receiptNo: string;
             customHash?: components["schemas"]["Md5Hash"];
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
             /** @description Card network response text. */
             authMessage: string;
         };
@@ -1509,8 +1514,13 @@ export interface components {
             authResponseCode: string;
             authMessage: string;
             receiptNo?: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettledDate"];
         };
+        /**
+         * Format: date
+         * @description A settlement date as the gateway dates it (SettledDate), read back later - a business day in Australian Eastern time (Australia/Sydney).
+         */
+        SettlementDay: string;
         /**
          * QueryCardResult
          * @description A card transaction as it stands now (queryCard).
@@ -1525,6 +1535,10 @@ export interface components {
              * @enum {string}
              */
             transactionType: "purchase" | "auth" | "refund";
+            /** @description The transaction's own outcome code, as its answer gave it (responseCode above is the query's own, 0 for found). */
+            transactionResponseCode?: components["schemas"]["OutcomeCode"];
+            /** @description The transaction's own outcome text */
+            transactionResponseMessage?: components["schemas"]["ResponseMessage"];
             /**
              * @description approved, declined, preauth and void are the settlement file's statuses; captured and refunded mark an authorisation captured and a transaction refunded in full or in part.
              * @enum {string}
@@ -1537,7 +1551,7 @@ export interface components {
             authCode?: string;
             authResponseCode?: string;
             authMessage?: string;
-            authSettledDate?: components["schemas"]["Date"];
+            authSettledDate?: components["schemas"]["SettlementDay"];
             receiptNo?: string;
             cardType: components["schemas"]["CardType"];
             paymentCardNumber: components["schemas"]["MaskedCardNumber"];
@@ -1545,7 +1559,7 @@ export interface components {
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
         };
-        /** @description A timestamp, YYYY-MM-DD HH:MM:SS (seed §2 conventions). Payout timestamps are in AEDT. */
+        /** @description A timestamp, YYYY-MM-DD HH:MM:SS (seed §2 conventions), written with no offset; its zone is its x-time mark. */
         Timestamp: string;
         /**
          * AccessTokenResult
@@ -1722,7 +1736,8 @@ export interface components {
          *     transaction settled between settlementFrom and settlementTo (seed §4.1). The seed shows an empty
          *     JSON body for this response; the bytes of the zip are the real answer. `version` selects the
          *     columns (x-csv-columns); a request without `version` gets the `unversioned` layout. `status` is
-         *     approved, or void for a purchase voided before it settled.
+         *     approved, or void for a purchase voided before it settled. Which rows it lists is its
+         *     x-settlement-file mark: a file asked on a day lists nothing dated after that day.
          */
         SettlementFile: string;
         /**
@@ -1931,7 +1946,7 @@ export interface components {
         };
         /** @description Partner identifier (body credential on /partner, seed §5). */
         PartnerUUID: string;
-        /** @description IANA time zone name, for example Australia/Brisbane. */
+        /** @description An IANA tz database name, for example Australia/Brisbane. */
         TimeZone: string;
         /** @description Four-digit merchant category code (seed §4.3). */
         MerchantCategoryCode: string;
@@ -2614,7 +2629,7 @@ export interface components {
         /** @description A payout's identifier or its reference (seed §4.7 takes either in the path). */
         PayoutId: string;
         /**
-         * @description State of one payout attempt. declined and returned are shown by the seed (§3); pending, approved and returnDeclined are inferred from the public sandbox accounts.
+         * @description State of one payout attempt. declined and returned are shown by the seed (§3); pending, approved and returnDeclined are inferred from the public sandbox accounts. How it moves is its x-status-progression.
          * @enum {string}
          */
         PayoutAttemptStatus: "pending" | "approved" | "declined" | "returned" | "returnDeclined";
@@ -2626,7 +2641,7 @@ export interface components {
             payoutId: components["schemas"]["PayoutId"];
             reference: components["schemas"]["ReferenceID"];
             /**
-             * @description completed once every transaction has a final attempt.
+             * @description completed once every transaction has a final attempt (x-rollup).
              * @enum {string}
              */
             status: "pending" | "completed";
@@ -2657,9 +2672,11 @@ export interface components {
                 queued: number;
             };
         };
+        /** @description When a payout attempt was made or last changed, in Australian Eastern time (seed §2 - "Payout dates are in AEDT"): Australia/Sydney wall-clock time, +11:00 while daylight saving runs (AEDT), +10:00 otherwise (AEST). */
+        PayoutTimestamp: string;
         /**
          * PayoutAttempt
-         * @description One attempt to pay (seed §2.8). An NPP attempt that fails is followed by a DE (direct entry) attempt.
+         * @description One attempt to pay (seed §2.8). How the attempts of a transaction come one after another is PayoutTransactionRecord.payouts' x-attempts (an NPP attempt, then DE - direct entry - after an NPP decline).
          */
         PayoutAttempt: {
             transactionId: components["schemas"]["TransactionID"];
@@ -2669,8 +2686,8 @@ export interface components {
              * @enum {string}
              */
             type: "NPP" | "DE";
-            createdAt: components["schemas"]["Timestamp"];
-            lastUpdated: components["schemas"]["Timestamp"];
+            createdAt: components["schemas"]["PayoutTimestamp"];
+            lastUpdated: components["schemas"]["PayoutTimestamp"];
         };
         /**
          * PayoutTransactionRecord
@@ -2679,6 +2696,7 @@ export interface components {
         PayoutTransactionRecord: {
             payee: components["schemas"]["PayoutPayee"];
             transaction: components["schemas"]["PayoutTransactionDetail"];
+            /** @description The attempts in the order they were made (seed §3), as x-attempts states. */
             payouts: components["schemas"]["PayoutAttempt"][];
         };
         /**

@@ -20,7 +20,7 @@ export const webhooks = {
     },
     "occurredAt": {
       "at": "completedAt",
-      "utcOffset": "+00:00"
+      "zone": "UTC"
     },
     "key": [
       "event",
@@ -69,7 +69,7 @@ export const webhooks = {
     },
     "occurredAt": {
       "at": "result.payouts.-1.lastUpdated",
-      "utcOffset": "+00:00"
+      "zone": "Australia/Sydney"
     },
     "key": [
       "event",

@@ -5,6 +5,9 @@
 //   contract/card-amount-format    every amount of a card operation (x-tagGroups: Card payments) uses the card amount format
 //   contract/examples-per-outcome  every operation names a success and a refusal example, and has them
 //   contract/inferred-has-reason   everything marked inferred says why
+//   contract/rule-in-prose         a schema whose description states a rule about values (a time zone,
+//                                  business days, an echo, a sum, what a file lists, how attempts follow
+//                                  one another) carries the mark that states it (spec/extensions/rules.schema.yaml)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -234,6 +237,75 @@ function InferredHasReason(options) {
   };
 }
 
+// What a description says, and the marks any one of which states it machine-readably.
+const RULES_IN_PROSE = [
+  {
+    says: /\b(AEDT|AEST|UTC|GMT|time ?zone|Eastern time|local time)\b/i,
+    marks: ['x-time', 'x-settlement-date', 'x-settlement-file'],
+    what: 'a time zone',
+  },
+  { says: /\bbusiness days?\b/i, marks: ['x-settlement-date', 'x-settlement-file'], what: 'business days' },
+  { says: /(?<![\w-])(echo(ed|es)?|as sent)\b/i, marks: ['x-echo'], what: 'an echo of the request' },
+  { says: /\b(sum of|is the sum|adds up to)\b/i, marks: ['x-sum'], what: 'a sum' },
+  {
+    says: /\b(settled between|lists? (only )?(the )?(rows|transactions) )/i,
+    marks: ['x-settlement-file'],
+    what: 'which rows a file lists',
+  },
+  {
+    says: /\b(followed by|attempts? in the order|once every|until every)\b/i,
+    marks: ['x-attempts', 'x-rollup', 'x-status-progression'],
+    what: 'how statuses or attempts follow one another',
+  },
+];
+
+const isSchema = (n) =>
+  ['type', 'properties', 'items', '$ref', 'enum', 'pattern', 'allOf', 'oneOf', 'const'].some((k) => k in n);
+
+function RuleInProse() {
+  return {
+    Root: {
+      leave(root, ctx) {
+        const seen = new Set();
+        const check = (n, marks, location) => {
+          if (Array.isArray(n) || typeof n.description !== 'string' || !isSchema(n)) return;
+          for (const rule of RULES_IN_PROSE)
+            if (rule.says.test(n.description) && !rule.marks.some((m) => marks.has(m)))
+              ctx.report({
+                message: `The description states ${rule.what} ("${n.description.match(rule.says)[0]}") that no mark carries: add ${rule.marks.join(' or ')} (spec/extensions/rules.schema.yaml), or say it without stating a rule.`,
+                location: location.child('description'),
+              });
+        };
+        const visit = (node, location) => {
+          // A $ref with a description beside it: the description is the property's own, and so are the marks beside it.
+          if (node && typeof node === 'object' && typeof node.$ref === 'string')
+            check(node, new Set(Object.keys(node)), location);
+          const here = resolved(ctx, node, location);
+          if (!here.node || typeof here.node !== 'object') return;
+          const id = `${here.location.source.absoluteRef}#${here.location.pointer}`;
+          if (seen.has(id)) return;
+          seen.add(id);
+          const n = here.node;
+          // An object's description may speak of its properties: their marks count for it.
+          const marks = new Set([
+            ...Object.keys(n),
+            ...Object.values(n.properties ?? {}).flatMap((p) => (p && typeof p === 'object' ? Object.keys(p) : [])),
+          ]);
+          check(n, marks, here.location);
+          if (Array.isArray(n))
+            n.forEach((v, i) => {
+              visit(v, here.location.child(i));
+            });
+          else
+            for (const [k, v] of Object.entries(n))
+              if (k !== 'examples' && k !== 'example' && !k.startsWith('x-')) visit(v, here.location.child(k));
+        };
+        visit(root, ctx.location);
+      },
+    },
+  };
+}
+
 export default function contractRules() {
   return {
     id: 'contract',
@@ -243,6 +315,7 @@ export default function contractRules() {
         'card-amount-format': CardAmountFormat,
         'examples-per-outcome': ExamplesPerOutcome,
         'inferred-has-reason': InferredHasReason,
+        'rule-in-prose': RuleInProse,
       },
     },
   };

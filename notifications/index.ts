@@ -10,6 +10,7 @@ import {
   type NotificationKind,
   type WebhookName,
 } from '../generated/webhooks.ts';
+import { instantOf } from '../runtime/gateway-time.ts';
 import { computeHash, hashesEqual, type HashRecipe } from '../runtime/signing.ts';
 
 export { webhooks, notificationKinds, type NotificationBodies, type NotificationKind, type WebhookName };
@@ -23,7 +24,7 @@ type Table = Record<
     signature: { in: string; name: string; recipe: string; secret: string };
     required: readonly string[];
     key: readonly string[];
-    occurredAt?: { at: string; utcOffset: string };
+    occurredAt?: { at: string; zone: string };
     kinds?: { by: string; names: Record<string, string> };
   }
 >;
@@ -103,7 +104,7 @@ export function occurredAt(notification: Notification): Date | undefined {
   const at = table[notification.event]!.occurredAt;
   const value = at && fieldAt(notification, at.at);
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)) return undefined;
-  return new Date(`${value.replace(' ', 'T')}${at!.utcOffset === '+00:00' ? 'Z' : at!.utcOffset}`);
+  return instantOf(value, at!.zone);
 }
 
 type HeaderBag = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;

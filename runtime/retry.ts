@@ -167,9 +167,19 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
         );
       const approved =
         typeof record.transactionStatus === 'string' ? record.transactionStatus !== 'declined' : answered === 0;
-      recovered.set(record, { lookup: lookupName, reference, attempts: tries, approved });
+      // The lost answer's own outcome, not the lookup's 0 for having found it: a card record carries it in
+      // transactionResponseCode/-Message; a debit's record answers it in its own responseCode already.
+      const answer =
+        record.transactionResponseCode === undefined
+          ? record
+          : {
+              ...record,
+              responseCode: record.transactionResponseCode,
+              responseMessage: record.transactionResponseMessage ?? record.responseMessage,
+            };
+      recovered.set(answer, { lookup: lookupName, reference, attempts: tries, approved });
       note(tries, 'recovered');
-      return record;
+      return answer;
     }
     // -2: no transaction has this reference, so the lost request was not done: send it again.
     if (answered !== -2)

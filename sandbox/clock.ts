@@ -1,5 +1,7 @@
 // The sandbox clock: real time shifted by an offset, so that tests and client teams can move it on
-// (direct debits settle, access tokens expire, transactions settle) without waiting.
+// (direct debits settle, access tokens expire, transactions settle) without waiting. It writes times
+// in the zone the spec gives each one (x-time, x-settlement-date): UTC, or the gateway's own
+// Australia/Sydney, whose offset follows daylight saving (+11:00 in summer, +10:00 in winter).
 //
 // Each account has its own time (the control API's documentation: each account changes only its own
 // data): a team moving its clock moves no one else's. Work done for an account runs in its scope
@@ -7,6 +9,8 @@
 // up) it is the base time. The offsets are kept in the store (clock-store.ts), shared by every
 // instance on it.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
+import { businessDayOnOrAfter, wallTime } from '../runtime/gateway-time.ts';
 
 export class Clock {
   /** This instance's own shift, under every account's (tests move one sandbox's time with it). */
@@ -58,15 +62,33 @@ export class Clock {
     return new Date(this.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
   }
 
-  /** YYYY-MM-DD HH:MM:SS, the contract's timestamp form. */
-  timestamp(offsetMs = 0): string {
-    return stamp(this.now().getTime() + offsetMs);
+  /** YYYY-MM-DD HH:MM:SS, the contract's timestamp form, in UTC or in the zone given. */
+  timestamp(offsetMs = 0, zone = 'UTC'): string {
+    return wallTime(new Date(this.now().getTime() + offsetMs), zone);
   }
 
-  /** The base time's timestamp, whatever account's scope this runs in (the delivery queue's schedule). */
+  /** The base time's timestamp (UTC), whatever account's scope this runs in (the delivery queue's schedule). */
   baseTimestamp(offsetMs = 0): string {
-    return stamp(this.baseMs() + offsetMs);
+    return wallTime(new Date(this.baseMs() + offsetMs), 'UTC');
+  }
+
+  /** Today's date in a zone (YYYY-MM-DD). */
+  dateIn(zone: string): string {
+    return wallTime(this.now(), zone).slice(0, 10);
+  }
+
+  /** A payout time (createdAt, lastUpdated): in Australian Eastern time, as the spec's x-time says. */
+  payoutTimestamp(offsetMs = 0): string {
+    return this.timestamp(offsetMs, payoutTimeZone);
+  }
+
+  /** The day a card transaction made now settles (x-settlement-date): today in Sydney, or the next business day. */
+  settlementDay(): string {
+    return businessDayOnOrAfter(this.dateIn(settlementDates.zone), settlementDates.businessDays);
+  }
+
+  /** The last day whose settlement has happened: today, in the settlement zone. */
+  settlementToday(): string {
+    return this.dateIn(settlementDates.zone);
   }
 }
-
-const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');

@@ -58,6 +58,8 @@ export function createControlClient(options: ControlClientOptions) {
           params: { path: { payoutId, transactionId } },
         }),
       ),
+    completePayout: (payoutId: string) =>
+      settled(http.POST('/payouts/{payoutId}/complete', { params: { path: { payoutId } } })),
     dishonourDirectDebit: (transactionID: string, notify: ControlSchemas['Dishonour'] = {}) =>
       settled(
         http.POST('/direct-debits/{transactionID}/dishonour', { params: { path: { transactionID } }, body: notify }),

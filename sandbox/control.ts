@@ -14,7 +14,7 @@ import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
-import type { Send } from './notify-send.ts';
+import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
@@ -42,14 +42,6 @@ const FORCED = {
 } as const;
 type Outcome = keyof typeof FORCED;
 
-interface Attempt {
-  url: string;
-  body: string;
-  at: string;
-  status: number;
-  ms: number;
-}
-
 /** One Ajv error as the gateway words a refusal: the field and the rule. */
 function refusalOf(error: ErrorObject): Refusal {
   const at = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -64,7 +56,6 @@ function refusalOf(error: ErrorObject): Refusal {
 export class Control {
   private readonly sb: Sandbox;
   private readonly handlers: GatewayHandlers<HandlerContext>;
-  private readonly attempts: Attempt[] = [];
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
@@ -81,29 +72,6 @@ export class Control {
         ajv.compile(doc.components.schemas[name]),
       ]),
     );
-  }
-
-  /** Wraps the fetch the notifier sends with, to keep every attempt (the store keeps the last only). */
-  recording(send: Send): Send {
-    return async (url, init, address) => {
-      const started = performance.now();
-      const attempt: Attempt = {
-        url: String(url),
-        body: String(init.body),
-        at: this.sb.clock.timestamp(),
-        status: 0,
-        ms: 0,
-      };
-      if (this.attempts.length > 10_000) this.attempts.splice(0, 1000);
-      this.attempts.push(attempt);
-      try {
-        const response = await send(url, init, address);
-        attempt.status = response.status;
-        return response;
-      } finally {
-        attempt.ms = Math.round(performance.now() - started);
-      }
-    };
   }
 
   /**
@@ -221,6 +189,7 @@ export class Control {
     if (unsafe) return json(refusedInteger(refusals.invalid(unsafe.field, unsafe.why)));
     const route = `${req.method} ${path
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
+      .replace(/^\/payouts\/[^/]+\/complete$/, '/payouts/:p/complete')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
@@ -256,6 +225,8 @@ export class Control {
       }
       case 'POST /payouts/:p/transactions/:t/return':
         return json(await this.returnPayout(account, parts[2]!, parts[4]!));
+      case 'POST /payouts/:p/complete':
+        return json(await this.completePayout(account, parts[2]!));
       case 'POST /direct-debits/:id/dishonour':
         return json(
           this.check('Dishonour', body) ??
@@ -346,6 +317,31 @@ export class Control {
     return { ...this.clock(), delivered };
   }
 
+  /** Ends every attempt of a payout still pending, with the outcome its plan gives, and sends its notifications. */
+  private async completePayout(account: { kind: string; id: string }, payoutId: string) {
+    const { store, clock } = this.sb;
+    const done = await store.transaction(async () => {
+      const rows = await store.all(
+        'SELECT t.* FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND (p.id = ? OR p.reference = ?) FOR UPDATE',
+        account.id,
+        payoutId,
+        payoutId,
+      );
+      const now = clock.now().getTime();
+      for (const t of rows)
+        await store.run(
+          'UPDATE payout_transactions SET attempts = ?, notify_at = CASE WHEN notify_at IS NULL THEN NULL ELSE ? END WHERE id = ?',
+          JSON.stringify(finishedBy(JSON.parse(t.attempts), now)),
+          clock.timestamp(),
+          t.id,
+        );
+      return rows.length;
+    });
+    if (!done) return refusedInteger(refusals.noSuchPayout());
+    await this.sb.notifier.deliverDue();
+    return { responseCode: 0, responseMessage: `Completed ${done} transaction(s); their notifications are queued` };
+  }
+
   private returnPayout(account: { kind: string; id: string }, payoutId: string, transactionId: string) {
     const { store, clock, notifier } = this.sb;
     return store.transaction(async () => {
@@ -358,17 +354,12 @@ export class Control {
         transactionId,
       );
       if (!t) return refusedInteger(refusals.noSuchPayoutTransaction());
-      const attempts = JSON.parse(t.attempts) as {
-        transactionId: string;
-        status: string;
-        type: string;
-        createdAt: string;
-        lastUpdated: string;
-      }[];
-      const last = attempts.at(-1)!;
-      if (last.status !== 'approved') return refusedInteger(refusals.notReturnable(last.status));
+      // As they stand now (payout-attempts.ts): a transaction still pending cannot be returned.
+      const attempts = attemptsAt(JSON.parse(t.attempts), clock);
+      const last = attempts.at(-1);
+      if (last?.status !== 'approved') return refusedInteger(refusals.notReturnable(last?.status ?? 'pending'));
       last.status = 'returned';
-      last.lastUpdated = clock.timestamp();
+      last.lastUpdated = clock.payoutTimestamp();
       await store.run('UPDATE payout_transactions SET attempts = ? WHERE id = ?', JSON.stringify(attempts), t.id);
       const record = { payee: JSON.parse(t.payee), transaction: JSON.parse(t.detail), payouts: attempts };
       if (t.notify_url)
@@ -435,9 +426,13 @@ export class Control {
       delivered: Boolean(row.delivered),
       nextAttemptAt:
         row.delivered || Number(row.attempts) >= 6 ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
-      attempts: this.attempts
-        .filter((a) => a.url === row.url && a.body === row.body)
-        .map(({ at, status, ms }) => ({ at, status, ms })),
+      // Kept in the store by whichever instance made them, across restarts.
+      attempts: (
+        await this.sb.store.all(
+          'SELECT at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
+          row.id,
+        )
+      ).map(({ at, status, ms }) => ({ at: onScopeTime(this.sb.clock, at), status: Number(status), ms: Number(ms) })),
     };
   }
 

@@ -1,6 +1,7 @@
 // The sandbox's domain data: the public sandbox's test cards, amount triggers and payout accounts
 // (gateway facts), and its own defaults. The engine reads these; nothing about them is elsewhere.
 
+import type { components } from '../generated/types.ts';
 export type CardOutcome = 'approved' | 'expired' | 'lowFunds' | 'stolen' | 'invalidCsc' | 'restricted';
 
 /** Test cards: number → expiry (MMYY, or any), security code, outcome. Other numbers are refused. */
@@ -32,7 +33,10 @@ export const AMOUNT_TRIGGERS: Record<string, [number, string, string, string]> =
 };
 
 /** Payout test accounts (BSB 802950): the attempts each one goes through. */
-export const PAYOUT_ACCOUNTS: Record<string, { type: 'NPP' | 'DE'; status: string }[]> = {
+export const PAYOUT_ACCOUNTS: Record<
+  string,
+  { type: 'NPP' | 'DE'; status: components['schemas']['PayoutAttemptStatus'] }[]
+> = {
   '123321': [{ type: 'NPP', status: 'approved' }],
   '11111111': [
     { type: 'NPP', status: 'declined' },
@@ -75,8 +79,7 @@ export const DEFAULT_SURCHARGE_BP: Record<string, number> = {
   unionpay: 150,
 };
 
-/** Days after a purchase or capture that it settles; days after a direct debit that it clears. */
-export const SETTLEMENT_DAYS = 1;
+/** Days after a direct debit that it clears. (A card transaction's settlement day is settlementDay() in clock.ts.) */
 export const DIRECT_DEBIT_DAYS = 2;
 /** A payment received on each new PayID, so that its transactions and refunds can be tried. */
 export const PAYID_WELCOME_PAYMENT = { amount: 42, payerName: 'Sandbox Payer', reference: 'SANDBOX-WELCOME' };

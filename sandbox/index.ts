@@ -30,6 +30,7 @@ import { directDebitHandlers } from './handlers/direct-debit.ts';
 import { notifyHandlers } from './handlers/notify.ts';
 import { partnerHandlers } from './handlers/partner.ts';
 import { payIdHandlers } from './handlers/payid.ts';
+import { payoutsDue } from './handlers/payouts.ts';
 import { paytoHandlers } from './handlers/payto.ts';
 import { payoutHandlers } from './handlers/payouts.ts';
 import { settlementHandlers } from './handlers/settlement.ts';
@@ -188,27 +189,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     const why = urlRefusal(seed.partnerNotifyURL, policy);
     if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
   }
-  // The control API records every delivery attempt: the notifier sends through whatever `post` is.
-  let post: Send = send;
-  const notifier = new Notifier(
-    store,
-    clock,
-    spec,
-    (url, init, address) => post(url, init, address),
-    policy,
-    leaseMs,
-    resolve,
-  );
+  // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
+  const notifier = new Notifier(store, clock, spec, send, policy, leaseMs, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
   const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
   batches.poll();
+  // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
+  notifier.onRun(() => payoutsDue(sb));
   let handlers = sandboxHandlers(sb, batches);
   const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
   if (control) {
-    post = control.recording(send);
     handlers = control.wrap(handlers);
   }
   const core = createGateway({

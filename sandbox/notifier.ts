@@ -214,8 +214,17 @@ export class Notifier {
     return this.running;
   }
 
+  /** Work that queues notifications as the clock passes a time (payouts whose attempts have ended), run before each delivery run. */
+  private readonly dueWork: (() => Promise<unknown>)[] = [];
+
+  onRun(work: () => Promise<unknown>): void {
+    this.dueWork.push(work);
+  }
+
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
+    // Work that queues notifications as time passes (each on its account's clock, payoutsDue).
+    for (const work of this.dueWork) await work();
     for (;;) {
       const due = await claimDue(this.store, {
         by: this.instanceId,
@@ -234,6 +243,8 @@ export class Notifier {
   /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
   private async deliver(n: Row): Promise<boolean> {
     const headers = await this.headersFor(n);
+    const at = this.clock.timestamp();
+    const started = performance.now();
     let status = 0;
     try {
       // Every hop checked at send time: the name resolved now, the connection to a checked address,
@@ -259,6 +270,15 @@ export class Notifier {
       at: this.clock.baseTimestamp(),
       retryAt: this.clock.baseTimestamp(retryIn),
     });
+    // The attempt's number is the count settled so far: this instance held the claim, so no other wrote it.
+    await this.store.run(
+      'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',
+      Number(n.id),
+      Number(n.attempts) + 1,
+      at,
+      status,
+      Math.round(performance.now() - started),
+    );
     return ok;
   }
 

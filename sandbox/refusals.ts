@@ -93,6 +93,7 @@ export const controlRefusals = {
   resetsOwnOnly: () => fieldInvalid('merchantUUID', 'a merchant resets its own data only'),
   noOperation: (verb: string | undefined, pathname: string, document: string) =>
     refuse(-2, `No control operation ${verb} ${pathname}; see ${document}`, 404),
+  noSuchPayout: () => fieldInvalid('payoutId', 'no such payout of this merchant'),
   noSuchPayoutTransaction: () => fieldInvalid('transactionId', 'no such payout transaction of this merchant'),
   notReturnable: (status: string) =>
     fieldInvalid('transactionId', `its last attempt is ${status}; only a paid (approved) transaction can be returned`),

@@ -82,6 +82,11 @@ export const MIGRATIONS: string[] = [
   `CREATE TABLE sandbox_clock (name TEXT PRIMARY KEY, offset_ms INTEGER NOT NULL);`,
   // v9: the control API's forced outcomes, one per merchant and operation, for whichever instance serves the next call.
   `CREATE TABLE forced_outcomes (merchant_id TEXT NOT NULL, operation_id TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (merchant_id, operation_id));`,
+  // v10: every delivery attempt of a notification, by whichever instance made it (the control API's history).
+  `CREATE TABLE delivery_attempts (notification_id INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, status INTEGER NOT NULL, ms INTEGER NOT NULL, PRIMARY KEY (notification_id, seq));`,
+  // v11: payout attempts move with the clock (payout-attempts.ts); when a transaction's notification falls due.
+  `ALTER TABLE payout_transactions ADD COLUMN notify_at TEXT;
+   CREATE INDEX payout_transactions_due ON payout_transactions (notify_at);`,
 ];
 
 export type Row = Record<string, any>;

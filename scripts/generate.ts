@@ -22,6 +22,7 @@ import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
+import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
@@ -30,6 +31,12 @@ import { webhooksModule } from './generators/webhooks.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const bundleSpec = (root = ROOT): Promise<Doc> => bundle(root);
+
+/** docs/RULES.md as the spec's rule marks write it. */
+export async function rulesDocText(root = ROOT): Promise<string> {
+  const doc = await bundleSpec(root);
+  return rulesDoc(doc, contractOperations(doc));
+}
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -97,6 +104,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText());
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

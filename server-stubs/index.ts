@@ -13,7 +13,14 @@ export type {
   Logger,
   ResponseValidationMode,
 } from './core/types.ts';
-export type { Answer, GatewayHandlers, HandlerInput, HandlerName, HandlerResult } from '../generated/handlers.ts';
+export type {
+  Answer,
+  GatewayHandlers,
+  HandlerInput,
+  HandlerName,
+  HandlerRefusal,
+  HandlerResult,
+} from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
 export { forms, refusalFields, refusalFor, refusals, refuse, type Refusal } from './core/refusals.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its

@@ -15,6 +15,7 @@ import {
   type Notification,
   type WebhookName,
 } from '../../notifications/index.ts';
+import { wallTime } from '../../runtime/gateway-time.ts';
 
 export interface Check {
   webhook: WebhookName;
@@ -27,9 +28,6 @@ export interface Check {
 }
 
 const spec = () => JSON.parse(readFileSync(packageFile('openapi.json'), 'utf8'));
-
-/** YYYY-MM-DD HH:MM:SS in UTC, as the sandbox dates notifications (x-operation.receive.occurredAt). */
-const stamp = (at: Date) => at.toISOString().slice(0, 19).replace('T', ' ');
 
 function setAt(body: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
@@ -45,8 +43,9 @@ function sample(webhook: WebhookName, ageSeconds: number): Notification {
   const examples = spec().webhooks[webhook].post.requestBody.content['application/json'].examples;
   const body = structuredClone(Object.values<{ value: Record<string, unknown> }>(examples)[0]!.value);
   delete body.hash;
-  const at = (webhooks[webhook] as { occurredAt?: { at: string } }).occurredAt;
-  if (at) setAt(body, at.at, stamp(new Date(Date.now() - ageSeconds * 1000)));
+  const at = (webhooks[webhook] as { occurredAt?: { at: string; zone: string } }).occurredAt;
+  // Written in the zone the notification's descriptor gives (x-operation.receive.occurredAt.zone).
+  if (at) setAt(body, at.at, wallTime(new Date(Date.now() - ageSeconds * 1000), at.zone));
   return body as Notification;
 }
 

@@ -6,6 +6,7 @@ import { type CommandSpec, ownEntry, parseOrExitCode, sandboxDefaults, usageMist
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
+import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
 const PAYOUT_ACCOUNTS = {
@@ -15,11 +16,15 @@ const PAYOUT_ACCOUNTS = {
   payoutReturnDeclined: '14141414',
 } as const;
 
-type Trigger = (client: GatewayClient, notifyURL: string) => Promise<{ did: string; answer: unknown }>;
+type Trigger = (
+  client: GatewayClient,
+  notifyURL: string,
+  control: ControlClient,
+) => Promise<{ did: string; answer: unknown }>;
 
 const payout =
   (accNumber: string): Trigger =>
-  async (client, notifyURL) => {
+  async (client, notifyURL, control) => {
     const reference = `TRIG-${Date.now().toString(36)}`;
     const answer = await client.payouts.create({
       reference,
@@ -31,7 +36,13 @@ const payout =
         },
       ],
     });
-    return { did: `createPayouts ${reference} to BSB 802950 account ${accNumber}`, answer };
+    // Its attempts move with the sandbox clock (a DE attempt takes a day): the control API ends them now.
+    const ended = await control.completePayout(reference).then(
+      () => 'its attempts ended at once through the control API',
+      () =>
+        'its notification comes when its attempts end on the sandbox clock (the control API, which ends them at once, is off)',
+    );
+    return { did: `createPayouts ${reference} to BSB 802950 account ${accNumber}; ${ended}`, answer };
   };
 
 const TRIGGERS: Record<string, Trigger> = {
@@ -135,7 +146,8 @@ export async function run(
     partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase },
   });
   try {
-    const { did, answer } = await trigger(client, values['notify-url'] ?? 'https://merchant.example/hooks');
+    const control = createControlClient({ baseUrl: a.base, accountId: a.merchantUUID, apiKey: a.apiKey });
+    const { did, answer } = await trigger(client, values['notify-url'] ?? 'https://merchant.example/hooks', control);
     const code = Number((answer as { responseCode?: unknown }).responseCode);
     print(
       `${event}: ${did} -> responseCode ${code} ${(answer as { responseMessage?: string }).responseMessage ?? ''}`.trimEnd(),

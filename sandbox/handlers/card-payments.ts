@@ -4,7 +4,7 @@ import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.t
 import { authorise, cardType, luhn, mask, type Card } from '../cards.ts';
 import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
-import { DEFAULT_TOKEN_CARD, SETTLEMENT_DAYS } from '../data.ts';
+import { DEFAULT_TOKEN_CARD } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
@@ -165,7 +165,7 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
       answer.authResponseCode,
       answer.authMessage,
       digits(9),
-      approved && input.kind === 'purchase' ? sb.clock.date(SETTLEMENT_DAYS) : null,
+      approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
       customOf(body),
       sb.clock.timestamp(),
     );
@@ -267,7 +267,7 @@ export function cardPaymentHandlers(
         if (cents <= 0) return refused(refusals.notPositive('captureAmount'));
         if (auth.captured + cents > auth.amount) return refused(refusals.captureExceedsAuthorised());
         const id = await store.freshId('transactions', 'id', transactionId);
-        const settled = clock.date(SETTLEMENT_DAYS);
+        const settled = clock.settlementDay();
         await store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type,
              masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, parent_id, custom, created_at)
@@ -405,6 +405,8 @@ export function cardPaymentHandlers(
               ? ('refund' as const)
               : ('auth' as const),
         transactionStatus: row.status,
+        transactionResponseCode: String(row.response_code),
+        transactionResponseMessage: row.response_message,
         capturedAmount: fromCents(row.captured),
         refundedAmount: fromCents(row.refunded),
         transactionCurrency: row.currency,

@@ -62,7 +62,7 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
               id,
             );
             if (!t) return refused(refusals.noSuchPayoutTransaction('transactionID'));
-            await notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t));
+            await notifier.payoutTransaction(account, url, t.payout_id, t.id, payoutRecord(t, sb.clock));
             break;
           }
           case 'merchantCreated': {

@@ -1,17 +1,57 @@
-// Payouts: each transaction goes through the attempts its account gives in the public sandbox
-// (an NPP attempt, then a DE attempt when NPP declines), all settled at once in the sandbox, and a
-// payoutTransaction notification per transaction when the payout has a notifyURL.
+// Payouts: each transaction goes through the attempts its account gives in the public sandbox (an NPP
+// attempt, then a DE attempt when NPP declines), each pending until the sandbox clock passes its end
+// (payout-attempts.ts), and a payoutTransaction notification per transaction, once its last attempt
+// has ended, when the payout has a notifyURL (payoutsDue, run before each delivery run).
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refusedInteger, sandboxRefusals as refusals } from '../refusals.ts';
 import { INVALID_BSB, PAYOUT_ACCOUNTS } from '../data.ts';
 import { reference, transactionId } from '../ids.ts';
 import type { Row } from '../store.ts';
+import type { Clock } from '../clock.ts';
+import { onAccountTime } from '../clock-store.ts';
+import { attemptsAt, endsAt, plan } from '../payout-attempts.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
-export function payoutRecord(row: Row) {
-  return { payee: JSON.parse(row.payee), transaction: JSON.parse(row.detail), payouts: JSON.parse(row.attempts) };
+/** A payout transaction as it stands at the clock's now. */
+export function payoutRecord(row: Row, clock: Clock) {
+  return {
+    payee: JSON.parse(row.payee),
+    transaction: JSON.parse(row.detail),
+    payouts: attemptsAt(JSON.parse(row.attempts), clock),
+  };
+}
+
+/**
+ * Queues the notification of each payout transaction whose last attempt has ended (notify_at passed),
+ * once: the row is read FOR UPDATE and its notify_at cleared in the same transaction. Each merchant's
+ * rows are judged on that merchant's own clock (clock-store.ts), the one its attempts were planned on.
+ */
+export async function payoutsDue(sb: Sandbox): Promise<number> {
+  const { store, clock, notifier } = sb;
+  const merchants = await store.all(
+    'SELECT DISTINCT merchant_id FROM payout_transactions WHERE notify_at IS NOT NULL ORDER BY merchant_id',
+  );
+  let queued = 0;
+  for (const { merchant_id } of merchants) {
+    const account = { kind: 'merchant', id: String(merchant_id) };
+    queued += await onAccountTime(store, clock, account, () =>
+      store.transaction(async () => {
+        const due = await store.all(
+          'SELECT t.*, p.notify_url FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE t.merchant_id = ? AND t.notify_at IS NOT NULL AND t.notify_at <= ? FOR UPDATE',
+          merchant_id,
+          clock.timestamp(),
+        );
+        for (const t of due) {
+          await notifier.payoutTransaction(account as never, t.notify_url, t.payout_id, t.id, payoutRecord(t, clock));
+          await store.run('UPDATE payout_transactions SET notify_at = NULL WHERE id = ?', t.id);
+        }
+        return due.length;
+      }),
+    );
+  }
+  return queued;
 }
 
 export function payoutHandlers(
@@ -29,21 +69,25 @@ export function payoutHandlers(
     store.get('SELECT * FROM payouts WHERE merchant_id = ? AND (id = ? OR reference = ?)', merchant, idOrRef, idOrRef);
   const transactions = (payoutId: string) =>
     store.all('SELECT * FROM payout_transactions WHERE payout_id = ? ORDER BY rowid', payoutId);
-  const finalStatus = (row: Row) => (JSON.parse(row.attempts) as { status: string }[]).at(-1)!.status;
-  const summary = async (p: Row) => ({
-    responseCode: 0,
-    responseMessage: ok,
-    result: {
-      payoutId: p.id,
-      reference: p.reference,
-      status: 'completed' as const,
-      transactions: (await transactions(p.id)).map((t) => ({
-        transactionId: t.id,
-        reference: t.reference,
-        status: finalStatus(t),
-      })),
-    },
-  });
+  const statusNow = (row: Row) => payoutRecord(row, clock).payouts.at(-1)?.status ?? 'pending';
+  const summary = async (p: Row) => {
+    const rows = (await transactions(p.id)).map((t) => ({
+      transactionId: t.id,
+      reference: t.reference,
+      status: statusNow(t) as never,
+    }));
+    return {
+      responseCode: 0,
+      responseMessage: ok,
+      result: {
+        payoutId: p.id,
+        reference: p.reference,
+        // x-rollup: completed once no transaction has an attempt still pending.
+        status: rows.every((t) => t.status !== 'pending') ? ('completed' as const) : ('pending' as const),
+        transactions: rows,
+      },
+    };
+  };
   const transactionOf = async (merchant: string, payoutId: string, idOrRef: string) => {
     const p = await payout(merchant, payoutId);
     return (
@@ -71,17 +115,14 @@ export function payoutHandlers(
           clock.timestamp(),
         );
         for (const t of body.transactions) {
-          const steps = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [{ type: 'NPP' as const, status: 'approved' }];
-          const attempts = steps.map((s, i) => ({
-            transactionId: transactionId(),
-            status: s.status,
-            type: s.type,
-            createdAt: clock.timestamp(i * 2000),
-            lastUpdated: clock.timestamp(i * 2000 + 1000),
-          }));
+          const steps: (typeof PAYOUT_ACCOUNTS)[string] = PAYOUT_ACCOUNTS[t.transaction.accNumber] ?? [
+            { type: 'NPP', status: 'approved' },
+          ];
+          const now = clock.now().getTime();
+          const attempts = plan(steps, transactionId, now);
           const txId = await store.freshId('payout_transactions', 'id', () => reference('PTX'));
           await store.run(
-            'INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts, notify_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             txId,
             id,
             account.id,
@@ -89,15 +130,8 @@ export function payoutHandlers(
             JSON.stringify(t.payee),
             JSON.stringify(t.transaction),
             JSON.stringify(attempts),
+            body.notifyURL ? clock.timestamp(endsAt(attempts)! - now) : null,
           );
-          if (body.notifyURL)
-            await notifier.payoutTransaction(
-              account,
-              body.notifyURL,
-              id,
-              txId,
-              payoutRecord((await store.get('SELECT * FROM payout_transactions WHERE id = ?', txId))!),
-            );
         }
         return summary((await payout(account.id, id))!);
       }),
@@ -111,13 +145,14 @@ export function payoutHandlers(
         if (!p) return refusedInteger(refusals.noSuchPayout());
         if (!p.notify_url) return refusedInteger(refusals.noNotifyUrl());
         const rows = await transactions(p.id);
-        for (const t of rows) await notifier.payoutTransaction(account, p.notify_url, p.id, t.id, payoutRecord(t));
+        for (const t of rows)
+          await notifier.payoutTransaction(account, p.notify_url, p.id, t.id, payoutRecord(t, clock));
         return { responseCode: 0, responseMessage: ok, result: { payoutId: p.id, queued: rows.length } };
       }),
     getPayoutTransactionStatus: async ({ params }, { account }) => {
       const t = await transactionOf(account.id, params.payoutId, params.transactionId);
       return t
-        ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t) }
+        ? { responseCode: 0, responseMessage: ok, result: payoutRecord(t, clock) }
         : refusedInteger(refusals.noSuchPayoutTransaction('transactionId'));
     },
     getPayoutTransactionNotify: async ({ params }, { account }) => {

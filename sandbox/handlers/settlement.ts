@@ -72,11 +72,13 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       // within a day in the order rows were written (rowid: SQLite's own, the PostgreSQL store's
       // BIGSERIAL), read in that order from the index on (merchant_id, settled_date), so no sort is
       // held in memory. Store.iterate reads through a snapshot of its own (SQLite) or a cursor (PostgreSQL).
+      // What has settled by today (x-settlement-file): a day still to come lists nothing yet.
+      const today = sb.clock.settlementToday();
       const rows = store.iterate<Record<string, any>>(
         SETTLEMENT_ROWS,
         account.id,
         body.settlementFrom,
-        body.settlementTo,
+        body.settlementTo < today ? body.settlementTo : today,
       );
       // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
       return zipCsvStream('settlement.csv', columns, rows, values, (row) => row.settled_date);

@@ -50,6 +50,16 @@ export function handlersModule(entries: TableEntry[]): string {
     '',
     'export type Answer<T> = T | Promise<T>;',
     '',
+    '/** The mark of a refusal made by the refusal catalogue (server-stubs refusalFields); a type only, nothing at run time. */',
+    'export declare const refusalMark: unique symbol;',
+    '',
+    '/**',
+    ' * A refusal as a handler returns it: made by the catalogue (refused(), refusedInteger(), refusalFields()),',
+    ' * whose codes are negative, never an object literal. A result missing one of its fields is then not',
+    ' * mistaken for a refusal by the compiler: it fails to type-check instead of failing at run time.',
+    ' */',
+    'export type HandlerRefusal<R> = R & { readonly [refusalMark]: true };',
+    '',
     '/**',
     ' * One method per operation. Each receives its own request, already validated and authenticated, and',
     ' * returns its own result or a refusal (responseCode below zero). Deprecated aliases are routed to the',
@@ -60,7 +70,7 @@ export function handlersModule(entries: TableEntry[]): string {
   for (const e of entries.filter((x) => !x.aliasOf)) {
     lines.push(
       doc(e),
-      `  ${tsKey(e.operationId)}(input: ${inputType(e)}, context: Context): Answer<${resultType(e)} | ${S(e.refusal)}>;`,
+      `  ${tsKey(e.operationId)}(input: ${inputType(e)}, context: Context): Answer<${resultType(e)} | HandlerRefusal<${S(e.refusal)}>>;`,
     );
   }
   lines.push('}', '', 'export type HandlerName = keyof GatewayHandlers;', '');

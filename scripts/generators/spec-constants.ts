@@ -1,8 +1,9 @@
 // The facts the sandbox implements that the spec states outside any schema's shape: the numbered
 // refusal messages (x-numbered-refusals on Refusal), the CSV layouts by version (x-csv-columns) and the
-// access token's lifetime (x-lifetime-minutes). Generated as typed constants so that the sandbox
-// reads them by name, checked by tsc, instead of walking the bundled document untyped; and the words
-// of each pattern, format and long enumeration (x-expected) that the refusals use.
+// access token's lifetime (x-lifetime-minutes), the payout time zone (x-time) and settlement days
+// (x-settlement-date). Generated as typed constants so that the sandbox reads them by name, checked by
+// tsc, instead of walking the bundled document untyped; and the words of each pattern, format and long
+// enumeration (x-expected) that the refusals use.
 import type { Doc } from '../lib/contract.ts';
 import { expectedWords } from '../lib/expected.ts';
 import { tsHeader } from './banner.ts';
@@ -37,6 +38,11 @@ export function specConstantsModule(doc: Doc): string {
     ' * `format:<name>`, `enum:<values>`); a refusal says "must be <words>" (server-stubs/core/refusals.ts).',
     ' */',
     `export const expectedValues: Readonly<Record<string, string>> = ${JSON.stringify(expectedWords(doc), null, 2)};`,
+    '/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen. */',
+    `export const payoutTimeZone = ${JSON.stringify(schemas.PayoutTimestamp['x-time'].zone)};`,
+    `export const settlementDates = ${JSON.stringify(
+      (({ zone, businessDays }) => ({ zone, businessDays }))(schemas.SettledDate['x-settlement-date']),
+    )} as const;`,
     '',
     '/** x-lifetime-minutes on AccessTokenResult. */',
     `export const accessTokenLifetimeMinutes = ${JSON.stringify(schemas.AccessTokenResult['x-lifetime-minutes'])};`,

@@ -17,7 +17,7 @@ export interface HashUse {
 
 /** What a receiver checks beyond a notification's signature (x-operation.receive on a webhook). */
 export interface Receive {
-  occurredAt?: { at: string; utcOffset: string };
+  occurredAt?: { at: string; zone: string };
   key: string[];
   kinds?: { by: string; names: Record<string, string> };
 }

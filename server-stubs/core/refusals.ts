@@ -2,6 +2,7 @@
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
 import { expectedValues } from '../../generated/spec-constants.ts';
+import type { HandlerRefusal } from '../../generated/handlers.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
 import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
@@ -90,10 +91,14 @@ export const refusals = {
 export function refusalFields<Code extends ContractOperation['refusalCode'] | undefined>(
   refusalCode: Code,
   refusal: Refusal,
-): { responseCode: Code extends 'integer' ? number : string; responseMessage: string } {
+): HandlerRefusal<{ responseCode: Code extends 'integer' ? number : string; responseMessage: string }> {
   const responseCode = refusalCode === 'integer' ? refusal.code : String(refusal.code);
   // TypeScript does not narrow a conditional type by the test above; the test is exactly its condition.
-  return { responseCode: responseCode as Code extends 'integer' ? number : string, responseMessage: refusal.message };
+  // The mark is a type only (generated/handlers.ts): this is the one place a handler's refusal is made.
+  return {
+    responseCode: responseCode as Code extends 'integer' ? number : string,
+    responseMessage: refusal.message,
+  } as HandlerRefusal<{ responseCode: Code extends 'integer' ? number : string; responseMessage: string }>;
 }
 
 /**

@@ -129,6 +129,14 @@ describe('a declined purchase whose answer is lost', () => {
     fates = ['dropAfter'];
     const answer = await client().processCard({ ...purchase('R-D'), ...card.lowFunds, transactionAmount: '20.00' });
     expect(answer).toMatchObject({ transactionStatus: 'declined' });
+    // The purchase's own outcome, as its lost answer gave it, not the lookup's 0 for having found it.
+    const direct = await client(false).processCard({
+      ...purchase('R-D2'),
+      ...card.lowFunds,
+      transactionAmount: '20.00',
+    });
+    expect(Number(direct.responseCode)).toBeGreaterThan(0);
+    expect(answer).toMatchObject({ responseCode: direct.responseCode, responseMessage: direct.responseMessage });
     expect(recoveredBy(answer)).toMatchObject({ lookup: 'queryCard', approved: false });
   });
 });

@@ -1,6 +1,9 @@
 // The contract-test suite held to account: it passes the sandbox and the mock, and it catches a
 // naive implementation and a buggy one, naming what each breaks.
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +51,25 @@ describe('npm run contract', () => {
     expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
     expect(new Set(results.map((r) => r.operationId)).size).toBe(operations.length);
     expect(results.filter((r) => r.kind === 'scenario' && r.status === 'passed')).toHaveLength(scenarioChecks().length);
+  });
+
+  it('stops with one line naming the refused credential, exit 2, when given an API key the server does not know', async () => {
+    const base = await serve((await createSandbox({ dbPath: ':memory:' })).server());
+    const run = await promisify(execFile)(
+      process.execPath,
+      ['contract/run.ts', '--base-url', base, '--api-key', 'notthekey', '--quiet'],
+      { cwd: path.resolve(import.meta.dirname, '../..') },
+    ).then(
+      (done) => ({ ...done, code: 0 }),
+      (error) => error as { code: number; stdout: string; stderr: string },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^payment-gateway-contract-test: the merchant credentials were refused \(getAccessToken as merchantUUID \w+: responseCode -1, .*--merchant-uuid, --api-key and --passphrase$/,
+      ),
+    ]);
   });
 
   it('passes the mock with --mock, skipping the scenarios with the reason', async () => {

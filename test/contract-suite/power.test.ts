@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runContract } from '../../contract/run.ts';
+import { CredentialsRefused } from '../../contract/credentials.ts';
 import { doc } from '../../contract/requests.ts';
 import { breaks, brokenSandbox, type Break } from '../support/broken-variants.ts';
 
@@ -27,7 +28,12 @@ async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
       base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`,
       creds,
       only,
+    }).catch((error: unknown) => {
+      // Refused credentials stop the run before any check: the stop is the catch.
+      if (error instanceof CredentialsRefused) return error;
+      throw error;
     });
+    if (results instanceof CredentialsRefused) return [`stopped: ${results.message}`];
     return results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`);
   } finally {
     broken.server.close();
@@ -39,7 +45,7 @@ describe('the contract-test suite against broken sandboxes', () => {
   it('has at least thirty breaks, over shapes, echoes, hashes, arithmetic, state and refusals', () => {
     expect(breaks.length).toBeGreaterThanOrEqual(30);
     expect(new Set(breaks.map((b) => b.kind))).toEqual(
-      new Set(['shape', 'echo', 'hash', 'arithmetic', 'state', 'refusal']),
+      new Set(['shape', 'echo', 'hash', 'arithmetic', 'state', 'refusal', 'time', 'credentials']),
     );
   });
 
@@ -50,7 +56,11 @@ describe('the contract-test suite against broken sandboxes', () => {
 
   for (const b of breaks) {
     it(`catches: ${b.name} (${b.kind})`, async () => {
-      expect((await failuresAgainst(b)).length).toBeGreaterThan(0);
+      const failures = await failuresAgainst(b);
+      expect(failures.length).toBeGreaterThan(0);
+      // A refused credential is named in the one line that stops the run.
+      if (b.kind === 'credentials')
+        expect(failures).toEqual([expect.stringMatching(/^stopped: the [\w -]+ credentials were refused/)]);
     });
   }
 });

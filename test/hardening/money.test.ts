@@ -111,6 +111,7 @@ describe('migration v3', () => {
         INSERT INTO payid_transactions VALUES ('t', 'm', 'x', 42, 0.22999999999999998, NULL, NULL, '2026-11-01 00:00:00');
         CREATE TABLE batches (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, notify_url TEXT, lines TEXT NOT NULL, created_at TEXT NOT NULL);
         CREATE TABLE direct_debits (id TEXT PRIMARY KEY);
+        CREATE TABLE payout_transactions (id TEXT PRIMARY KEY);
         CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, delivered INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT NOT NULL);
         PRAGMA user_version = 2;`);
       old.close();

@@ -51,6 +51,12 @@ beforeAll(async () => {
   // inferred-has-reason: an inferred mark without its reason, a defined recipe without one.
   await edit('components/schemas/fields.yaml', (d) => (d.Flag['x-inferred'] = true));
   await edit('hash-recipes.yaml', (d) => delete d.blacklist.inferred);
+  // rule-in-prose: the payout time zone said in prose with its mark removed; a sum said in prose with none.
+  await edit('components/schemas/payout.yaml', (d) => delete d.PayoutTimestamp['x-time']);
+  await edit(
+    'components/schemas/results.yaml',
+    (d) => (d.SurchargeResult.properties.surchargeAmount.description = 'The sum of the fees.'),
+  );
   const run = await promisify(execFile)(process.execPath, [path.join(dir, 'scripts/lint-spec.ts'), '--format=json'], {
     cwd: dir,
     env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
@@ -88,6 +94,16 @@ describe('lint: the contract rules catch what they are for', () => {
     expect(messages).toContain('processCapture names no refusal example (examples.refusal).');
     expect(messages.some((m) => m.includes('refundCardNowhere'))).toBe(true);
     expect(messages).toHaveLength(2);
+  });
+  it('rule-in-prose: a zone said in a description with no x-time, a sum with no x-sum, and nothing else', () => {
+    const found = of('rule-in-prose').map(at).sort();
+    expect(found).toEqual([
+      'components/schemas/payout.yaml#/PayoutTimestamp/description',
+      'components/schemas/results.yaml#/SurchargeResult/properties/surchargeAmount/description',
+    ]);
+    expect(of('rule-in-prose').map((p) => p.message)).toContainEqual(
+      expect.stringMatching(/time zone \("Eastern time"\).*x-time/),
+    );
   });
   it('inferred-has-reason: x-inferred: true, and a defined recipe without its reason', () => {
     const found = of('inferred-has-reason').map(at);

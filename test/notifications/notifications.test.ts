@@ -1,6 +1,7 @@
 // notifications/index.ts against what the sandbox really posts: each webhook's raw body and
 // headers, recorded at the sandbox's fetch, verified; then the same deliveries tampered with.
 import { zipSync } from 'fflate';
+import { createControlClient } from '../../sandbox/control-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   NotificationDispatcher,
@@ -26,6 +27,7 @@ const passphrase = () => t.sandbox.seed.passphrase;
 
 beforeAll(async () => {
   t = await startSandbox({
+    control: true,
     fetch: (async (url: string, init: RequestInit) => {
       raw.push({ url, body: String(init.body), headers: init.headers as Record<string, string> });
       return new Response(null, { status: 204 });
@@ -63,6 +65,12 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
       ],
     });
     expect(payout.responseCode).toBe(0);
+    // Notified once its attempts have ended (NPP declined, then DE returned): ended now through the control API.
+    await createControlClient({
+      baseUrl: t.base,
+      accountId: t.sandbox.seed.merchantUUID,
+      apiKey: t.sandbox.seed.apiKey,
+    }).completePayout('N-1');
     sent.payoutTransaction = (await delivered('https://m.test/payouts'))[0]!;
     await t.client.processDDebitAuth({
       customerName: 'Jane',

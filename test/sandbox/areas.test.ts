@@ -14,6 +14,7 @@ import { parseCsv, readSettlement } from '../../runtime/settlement.ts';
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { MIGRATIONS } from '../../sandbox/store.ts';
+import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 import { validatorFor } from '../support/contract.ts';
 
@@ -169,6 +170,11 @@ describe('access tokens, 3D Secure and surcharges', () => {
   });
 });
 
+/** On a weekend a purchase settles on Monday: the file lists it once the sandbox clock reaches that day. */
+const settledBy = (day: string) => {
+  while (t.sandbox.clock.settlementToday() < day) t.sandbox.clock.advanceDays(1);
+};
+
 describe('settlement', () => {
   it('answers a zip holding a CSV of what settled between the dates, in the version asked', async () => {
     const paid = (await t.client.processCard({
@@ -180,6 +186,7 @@ describe('settlement', () => {
       ...card.visa,
     } as never)) as { transactionID: string; authSettledDate: string };
     const day = paid.authSettledDate;
+    settledBy(day);
     const zip = (await t.client.getSettlement({
       settlementFrom: day,
       settlementTo: day,
@@ -224,6 +231,7 @@ describe('settlement', () => {
     const voided = await sale('Voided');
     expect((await t.client.processVoid({ transactionID: voided.transactionID })).responseCode).toBe('0');
     const day = kept.authSettledDate;
+    settledBy(day);
     const zip = (await t.client.getSettlement({ settlementFrom: day, settlementTo: day })) as Uint8Array;
     const csv = parseCsv(new TextDecoder().decode(Object.values(unzipSync(zip))[0]!));
     // GetSettlementData::mapTransactions: $row[0] id, $row[1] status, $row[4] product.
@@ -463,7 +471,7 @@ describe('PayID', () => {
 });
 
 describe('payouts', () => {
-  it("goes through the sandbox accounts' attempts and notifies each transaction, signed", async () => {
+  it("goes through the sandbox accounts' attempts as the clock moves and notifies each transaction once it ends, signed", async () => {
     t.posted.length = 0;
     const created = (await t.client.payouts.create({
       reference: 'PO-9',
@@ -473,14 +481,38 @@ describe('payouts', () => {
         transaction: { reference: `PO-9-${i}`, amount: 10 + i, bsb: '802950', accNumber: acc },
       })),
     })) as { result: { payoutId: string; transactions: { transactionId: string; status: string }[] } };
-    expect(created.result.transactions.map((x) => x.status)).toEqual(['approved', 'approved', 'returned']);
-    const second = (await t.client.payouts.getTransactionStatus('PO-9', 'PO-9-1')) as {
-      result: { payouts: { type: string; status: string }[] };
-    };
-    expect(second.result.payouts.map((p) => [p.type, p.status])).toEqual([
+    // Every NPP attempt pending at first: nothing is notified yet.
+    expect(created.result).toMatchObject({ status: 'pending' });
+    expect(created.result.transactions.map((x) => x.status)).toEqual(['pending', 'pending', 'pending']);
+    const second = async () =>
+      (
+        (await t.client.payouts.getTransactionStatus('PO-9', 'PO-9-1')) as {
+          result: { payouts: { type: string; status: string }[] };
+        }
+      ).result.payouts.map((p) => [p.type, p.status]);
+    expect(await second()).toEqual([['NPP', 'pending']]);
+    await t.sandbox.notifier.deliverDue();
+    expect(t.posted.filter((p) => p.url === 'https://m.test/payouts')).toHaveLength(0);
+    // NPP answers within seconds; the DE attempt that follows a decline takes the next day's run.
+    t.sandbox.clock.advance(RAIL_MS.NPP);
+    expect(await second()).toEqual([
+      ['NPP', 'declined'],
+      ['DE', 'pending'],
+    ]);
+    await t.sandbox.notifier.deliverDue();
+    expect(t.posted.filter((p) => p.url === 'https://m.test/payouts')).toHaveLength(1);
+    t.sandbox.clock.advanceDays(1);
+    expect(await second()).toEqual([
       ['NPP', 'declined'],
       ['DE', 'approved'],
     ]);
+    expect(
+      ((await t.client.payouts.getStatus('PO-9')) as { result: { status: string; transactions: { status: string }[] } })
+        .result,
+    ).toMatchObject({
+      status: 'completed',
+      transactions: [{ status: 'approved' }, { status: 'approved' }, { status: 'returned' }],
+    });
     await t.sandbox.notifier.deliverDue();
     const notes = t.posted.filter((p) => p.url === 'https://m.test/payouts');
     expect(notes).toHaveLength(3);
@@ -518,6 +550,7 @@ describe('payouts', () => {
           { payee: { name: 'P' }, transaction: { reference: 'R-1', amount: 1, bsb: '802950', accNumber: '123321' } },
         ],
       });
+      failing.sandbox.clock.advance(RAIL_MS.NPP); // the NPP attempt ends: its notification falls due
       await failing.sandbox.notifier.deliverDue();
       expect(await failing.sandbox.notifier.deliverDue()).toBe(0);
       expect((await failing.sandbox.notifier.all())[0]).toMatchObject({ attempts: 1, delivered: 0, last_status: 503 });

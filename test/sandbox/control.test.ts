@@ -206,6 +206,17 @@ describe('forced outcomes', () => {
         { payee: { name: 'P' }, transaction: { reference: 'C-1-1', amount: 9, bsb: '802950', accNumber: '123321' } },
       ],
     })) as { result: { payoutId: string; transactions: { transactionId: string }[] } };
+    // Still pending on NPP: nothing to return yet. completePayout ends its attempts now (approved).
+    expect(await refusalOf(control.returnPayoutTransaction(payout.result.payoutId, 'C-1-1'))).toMatch(/pending/);
+    expect((await control.completePayout('C-1')).responseCode).toBe(0);
+    expect(
+      (
+        (await t.client.payouts.getTransactionStatus(payout.result.payoutId, 'C-1-1')) as {
+          result: { payouts: { status: string }[] };
+        }
+      ).result.payouts.map((p) => p.status),
+    ).toEqual(['approved']);
+    expect(await refusalOf(control.completePayout('NO-SUCH-PAYOUT'))).toMatch(/^-2 Field 'payoutId' is invalid/);
     await t.sandbox.notifier.deliverDue();
     raw.length = 0;
     const returned = await control.returnPayoutTransaction(payout.result.payoutId, 'C-1-1');
@@ -292,6 +303,8 @@ describe('notifications and deliveries', () => {
         { payee: { name: 'P' }, transaction: { reference: 'LP-1-1', amount: 3, bsb: '802950', accNumber: '123321' } },
       ],
     });
+    // Its notification is queued when its attempts end: completed now through the control API.
+    await control.completePayout('LP-1');
     const got = await waiting;
     expect(got.deliveries.map((d) => d.url)).toEqual(['https://m.test/lp']);
     expect(got.deliveries[0]!.headers['SVC-MESSAGEHASH']).toMatch(/^[0-9a-f]{64}$/);

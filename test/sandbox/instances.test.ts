@@ -249,7 +249,9 @@ function threeInstances(open: () => Promise<Database>) {
       ],
     })) as { result: { payoutId: string; transactions: { transactionId: string; status: string }[] } };
     const { payoutId, transactions } = created.result;
-    expect(transactions[0]!.status).toBe('approved');
+    expect(transactions[0]!.status).toBe('pending');
+    // Its NPP attempt ended now through one instance's control API: every instance sees it approved.
+    await d.controls[0]!.completePayout(payoutId);
     const settled = await Promise.allSettled(
       Array.from({ length: RACERS }, (_, i) =>
         d.controls[i % d.controls.length]!.returnPayoutTransaction(payoutId, transactions[0]!.transactionId),

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { unzipSync, zipSync } from 'fflate';
 import type { ContractOperation } from '../../generated/operations.ts';
+import { instantOf, wallTime } from '../../runtime/gateway-time.ts';
 import { parseCsv } from '../../runtime/settlement.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
@@ -20,7 +21,7 @@ type Handlers = GatewayHandlers<HandlerContext>;
 
 export interface Break {
   name: string;
-  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal';
+  kind: 'shape' | 'echo' | 'hash' | 'arithmetic' | 'state' | 'refusal' | 'time' | 'credentials';
   /** The operations (or tags) whose checks are run against it. */
   only: string[];
   /** Rewrites an answer: the new JSON, or a new status and JSON. */
@@ -53,7 +54,86 @@ function rezipSettlement(got: Uint8Array, edit: (rows: string[][]) => string[][]
   return zipSync({ [name]: new TextEncoder().encode(`${rows.map((r) => r.join(',')).join('\n')}\n`) });
 }
 
+/** A Sydney wall-clock time written as UTC's instead (what a server that ignores x-time answers). */
+const sydneyAsUtc = (wall: string) => wallTime(instantOf(wall, 'Australia/Sydney'), 'UTC');
+const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** What a server answers to credentials it does not know. */
+const credentialRefusal = { responseCode: '-1', responseMessage: 'Invalid authentication credentials' };
+
 export const breaks: Break[] = [
+  // Set-up: credentials the server refuses. The suite must stop, not report the refusals as passes.
+  {
+    name: 'a server without the partner account (every /partner request refused -1)',
+    kind: 'credentials',
+    only: ['addMerchant', 'updateMerchant', 'checkMerchant'],
+    answer: (op) => (op.path === '/partner' ? credentialRefusal : undefined),
+  },
+  {
+    name: "a server that refuses the merchant's API key",
+    kind: 'credentials',
+    only: ['processCard'],
+    answer: (op) => (op.path === '/post' && op.operationId !== 'getSurcharge' ? credentialRefusal : undefined),
+  },
+  {
+    name: 'a server that refuses the access tokens it issued',
+    kind: 'credentials',
+    only: ['getSurcharge'],
+    answer: (_op, sent) => (sent?.accessToken ? credentialRefusal : undefined),
+  },
+  {
+    name: 'a server that refuses every header hash',
+    kind: 'credentials',
+    only: ['listPayIds'],
+    answer: (op) =>
+      op.headers ? { responseCode: -1, responseMessage: 'Invalid authentication credentials' } : undefined,
+  },
+  // Value rules (x-time, x-settlement-date, x-settlement-file, x-attempts, x-rollup).
+  {
+    name: 'payout attempt times written in UTC, not Australian Eastern time',
+    kind: 'time',
+    only: ['getPayoutTransactionStatus'],
+    answer: onApproved('getPayoutTransactionStatus', (g) => ({
+      ...g,
+      result: {
+        ...g.result,
+        payouts: g.result.payouts.map((p: Json) => ({
+          ...p,
+          createdAt: sydneyAsUtc(p.createdAt),
+          lastUpdated: sydneyAsUtc(p.lastUpdated),
+        })),
+      },
+    })),
+  },
+  {
+    name: 'a settlement file that lists a row not settled yet (dated tomorrow)',
+    kind: 'time',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement'
+        ? rezipSettlement(got, ([header, ...rows]) => {
+            const at = header!.indexOf('settlementDate');
+            const tomorrow = dayAfter(wallTime(new Date(), 'Australia/Sydney').slice(0, 10));
+            const row = rows[0] ? [...rows[0]] : header!.map(() => '');
+            row[at] = tomorrow;
+            return [header!, ...rows, row];
+          })
+        : undefined,
+  },
+  {
+    name: "a purchase's authSettledDate a day late",
+    kind: 'time',
+    only: ['processCard'],
+    answer: onApproved('processCard', (g) =>
+      g.authSettledDate ? { ...g, authSettledDate: dayAfter(g.authSettledDate) } : g,
+    ),
+  },
+  {
+    name: 'a payout summary completed while a transaction is pending',
+    kind: 'time',
+    only: ['createPayouts', 'getPayoutStatus'],
+    answer: onApproved('createPayouts', (g) => ({ ...g, result: { ...g.result, status: 'completed' } })),
+  },
   // Shapes: answers a schema refuses, reached through the stateful scenarios too.
   {
     name: 'capture result carries a field beyond its list',

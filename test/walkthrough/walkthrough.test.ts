@@ -84,7 +84,7 @@ describe("the client teams' walkthrough", () => {
     const trigger = node(['cli/commands/trigger.ts', 'payoutReturned', '--base', t.base]);
     expect(await trigger.exited).toBe(0);
     expect(trigger.out[0]).toMatch(
-      /^payoutReturned: createPayouts TRIG-\w+ to BSB 802950 account 13131313 -> responseCode 0/,
+      /^payoutReturned: createPayouts TRIG-\w+ to BSB 802950 account 13131313; its attempts ended at once through the control API -> responseCode 0/,
     );
     // The same notification again (Resend Notifications): the app handles it once.
     const payoutId = (await t.sandbox.store.get('SELECT id FROM payouts ORDER BY rowid DESC LIMIT 1'))!.id as string;
