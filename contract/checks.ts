@@ -9,7 +9,7 @@ import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples, type Wire } from './requests.ts';
 import type { Coverage } from './coverage.ts';
-import type { StatePool } from './state.ts';
+import type { StatePool } from './state-pool.ts';
 import { ruleViolations } from './rules.ts';
 import { fileViolations, valueViolations } from './value-rules.ts';
 

@@ -23,7 +23,7 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CredentialsRefused, proveCredentials } from './credentials.ts';
+import { CredentialsRefused, credentialKinds, proveCredentials } from './credentials.ts';
 import { operationChecks, type Check, type RunContext } from './checks.ts';
 import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
@@ -32,7 +32,8 @@ import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { recording } from './recording.ts';
 import { describeSent, replayCommand } from './replay.ts';
-import { StatePool, successChecks } from './state.ts';
+import { StatePool } from './state-pool.ts';
+import { successChecks } from './state.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
 
 export interface RunOptions {
@@ -56,6 +57,8 @@ export interface RunOptions {
   wire?: Wire | 'both';
   /** Skip, not fail, an operation whose success answer the run cannot reach. */
   allowUnreached?: boolean;
+  /** Where the run says what it decided before its checks (an access token the server did not issue). */
+  log?: (line: string) => void;
 }
 
 /** Each check with its id, `<operationId>/<its name in words>` (a form check's name starts `form-`). */
@@ -103,9 +106,16 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     allowUnreached: Boolean(options.allowUnreached),
     wire: 'json',
   };
-  // The credentials proved first (each kind accepted), and a real access token for the operations that take one.
-  if (!ctx.mock) ctx.creds.accessToken = await proveCredentials(ctx.base, ctx.creds);
   const chosen = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
+  // The credentials the chosen checks take proved first (each kind accepted), and a real access token
+  // for the operations that take one.
+  if (!ctx.mock) {
+    const ids = new Set(chosen.map((c) => c.operationId));
+    const kinds = credentialKinds(operations.filter((op) => ids.has(op.operationId)));
+    const proof = await proveCredentials(ctx.base, ctx.creds, kinds);
+    if (proof.accessToken) ctx.creds.accessToken = proof.accessToken;
+    for (const note of proof.notes) options.log?.(note);
+  }
   const checks = chosen.filter((c) => c.kind !== 'state');
   // Last, one at a time: each operation's success, reached on the state the checks above left.
   const last = chosen.filter((c) => c.kind === 'state');
@@ -299,6 +309,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     maskSecrets: a['mask-secrets'],
     wire: a.wire as Wire | 'both',
     allowUnreached: a['allow-unreached'],
+    log: (line) => console.log(line),
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),

@@ -1,17 +1,33 @@
 // Identifiers in the forms the public service uses (gateway facts): transaction IDs like
 // 1336-20be3569-b600-11e6-b9c3-005056b209e0, card IDs like KOCI10023982, keys like s5KQIxsZuiyvs3Sc.
+//
+// An identifier the sandbox makes never reads as a card number: the guard refuses any field holding one
+// (guard.ts), so a transaction ID whose hex groups happened to spell a Luhn-valid run of digits (about
+// 2 in 10,000) would later be refused in the merchant's own refund, void or query. Such a draw is
+// drawn again.
 import { randomBytes, randomInt } from 'node:crypto';
+import { holdsCardNumber } from './guard.ts';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-export const transactionId = () => `1336-${hex(4)}-${hex(2)}-${hex(2)}-${hex(2)}-${hex(6)}`;
+/** Draws until the identifier holds no card number (see above). */
+function cardFree(draw: () => string): () => string {
+  return () => {
+    for (;;) {
+      const id = draw();
+      if (!holdsCardNumber(id)) return id;
+    }
+  };
+}
+
+export const transactionId = cardFree(() => `1336-${hex(4)}-${hex(2)}-${hex(2)}-${hex(2)}-${hex(6)}`);
 export const cardId = () => `KOCI${randomInt(10_000_000, 99_999_999)}`;
 export const blacklistId = () => `BLCK${randomInt(10_000_000, 99_999_999)}`;
 export const cardKey = () => Array.from({ length: 16 }, () => ALNUM[randomInt(ALNUM.length)]).join('');
-export const batchId = () => `1336${hex(7)}`.slice(0, 17);
+export const batchId = cardFree(() => `1336${hex(7)}`.slice(0, 17));
 export const digits = (n: number) =>
   Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
-export const token = (prefix: string) => `${prefix}${hex(8)}`;
-export const merchantId = () => hex(7).slice(0, 13);
-export const reference = (prefix: string) => `${prefix}-${hex(4)}`;
+export const token = (prefix: string) => cardFree(() => `${prefix}${hex(8)}`)();
+export const merchantId = cardFree(() => hex(7).slice(0, 13));
+export const reference = (prefix: string) => cardFree(() => `${prefix}-${hex(4)}`)();

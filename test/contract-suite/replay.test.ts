@@ -1,6 +1,7 @@
-// Every failure the suite prints can be seen again: against a started sandbox, with a passphrase that
-// is not the account's (a team's typical first failure), each failure shows the request as it was
-// sent and a one-line command; pasted into a shell, the command gets the answer the suite got, with
+// Every failure the suite prints can be seen again: against a sandbox whose addBlacklistedCard and
+// createAgreement answers are refused -1 as a server with a half-configured account refuses them (the
+// suite's credential proof passes: its four requests are other operations), each failure shows the
+// request as it was sent and a one-line command; pasted into a shell, the command gets the answer the suite got, with
 // the secrets as sent or (--mask-secrets) as the team's PGW_* variables and the hash recomputed by
 // `payment-gateway sign`. Its `replay` line reruns just that check, with its seed.
 import { execFile } from 'node:child_process';
@@ -16,20 +17,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summary, type Result } from '../../contract/report.ts';
 import { doc } from '../../contract/requests.ts';
 import { runContract } from '../../contract/run.ts';
-import { createSandbox } from '../../sandbox/index.ts';
+import { brokenSandbox } from '../support/broken-variants.ts';
 import { writeSample } from '../support/samples.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const s = doc.info['x-sandbox'];
-const WRONG = 'not-the-passphrase';
 const creds = {
   merchantUUID: s.merchantUUID,
   apiKey: s.apiKey,
-  passphrase: WRONG,
+  passphrase: s.passphrase,
   partnerUUID: s.partnerUUID,
   partnerApiKey: s.apiKey,
-  partnerPassphrase: WRONG,
+  partnerPassphrase: s.passphrase,
 };
+const REFUSED = ['addBlacklistedCard', 'createAgreement'];
 // A body hash (processCard's recipe on /post) and a header HMAC (the NPP paths).
 const only = [
   'addBlacklistedCard/a-blacklisted-card-is-declined',
@@ -47,23 +48,37 @@ const shellEnv = {
   ...process.env,
   PATH: `${bin}:${process.env.PATH}`,
   PGW_API_KEY: s.apiKey,
-  PGW_PASSPHRASE: WRONG,
-  PGW_PARTNER_PASSPHRASE: WRONG,
+  PGW_PASSPHRASE: s.passphrase,
+  PGW_PARTNER_PASSPHRASE: s.passphrase,
 };
 // Asynchronous: the sandbox answering the shell runs in this process.
 const shell = async (command: string) => (await promisify(execFile)('sh', ['-c', command], { env: shellEnv })).stdout;
+/** A failure as the guide shows it: at the sandbox's usual address. */
+const asGuideShows = (text: string) => text.replaceAll(base, 'http://127.0.0.1:4010');
 /** The answer a failure names: `operationId: {json}` as the scenario reports it. */
 const answerIn = (reason: string) => JSON.parse(reason.slice(reason.indexOf('{')));
 
 let server: http.Server;
+let close: () => void;
 let base: string;
 beforeAll(async () => {
-  server = (await createSandbox({ dbPath: ':memory:' })).server();
+  ({ server, close } = await brokenSandbox({
+    name: 'two operations refused -1',
+    kind: 'credentials',
+    only,
+    answer: (op) =>
+      REFUSED.includes(op.operationId)
+        ? { responseCode: -1, responseMessage: 'Invalid authentication credentials' }
+        : undefined,
+  }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(() => {
+  server.close();
+  close();
+});
 
 describe('a failure of the suite', () => {
   let failures: Result[];
@@ -86,7 +101,7 @@ describe('a failure of the suite', () => {
     // The guide's sample: the header-signed failure (the other carries a test card number), at the
     // sandbox's usual address.
     const npp = summary([failures[1]!], 1).split('\n\n')[0]!;
-    writeSample('contract-failure', npp.replaceAll(base, 'http://127.0.0.1:4010'));
+    writeSample('contract-failure', asGuideShows(npp));
   });
 
   it('with --mask-secrets, prints the PGW_* variables and signs again with payment-gateway sign', async () => {
@@ -98,7 +113,7 @@ describe('a failure of the suite', () => {
       expect(f.again).toContain('payment-gateway sign');
       expect(JSON.parse(await shell(f.again!))).toEqual(answerIn(f.reason!));
     }
-    writeSample('contract-failure-masked', `again: ${masked[1]!.again!.replaceAll(base, 'http://127.0.0.1:4010')}`);
+    writeSample('contract-failure-masked', asGuideShows(`again: ${masked[1]!.again!}`));
   });
 
   it('reruns just that check with its seed: the printed replay line, as a shell runs it', async () => {

@@ -1,9 +1,9 @@
-// The compiler holds the README and the handlers to the contract: every ```ts example of the README
-// that imports the package type-checks against this checkout (the package's subpaths mapped to their
+// The compiler holds the README, the guides and the handlers to the contract: every ```ts example of
+// the README and of docs/*.md that imports the package type-checks against this checkout (the package's subpaths mapped to their
 // sources), and a handler file that returns an incomplete result, or a refusal written as an object
 // literal with a code of 0, fails `tsc` with the errors expected, where expected.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,8 +70,12 @@ describe('the compiler', () => {
     expect(formatted.filter((name) => !typeOf(name) || /\bunknown\b/.test(typeOf(name)!))).toEqual([]);
   });
 
-  it("type-checks every README example that imports the package, OperationResult<'getPayId'> among them", async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  it("type-checks every README and guide example that imports the package, OperationResult<'getPayId'> among them", async () => {
+    const pages = [
+      'README.md',
+      ...(await readdir(path.join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+    ];
+    const readme = (await Promise.all(pages.map((p) => readFile(path.join(ROOT, p), 'utf8')))).join('\n');
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
       .map((m) => m[1]!)
       .filter((b) => b.includes("from 'payment-gateway-contract"));

@@ -92,7 +92,11 @@ export function jsonToFormServer(sb: RunningSandbox): http.Server {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const read = readForm(Buffer.concat(chunks).toString());
+      const raw = Buffer.concat(chunks).toString();
+      // JSON requests (the suite's credential proof among them) are served as they are; a form is
+      // read, answered as its JSON twin.
+      const json = String(req.headers['content-type'] ?? '').includes('json');
+      const read = readForm(raw);
       const headers = {
         ...req.headers,
         'content-type': 'application/json',
@@ -102,7 +106,7 @@ export function jsonToFormServer(sb: RunningSandbox): http.Server {
         verb: req.method ?? 'POST',
         url: req.url ?? '/',
         headers: headers as Record<string, string>,
-        body: 'ok' in read ? JSON.stringify(typedForm(read.ok, {})) : '',
+        body: json ? raw : 'ok' in read ? JSON.stringify(typedForm(read.ok, {})) : '',
       });
       res.writeHead(answer.status, answer.headers);
       res.end(await bodyBytes(answer.body));
