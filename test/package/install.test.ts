@@ -321,7 +321,7 @@ describe('a short real use of each', () => {
       const trigger = await runAsync('payment-gateway', ['trigger', 'payoutTransaction', '--base', sandbox.url]);
       expect(trigger.err).toBe('');
       expect(trigger.out).toMatch(
-        /^payoutTransaction: createPayouts TRIG-\w+ to BSB 802950 account 123321 -> responseCode 0/,
+        /^payoutTransaction: createPayouts TRIG-\w+ to BSB 802950 account 123321; its attempts ended at once through the control API -> responseCode 0/,
       );
       expect(await exited, out).toBe(0);
       expect(out).toMatch(/\n#\d+ payoutTransaction .* -> POST http:\/\/127\.0\.0\.1:\d+\/hooks -> 200 OK handled /);
