@@ -11,21 +11,13 @@ import { runContract } from '../../contract/run.ts';
 import { scenarioChecks } from '../../contract/scenarios.ts';
 import { Coverage } from '../../contract/coverage.ts';
 import { summary, type Result } from '../../contract/report.ts';
-import { doc } from '../../contract/requests.ts';
 import { operations } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { buggySandbox, jsonToFormServer, naiveServer } from '../support/broken-gateways.ts';
+import { sandboxCredentials } from '../support/contract.ts';
 
-const s = doc.info['x-sandbox'];
-const creds = {
-  merchantUUID: s.merchantUUID,
-  apiKey: s.apiKey,
-  passphrase: s.passphrase,
-  partnerUUID: s.partnerUUID,
-  partnerApiKey: s.apiKey,
-  partnerPassphrase: s.passphrase,
-};
+const creds = sandboxCredentials();
 const servers: http.Server[] = [];
 afterAll(() => Promise.all(servers.map((x) => new Promise((r) => x.close(r)))));
 

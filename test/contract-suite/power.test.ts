@@ -6,18 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runContract } from '../../contract/run.ts';
 import { CredentialsRefused } from '../../contract/credentials.ts';
-import { doc } from '../../contract/requests.ts';
 import { breaks, brokenSandbox, type Break } from '../support/broken-variants.ts';
+import { sandboxCredentials } from '../support/contract.ts';
 
-const s = doc.info['x-sandbox'];
-const creds = {
-  merchantUUID: s.merchantUUID,
-  apiKey: s.apiKey,
-  passphrase: s.passphrase,
-  partnerUUID: s.partnerUUID,
-  partnerApiKey: s.apiKey,
-  partnerPassphrase: s.passphrase,
-};
+const creds = sandboxCredentials();
 
 async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
   const broken = await brokenSandbox(b);

@@ -19,17 +19,11 @@ import { doc } from '../../contract/requests.ts';
 import { runContract } from '../../contract/run.ts';
 import { brokenSandbox } from '../support/broken-variants.ts';
 import { writeSample } from '../support/samples.ts';
+import { sandboxCredentials } from '../support/contract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const s = doc.info['x-sandbox'];
-const creds = {
-  merchantUUID: s.merchantUUID,
-  apiKey: s.apiKey,
-  passphrase: s.passphrase,
-  partnerUUID: s.partnerUUID,
-  partnerApiKey: s.apiKey,
-  partnerPassphrase: s.passphrase,
-};
+const creds = sandboxCredentials();
 const REFUSED = ['addBlacklistedCard', 'createAgreement'];
 // A body hash (processCard's recipe on /post) and a header HMAC (the NPP paths).
 const only = [

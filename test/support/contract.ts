@@ -12,6 +12,19 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const doc: Doc = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8'));
 export const operations = contractOperations(doc);
 
+/** The contract suite's credentials for the sandbox's own accounts (info.x-sandbox): merchant and partner. */
+export function sandboxCredentials() {
+  const s = doc.info['x-sandbox'];
+  return {
+    merchantUUID: s.merchantUUID,
+    apiKey: s.apiKey,
+    passphrase: s.passphrase,
+    partnerUUID: s.partnerUUID,
+    partnerApiKey: s.apiKey,
+    partnerPassphrase: s.passphrase,
+  };
+}
+
 export function readYaml(relative: string): any {
   return YAML.parse(readFileSync(path.join(ROOT, relative), 'utf8'));
 }
