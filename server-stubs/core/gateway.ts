@@ -193,6 +193,9 @@ async function startStream(source: ByteStream, failed: (error: unknown) => void)
   return { body: rest() };
 }
 
+/** The checks made before the method is chosen: their refusals are the path's. */
+const PATH_CHECKS = new Set(['route', 'version', 'body', 'method']);
+
 export function createGateway(options: GatewayOptions): Gateway {
   const mode = options.responseValidation ?? (process.env.NODE_ENV === 'production' ? 'log' : 'error');
   const logger = chooseLogger(options.logger);
@@ -212,9 +215,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     // One line per refusal: the caller's fault at info, a 5xx (no handler) is the server's, at error.
     const serverFault = (refusal.status ?? 200) >= 500;
     if (serverFault || logger.info) {
+      // Before the method is chosen the request is the path's, not one operation's (op is then only
+      // the path's first, whose form the refusal takes).
+      const chosen = !PATH_CHECKS.has(check);
       const fields = {
-        operation: op?.operationId,
-        method: op?.method,
+        ...(chosen ? {} : { path: op?.path }),
+        operation: chosen ? op?.operationId : undefined,
+        method: chosen ? op?.method : undefined,
         check,
         // The JSON mode is the default; a form request's refusal says it was one.
         ...(wire === 'json' ? {} : { wire }),

@@ -99,6 +99,18 @@ describe('the logger option', () => {
     ]);
   });
 
+  it('names the path, not its first operation, for a refusal made before the method is chosen', async () => {
+    const seen: [string, Record<string, unknown> | undefined][] = [];
+    const gateway = createGateway({
+      handlers: echoHandlers(),
+      accounts,
+      logger: { info: (m, f) => seen.push([m, f]), warn() {}, error() {} },
+    });
+    await gateway.handle({ ...request(), body: JSON.stringify({ ...example('processCard'), method: 'fooBar' }) });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]![1]).toMatchObject({ path: '/post', check: 'method', operation: undefined, method: undefined });
+  });
+
   it('is silenced by false, and off by default under NODE_ENV production or test', async () => {
     const lines: string[] = [];
     const original = process.stderr.write;
