@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { eachProperty, operations, resolved } from './walk.js';
+import { eachNode, eachProperty, operations, resolved } from './walk.js';
 
 /** A schema the rule options name (`file#/Name`, relative to the root document), read from its file. */
 function namedSchema(root, ref) {
@@ -191,47 +191,36 @@ function InferredHasReason(options) {
   return {
     Root: {
       leave(root, ctx) {
-        const seen = new Set();
-        const visit = (node, location) => {
-          const here = resolved(ctx, node, location);
-          if (!here.node || typeof here.node !== 'object') return;
-          const id = `${here.location.source.absoluteRef}#${here.location.pointer}`;
-          if (seen.has(id)) return;
-          seen.add(id);
-          const n = here.node;
-          if ('x-inferred' in n && !reason(n['x-inferred']))
-            ctx.report({
-              message: `x-inferred must say why (a reason of ${min} characters or more), not ${JSON.stringify(n['x-inferred'])}.`,
-              location: here.location.child('x-inferred'),
-            });
-          // Descriptors: seeded or inferred, and the reason given.
-          if (n.examples && Array.isArray(n.examples.request) && !n.seed && !('inferred' in n))
-            ctx.report({
-              message: 'An operation descriptor says where the seed shows it (seed) or why it is inferred (inferred).',
-              location: here.location,
-            });
-          for (const word of ['inferred', 'resultInferred', 'payloadInferred']) {
-            if (word in n && (n.examples || n.algorithm) && !reason(n[word]))
+        eachNode(ctx, root, ctx.location, {
+          descend: (k) => k !== 'examples' && k !== 'example',
+          onNode: (n, location) => {
+            if ('x-inferred' in n && !reason(n['x-inferred']))
               ctx.report({
-                message: `${word} must say why (${min} characters or more).`,
-                location: here.location.child(word),
+                message: `x-inferred must say why (a reason of ${min} characters or more), not ${JSON.stringify(n['x-inferred'])}.`,
+                location: location.child('x-inferred'),
               });
-          }
-          // A recipe no public source shows is this contract's own decision: it says so and why.
-          if (n.algorithm && n.source === 'defined' && !reason(n.inferred))
-            ctx.report({
-              message: 'A recipe with source: defined must give its reason in `inferred`.',
-              location: here.location,
-            });
-          if (Array.isArray(n))
-            n.forEach((v, i) => {
-              visit(v, here.location.child(i));
-            });
-          else
-            for (const [k, v] of Object.entries(n))
-              if (k !== 'examples' && k !== 'example') visit(v, here.location.child(k));
-        };
-        visit(root, ctx.location);
+            // Descriptors: seeded or inferred, and the reason given.
+            if (n.examples && Array.isArray(n.examples.request) && !n.seed && !('inferred' in n))
+              ctx.report({
+                message:
+                  'An operation descriptor says where the seed shows it (seed) or why it is inferred (inferred).',
+                location: location,
+              });
+            for (const word of ['inferred', 'resultInferred', 'payloadInferred']) {
+              if (word in n && (n.examples || n.algorithm) && !reason(n[word]))
+                ctx.report({
+                  message: `${word} must say why (${min} characters or more).`,
+                  location: location.child(word),
+                });
+            }
+            // A recipe no public source shows is this contract's own decision: it says so and why.
+            if (n.algorithm && n.source === 'defined' && !reason(n.inferred))
+              ctx.report({
+                message: 'A recipe with source: defined must give its reason in `inferred`.',
+                location: location,
+              });
+          },
+        });
       },
     },
   };
@@ -266,7 +255,6 @@ function RuleInProse() {
   return {
     Root: {
       leave(root, ctx) {
-        const seen = new Set();
         const check = (n, marks, location) => {
           if (Array.isArray(n) || typeof n.description !== 'string' || !isSchema(n)) return;
           for (const rule of RULES_IN_PROSE)
@@ -276,31 +264,19 @@ function RuleInProse() {
                 location: location.child('description'),
               });
         };
-        const visit = (node, location) => {
+        eachNode(ctx, root, ctx.location, {
           // A $ref with a description beside it: the description is the property's own, and so are the marks beside it.
-          if (node && typeof node === 'object' && typeof node.$ref === 'string')
-            check(node, new Set(Object.keys(node)), location);
-          const here = resolved(ctx, node, location);
-          if (!here.node || typeof here.node !== 'object') return;
-          const id = `${here.location.source.absoluteRef}#${here.location.pointer}`;
-          if (seen.has(id)) return;
-          seen.add(id);
-          const n = here.node;
-          // An object's description may speak of its properties: their marks count for it.
-          const marks = new Set([
-            ...Object.keys(n),
-            ...Object.values(n.properties ?? {}).flatMap((p) => (p && typeof p === 'object' ? Object.keys(p) : [])),
-          ]);
-          check(n, marks, here.location);
-          if (Array.isArray(n))
-            n.forEach((v, i) => {
-              visit(v, here.location.child(i));
-            });
-          else
-            for (const [k, v] of Object.entries(n))
-              if (k !== 'examples' && k !== 'example' && !k.startsWith('x-')) visit(v, here.location.child(k));
-        };
-        visit(root, ctx.location);
+          onRef: (raw, location) => check(raw, new Set(Object.keys(raw)), location),
+          descend: (k) => k !== 'examples' && k !== 'example' && !k.startsWith('x-'),
+          onNode: (n, location) => {
+            // An object's description may speak of its properties: their marks count for it.
+            const marks = new Set([
+              ...Object.keys(n),
+              ...Object.values(n.properties ?? {}).flatMap((p) => (p && typeof p === 'object' ? Object.keys(p) : [])),
+            ]);
+            check(n, marks, location);
+          },
+        });
       },
     },
   };

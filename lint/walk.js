@@ -21,6 +21,29 @@ export function resolved(ctx, node, location) {
   return current;
 }
 
+/**
+ * Calls onNode(node, location) for every object and array of the document below root, each once (by
+ * file and pointer), $refs resolved; onRef(raw, location) first for a $ref object itself (what stands
+ * beside the $ref is the referring node's own). Keys for which descend(key) is false are not entered.
+ * @param {any} ctx @param {any} root @param {Location} rootLocation
+ * @param {{ onNode: (node: any, location: Location) => void, onRef?: (raw: any, location: Location) => void, descend: (key: string) => boolean }} how
+ */
+export function eachNode(ctx, root, rootLocation, { onNode, onRef, descend }) {
+  const seen = new Set();
+  const visit = (node, location) => {
+    if (onRef && node && typeof node === 'object' && typeof node.$ref === 'string') onRef(node, location);
+    const here = resolved(ctx, node, location);
+    if (!here.node || typeof here.node !== 'object') return;
+    const id = `${here.location.source.absoluteRef}#${here.location.pointer}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    onNode(here.node, here.location);
+    if (Array.isArray(here.node)) for (const [i, v] of here.node.entries()) visit(v, here.location.child(i));
+    else for (const [k, v] of Object.entries(here.node)) if (descend(k)) visit(v, here.location.child(k));
+  };
+  visit(root, rootLocation);
+}
+
 const COMPOSITIONS = ['allOf', 'oneOf', 'anyOf'];
 const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'prefixItems'];
 
