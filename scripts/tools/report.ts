@@ -29,3 +29,19 @@ export interface ToolReport {
   /** Wall time of the tool's run, in seconds. */
   seconds: number;
 }
+
+/** What the matrix runner (scripts/tools/run.ts) hands each tool's runner. */
+export interface ToolContext {
+  /** generated/openapi.json and generated/openapi.yaml, absolute paths. */
+  documentJson: string;
+  documentYaml: string;
+  /** A started sandbox (embedded store, fresh), e.g. http://127.0.0.1:4010. */
+  baseUrl: string;
+  /** A scratch folder of this tool's own, empty at the start. */
+  workDir: string;
+  /** scripts/tools, whose node_modules holds the tools (scripts/setup/tools.sh installs them). */
+  toolsDir: string;
+}
+
+/** Every scripts/tools/<tool>.ts has one as its default export. */
+export type ToolRunner = (ctx: ToolContext) => Promise<ToolReport>;
