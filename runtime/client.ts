@@ -2,10 +2,10 @@
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
 import createClient from 'openapi-fetch';
-import { chooseForm, type FormFields, formHashes, type RequestForm } from './forms.ts';
+import type { FormFields, RequestForm } from './forms.ts';
 import type { OperationModel } from './operation-model.ts';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
-import { type HashRecipes, signBodyHashes, signHeaders } from './signing.ts';
+import { signRequest, type SigningContract } from './sign-request.ts';
 
 /** A request type less what the client fills in, form by form. */
 export type ClientBody<T, Filled extends PropertyKey> = T extends unknown ? Omit<T, Filled> : never;
@@ -56,11 +56,8 @@ export interface ClientOperation extends Pick<OperationModel, 'verb' | 'path'> {
   retry?: RetryMark;
 }
 
-export interface ClientContract {
+export interface ClientContract extends SigningContract {
   operations: readonly ClientOperation[];
-  recipes: HashRecipes;
-  apiVersion: { name: string; value: string };
-  credentials: Readonly<Record<string, { account: string; id?: string; key?: string; token?: string }>>;
 }
 
 /** The gateway could not be reached, or the connection failed. */
@@ -127,44 +124,13 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     return { id: options.partner.partnerUUID, apiKey: options.partner.apiKey, passphrase: options.partner.passphrase };
   };
 
-  function signBody(op: ClientOperation, input: Record<string, unknown>): Record<string, unknown> {
-    const form = chooseForm(op.forms!, input);
-    const body: Record<string, unknown> = op.method ? { method: op.method, ...input } : { ...input };
-    let passphrase = options.passphrase;
-    for (const kind of form.fill) {
-      const fields = contract.credentials[kind]!;
-      const account = accountFor(kind);
-      body[fields.id!] = account.id;
-      body[fields.key!] = account.apiKey;
-      passphrase = account.passphrase;
-    }
-    const uses = formHashes(form, body);
-    return signBodyHashes(
-      body,
-      uses.map((h) => ({ name: h.name, recipe: contract.recipes[h.recipe]! })),
-      passphrase,
-    );
-  }
-
   async function call(op: ClientOperation, args: unknown[]): Promise<unknown> {
     const params: Record<string, string> = {};
     for (const [i, name] of (op.params ?? []).entries()) params[name] = String(args[i]);
     const rest = args.slice(op.params?.length ?? 0);
-    const body = op.forms ? signBody(op, (rest.shift() ?? {}) as Record<string, unknown>) : undefined;
+    const input = op.forms ? ((rest.shift() ?? {}) as Record<string, unknown>) : undefined;
     const query = op.query ? (rest.shift() as Record<string, string> | undefined) : undefined;
-    const headers: Record<string, string> = { [contract.apiVersion.name]: contract.apiVersion.value };
-    if (op.headers) {
-      const names = {
-        accountId: op.headers.accountId!,
-        apiKey: op.headers.apiKey!,
-        messageHash: op.headers.messageHash!,
-      };
-      const account = { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
-      Object.assign(
-        headers,
-        signHeaders(names, contract.recipes[op.headers.recipe!]!, account, { params, query, body }),
-      );
-    }
+    const { body, headers } = signRequest(op, contract, accountFor, { params, query, body: input });
     let outcome: { data?: unknown; error?: unknown; response: Response };
     const signal = AbortSignal.timeout(timeoutMs);
     try {

@@ -1,6 +1,7 @@
 // Refusals as the contract documents them: a negative responseCode (-1 credentials, -2 invalid,
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
+import { forms, type RefusalKind } from '../../runtime/refusal-text.ts';
 import { expectedValues } from '../../generated/spec-constants.ts';
 import type { HandlerRefusal } from '../../generated/handlers.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
@@ -21,23 +22,8 @@ export interface Refusal {
 export const refuse = (code: Refusal['code'], message: string, status?: number): Refusal =>
   status === undefined ? { code, message } : { code, message, status };
 
-/**
- * The forms every refusal message takes, written once: the stubs' schema refusals below and the
- * sandbox's business refusals (sandbox/refusals.ts) are both worded through them. `kind` is what
- * the name is ('Field', 'Header', 'Parameter').
- */
-export const forms = {
-  /** "Field 'x' <predicate>": the base of the others. */
-  field: (name: string, predicate: string, kind = 'Field') => `${kind} '${name}' ${predicate}`,
-  /** "Field 'x' is required", with what follows (a condition, the allowed values). */
-  required: (name: string, more = '', kind = 'Field') => forms.field(name, `is required${more}`, kind),
-  invalid: (name: string, why: string, kind = 'Field') => forms.field(name, `is invalid: ${why}`, kind),
-  notAllowed: (name: string, kind = 'Field') => forms.field(name, 'is not allowed', kind),
-  /** "The body <predicate>": a rule of the body as a whole. */
-  body: (predicate: string) => `The body ${predicate}`,
-  /** A refusal that names no field (the request as a whole). */
-  request: (why?: string) => (why === undefined ? 'The request is invalid' : `The request is invalid: ${why}`),
-};
+// The message forms are the runtime's (runtime/refusal-text.ts), where clients read them back.
+export { forms } from '../../runtime/refusal-text.ts';
 
 /**
  * The catalogue of the server's own refusals (Fastify's error-catalogue idea: one place holds each
@@ -159,7 +145,7 @@ function rule(error: ErrorObject): string {
 const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'not', '$ref']);
 
 /** The refusal for a failed validation: a missing field first (-3), else the first invalid one (-2). */
-export function refusalFor(errors: readonly ErrorObject[], prefix = 'Field'): Refusal {
+export function refusalFor(errors: readonly ErrorObject[], prefix: RefusalKind = 'Field'): Refusal {
   const missing = errors.find((e) => e.keyword === 'required' || e.keyword === 'dependentRequired');
   if (missing) {
     const name = fieldName(missing.instancePath, missing.params.missingProperty as string);
