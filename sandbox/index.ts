@@ -39,6 +39,7 @@ import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
 import { leaseFromEnv, Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
+import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
 import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
@@ -161,6 +162,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
   // Read before the store opens: a bad value stops the start with nothing opened.
   const leaseMs = leaseFromEnv(env);
+  const cors = corsFor(originPolicy(env[ORIGINS_ENV]));
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
   const seed: AccountSeed = {
@@ -282,6 +284,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
+        // A browser's preflight is answered here; an allowed page's answers are marked readable.
+        if (cors(req, res)) return;
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
         if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);

@@ -17,6 +17,7 @@ import {
 } from '../cli-kit/index.ts';
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
+import { ORIGINS_ENV, originPolicy } from './cors.ts';
 
 function withoutPassword(url: string): string {
   try {
@@ -71,6 +72,8 @@ export const sandboxSpec = (name: string): CommandSpec => ({
     ...ACCOUNT_ENV,
     PGW_SANDBOX_DATA_KEY:
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
+    [ORIGINS_ENV]:
+      'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (pages opened from disk), loopback (any local port), * or none; default null,loopback (docs/DEPLOY.md)',
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [
@@ -136,7 +139,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       throw new UsageError(
         `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
       );
-    if (message.startsWith('PGW_NOTIFY_LEASE_MS')) throw new UsageError(message);
+    if (message.startsWith('PGW_NOTIFY_LEASE_MS') || message.startsWith(ORIGINS_ENV)) throw new UsageError(message);
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
@@ -229,6 +232,7 @@ async function banner(
     `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
     `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see docs/CLIENT-TEAMS.md for the others`,
+    `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
   for (const [variable, field] of [

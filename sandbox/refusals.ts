@@ -73,6 +73,13 @@ export const sandboxRefusals = {
   conflictsWithStoredRecord: () => refuse(-2, 'The request conflicts with a stored record'),
   /** A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode -2. */
   numbered: (name: NumberedRefusal) => refuse(-2, numberedRefusals[name]),
+  /** A browser's preflight from a page whose origin the sandbox does not allow (sandbox/cors.ts). */
+  originNotAllowed: (setting: string) =>
+    refuse(
+      -2,
+      forms.invalid('Origin', `must be an origin this sandbox allows (${setting}, docs/DEPLOY.md)`, 'Header'),
+      403,
+    ),
 } as const;
 
 /** The control API's refusals (/_sandbox/…, its own OpenAPI document; responseCode an integer). */

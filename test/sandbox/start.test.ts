@@ -49,7 +49,14 @@ describe('npm start, before it listens', () => {
   it('--help explains it and creates nothing', () => {
     const r = start(['--help']);
     expect(r.code).toBe(0);
-    for (const name of ['--port', '--db', 'PGW_DB', 'PGW_SANDBOX_DATA_KEY', 'PGW_SANDBOX_API_KEY'])
+    for (const name of [
+      '--port',
+      '--db',
+      'PGW_DB',
+      'PGW_SANDBOX_DATA_KEY',
+      'PGW_SANDBOX_API_KEY',
+      'PGW_SANDBOX_ALLOWED_ORIGINS',
+    ])
       expect(r.out).toContain(name);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -61,6 +68,10 @@ describe('npm start, before it listens', () => {
     oneLine(
       start([], { PGW_SANDBOX_DATA_KEY: 'c2hvcnQ=' }),
       'PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is 5 bytes',
+    );
+    oneLine(
+      start([], { PGW_SANDBOX_ALLOWED_ORIGINS: 'docs.example.com' }),
+      /PGW_SANDBOX_ALLOWED_ORIGINS must list origins .*'docs\.example\.com' is none of them$/m,
     );
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -1,0 +1,91 @@
+// Which web pages may call the sandbox from a browser (CORS): the docs' try-it console sends signed
+// requests with the contract's own headers, so every call is preflighted. The docs the sandbox serves
+// itself (/docs) are of its own origin and need nothing; the same page opened from disk sends
+// Origin "null", and one served by another local server sends a loopback origin: both are allowed
+// unless PGW_SANDBOX_ALLOWED_ORIGINS says otherwise (a shared deployment lists its docs' origin).
+// CORS only tells a browser what it may read: every request is still checked by the validating
+// stubs as any other, credentials and hashes included.
+import type http from 'node:http';
+import { apiVersion, operations } from '../generated/operations.ts';
+import { sandboxRefusals, refused } from './refusals.ts';
+
+export const ORIGINS_ENV = 'PGW_SANDBOX_ALLOWED_ORIGINS';
+
+/** The default: pages opened from disk, and pages of any local server (any port of a loopback host). */
+const DEFAULT_ORIGINS = 'null,loopback';
+const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+
+export interface OriginPolicy {
+  allows(origin: string): boolean;
+  /** The list as given, for the banner. */
+  readonly text: string;
+}
+
+/**
+ * Reads PGW_SANDBOX_ALLOWED_ORIGINS: origins separated by commas (https://docs.example.com), `null`
+ * (pages opened from disk), `loopback` (http on 127.0.0.1, localhost or [::1], any port), `*` (any
+ * page: only for a sandbox of test accounts that anyone may use), or `none`. Throws on anything else.
+ */
+export function originPolicy(value: string | undefined): OriginPolicy {
+  const text = value?.trim() || DEFAULT_ORIGINS;
+  const entries = text.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (['null', 'loopback', '*', 'none'].includes(entry)) continue;
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {}
+    if (origin !== entry || !/^https?:/.test(entry))
+      throw new Error(
+        `${ORIGINS_ENV} must list origins (https://docs.example.com: scheme, host and port, no path), null, loopback, * or none; '${entry}' is none of them`,
+      );
+  }
+  const listed = new Set(entries);
+  if (listed.has('none') && entries.length > 1) throw new Error(`${ORIGINS_ENV}: none cannot be listed with others`);
+  return {
+    text,
+    allows: (origin) => listed.has('*') || listed.has(origin) || (listed.has('loopback') && LOOPBACK.test(origin)),
+  };
+}
+
+/** What a preflight may ask for: the contract's verbs and request headers, nothing else. */
+const ALLOWED_METHODS = [...new Set(operations.map((o) => o.verb))].join(', ');
+const ALLOWED_HEADERS = [
+  'content-type',
+  apiVersion.name,
+  ...new Set(operations.flatMap((o) => Object.values(o.headers ?? {}) as string[])),
+].join(', ');
+/** How long a browser may keep a preflight's answer, in seconds. */
+const PREFLIGHT_MAX_AGE = 600;
+
+/**
+ * Answers a preflight (true: answered) and marks an allowed origin's answers readable. A preflight
+ * from an origin not allowed is refused 403 with the gateway's -2 naming the Origin header; any other
+ * request goes on unmarked, so the browser keeps its answer from the page.
+ */
+export function corsFor(policy: OriginPolicy): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+  return (req, res) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return false;
+    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+    const allowed = policy.allows(origin);
+    if (allowed) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'Origin');
+    }
+    if (!preflight) return false;
+    if (!allowed) {
+      const body = JSON.stringify(refused(sandboxRefusals.originNotAllowed(ORIGINS_ENV)));
+      res.writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(body);
+      return true;
+    }
+    res
+      .writeHead(204, {
+        'access-control-allow-methods': ALLOWED_METHODS,
+        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-max-age': String(PREFLIGHT_MAX_AGE),
+      })
+      .end();
+    return true;
+  };
+}

@@ -1,0 +1,98 @@
+// Browsers may call the sandbox from the pages it allows (sandbox/cors.ts): the docs opened from disk
+// (Origin null) and local servers by default, the origins of PGW_SANDBOX_ALLOWED_ORIGINS otherwise.
+// A preflight is answered with the contract's verbs and headers; one from another origin is refused
+// clearly (403, -2 naming the Origin header); and CORS never stands in for the stubs' checks: an
+// allowed page's unsigned request is refused as any other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { originPolicy } from '../../sandbox/cors.ts';
+import { startSandbox, type TestSandbox } from './support.ts';
+
+const preflight = (base: string, origin: string, path = '/payout') =>
+  fetch(`${base}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,svc-api-version,svc-merchantid,svc-api-key,svc-messagehash',
+    },
+  });
+
+describe('the sandbox and browsers (CORS)', () => {
+  let sb: TestSandbox;
+  let shared: TestSandbox;
+  beforeAll(async () => {
+    sb = await startSandbox();
+    shared = await startSandbox({ env: { PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com' } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    await shared?.close();
+  });
+
+  it('answers the preflight of the docs opened from disk and of a local server: the contract verbs and headers', async () => {
+    for (const origin of ['null', 'http://127.0.0.1:8080', 'http://localhost:3000']) {
+      const answer = await preflight(sb.base, origin);
+      expect(answer.status, origin).toBe(204);
+      expect(answer.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(answer.headers.get('access-control-allow-methods')).toBe('POST, GET, PATCH, PUT');
+      const headers = answer.headers.get('access-control-allow-headers')!.toLowerCase().split(', ');
+      for (const h of [
+        'content-type',
+        'svc-api-version',
+        'svc-merchantid',
+        'svc-api-key',
+        'svc-apikey',
+        'svc-messagehash',
+      ])
+        expect(headers, origin).toContain(h);
+    }
+  });
+
+  it('refuses the preflight of another origin clearly, and does not mark its answers readable', async () => {
+    const answer = await preflight(sb.base, 'https://elsewhere.example');
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await answer.json()).toEqual({
+      responseCode: '-2',
+      responseMessage:
+        "Header 'Origin' is invalid: must be an origin this sandbox allows (PGW_SANDBOX_ALLOWED_ORIGINS, docs/DEPLOY.md)",
+    });
+    const request = buildRequest(operation('queryCard'), { body: requestExamples(operation('queryCard'))[0]!.value });
+    const posted = await fetch(`${sb.base}/post`, {
+      method: 'POST',
+      headers: { ...(request.headers as Record<string, string>), origin: 'https://elsewhere.example' },
+      body: String(request.body),
+    });
+    expect(posted.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it("marks an allowed page's answers readable, and still holds its request to every check", async () => {
+    const op = operation('processCard');
+    const body = { ...(requestExamples(op)[0]!.value as Record<string, unknown>), hash: '0'.repeat(32) };
+    const request = buildRequest(op, { body });
+    const answer = await fetch(`${sb.base}/post`, {
+      method: 'POST',
+      headers: { ...(request.headers as Record<string, string>), origin: 'null' },
+      body: JSON.stringify(body),
+    });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('null');
+    expect(answer.headers.get('vary')).toBe('Origin');
+    expect(await answer.json()).toMatchObject({ responseCode: '-1' });
+  });
+
+  it('a shared deployment allows only the origins it lists', async () => {
+    expect((await preflight(shared.base, 'https://docs.example.com')).status).toBe(204);
+    for (const origin of ['null', 'http://127.0.0.1:8080'])
+      expect((await preflight(shared.base, origin)).status).toBe(403);
+  });
+
+  it('reads PGW_SANDBOX_ALLOWED_ORIGINS strictly: a path, a missing scheme or none with others is refused in one line', () => {
+    expect(originPolicy('*').allows('https://anything.example')).toBe(true);
+    expect(originPolicy('none').allows('null')).toBe(false);
+    expect(originPolicy(undefined).allows('http://[::1]:4010')).toBe(true);
+    expect(originPolicy(undefined).allows('http://127.0.0.1.example.com')).toBe(false);
+    for (const bad of ['https://docs.example.com/', 'docs.example.com', 'ftp://x.example', 'none,null'])
+      expect(() => originPolicy(bad), bad).toThrow(/^PGW_SANDBOX_ALLOWED_ORIGINS/);
+  });
+});
