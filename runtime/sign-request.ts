@@ -23,7 +23,9 @@ export interface SignableOperation {
 export interface SigningContract {
   recipes: HashRecipes;
   apiVersion: { name: string; value: string };
-  credentials: Readonly<Record<string, { account: string; id?: string; key?: string; token?: string }>>;
+  credentials: Readonly<
+    Record<string, { account: string; id?: string | undefined; key?: string | undefined; token?: string | undefined }>
+  >;
 }
 
 export interface UnsignedRequest {

@@ -12,6 +12,8 @@ import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import { showVersions } from './lifecycle.ts';
 import { codeSamples, methodPath, recipesSection, splitSharedPaths } from './docs-view.ts';
+import { tableEntries } from './operations.ts';
+import { withTryIt } from './try-it/page.ts';
 
 const INFERRED = { name: 'Inferred', color: '#b35c00' };
 
@@ -99,7 +101,7 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
   try {
     const file = path.join(dir, 'index.html');
     await buildDocs(root, doc, ops, file);
-    return offline(await readFile(file, 'utf8'));
+    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,8 @@ export function ensureChromium(): string {
   return CHROMIUM;
 }
 
-export function launchChromium(): Promise<Browser> {
+/** Chromium with no background traffic; `args` adds flags (a test's host resolver rules). */
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: ensureChromium(),
     // No background traffic: this machine's network is closed, and the docs must need none.
@@ -26,6 +27,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...args,
     ],
   });
 }
