@@ -32,11 +32,13 @@ function chromiumMissing(): string | undefined {
 const missing = chromiumMissing();
 
 /** The page of an operation in the docs: its tag's slug and its operationId, in lower case. */
-const pageOf = (operationId: string) =>
-  `${PAGE}#/${operation(operationId).tags[0]!.toLowerCase().replace(/\s+/g, '-')}/${operationId.toLowerCase()}`;
+const pageOf = (operationId: string, docs = PAGE) =>
+  `${docs}#/${operation(operationId).tags[0]!.toLowerCase().replace(/\s+/g, '-')}/${operationId.toLowerCase()}`;
 
 describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let sandbox: SandboxProcess;
+  /** A sandbox shared elsewhere: it allows its docs' origin only, not the docs opened from disk. */
+  let shared: SandboxProcess;
   let browser: Browser;
   let page: Page;
   const requests: string[] = [];
@@ -44,6 +46,11 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess({ PGW_DB: ':memory:', PGW_QUIET: '1' });
+    shared = await startSandboxProcess({
+      PGW_DB: ':memory:',
+      PGW_QUIET: '1',
+      PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com',
+    });
     browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => requests.push(r.url()));
@@ -52,6 +59,7 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   afterAll(async () => {
     await browser?.close();
     sandbox?.child.kill('SIGTERM');
+    shared?.child.kill('SIGTERM');
   });
 
   /** Opens an operation's page and its console, pointed at the started sandbox. */
@@ -152,10 +160,31 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     await pay.screenshot({ path: path.join(ROOT, 'test-results/try-it.png') });
   });
 
+  it("served by the sandbox itself (/docs), sends to the page's own origin", async () => {
+    await page.goto(pageOf('listPayIds', `${sandbox.base}/docs`));
+    const console_ = page.locator('details.pgw-try-it[data-operation="listPayIds"]');
+    await console_.waitFor({ state: 'attached', timeout: 60_000 });
+    await console_.locator('summary').click();
+    expect(await console_.getByTestId('try-it-url').inputValue()).toBe(sandbox.base);
+    expect(await send(console_)).toBe('Approved (responseCode 0)');
+    expect(await console_.getByTestId('try-it-request').innerText()).toBe(`GET ${sandbox.base}/npp/payid`);
+  });
+
+  it('says why when a sandbox does not allow the page (its preflight refused), and what to set', async () => {
+    const console_ = await open('processCard');
+    await console_.getByTestId('try-it-url').fill(shared.base);
+    await console_.getByTestId('try-it-send').click();
+    const error = console_.getByTestId('try-it-error');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.innerText()).toMatch(
+      /^Could not reach http:\/\/127\.0\.0\.1:\d+ \(.+\)\. Is the sandbox running \(npm start\)\? It must allow this page's origin \(null: the docs opened from disk\): see PGW_SANDBOX_ALLOWED_ORIGINS in docs\/DEPLOY\.md\.$/,
+    );
+  });
+
   it('made no request to any host but the loopback, and the page threw nothing', () => {
-    const sandboxCalls = requests.filter((u) => u.startsWith(`${sandbox.base}/`));
-    expect(sandboxCalls.length).toBeGreaterThanOrEqual(6);
-    const elsewhere = requests.filter((u) => !/^(file|data|blob):/.test(u) && !u.startsWith(`${sandbox.base}/`));
+    const loopback = (u: string) => u.startsWith(`${sandbox.base}/`) || u.startsWith(`${shared.base}/`);
+    expect(requests.filter(loopback).length).toBeGreaterThanOrEqual(8);
+    const elsewhere = requests.filter((u) => !/^(file|data|blob):/.test(u) && !loopback(u));
     expect(elsewhere).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
