@@ -145,6 +145,16 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     expect((await answer(console_)).responseCode).toBe(0);
   });
 
+  it('signs the query parameters it sends, and only those (an empty one is neither sent nor hashed)', async () => {
+    const console_ = await open('searchPayToPayments');
+    expect(await console_.getByTestId('try-it-param-status').inputValue()).toBe('approved');
+    expect(await send(console_)).toBe('Approved (responseCode 0)');
+    expect(await console_.getByTestId('try-it-request').innerText()).toBe(
+      `GET ${sandbox.base}/npp/payto/payments?status=approved`,
+    );
+    expect(await console_.getByTestId('try-it-preimage').innerText()).toBe('{"status":"approved"}');
+  });
+
   it('pays with a stored card: addCard, then a token payment with its cardID and cardKey (the screenshot)', async () => {
     const add = await open('addCard');
     expect(await send(add)).toBe('Approved (responseCode 0)');

@@ -94,15 +94,19 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
     passphrase: settings.passphrase,
   });
   const hashes: { name: string; preimage: string; hash: string }[] = [];
-  const signed = signRequest(
-    op.call,
-    data,
-    account,
-    { params: inputs.params, query: inputs.query, body },
-    (name, preimage, hash) => hashes.push({ name, preimage, hash }),
-  );
+  // A query parameter left empty is not sent, so it is not signed either.
+  const query = Object.fromEntries(Object.entries(inputs.query).filter(([, v]) => v !== ''));
+  let signed: ReturnType<typeof signRequest>;
+  try {
+    signed = signRequest(op.call, data, account, { params: inputs.params, query, body }, (name, preimage, hash) =>
+      hashes.push({ name, preimage, hash }),
+    );
+  } catch (error) {
+    // A field a recipe decodes (a batch file's base64) that does not decode.
+    return fail(`The request cannot be signed: ${(error as Error).message}`);
+  }
   const path = op.call.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(inputs.params[name] ?? ''));
-  const search = new URLSearchParams(Object.entries(inputs.query).filter(([, v]) => v !== '')).toString();
+  const search = new URLSearchParams(query).toString();
   let url: string;
   try {
     url = new URL(`${path}${search ? `?${search}` : ''}`, settings.url).href;
