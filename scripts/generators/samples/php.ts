@@ -1,0 +1,119 @@
+// The PHP sample of an operation (PHP's core: http streams, md5, hash_hmac, json_encode; no extension).
+import type { RequestPlan, SamplePlan } from './plan.ts';
+import { hashComment, hashesOf, literal, opening, preimage, type Syntax, type VectorCase } from './syntax.ts';
+
+const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const words = {
+  true: 'true',
+  false: 'false',
+  null: 'null',
+  open: '[',
+  close: ']',
+  list: ['[', ']'] as [string, string],
+  pair: (k: string, v: string) => `${k} => ${v}`,
+  str,
+};
+
+const syntax = (passphrase: string): Syntax => ({
+  field: (body, name, text) => (text ? `${body}[${str(name)}]` : `(string) ${body}[${str(name)}]`),
+  md5: (e) => `md5(${e})`,
+  lower: (e) => `strtolower(${e})`,
+  concat: (es) => es.join(' . '),
+  passphrase,
+});
+
+const JSON_FLAGS = 'JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE';
+
+function request(plan: RequestPlan, body: string, answer: string): string[] {
+  const lines: string[] = [];
+  const hashes = hashesOf(plan);
+  lines.push(`${body} = ${plan.body ? literal(plan.body, words) : 'null'};`);
+  for (const h of hashes.body) {
+    lines.push(`// ${hashComment(h)}`);
+    if (h.code.kind === 'file')
+      lines.push(`${body}[${str(h.name)}] = md5(base64_decode(${body}[${str(h.code.field)}]));`);
+    else if (h.code.kind === 'concat')
+      lines.push(`${body}[${str(h.name)}] = md5(${preimage(h.code, syntax('$passphrase'), body)});`);
+  }
+  lines.push(`$headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)};`);
+  if (hashes.header) {
+    lines.push(
+      `// ${hashComment(hashes.header)}`,
+      `$signed = array_merge(${literal(plan.params, words)}, ${body} ?? []);`,
+      `$headers[${str(hashes.header.name)}] = hash_hmac('sha256', canonical_json((object) $signed), $passphrase);`,
+    );
+  }
+  lines.push(`${answer} = send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`);
+  return lines;
+}
+
+const CANONICAL = `/** JSON with every object's keys sorted and no white space: what the message hash signs (an object: (object) [] is {}). */
+function canonical_json($value)
+{
+    $object = is_object($value) || (is_array($value) && !array_is_list($value));
+    if (!$object && !is_array($value)) {
+        return json_encode($value, ${JSON_FLAGS});
+    }
+    $value = (array) $value;
+    if (!$object) {
+        return '[' . implode(',', array_map('canonical_json', $value)) . ']';
+    }
+    ksort($value, SORT_STRING);
+    $members = [];
+    foreach ($value as $key => $member) {
+        $members[] = json_encode((string) $key, ${JSON_FLAGS}) . ':' . canonical_json($member);
+    }
+    return '{' . implode(',', $members) . '}';
+}
+`;
+
+export function phpSample(plan: SamplePlan): string {
+  const signsHeader = plan.hashes.some((h) => h.in === 'header');
+  const lines = [
+    '<?php',
+    ...opening(plan, `php ${plan.operationId}.php`).map((l) => `// ${l}`),
+    '',
+    `$baseUrl = getenv(${str(plan.baseUrlVariable)}) ?: ${str(plan.defaultBaseUrl)};`,
+    `$passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
+    '',
+    'function send($verb, $path, $headers, $body)',
+    '{',
+    '    global $baseUrl;',
+    "    $http = ['method' => $verb, 'ignore_errors' => true]; // a refusal's body is the answer too",
+    '    if ($body !== null) {',
+    `        $http['content'] = json_encode($body, ${JSON_FLAGS});`,
+    "        $headers['Content-Type'] = 'application/json';",
+    '    }',
+    '    $http[\'header\'] = implode("\\r\\n", array_map(fn ($name, $value) => "$name: $value", array_keys($headers), $headers));',
+    "    return file_get_contents($baseUrl . $path, false, stream_context_create(['http' => $http]));",
+    '}',
+    '',
+    ...(signsHeader ? [CANONICAL] : []),
+  ];
+  if (plan.token) {
+    lines.push(`// First an access token (${plan.token.request.operationId}), which the call below spends.`);
+    lines.push(...request(plan.token.request, '$tokenBody', '$tokenAnswer'), '');
+  }
+  const main = request(plan, '$body', '$answer');
+  if (plan.token)
+    main.splice(1, 0, `$body[${str(plan.token.field)}] = json_decode($tokenAnswer, true)[${str(plan.token.field)}];`);
+  lines.push(...main);
+  lines.push(
+    plan.fileAnswer
+      ? 'echo $answer; // the file itself, or a JSON refusal'
+      : 'echo $answer; // JSON: responseCode 0 or above when processed, below 0 when refused',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function phpVectors(cases: VectorCase[]): string {
+  const lines = ['<?php'];
+  for (const c of cases) {
+    lines.push(`$passphrase = ${str(c.passphrase)};`, `$body = ${literal(c.inputs, words)};`);
+    lines.push(
+      `$preimage = ${preimage(c.code, syntax('$passphrase'), '$body')};`,
+      'echo $preimage . "\\t" . md5($preimage) . "\\n";',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
