@@ -2,10 +2,10 @@
 // that scripts/setup/interpreters.sh installs, whether this machine has it, and a runner that runs
 // every sample of the language against a base URL, one after another in the operations' order (an
 // operation may read what an earlier one made), each sample's output kept apart in <file>.out.
-// Python and Ruby run all their samples in one interpreter process (a start costs more than a
-// sample); PHP cannot (each sample declares the same functions), so one php process each; C# is
-// compiled once, every sample in one mcs call, and all run in one `mono` process by a small
-// launcher (each sample is a program of its own in the docs, with a Main of its own).
+// PHP, Python and Ruby run all their samples in one interpreter process by a driver (a start costs
+// more than a sample; a PHP sample declares closures, no function, so they can share one); C# is
+// compiled once, every sample in one mcs call, and all run in one `mono` process by a small launcher
+// (each sample is a program of its own in the docs, with a Main of its own).
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,29 +32,28 @@ interface Runner {
 // A liveness guard, not a timing check: a sample that hangs fails with what it printed.
 const GUARD_MS = 120_000;
 
-/** One process per file: stdout to <file>.out, a non-zero exit to <file>.err. */
-function eachInItsOwnProcess(command: (file: string) => [string, string[]]): RunAll {
+/** One interpreter process for every file, by a driver program given the files as arguments. */
+function allInOneProcess(command: string, flags: string[], driver: string): RunAll {
   return async (files, env) => {
-    for (const file of files) {
-      const [program, args] = command(file);
-      try {
-        const { stdout } = await run(program, args, { encoding: 'buffer', env, timeout: GUARD_MS / 4 });
-        writeFileSync(`${file}.out`, stdout);
-      } catch (e) {
-        const failed = e as { stdout?: Buffer; stderr?: Buffer; message: string };
-        writeFileSync(`${file}.out`, failed.stdout ?? '');
-        writeFileSync(`${file}.err`, `${failed.message}\n${failed.stderr?.toString() ?? ''}`);
-      }
-    }
+    await run(command, [...flags, driver, ...files], { env, timeout: GUARD_MS, maxBuffer: 1 << 24 });
   };
 }
 
-/** One interpreter process for every file, by a driver program given the files as arguments. */
-function allInOneProcess(command: string, flag: string, driver: string): RunAll {
-  return async (files, env) => {
-    await run(command, [flag, driver, ...files], { env, timeout: GUARD_MS, maxBuffer: 1 << 24 });
-  };
+// Each sample as if run alone (`php file.php`): its own variables (a sample declares no function),
+// what it echoes to <file>.out.
+const PHP_DRIVER = `<?php
+foreach (array_slice($argv, 1) as $path) {
+    ob_start();
+    try {
+        (function () use ($path) {
+            include $path;
+        })();
+    } catch (Throwable $e) {
+        file_put_contents("$path.err", (string) $e);
+    }
+    file_put_contents("$path.out", ob_get_clean());
 }
+`;
 
 // Each sample as if run alone (`python3 file.py`): its own globals, its standard output to <file>.out.
 const PYTHON_DRIVER = `import io, runpy, sys, traceback
@@ -99,13 +98,12 @@ function executable(language: 'php' | 'python' | 'ruby'): string {
   return spawnSync(command, ask[language], { encoding: 'utf8' }).stdout?.trim() || command;
 }
 
-const interpreted = (language: 'php' | 'python' | 'ruby', driver?: [string, string]): Runner => ({
+const interpreted = (language: 'php' | 'python' | 'ruby', driver: [string[], string]): Runner => ({
   packages: interpreters[language].packages,
   check: [interpreters[language].command, interpreters[language].check],
   extension: interpreters[language].extension,
   prepare: async (dir) => {
     const command = executable(language);
-    if (!driver) return eachInItsOwnProcess((file) => [command, [file]]);
     const file = path.join(dir, `driver.${interpreters[language].extension}`);
     writeFileSync(file, driver[1]);
     return allInOneProcess(command, driver[0], file);
@@ -143,10 +141,10 @@ class Launcher
 `;
 
 export const runners: Record<SampleLanguage, Runner> = {
-  php: interpreted('php'),
+  php: interpreted('php', [['-d', 'display_errors=stderr'], PHP_DRIVER]),
   // python3 -c DRIVER_TEXT would do; a file keeps the traceback's lines readable.
-  python: interpreted('python', ['-B', PYTHON_DRIVER]),
-  ruby: interpreted('ruby', ['-W0', RUBY_DRIVER]),
+  python: interpreted('python', [['-B'], PYTHON_DRIVER]),
+  ruby: interpreted('ruby', [['-W0'], RUBY_DRIVER]),
   csharp: {
     packages: 'mono-mcs',
     check: ['mcs', ['--version']],

@@ -40,31 +40,31 @@ function request(plan: RequestPlan, body: string, answer: string): string[] {
     lines.push(
       `// ${hashComment(hashes.header)}`,
       `$signed = array_merge(${literal(plan.params, words)}, ${body} ?? []);`,
-      `$headers[${str(hashes.header.name)}] = hash_hmac('sha256', canonical_json((object) $signed), $passphrase);`,
+      `$headers[${str(hashes.header.name)}] = hash_hmac('sha256', $canonicalJson((object) $signed), $passphrase);`,
     );
   }
-  lines.push(`${answer} = send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`);
+  lines.push(`${answer} = $send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`);
   return lines;
 }
 
-const CANONICAL = `/** JSON with every object's keys sorted and no white space: what the message hash signs (an object: (object) [] is {}). */
-function canonical_json($value)
-{
+// Closures, not functions: a sample declares no global name (so that the test runs them all in one php).
+const CANONICAL = `// JSON with every object's keys sorted and no white space: what the message hash signs (an object: (object) [] is {}).
+$canonicalJson = function ($value) use (&$canonicalJson) {
     $object = is_object($value) || (is_array($value) && !array_is_list($value));
     if (!$object && !is_array($value)) {
         return json_encode($value, ${JSON_FLAGS});
     }
     $value = (array) $value;
     if (!$object) {
-        return '[' . implode(',', array_map('canonical_json', $value)) . ']';
+        return '[' . implode(',', array_map($canonicalJson, $value)) . ']';
     }
     ksort($value, SORT_STRING);
     $members = [];
     foreach ($value as $key => $member) {
-        $members[] = json_encode((string) $key, ${JSON_FLAGS}) . ':' . canonical_json($member);
+        $members[] = json_encode((string) $key, ${JSON_FLAGS}) . ':' . $canonicalJson($member);
     }
     return '{' . implode(',', $members) . '}';
-}
+};
 `;
 
 export function phpSample(plan: SamplePlan): string {
@@ -76,9 +76,7 @@ export function phpSample(plan: SamplePlan): string {
     `$baseUrl = getenv(${str(plan.baseUrlVariable)}) ?: ${str(plan.defaultBaseUrl)};`,
     `$passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
     '',
-    'function send($verb, $path, $headers, $body)',
-    '{',
-    '    global $baseUrl;',
+    '$send = function ($verb, $path, $headers, $body) use ($baseUrl) {',
     "    $http = ['method' => $verb, 'ignore_errors' => true]; // a refusal's body is the answer too",
     '    if ($body !== null) {',
     `        $http['content'] = json_encode($body, ${JSON_FLAGS});`,
@@ -86,7 +84,7 @@ export function phpSample(plan: SamplePlan): string {
     '    }',
     '    $http[\'header\'] = implode("\\r\\n", array_map(fn ($name, $value) => "$name: $value", array_keys($headers), $headers));',
     "    return file_get_contents($baseUrl . $path, false, stream_context_create(['http' => $http]));",
-    '}',
+    '};',
     '',
     ...(signsHeader ? [CANONICAL] : []),
   ];
