@@ -1,7 +1,7 @@
 // The C# sample of an operation (the .NET Framework's base library as Mono has it: HttpWebRequest,
 // MD5, HMACSHA256; it has no JSON library, so the sample writes its JSON itself). Compiled with mcs.
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { hashComment, hashesOf, opening, preimage, type Syntax, type VectorCase } from './syntax.ts';
+import { calls, concat, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
 
 const str = (s: string) => JSON.stringify(s);
 const DICT = 'Dictionary<string, object>';
@@ -109,74 +109,72 @@ const HELPERS = `${MD5}
     }`;
 
 function request(plan: RequestPlan, body: string, answer: string): string[] {
-  const lines: string[] = [];
   // C# lets no two requests of one Main share a local's name: the token's are tokenHeaders, tokenSigned.
   const prefix = body.replace(/Body$/, '');
   const headersVar = body === 'body' ? 'headers' : `${prefix}Headers`;
   const signedVar = body === 'body' ? 'signed' : `${prefix}Signed`;
-  const hashes = hashesOf(plan);
-  lines.push(`var ${body} = ${plan.body ? literal(plan.body) : `(${DICT})null`};`);
-  for (const h of hashes.body) {
-    lines.push(`// ${hashComment(h)}`);
-    if (h.code.kind === 'file')
-      lines.push(
-        `${body}[${str(h.name)}] = Hex(MD5.Create().ComputeHash(Convert.FromBase64String((string)${body}[${str(h.code.field)}])));`,
-      );
-    else if (h.code.kind === 'concat')
-      lines.push(`${body}[${str(h.name)}] = Md5(${preimage(h.code, syntax('Passphrase'), body)});`);
-  }
   const headers = plan.headers.map((h) => `    [${str(h.name)}] = ${str(h.value)},`);
-  lines.push(`var ${headersVar} = new Dictionary<string, string>\n{\n${headers.join('\n')}\n};`);
-  if (hashes.header) {
-    const params = Object.entries(plan.params).map(([k, v]) => `    [${str(k)}] = ${str(v)},`);
-    lines.push(
-      `// ${hashComment(hashes.header)}`,
+  const params = Object.entries(plan.params).map(([k, v]) => `    [${str(k)}] = ${str(v)},`);
+  return requestLines(plan, {
+    comment: '//',
+    body: `var ${body} = ${plan.body ? literal(plan.body) : `(${DICT})null`};`,
+    bodyHash: (h) =>
+      h.code.kind === 'file'
+        ? `${body}[${str(h.name)}] = Hex(MD5.Create().ComputeHash(Convert.FromBase64String((string)${body}[${str(h.code.field)}])));`
+        : `${body}[${str(h.name)}] = Md5(${preimage(concat(h), syntax('Passphrase'), body)});`,
+    headers: `var ${headersVar} = new Dictionary<string, string>\n{\n${headers.join('\n')}\n};`,
+    headerHash: (h) => [
       `var ${signedVar} = new ${DICT}${params.length ? `\n{\n${params.join('\n')}\n}` : '()'};`,
       `if (${body} != null) foreach (var field in ${body}) ${signedVar}[field.Key] = field.Value;`,
       'using (var hmac = new HMACSHA256(Encoding.UTF8.GetBytes(Passphrase)))',
-      `    ${headersVar}[${str(hashes.header.name)}] = Hex(hmac.ComputeHash(Encoding.UTF8.GetBytes(Json(${signedVar}))));`,
-    );
-  }
-  lines.push(`var ${answer} = Send(${str(plan.verb)}, ${str(plan.path)}, ${headersVar}, ${body});`);
-  return lines;
+      `    ${headersVar}[${str(h.name)}] = Hex(hmac.ComputeHash(Encoding.UTF8.GetBytes(Json(${signedVar}))));`,
+    ],
+    send: `var ${answer} = Send(${str(plan.verb)}, ${str(plan.path)}, ${headersVar}, ${body});`,
+  });
 }
 
 const indented = (lines: string[], by: string) => lines.flatMap((l) => l.split('\n')).map((l) => (l ? `${by}${l}` : l));
 
-export function csharpSample(plan: SamplePlan): string {
-  const name = csharpClass(plan.operationId);
-  const main: string[] = [];
-  if (plan.token) {
-    main.push(
-      `// First an access token (${plan.token.request.operationId}), which the call below spends.`,
-      ...request(plan.token.request, 'tokenBody', 'tokenAnswer'),
-      `// The answer's ${plan.token.field} (the base library has no JSON reader; the token is a plain string).`,
-      `var accessToken = Regex.Match(Encoding.UTF8.GetString(tokenAnswer), "\\"${plan.token.field}\\"\\\\s*:\\\\s*\\"([^\\"]*)\\"").Groups[1].Value;`,
-      '',
-    );
-  }
-  const call = request(plan, 'body', 'answer');
-  if (plan.token) call.splice(1, 0, `body[${str(plan.token.field)}] = accessToken;`);
-  main.push(...call);
-  main.push(
-    `using (var stdout = Console.OpenStandardOutput()) stdout.Write(answer, 0, answer.Length); // ${plan.fileAnswer ? 'the file itself, or a JSON refusal' : 'JSON: responseCode 0 or above when processed, below 0 when refused'}`,
-  );
-  const lines = [
-    ...opening(plan, `mcs ${plan.operationId}.cs && mono ${plan.operationId}.exe`).map((l) => `// ${l}`),
+/** A class with a Main: its members (fields, helpers) and Main's statements. */
+function program(name: string, members: string[], main: string[]): string[] {
+  return [
     ...USINGS.map((u) => `using ${u};`),
     '',
     `class ${name}`,
     '{',
-    `    static readonly string BaseUrl = string.IsNullOrEmpty(Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)})) ? ${str(plan.defaultBaseUrl)} : Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)});`,
-    `    const string Passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
-    '',
-    HELPERS,
+    ...members,
     '',
     '    static void Main()',
     '    {',
     ...indented(main, '        '),
     '    }',
     '}',
+  ];
+}
+
+export function csharpSample(plan: SamplePlan): string {
+  const main = calls(plan, {
+    comment: '//',
+    request,
+    token: { body: 'tokenBody', answer: 'tokenAnswer' },
+    readToken: (field) => [
+      `// The answer's ${field} (the base library has no JSON reader; the token is a plain string).`,
+      `var accessToken = Regex.Match(Encoding.UTF8.GetString(tokenAnswer), "\\"${field}\\"\\\\s*:\\\\s*\\"([^\\"]*)\\"").Groups[1].Value;`,
+    ],
+    takeToken: (field) => [`body[${str(field)}] = accessToken;`],
+    write: (comment) =>
+      `using (var stdout = Console.OpenStandardOutput()) stdout.Write(answer, 0, answer.Length); // ${comment}`,
+    blankAfterToken: [''],
+  });
+  const members = [
+    `    static readonly string BaseUrl = string.IsNullOrEmpty(Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)})) ? ${str(plan.defaultBaseUrl)} : Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)});`,
+    `    const string Passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
+    '',
+    HELPERS,
+  ];
+  const lines = [
+    ...opening(plan, `mcs ${plan.operationId}.cs && mono ${plan.operationId}.exe`).map((l) => `// ${l}`),
+    ...program(csharpClass(plan.operationId), members, main),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -188,18 +186,5 @@ export function csharpVectors(cases: VectorCase[]): string {
     `var preimage${i} = ${preimage(c.code, syntax(`passphrase${i}`), `body${i}`)};`,
     `Console.WriteLine(preimage${i} + "\\t" + Md5(preimage${i}));`,
   ]);
-  const lines = [
-    ...USINGS.map((u) => `using ${u};`),
-    '',
-    'class HashVectors',
-    '{',
-    MD5,
-    '',
-    '    static void Main()',
-    '    {',
-    ...indented(main, '        '),
-    '    }',
-    '}',
-  ];
-  return `${lines.join('\n')}\n`;
+  return `${program('HashVectors', [MD5], main).join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 // The PHP sample of an operation (PHP's core: http streams, md5, hash_hmac, json_encode; no extension).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { hashComment, hashesOf, literal, opening, preimage, type Syntax, type VectorCase } from './syntax.ts';
+import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
 
 const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const words = {
@@ -25,26 +25,20 @@ const syntax = (passphrase: string): Syntax => ({
 const JSON_FLAGS = 'JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE';
 
 function request(plan: RequestPlan, body: string, answer: string): string[] {
-  const lines: string[] = [];
-  const hashes = hashesOf(plan);
-  lines.push(`${body} = ${plan.body ? literal(plan.body, words) : 'null'};`);
-  for (const h of hashes.body) {
-    lines.push(`// ${hashComment(h)}`);
-    if (h.code.kind === 'file')
-      lines.push(`${body}[${str(h.name)}] = md5(base64_decode(${body}[${str(h.code.field)}]));`);
-    else if (h.code.kind === 'concat')
-      lines.push(`${body}[${str(h.name)}] = md5(${preimage(h.code, syntax('$passphrase'), body)});`);
-  }
-  lines.push(`$headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)};`);
-  if (hashes.header) {
-    lines.push(
-      `// ${hashComment(hashes.header)}`,
+  return requestLines(plan, {
+    comment: '//',
+    body: `${body} = ${plan.body ? literal(plan.body, words) : 'null'};`,
+    bodyHash: (h) =>
+      h.code.kind === 'file'
+        ? `${body}[${str(h.name)}] = md5(base64_decode(${body}[${str(h.code.field)}]));`
+        : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('$passphrase'), body)});`,
+    headers: `$headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)};`,
+    headerHash: (h) => [
       `$signed = array_merge(${literal(plan.params, words)}, ${body} ?? []);`,
-      `$headers[${str(hashes.header.name)}] = hash_hmac('sha256', $canonicalJson((object) $signed), $passphrase);`,
-    );
-  }
-  lines.push(`${answer} = $send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`);
-  return lines;
+      `$headers[${str(h.name)}] = hash_hmac('sha256', $canonicalJson((object) $signed), $passphrase);`,
+    ],
+    send: `${answer} = $send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`,
+  });
 }
 
 // Closures, not functions: a sample declares no global name (so that the test runs them all in one php).
@@ -88,18 +82,16 @@ export function phpSample(plan: SamplePlan): string {
     '',
     ...(signsHeader ? [CANONICAL] : []),
   ];
-  if (plan.token) {
-    lines.push(`// First an access token (${plan.token.request.operationId}), which the call below spends.`);
-    lines.push(...request(plan.token.request, '$tokenBody', '$tokenAnswer'), '');
-  }
-  const main = request(plan, '$body', '$answer');
-  if (plan.token)
-    main.splice(1, 0, `$body[${str(plan.token.field)}] = json_decode($tokenAnswer, true)[${str(plan.token.field)}];`);
-  lines.push(...main);
   lines.push(
-    plan.fileAnswer
-      ? 'echo $answer; // the file itself, or a JSON refusal'
-      : 'echo $answer; // JSON: responseCode 0 or above when processed, below 0 when refused',
+    ...calls(plan, {
+      comment: '//',
+      request,
+      main: { body: '$body', answer: '$answer' },
+      token: { body: '$tokenBody', answer: '$tokenAnswer' },
+      takeToken: (field) => [`$body[${str(field)}] = json_decode($tokenAnswer, true)[${str(field)}];`],
+      write: (comment) => `echo $answer; // ${comment}`,
+      blankAfterToken: [''],
+    }),
   );
   return `${lines.join('\n')}\n`;
 }

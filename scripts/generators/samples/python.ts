@@ -1,6 +1,6 @@
 // The Python sample of an operation (Python 3's standard library: urllib, hashlib, hmac, json).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { hashComment, hashesOf, literal, opening, preimage, type Syntax, type VectorCase } from './syntax.ts';
+import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
 
 const str = (s: string) => JSON.stringify(s);
 const words = {
@@ -27,27 +27,21 @@ const HELPERS = `def md5(text):
 
 /** The statements that build one request's body, sign it and send it; the answer in \`answer\`. */
 function request(plan: RequestPlan, body: string, answer: string): string[] {
-  const lines: string[] = [];
-  const hashes = hashesOf(plan);
-  lines.push(`${body} = ${plan.body ? literal(plan.body, words) : 'None'}`);
-  for (const h of hashes.body) {
-    lines.push(`# ${hashComment(h)}`);
-    if (h.code.kind === 'file')
-      lines.push(`${body}[${str(h.name)}] = hashlib.md5(base64.b64decode(${body}[${str(h.code.field)}])).hexdigest()`);
-    else if (h.code.kind === 'concat')
-      lines.push(`${body}[${str(h.name)}] = md5(${preimage(h.code, syntax('PASSPHRASE'), body)})`);
-  }
-  lines.push(`headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`);
-  if (hashes.header) {
-    lines.push(
-      `# ${hashComment(hashes.header)}`,
+  return requestLines(plan, {
+    comment: '#',
+    body: `${body} = ${plan.body ? literal(plan.body, words) : 'None'}`,
+    bodyHash: (h) =>
+      h.code.kind === 'file'
+        ? `${body}[${str(h.name)}] = hashlib.md5(base64.b64decode(${body}[${str(h.code.field)}])).hexdigest()`
+        : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('PASSPHRASE'), body)})`,
+    headers: `headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`,
+    headerHash: (h) => [
       `signed = {**${literal(plan.params, words)}, **(${body} or {})}`,
       `canonical = json.dumps(signed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`,
-      `headers[${str(hashes.header.name)}] = hmac.new(PASSPHRASE.encode("utf-8"), canonical.encode("utf-8"), hashlib.sha256).hexdigest()`,
-    );
-  }
-  lines.push(`${answer} = send(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`);
-  return lines;
+      `headers[${str(h.name)}] = hmac.new(PASSPHRASE.encode("utf-8"), canonical.encode("utf-8"), hashlib.sha256).hexdigest()`,
+    ],
+    send: `${answer} = send(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`,
+  });
 }
 
 export function pythonSample(plan: SamplePlan): string {
@@ -76,19 +70,14 @@ export function pythonSample(plan: SamplePlan): string {
     '',
     '',
   ];
-  if (plan.token) {
-    lines.push(`# First an access token (${plan.token.request.operationId}), which the call below spends.`);
-    lines.push(...request(plan.token.request, 'token_body', 'token_answer'));
-    lines.push('', '');
-  }
-  const main = request(plan, 'body', 'answer');
-  if (plan.token)
-    main.splice(1, 0, `body[${str(plan.token.field)}] = json.loads(token_answer)[${str(plan.token.field)}]`);
-  lines.push(...main);
   lines.push(
-    plan.fileAnswer
-      ? 'sys.stdout.buffer.write(answer)  # the file itself, or a JSON refusal'
-      : 'sys.stdout.buffer.write(answer)  # JSON: responseCode 0 or above when processed, below 0 when refused',
+    ...calls(plan, {
+      comment: '#',
+      request,
+      takeToken: (field) => [`body[${str(field)}] = json.loads(token_answer)[${str(field)}]`],
+      write: (comment) => `sys.stdout.buffer.write(answer)  # ${comment}`,
+      blankAfterToken: ['', ''],
+    }),
   );
   return `${lines.join('\n')}\n`;
 }

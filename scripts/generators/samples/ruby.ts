@@ -1,6 +1,6 @@
 // The Ruby sample of an operation (Ruby's standard library: net/http, json, digest, openssl).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { hashComment, hashesOf, literal, opening, preimage, type Syntax, type VectorCase } from './syntax.ts';
+import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
 
 const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const words = {
@@ -27,25 +27,20 @@ const HELPERS = `def md5(text)
 end`;
 
 function request(plan: RequestPlan, body: string, answer: string): string[] {
-  const lines: string[] = [];
-  const hashes = hashesOf(plan);
-  lines.push(`${body} = ${plan.body ? literal(plan.body, words) : 'nil'}`);
-  for (const h of hashes.body) {
-    lines.push(`# ${hashComment(h)}`);
-    if (h.code.kind === 'file') lines.push(`${body}[${str(h.name)}] = md5(${body}[${str(h.code.field)}].unpack1('m'))`);
-    else if (h.code.kind === 'concat')
-      lines.push(`${body}[${str(h.name)}] = md5(${preimage(h.code, syntax('PASSPHRASE'), body)})`);
-  }
-  lines.push(`headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`);
-  if (hashes.header) {
-    lines.push(
-      `# ${hashComment(hashes.header)}`,
+  return requestLines(plan, {
+    comment: '#',
+    body: `${body} = ${plan.body ? literal(plan.body, words) : 'nil'}`,
+    bodyHash: (h) =>
+      h.code.kind === 'file'
+        ? `${body}[${str(h.name)}] = md5(${body}[${str(h.code.field)}].unpack1('m'))`
+        : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('PASSPHRASE'), body)})`,
+    headers: `headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`,
+    headerHash: (h) => [
       `signed = ${literal(plan.params, words)}.merge(${body} || {})`,
-      `headers[${str(hashes.header.name)}] = OpenSSL::HMAC.hexdigest('SHA256', PASSPHRASE, JSON.generate(sorted(signed)))`,
-    );
-  }
-  lines.push(`${answer} = send_request(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`);
-  return lines;
+      `headers[${str(h.name)}] = OpenSSL::HMAC.hexdigest('SHA256', PASSPHRASE, JSON.generate(sorted(signed)))`,
+    ],
+    send: `${answer} = send_request(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`,
+  });
 }
 
 const SORTED = `# Every object's keys sorted, at every depth: JSON.generate of it is the canonical JSON the hash signs.
@@ -81,18 +76,14 @@ export function rubySample(plan: SamplePlan): string {
     'end',
     '',
   ];
-  if (plan.token) {
-    lines.push(`# First an access token (${plan.token.request.operationId}), which the call below spends.`);
-    lines.push(...request(plan.token.request, 'token_body', 'token_answer'), '');
-  }
-  const main = request(plan, 'body', 'answer');
-  if (plan.token)
-    main.splice(1, 0, `body[${str(plan.token.field)}] = JSON.parse(token_answer)[${str(plan.token.field)}]`);
-  lines.push(...main);
   lines.push(
-    plan.fileAnswer
-      ? '$stdout.binmode.write(answer) # the file itself, or a JSON refusal'
-      : '$stdout.write(answer) # JSON: responseCode 0 or above when processed, below 0 when refused',
+    ...calls(plan, {
+      comment: '#',
+      request,
+      takeToken: (field) => [`body[${str(field)}] = JSON.parse(token_answer)[${str(field)}]`],
+      write: (comment) => `${plan.fileAnswer ? '$stdout.binmode' : '$stdout'}.write(answer) # ${comment}`,
+      blankAfterToken: [''],
+    }),
   );
   return `${lines.join('\n')}\n`;
 }

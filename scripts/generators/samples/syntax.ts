@@ -15,6 +15,12 @@ export interface Syntax {
   passphrase: string;
 }
 
+/** A body hash's concatenation recipe (the batch file's checksum is written apart by each language). */
+export function concat(hash: SignedHash): Extract<HashCode, { kind: 'concat' }> {
+  if (hash.code.kind !== 'concat') throw new Error(`${hash.name}: recipe ${hash.recipe} is not a concatenation`);
+  return hash.code;
+}
+
 /** The string a concatenation recipe hashes, as an expression over the body variable. */
 export function preimage(code: Extract<HashCode, { kind: 'concat' }>, syntax: Syntax, body: string): string {
   const terms = code.terms.map((t) => {
@@ -82,4 +88,71 @@ export interface VectorCase {
   inputs: Body;
   passphrase: string;
   code: Extract<HashCode, { kind: 'concat' }>;
+}
+
+/** What a language writes for the calls of a sample: one request, taking the token, writing the answer. */
+export interface Calls {
+  comment: string;
+  /** Builds, signs and sends a request; its answer in the variable `answer`. */
+  request(plan: RequestPlan, body: string, answer: string): string[];
+  /** The variables of the main request and of the token's, their bodies and their answers (default: body, answer; token_body, token_answer). */
+  main?: { body: string; answer: string };
+  token?: { body: string; answer: string };
+  /** Sets the token from the token's answer into the main body (after the body's literal). */
+  takeToken(field: string): string[];
+  /** Statements before the main request that read the token from its answer. */
+  readToken?(field: string): string[];
+  /** Writes the answer, with the comment given. */
+  write(comment: string): string;
+  blankAfterToken: string[];
+}
+
+/** The statements of a sample: the access token first where it spends one, the call, its answer written out. */
+export function calls(plan: SamplePlan, language: Calls): string[] {
+  const lines: string[] = [];
+  const names = {
+    main: language.main ?? { body: 'body', answer: 'answer' },
+    token: language.token ?? { body: 'token_body', answer: 'token_answer' },
+  };
+  if (plan.token) {
+    const { request, field } = plan.token;
+    lines.push(`${language.comment} First an access token (${request.operationId}), which the call below spends.`);
+    lines.push(...language.request(request, names.token.body, names.token.answer));
+    lines.push(...(language.readToken?.(field) ?? []), ...language.blankAfterToken);
+  }
+  const main = language.request(plan, names.main.body, names.main.answer);
+  if (plan.token) main.splice(1, 0, ...language.takeToken(plan.token.field));
+  lines.push(...main);
+  lines.push(
+    language.write(
+      plan.fileAnswer
+        ? 'the file itself, or a JSON refusal'
+        : 'JSON: responseCode 0 or above when processed, below 0 when refused',
+    ),
+  );
+  return lines;
+}
+
+/** One request's statements in a language: the body, each body hash, the headers, the header hash, the send. */
+export interface RequestStatements {
+  comment: string;
+  body: string;
+  /** The statement that sets a body hash (a concatenation recipe's, or the batch file's checksum). */
+  bodyHash(hash: SignedHash): string;
+  headers: string;
+  /** The statements that compute the header hash and set it. */
+  headerHash(hash: SignedHash): string[];
+  send: string;
+}
+
+/** The statements of one request, in the order every language writes them, each hash under its recipe. */
+export function requestLines(plan: RequestPlan, s: RequestStatements): string[] {
+  const hashes = hashesOf(plan);
+  return [
+    s.body,
+    ...hashes.body.flatMap((h) => [`${s.comment} ${hashComment(h)}`, s.bodyHash(h)]),
+    s.headers,
+    ...(hashes.header ? [`${s.comment} ${hashComment(hashes.header)}`, ...s.headerHash(hashes.header)] : []),
+    s.send,
+  ];
 }
