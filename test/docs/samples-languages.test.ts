@@ -21,6 +21,7 @@ import {
   type SampleLanguage,
 } from '../../scripts/generators/samples/index.ts';
 import { samplePlan, type RequestPlan } from '../../scripts/generators/samples/plan.ts';
+import { exampleValue } from '../../scripts/lib/contract.ts';
 import { ROOT, doc, operations } from '../support/contract.ts';
 import { startSandbox } from '../sandbox/support.ts';
 import { missingRunner, runProgram, runSamples, type SampleRun } from './sample-runners.ts';
@@ -83,6 +84,19 @@ async function reference(plan: RequestPlan, base: string): Promise<Buffer> {
   return Buffer.from(await answer.arrayBuffer());
 }
 
+/**
+ * How the reference answer stands to the operation's examples: its documented success, one of its
+ * documented refusals, or another refusal (the example names a record a fresh sandbox does not hold).
+ */
+function againstExamples(op: (typeof sampled)[number]): string {
+  const outcome = expected.get(op.operationId)!;
+  if (outcome.kind !== 'json' || outcome.code >= 0) return "the example's success";
+  const documented = (op.examples.refusal ?? []).some(
+    (n) => (exampleValue(doc, n) as { responseMessage?: string }).responseMessage === outcome.message,
+  );
+  return documented ? 'a documented refusal' : 'not an example: a record the example names is not in a fresh sandbox';
+}
+
 const expected = new Map<string, Outcome>();
 const matrix = new Map<string, Map<SampleLanguage, string>>();
 const skipped = new Map<SampleLanguage, string>();
@@ -105,10 +119,10 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  const header = `| operation | reference | ${SAMPLE_LANGUAGES.map((l) => renderers[l].label).join(' | ')} |`;
+  const header = `| operation | reference | against the spec's examples | ${SAMPLE_LANGUAGES.map((l) => renderers[l].label).join(' | ')} |`;
   const rows = sampled.map(
     (op) =>
-      `| ${op.operationId} | ${describeOutcome(expected.get(op.operationId)!)} | ${SAMPLE_LANGUAGES.map((l) => matrix.get(op.operationId)?.get(l) ?? (skipped.has(l) ? 'skipped' : '–')).join(' | ')} |`,
+      `| ${op.operationId} | ${describeOutcome(expected.get(op.operationId)!)} | ${againstExamples(op)} | ${SAMPLE_LANGUAGES.map((l) => matrix.get(op.operationId)?.get(l) ?? (skipped.has(l) ? 'skipped' : '–')).join(' | ')} |`,
   );
   const counts = SAMPLE_LANGUAGES.map((l) => {
     const cells = sampled.map((op) => matrix.get(op.operationId)?.get(l));
@@ -125,7 +139,7 @@ afterAll(() => {
     ...counts,
     '',
     header,
-    `|${'---|'.repeat(SAMPLE_LANGUAGES.length + 2)}`,
+    `|${'---|'.repeat(SAMPLE_LANGUAGES.length + 3)}`,
     ...rows,
     '',
   ].join('\n');
