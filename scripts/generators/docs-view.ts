@@ -1,14 +1,16 @@
 // The docs-only view of the document, derived at build time (the published spec keeps its shared
 // paths): each method of a shared path becomes an operation of its own, so that it has its own
 // sidebar entry, URL (#operation/processCapture) and page, with its own request, result and refusal
-// schemas and examples; every operation gets code samples (curl with its hash, and the typed
-// client); the hash recipes are written out with their canonical form and a worked example.
+// schemas and examples; every operation gets code samples (curl with its hash, the typed client,
+// and PHP, Python, Ruby and C# that compute their own hashes); the hash recipes are written out
+// with their canonical form and a worked example.
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
 import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
 import { writeForm, writeXml } from '../../runtime/wire.ts';
 import { clientName } from './client.ts';
+import { languageSamples } from './samples/index.ts';
 
 const pointerName = (p: string) => p.split('/').pop()!;
 const examplesOf = (names: readonly string[] | undefined) =>
@@ -175,6 +177,8 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
     ].join('\n');
     samples.push({ lang: 'TypeScript', label: 'typed client', source });
   }
+  // PHP, Python, Ruby and C#, each computing its own hashes (scripts/generators/samples/).
+  for (const { lang, label, source } of languageSamples(op, doc)) samples.push({ lang, label, source });
   return samples;
 }
 
