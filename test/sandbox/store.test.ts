@@ -13,7 +13,7 @@ import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
 import { openStore } from '../../sandbox/open-store.ts';
-import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
+import { BATCH_ROWS, MIGRATIONS, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
 const SKIP_PG =
@@ -170,6 +170,33 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
       seen.push(row.token);
     expect(seen).toHaveLength(450);
     expect(seen[449]).toBe('tok0449');
+  });
+
+  it('streams rows in batches of arrays with batches, in order, each batch at most BATCH_ROWS', async () => {
+    const total = 2 * BATCH_ROWS + 7;
+    await store.transaction(async () => {
+      for (let i = 0; i < total; i++)
+        await store.run(
+          'INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES (?, ?, ?, ?)',
+          `b${String(i).padStart(6, '0')}`,
+          'batches',
+          's',
+          'x',
+        );
+    });
+    const sizes: number[] = [];
+    const rows: unknown[][] = [];
+    for await (const batch of store.batches(
+      "SELECT reference, partner_id FROM merchant_requests WHERE partner_id = 'batches' ORDER BY reference",
+    )) {
+      sizes.push(batch.length);
+      rows.push(...batch);
+    }
+    expect(sizes.every((n) => n > 0 && n <= BATCH_ROWS)).toBe(true);
+    expect(rows).toHaveLength(total);
+    expect(rows[0]).toEqual(['b000000', 'batches']);
+    expect(rows.at(-1)).toEqual([`b${String(total - 1).padStart(6, '0')}`, 'batches']);
+    await store.run("DELETE FROM merchant_requests WHERE partner_id = 'batches'");
   });
 
   it("a statement outside a transaction does not run inside (nor roll back with) another request's transaction", async () => {
