@@ -57,7 +57,15 @@ const { values: args } = parseArgs({
 });
 if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
 const DAYS = 30;
-const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
+const day = (i: number) => `2026-10-${String(1 + i).padStart(2, '0')}`;
+/**
+ * The day of the i-th of `rows` rows: rows are stored day by day, in the order a store fills (a
+ * transaction settles the business day after it is made), so a day's rows lie together in the table.
+ * Spread round-robin over the 30 days instead, consecutive rows of the index sit 30 apart in the
+ * table: PostgreSQL's index scan then read a 260 MB heap in random order through 128 MB of shared
+ * buffers (9.3 s of the server's time for the 1,000,000 rows, against 1.2 s laid out day by day).
+ */
+const dayOf = (i: number, rows: number) => day(Math.floor((i * DAYS) / rows));
 /**
  * The Node flags `npm start` runs the sandbox with (package.json). Without them V8 sizes its heap by
  * the allocation rate: a long export (garbage made as fast as rows are read) grew peak RSS by +72 to
@@ -315,14 +323,14 @@ async function insertSqlite(store: SqliteStore, rows: number): Promise<void> {
         pans[i % 3]!,
         String(100000 + (i % 899999)),
         String(100000000 + i),
-        day(i),
-        `${day(i)} 10:00:00`,
+        dayOf(i, rows),
+        `${dayOf(i, rows)} 10:00:00`,
       );
     }
   });
 }
 
-/** The same rows made by PostgreSQL itself: one INSERT … SELECT over generate_series, then ANALYZE. */
+/** The same rows (days in the same order as dayOf) made by PostgreSQL itself: one INSERT … SELECT over generate_series, then ANALYZE. */
 async function insertPostgres(store: Store, rows: number): Promise<void> {
   await store.run(
     `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
@@ -331,8 +339,9 @@ async function insertPostgres(store: Store, rows: number): Promise<void> {
        'ORDER-' || i, 'Product ' || (i % 40), (ARRAY['visa', 'mastercard', 'amex'])[i % 3 + 1],
        (ARRAY['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'])[i % 3 + 1], '02', '29',
        (100000 + i % 899999)::text, '00', 'Approved', (100000000 + i)::text, d, '[]', d || ' 10:00:00'
-     FROM generate_series(0, ? - 1) AS i, LATERAL (SELECT '2026-10-' || lpad((1 + i % ${DAYS})::text, 2, '0') AS d) AS day`,
+     FROM generate_series(0, ? - 1) AS i, LATERAL (SELECT '2026-10-' || lpad((1 + i::bigint * ${DAYS} / ?)::text, 2, '0') AS d) AS day`,
     merchant.merchantUUID,
+    rows,
     rows,
   );
   await store.run('ANALYZE transactions');

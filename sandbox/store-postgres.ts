@@ -134,13 +134,18 @@ export class PostgresStore implements Store {
     const cursor = client.query(
       new Cursor(postgresSql(sql), params, { types, ...(rowMode === 'array' && { rowMode }) } as never),
     );
+    // The next batch is asked for before this one is handed out: the server reads and sends it while
+    // the caller works through this one, rather than after.
+    let next: Promise<unknown[]> = cursor.read(size);
     try {
       for (;;) {
-        const rows: unknown[] = await cursor.read(size);
+        const rows = await next;
         if (rows.length === 0) return;
+        next = cursor.read(size);
         yield rows;
       }
     } finally {
+      await next.catch(() => {}); // a read under way is finished before the cursor closes
       await cursor.close();
       if (!inTransaction) (client as pg.PoolClient).release();
     }

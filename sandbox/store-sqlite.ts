@@ -9,6 +9,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { BATCH_ROWS, SqliteDatabase, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
 
+/**
+ * Rows of a batch read from a file (at most BATCH_ROWS): a few hundred, so that a batch's rows are
+ * done with before the young generation is next collected, rather than copied and promoted by it.
+ */
+const FILE_BATCH_ROWS = 256;
+
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
 const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
 
@@ -68,7 +74,7 @@ export class SqliteStore implements Store {
     return this.read(sql, params, true) as AsyncIterable<unknown[][]>;
   }
 
-  /** iterate and batches: BATCH_ROWS rows a step, as objects or (arrays) as arrays of their values. */
+  /** iterate and batches: a batch of rows a step, as objects or (arrays) as arrays of their values. */
   private async *read(sql: string, params: unknown[], arrays: boolean): AsyncIterable<unknown[]> {
     if (this.inside.getStore() || this.file === ':memory:') {
       const rows = await this.exclusive(async () => {
@@ -87,7 +93,7 @@ export class SqliteStore implements Store {
       let batch: unknown[] = [];
       for (const row of statement.iterate(...(params as never[]))) {
         batch.push(row);
-        if (batch.length < BATCH_ROWS) continue;
+        if (batch.length < FILE_BATCH_ROWS) continue;
         yield batch;
         batch = [];
       }

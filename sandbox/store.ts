@@ -106,7 +106,7 @@ export interface Store {
   /** Rows streamed, never all in memory: SQLite's statement iterator, a PostgreSQL cursor. */
   iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T>;
   /**
-   * The same stream a batch of up to BATCH_ROWS rows at a time, each row an array of its values in
+   * The same stream a batch of at most BATCH_ROWS rows at a time, each row an array of its values in
    * the SELECT's order: a large read (the settlement export) without an object and a promise per row.
    */
   batches(sql: string, ...params: unknown[]): AsyncIterable<unknown[][]>;
@@ -122,10 +122,11 @@ export interface Store {
 }
 
 /**
- * Rows a batch of Store.batches holds: SQLite reads them in one synchronous run (a few milliseconds),
- * PostgreSQL in one round trip of its cursor; 5,000 rows of the settlement file are about 500 KB.
+ * The most rows a batch of Store.batches holds: PostgreSQL's cursor fetches this many in one round
+ * trip (about 500 KB of the settlement file). SQLite, with no round trip to save, hands out smaller
+ * batches (store-sqlite.ts).
  */
-export const BATCH_ROWS = 256;
+export const BATCH_ROWS = 5000;
 
 /** Whether PGW_DB names a PostgreSQL database (postgres:// or postgresql://) rather than an SQLite file. */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
