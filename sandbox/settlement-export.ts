@@ -124,8 +124,8 @@ export async function* zipCsvStream<R>(
     for await (const batch of batches) {
       for (const row of batch) {
         text += line(row);
-        if (text.length < TEXT_CHARS || !(await encode())) continue;
-        yield* drain();
+        if (text.length < TEXT_CHARS) continue;
+        if (await encode()) yield* drain();
         if (performance.now() > sliceEnd) {
           await breathe();
           sliceEnd = performance.now() + SLICE_MS;

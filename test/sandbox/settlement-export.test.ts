@@ -39,3 +39,16 @@ it('hands out zip bytes before the rows are all read', async () => {
   expect(seen.count).toBeLessThan(50_000);
   await stream.return(undefined);
 });
+
+it('keeps text of several bytes a character whole across its chunks (UTF-8 of up to 4 bytes)', async () => {
+  const wide = (i: number) => ({ id: `t-${i}`, note: `Café ☕ ${'😀'.repeat(i % 7)} ${i}` });
+  const wideLine = csvLineWriter(columns.map((c) => (i: number) => wide(i)[c as 'id' | 'note']));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(40_000, { count: 0 }), wideLine));
+  const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
+  expect(csv).toBe(
+    csvFile(
+      columns,
+      Array.from({ length: 40_000 }, (_, i) => wide(i)),
+    ),
+  );
+});
