@@ -27,8 +27,6 @@ export interface SavedRun {
 }
 
 export const SERVERS_FILE = 'bench/saved/servers.json';
-const OPEN = '<!-- figures:servers -->';
-const CLOSE = '<!-- /figures:servers -->';
 
 const NAMES: Record<string, string> = {
   stubs: 'this package',
@@ -76,16 +74,80 @@ export function serversFigures(run: SavedRun): string {
 }
 
 /** `doc` with its figures block replaced by `figures`; throws when the page has no block. */
-export function withServersFigures(doc: string, figures: string): string {
-  const start = doc.indexOf(OPEN);
-  const end = doc.indexOf(CLOSE);
-  if (start < 0 || end < start) throw new Error(`no ${OPEN} … ${CLOSE} block in the page`);
-  return `${doc.slice(0, start + OPEN.length)}\n${figures}\n${doc.slice(end)}`;
-}
+export const withServersFigures = (doc: string, figures: string): string => withFigures(doc, 'servers', figures);
 
 /** The block as the page holds it now. */
-export function serversFiguresIn(doc: string): string | undefined {
-  const start = doc.indexOf(OPEN);
-  const end = doc.indexOf(CLOSE);
-  return start < 0 || end < start ? undefined : doc.slice(start + OPEN.length, end).trim();
+export const serversFiguresIn = (doc: string): string | undefined => figuresIn(doc, 'servers');
+
+/** One export measured by `npm run bench -- --growth` (bench/growth.ts): the sandbox's side and the client's. */
+export interface GrowthRow {
+  /** Which sandbox was measured: `this` (the tree the bench runs in) or `baseline` (--baseline DIR). */
+  sandbox: 'this' | 'baseline';
+  rows: number;
+  exportMs: number;
+  zipBytes: number;
+  rssBeforeMb: number;
+  rssDeltaMb: number;
+  heapDeltaMb: number;
+  buffersDeltaMb: number;
+  retainedMb: number;
+  maxBlockMs: number;
+  maxRunCpuMs: number;
+  /** CPU time of the sandbox's process during the export, every thread (zlib's pool included). */
+  cpuMs: number;
+  purchases: number;
+  p50: number;
+  p99: number;
+}
+
+export interface SavedGrowthRun {
+  date: string;
+  node: string;
+  cpus: number;
+  loadAverage: number;
+  store: 'sqlite' | 'postgres';
+  nodeFlags: string[];
+  concurrency: number;
+  /** The commit of --baseline's tree, when one was measured beside this one. */
+  baseline?: string;
+  rows: GrowthRow[];
+}
+
+export const growthFile = (store: 'sqlite' | 'postgres') => `bench/saved/growth-${store}.json`;
+
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const signed = (n: number, digits = 0) => `${n >= 0 ? '+' : ''}${fixed(n, digits)}`;
+
+/** The Markdown of a saved growth run: how it ran, then a line per export. */
+export function growthFigures(run: SavedGrowthRun): string {
+  const when = `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC`;
+  const paired = run.rows.some((r) => r.sandbox === 'baseline');
+  const lines = [
+    `\`npm run bench -- --growth --store ${run.store}\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${fixed(run.loadAverage)} as it started; the sandbox run with \`${run.nodeFlags.join(' ') || 'no flags'}\`, ${run.concurrency} purchases in flight during each export${paired ? `; each size measured on this tree and on the baseline, commit ${run.baseline}, in turn` : ''}), saved in \`${growthFile(run.store)}\`:`,
+    '',
+    `|${paired ? ' sandbox |' : ''} settled rows | export | rows/s | CPU (all threads) | zip | peak RSS delta (RSS before) | peak JS heap / buffers delta | retained after GC | longest event-loop block (wall) | longest main-thread run (CPU) | purchases during export | purchase p50 / p99 |`,
+    `|${paired ? '---|' : ''}---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    ...run.rows.map(
+      (r) =>
+        `|${paired ? ` ${r.sandbox === 'baseline' ? 'before' : 'after'} |` : ''} ${thousands(r.rows)} | ${fixed(r.exportMs, 0)} ms | ${thousands(Math.round((r.rows * 1000) / r.exportMs))} | ${fixed(r.cpuMs, 0)} ms | ${fixed(r.zipBytes / 1e6)} MB | ${signed(r.rssDeltaMb)} MB (${fixed(r.rssBeforeMb, 0)} MB) | ${signed(r.heapDeltaMb)} / ${signed(r.buffersDeltaMb)} MB | ${signed(r.retainedMb, 1)} MB | ${fixed(r.maxBlockMs)} ms | ${fixed(r.maxRunCpuMs)} ms | ${r.purchases} | ${fixed(r.p50)} ms / ${fixed(r.p99)} ms |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+/** `doc` with the block `name` (between `<!-- figures:name -->` and its closing marker) replaced by `figures`. */
+export function withFigures(doc: string, name: string, figures: string): string {
+  const open = `<!-- figures:${name} -->`;
+  const close = `<!-- /figures:${name} -->`;
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`no ${open} … ${close} block in the page`);
+  return `${doc.slice(0, start + open.length)}\n${figures}\n${doc.slice(end)}`;
+}
+
+/** The block `name` as the page holds it now. */
+export function figuresIn(doc: string, name: string): string | undefined {
+  const start = doc.indexOf(`<!-- figures:${name} -->`);
+  const end = doc.indexOf(`<!-- /figures:${name} -->`);
+  return start < 0 || end < start ? undefined : doc.slice(start + `<!-- figures:${name} -->`.length, end).trim();
 }

@@ -1,5 +1,5 @@
 // npm run bench -- --growth [--sizes 10000,100000,1000000] [--store sqlite|postgres] [--concurrency 4]
-// [--node-flags default]: what the sandbox's costs do as its data grows. For each size a sandbox runs in
+// [--node-flags default] [--cpu-prof DIR] [--baseline DIR] [--save]: what the sandbox's costs do as its data grows. For each size a sandbox runs in
 // a process of its own, with the Node flags `npm start` gives it, on a store holding that many settled
 // card purchases over 30 days: a file in a temporary folder (written straight into SQLite in one
 // transaction), or with --store postgres a new database on bench/postgres.ts's server (one INSERT …
@@ -16,10 +16,19 @@
 //   - longest main-thread run: a 1 ms ticker's longest gap counted in the main thread's own CPU
 //     time (process.threadCpuUsage), i.e. the work that held the loop, without the scheduler's share;
 //   - purchase p50/p99: processCard answered during the export, send to answer (measured here).
-// Targets (issue #20): peak memory flat across sizes, no block over 50 ms.
-import { fork } from 'node:child_process';
+//   - CPU: the sandbox's process's CPU time during the export, all threads (zlib's pool included);
+//     with rows/s, what the export costs whatever else the machine runs.
+// Targets (issue #20): peak memory flat across sizes, no block over 50 ms; (issue #31) 200,000 rows/s
+// at 1,000,000 rows.
+//
+// --baseline DIR: a checkout of an earlier commit (`git clone` of this repository, checked out there,
+// with this tree's node_modules linked in): each size is measured on its sandbox and on this tree's
+// in turn, the same harness driving both, so that a shared machine's drift lands on both alike.
+// --save keeps the run in bench/saved/growth-<store>.json and writes its table into docs/BENCHMARKS.md
+// (bench/figures.ts): the guide's figures are a saved run's.
+import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +36,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
-import { createSandbox, type SqliteStore, type Store } from '../sandbox/index.ts';
+import type { createSandbox as CreateSandbox, SqliteStore, Store } from '../sandbox/index.ts';
+import { type GrowthRow, growthFigures, growthFile, type SavedGrowthRun, withFigures } from './figures.ts';
 import { freshPostgresDatabase } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
 
@@ -39,11 +49,23 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'node-flags': { type: 'string' },
     store: { type: 'string', default: 'sqlite' },
+    'cpu-prof': { type: 'string' },
+    baseline: { type: 'string' },
+    'sandbox-from': { type: 'string' },
+    save: { type: 'boolean', default: false },
   },
 });
 if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
 const DAYS = 30;
-const day = (i: number) => `2026-10-${String(1 + (i % DAYS)).padStart(2, '0')}`;
+const day = (i: number) => `2026-10-${String(1 + i).padStart(2, '0')}`;
+/**
+ * The day of the i-th of `rows` rows: rows are stored day by day, in the order a store fills (a
+ * transaction settles the business day after it is made), so a day's rows lie together in the table.
+ * Spread round-robin over the 30 days instead, consecutive rows of the index sit 30 apart in the
+ * table: PostgreSQL's index scan then read a 260 MB heap in random order through 128 MB of shared
+ * buffers (9.3 s of the server's time for the 1,000,000 rows, against 1.2 s laid out day by day).
+ */
+const dayOf = (i: number, rows: number) => day(Math.floor((i * DAYS) / rows));
 /**
  * The Node flags `npm start` runs the sandbox with (package.json). Without them V8 sizes its heap by
  * the allocation rate: a long export (garbage made as fast as rows are read) grew peak RSS by +72 to
@@ -62,16 +84,7 @@ interface ServerSide {
   retainedMb: number;
   maxBlockMs: number;
   maxRunCpuMs: number;
-}
-
-interface Result extends ServerSide {
-  rows: number;
-  insertS: number;
-  exportMs: number;
-  zipBytes: number;
-  purchases: number;
-  p50: number;
-  p99: number;
+  cpuMs: number;
 }
 
 type FromSandbox = { ready: { port: number; insertS: number } } | { measured: ServerSide };
@@ -79,30 +92,51 @@ type FromSandbox = { ready: { port: number; insertS: number } } | { measured: Se
 if (args.serve) {
   await serve(Number(args.serve));
 } else {
-  const results: Result[] = [];
+  const loadAverage = os.loadavg()[0]!;
+  const results: GrowthRow[] = [];
   for (const size of args.sizes!.split(',').map(Number)) {
-    results.push(await measure(size));
+    if (args.baseline) {
+      results.push(await measure(size, 'baseline'));
+      console.error(`${size} rows done on the baseline`);
+    }
+    results.push(await measure(size, 'this'));
     console.error(`${size} rows done`);
   }
-  console.log(
-    `store ${args.store}; node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), sandbox run with [${SANDBOX_NODE_FLAGS.join(' ')}], ${args.concurrency} purchases in flight during each export\n`,
-  );
-  console.log(
-    '| settled rows | export | zip | peak RSS delta (RSS before) | peak JS heap / buffers delta | retained after GC | longest event-loop block (wall) | longest main-thread run (CPU) | purchases during export | purchase p50 / p99 |',
-  );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : '–');
-  for (const r of results) {
-    console.log(
-      `| ${r.rows.toLocaleString('en')} | ${r.exportMs.toFixed(0)} ms | ${(r.zipBytes / 1e6).toFixed(1)} MB | +${r.rssDeltaMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB) | +${r.heapDeltaMb.toFixed(0)} / +${r.buffersDeltaMb.toFixed(0)} MB | ${r.retainedMb >= 0 ? '+' : ''}${r.retainedMb.toFixed(1)} MB | ${r.maxBlockMs.toFixed(1)} ms | ${r.maxRunCpuMs.toFixed(1)} ms | ${r.purchases} | ${ms(r.p50)} / ${ms(r.p99)} |`,
-    );
+  const run: SavedGrowthRun = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    loadAverage: +loadAverage.toFixed(2),
+    store: args.store,
+    nodeFlags: SANDBOX_NODE_FLAGS,
+    concurrency: Number(args.concurrency),
+    ...(args.baseline && {
+      baseline: execFileSync('git', ['-C', args.baseline, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+    }),
+    rows: results,
+  };
+  const figures = growthFigures(run);
+  console.log(figures);
+  if (args.save) {
+    const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+    writeFileSync(path.join(root, growthFile(run.store)), `${JSON.stringify(run, null, 2)}\n`);
+    const page = path.join(root, 'docs/BENCHMARKS.md');
+    writeFileSync(page, withFigures(readFileSync(page, 'utf8'), `growth-${run.store}`, figures));
+    console.log(`\nsaved in ${growthFile(run.store)}; its table written into docs/BENCHMARKS.md`);
   }
 }
 
 /** The client's side: starts the sandbox's process for `rows`, loads it during one export, collects both sides' figures. */
-async function measure(rows: number): Promise<Result> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', String(rows), '--store', args.store!], {
-    execArgv: [...SANDBOX_NODE_FLAGS, '--expose-gc'],
+async function measure(rows: number, sandbox: GrowthRow['sandbox']): Promise<GrowthRow> {
+  const serveArgs = ['--serve', String(rows), '--store', args.store!];
+  if (sandbox === 'baseline') serveArgs.push('--sandbox-from', path.resolve(args.baseline!));
+  const child = fork(fileURLToPath(import.meta.url), serveArgs, {
+    execArgv: [
+      ...SANDBOX_NODE_FLAGS,
+      '--expose-gc',
+      // --cpu-prof DIR: a CPU profile of the sandbox's process (Node refuses the flag in NODE_OPTIONS).
+      ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const messages: FromSandbox[] = [];
@@ -169,15 +203,21 @@ async function measure(rows: number): Promise<Result> {
     }
     const exportMs = performance.now() - t1;
     exporting = false;
+    // The purchases in flight answered before the sandbox is told to stop: it closes its server and
+    // exits once it has reported, and a purchase still in flight then would end in a reset.
+    await Promise.all(buyers);
     child.send('stop');
     const measured = await next('measured');
-    await Promise.all(buyers);
+    // The sandbox exits once it has dropped its database and removed its file (and written its
+    // profile): let it, rather than kill it first and leave a 300 MB file in the temporary folder.
+    if (child.exitCode === null) await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 60_000))]);
     if (answer.status !== 200 || zipBytes < 100)
       throw new Error(`getSettlement answered ${answer.status}, ${zipBytes} bytes`);
     latencies.sort((a, b) => a - b);
     const pct = (p: number) =>
       latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
-    return { rows, insertS, exportMs, zipBytes, ...measured, purchases: latencies.length, p50: pct(50), p99: pct(99) };
+    console.error(`${sandbox}: ${rows} rows inserted in ${insertS.toFixed(1)} s`);
+    return { sandbox, rows, exportMs, zipBytes, ...measured, purchases: latencies.length, p50: pct(50), p99: pct(99) };
   } finally {
     child.kill();
   }
@@ -187,6 +227,10 @@ async function measure(rows: number): Promise<Result> {
 async function serve(rows: number): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-growth-'));
   const database = args.store === 'postgres' ? await freshPostgresDatabase(`growth_${rows}`) : undefined;
+  // The baseline's sandbox (--baseline), driven by this harness: only the code measured differs.
+  const { createSandbox }: { createSandbox: typeof CreateSandbox } = await import(
+    args['sandbox-from'] ? path.join(args['sandbox-from'], 'sandbox/index.ts') : '../sandbox/index.ts'
+  );
   const sb = await createSandbox({
     dbPath: database?.url ?? path.join(dir, 'growth.db'),
     env: {},
@@ -221,6 +265,7 @@ async function serve(rows: number): Promise<void> {
   }, 5);
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  const cpuBefore = process.cpuUsage();
   let lastCpu = process.threadCpuUsage();
   let maxRunCpuMs = 0;
   const ticker = setInterval(() => {
@@ -230,6 +275,7 @@ async function serve(rows: number): Promise<void> {
   }, 1);
 
   await once(process, 'message');
+  const cpu = process.cpuUsage(cpuBefore);
   delay.disable();
   clearInterval(sampler);
   clearInterval(ticker);
@@ -245,6 +291,7 @@ async function serve(rows: number): Promise<void> {
       retainedMb: mb(after.heapUsed - before.heapUsed),
       maxBlockMs: delay.max / 1e6,
       maxRunCpuMs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     },
   });
   server.close();
@@ -277,14 +324,14 @@ async function insertSqlite(store: SqliteStore, rows: number): Promise<void> {
         pans[i % 3]!,
         String(100000 + (i % 899999)),
         String(100000000 + i),
-        day(i),
-        `${day(i)} 10:00:00`,
+        dayOf(i, rows),
+        `${dayOf(i, rows)} 10:00:00`,
       );
     }
   });
 }
 
-/** The same rows made by PostgreSQL itself: one INSERT … SELECT over generate_series, then ANALYZE. */
+/** The same rows (days in the same order as dayOf) made by PostgreSQL itself: one INSERT … SELECT over generate_series, then ANALYZE. */
 async function insertPostgres(store: Store, rows: number): Promise<void> {
   await store.run(
     `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
@@ -293,8 +340,9 @@ async function insertPostgres(store: Store, rows: number): Promise<void> {
        'ORDER-' || i, 'Product ' || (i % 40), (ARRAY['visa', 'mastercard', 'amex'])[i % 3 + 1],
        (ARRAY['456471XXXXXX0004', '555555XXXXXX4444', '378282XXXXX0005'])[i % 3 + 1], '02', '29',
        (100000 + i % 899999)::text, '00', 'Approved', (100000000 + i)::text, d, '[]', d || ' 10:00:00'
-     FROM generate_series(0, ? - 1) AS i, LATERAL (SELECT '2026-10-' || lpad((1 + i % ${DAYS})::text, 2, '0') AS d) AS day`,
+     FROM generate_series(0, ? - 1) AS i, LATERAL (SELECT '2026-10-' || lpad((1 + i::bigint * ${DAYS} / ?)::text, 2, '0') AS d) AS day`,
     merchant.merchantUUID,
+    rows,
     rows,
   );
   await store.run('ANALYZE transactions');

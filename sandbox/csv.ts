@@ -13,8 +13,11 @@ import { parseCsv } from '../runtime/settlement.ts';
 const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
 const NEEDS_QUOTES = /[",\r\n]/;
+/** Either of the two above: a value that matches neither is written as it is (one test, most cells). */
+const NEEDS_WORK = /^[=+\-@\t\r]|[",\r\n]/;
 
 export function csvField(value: string): string {
+  if (!NEEDS_WORK.test(value)) return value;
   const safe = FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
   return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
@@ -24,6 +27,20 @@ export function csvRows(columns: readonly string[], records: Iterable<Record<str
   let out = '';
   for (const record of records) out += `${columns.map((c) => csvField(String(record[c] ?? ''))).join(',')}\n`;
   return out;
+}
+
+/**
+ * One CSV row (LF-ended) from a record's cells, each read by its column's function: for a stream of
+ * many rows, where a record object and a cell array per row would be garbage. The text csvRows
+ * writes for the same cells.
+ */
+export function csvLineWriter<R>(cells: readonly ((record: R) => string)[]): (record: R) => string {
+  const last = cells.length - 1;
+  return (record) => {
+    let line = '';
+    for (let i = 0; i < last; i++) line += `${csvField(cells[i]!(record))},`;
+    return `${line}${csvField(cells[last]!(record))}\n`;
+  };
 }
 
 /**

@@ -1,79 +1,145 @@
-// A settlement file written as a stream: rows come in one at a time (an AsyncIterable, so any store's
-// cursor plugs in: the async Store's iterate, SQLite's statement iterator or a PostgreSQL cursor),
-// become CSV lines, and are deflated into a streamed zip (fflate's Zip + ZipDeflate) a chunk at a
-// time. Memory holds one chunk of CSV and the compressed output, never the whole CSV.
-import { Zip, ZipDeflate } from 'fflate';
-import { csvRows } from './csv.ts';
+// A settlement file written as a stream: rows come in a batch at a time (an AsyncIterable of arrays,
+// so any store's cursor plugs in: Store.batches reads SQLite's statement iterator or a PostgreSQL
+// cursor), become CSV lines, and are deflated into a streamed zip a large chunk at a time. Memory
+// holds a chunk or two of CSV and the compressed output, never the whole CSV.
+//
+// fflate's Zip writes the container (headers, data descriptor, central directory); the entry's bytes
+// are deflated by node:zlib, whose native deflater runs on libuv's thread pool: the main thread makes
+// the next chunk of CSV while the previous one is compressed, and is never held by the compression.
+import { once } from 'node:events';
+import zlib from 'node:zlib';
+import { type AsyncFlateStreamHandler, Zip, type ZipInputFile } from 'fflate';
 
 /**
- * Rows handed to the deflater at a time (about 20 KiB of CSV: well under a millisecond to deflate).
- * The deflated bytes depend on where pushes end, so the header and these chunks are kept as the
- * earlier page-by-page writer had them: the zip stays byte-identical, not just its CSV.
+ * CSV handed to the deflater at a time, in bytes (about 3,000 rows of the settlement file): big enough
+ * that a chunk's fixed costs (a write, a callback, a yield) vanish per row, small enough that making
+ * one takes a few milliseconds. A new buffer each time: the deflater holds the last until it is done.
  */
-const CHUNK_ROWS = 200;
+const CHUNK_BYTES = 256 * 1024;
+/** Lines gathered as one string before they are encoded into the chunk, in characters. */
+const TEXT_CHARS = 16 * 1024;
+/** CSV the deflater may hold before the stream waits for it: the main thread runs this far ahead. */
+const DEFLATE_AHEAD = 4 * CHUNK_BYTES;
 /** Work done between two yields to the event loop, in milliseconds. */
 export const SLICE_MS = 10;
 
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The zip (one entry, `name`) of a CSV with a header row of `columns` and one line per row, in
- * compressed chunks as they are produced. Yields to the event loop whenever SLICE_MS of work has run.
+ * A zip entry deflated by node:zlib (fflate's ZipInputFile): its CRC-32 (zlib.crc32) and size are
+ * counted as the bytes are written, and written by fflate's Zip after the data, in the entry's data
+ * descriptor.
+ */
+class ZlibDeflateEntry implements ZipInputFile {
+  readonly compression = 8;
+  /** The general-purpose flag's deflate bits (APPNOTE 4.4.4): 0, normal compression (level 6). */
+  readonly flag = 0;
+  crc = 0;
+  size = 0;
+  ondata: AsyncFlateStreamHandler = () => {};
+  // zlib's streams take a Transform's options too (node:zlib passes them on; @types/node omits them).
+  private readonly deflate = zlib.createDeflateRaw({ level: 6, highWaterMark: DEFLATE_AHEAD } as zlib.ZlibOptions);
+  /** Resolves once the deflater has written its last byte (or failed). */
+  readonly ended: Promise<void>;
+  readonly filename: string;
+  readonly mtime: Date;
+
+  constructor(filename: string, mtime: Date) {
+    this.filename = filename;
+    this.mtime = mtime;
+    this.deflate.on('data', (chunk: Buffer<ArrayBuffer>) => this.ondata(null, chunk, false));
+    this.ended = new Promise((resolve, reject) => {
+      this.deflate.on('end', () => {
+        this.ondata(null, new Uint8Array(0), true);
+        resolve();
+      });
+      this.deflate.on('error', reject);
+    });
+    this.ended.catch(() => {}); // awaited by the stream; a failure before that is not unhandled
+  }
+
+  /** Writes bytes (kept by the deflater until it is done with them); resolves when it can take more. */
+  async write(bytes: Uint8Array): Promise<void> {
+    this.crc = zlib.crc32(bytes, this.crc);
+    this.size += bytes.length;
+    if (!this.deflate.write(bytes)) await Promise.race([once(this.deflate, 'drain'), this.ended]);
+  }
+
+  end(): Promise<void> {
+    this.deflate.end();
+    return this.ended;
+  }
+
+  terminate(): void {
+    this.deflate.destroy();
+  }
+}
+
+/**
+ * The zip (one entry, `name`) of a CSV with a header row of `columns` and a line per row (`line`
+ * writes it, LF-ended), in compressed chunks as they are produced. Yields to the event loop whenever
+ * SLICE_MS of work has run.
  */
 export async function* zipCsvStream<R>(
   name: string,
   columns: readonly string[],
-  rows: AsyncIterable<R>,
-  record: (row: R) => Record<string, string>,
-  /** A chunk also ends where this changes (the settlement file's day), as the page-by-page writer's did. */
-  group: (row: R) => unknown = () => undefined,
+  batches: AsyncIterable<readonly R[]>,
+  line: (row: R) => string,
   mtime = new Date('2026-01-01T00:00:00Z'),
 ): AsyncGenerator<Uint8Array> {
   let out: Uint8Array[] = [];
+  let failure: Error | undefined;
   const zip = new Zip((error, chunk) => {
-    if (error) throw error;
-    out.push(chunk);
+    if (error) failure = error;
+    else out.push(chunk);
   });
-  const entry = new ZipDeflate(name, { level: 6 });
-  entry.mtime = mtime;
+  const entry = new ZlibDeflateEntry(name, mtime);
   zip.add(entry);
-  // One buffer for every chunk's UTF-8 (fflate's deflater copies what it is given into its window):
-  // a new array per chunk was garbage the collector let pile up, +130 MB over 1,000,000 rows.
-  const encoder = new TextEncoder();
-  let buffer = new Uint8Array(64 * 1024);
-  const push = (text: string) => {
-    if (text.length * 3 > buffer.length) buffer = new Uint8Array(text.length * 3);
-    const { written } = encoder.encodeInto(text, buffer);
-    entry.push(buffer.subarray(0, written));
-  };
   const drain = function* () {
+    if (failure) throw failure;
     const ready = out;
     out = [];
     yield* ready;
   };
-  push(`${columns.join(',')}\n`);
-  let batch: Record<string, string>[] = [];
-  let current: unknown;
-  let sliceEnd = performance.now() + SLICE_MS;
-  for await (const row of rows) {
-    const key = group(row);
-    if (batch.length && key !== current) {
-      push(csvRows(columns, batch));
-      batch = [];
+  // Lines are gathered a few hundred at a time (a string short-lived enough to die young) and
+  // encoded into one buffer, which goes to the deflater when full: no line outlives a scavenge.
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  let text = `${columns.join(',')}\n`;
+  /** Encodes the gathered lines into the chunk; true when the chunk had to be sent first. */
+  const encode = async (): Promise<boolean> => {
+    // A character is at most 3 bytes of UTF-8 (a surrogate pair 4 for 2): never a line cut short.
+    const full = used + text.length * 3 > chunk.length;
+    if (full) {
+      await entry.write(chunk.subarray(0, used));
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, text.length * 3));
+      used = 0;
     }
-    current = key;
-    batch.push(record(row));
-    if (batch.length < CHUNK_ROWS) continue;
-    push(csvRows(columns, batch));
-    batch = [];
+    used += chunk.write(text, used);
+    text = '';
+    return full;
+  };
+  try {
+    let sliceEnd = performance.now() + SLICE_MS;
+    for await (const batch of batches) {
+      for (const row of batch) {
+        text += line(row);
+        if (text.length < TEXT_CHARS) continue;
+        if (await encode()) yield* drain();
+        if (performance.now() > sliceEnd) {
+          await breathe();
+          sliceEnd = performance.now() + SLICE_MS;
+        }
+      }
+    }
+    await encode();
+    await entry.write(chunk.subarray(0, used));
+    await entry.end();
+    zip.end();
     yield* drain();
-    if (performance.now() > sliceEnd) {
-      await breathe();
-      sliceEnd = performance.now() + SLICE_MS;
-    }
+  } finally {
+    // A consumer that stops early (a client gone) frees the deflater; the rows' cursor is closed by
+    // the for-await above.
+    entry.terminate();
   }
-  if (batch.length) push(csvRows(columns, batch));
-  entry.push(new Uint8Array(0), true);
-  zip.end();
-  yield* drain();
 }

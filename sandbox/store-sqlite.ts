@@ -6,8 +6,14 @@
 // (and nested transactions) that they already hold it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync } from 'node:sqlite';
-import { SqliteDatabase, type Row, type Store } from './store.ts';
+import { BATCH_ROWS, SqliteDatabase, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
+
+/**
+ * Rows of a batch read from a file (at most BATCH_ROWS): a few hundred, so that a batch's rows are
+ * done with before the young generation is next collected, rather than copied and promoted by it.
+ */
+const FILE_BATCH_ROWS = 256;
 
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
 const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
@@ -61,14 +67,37 @@ export class SqliteStore implements Store {
    * under the queue and then yielded.
    */
   async *iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T> {
+    for await (const batch of this.read(sql, params, false)) yield* batch as T[];
+  }
+
+  batches(sql: string, ...params: unknown[]): AsyncIterable<unknown[][]> {
+    return this.read(sql, params, true) as AsyncIterable<unknown[][]>;
+  }
+
+  /** iterate and batches: a batch of rows a step, as objects or (arrays) as arrays of their values. */
+  private async *read(sql: string, params: unknown[], arrays: boolean): AsyncIterable<unknown[]> {
     if (this.inside.getStore() || this.file === ':memory:') {
-      yield* await this.all<T>(sql, ...params);
+      const rows = await this.exclusive(async () => {
+        const statement = this.database.db.prepare(sqliteSql(sql));
+        statement.setReturnArrays(arrays);
+        return statement.all(...(params as never[]));
+      });
+      for (let i = 0; i < rows.length; i += BATCH_ROWS) yield rows.slice(i, i + BATCH_ROWS);
       return;
     }
     const reader = new DatabaseSync(this.file, { readOnly: true });
     try {
       reader.exec('BEGIN'); // one snapshot for the whole stream
-      for (const row of reader.prepare(sqliteSql(sql)).iterate(...(params as never[]))) yield row as T;
+      const statement = reader.prepare(sqliteSql(sql));
+      statement.setReturnArrays(arrays);
+      let batch: unknown[] = [];
+      for (const row of statement.iterate(...(params as never[]))) {
+        batch.push(row);
+        if (batch.length < FILE_BATCH_ROWS) continue;
+        yield batch;
+        batch = [];
+      }
+      if (batch.length) yield batch;
       reader.exec('COMMIT');
     } finally {
       reader.close();

@@ -106,6 +106,11 @@ export interface Store {
   /** Rows streamed, never all in memory: SQLite's statement iterator, a PostgreSQL cursor. */
   iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T>;
   /**
+   * The same stream a batch of at most BATCH_ROWS rows at a time, each row an array of its values in
+   * the SELECT's order: a large read (the settlement export) without an object and a promise per row.
+   */
+  batches(sql: string, ...params: unknown[]): AsyncIterable<unknown[][]>;
+  /**
    * fn in one transaction, committed together or rolled back when it throws. Nested calls join the
    * outer one. PostgreSQL retries fn on a serialisation failure or deadlock (40001, 40P01).
    */
@@ -115,6 +120,13 @@ export interface Store {
   readonly schemaVersion: Promise<number>;
   close(): Promise<void>;
 }
+
+/**
+ * The most rows a batch of Store.batches holds: PostgreSQL's cursor fetches this many in one round
+ * trip (about 500 KB of the settlement file). SQLite, with no round trip to save, hands out smaller
+ * batches (store-sqlite.ts).
+ */
+export const BATCH_ROWS = 5000;
 
 /** Whether PGW_DB names a PostgreSQL database (postgres:// or postgresql://) rather than an SQLite file. */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);

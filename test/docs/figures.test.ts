@@ -4,10 +4,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  figuresIn,
+  growthFigures,
+  growthFile,
+  type SavedGrowthRun,
   type SavedRun,
   SERVERS_FILE,
   serversFigures,
   serversFiguresIn,
+  withFigures,
   withServersFigures,
 } from '../../bench/figures.ts';
 import { ROOT } from '../support/contract.ts';
@@ -34,5 +39,23 @@ describe('the benchmark figures', () => {
       serversFigures({ ...saved, rows: saved.rows.map((r) => ({ ...r, rps: r.rps + 1 })) }),
     );
     expect(serversFiguresIn(edited)).not.toBe(serversFigures(saved));
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('the settlement export figures on %s', (store) => {
+  const run: SavedGrowthRun = JSON.parse(readFileSync(path.join(ROOT, growthFile(store)), 'utf8'));
+
+  it('are the saved run, rendered (npm run bench -- --growth --save writes both)', () => {
+    expect(run.store).toBe(store);
+    expect(figuresIn(page, `growth-${store}`)).toBe(growthFigures(run));
+  });
+
+  it('a changed figure in the page is caught', () => {
+    const edited = withFigures(
+      page,
+      `growth-${store}`,
+      growthFigures({ ...run, rows: run.rows.map((r) => ({ ...r, exportMs: r.exportMs + 1 })) }),
+    );
+    expect(figuresIn(edited, `growth-${store}`)).not.toBe(growthFigures(run));
   });
 });

@@ -3,22 +3,25 @@
 // one csvFile writes for the same records.
 import { unzipSync } from 'fflate';
 import { expect, it } from 'vitest';
-import { csvFile } from '../../sandbox/csv.ts';
+import { csvFile, csvLineWriter } from '../../sandbox/csv.ts';
 import { zipCsvStream } from '../../sandbox/settlement-export.ts';
 import { bodyBytes } from '../../server-stubs/index.ts';
 
 const columns = ['id', 'note'];
 const record = (i: number) => ({ id: `t-${i}`, note: i % 3 ? `plain ${i}` : `=SUM(A${i}), "quoted"` });
+const line = csvLineWriter(columns.map((c) => (i: number) => record(i)[c as 'id' | 'note']));
 
+/** The numbers below n in batches of 100, as a store's cursor hands rows out; `seen` counts those handed out. */
 async function* numbers(n: number, seen: { count: number }) {
-  for (let i = 0; i < n; i++) {
-    seen.count = i + 1;
-    yield i;
+  for (let i = 0; i < n; i += 100) {
+    const batch = Array.from({ length: Math.min(100, n - i) }, (_, j) => i + j);
+    seen.count = i + batch.length;
+    yield batch;
   }
 }
 
 it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
-  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), record));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), line));
   const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
   expect(csv).toBe(
     csvFile(
@@ -30,9 +33,22 @@ it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
 
 it('hands out zip bytes before the rows are all read', async () => {
   const seen = { count: 0 };
-  const stream = zipCsvStream('settlement.csv', columns, numbers(50_000, seen), record);
+  const stream = zipCsvStream('settlement.csv', columns, numbers(50_000, seen), line);
   const first = await stream.next();
   expect(first.done).toBe(false);
   expect(seen.count).toBeLessThan(50_000);
   await stream.return(undefined);
+});
+
+it('keeps text of several bytes a character whole across its chunks (UTF-8 of up to 4 bytes)', async () => {
+  const wide = (i: number) => ({ id: `t-${i}`, note: `Café ☕ ${'😀'.repeat(i % 7)} ${i}` });
+  const wideLine = csvLineWriter(columns.map((c) => (i: number) => wide(i)[c as 'id' | 'note']));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(40_000, { count: 0 }), wideLine));
+  const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
+  expect(csv).toBe(
+    csvFile(
+      columns,
+      Array.from({ length: 40_000 }, (_, i) => wide(i)),
+    ),
+  );
 });

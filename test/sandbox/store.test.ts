@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvColumns } from '../../generated/spec-constants.ts';
 import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
 import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
 import { openStore } from '../../sandbox/open-store.ts';
-import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
+import { BATCH_ROWS, MIGRATIONS, type Store } from '../../sandbox/store.ts';
 
 const PG_URL = process.env.PGW_TEST_DATABASE_URL;
 const SKIP_PG =
@@ -170,6 +171,33 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
       seen.push(row.token);
     expect(seen).toHaveLength(450);
     expect(seen[449]).toBe('tok0449');
+  });
+
+  it('streams rows in batches of arrays with batches, in order, each batch at most BATCH_ROWS', async () => {
+    const total = 2 * BATCH_ROWS + 7;
+    await store.transaction(async () => {
+      for (let i = 0; i < total; i++)
+        await store.run(
+          'INSERT INTO merchant_requests (reference, partner_id, status, created_at) VALUES (?, ?, ?, ?)',
+          `b${String(i).padStart(6, '0')}`,
+          'batches',
+          's',
+          'x',
+        );
+    });
+    const sizes: number[] = [];
+    const rows: unknown[][] = [];
+    for await (const batch of store.batches(
+      "SELECT reference, partner_id FROM merchant_requests WHERE partner_id = 'batches' ORDER BY reference",
+    )) {
+      sizes.push(batch.length);
+      rows.push(...batch);
+    }
+    expect(sizes.every((n) => n > 0 && n <= BATCH_ROWS)).toBe(true);
+    expect(rows).toHaveLength(total);
+    expect(rows[0]).toEqual(['b000000', 'batches']);
+    expect(rows.at(-1)).toEqual([`b${String(total - 1).padStart(6, '0')}`, 'batches']);
+    await store.run("DELETE FROM merchant_requests WHERE partner_id = 'batches'");
   });
 
   it("a statement outside a transaction does not run inside (nor roll back with) another request's transaction", async () => {
@@ -378,6 +406,61 @@ describe.skipIf(!PG_URL)(`Notifications across three processes on PostgreSQL${PG
 });
 
 describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  it('exports a settlement file of several cursor batches: the day asked only, in order, card numbers masked', async () => {
+    const { readSettlement } = await import('../../runtime/settlement.ts');
+    const url = await freshDatabase();
+    const sb = await createSandbox({ env: { PGW_DB: url } });
+    try {
+      const row = (id: string, merchantId: string, kind: string, day: string) =>
+        sb.store.run(
+          `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+           VALUES (?, ?, ?, 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ?, 'Tea', 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789', ?, '[]', ?)`,
+          id,
+          merchantId,
+          kind,
+          `R-${id}`,
+          day,
+          `${day} 10:00:00`,
+        );
+      const total = 2 * BATCH_ROWS + 11;
+      await sb.store.transaction(async () => {
+        for (let i = 0; i < total; i++) {
+          await row(`t-${i}`, merchant.merchantUUID, 'purchase', '2026-11-02');
+          if (i % 1000 === 0) {
+            await row(`next-${i}`, merchant.merchantUUID, 'purchase', '2026-11-03'); // another day
+            await row(`refund-${i}`, merchant.merchantUUID, 'refund', '2026-11-02'); // not a settled card payment
+            await row(`other-${i}`, 'another-merchant', 'purchase', '2026-11-02');
+          }
+        }
+      });
+      const answer = await send(
+        sb,
+        signed('getSettlement', {
+          method: 'getSettlement',
+          ...merchant,
+          settlementFrom: '2026-11-02',
+          settlementTo: '2026-11-02',
+          version: '1.6',
+          hash: 'x',
+        }),
+      );
+      const file = readSettlement(answer.response.body as Uint8Array);
+      expect(file.columns).toEqual([...csvColumns.settlement['1.6']]);
+      expect(file.rows).toHaveLength(total);
+      expect(file.rows.map((r) => r.transactionID)).toEqual(Array.from({ length: total }, (_, i) => `t-${i}`));
+      expect(new Set(file.rows.map((r) => r.settlementDate))).toEqual(new Set(['2026-11-02']));
+      expect(new Set(file.rows.map((r) => r.paymentCardNumber))).toEqual(new Set(['456471XXXXXX0004']));
+      expect(file.rows[0]).toMatchObject({
+        transactionReferenceID: 'R-t-0',
+        transactionAmount: '12.34',
+        feeAmount: '0.22',
+      });
+    } finally {
+      await sb.close();
+      await dropDatabase(url);
+    }
+  });
+
   // A database restart or fail-over, or an administrator ending a backend, while a request holds the
   // connection: pg emits 'error' on a checked-out client, and with no listener that ended the process.
   it('a connection ended by the server while a request holds it fails that request only; the next is served', async () => {
