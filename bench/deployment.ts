@@ -24,6 +24,9 @@
 //
 // --cpu-prof DIR: each sandbox instance runs with Node's --cpu-prof and writes its profile into DIR
 // when it is stopped (SIGTERM, the sandbox's own shut-down): open it in Chrome's DevTools.
+// --baseline DIR: the sandbox of another checkout of this package (DIR, with node_modules) measured
+// too, with the first instance count, as the target `baseline`: before and after a change in one run
+// (git archive REV | tar -x -C DIR; ln -s "$PWD/node_modules" DIR/).
 // --save keeps the run in bench/saved/deployment-<store>.json and writes its figures into
 // docs/BENCHMARKS.md (bench/figures.ts).
 //
@@ -54,6 +57,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     peers: { type: 'string', default: 'stubs,mock' },
     'cpu-prof': { type: 'string' },
+    baseline: { type: 'string' },
     save: { type: 'boolean', default: false },
   },
 });
@@ -144,9 +148,9 @@ function spawnServer(
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-deploy-'));
 
-function sandboxTarget(n: number): Target {
+function sandboxTarget(n: number, root = ROOT, name = `sandbox×${n}`): Target {
   return {
-    name: `sandbox×${n}`,
+    name,
     instances: n,
     async start(round) {
       const db =
@@ -157,7 +161,7 @@ function sandboxTarget(n: number): Target {
       const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof'])] : [];
       const one = () =>
         spawnServer(
-          [...profile, path.join(ROOT, 'sandbox/main.ts'), '--port', '0', '--quiet'],
+          [...profile, path.join(root, 'sandbox/main.ts'), '--port', '0', '--quiet'],
           { PGW_DB: db.url, PGW_SANDBOX_DATA_KEY: key, NODE_ENV: 'production' },
           /sandbox on (http:\/\/[^\s]+)/,
         );
@@ -294,7 +298,11 @@ async function measure(target: Target, round: number): Promise<DeploymentRow> {
   }
 }
 
-const targets = [...peers.map((p) => PEERS[p]!), ...counts.map(sandboxTarget)];
+const targets = [
+  ...peers.map((p) => PEERS[p]!),
+  ...(args.baseline ? [sandboxTarget(counts[0]!, path.resolve(args.baseline), 'baseline')] : []),
+  ...counts.map((n) => sandboxTarget(n)),
+];
 const results = new Map<string, DeploymentRow[]>(targets.map((t) => [t.name, []]));
 try {
   for (let round = 0; round < Number(args.rounds); round++)

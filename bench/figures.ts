@@ -136,7 +136,9 @@ const targetName = (target: string, store: string) =>
     ? "this package's server, trivial handler"
     : target === 'mock'
       ? 'the Prism mock (front + Prism)'
-      : `the sandbox on ${store === 'sqlite' ? 'one SQLite file' : 'PostgreSQL'}, ${target.replace('sandbox×', '')} instance(s)`;
+      : target === 'baseline'
+        ? 'the sandbox of --baseline (before), first instance count'
+        : `the sandbox on ${store === 'sqlite' ? 'one SQLite file' : 'PostgreSQL'}, ${target.replace('sandbox×', '')} instance(s)`;
 
 /** Requests a second one core serves at this CPU per request (the target's and the database's). */
 export const perCore = (row: DeploymentRow) => Math.round(1000 / (row.cpuMs + (row.databaseCpuMs ?? 0)));
@@ -167,6 +169,14 @@ export function deploymentFigures(run: DeploymentRun): string {
         ? [`| ${targetName(r.target, run.store)} / the Prism mock, req/s | ${(r.rps / mock.rps).toFixed(2)} |`]
         : []),
     ]);
+  const baseline = run.rows.find((r) => r.target === 'baseline');
+  const cpu = (r: DeploymentRow) => r.cpuMs + (r.databaseCpuMs ?? 0);
+  const first = run.rows.find((r) => r.target.startsWith('sandbox×'));
+  if (baseline && first)
+    ratios.push(
+      `| ${targetName(first.target, run.store)} / --baseline, req/s | ${(first.rps / baseline.rps).toFixed(2)} |`,
+      `| ${targetName(first.target, run.store)} / --baseline, CPU per request (with the database's) | ${(cpu(first) / cpu(baseline)).toFixed(2)} |`,
+    );
   if (ratios.length) lines.push('', '| measure | result |', '|---|---|', ...ratios);
   return lines.join('\n');
 }

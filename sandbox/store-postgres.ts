@@ -3,13 +3,28 @@
 // Each transaction runs on one pooled client, found by its statements through AsyncLocalStorage;
 // read-check-writes lock their rows with SELECT … FOR UPDATE (READ COMMITTED), and a transaction that
 // PostgreSQL aborts as a deadlock or serialisation failure is run again from the start.
+//
+// What a request costs here is mostly round trips (docs/BENCHMARKS.md), so:
+// - every statement is a named prepared statement: each connection parses and plans a text once;
+// - a transaction begins at its first statement that writes or locks (beginsTransaction, store.ts), and
+//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { MIGRATIONS, type Row, type Store } from './store.ts';
+import { beginsTransaction, MIGRATIONS, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
+
+/** PostgreSQL's synchronous_commit for the sandbox's sessions (PGW_PG_SYNCHRONOUS_COMMIT), else the server's. */
+const SYNCHRONOUS_COMMIT = new Set(['on', 'off', 'local', 'remote_write', 'remote_apply']);
+export function synchronousCommitFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.PGW_PG_SYNCHRONOUS_COMMIT;
+  if (value === undefined || value === '') return undefined;
+  if (!SYNCHRONOUS_COMMIT.has(value))
+    throw new Error(`PGW_PG_SYNCHRONOUS_COMMIT is one of ${[...SYNCHRONOUS_COMMIT].join(', ')}, not ${value}`);
+  return value;
+}
 const RETRIES = 20;
 const CURSOR_ROWS = 200;
 
@@ -22,8 +37,14 @@ export function postgresSql(sql: string): string {
     if (ch === "'") quoted = !quoted;
     out += ch === '?' && !quoted ? `$${++n}` : ch;
   }
-  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out))
-    out = `${out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ').replace(/;\s*$/, '')} ON CONFLICT DO NOTHING`;
+  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out)) {
+    // ON CONFLICT goes before a RETURNING clause.
+    const [insert, returning] = out
+      .replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ')
+      .replace(/;\s*$/, '')
+      .split(/(?=\sRETURNING\s)/i);
+    out = `${insert} ON CONFLICT DO NOTHING${returning ?? ''}`;
+  }
   return out;
 }
 
@@ -51,9 +72,12 @@ const types = {
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
-  private readonly client = new AsyncLocalStorage<pg.PoolClient>();
+  /** The unit of work a statement belongs to: its client, once its first write or lock has begun it. */
+  private readonly unit = new AsyncLocalStorage<{ client?: pg.PoolClient; begin?: Promise<pg.PoolClient> }>();
+  /** Each SQL text's prepared statement name (and its PostgreSQL text), made once. */
+  private readonly prepared = new Map<string, { name: string; text: string }>();
 
-  private constructor(url: string) {
+  private constructor(url: string, synchronousCommit?: string) {
     // A database that does not answer fails a connection within 2 s rather than holding the request (and
     // the next ones) for as long as the operating system tries to connect.
     this.pool = new pg.Pool({
@@ -61,6 +85,8 @@ export class PostgresStore implements Store {
       max: Number(process.env.PGW_DB_POOL ?? 10),
       connectionTimeoutMillis: 2000,
       types,
+      // Set as each connection starts: no round trip of its own.
+      ...(synchronousCommit ? { options: `-c synchronous_commit=${synchronousCommit}` } : {}),
     });
     // An idle client's error (the server restarted) must not end the process; the pool replaces it.
     this.pool.on('error', () => {});
@@ -70,8 +96,8 @@ export class PostgresStore implements Store {
     this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
-  static async open(url: string): Promise<PostgresStore> {
-    const store = new PostgresStore(url);
+  static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
+    const store = new PostgresStore(url, synchronousCommitFromEnv(env));
     await store.migrate();
     return store;
   }
@@ -102,8 +128,36 @@ export class PostgresStore implements Store {
     return this.get<{ version: number }>('SELECT version FROM pgw_schema').then((r) => r?.version ?? 0);
   }
 
-  private query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
-    return (this.client.getStore() ?? this.pool).query(postgresSql(sql), params);
+  private statement(sql: string): { name: string; text: string } {
+    let s = this.prepared.get(sql);
+    if (!s) {
+      s = { name: `pgw_${this.prepared.size}`, text: postgresSql(sql) };
+      this.prepared.set(sql, s);
+    }
+    return s;
+  }
+
+  private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    const unit = this.unit.getStore();
+    const client = unit?.client ?? (unit && beginsTransaction(sql) ? await this.begin(unit) : this.pool);
+    const { name, text } = this.statement(sql);
+    return client.query({ name, text, values: params });
+  }
+
+  /** The unit's connection, its transaction begun (once, whichever statement asks first). */
+  private begin(unit: { client?: pg.PoolClient; begin?: Promise<pg.PoolClient> }): Promise<pg.PoolClient> {
+    unit.begin ??= (async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+      unit.client = client;
+      return client;
+    })();
+    return unit.begin;
   }
 
   async get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
@@ -120,7 +174,9 @@ export class PostgresStore implements Store {
 
   /** A cursor read CURSOR_ROWS at a time: memory stays flat whatever the result's size. */
   async *iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T> {
-    const inTransaction = this.client.getStore();
+    const unit = this.unit.getStore();
+    // Inside a unit of work the cursor runs in its transaction (begun for it: a cursor holds a snapshot).
+    const inTransaction = unit ? (unit.client ?? (await this.begin(unit))) : undefined;
     const client = inTransaction ?? (await this.pool.connect());
     const cursor = client.query(new Cursor(postgresSql(sql), params, { types } as never));
     try {
@@ -136,21 +192,21 @@ export class PostgresStore implements Store {
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.client.getStore()) return fn();
+    if (this.unit.getStore()) return fn();
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
+      const unit: { client?: pg.PoolClient; begin?: Promise<pg.PoolClient> } = {};
       try {
-        await client.query('BEGIN');
-        const result = await this.client.run(client, fn);
-        await client.query('COMMIT');
+        const result = await this.unit.run(unit, fn);
+        if (unit.begin) await (await unit.begin).query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        const client = unit.begin && (await unit.begin.catch(() => undefined));
+        if (client) await client.query('ROLLBACK').catch(() => {});
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       } finally {
-        client.release();
+        if (unit.begin) (await unit.begin.catch(() => undefined))?.release();
       }
     }
   }
