@@ -27,6 +27,9 @@
 // --baseline DIR: the sandbox of another checkout of this package (DIR, with node_modules) measured
 // too, with the first instance count, as the target `baseline`: before and after a change in one run
 // (git archive REV | tar -x -C DIR; ln -s "$PWD/node_modules" DIR/).
+// --variant NAME=VALUE (repeatable): the sandbox again, first instance count, with that variable in its
+// environment: the durability settings side by side (PGW_SQLITE_SYNCHRONOUS=FULL,
+// PGW_PG_SYNCHRONOUS_COMMIT=off, PGOPTIONS='-c commit_delay=200' for PostgreSQL's grouped commits).
 // --save keeps the run in bench/saved/deployment-<store>.json and writes its figures into
 // docs/BENCHMARKS.md (bench/figures.ts).
 //
@@ -58,6 +61,7 @@ const { values: args } = parseArgs({
     peers: { type: 'string', default: 'stubs,mock' },
     'cpu-prof': { type: 'string' },
     baseline: { type: 'string' },
+    variant: { type: 'string', multiple: true },
     save: { type: 'boolean', default: false },
   },
 });
@@ -148,7 +152,7 @@ function spawnServer(
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-deploy-'));
 
-function sandboxTarget(n: number, root = ROOT, name = `sandbox×${n}`): Target {
+function sandboxTarget(n: number, root = ROOT, name = `sandbox×${n}`, variant: Record<string, string> = {}): Target {
   return {
     name,
     instances: n,
@@ -162,7 +166,7 @@ function sandboxTarget(n: number, root = ROOT, name = `sandbox×${n}`): Target {
       const one = () =>
         spawnServer(
           [...profile, path.join(root, 'sandbox/main.ts'), '--port', '0', '--quiet'],
-          { PGW_DB: db.url, PGW_SANDBOX_DATA_KEY: key, NODE_ENV: 'production' },
+          { PGW_DB: db.url, PGW_SANDBOX_DATA_KEY: key, NODE_ENV: 'production', ...variant },
           /sandbox on (http:\/\/[^\s]+)/,
         );
       const instances: ChildProcess[] = [];
@@ -302,6 +306,11 @@ const targets = [
   ...peers.map((p) => PEERS[p]!),
   ...(args.baseline ? [sandboxTarget(counts[0]!, path.resolve(args.baseline), 'baseline')] : []),
   ...counts.map((n) => sandboxTarget(n)),
+  ...(args.variant ?? []).map((v) => {
+    const [name, ...value] = v.split('=');
+    if (!name || !value.length) throw new Error(`--variant is NAME=VALUE, not ${v}`);
+    return sandboxTarget(counts[0]!, ROOT, `sandbox×${counts[0]} ${v}`, { [name]: value.join('=') });
+  }),
 ];
 const results = new Map<string, DeploymentRow[]>(targets.map((t) => [t.name, []]));
 try {

@@ -138,7 +138,7 @@ const targetName = (target: string, store: string) =>
       ? 'the Prism mock (front + Prism)'
       : target === 'baseline'
         ? 'the sandbox of --baseline (before), first instance count'
-        : `the sandbox on ${store === 'sqlite' ? 'one SQLite file' : 'PostgreSQL'}, ${target.replace('sandbox×', '')} instance(s)`;
+        : `the sandbox on ${store === 'sqlite' ? 'one SQLite file' : 'PostgreSQL'}, ${target.replace(/^sandbox×(\d+)/, '$1 instance(s)').replace(/ instance\(s\) (.+)$/, ' instance(s), `$1`')}`;
 
 /** Requests a second one core serves at this CPU per request (the target's and the database's). */
 export const perCore = (row: DeploymentRow) => Math.round(1000 / (row.cpuMs + (row.databaseCpuMs ?? 0)));
@@ -146,7 +146,7 @@ export const perCore = (row: DeploymentRow) => Math.round(1000 / (row.cpuMs + (r
 /** The Markdown of a saved deployment run: each target's median round, CPU per request, per core, the ratios. */
 export function deploymentFigures(run: DeploymentRun): string {
   const when = `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC`;
-  const instances = run.rows.filter((r) => r.target.startsWith('sandbox×')).map((r) => r.target.slice(8));
+  const instances = run.rows.filter((r) => /^sandbox×\d+$/.test(r.target)).map((r) => r.target.slice(8));
   const lines = [
     `\`npm run bench -- --store ${run.store} --instances ${instances.join(',')}\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${run.loadAverage.toFixed(1)} as it started; ${run.rounds} round${run.rounds === 1 ? '' : 's'} of ${run.duration} s, targets taking turns, ${run.connections} connections; processCard + queryCard), saved in \`${deploymentFile(run.store)}\`:`,
     '',
@@ -159,24 +159,28 @@ export function deploymentFigures(run: DeploymentRun): string {
   ];
   const stubs = run.rows.find((r) => r.target === 'stubs');
   const mock = run.rows.find((r) => r.target === 'mock');
+  const plain = (r: DeploymentRow) => /^sandbox×\d+$/.test(r.target);
+  const cpu = (r: DeploymentRow) => r.cpuMs + (r.databaseCpuMs ?? 0);
+  const first = run.rows.find(plain);
+  const against = (r: DeploymentRow, other: DeploymentRow, label: string, withCpu: boolean) => [
+    `| ${targetName(r.target, run.store)} / ${label}, req/s | ${(r.rps / other.rps).toFixed(2)} |`,
+    ...(withCpu
+      ? [
+          `| ${targetName(r.target, run.store)} / ${label}, CPU per request (with the database's) | ${(cpu(r) / cpu(other)).toFixed(2)} |`,
+        ]
+      : []),
+  ];
   const ratios = run.rows
-    .filter((r) => r.target.startsWith('sandbox×'))
+    .filter(plain)
     .flatMap((r) => [
-      ...(stubs
-        ? [`| ${targetName(r.target, run.store)} / the server alone, req/s | ${(r.rps / stubs.rps).toFixed(2)} |`]
-        : []),
-      ...(mock
-        ? [`| ${targetName(r.target, run.store)} / the Prism mock, req/s | ${(r.rps / mock.rps).toFixed(2)} |`]
-        : []),
+      ...(stubs ? against(r, stubs, 'the server alone', false) : []),
+      ...(mock ? against(r, mock, 'the Prism mock', false) : []),
     ]);
   const baseline = run.rows.find((r) => r.target === 'baseline');
-  const cpu = (r: DeploymentRow) => r.cpuMs + (r.databaseCpuMs ?? 0);
-  const first = run.rows.find((r) => r.target.startsWith('sandbox×'));
-  if (baseline && first)
-    ratios.push(
-      `| ${targetName(first.target, run.store)} / --baseline, req/s | ${(first.rps / baseline.rps).toFixed(2)} |`,
-      `| ${targetName(first.target, run.store)} / --baseline, CPU per request (with the database's) | ${(cpu(first) / cpu(baseline)).toFixed(2)} |`,
-    );
+  if (baseline && first) ratios.push(...against(first, baseline, '--baseline', true));
+  if (first)
+    for (const variant of run.rows.filter((r) => r.target.startsWith('sandbox×') && !plain(r)))
+      ratios.push(...against(variant, first, 'the default', true));
   if (ratios.length) lines.push('', '| measure | result |', '|---|---|', ...ratios);
   return lines.join('\n');
 }

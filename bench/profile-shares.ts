@@ -17,54 +17,59 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** The parts of a request the write-up names, first match wins (a frame's URL and function). */
-const PARTS: [string, (url: string, fn: string) => boolean][] = [
-  [
-    'transaction control (BEGIN, COMMIT)',
-    (url, fn) => /sandbox\/store-(sqlite|postgres)\.ts$/.test(url) && fn === 'transaction',
-  ],
-  ['encryption (vault)', (url) => url.endsWith('sandbox/vault-crypto.ts')],
-  ['notifier', (url) => /sandbox\/(notifier|delivery-queue|notify-send)\.ts$/.test(url)],
-  [
-    "the store's statements (client side)",
-    (url) =>
-      /sandbox\/(store[-\w]*|fresh-id)\.ts$/.test(url) ||
-      /node_modules\/(pg|pg-pool|pg-protocol|pg-cursor|pg-types|pgpass)\//.test(url),
-  ],
-  ['the handler’s logic', (url) => /\/sandbox\//.test(url)],
-  ['the validating server', (url) => /\/(server-stubs|runtime|generated)\//.test(url) || /node_modules\/ajv/.test(url)],
-  ['HTTP, sockets, event loop (Node)', (url) => url.startsWith('node:') || url === ''],
-];
+const STORE = /sandbox\/(store-sqlite|store-postgres|store|fresh-id)\.ts$/;
+const PG_CLIENT = /node_modules\/(pg|pg-pool|pg-protocol|pg-cursor|pg-types)\//;
+const TRANSACTION_CONTROL = new Set(['transaction', 'begin', 'beginImmediate', 'connectAndBegin']);
+
+/**
+ * The part of the work a sample's stack is, from its leaf up: the first frame of this package's code
+ * or of a library decides, and whether Node's own I/O layer (node: frames, native calls) lies between
+ * it and the leaf tells I/O (a socket write for an HTTP answer or a PostgreSQL round trip) from work.
+ */
+function partOf(stack: { functionName: string; url: string }[]): string {
+  const leaf = stack[0]!.functionName;
+  if (leaf === '(idle)') return 'idle';
+  if (leaf === '(garbage collector)') return 'garbage collection';
+  if (leaf === '(program)') return 'native, unattributed (program)';
+  let io = false;
+  for (const { functionName: fn, url } of stack) {
+    if (!url || url.startsWith('node:')) {
+      if (url.startsWith('node:')) io ||= /^node:(net|_http|internal\/stream|internal\/streams|stream)/.test(url);
+      continue;
+    }
+    if (STORE.test(url) && TRANSACTION_CONTROL.has(fn)) return 'transaction control (BEGIN, COMMIT)';
+    if (STORE.test(url) || PG_CLIENT.test(url))
+      return io ? 'round trips to PostgreSQL (socket I/O)' : "the store's statements (in the instance)";
+    if (url.endsWith('sandbox/vault-crypto.ts')) return 'encryption (the vault)';
+    if (/sandbox\/(notifier|delivery-queue|notify-send)\.ts$/.test(url)) return 'the notifier';
+    if (url.includes('/sandbox/')) return "the handler's logic (sandbox/)";
+    if (/\/(server-stubs|runtime|generated)\//.test(url) || url.includes('node_modules/ajv'))
+      return io ? 'HTTP: reading requests, writing answers (Node)' : 'the validating server (server-stubs/)';
+    if (url.includes('node_modules/')) return 'other libraries';
+  }
+  return io ? 'HTTP: reading requests, writing answers (Node)' : 'Node: event loop, timers, module loading';
+}
 
 function shares(file: string): Map<string, number> {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const partOf = new Map<number, string>();
-  const classify = (id: number): string => {
-    const known = partOf.get(id);
-    if (known) return known;
-    const { functionName: fn, url } = byId.get(id)!.callFrame;
-    let part: string | undefined;
-    if (fn === '(idle)') part = 'idle';
-    else if (fn === '(garbage collector)') part = 'garbage collection';
-    else if (fn === '(program)') part = 'native, unattributed (program)';
-    else if (url) part = PARTS.find(([, test]) => test(url, fn))?.[0];
-    const up = parent.get(id);
-    part ??= up === undefined ? 'HTTP, sockets, event loop (Node)' : classify(up);
-    // A native frame (no URL) takes its caller's part unless the caller is Node's own.
-    if (!url && up !== undefined && part === 'HTTP, sockets, event loop (Node)') {
-      const caller = classify(up);
-      if (caller !== 'idle') part = caller;
+  const parts = new Map<number, string>();
+  const part = (id: number) => {
+    let known = parts.get(id);
+    if (known === undefined) {
+      const stack = [];
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!.callFrame);
+      known = partOf(stack);
+      parts.set(id, known);
     }
-    partOf.set(id, part);
-    return part;
+    return known;
   };
   const totals = new Map<string, number>();
   profile.samples.forEach((id, k) => {
-    const part = classify(id);
-    totals.set(part, (totals.get(part) ?? 0) + (profile.timeDeltas[k] ?? 0));
+    const p = part(id);
+    totals.set(p, (totals.get(p) ?? 0) + (profile.timeDeltas[k] ?? 0));
   });
   return totals;
 }

@@ -50,16 +50,18 @@ export class SqliteStore implements Store {
 
   /** The unit's transaction begun: its turn of the queue taken, then BEGIN IMMEDIATE (once, whoever asks first). */
   private begin(unit: Unit): Promise<void> {
-    unit.begin ??= this.turn().then((release) => {
-      try {
-        this.database.db.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        release();
-        throw error;
-      }
-      unit.release = release;
-    });
+    unit.begin ??= this.turn().then((release) => this.beginImmediate(unit, release));
     return unit.begin;
+  }
+
+  private beginImmediate(unit: Unit, release: () => void): void {
+    try {
+      this.database.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      release();
+      throw error;
+    }
+    unit.release = release;
   }
 
   /** Runs one synchronous statement where it belongs: in its unit's transaction, at once, or at its turn. */
