@@ -73,11 +73,117 @@ export function serversFigures(run: SavedRun): string {
   return lines.join('\n');
 }
 
-/** `doc` with its figures block replaced by `figures`; throws when the page has no block. */
-export const withServersFigures = (doc: string, figures: string): string => withFigures(doc, 'servers', figures);
+/** The markers of a figures block: `<!-- figures:NAME -->` … `<!-- /figures:NAME -->`. */
+const markers = (name: string) => [`<!-- figures:${name} -->`, `<!-- /figures:${name} -->`] as const;
 
-/** The block as the page holds it now. */
-export const serversFiguresIn = (doc: string): string | undefined => figuresIn(doc, 'servers');
+/** `doc` with its figures block `name` replaced by `figures`; throws when the page has no such block. */
+export function withFigures(doc: string, name: string, figures: string): string {
+  const [open, close] = markers(name);
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`no ${open} … ${close} block in the page`);
+  return `${doc.slice(0, start + open.length)}\n${figures}\n${doc.slice(end)}`;
+}
+
+/** The block `name` as the page holds it now. */
+export function figuresIn(doc: string, name: string): string | undefined {
+  const [open, close] = markers(name);
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  return start < 0 || end < start ? undefined : doc.slice(start + open.length, end).trim();
+}
+
+export const withServersFigures = (doc: string, figures: string) => withFigures(doc, 'servers', figures);
+export const serversFiguresIn = (doc: string) => figuresIn(doc, 'servers');
+
+// The deployment bench (bench/deployment.ts): the sandbox on one store beside the validating server
+// with a trivial handler and the Prism mock, on the same mix, each target's median round.
+
+export interface DeploymentRow {
+  /** stubs, mock, or sandbox×N (N instances). */
+  target: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** The target's processes' CPU per answered request, ms. */
+  cpuMs: number;
+  /** The database's (PostgreSQL backends') CPU per answered request, ms, when the server is on this machine. */
+  databaseCpuMs?: number;
+  /** Per cent of all the machine's cores busy during the round, other work included. */
+  machineBusy: number;
+  /** Every round's req/s (the row is the median round's). */
+  rounds: number[];
+}
+
+export interface DeploymentRun {
+  date: string;
+  node: string;
+  cpus: number;
+  loadAverage: number;
+  store: 'sqlite' | 'postgres';
+  connections: number;
+  duration: number;
+  rounds: number;
+  rows: DeploymentRow[];
+}
+
+export const deploymentFile = (store: string) => `bench/saved/deployment-${store}.json`;
+
+const targetName = (target: string, store: string) =>
+  target === 'stubs'
+    ? "this package's server, trivial handler"
+    : target === 'mock'
+      ? 'the Prism mock (front + Prism)'
+      : target === 'baseline'
+        ? 'the sandbox of --baseline (before), first instance count'
+        : `the sandbox on ${store === 'sqlite' ? 'one SQLite file' : 'PostgreSQL'}, ${target.replace(/^sandbox×(\d+)/, '$1 instance(s)').replace(/ instance\(s\) (.+)$/, ' instance(s), `$1`')}`;
+
+/** Requests a second one core serves at this CPU per request (the target's and the database's). */
+export const perCore = (row: DeploymentRow) => Math.round(1000 / (row.cpuMs + (row.databaseCpuMs ?? 0)));
+
+/** The Markdown of a saved deployment run: each target's median round, CPU per request, per core, the ratios. */
+export function deploymentFigures(run: DeploymentRun): string {
+  const when = `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC`;
+  const instances = run.rows.filter((r) => /^sandbox×\d+$/.test(r.target)).map((r) => r.target.slice(8));
+  const lines = [
+    `\`npm run bench -- --store ${run.store} --instances ${instances.join(',')}\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${run.loadAverage.toFixed(1)} as it started; ${run.rounds} round${run.rounds === 1 ? '' : 's'} of ${run.duration} s, targets taking turns, ${run.connections} connections; processCard + queryCard), saved in \`${deploymentFile(run.store)}\`:`,
+    '',
+    "| target | req/s, median round | rounds | p50 | p99 | non-2xx, errors | CPU per request | database's CPU per request | requests a second per core | machine busy |",
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...run.rows.map(
+      (r) =>
+        `| ${targetName(r.target, run.store)} | ${thousands(r.rps)} | ${r.rounds.map(thousands).join(' / ')} | ${r.p50} ms | ${r.p99} ms | ${r.non2xx}, ${r.errors} | ${r.cpuMs.toFixed(3)} ms | ${r.databaseCpuMs === undefined ? '—' : `${r.databaseCpuMs.toFixed(3)} ms`} | ${thousands(perCore(r))} | ${r.machineBusy} % |`,
+    ),
+  ];
+  const stubs = run.rows.find((r) => r.target === 'stubs');
+  const mock = run.rows.find((r) => r.target === 'mock');
+  const plain = (r: DeploymentRow) => /^sandbox×\d+$/.test(r.target);
+  const cpu = (r: DeploymentRow) => r.cpuMs + (r.databaseCpuMs ?? 0);
+  const first = run.rows.find(plain);
+  const against = (r: DeploymentRow, other: DeploymentRow, label: string, withCpu: boolean) => [
+    `| ${targetName(r.target, run.store)} / ${label}, req/s | ${(r.rps / other.rps).toFixed(2)} |`,
+    ...(withCpu
+      ? [
+          `| ${targetName(r.target, run.store)} / ${label}, CPU per request (with the database's) | ${(cpu(r) / cpu(other)).toFixed(2)} |`,
+        ]
+      : []),
+  ];
+  const ratios = run.rows
+    .filter(plain)
+    .flatMap((r) => [
+      ...(stubs ? against(r, stubs, 'the server alone', false) : []),
+      ...(mock ? against(r, mock, 'the Prism mock', false) : []),
+    ]);
+  const baseline = run.rows.find((r) => r.target === 'baseline');
+  if (baseline && first) ratios.push(...against(first, baseline, '--baseline', true));
+  if (first)
+    for (const variant of run.rows.filter((r) => r.target.startsWith('sandbox×') && !plain(r)))
+      ratios.push(...against(variant, first, 'the default', true));
+  if (ratios.length) lines.push('', '| measure | result |', '|---|---|', ...ratios);
+  return lines.join('\n');
+}
 
 /** One export measured by `npm run bench -- --growth` (bench/growth.ts): the sandbox's side and the client's. */
 export interface GrowthRow {
@@ -133,21 +239,4 @@ export function growthFigures(run: SavedGrowthRun): string {
     ),
   ];
   return lines.join('\n');
-}
-
-/** `doc` with the block `name` (between `<!-- figures:name -->` and its closing marker) replaced by `figures`. */
-export function withFigures(doc: string, name: string, figures: string): string {
-  const open = `<!-- figures:${name} -->`;
-  const close = `<!-- /figures:${name} -->`;
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`no ${open} … ${close} block in the page`);
-  return `${doc.slice(0, start + open.length)}\n${figures}\n${doc.slice(end)}`;
-}
-
-/** The block `name` as the page holds it now. */
-export function figuresIn(doc: string, name: string): string | undefined {
-  const start = doc.indexOf(`<!-- figures:${name} -->`);
-  const end = doc.indexOf(`<!-- /figures:${name} -->`);
-  return start < 0 || end < start ? undefined : doc.slice(start + `<!-- figures:${name} -->`.length, end).trim();
 }

@@ -2,10 +2,21 @@
 // each one (x-time, x-settlement-date), and settlement dates on business days. Shared by the sandbox
 // (which writes them) and the contract-test suite (which reads them back to instants to check them).
 const formats = new Map<string, Intl.DateTimeFormat>();
+/** Each zone's last answer: the text changes once a second, and formatting it costs microseconds a call. */
+const lastSecond = new Map<string, { second: number; text: string }>();
 
 /** YYYY-MM-DD HH:MM:SS: the wall-clock time of an instant in an IANA zone (full ICU: Node's own). */
 export function wallTime(at: Date, zone: string): string {
   if (zone === 'UTC') return at.toISOString().slice(0, 19).replace('T', ' ');
+  const second = Math.floor(at.getTime() / 1000);
+  const last = lastSecond.get(zone);
+  if (last?.second === second) return last.text;
+  const text = zoneTime(at, zone);
+  lastSecond.set(zone, { second, text });
+  return text;
+}
+
+function zoneTime(at: Date, zone: string): string {
   let format = formats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-CA', {

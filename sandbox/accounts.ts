@@ -2,7 +2,7 @@
 // credentials and hashes against.
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
-import { onAccountTime } from './clock-store.ts';
+import { clockOf, offsetReadWith, onAccountTime } from './clock-store.ts';
 import type { Row, Store } from './store.ts';
 
 const toAccount = (row: Row): Account => ({
@@ -14,9 +14,18 @@ const toAccount = (row: Row): Account => ({
 
 export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
+    // The account's clock offset comes in the same statement: the request's handler runs on it.
     find: async (kind, id) => {
-      const row = await store.get('SELECT * FROM accounts WHERE kind = ? AND id = ?', kind, id);
-      return row && toAccount(row);
+      const row = await store.get(
+        'SELECT a.*, c.offset_ms AS clock_offset_ms FROM accounts a LEFT JOIN sandbox_clock c ON c.name = ? WHERE a.kind = ? AND a.id = ?',
+        clockOf({ kind, id }),
+        kind,
+        id,
+      );
+      if (!row) return undefined;
+      const account = toAccount(row);
+      offsetReadWith(account, Number(row.clock_offset_ms ?? 0));
+      return account;
     },
     findByAccessToken: async (token) => {
       const row = await store.get(

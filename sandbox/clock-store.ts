@@ -10,6 +10,13 @@ import type { Store } from './store.ts';
 /** The clock's name for an account (merchants and partners are separate kinds). */
 export const clockOf = (account: { kind: string; id: string }) => `${account.kind}:${account.id}`;
 
+/**
+ * The clock offsets read in the same statement as the accounts they belong to (accounts.ts), by the
+ * account object the gateway hands the handler: its request then needs no statement of its own for it.
+ */
+const offsetsReadWithAccount = new WeakMap<object, number>();
+export const offsetReadWith = (account: object, offsetMs: number) => offsetsReadWithAccount.set(account, offsetMs);
+
 /** Takes the store's offset of this account into the clock. */
 export async function sync(store: Store, clock: Clock, account: string): Promise<void> {
   const row = await store.get<{ offset_ms: number }>('SELECT offset_ms FROM sandbox_clock WHERE name = ?', account);
@@ -74,7 +81,13 @@ export function onCallersTime(
   for (const [name, handler] of Object.entries(
     handlers as unknown as Record<string, (input: unknown, context: HandlerContext) => unknown>,
   ))
-    wrapped[name] = (input: unknown, context: HandlerContext) =>
-      onAccountTime(store, clock, context.account, () => handler.call(handlers, input, context));
+    wrapped[name] = (input: unknown, context: HandlerContext) => {
+      const offset = offsetsReadWithAccount.get(context.account);
+      const work = () => handler.call(handlers, input, context);
+      if (offset === undefined) return onAccountTime(store, clock, context.account, work);
+      const name = clockOf(context.account);
+      clock.share(name, offset);
+      return clock.as(name, work);
+    };
   return wrapped as unknown as GatewayHandlers<HandlerContext>;
 }

@@ -13,3 +13,17 @@ export async function freshId(
   }
   throw new Error(`No free identifier for ${table}.${column}`);
 }
+
+/**
+ * A row inserted under a new identifier in one statement, where the read and the insert above take two:
+ * `insert(id)` runs `INSERT … ON CONFLICT (id) DO NOTHING RETURNING *` and answers the row, or nothing
+ * when the identifier was taken (by a row committed or being committed: PostgreSQL waits for it), and
+ * another is drawn.
+ */
+export async function insertFresh<T>(make: () => string, insert: (id: string) => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 32; attempt++) {
+    const row = await insert(make());
+    if (row) return row;
+  }
+  throw new Error('No free identifier');
+}

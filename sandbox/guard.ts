@@ -24,12 +24,15 @@ type Handler = (
  * characters (format characters such as U+200B, U+2060, U+00AD, U+FEFF, and combining marks) go.
  */
 export function cardReadable(text: string): string {
+  // Printable ASCII is already as read: NFKC leaves it, and it holds no invisible character or other digit.
+  if (PRINTABLE_ASCII.test(text)) return text;
   return text
     .normalize('NFKC')
     .replace(INVISIBLE, '')
     .replace(OTHER_DIGIT, (d) => String(digitValue(d.codePointAt(0)!)));
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const INVISIBLE = /[\p{Cf}\p{Mn}\p{Me}]/gu;
 const OTHER_DIGIT = /(?![0-9])\p{Nd}/gu;
 const IS_DIGIT = /^\p{Nd}$/u;

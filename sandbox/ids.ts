@@ -9,6 +9,16 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { holdsCardNumber } from './guard.ts';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+/** Groups of hex digits of one random draw (one call for the whole identifier). */
+const hexGroups = (...bytes: number[]) => {
+  const all = randomBytes(bytes.reduce((a, b) => a + b, 0)).toString('hex');
+  let at = 0;
+  return bytes.map((n) => {
+    const group = all.slice(at, at + 2 * n);
+    at += 2 * n;
+    return group;
+  });
+};
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Draws until the identifier holds no card number (see above). */
@@ -21,13 +31,16 @@ function cardFree(draw: () => string): () => string {
   };
 }
 
-export const transactionId = cardFree(() => `1336-${hex(4)}-${hex(2)}-${hex(2)}-${hex(2)}-${hex(6)}`);
+export const transactionId = cardFree(() => `1336-${hexGroups(4, 2, 2, 2, 6).join('-')}`);
 export const cardId = () => `KOCI${randomInt(10_000_000, 99_999_999)}`;
 export const blacklistId = () => `BLCK${randomInt(10_000_000, 99_999_999)}`;
 export const cardKey = () => Array.from({ length: 16 }, () => ALNUM[randomInt(ALNUM.length)]).join('');
 export const batchId = cardFree(() => `1336${hex(7)}`.slice(0, 17));
+/** n random decimal digits, the first not 0: one draw below 2^48 (randomInt's range), else digit by digit. */
 export const digits = (n: number) =>
-  Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
+  n <= 14
+    ? String(randomInt(10 ** (n - 1), 10 ** n))
+    : Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
 export const token = (prefix: string) => cardFree(() => `${prefix}${hex(8)}`)();
 export const merchantId = cardFree(() => hex(7).slice(0, 13));
 export const reference = (prefix: string) => cardFree(() => `${prefix}-${hex(4)}`)();

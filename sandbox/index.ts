@@ -174,7 +174,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   };
   // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
   const health = new StoreHealth();
-  const store = watched(await openStore(dbPath), health);
+  const store = watched(await openStore(dbPath, env), health);
   const clock = new Clock();
   let vault: VaultCrypto;
   try {

@@ -3,15 +3,54 @@
 // Each transaction runs on one pooled client, found by its statements through AsyncLocalStorage;
 // read-check-writes lock their rows with SELECT … FOR UPDATE (READ COMMITTED), and a transaction that
 // PostgreSQL aborts as a deadlock or serialisation failure is run again from the start.
+//
+// What a request costs here is mostly round trips (docs/BENCHMARKS.md), so:
+// - every statement is a named prepared statement: each connection parses and plans a text once;
+// - a transaction begins at its first statement that writes or locks (beginsTransaction, store.ts), and
+//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { BATCH_ROWS, MIGRATIONS, type Row, type Store } from './store.ts';
+import { BATCH_ROWS, beginsTransaction, MIGRATIONS, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
+
+/** A unit of work: its connection and transaction, once its first write or lock has begun them. */
+interface Unit {
+  client?: pg.PoolClient;
+  begin?: Promise<pg.PoolClient>;
+}
+
+/** PostgreSQL's synchronous_commit for the sandbox's sessions (PGW_PG_SYNCHRONOUS_COMMIT), else the server's. */
+const SYNCHRONOUS_COMMIT = new Set(['on', 'off', 'local', 'remote_write', 'remote_apply']);
+export function synchronousCommitFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.PGW_PG_SYNCHRONOUS_COMMIT;
+  if (value === undefined || value === '') return undefined;
+  if (!SYNCHRONOUS_COMMIT.has(value))
+    throw new Error(`PGW_PG_SYNCHRONOUS_COMMIT is one of ${[...SYNCHRONOUS_COMMIT].join(', ')}, not ${value}`);
+  return value;
+}
 const RETRIES = 20;
 const CURSOR_ROWS = 200;
+
+/**
+ * The sandbox's session settings, sent as each connection starts (PGOPTIONS's form; PGOPTIONS itself
+ * last, so that it can change them):
+ * - plan_cache_mode=force_custom_plan: a prepared statement is planned for its values each time (it is
+ *   still parsed once). PostgreSQL would otherwise settle on one generic plan after five runs, planned
+ *   for the table as it was then: on a new database, a scan of an empty table, kept while the table
+ *   grows (1.6 ms a lookup by primary key at 5,000 rows, measured) until an ANALYZE replaces it.
+ * - synchronous_commit, when PGW_PG_SYNCHRONOUS_COMMIT gives it.
+ */
+function sessionOptions(env: NodeJS.ProcessEnv): string {
+  const synchronousCommit = synchronousCommitFromEnv(env);
+  return [
+    '-c plan_cache_mode=force_custom_plan',
+    ...(synchronousCommit ? [`-c synchronous_commit=${synchronousCommit}`] : []),
+    ...(env.PGOPTIONS ? [env.PGOPTIONS] : []),
+  ].join(' ');
+}
 
 /** `?` → `$1, $2, …` outside string literals; `INSERT OR IGNORE` → `ON CONFLICT DO NOTHING`. */
 export function postgresSql(sql: string): string {
@@ -22,8 +61,14 @@ export function postgresSql(sql: string): string {
     if (ch === "'") quoted = !quoted;
     out += ch === '?' && !quoted ? `$${++n}` : ch;
   }
-  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out))
-    out = `${out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ').replace(/;\s*$/, '')} ON CONFLICT DO NOTHING`;
+  if (/^\s*INSERT\s+OR\s+IGNORE\s+/i.test(out)) {
+    // ON CONFLICT goes before a RETURNING clause.
+    const [insert, returning] = out
+      .replace(/^\s*INSERT\s+OR\s+IGNORE\s+/i, 'INSERT ')
+      .replace(/;\s*$/, '')
+      .split(/(?=\sRETURNING\s)/i);
+    out = `${insert} ON CONFLICT DO NOTHING${returning ?? ''}`;
+  }
   return out;
 }
 
@@ -51,9 +96,12 @@ const types = {
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
-  private readonly client = new AsyncLocalStorage<pg.PoolClient>();
+  /** The unit of work a statement belongs to: its client, once its first write or lock has begun it. */
+  private readonly unit = new AsyncLocalStorage<Unit>();
+  /** Each SQL text's prepared statement name (and its PostgreSQL text), made once. */
+  private readonly prepared = new Map<string, { name: string; text: string }>();
 
-  private constructor(url: string) {
+  private constructor(url: string, options: string) {
     // A database that does not answer fails a connection within 2 s rather than holding the request (and
     // the next ones) for as long as the operating system tries to connect.
     this.pool = new pg.Pool({
@@ -61,6 +109,8 @@ export class PostgresStore implements Store {
       max: Number(process.env.PGW_DB_POOL ?? 10),
       connectionTimeoutMillis: 2000,
       types,
+      // Set as each connection starts: no round trip of its own.
+      options,
     });
     // An idle client's error (the server restarted) must not end the process; the pool replaces it.
     this.pool.on('error', () => {});
@@ -70,8 +120,8 @@ export class PostgresStore implements Store {
     this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
-  static async open(url: string): Promise<PostgresStore> {
-    const store = new PostgresStore(url);
+  static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
+    const store = new PostgresStore(url, sessionOptions(env));
     await store.migrate();
     return store;
   }
@@ -102,8 +152,38 @@ export class PostgresStore implements Store {
     return this.get<{ version: number }>('SELECT version FROM pgw_schema').then((r) => r?.version ?? 0);
   }
 
-  private query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
-    return (this.client.getStore() ?? this.pool).query(postgresSql(sql), params);
+  private statement(sql: string): { name: string; text: string } {
+    let s = this.prepared.get(sql);
+    if (!s) {
+      s = { name: `pgw_${this.prepared.size}`, text: postgresSql(sql) };
+      this.prepared.set(sql, s);
+    }
+    return s;
+  }
+
+  private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    const unit = this.unit.getStore();
+    const client = unit?.client ?? (unit && beginsTransaction(sql) ? await this.begin(unit) : this.pool);
+    const { name, text } = this.statement(sql);
+    return client.query({ name, text, values: params });
+  }
+
+  /** The unit's connection, its transaction begun (once, whichever statement asks first). */
+  private begin(unit: Unit): Promise<pg.PoolClient> {
+    unit.begin ??= this.connectAndBegin(unit);
+    return unit.begin;
+  }
+
+  private async connectAndBegin(unit: Unit): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+    unit.client = client;
+    return client;
   }
 
   async get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
@@ -129,7 +209,9 @@ export class PostgresStore implements Store {
   }
 
   private async *read(sql: string, params: unknown[], size: number, rowMode: 'object' | 'array') {
-    const inTransaction = this.client.getStore();
+    const unit = this.unit.getStore();
+    // Inside a unit of work the cursor runs in its transaction (begun for it: a cursor holds a snapshot).
+    const inTransaction = unit ? (unit.client ?? (await this.begin(unit))) : undefined;
     const client = inTransaction ?? (await this.pool.connect());
     const cursor = client.query(
       new Cursor(postgresSql(sql), params, { types, ...(rowMode === 'array' && { rowMode }) } as never),
@@ -152,21 +234,21 @@ export class PostgresStore implements Store {
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.client.getStore()) return fn();
+    if (this.unit.getStore()) return fn();
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
+      const unit: Unit = {};
       try {
-        await client.query('BEGIN');
-        const result = await this.client.run(client, fn);
-        await client.query('COMMIT');
+        const result = await this.unit.run(unit, fn);
+        if (unit.begin) await (await unit.begin).query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        const client = unit.begin && (await unit.begin.catch(() => undefined));
+        if (client) await client.query('ROLLBACK').catch(() => {});
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       } finally {
-        client.release();
+        if (unit.begin) (await unit.begin.catch(() => undefined))?.release();
       }
     }
   }

@@ -1,12 +1,24 @@
 // The embedded store behind the async Store interface: node:sqlite is synchronous, but a handler that
 // awaits inside a transaction gives the event loop to other requests, which would then run their
-// statements inside the open transaction (one connection, one transaction). So every unit of work
-// takes a queue (an async mutex): a transaction holds it from BEGIN to COMMIT, a statement outside a
-// transaction takes it for its own run. AsyncLocalStorage tells the transaction's own statements
-// (and nested transactions) that they already hold it.
+// statements inside the open transaction (one connection, one transaction). So a transaction takes a
+// queue (an async mutex) from its BEGIN to its COMMIT, and a statement of any other unit of work that
+// comes while a transaction is open waits for its turn. A statement that comes while none is open
+// runs at once: it is synchronous, nothing can interleave with it. AsyncLocalStorage tells a
+// transaction's own statements (and nested transactions) that they belong to it.
+//
+// A transaction begins (BEGIN IMMEDIATE, the file's write lock) at its first statement that writes or
+// locks (beginsTransaction, store.ts): its plain reads before it run as reads outside do, as they
+// would on PostgreSQL, so a unit of work that only reads never takes the write lock.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync } from 'node:sqlite';
-import { BATCH_ROWS, SqliteDatabase, type Row, type Store } from './store.ts';
+import {
+  BATCH_ROWS,
+  beginsTransaction,
+  SqliteDatabase,
+  sqliteSynchronousFromEnv,
+  type Row,
+  type Store,
+} from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 /**
@@ -18,43 +30,80 @@ const FILE_BATCH_ROWS = 256;
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
 const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
 
+/** A unit of work: once begun, it holds the queue until its COMMIT or ROLLBACK. */
+interface Unit {
+  begin?: Promise<void>;
+  release?: () => void;
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly database: SqliteDatabase;
   private readonly file: string;
-  private readonly inside = new AsyncLocalStorage<true>();
-  private queue: Promise<void> = Promise.resolve();
+  private readonly unit = new AsyncLocalStorage<Unit>();
+  private tail: Promise<void> = Promise.resolve();
 
-  constructor(file: string) {
+  constructor(file: string, env: NodeJS.ProcessEnv = process.env) {
     this.file = file;
-    this.database = new SqliteDatabase(file);
+    this.database = new SqliteDatabase(file, sqliteSynchronousFromEnv(env));
   }
 
   get schemaVersion(): Promise<number> {
-    return this.exclusive(async () => this.database.schemaVersion);
+    return this.statement('SELECT', () => this.database.schemaVersion);
   }
 
-  /** Runs work alone: after every unit queued before it, and before any queued after it. */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (this.inside.getStore()) return work();
-    const turn = this.queue.then(() => this.inside.run(true, work));
-    this.queue = turn.then(
-      () => undefined,
-      () => undefined,
-    );
+  /** The queue's next turn: resolves with the function that ends it. */
+  private turn(): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const turn = this.tail.then(() => release);
+    this.tail = this.tail.then(() => released);
     return turn;
   }
 
-  async get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
-    return this.exclusive(async () => this.database.get<T>(sqliteSql(sql), ...params));
+  /** The unit's transaction begun: its turn of the queue taken, then BEGIN IMMEDIATE (once, whoever asks first). */
+  private begin(unit: Unit): Promise<void> {
+    unit.begin ??= this.turn().then((release) => this.beginImmediate(unit, release));
+    return unit.begin;
   }
 
-  async all<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T[]> {
-    return this.exclusive(async () => this.database.all<T>(sqliteSql(sql), ...params));
+  private beginImmediate(unit: Unit, release: () => void): void {
+    try {
+      this.database.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      release();
+      throw error;
+    }
+    unit.release = release;
   }
 
-  async run(sql: string, ...params: unknown[]): Promise<{ changes: number }> {
-    return this.exclusive(async () => {
+  /** Runs one synchronous statement where it belongs: in its unit's transaction, at once, or at its turn. */
+  private async statement<T>(sql: string, run: () => T): Promise<T> {
+    const unit = this.unit.getStore();
+    if (unit?.release) return run();
+    if (unit && beginsTransaction(sql)) {
+      await this.begin(unit);
+      return run();
+    }
+    if (!this.database.db.isTransaction) return run();
+    const release = await this.turn();
+    try {
+      return run();
+    } finally {
+      release();
+    }
+  }
+
+  get<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    return this.statement(sql, () => this.database.get<T>(sqliteSql(sql), ...params));
+  }
+
+  all<T extends Row = Row>(sql: string, ...params: unknown[]): Promise<T[]> {
+    return this.statement(sql, () => this.database.all<T>(sqliteSql(sql), ...params));
+  }
+
+  run(sql: string, ...params: unknown[]): Promise<{ changes: number }> {
+    return this.statement(sql, () => {
       const result = this.database.statement(sqliteSql(sql)).run(...(params as never[]));
       return { changes: Number(result.changes) };
     });
@@ -76,8 +125,8 @@ export class SqliteStore implements Store {
 
   /** iterate and batches: a batch of rows a step, as objects or (arrays) as arrays of their values. */
   private async *read(sql: string, params: unknown[], arrays: boolean): AsyncIterable<unknown[]> {
-    if (this.inside.getStore() || this.file === ':memory:') {
-      const rows = await this.exclusive(async () => {
+    if (this.unit.getStore() || this.file === ':memory:') {
+      const rows = await this.statement(sql, () => {
         const statement = this.database.db.prepare(sqliteSql(sql));
         statement.setReturnArrays(arrays);
         return statement.all(...(params as never[]));
@@ -104,19 +153,19 @@ export class SqliteStore implements Store {
     }
   }
 
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.inside.getStore()) return fn();
-    return this.exclusive(async () => {
-      this.database.db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await fn();
-        this.database.db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        this.database.db.exec('ROLLBACK');
-        throw error;
-      }
-    });
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.unit.getStore()) return fn();
+    const unit: Unit = {};
+    try {
+      const result = await this.unit.run(unit, fn);
+      if (unit.release) this.database.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (unit.release && this.database.db.isTransaction) this.database.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      unit.release?.();
+    }
   }
 
   freshId(table: string, column: string, make: () => string): Promise<string> {
@@ -124,6 +173,11 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.exclusive(async () => this.database.close());
+    const release = await this.turn();
+    try {
+      this.database.close();
+    } finally {
+      release();
+    }
   }
 }

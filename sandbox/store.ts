@@ -112,7 +112,8 @@ export interface Store {
   batches(sql: string, ...params: unknown[]): AsyncIterable<unknown[][]>;
   /**
    * fn in one transaction, committed together or rolled back when it throws. Nested calls join the
-   * outer one. PostgreSQL retries fn on a serialisation failure or deadlock (40001, 40P01).
+   * outer one. The transaction begins at fn's first statement that writes or locks
+   * (beginsTransaction). PostgreSQL retries fn on a serialisation failure or deadlock (40001, 40P01).
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** A new identifier for table.column, made by `make` until one is not taken (call it in the inserting transaction). */
@@ -128,6 +129,17 @@ export interface Store {
  */
 export const BATCH_ROWS = 5000;
 
+/**
+ * Whether a statement must run inside its unit of work's transaction: anything but a plain SELECT (a
+ * write), and a SELECT that locks rows or takes an advisory lock. Both stores begin a unit's
+ * transaction at its first such statement: a plain SELECT before it reads what it would read inside
+ * (PostgreSQL's READ COMMITTED gives each statement its own snapshot, and nothing is written yet), so
+ * a unit that only reads costs no BEGIN and COMMIT, and one that writes holds its locks for less time.
+ */
+export const beginsTransaction = (sql: string) =>
+  !/^\s*SELECT\b/i.test(sql) ||
+  /\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|pg_advisory|nextval|setval/i.test(sql);
+
 /** Whether PGW_DB names a PostgreSQL database (postgres:// or postgresql://) rather than an SQLite file. */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
@@ -135,10 +147,26 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
  * The synchronous SQLite database that the async SQLite store (store-sqlite.ts) wraps: file
  * permissions, WAL, the migrations by PRAGMA user_version. The sandbox itself uses the async `Store`.
  */
+/**
+ * SQLite's synchronous level in WAL mode (PGW_SQLITE_SYNCHRONOUS): NORMAL by default. Both keep every
+ * committed transaction through a crash of the process (kill -9: the write-ahead log is written
+ * before COMMIT returns, into the operating system's cache) and the file consistent through a power
+ * loss; FULL also syncs the log to the disk at each commit, so a power loss loses no committed
+ * transaction, where NORMAL may lose the last ones (those since the log was last synced, at a
+ * checkpoint). NORMAL costs no fsync per commit (docs/BENCHMARKS.md measures both).
+ */
+export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
+export function sqliteSynchronousFromEnv(env: NodeJS.ProcessEnv): (typeof SQLITE_SYNCHRONOUS)[number] {
+  const value = (env.PGW_SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
+  if (!(SQLITE_SYNCHRONOUS as readonly string[]).includes(value))
+    throw new Error(`PGW_SQLITE_SYNCHRONOUS is NORMAL or FULL, not ${env.PGW_SQLITE_SYNCHRONOUS}`);
+  return value as (typeof SQLITE_SYNCHRONOUS)[number];
+}
+
 export class SqliteDatabase {
   readonly db: DatabaseSync;
 
-  constructor(file: string) {
+  constructor(file: string, synchronous: (typeof SQLITE_SYNCHRONOUS)[number] = 'NORMAL') {
     if (file !== ':memory:') {
       // The store holds encrypted card numbers and the accounts' secrets: owner-only, whatever the
       // umask. SQLite gives its -wal and -shm files the database file's permissions.
@@ -149,7 +177,7 @@ export class SqliteDatabase {
     this.db = new DatabaseSync(file);
     // The busy timeout first: another process starting on the same new file may hold the lock that
     // switching to WAL needs, and without the timeout this one would fail at once instead of waiting.
-    this.db.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.db.exec(`PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`);
     if (file !== ':memory:') this.toWal();
     this.migrate();
   }

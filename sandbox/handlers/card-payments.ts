@@ -9,6 +9,7 @@ import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
 import { storeCard } from './vault.ts';
+import { insertFresh } from '../fresh-id.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
@@ -140,12 +141,12 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
     };
   const approved = answer.code === 0;
   const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
-  return sb.store.transaction(async () => {
-    const id = await sb.store.freshId('transactions', 'id', transactionId);
-    await sb.store.run(
+  // One statement: the new identifier checked free, the row inserted and read back (RETURNING).
+  const row = await insertFresh(transactionId, (id) =>
+    sb.store.get(
       `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
          card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING *`,
       id,
       merchantId,
       input.kind,
@@ -168,9 +169,9 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
       approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
       customOf(body),
       sb.clock.timestamp(),
-    );
-    return transactionResult((await sb.store.get('SELECT * FROM transactions WHERE id = ?', id))!);
-  });
+    ),
+  );
+  return transactionResult(row);
 }
 
 const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDSStatus === 'R';

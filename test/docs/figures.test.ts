@@ -4,9 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  type DeploymentRun,
+  deploymentFigures,
+  deploymentFile,
   figuresIn,
   growthFigures,
   growthFile,
+  perCore,
   type SavedGrowthRun,
   type SavedRun,
   SERVERS_FILE,
@@ -58,4 +62,22 @@ describe.each(['sqlite', 'postgres'] as const)('the settlement export figures on
     );
     expect(figuresIn(edited, `growth-${store}`)).not.toBe(growthFigures(run));
   });
+});
+
+describe("the deployment bench's figures", () => {
+  for (const store of ['sqlite', 'postgres'] as const) {
+    const run: DeploymentRun = JSON.parse(readFileSync(path.join(ROOT, deploymentFile(store)), 'utf8'));
+
+    it(`${store}: are the saved run, rendered (npm run bench -- --store ${store} --save writes both)`, () => {
+      expect(figuresIn(page, `deployment-${store}`)).toBe(deploymentFigures(run));
+    });
+
+    it(`${store}: put the sandbox beside the server alone and the Prism mock, with CPU per request and requests a second per core`, () => {
+      expect(run.rows.map((r) => r.target)).toEqual(expect.arrayContaining(['stubs', 'mock', 'sandbox×1']));
+      const sandbox = run.rows.find((r) => r.target === 'sandbox×1')!;
+      if (store === 'postgres') expect(sandbox.databaseCpuMs).toBeGreaterThan(0);
+      expect(deploymentFigures(run)).toContain(`| ${perCore(sandbox).toLocaleString('en-US')} |`);
+      expect(perCore(sandbox)).toBe(Math.round(1000 / (sandbox.cpuMs + (sandbox.databaseCpuMs ?? 0))));
+    });
+  }
 });

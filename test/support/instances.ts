@@ -81,8 +81,13 @@ export interface Instance {
   exited: boolean;
 }
 
+// The stores' durability settings pass through, so that the races and the kill test run under either
+// (PGW_SQLITE_SYNCHRONOUS=FULL npm test -- test/sandbox/instances.test.ts); no other PGW_ setting does.
+const DURABILITY = new Set(['PGW_SQLITE_SYNCHRONOUS', 'PGW_PG_SYNCHRONOUS_COMMIT']);
 const clean = () =>
-  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)));
+  Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => DURABILITY.has(k) || !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)),
+  );
 
 /** Starts one instance on `db` and waits for its banner (it listens once the banner is printed). */
 export interface InstanceOptions {
