@@ -3,7 +3,7 @@
 // version moved far enough. Public entry of scripts/diff/ (run.ts is its command line).
 import type { Doc } from '../lib/contract.ts';
 import { maxBump, type Bump, type Change } from './change.ts';
-import { changeGroups } from './changelog-gate.ts';
+import { type ChangeGroup, changeGroups } from './changelog-gate.ts';
 import { contractChanges } from './contract-changes.ts';
 import { schemaChanges } from './schema-changes.ts';
 
