@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { server } from '../../examples/surcharge-server.ts';
+import { asInstalled } from '../../scripts/lib/as-installed.ts';
 import { ROOT } from '../support/contract.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
 
@@ -21,9 +22,7 @@ describe('docs/SERVER-STUBS.md: implementing GatewayHandlers', () => {
   it('shows the example file exactly', () => {
     const readme = readFileSync(path.join(ROOT, 'docs/SERVER-STUBS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/surcharge-server.ts'), 'utf8');
-    expect(readme).toContain(
-      example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"),
-    );
+    expect(readme).toContain(asInstalled(example));
   });
 
   it('answers getSurcharge, and refuses what the contract refuses', async () => {
