@@ -1,22 +1,20 @@
 // openapi-fetch's middleware on the typed client, through its public entry (generated/client.ts, the
 // package's `./client`): onRequest sees each request signed, as it goes, and may add to it;
 // onResponse sees each answer before the client reads it, and may replace it.
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient, type Middleware } from '../../generated/client.ts';
 import { requestExamples, operation, sandbox } from '../../contract/requests.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
+import { onLoopback } from '../support/loopback.ts';
 
 const server = createNodeServer(createGateway({ accounts, handlers: echoHandlers(), logger: false }));
 let base: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, close } = await onLoopback(server));
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => close());
 
 const capture = () => {
   const {
