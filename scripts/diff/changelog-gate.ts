@@ -39,15 +39,17 @@ export interface ChangeGroup {
 /**
  * The changes grouped as the changelog records them, one tag each (prose and examples need none):
  * `<class>: <kind> <place> in <operations>` for a place inside operations, `<class>: <kind> <place>`
- * for one outside them (a shared schema, a hash recipe), `<class>: <kind> <operations>` for a whole
- * operation (added, removed).
+ * for one outside them (a shared schema, a hash recipe), `<class>: <kind> <operation>` for a whole
+ * operation (added, removed), one line each.
  */
 export function changeGroups(changes: Change[]): ChangeGroup[] {
   const groups = new Map<string, ChangeGroup & { where: string; inOperation: boolean }>();
   for (const c of changes) {
     if (c.kind === 'documentation') continue;
     const { where, inOperation } = c.pointer ? place(c.pointer) : { where: '', inOperation: true };
-    const key = `${c.bump}: ${c.kind} ${where}`;
+    // A whole operation (added, removed) is its own line: a second method added since the release
+    // gets a line of its own, and the first one's line stays as it was written.
+    const key = `${c.bump}: ${c.kind} ${where || c.operations.join(',')}`;
     const group = groups.get(key) ?? {
       tag: '',
       bump: c.bump,

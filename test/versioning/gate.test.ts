@@ -147,6 +147,19 @@ describe('breaking-change gate', () => {
     // A method left out of the tag is a change not recorded: the gate names the whole line again.
     const short = recorded.replace('processVoid, tokenProcessCard', 'processVoid');
     expect(checkChangelog(changes, short).missing).toEqual([both]);
+    // Whole operations stay a line each: a second method added leaves the first one's line as written.
+    const added = (operation: string): Change => ({
+      kind: 'method-added',
+      operations: [operation],
+      message: `${operation} added`,
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
+    expect(changeGroups([added('queryRefunds'), added('pingMerchant')]).map((g) => g.tag)).toEqual([
+      'minor: method-added queryRefunds',
+      'minor: method-added pingMerchant',
+    ]);
   });
 
   it('the changelog names the package version of package.json', async () => {
