@@ -153,7 +153,8 @@ export function ruleInWords(error: ErrorObject): string {
   if (error.keyword === 'pattern' || error.keyword === 'enum') return 'must be a value the field documents';
   if (error.keyword === 'format') return `must be a valid ${error.params.format as string}`;
   const words = LIMIT_WORDS[error.keyword];
-  return words ? words(error.params) : `breaks the rule '${error.keyword}'`;
+  // The contract's own keywords (x-decimals…) word their errors themselves.
+  return words ? words(error.params) : (error.message ?? `breaks the rule '${error.keyword}'`);
 }
 
 const plural = (n: unknown, one: string, many: string) => `${n} ${Number(n) === 1 ? one : many}`;
