@@ -131,6 +131,26 @@ export function parseOrExitCode(
   }
 }
 
+/** Where a command writes: what it prints and its one-line mistakes (the console unless a caller, a test, gives its own). */
+export interface CommandOutput {
+  print?: (line: string) => void;
+  printError?: (line: string) => void;
+}
+
+/**
+ * The start every command's run() shares: its output, and its argv parsed, or the exit code to return
+ * at once (--help and --version answered: 0; a usage mistake printed: 2).
+ */
+export function startCommand(
+  spec: CommandSpec,
+  argv: string[],
+  options: CommandOutput = {},
+): { print: (line: string) => void; printError: (line: string) => void; parsed: Parsed | number } {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const printError = options.printError ?? ((line: string) => console.error(line));
+  return { print, printError, parsed: parseOrExitCode(spec, argv, print, printError) };
+}
+
 /**
  * A mistake found after parsing (a missing argument, an unknown event): one line on stderr naming the
  * command and where its help is, as parse() words its own; the exit code 2 to return.

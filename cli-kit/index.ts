@@ -11,6 +11,8 @@ export {
   UsageError,
   version,
   parseOrExitCode,
+  startCommand,
+  type CommandOutput,
   usageMistake,
   type CommandSpec,
   type OptionSpec,

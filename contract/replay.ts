@@ -5,6 +5,7 @@
 // environment variable the suite reads it from, and a hash is recomputed by `payment-gateway sign`.
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { bodyCredentials, type ContractOperation } from '../generated/operations.ts';
+import { CLI_COMMAND } from '../runtime/command.ts';
 import { messageHash } from '../runtime/signing.ts';
 import { formOf, signBody, type Credentials } from './http.ts';
 import type { Sent } from './recording.ts';
@@ -108,7 +109,7 @@ export function replayCommand(sent: Sent, mask?: Credentials): string {
     const params = Object.entries(sent.params).map(([k, v]) => ` --param ${quote(`${k}=${v}`)}`);
     const query = Object.entries(sent.query).map(([k, v]) => ` --query ${quote(`${k}=${v}`)}`);
     const body = shown.body !== undefined && op.request ? ` --body ${fill(quote(shown.body))}` : '';
-    return `payment-gateway sign ${op.operationId}${params.join('')}${query.join('')}${body} --passphrase "$${shown.signWith}"${extra}`;
+    return `${CLI_COMMAND} sign ${op.operationId}${params.join('')}${query.join('')}${body} --passphrase "$${shown.signWith}"${extra}`;
   };
   const headerHash = shown.signWith && Object.values(shown.headers).includes(hole('HASH'));
   const headers = Object.entries(shown.headers).map(([k, v]) =>

@@ -16,7 +16,9 @@ const require = createRequire(import.meta.url);
 export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
 
 export const sandbox = doc.info['x-sandbox'];
-export const SANDBOX_ACCESS_TOKEN = 'at3b9e2f41c7d05a68';
+/** The access token the spec's examples carry (getAccessToken's example result). */
+export const SANDBOX_ACCESS_TOKEN = (exampleValue(doc, 'getAccessTokenApproved') as { accessToken: string })
+  .accessToken;
 
 export const operation = (id: string): ContractOperation => {
   const op = operations.find((o) => o.operationId === id);

@@ -32,6 +32,8 @@ import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { recording } from './recording.ts';
 import { describeSent, replayCommand } from './replay.ts';
+import { CLI_COMMAND } from '../runtime/command.ts';
+import { maskCardNumbers } from '../server-stubs/index.ts';
 import { StatePool } from './state-pool.ts';
 import { successChecks } from './state.ts';
 import { Coverage, coverageSummary } from './coverage.ts';
@@ -159,14 +161,20 @@ async function runChecks(
             : { ...base, status: 'passed', ms: performance.now() - started };
       else {
         // What was sent, and how to send it again: the request alone, and the check with its seed.
+        // A card number in any of it (the published test cards the suite sends, one an answer
+        // echoed) is masked, as everywhere the package prints or stores one: the console, the JSON
+        // and JUnit reports. The `again:` command then sends the masked number; `replay:` reruns
+        // the check exactly.
         const unreached = check.kind === 'state' && ctx.allowUnreached;
         results[offset + i] = {
           ...base,
           status: unreached ? 'skipped' : 'failed',
-          reason: error instanceof Error ? error.message : String(error),
+          reason: maskCardNumbers(error instanceof Error ? error.message : String(error)),
           ms: performance.now() - started,
-          ...(last ? { request: describeSent(last, mask), again: replayCommand(last, mask) } : {}),
-          replay: `payment-gateway contract --base-url ${ctx.base}${check.wire === 'form' ? ' --wire form' : ''} --only ${check.id} --seed ${ctx.seed}`,
+          ...(last
+            ? { request: maskCardNumbers(describeSent(last, mask)), again: maskCardNumbers(replayCommand(last, mask)) }
+            : {}),
+          replay: `${CLI_COMMAND} contract --base-url ${ctx.base}${check.wire === 'form' ? ' --wire form' : ''} --only ${check.id} --seed ${ctx.seed}`,
         };
       }
     }

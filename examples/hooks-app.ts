@@ -1,9 +1,10 @@
 import http from 'node:http';
 import { NotificationDispatcher } from '../notifications/index.ts';
+import spec from '../generated/openapi.json' with { type: 'json' };
 
 // The merchant's passphrase keys the signatures; repeats (gateway retries, resends) are handled once.
 const hooks = new NotificationDispatcher({
-  passphrase: process.env.PGW_SANDBOX_PASSPHRASE ?? 'sandbox-passphrase',
+  passphrase: process.env.PGW_SANDBOX_PASSPHRASE ?? spec.info['x-sandbox'].passphrase,
   toleranceSeconds: 300,
 })
   .on('payoutReturned', (n) =>

@@ -1,4 +1,8 @@
 import { createGatewayClient, isApproved, recoveredBy } from '../generated/client.ts';
+import spec from '../generated/openapi.json' with { type: 'json' };
+
+// The sandbox's merchant, its approved test card and a customer, as the spec names them (info.x-sandbox).
+const sandbox = spec.info['x-sandbox'];
 
 // A network that loses the first answer after the gateway has done the purchase (a dropped connection).
 let lose = 1;
@@ -10,9 +14,9 @@ const flaky = async (request: Request) => {
 
 const gateway = createGatewayClient({
   baseUrl: process.env.GATEWAY_URL ?? 'http://localhost:4010',
-  merchantUUID: '5265f8eed6a19',
-  apiKey: 'ksmnwxab',
-  passphrase: 'sandbox-passphrase',
+  merchantUUID: sandbox.merchantUUID,
+  apiKey: sandbox.apiKey,
+  passphrase: sandbox.passphrase,
   fetch: flaky,
   retry: { attempts: 3, onRetry: (e) => console.log(`${e.operation}: try ${e.attempt} -> ${e.action}`) },
 });
@@ -21,16 +25,9 @@ const result = await gateway.processCard({
   transactionCurrency: 'AUD',
   transactionProduct: 'Walkthrough',
   transactionReferenceID: process.env.ORDER ?? 'ORDER-1001',
-  customerName: 'Jane Citizen',
-  customerCountry: 'AU',
-  customerState: 'QLD',
-  customerCity: 'Brisbane',
-  customerAddress: '1 Test St',
-  customerPostCode: '4000',
-  paymentCardNumber: '4564710000000004',
-  paymentCardExpiry: '0229',
-  paymentCardName: 'Jane Citizen',
-  paymentCardCSC: '847',
+  ...sandbox.customer,
+  ...sandbox.testCard,
+  paymentCardName: sandbox.customer.customerName,
 });
 // After a lost answer the result is the record the lookup found: recoveredBy() says so, and whether it was approved.
 const found = recoveredBy(result);

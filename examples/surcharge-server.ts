@@ -5,17 +5,22 @@ import {
   type GatewayHandlers,
   type HandlerContext,
 } from '../server-stubs/index.ts';
+import spec from '../generated/openapi.json' with { type: 'json' };
 
 // Your accounts: where the gateway checks credentials and hashes (a database, a secrets store...).
+// Here one, the sandbox's merchant as the spec names it (info.x-sandbox), and the access token of
+// the spec's examples, which the contract-test suite sends when a server issues none.
+const sandbox = spec.info['x-sandbox'];
 const merchant = {
   kind: 'merchant',
-  id: '5265f8eed6a19',
-  apiKey: 'ksmnwxab',
-  passphrase: 'sandbox-passphrase',
+  id: sandbox.merchantUUID,
+  apiKey: sandbox.apiKey,
+  passphrase: sandbox.passphrase,
 } as const;
+const exampleToken = spec.components.examples.getAccessTokenApproved.value.accessToken;
 const accounts: Accounts = {
   find: (kind, id) => (kind === merchant.kind && id === merchant.id ? merchant : undefined),
-  findByAccessToken: (token) => (token === 'at3b9e2f41c7d05a68' ? merchant : undefined),
+  findByAccessToken: (token) => (token === exampleToken ? merchant : undefined),
 };
 
 // Your backend: one handler per operation, typed with its own request and result.

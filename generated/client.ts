@@ -137,5 +137,5 @@ export function createGatewayClient(options: ClientOptions): GatewayClient {
   return buildClient(options, contract) as unknown as GatewayClient;
 }
 
-export { GatewayHttpError, GatewayNetworkError, customFields, isApproved, isDeclined, isRefused, type ClientOptions } from '../runtime/client.ts';
+export { GatewayHttpError, GatewayNetworkError, customFields, isApproved, isDeclined, isRefused, type ClientOptions, type Middleware } from '../runtime/client.ts';
 export { GatewayOutcomeUnknownError, isLostAnswer, recoveredBy, type RetryEvent, type RetryPolicy } from '../runtime/retry.ts';

@@ -1,7 +1,7 @@
 // The client runtime behind the generated createGatewayClient(): it fills in what the contract lets a
 // client compute (method, credentials, message hashes, the version header) and calls openapi-fetch.
 // Every fact about operations comes from the generated table it is given. Runs in browsers and Node.
-import createClient from 'openapi-fetch';
+import createClient, { type Middleware } from 'openapi-fetch';
 import type { FormFields, RequestForm } from './forms.ts';
 import type { OperationModel } from './operation-model.ts';
 import { freshReference, withRetry, type RetryMark, type RetryPolicy } from './retry.ts';
@@ -28,7 +28,16 @@ export interface ClientOptions {
    * reference before sending it again.
    */
   timeoutMs?: number;
+  /**
+   * openapi-fetch's middleware, in order: `onRequest({ request, schemaPath })` sees each request as it
+   * goes (signed: its credentials and hashes are in it, so a change to the body or a signed header
+   * breaks them), `onResponse({ request, response })` each answer before the client reads it,
+   * `onError` a request that got none. Each attempt of a retried call passes through them.
+   */
+  middleware?: readonly Middleware[];
 }
+
+export type { Middleware };
 
 /** The default of ClientOptions.timeoutMs: finite, so that no call waits for ever. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -117,6 +126,7 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   });
+  if (options.middleware?.length) http.use(...options.middleware);
   const accountFor = (kind: string): { id: string; apiKey: string; passphrase: string } => {
     if (kind !== 'partner') return { id: options.merchantUUID, apiKey: options.apiKey, passphrase: options.passphrase };
     if (!options.partner)

@@ -7,7 +7,13 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { type GatewayHandlers, type HandlerContext, parseJson, type Refusal } from '../server-stubs/index.ts';
+import {
+  type GatewayHandlers,
+  type HandlerContext,
+  parseJson,
+  type Refusal,
+  ruleInWords,
+} from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
@@ -50,7 +56,7 @@ function refusalOf(error: ErrorObject): Refusal {
   if (error.keyword === 'additionalProperties')
     return refusals.notAField((error.params as { additionalProperty: string }).additionalProperty);
   if (error.keyword === 'minProperties') return refusals.noField();
-  return refusals.invalid(at, String(error.message));
+  return refusals.invalid(at, ruleInWords(error));
 }
 
 export class Control {

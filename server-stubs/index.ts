@@ -22,10 +22,10 @@ export type {
   HandlerResult,
 } from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
-export { forms, refusalFields, refusalFor, refusals, refuse, type Refusal } from './core/refusals.ts';
+export { forms, refusalFields, refusalFor, refusals, refuse, ruleInWords, type Refusal } from './core/refusals.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
-export { bodyBytes, findCardNumber, luhn } from './core/answer.ts';
+export { bodyBytes, findCardNumber, luhn, maskCardNumber, maskCardNumbers } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
 export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';

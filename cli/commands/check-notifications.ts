@@ -7,7 +7,7 @@
 // retrying. Whether a repeat is handled once cannot be seen from outside: the endpoint's own tests
 // (NotificationDispatcher, a DuplicateCheck) must show that.
 import { readFileSync } from 'node:fs';
-import { type CommandSpec, packageFile, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandSpec, packageFile, startCommand, type CommandOutput, usageMistake } from '../../cli-kit/index.ts';
 import {
   fieldAt,
   signTestNotification,
@@ -177,13 +177,8 @@ export function checkLine(c: Check): string {
   return `${c.ok ? 'pass' : 'FAIL'}  ${c.webhook}: ${c.name} (expected ${c.expect}, ${got}${why})`;
 }
 
-export async function run(
-  argv: string[],
-  options: { print?: (line: string) => void; printError?: (line: string) => void } = {},
-): Promise<number> {
-  const print = options.print ?? ((line: string) => console.log(line));
-  const printError = options.printError ?? ((line: string) => console.error(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
+export async function run(argv: string[], options: CommandOutput = {}): Promise<number> {
+  const { print, printError, parsed } = startCommand(COMMAND, argv, options);
   if (typeof parsed === 'number') return parsed;
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;

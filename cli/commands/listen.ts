@@ -2,7 +2,7 @@
 // payment-gateway listen --forward-to URL: streams the sandbox's notifications to a local endpoint,
 // posted exactly as the gateway posts them (same raw body, same signature headers), and prints each
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
-import { type CommandSpec, parseOrExitCode, usageMistake } from '../../cli-kit/index.ts';
+import { type CommandOutput, type CommandSpec, startCommand, usageMistake } from '../../cli-kit/index.ts';
 import { kindOf, parseNotification } from '../../notifications/index.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -30,11 +30,8 @@ gateway signs it, and prints each delivery and the endpoint's answer. Needs the 
   },
 };
 
-export interface ListenOptions {
-  /** Where lines go (tests capture them). */
-  print?: (line: string) => void;
-  /** Where a mistake or a failure goes (stderr). */
-  printError?: (line: string) => void;
+/** Where lines and mistakes go (tests capture them), and a signal that stops listening. */
+export interface ListenOptions extends CommandOutput {
   signal?: AbortSignal;
 }
 
@@ -48,9 +45,7 @@ function describe(d: Delivery): string {
 }
 
 export async function run(argv: string[], options: ListenOptions = {}): Promise<number> {
-  const print = options.print ?? ((line: string) => console.log(line));
-  const printError = options.printError ?? ((line: string) => console.error(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
+  const { print, printError, parsed } = startCommand(COMMAND, argv, options);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const target = values['forward-to'];

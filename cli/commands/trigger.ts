@@ -2,7 +2,14 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
-import { type CommandSpec, ownEntry, parseOrExitCode, sandboxDefaults, usageMistake } from '../../cli-kit/index.ts';
+import {
+  type CommandSpec,
+  ownEntry,
+  startCommand,
+  type CommandOutput,
+  sandboxDefaults,
+  usageMistake,
+} from '../../cli-kit/index.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
@@ -119,13 +126,8 @@ causes it. EVENT is one of:
   },
 };
 
-export async function run(
-  argv: string[],
-  options: { print?: (line: string) => void; printError?: (line: string) => void } = {},
-): Promise<number> {
-  const print = options.print ?? ((line: string) => console.log(line));
-  const printError = options.printError ?? ((line: string) => console.error(line));
-  const parsed = parseOrExitCode(COMMAND, argv, print, printError);
+export async function run(argv: string[], options: CommandOutput = {}): Promise<number> {
+  const { print, printError, parsed } = startCommand(COMMAND, argv, options);
   if (typeof parsed === 'number') return parsed;
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;

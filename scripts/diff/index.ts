@@ -3,7 +3,7 @@
 // version moved far enough. Public entry of scripts/diff/ (run.ts is its command line).
 import type { Doc } from '../lib/contract.ts';
 import { maxBump, type Bump, type Change } from './change.ts';
-import { changeTag } from './changelog-gate.ts';
+import { type ChangeGroup, changeGroups } from './changelog-gate.ts';
 import { contractChanges } from './contract-changes.ts';
 import { schemaChanges } from './schema-changes.ts';
 
@@ -13,7 +13,8 @@ export type { Bump, Change } from './change.ts';
 export { npmVersionArgument, versionStep } from './version.ts';
 export { lastRelease, load, releaseSnapshot, workingTree, type Loaded } from './load.ts';
 export {
-  changeTag,
+  changeGroups,
+  type ChangeGroup,
   changelogProblems,
   checkChangelog,
   releaseVersion,
@@ -92,29 +93,38 @@ export function markdown(report: DiffReport): string {
 
 /**
  * The changes as Keep a Changelog sections, to paste under `## [Unreleased]` and edit: Added,
- * Changed, Deprecated, Removed, each line marked "(breaking change)" for clients where it is one,
- * and "(servers must change)" where a server written for the base no longer conforms, and each
- * ending with its tag (`minor: method-added queryRefund`), which `npm test` looks for.
+ * Changed, Deprecated, Removed, a line for each group of changes one tag records (changelog-gate.ts),
+ * marked "(breaking change)" for clients where it is one and "(servers must change)" where a server
+ * written for the base no longer conforms, and ending with its tag (`minor: method-added
+ * queryRefund`), which `npm test` looks for.
  */
 export function changelogSections(report: DiffReport): string {
   const sections: Record<string, string[]> = { Added: [], Changed: [], Deprecated: [], Removed: [] };
-  for (const c of report.changes) {
-    const tag = changeTag(c);
-    if (!tag) continue;
-    const section = c.kind.endsWith('-added')
+  for (const group of changeGroups(report.changes)) {
+    const section = group.kind.endsWith('-added')
       ? 'Added'
-      : c.kind.endsWith('-removed')
+      : group.kind.endsWith('-removed')
         ? 'Removed'
-        : c.kind.endsWith('-deprecated')
+        : group.kind.endsWith('-deprecated')
           ? 'Deprecated'
           : 'Changed';
-    const marks = [c.clients ? '**(breaking change)**' : '', c.servers ? '(servers must change)' : '']
+    const marks = [
+      group.changes.some((c) => c.clients) ? '**(breaking change)**' : '',
+      group.changes.some((c) => c.servers) ? '(servers must change)' : '',
+    ]
       .filter(Boolean)
       .join(' ');
-    sections[section]!.push(`- ${c.message}${marks ? ` ${marks}` : ''} \`${tag}\``);
+    sections[section]!.push(`- ${groupMessage(group)}${marks ? ` ${marks}` : ''} \`${group.tag}\``);
   }
   const out = Object.entries(sections)
     .filter(([, lines]) => lines.length)
-    .map(([name, lines]) => `### ${name}\n${[...new Set(lines)].join('\n')}`);
+    .map(([name, lines]) => `### ${name}\n${lines.join('\n')}`);
   return out.length ? `${out.join('\n\n')}\n` : '_No contract changes._\n';
+}
+
+/** One change says itself; a group says its kind and how many operations it reaches. */
+function groupMessage(group: ChangeGroup): string {
+  const messages = [...new Set(group.changes.map((c) => c.message))];
+  if (messages.length === 1) return messages[0]!;
+  return `${group.kind.replace(/-/g, ' ')}: the same change in ${group.operations.length} operations`;
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
+import { asInstalled } from '../lib/as-installed.ts';
 import { BANNER } from './banner.ts';
 import { showVersions } from './lifecycle.ts';
 import { codeSamples, methodPath, recipesSection, splitSharedPaths } from './docs-view.ts';
@@ -109,10 +110,7 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
 
 /** Builds the HTML into `file` with Redoc inlined. */
 async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string): Promise<void> {
-  const quickStart = (await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8')).replace(
-    "from '../generated/client.ts'",
-    "from 'payment-gateway-contract/client'",
-  );
+  const quickStart = asInstalled(await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8'));
   const decorated = await decorate(doc, ops, quickStart);
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   showVersions(decorated, pkg.name, pkg.version);

@@ -18,6 +18,14 @@ import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
  */
 const CARD_LIKE = /(?<![0-9A-Za-z])[2-6]\d{12,18}(?![0-9A-Za-z])/g;
 
+/** A card number as every log, answer and report shows it: the first six digits, XXXXXX, the last four. */
+export const maskCardNumber = (pan: string): string => `${pan.slice(0, 6)}XXXXXX${pan.slice(-4)}`;
+
+/** The text with every card number in it masked (a run of digits that is not one stays as it is). */
+export function maskCardNumbers(text: string): string {
+  return text.replace(CARD_LIKE, (digits) => (luhn(digits) ? maskCardNumber(digits) : digits));
+}
+
 export function findCardNumber(text: string): boolean {
   CARD_LIKE.lastIndex = 0;
   for (let m = CARD_LIKE.exec(text); m; m = CARD_LIKE.exec(text)) if (luhn(m[0])) return true;

@@ -13,6 +13,7 @@ import {
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refusals, type Refusal } from './refusals.ts';
+import { CLI_COMMAND } from '../../runtime/command.ts';
 import type { Steps } from './steps.ts';
 import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
@@ -133,7 +134,7 @@ export function* authenticate(
 
   for (const use of op.hashes) {
     const recipe = hashRecipes[use.recipe];
-    const signedBy = `under the passphrase of ${account.kind} '${account.id}' (payment-gateway sign ${op.operationId} --preimage shows what is hashed)`;
+    const signedBy = `under the passphrase of ${account.kind} '${account.id}' (${CLI_COMMAND} sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
       const expected = computeHash(

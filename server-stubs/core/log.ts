@@ -8,22 +8,26 @@ import type { Logger } from './types.ts';
 
 const silent: Logger = { warn() {}, error() {} };
 
-/** `key=value` pairs after the message, on one line; a value with spaces is quoted. */
-export function logLine(message: string, fields: Record<string, unknown> = {}): string {
+/**
+ * `key=value` pairs after the message, on one line; a value with spaces is quoted. A warning or an
+ * error says its level first (`ERROR answered 5xx …`), so that among the many refusals (the caller's
+ * fault, at info) the server's own faults stand out and can be searched for.
+ */
+export function logLine(message: string, fields: Record<string, unknown> = {}, level?: 'WARN' | 'ERROR'): string {
   const pairs = Object.entries(fields)
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => {
       const text = String(v).replace(/\s+/g, ' ');
       return `${k}=${/[\s"=]/.test(text) ? JSON.stringify(text) : text}`;
     });
-  return [`payment-gateway: ${message}`, ...pairs].join(' ');
+  return [`payment-gateway:${level ? ` ${level}` : ''} ${message}`, ...pairs].join(' ');
 }
 
 /** One line on stderr per entry: what a newcomer's server shows on its own console. */
 export const consoleLogger = (write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger => ({
   info: (message, fields) => write(logLine(message, fields)),
-  warn: (message, fields) => write(logLine(message, fields)),
-  error: (message, fields) => write(logLine(message, fields)),
+  warn: (message, fields) => write(logLine(message, fields, 'WARN')),
+  error: (message, fields) => write(logLine(message, fields, 'ERROR')),
 });
 
 export const inDevelopment = (env: NodeJS.ProcessEnv = process.env): boolean =>

@@ -126,8 +126,8 @@ function expectedFor(error: ErrorObject): string | undefined {
   return undefined;
 }
 
-/** The rule in words: never a regular expression (the spec words each pattern and format, x-expected). */
-function rule(error: ErrorObject): string {
+/** The rule in words: never a regular expression (the spec words each pattern and format, x-expected), never Ajv's own words. */
+export function ruleInWords(error: ErrorObject): string {
   if (error.keyword === 'enum') {
     const allowed = error.params.allowedValues as unknown[];
     if (allowed.length <= LISTED_ENUM_MAX) return `must be one of ${allowed.map(String).join(', ')}`;
@@ -138,8 +138,37 @@ function rule(error: ErrorObject): string {
   // Unreachable for the contract's own schemas (the generator wants words for each); never the regex.
   if (error.keyword === 'pattern' || error.keyword === 'enum') return 'must be a value the field documents';
   if (error.keyword === 'format') return `must be a valid ${error.params.format as string}`;
-  return error.message ?? error.keyword;
+  const words = LIMIT_WORDS[error.keyword];
+  // The contract's own keywords (x-decimals…) word their errors themselves.
+  return words ? words(error.params) : (error.message ?? `breaks the rule '${error.keyword}'`);
 }
+
+const plural = (n: unknown, one: string, many: string) => `${n} ${Number(n) === 1 ? one : many}`;
+/** JSON Schema's other keywords as rules in words, in place of Ajv's own ("must NOT have more than 64 characters"). */
+const LIMIT_WORDS: Record<string, (p: Record<string, unknown>) => string> = {
+  maxLength: (p) => `must be at most ${plural(p.limit, 'character', 'characters')}`,
+  minLength: (p) => `must be at least ${plural(p.limit, 'character', 'characters')}`,
+  maximum: (p) => `must be at most ${p.limit}`,
+  minimum: (p) => `must be at least ${p.limit}`,
+  exclusiveMaximum: (p) => `must be less than ${p.limit}`,
+  exclusiveMinimum: (p) => `must be more than ${p.limit}`,
+  multipleOf: (p) => `must be a multiple of ${p.multipleOf}`,
+  maxItems: (p) => `must have at most ${plural(p.limit, 'item', 'items')}`,
+  minItems: (p) => `must have at least ${plural(p.limit, 'item', 'items')}`,
+  uniqueItems: () => 'must not list an item twice',
+  maxProperties: (p) => `must have at most ${plural(p.limit, 'field', 'fields')}`,
+  minProperties: (p) => `must have at least ${plural(p.limit, 'field', 'fields')}`,
+  type: (p) => `must be ${TYPE_WORDS[String(p.type)] ?? `of type ${p.type}`}`,
+};
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
 
 /** Keywords that only say that a subschema failed; the subschema's own errors say why. */
 const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'not', '$ref']);
@@ -165,6 +194,6 @@ export function refusalFor(errors: readonly ErrorObject[], prefix: RefusalKind =
   // Among a field's alternatives (anyOf: a country code or empty), the one the spec words says most.
   const invalid = errors.find((e) => e.instancePath === first.instancePath && expectedFor(e)) ?? first;
   const name = fieldName(invalid.instancePath);
-  const message = name ? forms.invalid(name, rule(invalid), prefix) : forms.request(rule(invalid));
+  const message = name ? forms.invalid(name, ruleInWords(invalid), prefix) : forms.request(ruleInWords(invalid));
   return { ...refuse(-2, message), ...(name ? { field: name } : {}), rule: invalid.keyword };
 }

@@ -24,6 +24,7 @@ import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { requestExamples, sandbox } from '../../contract/requests.ts';
 import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { asInstalled } from '../../scripts/lib/as-installed.ts';
 import { ROOT, doc, errorsOf, validatorFor } from '../support/contract.ts';
 
 type S = components['schemas'];
@@ -234,9 +235,7 @@ describe("the client teams' quick start", () => {
   it('is examples/client-quick-start.ts, and it runs', async () => {
     const readme = readFileSync(path.join(ROOT, 'docs/CLIENT-TEAMS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/client-quick-start.ts'), 'utf8');
-    expect(readme).toContain(
-      example.replace("from '../generated/client.ts'", "from 'payment-gateway-contract/client'"),
-    );
+    expect(readme).toContain(asInstalled(example));
     // Not execFileSync: this process serves the gateway the example calls.
     const { stdout } = await promisify(execFile)(
       process.execPath,

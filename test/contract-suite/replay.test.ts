@@ -6,7 +6,7 @@
 // `payment-gateway sign`. Its `replay` line reruns just that check, with its seed.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summary, type Result } from '../../contract/report.ts';
+import { summary, writeReports, type Result } from '../../contract/report.ts';
+import { CLI_COMMAND, cliCommand } from '../../runtime/command.ts';
+import { findCardNumber } from '../../server-stubs/index.ts';
 import { doc } from '../../contract/requests.ts';
 import { runContract } from '../../contract/run.ts';
 import { brokenSandbox } from '../support/broken-variants.ts';
@@ -48,7 +50,8 @@ const shellEnv = {
 // Asynchronous: the sandbox answering the shell runs in this process.
 const shell = async (command: string) => (await promisify(execFile)('sh', ['-c', command], { env: shellEnv })).stdout;
 /** A failure as the guide shows it: at the sandbox's usual address. */
-const asGuideShows = (text: string) => text.replaceAll(base, 'http://127.0.0.1:4010');
+const asGuideShows = (text: string) =>
+  text.replaceAll(base, 'http://127.0.0.1:4010').replaceAll(CLI_COMMAND, 'payment-gateway');
 /** The answer a failure names: `operationId: {json}` as the scenario reports it. */
 const answerIn = (reason: string) => JSON.parse(reason.slice(reason.indexOf('{')));
 
@@ -98,13 +101,34 @@ describe('a failure of the suite', () => {
     writeSample('contract-failure', asGuideShows(npp));
   });
 
+  it('masks the test card number it sent, in the printed lines and in the JSON report', async () => {
+    const carded = failures.find((f) => f.operationId === 'addBlacklistedCard')!;
+    // The check sent a card number: the request shows it masked.
+    expect(carded.request).toMatch(/"cardNumber":"\d{6}XXXXXX\d{4}"/);
+    expect(carded.again).toMatch(/"cardNumber":"\d{6}XXXXXX\d{4}"/);
+    const printed = summary(failures, 1);
+    expect(findCardNumber(printed), printed).toBe(false);
+    const dir = mkdtempSync(path.join(tmpdir(), 'pgw-report-'));
+    await writeReports(failures, { json: path.join(dir, 'contract.json'), junit: path.join(dir, 'contract.xml') }, {});
+    for (const file of ['contract.json', 'contract.xml'])
+      expect(findCardNumber(readFileSync(path.join(dir, file), 'utf8')), file).toBe(false);
+  });
+
+  it('names the program as it runs where the line is printed: the npm script in a checkout, the bin in an install', () => {
+    expect(CLI_COMMAND).toBe('npm run -s cli --');
+    expect(failures[0]!.replay).toMatch(/^npm run -s cli -- contract --base-url /);
+    expect(cliCommand('file:///app/node_modules/payment-gateway-contract/dist/runtime/command.js')).toBe(
+      'payment-gateway',
+    );
+  });
+
   it('with --mask-secrets, prints the PGW_* variables and signs again with payment-gateway sign', async () => {
     const masked = (await runContract({ base, creds, only, maskSecrets: true })).filter((r) => r.status === 'failed');
     expect(masked).toHaveLength(2);
     for (const f of masked) {
       expect(`${f.request}\n${f.again}`).not.toContain(s.apiKey);
       expect(f.request).toContain('$PGW_API_KEY');
-      expect(f.again).toContain('payment-gateway sign');
+      expect(f.again).toContain(`${CLI_COMMAND} sign`);
       expect(JSON.parse(await shell(f.again!))).toEqual(answerIn(f.reason!));
     }
     writeSample('contract-failure-masked', asGuideShows(`again: ${masked[1]!.again!}`));

@@ -125,7 +125,7 @@ describe('the clock', () => {
 
   it('refuses a bad move, naming the field and the rule, and changes nothing', async () => {
     const before = (await control.clock()).offsetSeconds;
-    expect(await refusalOf(control.advanceClock({ days: -1 }))).toBe("-2 Field 'days' is invalid: must be >= 1");
+    expect(await refusalOf(control.advanceClock({ days: -1 }))).toBe("-2 Field 'days' is invalid: must be at least 1");
     expect(await refusalOf(control.advanceClock({ hours: 1 } as never))).toBe(
       "-2 Field 'hours' is not a field of this request",
     );

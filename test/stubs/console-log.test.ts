@@ -58,10 +58,10 @@ describe("a newcomer's server, started as a program", () => {
     await expect.poll(() => stderr.split('\n').filter(Boolean).length).toBe(3);
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toBe(
-      'payment-gateway: answered 5xx operation=processCard method=processCard check=handler code=-4 status=500 message="processCard is not implemented by this server"',
+      'payment-gateway: ERROR answered 5xx operation=processCard method=processCard check=handler code=-4 status=500 message="processCard is not implemented by this server"',
     );
     expect(lines[1]).toBe(
-      'payment-gateway: answer violates the contract operation=getSurcharge method=getSurcharge check=result violation="Field \'totalAmount\' is required (SurchargeResult)"',
+      'payment-gateway: ERROR answer violates the contract operation=getSurcharge method=getSurcharge check=result violation="Field \'totalAmount\' is required (SurchargeResult)"',
     );
     expect(lines[2]).toBe(
       'payment-gateway: refused operation=processCard method=processCard check=schema field=paymentCardExpiry rule=pattern code=-2 message="Field \'paymentCardExpiry\' is invalid: must be MMYY, for example 0229"',
@@ -127,5 +127,13 @@ describe('the logger option', () => {
     const out: string[] = [];
     consoleLogger((line) => out.push(line)).info?.('refused', { field: 'a b', rule: 'enum', empty: '' });
     expect(out).toEqual(['payment-gateway: refused field="a b" rule=enum']);
+    // The server's own faults say their level, so that they stand out among the refusals.
+    const logger = consoleLogger((line) => out.push(line));
+    logger.warn('unknown fields ignored', { fields: 'x' });
+    logger.error('handler failed', { operation: 'processCard' });
+    expect(out.slice(1)).toEqual([
+      'payment-gateway: WARN unknown fields ignored fields=x',
+      'payment-gateway: ERROR handler failed operation=processCard',
+    ]);
   });
 });

@@ -1,29 +1,26 @@
 // The server guide's example (docs/SERVER-STUBS.md) is real: it is examples/surcharge-server.ts word for
 // word (but for the import), and it answers a signed request over HTTP.
 import { readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { server } from '../../examples/surcharge-server.ts';
+import { asInstalled } from '../../scripts/lib/as-installed.ts';
 import { ROOT } from '../support/contract.ts';
+import { onLoopback } from '../support/loopback.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
 
 describe('docs/SERVER-STUBS.md: implementing GatewayHandlers', () => {
   let base: string;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, close } = await onLoopback(server));
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => close());
 
   it('shows the example file exactly', () => {
     const readme = readFileSync(path.join(ROOT, 'docs/SERVER-STUBS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/surcharge-server.ts'), 'utf8');
-    expect(readme).toContain(
-      example.replace("from '../server-stubs/index.ts'", "from 'payment-gateway-contract/server'"),
-    );
+    expect(readme).toContain(asInstalled(example));
   });
 
   it('answers getSurcharge, and refuses what the contract refuses', async () => {

@@ -77,6 +77,36 @@ describe('refusals of the gateway', () => {
     );
   });
 
+  it("say a limit as the rule with the field, never in Ajv's words (the issue: must NOT have more than 64 characters)", async () => {
+    const tooLong = 'A'.repeat(65);
+    expect(await refuse('processCard', { transactionReferenceID: tooLong })).toMatchObject({
+      responseCode: '-2',
+      responseMessage: expect.stringMatching(
+        /^Field 'transactionReferenceID' is invalid: must be at most \d+ characters$/,
+      ),
+    });
+    // Every keyword Ajv can report for a value, each in words.
+    const limits: [string, Record<string, unknown>, string][] = [
+      ['maxLength', { limit: 64 }, 'must be at most 64 characters'],
+      ['minLength', { limit: 1 }, 'must be at least 1 character'],
+      ['maximum', { limit: 99 }, 'must be at most 99'],
+      ['minimum', { limit: 1 }, 'must be at least 1'],
+      ['exclusiveMinimum', { limit: 0 }, 'must be more than 0'],
+      ['exclusiveMaximum', { limit: 5 }, 'must be less than 5'],
+      ['multipleOf', { multipleOf: 0.01 }, 'must be a multiple of 0.01'],
+      ['maxItems', { limit: 500 }, 'must have at most 500 items'],
+      ['minItems', { limit: 1 }, 'must have at least 1 item'],
+      ['uniqueItems', { i: 1, j: 0 }, 'must not list an item twice'],
+      ['type', { type: 'integer' }, 'must be a whole number'],
+      ['type', { type: 'string' }, 'must be a string'],
+    ];
+    for (const [keyword, params, words] of limits) {
+      const refusal = refusalFor([{ keyword, params, instancePath: '/f', schemaPath: '#' } as ErrorObject]);
+      expect(refusal.message, keyword).toBe(`Field 'f' is invalid: ${words}`);
+      expect(refusal.message).not.toMatch(/must NOT|must be [<>]=?|must be (string|integer|number)$/);
+    }
+  });
+
   it('never show a regular expression: every field of every example broken in turn', async () => {
     let broken = 0;
     for (const op of operations.filter((o) => o.request)) {

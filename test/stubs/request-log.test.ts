@@ -1,5 +1,6 @@
 // The request log hook (onRequest): one record per answered request, and on a -1 the check that
 // failed, named for the log only: never in the answer, never with the key, passphrase or hash.
+import { CLI_COMMAND } from '../../runtime/command.ts';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { createGateway, type RequestRecord } from '../../server-stubs/index.ts';
@@ -54,7 +55,8 @@ describe('onRequest', () => {
     [
       'a wrong hash',
       { hash: '0'.repeat(32) },
-      `'hash' does not match recipe 'transaction' under the passphrase of merchant '${sandbox.merchantUUID}'`,
+      // The hint names the program as it runs here (the npm script in a checkout, the bin in an install).
+      `'hash' does not match recipe 'transaction' under the passphrase of merchant '${sandbox.merchantUUID}' (${CLI_COMMAND} sign processCapture --preimage`,
     ],
   ])('on %s, the log names the check; the answer stays the plain -1', async (_, change, reason) => {
     const { record, answer } = await logged('processCapture', { ...example('processCapture'), ...change });

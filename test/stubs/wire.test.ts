@@ -310,7 +310,7 @@ describe('the stubs in the form/XML mode (handlers)', () => {
     });
     expect(xml(notBoolean as { body: string })).toEqual({
       responseCode: '-2',
-      responseMessage: "Field 'options.storeInVaultOnSuccess' is invalid: must be boolean",
+      responseMessage: "Field 'options.storeInVaultOnSuccess' is invalid: must be true or false",
     });
   });
 

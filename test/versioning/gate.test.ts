@@ -11,6 +11,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
+  type Change,
+  changeGroups,
   changelogProblems,
   changelogSections,
   checkChangelog,
@@ -111,6 +113,53 @@ describe('breaking-change gate', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('records one change on many methods as one readable tag naming them, and still each method', () => {
+    const formAdded = (path: string, method: string, operation: string): Change => ({
+      kind: 'request-media-type-added',
+      operations: [operation],
+      pointer: `#/paths/~1${path}~1method=${method}/post/requestBody/content/application~1x-www-form-urlencoded`,
+      message: `${operation}: form requests`,
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
+    const changes: Change[] = [
+      formAdded('token', 'processCard', 'tokenProcessCard'),
+      formAdded('post', 'processVoid', 'processVoid'),
+      {
+        kind: 'result-field-optional',
+        operations: ['retrieveBatchResponse'],
+        pointer: '#/components/schemas/BatchLine/required',
+        message: 'BatchLine.transactionReferenceID optional',
+        clients: true,
+        servers: false,
+        bump: 'major',
+      },
+    ];
+    const both =
+      'minor: request-media-type-added requestBody/content/application/x-www-form-urlencoded in processVoid, tokenProcessCard';
+    expect(changeGroups(changes).map((g) => g.tag)).toEqual([both, 'major: result-field-optional BatchLine/required']);
+    const recorded = `## [Unreleased]\n${changelogSections({ changes } as Parameters<typeof changelogSections>[0])}`;
+    expect(recorded).toContain('the same change in 2 operations (servers must change)');
+    expect(checkChangelog(changes, recorded)).toMatchObject({ missing: [], stale: [], bump: 'major' });
+    // A method left out of the tag is a change not recorded: the gate names the whole line again.
+    const short = recorded.replace('processVoid, tokenProcessCard', 'processVoid');
+    expect(checkChangelog(changes, short).missing).toEqual([both]);
+    // Whole operations stay a line each: a second method added leaves the first one's line as written.
+    const added = (operation: string): Change => ({
+      kind: 'method-added',
+      operations: [operation],
+      message: `${operation} added`,
+      clients: false,
+      servers: true,
+      bump: 'minor',
+    });
+    expect(changeGroups([added('queryRefunds'), added('pingMerchant')]).map((g) => g.tag)).toEqual([
+      'minor: method-added queryRefunds',
+      'minor: method-added pingMerchant',
+    ]);
   });
 
   it('the changelog names the package version of package.json', async () => {
