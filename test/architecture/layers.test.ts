@@ -44,6 +44,39 @@ const RULES = new Map(TABLE.map((row) => [row.folder, row]));
 /** The folders whose imports are checked; test/ may import anything, but only the bench may import it. */
 const CHECKED = TABLE.filter((row) => row.mayImport !== undefined).map((row) => row.folder);
 
+/**
+ * ARCHITECTURE.md's second table: the test folders that may reach other folders' internals, and
+ * whose (every other test file reaches a folder through its doors).
+ */
+function readTestTable(markdown: string): Map<string, string[]> {
+  const lines = markdown.split('\n');
+  const first = lines.findIndex((line) => line.startsWith('| test folder |'));
+  const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
+  const reach = new Map<string, string[]>();
+  for (const line of lines.slice(first + 2, end)) {
+    const [, folder, internals] = line.split('|').map((c) => c.trim());
+    reach.set(folderName(ticked(folder!)[0]!), ticked(internals!).map(folderName));
+  }
+  return reach;
+}
+
+const TEST_REACH = readTestTable(readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
+
+/** A test file's import of another folder's internal module, where its test folder does not test that folder. */
+function reachesInside(from: string, to: string): boolean {
+  const target = folderOf(to);
+  if (target === undefined || target === 'test') return false;
+  const doors = RULES.get(target)!.doors;
+  if (doors === undefined || doors.includes(to)) return false;
+  const testFolder = from.split('/').slice(0, 2).join('/');
+  return !(TEST_REACH.get(testFolder) ?? []).includes(target);
+}
+
+/** Test imports that break that rule today: `from -> to`. */
+const TEST_EXCEPTIONS = new Set<string>(
+  JSON.parse(readFileSync(path.join(ROOT, 'test/architecture/test-exceptions.json'), 'utf8')),
+);
+
 /** Edges that break the rules today, if any: `from -> to`. */
 const KNOWN_EXCEPTIONS = new Set<string>(
   JSON.parse(readFileSync(path.join(ROOT, 'test/architecture/layer-exceptions.json'), 'utf8')),
@@ -155,6 +188,20 @@ describe('the layers', () => {
     ).toEqual([]);
   });
 
+  it('test files reach other folders through their doors, or the internals of the folders they test', () => {
+    const breaks = edges(['test'])
+      .filter(({ from, to }) => reachesInside(from, to))
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(
+      breaks.filter((edge) => !TEST_EXCEPTIONS.has(edge)),
+      'new test imports of internals',
+    ).toEqual([]);
+    expect(
+      [...TEST_EXCEPTIONS].filter((edge) => !breaks.includes(edge)),
+      'exceptions gone: remove them from test-exceptions.json',
+    ).toEqual([]);
+  });
+
   it('no file imports one that imports it back, through any chain', () => {
     const all = edges([...CHECKED, 'test']).map(({ from, to }) => [from, to] as [string, string]);
     expect(circles(graphOf(all))).toEqual([]);
@@ -177,6 +224,11 @@ describe('the layers', () => {
     // Test fixtures are the tests' and the bench's: nothing shipped may reach them.
     expect(broken('server-stubs/index.ts', 'test/fixtures/example-handlers.ts')).toBe(true);
     expect(broken('bench/floor.ts', 'test/fixtures/example-handlers.ts')).toBe(false);
+    // A test reaches a folder's internals only from the test folder that tests it.
+    expect(reachesInside('test/stubs/wire.test.ts', 'server-stubs/core/json.ts')).toBe(false);
+    expect(reachesInside('test/docs/docs.test.ts', 'server-stubs/core/json.ts')).toBe(true);
+    expect(reachesInside('test/docs/docs.test.ts', 'server-stubs/index.ts')).toBe(false);
+    expect(reachesInside('test/docs/docs.test.ts', 'generated/types.ts')).toBe(false);
     expect(
       circles(
         graphOf([

@@ -15,11 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summary, type Result } from '../../contract/report.ts';
-import { doc } from '../../contract/requests.ts';
 import { runContract } from '../../contract/run.ts';
 import { brokenSandbox } from '../support/broken-variants.ts';
 import { writeSample } from '../support/samples.ts';
-import { sandboxCredentials } from '../support/contract.ts';
+import { doc, sandboxCredentials } from '../support/contract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const s = doc.info['x-sandbox'];

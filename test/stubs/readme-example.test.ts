@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { server } from '../../examples/surcharge-server.ts';
 import { ROOT } from '../support/contract.ts';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 
 describe('docs/SERVER-STUBS.md: implementing GatewayHandlers', () => {
   let base: string;
