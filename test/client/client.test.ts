@@ -21,7 +21,7 @@ import { operations } from '../../generated/operations.ts';
 import type { components } from '../../generated/types.ts';
 import { readSettlement } from '../../runtime/settlement.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { requestExamples, sandbox } from '../../contract/requests.ts';
+import { requestExamples, sandbox } from '../../contract/index.ts';
 import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { asInstalled } from '../../scripts/lib/as-installed.ts';

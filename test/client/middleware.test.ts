@@ -3,7 +3,7 @@
 // onResponse sees each answer before the client reads it, and may replace it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient, type Middleware } from '../../generated/client.ts';
-import { requestExamples, operation, sandbox } from '../../contract/requests.ts';
+import { requestExamples, operation, sandbox } from '../../contract/index.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { onLoopback } from '../support/loopback.ts';

@@ -13,6 +13,7 @@ import {
 import { operations } from '../../generated/operations.ts';
 import { card, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { startDroppingProxy, type DroppingProxy, type Fate } from '../support/dropping-proxy.ts';
+import { bankDebit } from '../support/requests.ts';
 
 let t: TestSandbox;
 let proxy: DroppingProxy;
@@ -144,16 +145,7 @@ describe('a declined purchase whose answer is lost', () => {
 describe('other operations', () => {
   it('a direct debit is looked up with queryDD', async () => {
     fates = ['dropAfter'];
-    const answer = await client().processDDebit({
-      paymentAccountBSB: '802950',
-      paymentAccountNumber: '123321',
-      paymentAccountName: 'Jane',
-      transactionAmount: '30.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Plan',
-      customerName: 'Jane',
-      transactionReferenceID: 'DD-1',
-    });
+    const answer = await client().processDDebit(bankDebit('30.00', { transactionReferenceID: 'DD-1' }));
     expect(recoveredBy(answer)?.lookup).toBe('queryDD');
     expect(answer).toMatchObject({ responseCode: '10', transactionReferenceID: 'DD-1' });
     expect(

@@ -14,18 +14,21 @@ import { operations, type ContractOperation } from '../../generated/operations.t
 import { startMock } from '../../mock/run.ts';
 import { computeHash, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
-import { bodyErrors, normalised, withoutUnknownFields } from '../../server-stubs/core/request.ts';
-import { methodPath } from '../../server-stubs/core/router.ts';
-import { createGateway, type GatewayRequest } from '../../server-stubs/index.ts';
+import { bodyErrors } from '../../server-stubs/core/request.ts';
+import {
+  createGateway,
+  type GatewayRequest,
+  methodPath,
+  normalised,
+  withoutUnknownFields,
+} from '../../server-stubs/index.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { sandbox as creds } from '../../contract/requests.ts';
-import { errorsOf, validatorFor } from '../support/contract.ts';
+import { sandbox as creds, readXmlAnswer, typedAnswer } from '../../contract/index.ts';
+import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
 import { loadCorpus, PLACEHOLDER, type LoadedEntry } from './corpus.ts';
 import { formWire } from '../../generated/operations.ts';
 import { writeForm } from '../../runtime/wire.ts';
-import { readXmlAnswer, typedAnswer } from '../../contract/xml.ts';
-import { doc } from '../../contract/requests.ts';
 
 const corpus = loadCorpus();
 const inScope = corpus.filter((e) => !(e.id in outOfScope));

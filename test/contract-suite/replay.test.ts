@@ -17,11 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summary, writeReports, type Result } from '../../contract/report.ts';
 import { CLI_COMMAND, cliCommand } from '../../runtime/command.ts';
 import { findCardNumber } from '../../server-stubs/index.ts';
-import { doc } from '../../contract/requests.ts';
 import { runContract } from '../../contract/run.ts';
 import { brokenSandbox } from '../support/broken-variants.ts';
 import { writeSample } from '../support/samples.ts';
-import { sandboxCredentials } from '../support/contract.ts';
+import { doc, sandboxCredentials } from '../support/contract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const s = doc.info['x-sandbox'];

@@ -6,9 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
-
-const npm = (args: string[], cwd = ROOT) =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+import { packed } from '../support/packed.ts';
 
 describe('npm pack', () => {
   let tmp: string;
@@ -16,10 +14,8 @@ describe('npm pack', () => {
   let tarball: string;
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'pgw-pack-'));
-    const [info] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp]));
-    files = info.files.map((f: { path: string }) => f.path);
-    tarball = path.join(tmp, info.filename);
-  });
+    ({ files, tarball } = await packed());
+  }, 300_000);
   afterAll(() => rm(tmp, { recursive: true, force: true }));
 
   it('ships the spec, the generated artifacts and the compiled runtime', () => {

@@ -160,7 +160,7 @@ describe('hash recipes, computed by runtime/signing.ts', () => {
 });
 
 describe('the server digests (node:crypto) agree with the portable ones', async () => {
-  const { nodeDigests } = await import('../../server-stubs/core/digests.ts');
+  const { nodeDigests } = await import('../../server-stubs/index.ts');
   const { portableDigests } = await import('../../runtime/signing.ts');
   it('md5 and HMAC-SHA256, with short, long (over one block) and non-ASCII keys and messages', () => {
     for (const key of ['', 'k', 'sandbox-passphrase', 'x'.repeat(64), 'y'.repeat(200), 'clé secrète ✓']) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operation } from '../../contract/requests.ts';
+import { operation } from '../../contract/index.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash, hashPreimage, portableDigests } from '../../runtime/signing.ts';
 import { ensureChromium, launchChromium } from '../support/browser.ts';

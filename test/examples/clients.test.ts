@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
 import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { readXmlAnswer } from '../../contract/xml.ts';
+import { readXmlAnswer } from '../../contract/index.ts';
 import { formWire } from '../../generated/operations.ts';
 import { doc } from '../support/contract.ts';
 import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 import { counts, FOREIGN_CARD, hardeningSandbox, merchant, purchase, send, signed } from './support.ts';

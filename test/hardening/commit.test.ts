@@ -5,7 +5,7 @@ import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { counts, hardeningSandbox, purchase, send, signed } from './support.ts';
 
 const sb = await hardeningSandbox();

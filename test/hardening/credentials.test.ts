@@ -3,9 +3,9 @@
 // right. Every path now does the same work: the key compared and every hash computed (against a
 // decoy account's secrets when the account is unknown). Counted here in digests, not timed.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { nodeDigests } from '../../server-stubs/core/digests.ts';
+import { nodeDigests } from '../../server-stubs/index.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 
 const gateway = createGateway({ handlers: echoHandlers(), accounts });

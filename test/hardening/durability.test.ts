@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation } from '../../contract/requests.ts';
+import { buildRequest, operation } from '../../contract/index.ts';
 import { startSandboxProcess } from '../support/sandbox-process.ts';
 import { hardeningSandbox, merchant, purchase, send, signed, storedCard } from './support.ts';
 

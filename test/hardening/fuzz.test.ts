@@ -23,13 +23,12 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, type Wire } from '../../contract/requests.ts';
-import { readXmlAnswer } from '../../contract/xml.ts';
+import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, readXmlAnswer } from '../../contract/index.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { holdsCardNumber } from '../../sandbox/guard.ts';
 import { urlRefusal } from '../../sandbox/url-policy.ts';
 import { findCardNumber } from '../../server-stubs/core/answer.ts';
-import type { GatewayRequest } from '../../server-stubs/index.ts';
+import type { GatewayRequest, Wire } from '../../server-stubs/index.ts';
 import { inBlock, SPELLINGS, V4_FORBIDDEN } from './addresses.ts';
 import { disguised } from './disguises.ts';
 import {

@@ -33,7 +33,7 @@ describe('request bodies as JSON', () => {
 describe('deep bodies', () => {
   it('a large body nested deeper than the contract ever nests is refused before it is parsed', async () => {
     const { gateway } = sb;
-    const { buildRequest, operation } = await import('../../contract/requests.ts');
+    const { buildRequest, operation } = await import('../../contract/index.ts');
     const depth = 4 * 1024 * 1024;
     const body = `{"method":"processBatch","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const request = { ...buildRequest(operation('processBatch'), { body: {} }), body };
@@ -56,7 +56,7 @@ describe('deep bodies of every size', () => {
   // before any credential was checked, and was answered HTTP 500.
   it('any body nesting deeper than 32 levels is refused -2 before credentials, on every operation', async () => {
     const fc = (await import('fast-check')).default;
-    const { buildRequest, operation } = await import('../../contract/requests.ts');
+    const { buildRequest, operation } = await import('../../contract/index.ts');
     const { operations } = await import('../../generated/operations.ts');
     const ops = Object.values(operations).map((o) => o.operationId);
     const opener = fc.constantFrom('[', '{"a":', '[{"b":', '{"c":[');

@@ -1,7 +1,7 @@
 // Drives a sandbox on an in-memory store through its gateway core (no HTTP), with requests signed as
 // a client signs them: body hashes from the spec's recipes, header hashes by buildRequest.
 import { zipSync } from 'fflate';
-import { buildRequest, operation, sandbox } from '../../contract/requests.ts';
+import { buildRequest, operation, sandbox } from '../../contract/index.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { computeHash } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { buildRequest, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, requestExamples } from '../../contract/index.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { errorsOf, readYaml, validatorFor } from '../support/contract.ts';
 import { writeSample } from '../support/samples.ts';

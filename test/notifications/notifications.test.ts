@@ -15,6 +15,7 @@ import {
 } from '../../notifications/index.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { approved } from '../support/approved.ts';
+import { widgetsMerchant } from '../support/requests.ts';
 
 interface Raw {
   url: string;
@@ -98,21 +99,7 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
       batchNotifyURL: 'https://m.test/batch',
     });
     sent.batchNotify = (await delivered('https://m.test/batch'))[0]!;
-    await t.client.partner.addMerchant({
-      merchantCompanyLegalName: 'Widgets Pty Ltd',
-      merchantCompanyTradingName: 'Widgets',
-      merchantCompanyRegNumber: '51824753556',
-      merchantIndustry: 'Retail',
-      merchantCountry: 'AU',
-      merchantTimezone: 'Australia/Brisbane',
-      merchantContactName: 'Sam',
-      merchantContactEmail: 'sam@widgets.test',
-      merchantCategoryCode: '5999',
-      settlementAccountName: 'Widgets',
-      settlementAccountBSB: '802950',
-      settlementAccountNumber: '123321',
-      status: 'approved',
-    });
+    await t.client.partner.addMerchant(widgetsMerchant);
     sent.merchantCreated = (await delivered('https://partner.test/notify'))[0]!;
   });
 

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
+import { packed } from '../support/packed.ts';
 import { until } from '../support/until.ts';
 
 const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
@@ -89,9 +90,7 @@ beforeAll(async () => {
   app = path.join(tmp, 'app');
   await mkdir(app);
   await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'client-app', private: true }));
-  const packed = spawnSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, encoding: 'utf8' });
-  expect(packed.status, packed.stderr).toBe(0);
-  const tarball = path.join(tmp, JSON.parse(packed.stdout)[0].filename);
+  const { tarball } = await packed();
   // A real install: npm resolves the package's dependencies itself (from its cache when offline).
   const installed = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
     cwd: app,

@@ -17,6 +17,7 @@ import { MIGRATIONS } from '../../sandbox/store.ts';
 import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 import { validatorFor } from '../support/contract.ts';
+import { bankDebit, widgetsMerchant } from '../support/requests.ts';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -315,21 +316,10 @@ describe('batches', () => {
 describe('partners', () => {
   it('creates a merchant that can transact, notifies the partner, and updates it', async () => {
     t.posted.length = 0;
-    const created = (await t.client.partner.addMerchant({
-      merchantCompanyLegalName: 'Widgets Pty Ltd',
-      merchantCompanyTradingName: 'Widgets',
-      merchantCompanyRegNumber: '51824753556',
-      merchantIndustry: 'Retail',
-      merchantCountry: 'AU',
-      merchantTimezone: 'Australia/Brisbane',
-      merchantContactName: 'Sam',
-      merchantContactEmail: 'sam@widgets.test',
-      merchantCategoryCode: '5999',
-      settlementAccountName: 'Widgets',
-      settlementAccountBSB: '802950',
-      settlementAccountNumber: '123321',
-      status: 'approved',
-    })) as { responseCode: number; requestReference: string };
+    const created = (await t.client.partner.addMerchant(widgetsMerchant)) as {
+      responseCode: number;
+      requestReference: string;
+    };
     expect(created.responseCode).toBe(0);
     const state = (await t.client.partner.checkMerchant({ requestReference: created.requestReference })) as {
       status: string;
@@ -565,15 +555,9 @@ describe('payouts', () => {
 
 describe('simulateNotify', () => {
   it('sends a notification now for a subject that exists, and refuses one that does not', async () => {
-    const debit = (await t.client.processDDebit({
-      paymentAccountBSB: '802950',
-      paymentAccountNumber: '123321',
-      paymentAccountName: 'Jane',
-      transactionAmount: '5.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'x',
-      customerName: 'Jane',
-    })) as { transactionID: string };
+    const debit = (await t.client.processDDebit(bankDebit('5.00', { transactionProduct: 'x' }))) as {
+      transactionID: string;
+    };
     t.posted.length = 0;
     expect(
       (

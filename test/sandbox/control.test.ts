@@ -9,6 +9,7 @@ import { verifyNotification } from '../../notifications/index.ts';
 import { onAccountTime } from '../../sandbox/clock-store.ts';
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
+import { bankDebit } from '../support/requests.ts';
 
 let t: TestSandbox;
 let control: ControlClient;
@@ -84,15 +85,10 @@ describe('authentication', () => {
 
 describe('the clock', () => {
   it('moves on: a pending direct debit settles', async () => {
-    const debit = (await t.client.processDDebit({
-      paymentAccountBSB: '802950',
-      paymentAccountNumber: '123321',
-      paymentAccountName: 'Jane',
-      transactionAmount: '5.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Plan',
-      customerName: 'Jane',
-    } as never)) as { transactionID: string; responseCode: string };
+    const debit = (await t.client.processDDebit(bankDebit('5.00') as never)) as {
+      transactionID: string;
+      responseCode: string;
+    };
     expect(debit.responseCode).toBe('10');
     const before = (await control.clock()).offsetSeconds;
     const moved = await control.advanceClock({ days: 2 });
@@ -168,16 +164,9 @@ describe('forced outcomes', () => {
   });
 
   it('dishonours a direct debit: queryDD answers it declined, and its outcome is notified, hashed with the salt', async () => {
-    const debit = (await t.client.processDDebit({
-      paymentAccountBSB: '802950',
-      paymentAccountNumber: '123321',
-      paymentAccountName: 'Jane',
-      transactionAmount: '7.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Plan',
-      customerName: 'Jane',
-      transactionReferenceID: 'DH-1',
-    } as never)) as { transactionID: string };
+    const debit = (await t.client.processDDebit(bankDebit('7.00', { transactionReferenceID: 'DH-1' }) as never)) as {
+      transactionID: string;
+    };
     raw.length = 0;
     await control.dishonourDirectDebit(debit.transactionID, { notifyURL: 'https://m.test/dd', hashSalt: 'pepper' });
     expect(await t.client.queryDD({ transactionReferenceID: 'DH-1' })).toMatchObject({
@@ -243,15 +232,7 @@ describe('forced outcomes', () => {
 
 describe('notifications and deliveries', () => {
   it('triggers a declared notification and lists it with its attempts; a failing receiver is retried as the clock moves', async () => {
-    const debit = (await t.client.processDDebit({
-      paymentAccountBSB: '802950',
-      paymentAccountNumber: '123321',
-      paymentAccountName: 'Jane',
-      transactionAmount: '6.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Plan',
-      customerName: 'Jane',
-    } as never)) as { transactionID: string };
+    const debit = (await t.client.processDDebit(bankDebit('6.00') as never)) as { transactionID: string };
     const { deliveries: before } = await control.deliveries();
     const last = before.at(-1)?.id ?? 0;
     status = 500;

@@ -4,7 +4,7 @@
 // clearly (403, -2 naming the Origin header); and CORS never stands in for the stubs' checks: an
 // allowed page's unsigned request is refused as any other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { originPolicy } from '../../sandbox/cors.ts';
 import { startSandbox, type TestSandbox } from './support.ts';
 

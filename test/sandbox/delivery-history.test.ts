@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { freshDatabase, PG_URL, SKIP_PG, startSandbox } from './support.ts';
+import { bankDebit } from '../support/requests.ts';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'pgw-history-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -20,15 +21,7 @@ async function historyAcrossInstances(dbPath: string) {
       accountId: first.sandbox.seed.merchantUUID,
       apiKey: first.sandbox.seed.apiKey,
     });
-  const debit = (await first.client.processDDebit({
-    paymentAccountBSB: '802950',
-    paymentAccountNumber: '123321',
-    paymentAccountName: 'Jane',
-    transactionAmount: '6.00',
-    transactionCurrency: 'AUD',
-    transactionProduct: 'Plan',
-    customerName: 'Jane',
-  } as never)) as { transactionID: string };
+  const debit = (await first.client.processDDebit(bankDebit('6.00') as never)) as { transactionID: string };
   await control(first.base).triggerNotification({
     event: 'directDebitOutcome',
     transactionID: debit.transactionID,

@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation } from '../../contract/requests.ts';
+import { buildRequest, operation } from '../../contract/index.ts';
 import { operations } from '../../generated/operations.ts';
 import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
 import { isUnreachable, StoreHealth } from '../../sandbox/store-health.ts';

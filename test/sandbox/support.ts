@@ -6,7 +6,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
-import { sandbox as sandboxData } from '../../contract/requests.ts';
+import { sandbox as sandboxData } from '../../contract/index.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
 

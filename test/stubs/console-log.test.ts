@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 import { consoleLogger, inDevelopment } from '../../server-stubs/core/log.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';

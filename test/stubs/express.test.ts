@@ -5,7 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
 import { createExpressMiddleware, createGateway } from '../../server-stubs/index.ts';
 

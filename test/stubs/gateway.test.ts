@@ -14,7 +14,7 @@ import {
 import { doc } from '../support/contract.ts';
 import { operations } from '../../generated/operations.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const calls: Call[] = [];

@@ -2,11 +2,10 @@
 // handler; a request missing each required field, or breaking each field, is refused with the
 // contract's code and a message naming the field, and reaches no handler.
 import { describe, expect, it } from 'vitest';
-import { breaking } from '../../contract/checks.ts';
+import { breaking, buildRequest, requestExamples } from '../../contract/index.ts';
 import { createGateway, type GatewayResponse } from '../../server-stubs/index.ts';
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { buildRequest, requestExamples } from '../../contract/requests.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 
 const calls: Call[] = [];

@@ -7,7 +7,7 @@ import { server } from '../../examples/surcharge-server.ts';
 import { asInstalled } from '../../scripts/lib/as-installed.ts';
 import { ROOT } from '../support/contract.ts';
 import { onLoopback } from '../support/loopback.ts';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 
 describe('docs/SERVER-STUBS.md: implementing GatewayHandlers', () => {
   let base: string;

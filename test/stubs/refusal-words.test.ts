@@ -3,8 +3,7 @@
 // never the regular expression; the field and the rule stay machine-readable beside the message.
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { breaking } from '../../contract/checks.ts';
-import { buildRequest, requestExamples } from '../../contract/requests.ts';
+import { breaking, buildRequest, requestExamples } from '../../contract/index.ts';
 import { operations } from '../../generated/operations.ts';
 import { expectedValues } from '../../generated/spec-constants.ts';
 import { expectedWords, ruleUses } from '../../scripts/lib/expected.ts';

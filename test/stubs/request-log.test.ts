@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { createGateway, type RequestRecord } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { buildRequest, operation, requestExamples, sandbox } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
 
 const records: RequestRecord[] = [];
 const errors: string[] = [];

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Zip, ZipDeflate, unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 

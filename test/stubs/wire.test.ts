@@ -7,8 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, signedBody } from '../../contract/requests.ts';
-import { readXmlAnswer } from '../../contract/xml.ts';
+import { buildRequest, operation, signedBody, readXmlAnswer } from '../../contract/index.ts';
 import { readForm, typedForm, writeForm, writeXml, xmlText } from '../../runtime/wire.ts';
 import type { RunningSandbox } from '../../sandbox/index.ts';
 import {

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { apiVersion, operations } from '../../generated/operations.ts';
 import { readForm, typedForm } from '../../runtime/wire.ts';
-import { firstResultExample } from '../../contract/requests.ts';
+import { firstResultExample } from '../../contract/index.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
 import { bodyBytes, createGateway, createNodeServer } from '../../server-stubs/index.ts';

@@ -4,7 +4,7 @@
 // made from, and a message that names no field reads as its own rule.
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/requests.ts';
+import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { forms, readRefusal } from '../../runtime/refusal-text.ts';
 import { refusalFor, refusals } from '../../server-stubs/core/refusals.ts';
 import { createGateway } from '../../server-stubs/index.ts';
