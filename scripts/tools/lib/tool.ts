@@ -1,7 +1,7 @@
 // What every tool's runner needs besides its tool: the tool's installed version (or a clear
 // "not installed"), a child process run to its end with its output kept, and the clock.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolContext } from '../report.ts';
 
@@ -24,31 +24,37 @@ export interface Finished {
   output: string;
 }
 
-/** Runs a command to its end (or kills it after timeoutMs); stdout and stderr together. */
-export function runCommand(
+let logs = 0;
+
+/**
+ * Runs a command to its end (or kills it after timeoutMs); stdout and stderr together. They go to a
+ * file in `cwd`, not a pipe: a tool that calls process.exit() right after printing (Dredd) loses
+ * what is still queued in a pipe, never what it wrote to a file.
+ */
+export async function runCommand(
   command: string,
   args: string[],
   options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
 ): Promise<Finished> {
+  const log = path.join(options.cwd, `output-${++logs}.log`);
+  const fd = openSync(log, 'w');
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, fd],
   });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  return new Promise((resolve, reject) => {
+  const code = await new Promise<number | null>((resolve, reject) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
-    child.once('close', (code) => {
+    child.once('close', (exit) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve(exit);
     });
-  });
+  }).finally(() => closeSync(fd));
+  return { code, output: readFileSync(log, 'utf8') };
 }
 
 /** Seconds since `start` (performance.now()), one decimal. */
