@@ -4,6 +4,7 @@
 // #/paths: Dredd is given a copy with the JSON media types only, which is why it does not load strict.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import type { ToolContext, ToolReport, ToolRunner } from './report.ts';
 import { installedVersion, runCommand, secondsSince, toolBin } from './lib/tool.ts';
 
@@ -27,8 +28,6 @@ function jsonOnly(doc: any): number {
   return removed;
 }
 
-const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
-
 const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
   const start = performance.now();
   const version = installedVersion(ctx, 'dredd');
@@ -44,7 +43,7 @@ const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
   const { output } = await runCommand(process.execPath, [toolBin(ctx, 'dredd'), copy, ctx.baseUrl, '--reporter=none'], {
     cwd: ctx.workDir,
   });
-  const text = plain(output);
+  const text = stripVTControlCharacters(output);
   const totals = /complete: (\d+) passing, (\d+) failing, (\d+) errors, (\d+) skipped, (\d+) total/.exec(text);
   if (!totals) throw new Error(`dredd printed no totals:\n${text.slice(-2000)}`);
   const [passing, failing, errors, skipped] = totals.slice(1, 5).map(Number) as [number, number, number, number];

@@ -13,7 +13,7 @@ import { signingScript } from '../../scripts/generators/postman-signing.ts';
 import { doc, operations } from '../support/contract.ts';
 
 const calls = operations.filter((op) => !op.webhook);
-const vectors: { recipe: string; form: string; passphrase: string; inputs: Record<string, string>; hash: string }[] = (
+const vectors: { recipe: string; form: string; passphrase: string; inputs: Record<string, unknown>; hash: string }[] = (
   await import('../../generated/hash-vectors.json', { with: { type: 'json' } })
 ).default.vectors;
 
@@ -59,7 +59,7 @@ function portmanRequest(
   };
 }
 
-function run(items: unknown[], variables: Record<string, string>): Promise<void> {
+function run(items: any[], variables: Record<string, string>): Promise<void> {
   received.length = 0;
   const collection = {
     info: { name: 'signing', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
