@@ -36,7 +36,8 @@ if (values.help) {
   console.log(`usage: npm run tools -- [--only TOOL]... [--save]
   Runs each scripts/tools/<tool>.ts on generated/openapi.* against a fresh sandbox and prints the matrix.
   --only TOOL  run this tool only (its file name without .ts; repeatable)
-  --save       write ${MATRIX_FILE} and the matrix blocks of ${TOOLS_PAGE}`);
+  --save       write ${MATRIX_FILE} and the matrix blocks of ${TOOLS_PAGE}
+  PGW_TOOLS_KEEP=1 keeps each tool's scratch folder (its configuration, collection, generated code, output)`);
   process.exit(0);
 }
 
