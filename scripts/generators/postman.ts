@@ -9,6 +9,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
+import { CREDENTIAL_VARIABLES, hashVariable, signingScript } from './postman-signing.ts';
 import {
   consumedBy,
   endsWhatItIsGiven,
@@ -20,72 +21,6 @@ import {
 } from './postman-flow.ts';
 
 const SCHEMA = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
-/** The variable a computed hash is put in, for the body field or header that carries it. */
-export const hashVariable = (name: string) => `pgwHash_${name}`;
-
-/**
- * The pre-request script: an interpreter of the recipe language of spec/hash-recipes.yaml (the same
- * as runtime/signing.ts, written for Postman's sandbox and its crypto-js), with the recipes and each
- * request's hashes inlined. Postman's sandbox cannot import the package's runtime, hence the copy;
- * the Newman run against the sandbox (test/versioning/postman.test.ts) holds the two to each other.
- */
-function signingScript(recipes: unknown, uses: Record<string, unknown>): string[] {
-  return `// ${BANNER}
-// Computes each hash this request carries from the contract's recipes (x-hash-recipes) and puts it
-// in the variable {{${hashVariable('<name>')}}} that its body field or header holds.
-(() => {
-const CryptoJS = require('crypto-js');
-const RECIPES = ${JSON.stringify(recipes)};
-const HASHES = ${JSON.stringify(uses)};
-const uses = HASHES[pm.info.requestName] || [];
-if (uses.length) {
-  const resolve = (text) => pm.variables.replaceIn(String(text));
-  const raw = pm.request.body && pm.request.body.mode === 'raw' ? resolve(pm.request.body.raw || '') : '';
-  const body = raw.trim() ? JSON.parse(raw) : {};
-  const params = {};
-  pm.request.url.variables.each((v) => { params[v.key] = resolve(v.value); });
-  const query = {};
-  pm.request.url.query.each((q) => { if (!q.disabled) query[q.key] = resolve(q.value); });
-  // JSON with the keys of every object sorted and no white space (canonical-parameters).
-  const canonical = (value) => {
-    if (value === null || typeof value !== 'object') return JSON.stringify(value);
-    if (Array.isArray(value)) return '[' + value.map(canonical).join(',') + ']';
-    return '{' + Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => JSON.stringify(k) + ':' + canonical(value[k])).join(',') + '}';
-  };
-  // A field as the recipes hash it: absent, null or [] is '', objects canonical, the rest as sent.
-  const text = (value) => {
-    if (value === undefined || value === null) return '';
-    if (Array.isArray(value)) return value.length ? JSON.stringify(value) : '';
-    if (typeof value === 'object') return canonical(value);
-    return String(value);
-  };
-  const md5 = (data) => CryptoJS.MD5(data).toString(CryptoJS.enc.Hex);
-  const compute = (recipe, passphrase, fields) => {
-    if (recipe.algorithm === 'hmac-sha256') return CryptoJS.HmacSHA256(canonical(fields), passphrase).toString(CryptoJS.enc.Hex);
-    if (recipe.file) return md5(CryptoJS.enc.Base64.parse(text(fields[recipe.file.field])));
-    let joined = '';
-    for (const part of recipe.parts) {
-      let piece;
-      if (part.secret === 'passphrase') piece = part.digest === 'md5' ? md5(passphrase) : passphrase;
-      else {
-        const names = Array.isArray(part.field) ? part.field : [part.field];
-        const name = names.find((n) => fields[n] !== undefined && fields[n] !== null);
-        piece = name === undefined ? '' : text(fields[name]);
-        if (part.digest === 'md5') piece = md5(part.decode === 'base64' ? CryptoJS.enc.Base64.parse(piece) : piece);
-      }
-      joined += part.lowercase ? piece.toLowerCase() : piece;
-    }
-    return md5(recipe.lowercase ? joined.toLowerCase() : joined);
-  };
-  for (const use of uses) {
-    const passphrase = pm.variables.get(use.secret === 'partner' ? 'partnerPassphrase' : 'passphrase') || pm.variables.get('passphrase');
-    // The message hash signs path and query parameters and the body's fields, the body's winning.
-    const fields = use.in === 'header' ? Object.assign({}, params, query, body) : body;
-    pm.variables.set('${hashVariable('')}' + use.name, compute(RECIPES[use.recipe], passphrase, fields));
-  }
-}
-})();`.split('\n');
-}
 
 /** What a processed request leaves for the next ones: produced values, and a rotated key. */
 interface Follow {
@@ -191,12 +126,12 @@ function requestItem(ctx: Context, op: Operation): unknown {
   for (const p of [...fields.values(), ...params.values()]) ctx.used.set(p.variable, resolveDefault(ctx, p));
   const body = bodyOf(doc, op, sandbox, fields, ctx.files);
   if (body !== undefined) header.push({ key: 'Content-Type', value: 'application/json' });
-  const roles: Record<string, string> = { accountId: '{{merchantUUID}}', apiKey: '{{apiKey}}' };
   for (const scheme of op.security) {
     const s = doc.components.securitySchemes[scheme];
+    const credential: string = s['x-credential'];
     header.push({
       key: s.name,
-      value: s['x-credential'] === 'messageHash' ? `{{${hashVariable(s.name)}}}` : roles[s['x-credential']]!,
+      value: `{{${credential === 'messageHash' ? hashVariable(s.name) : CREDENTIAL_VARIABLES[credential]}}}`,
     });
   }
   const path = op.path
@@ -257,14 +192,6 @@ export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: st
   const versionParameter = doc.components.parameters.ApiVersion;
   const apiVersion = { name: versionParameter.name as string, value: String(versionParameter.schema.const) };
   const calls = ops.filter((op) => !op.webhook);
-  // Only what computing needs: summaries, reasons and worked examples stay in the spec.
-  const recipes = Object.fromEntries(
-    Object.entries<any>(doc['x-hash-recipes']).map(([name, r]) => [
-      name,
-      { algorithm: r.algorithm, lowercase: r.lowercase, parts: r.parts, file: r.file },
-    ]),
-  );
-  const uses = Object.fromEntries(calls.filter((op) => op.hashes?.length).map((op) => [op.operationId, op.hashes]));
   const produced = producedValues(doc, calls);
   const ctx: Context = {
     doc,
@@ -346,7 +273,7 @@ export function postmanCollection(doc: Doc, ops: Operation[], packageVersion: st
       ...[...ctx.used].sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => ({ key, value })),
       ...[...ctx.files].map(([key, value]) => ({ key, value })),
     ],
-    event: [{ listen: 'prerequest', script: { type: 'text/javascript', exec: signingScript(recipes, uses) } }],
+    event: [{ listen: 'prerequest', script: { type: 'text/javascript', exec: signingScript(doc, calls) } }],
     item: items,
   };
   return `${JSON.stringify(collection, null, 2)}\n`;

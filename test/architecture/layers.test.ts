@@ -73,9 +73,13 @@ function reachesInside(from: string, to: string): boolean {
 }
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.(ts|js)$/.test(e.name) && !e.name.endsWith('.d.ts'))
-    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
+  return (
+    readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+      // Installed packages are not the project's sources (scripts/tools holds the matrix's own tools).
+      .filter((e) => !e.parentPath.split(path.sep).includes('node_modules'))
+      .filter((e) => e.isFile() && /\.(ts|js)$/.test(e.name) && !e.name.endsWith('.d.ts'))
+      .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+  );
 }
 
 const folderOf = (file: string) => TABLE.map((row) => row.folder).find((f) => file.startsWith(`${f}/`));

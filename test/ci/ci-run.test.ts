@@ -18,7 +18,7 @@ async function executable(file: string, body: string): Promise<void> {
   await chmod(file, 0o755);
 }
 
-async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2) {
+async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2, toolsStatus = 0) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-ci-run-'));
   dirs.push(dir);
   await mkdir(path.join(dir, '.ci'));
@@ -26,6 +26,7 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2)
   await mkdir(path.join(dir, 'scripts/setup'), { recursive: true });
   await executable(path.join(dir, 'scripts/setup/chromium.sh'), 'echo "Chromium ready"');
   await executable(path.join(dir, 'scripts/setup/interpreters.sh'), 'echo "php: ok"');
+  await executable(path.join(dir, 'scripts/setup/tools.sh'), 'echo "tools: ready"');
   // scripts/postgres/ensure.sh stand-in: progress on stderr, the URL on stdout (as the real one).
   await mkdir(path.join(dir, 'scripts/postgres'), { recursive: true });
   await executable(
@@ -47,6 +48,7 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2)
     echo 'a late warning from a tool' >&2
     ${testStatus === 0 ? '' : `echo 'npm error Lifecycle script "test" failed with error:' >&2; exit ${testStatus}`}
     ;;
+  run) echo "npm $*"; ${toolsStatus === 0 ? '' : `if [ "$3" = tools ]; then echo 'tools: 1 runner(s) failed to run: dredd' >&2; exit ${toolsStatus}; fi`} ;;
   *) echo "npm $*"; echo 'npm warn something' >&2 ;;
 esac`,
   );
@@ -106,3 +108,11 @@ it('package-lock.json installs as it is: npm ci (dry run) accepts it', async () 
   ).toEqual([]);
   expect(run.status).toBe(0);
 }, 150_000);
+
+it('a matrix runner that fails does not stop npm test, and the run ends red with one failure more', async () => {
+  const run = await runCi(0, 0, 1);
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toContain('npm test sees PGW_TEST_DATABASE_URL=');
+  expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('7 passed, 1 failed, 1 skipped');
+  expect(run.status).toBe(1);
+});
