@@ -109,7 +109,7 @@ export interface Calls {
 }
 
 /** The comment over a step: what it makes, and which later request sends what of it. */
-function stepComment(plan: SamplePlan, index: number): string {
+export function stepComment(plan: SamplePlan, index: number): string {
   const step = plan.steps[index]!;
   const uses = [...plan.steps, plan]
     .map((r) => ({ r, takes: r.takes.filter((t) => t.step === index) }))
