@@ -210,13 +210,13 @@ function namedValues(op: Operation, doc: Doc): { into: Take['into']; name: strin
 
 /**
  * Which earlier requests a sample needs, found from the spec's examples alone (they are consistent:
- * the id of a record one request names is the value the operation that makes it answers). The
- * maker of a value is the first operation of the table, other than a query (x-retry safe, or a GET:
- * they make nothing), whose result example answers that value under the same field name (or as the id of an object named
- * so); when that
- * is the operation itself, the request names the record it makes (a PayID) and needs no step. A value
- * counts as a record's id when it has an id's shape and the caller does not choose it for itself (a
- * field the spec marks as echoed, x-echo, or the account's own credentials).
+ * the id of a record one request names is the value the operation that makes it answers). The maker
+ * of a value is the first operation of the table, other than a query (x-retry safe, or a GET: they
+ * make nothing), whose result example answers that value under the same field name (or as the id of
+ * an object named so), else the first that sends it under another name (maker below). When the maker
+ * is the operation itself, the request names the record it makes (a PayID) and needs no step. A
+ * value counts as a record's id when it has an id's shape and the caller does not choose it for
+ * itself (a field the spec marks as echoed, x-echo, or the account's own credentials).
  */
 class Prerequisites {
   private readonly doc: Doc;
