@@ -10,7 +10,7 @@ import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
 import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
 import { writeForm, writeXml } from '../../runtime/wire.ts';
 import { clientName } from './client.ts';
-import { languageSamples } from './samples/index.ts';
+import { languageSamples, stepLines } from './samples/index.ts';
 
 const pointerName = (p: string) => p.split('/').pop()!;
 const examplesOf = (names: readonly string[] | undefined) =>
@@ -141,9 +141,13 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
   } else {
     lines[lines.length - 1] = lines[lines.length - 1]!.replace(/ \\$/, '');
   }
-  const curl = [...comments, ...(body && op.security.length ? [`BODY='${JSON.stringify(body)}'`] : []), ...lines].join(
-    '\n',
-  );
+  const steps = stepLines(op, doc);
+  const curl = [
+    ...steps.map((l) => `# ${l}`),
+    ...comments,
+    ...(body && op.security.length ? [`BODY='${JSON.stringify(body)}'`] : []),
+    ...lines,
+  ].join('\n');
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
   const samples = [{ lang: 'Shell', label: 'curl', source: curl }];
@@ -170,6 +174,7 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
       "import { createGatewayClient, isApproved } from 'payment-gateway-contract/client';",
       '',
       `const client = createGatewayClient({ baseUrl: process.env.GATEWAY_URL!, merchantUUID: '${merchantUUID}', apiKey: '${apiKey}', passphrase: '${passphrase}' });`,
+      ...steps.map((l) => `// ${l}`),
       `// method, credentials and hashes are filled in by the client`,
       `const answer = await ${call}(${args.join(', ')});`,
       `if (isApproved(answer)) console.log(answer); // ${pointerName(op.result ?? '')}`,

@@ -1,7 +1,18 @@
 // The C# sample of an operation (the .NET Framework's base library as Mono has it: HttpWebRequest,
 // MD5, HMACSHA256; it has no JSON library, so the sample writes its JSON itself). Compiled with mcs.
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { calls, concat, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
+import {
+  buildsPath,
+  calls,
+  concat,
+  opening,
+  pathParts,
+  preimage,
+  requestLines,
+  type Syntax,
+  type Vars,
+  type VectorCase,
+} from './syntax.ts';
 
 const str = (s: string) => JSON.stringify(s);
 const DICT = 'Dictionary<string, object>';
@@ -108,30 +119,50 @@ const HELPERS = `${MD5}
         }
     }`;
 
-function request(plan: RequestPlan, body: string, answer: string): string[] {
-  // C# lets no two requests of one Main share a local's name: the token's are tokenHeaders, tokenSigned.
+function request(plan: RequestPlan, vars: Vars, varsOf: (step: number) => Vars): string[] {
+  const { body, answer } = vars;
+  // C# lets no two requests of one Main share a local's name: a step's are processAuthHeaders, processAuthSigned.
   const prefix = body.replace(/Body$/, '');
-  const headersVar = body === 'body' ? 'headers' : `${prefix}Headers`;
-  const signedVar = body === 'body' ? 'signed' : `${prefix}Signed`;
+  const local = (name: string) => (body === 'body' ? name : `${prefix}${name[0]!.toUpperCase()}${name.slice(1)}`);
+  const headersVar = local('headers');
+  const signedVar = local('signed');
+  const paramsVar = local('pathParams');
   const headers = plan.headers.map((h) => `    [${str(h.name)}] = ${str(h.value)},`);
   const params = Object.entries(plan.params).map(([k, v]) => `    [${str(k)}] = ${str(v)},`);
+  const paramsLiteral = `new ${DICT}${params.length ? `\n{\n${params.join('\n')}\n}` : '()'}`;
+  const path = buildsPath(plan)
+    ? pathParts(plan, str, (n) => `Uri.EscapeDataString((string)${paramsVar}[${str(n)}])`).join(' + ')
+    : str(plan.path);
   return requestLines(plan, {
     comment: '//',
+    params: `var ${paramsVar} = ${paramsLiteral};`,
     body: `var ${body} = ${plan.body ? literal(plan.body) : `(${DICT})null`};`,
+    take: (t) =>
+      `${t.into === 'path' ? paramsVar : body}[${str(t.name)}] = ${t.source === 'request' ? `(string)${varsOf(t.step).body}[${str(String(t.from[0]))}]` : `Field(${varsOf(t.step).answer}, ${t.from.map((k) => str(String(k))).join(', ')})`};`,
     bodyHash: (h) =>
       h.code.kind === 'file'
         ? `${body}[${str(h.name)}] = Hex(MD5.Create().ComputeHash(Convert.FromBase64String((string)${body}[${str(h.code.field)}])));`
         : `${body}[${str(h.name)}] = Md5(${preimage(concat(h), syntax('Passphrase'), body)});`,
     headers: `var ${headersVar} = new Dictionary<string, string>\n{\n${headers.join('\n')}\n};`,
     headerHash: (h) => [
-      `var ${signedVar} = new ${DICT}${params.length ? `\n{\n${params.join('\n')}\n}` : '()'};`,
+      `var ${signedVar} = ${buildsPath(plan) ? `new ${DICT}(${paramsVar})` : paramsLiteral};`,
       `if (${body} != null) foreach (var field in ${body}) ${signedVar}[field.Key] = field.Value;`,
       'using (var hmac = new HMACSHA256(Encoding.UTF8.GetBytes(Passphrase)))',
       `    ${headersVar}[${str(h.name)}] = Hex(hmac.ComputeHash(Encoding.UTF8.GetBytes(Json(${signedVar}))));`,
     ],
-    send: `var ${answer} = Send(${str(plan.verb)}, ${str(plan.path)}, ${headersVar}, ${body});`,
+    send: `var ${answer} = Send(${str(plan.verb)}, ${path}, ${headersVar}, ${body});`,
   });
 }
+
+/**
+ * A text field of a JSON answer, found by its path's last name (the base library has no JSON
+ * reader; the ids a sample takes are plain strings, named once in the answer).
+ */
+const FIELD = `    static string Field(byte[] answer, params string[] path)
+    {
+        var name = Regex.Escape(path[path.Length - 1]);
+        return Regex.Match(Encoding.UTF8.GetString(answer), "\\"" + name + "\\"\\\\s*:\\\\s*\\"([^\\"]*)\\"").Groups[1].Value;
+    }`;
 
 const indented = (lines: string[], by: string) => lines.flatMap((l) => l.split('\n')).map((l) => (l ? `${by}${l}` : l));
 
@@ -155,22 +186,18 @@ function program(name: string, members: string[], main: string[]): string[] {
 export function csharpSample(plan: SamplePlan): string {
   const main = calls(plan, {
     comment: '//',
+    vars: (id) => (id ? { body: `${id}Body`, answer: `${id}Answer` } : { body: 'body', answer: 'answer' }),
     request,
-    token: { body: 'tokenBody', answer: 'tokenAnswer' },
-    readToken: (field) => [
-      `// The answer's ${field} (the base library has no JSON reader; the token is a plain string).`,
-      `var accessToken = Regex.Match(Encoding.UTF8.GetString(tokenAnswer), "\\"${field}\\"\\\\s*:\\\\s*\\"([^\\"]*)\\"").Groups[1].Value;`,
-    ],
-    takeToken: (field) => [`body[${str(field)}] = accessToken;`],
     write: (comment) =>
       `using (var stdout = Console.OpenStandardOutput()) stdout.Write(answer, 0, answer.Length); // ${comment}`,
-    blankAfterToken: [''],
+    blankAfterStep: [''],
   });
   const members = [
     `    static readonly string BaseUrl = string.IsNullOrEmpty(Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)})) ? ${str(plan.defaultBaseUrl)} : Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)});`,
     `    const string Passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
     '',
     HELPERS,
+    ...([plan, ...plan.steps].some((r) => r.takes.some((t) => t.source === 'answer')) ? ['', FIELD] : []),
   ];
   const lines = [
     ...opening(plan, `mcs ${plan.operationId}.cs && mono ${plan.operationId}.exe`).map((l) => `// ${l}`),

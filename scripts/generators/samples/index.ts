@@ -11,7 +11,7 @@ import { phpSample, phpVectors } from './php.ts';
 import { hashCode, samplePlan, type Body, type SamplePlan } from './plan.ts';
 import { pythonSample, pythonVectors } from './python.ts';
 import { rubySample, rubyVectors } from './ruby.ts';
-import type { VectorCase } from './syntax.ts';
+import { stepComment, type VectorCase } from './syntax.ts';
 
 export type SampleLanguage = 'php' | 'python' | 'ruby' | 'csharp';
 
@@ -43,6 +43,19 @@ export function languageSamples(
     const { lang, label, sample } = renderers[language];
     return { language, lang, label, source: sample(plan) };
   });
+}
+
+/**
+ * The steps an operation's sample sends first, one comment line each, for the samples that only
+ * show the call (curl, the typed client): the other languages' samples send them.
+ */
+export function stepLines(op: Operation, doc: Doc): string[] {
+  const plan = samplePlan(op, doc);
+  if (!plan?.steps.length) return [];
+  return [
+    ...plan.steps.map((_, i) => stepComment(plan, i)),
+    "This call sends the example's values; on a fresh account, use those the steps answer (the PHP, Python, Ruby and C# samples send the steps).",
+  ];
 }
 
 export interface HashVector {

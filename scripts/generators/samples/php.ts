@@ -1,6 +1,19 @@
 // The PHP sample of an operation (PHP's core: http streams, md5, hash_hmac, json_encode; no extension).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
+import {
+  buildsPath,
+  calls,
+  indexPath,
+  concat,
+  literal,
+  opening,
+  pathParts,
+  preimage,
+  requestLines,
+  type Syntax,
+  type Vars,
+  type VectorCase,
+} from './syntax.ts';
 
 const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const words = {
@@ -24,20 +37,28 @@ const syntax = (passphrase: string): Syntax => ({
 
 const JSON_FLAGS = 'JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE';
 
-function request(plan: RequestPlan, body: string, answer: string): string[] {
+function request(plan: RequestPlan, vars: Vars, varsOf: (step: number) => Vars): string[] {
+  const { body, answer } = vars;
+  const params = buildsPath(plan) ? '$params' : literal(plan.params, words);
+  const path = buildsPath(plan)
+    ? pathParts(plan, str, (n) => `rawurlencode($params[${str(n)}])`).join(' . ')
+    : str(plan.path);
   return requestLines(plan, {
     comment: '//',
+    params: `$params = ${literal(plan.params, words)};`,
     body: `${body} = ${plan.body ? literal(plan.body, words) : 'null'};`,
+    take: (t) =>
+      `${t.into === 'path' ? '$params' : body}[${str(t.name)}] = ${t.source === 'request' ? varsOf(t.step).body : `json_decode(${varsOf(t.step).answer}, true)`}${indexPath(t.from, str)};`,
     bodyHash: (h) =>
       h.code.kind === 'file'
         ? `${body}[${str(h.name)}] = md5(base64_decode(${body}[${str(h.code.field)}]));`
         : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('$passphrase'), body)});`,
     headers: `$headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)};`,
     headerHash: (h) => [
-      `$signed = array_merge(${literal(plan.params, words)}, ${body} ?? []);`,
+      `$signed = array_merge(${params}, ${body} ?? []);`,
       `$headers[${str(h.name)}] = hash_hmac('sha256', $canonicalJson((object) $signed), $passphrase);`,
     ],
-    send: `${answer} = $send(${str(plan.verb)}, ${str(plan.path)}, $headers, ${body});`,
+    send: `${answer} = $send(${str(plan.verb)}, ${path}, $headers, ${body});`,
   });
 }
 
@@ -62,7 +83,7 @@ $canonicalJson = function ($value) use (&$canonicalJson) {
 `;
 
 export function phpSample(plan: SamplePlan): string {
-  const signsHeader = plan.hashes.some((h) => h.in === 'header');
+  const signsHeader = [plan, ...plan.steps].some((r) => r.hashes.some((h) => h.in === 'header'));
   const lines = [
     '<?php',
     ...opening(plan, `php ${plan.operationId}.php`).map((l) => `// ${l}`),
@@ -85,12 +106,10 @@ export function phpSample(plan: SamplePlan): string {
   lines.push(
     ...calls(plan, {
       comment: '//',
+      vars: (id) => (id ? { body: `$${id}Body`, answer: `$${id}Answer` } : { body: '$body', answer: '$answer' }),
       request,
-      main: { body: '$body', answer: '$answer' },
-      token: { body: '$tokenBody', answer: '$tokenAnswer' },
-      takeToken: (field) => [`$body[${str(field)}] = json_decode($tokenAnswer, true)[${str(field)}];`],
       write: (comment) => `echo $answer; // ${comment}`,
-      blankAfterToken: [''],
+      blankAfterStep: [''],
     }),
   );
   return `${lines.join('\n')}\n`;

@@ -32,11 +32,31 @@ export interface SignedHash {
   code: HashCode;
 }
 
+/**
+ * A value a request takes from an earlier step's answer: the answer's field at \`from\` (its path in
+ * the answer), set into a body field or a path parameter in place of the example's value.
+ */
+export interface Take {
+  step: number;
+  /**
+   * answer: the step's answer holds it (the gateway's id); request: the step sent it itself (an id
+   * the caller chooses as it makes the record: a PayID, a card's new key), so it is taken from there.
+   */
+  source: 'answer' | 'request';
+  from: (string | number)[];
+  into: 'body' | 'path';
+  name: string;
+}
+
 export interface RequestPlan {
   operationId: string;
   verb: string;
   /** The path with the example's path parameters in it. */
   path: string;
+  /** The path as the spec writes it, {name} for each parameter. */
+  template: string;
+  /** The values it takes from the steps before it (none: it sends the example's values). */
+  takes: Take[];
   /** Path parameters by name (the header hash signs them with the body). */
   params: Record<string, string>;
   /** Fixed headers: the version header, and the account id and API key where the operation takes them. */
@@ -52,8 +72,11 @@ export interface SamplePlan extends RequestPlan {
   baseUrlVariable: string;
   defaultBaseUrl: string;
   passphrase: string;
-  /** An access token fetched first, set into this body field, where the example spends one. */
-  token: { request: RequestPlan; field: string } | null;
+  /**
+   * The requests sent first, in order: each makes a record (or the access token) whose value the
+   * example names, and which a fresh sandbox does not hold.
+   */
+  steps: RequestPlan[];
   /** Whether the answer is a file (written out as it came) rather than JSON. */
   fileAnswer: boolean;
 }
@@ -120,7 +143,17 @@ function requestPlan(op: Operation, doc: Doc): RequestPlan {
     const role = scheme['x-credential'] as string;
     if (role !== 'messageHash') headers.push({ name: scheme.name, value: roleValue[role]! });
   }
-  return { operationId: op.operationId, verb: op.verb.toUpperCase(), path, params, headers, body, hashes };
+  return {
+    operationId: op.operationId,
+    verb: op.verb.toUpperCase(),
+    path,
+    template: op.path,
+    takes: [],
+    params,
+    headers,
+    body,
+    hashes,
+  };
 }
 
 // The operation table of a document, read once per document (the docs build asks for every operation's samples).
@@ -134,17 +167,126 @@ function operationsOf(doc: Doc): Operation[] {
   return ops;
 }
 
+/** A record's id in the examples has letters and digits (ids, tokens, UUIDs); a name, a status or a date has not both. */
+const ID_SHAPE = /^(?=.*[0-9])(?=.*[A-Za-z])\S+$/;
+
+type Leaf = { path: (string | number)[]; value: unknown };
+const leaves = (value: unknown, path: (string | number)[] = []): Leaf[] =>
+  value !== null && typeof value === 'object'
+    ? Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, Array.isArray(value) ? Number(k) : k]))
+    : [{ path, value }];
+
+/** Whether an answer's field is the request's field: the same name, or an object's id (transaction.id is transactionId). */
+const namedAs = (path: Leaf['path'], name: string) =>
+  path.at(-1) === name || (path.at(-1) === 'id' && `${String(path.at(-2))}Id` === name);
+
+/** The request fields the spec marks as echoed back (x-echo): values the caller chooses, never records. */
+function echoedFields(doc: Doc): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const echo = (node as Record<string, unknown>)['x-echo'];
+    if (typeof echo === 'string') names.add(echo);
+    else if (echo && typeof echo === 'object') names.add((echo as { field: string }).field);
+    for (const child of Object.values(node)) walk(child);
+  };
+  walk(doc.components);
+  return names;
+}
+
+/** The values a request carries, as the example sends them: its body's string fields and its path parameters. */
+function namedValues(op: Operation, doc: Doc): { into: Take['into']; name: string; value: string }[] {
+  const example = op.examples.request[0];
+  const body = (example ? exampleValue(doc, example) : {}) as Body;
+  return [
+    ...Object.entries(body)
+      .filter((e): e is [string, string] => typeof e[1] === 'string')
+      .map(([name, value]) => ({ into: 'body' as const, name, value })),
+    ...op.parameters
+      .filter((p) => p.in === 'path' && typeof p.example === 'string')
+      .map((p) => ({ into: 'path' as const, name: p.name, value: p.example as string })),
+  ];
+}
+
+/**
+ * Which earlier requests a sample needs, found from the spec's examples alone (they are consistent:
+ * the id of a record one request names is the value the operation that makes it answers). The maker
+ * of a value is the first operation of the table, other than a query (x-retry safe, or a GET: they
+ * make nothing), whose result example answers that value under the same field name (or as the id of
+ * an object named so), else the first that sends it under another name (maker below). When the maker
+ * is the operation itself, the request names the record it makes (a PayID) and needs no step. A
+ * value counts as a record's id when it has an id's shape and the caller does not choose it for
+ * itself (a field the spec marks as echoed, x-echo, or the account's own credentials).
+ */
+class Prerequisites {
+  private readonly doc: Doc;
+  private readonly ops: Operation[];
+  private readonly echoed: Set<string>;
+  /** The sandbox account's own credentials: the account's, not a record's. */
+  private readonly account: Set<string>;
+  constructor(doc: Doc, ops: Operation[]) {
+    this.doc = doc;
+    this.ops = ops;
+    this.echoed = echoedFields(doc);
+    const sandbox = doc.info['x-sandbox'];
+    this.account = new Set([sandbox.merchantUUID, sandbox.apiKey]);
+  }
+
+  private isRecord(name: string, value: string): boolean {
+    return !this.echoed.has(name) && !this.account.has(value) && ID_SHAPE.test(value);
+  }
+
+  /**
+   * The operation that makes the record, and where the value is: the first operation (not a query)
+   * whose result example answers it, or else the first that sends it under another name (a card's
+   * cardKeyReplace is the card's next cardKey). `asking` are the operations asking (none makes its own).
+   */
+  private maker(
+    name: string,
+    value: string,
+    asking: string[],
+  ): (Omit<Take, 'step' | 'into' | 'name'> & { op: Operation }) | undefined {
+    if (!this.isRecord(name, value)) return undefined;
+    const makers = this.ops.filter((op) => !op.webhook && op.verb !== 'get' && !(op.retry && 'safe' in op.retry));
+    for (const op of makers) {
+      const hit = (op.examples.result ?? [])
+        .flatMap((n) => leaves(exampleValue(this.doc, n)))
+        .find((l) => l.value === value && namedAs(l.path, name));
+      if (!hit) continue;
+      if (asking.includes(op.operationId)) return undefined;
+      const sent = namedValues(op, this.doc).find((v) => v.into === 'body' && v.value === value);
+      return sent ? { op, source: 'request', from: [sent.name] } : { op, source: 'answer', from: hit.path };
+    }
+    for (const op of makers) {
+      const sent = namedValues(op, this.doc).find((v) => v.into === 'body' && v.value === value && v.name !== name);
+      if (sent) return asking.includes(op.operationId) ? undefined : { op, source: 'request', from: [sent.name] };
+    }
+    return undefined;
+  }
+
+  /** The request of an operation with what it takes from the steps, the steps it needs appended first. */
+  plan(op: Operation, steps: RequestPlan[], asking: string[]): RequestPlan {
+    const request = requestPlan(op, this.doc);
+    for (const { into, name, value } of namedValues(op, this.doc)) {
+      const made = this.maker(name, value, [...asking, op.operationId]);
+      if (!made) continue;
+      let step = steps.findIndex((s) => s.operationId === made.op.operationId);
+      if (step < 0) {
+        const first = this.plan(made.op, steps, [...asking, op.operationId]);
+        step = steps.push(first) - 1;
+      }
+      request.takes.push({ step, source: made.source, from: made.from, into, name });
+    }
+    return request;
+  }
+}
+
 /** The plan of an operation's sample; undefined for a webhook (the gateway sends those). */
 export function samplePlan(op: Operation, doc: Doc): SamplePlan | undefined {
   if (op.webhook) return undefined;
   const ops = operationsOf(doc);
-  const request = requestPlan(op, doc);
-  const tokenField = doc['x-body-credentials'].accessToken!.token!;
-  const spends = request.body !== null && typeof request.body[tokenField] === 'string';
-  // The operation that issues tokens: the one whose result example carries the token field.
-  const issuer = ops.find((o) =>
-    (o.examples.result ?? []).some((n) => Object.hasOwn(exampleValue(doc, n) as object, tokenField)),
-  );
+  const steps: RequestPlan[] = [];
+  const request = new Prerequisites(doc, ops).plan(op, steps, []);
   const sandbox = doc.info['x-sandbox'];
   return {
     ...request,
@@ -153,7 +295,7 @@ export function samplePlan(op: Operation, doc: Doc): SamplePlan | undefined {
     baseUrlVariable: BASE_URL_VARIABLE,
     defaultBaseUrl: doc.servers![0]!.variables!.base_url!.default,
     passphrase: sandbox.passphrase,
-    token: spends && issuer ? { request: requestPlan(issuer, doc), field: tokenField } : null,
+    steps,
     fileAnswer: op.resultType !== undefined && op.resultType !== 'application/json',
   };
 }

@@ -1,6 +1,20 @@
 // The Python sample of an operation (Python 3's standard library: urllib, hashlib, hmac, json).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
+import {
+  buildsPath,
+  calls,
+  indexPath,
+  concat,
+  literal,
+  opening,
+  pathParts,
+  preimage,
+  requestLines,
+  snake,
+  type Syntax,
+  type Vars,
+  type VectorCase,
+} from './syntax.ts';
 
 const str = (s: string) => JSON.stringify(s);
 const words = {
@@ -25,22 +39,30 @@ const syntax = (passphrase: string): Syntax => ({
 const HELPERS = `def md5(text):
     return hashlib.md5(text.encode("utf-8")).hexdigest()`;
 
-/** The statements that build one request's body, sign it and send it; the answer in \`answer\`. */
-function request(plan: RequestPlan, body: string, answer: string): string[] {
+/** The statements that build one request's body, sign it and send it; the answer in the answer variable. */
+function request(plan: RequestPlan, vars: Vars, varsOf: (step: number) => Vars): string[] {
+  const { body, answer } = vars;
+  const params = buildsPath(plan) ? 'params' : literal(plan.params, words);
+  const path = buildsPath(plan)
+    ? pathParts(plan, str, (n) => `urllib.parse.quote(params[${str(n)}], safe="")`).join(' + ')
+    : str(plan.path);
   return requestLines(plan, {
     comment: '#',
+    params: `params = ${literal(plan.params, words)}`,
     body: `${body} = ${plan.body ? literal(plan.body, words) : 'None'}`,
+    take: (t) =>
+      `${t.into === 'path' ? 'params' : body}[${str(t.name)}] = ${t.source === 'request' ? varsOf(t.step).body : `json.loads(${varsOf(t.step).answer})`}${indexPath(t.from, str)}`,
     bodyHash: (h) =>
       h.code.kind === 'file'
         ? `${body}[${str(h.name)}] = hashlib.md5(base64.b64decode(${body}[${str(h.code.field)}])).hexdigest()`
         : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('PASSPHRASE'), body)})`,
     headers: `headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`,
     headerHash: (h) => [
-      `signed = {**${literal(plan.params, words)}, **(${body} or {})}`,
+      `signed = {**${params}, **(${body} or {})}`,
       `canonical = json.dumps(signed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`,
       `headers[${str(h.name)}] = hmac.new(PASSPHRASE.encode("utf-8"), canonical.encode("utf-8"), hashlib.sha256).hexdigest()`,
     ],
-    send: `${answer} = send(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`,
+    send: `${answer} = send(${str(plan.verb)}, ${path}, headers, ${body})`,
   });
 }
 
@@ -48,7 +70,7 @@ export function pythonSample(plan: SamplePlan): string {
   const file = `${plan.operationId}.py`;
   const lines = [
     ...opening(plan, `python3 ${file}`).map((l) => `# ${l}`),
-    'import base64, hashlib, hmac, json, os, sys, urllib.error, urllib.request',
+    'import base64, hashlib, hmac, json, os, sys, urllib.error, urllib.parse, urllib.request',
     '',
     `BASE_URL = os.environ.get(${str(plan.baseUrlVariable)}) or ${str(plan.defaultBaseUrl)}`,
     `PASSPHRASE = ${str(plan.passphrase)}  # the account's passphrase: hashed, never sent`,
@@ -73,10 +95,11 @@ export function pythonSample(plan: SamplePlan): string {
   lines.push(
     ...calls(plan, {
       comment: '#',
+      vars: (id) =>
+        id ? { body: `${snake(id)}_body`, answer: `${snake(id)}_answer` } : { body: 'body', answer: 'answer' },
       request,
-      takeToken: (field) => [`body[${str(field)}] = json.loads(token_answer)[${str(field)}]`],
       write: (comment) => `sys.stdout.buffer.write(answer)  # ${comment}`,
-      blankAfterToken: ['', ''],
+      blankAfterStep: ['', ''],
     }),
   );
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,20 @@
 // The Ruby sample of an operation (Ruby's standard library: net/http, json, digest, openssl).
 import type { RequestPlan, SamplePlan } from './plan.ts';
-import { calls, concat, literal, opening, preimage, requestLines, type Syntax, type VectorCase } from './syntax.ts';
+import {
+  buildsPath,
+  calls,
+  indexPath,
+  concat,
+  literal,
+  opening,
+  pathParts,
+  preimage,
+  requestLines,
+  snake,
+  type Syntax,
+  type Vars,
+  type VectorCase,
+} from './syntax.ts';
 
 const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const words = {
@@ -26,20 +40,28 @@ const HELPERS = `def md5(text)
   Digest::MD5.hexdigest(text)
 end`;
 
-function request(plan: RequestPlan, body: string, answer: string): string[] {
+function request(plan: RequestPlan, vars: Vars, varsOf: (step: number) => Vars): string[] {
+  const { body, answer } = vars;
+  const params = buildsPath(plan) ? 'params' : literal(plan.params, words);
+  const path = buildsPath(plan)
+    ? pathParts(plan, str, (n) => `URI.encode_www_form_component(params[${str(n)}])`).join(' + ')
+    : str(plan.path);
   return requestLines(plan, {
     comment: '#',
+    params: `params = ${literal(plan.params, words)}`,
     body: `${body} = ${plan.body ? literal(plan.body, words) : 'nil'}`,
+    take: (t) =>
+      `${t.into === 'path' ? 'params' : body}[${str(t.name)}] = ${t.source === 'request' ? varsOf(t.step).body : `JSON.parse(${varsOf(t.step).answer})`}${indexPath(t.from, str)}`,
     bodyHash: (h) =>
       h.code.kind === 'file'
         ? `${body}[${str(h.name)}] = md5(${body}[${str(h.code.field)}].unpack1('m'))`
         : `${body}[${str(h.name)}] = md5(${preimage(concat(h), syntax('PASSPHRASE'), body)})`,
     headers: `headers = ${literal(Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), words)}`,
     headerHash: (h) => [
-      `signed = ${literal(plan.params, words)}.merge(${body} || {})`,
+      `signed = ${params}.merge(${body} || {})`,
       `headers[${str(h.name)}] = OpenSSL::HMAC.hexdigest('SHA256', PASSPHRASE, JSON.generate(sorted(signed)))`,
     ],
-    send: `${answer} = send_request(${str(plan.verb)}, ${str(plan.path)}, headers, ${body})`,
+    send: `${answer} = send_request(${str(plan.verb)}, ${path}, headers, ${body})`,
   });
 }
 
@@ -53,7 +75,7 @@ def sorted(value)
 end`;
 
 export function rubySample(plan: SamplePlan): string {
-  const signsHeader = plan.hashes.some((h) => h.in === 'header');
+  const signsHeader = [plan, ...plan.steps].some((r) => r.hashes.some((h) => h.in === 'header'));
   const lines = [
     ...opening(plan, `ruby ${plan.operationId}.rb`).map((l) => `# ${l}`),
     "require 'digest/md5'",
@@ -79,10 +101,11 @@ export function rubySample(plan: SamplePlan): string {
   lines.push(
     ...calls(plan, {
       comment: '#',
+      vars: (id) =>
+        id ? { body: `${snake(id)}_body`, answer: `${snake(id)}_answer` } : { body: 'body', answer: 'answer' },
       request,
-      takeToken: (field) => [`body[${str(field)}] = JSON.parse(token_answer)[${str(field)}]`],
       write: (comment) => `${plan.fileAnswer ? '$stdout.binmode' : '$stdout'}.write(answer) # ${comment}`,
-      blankAfterToken: [''],
+      blankAfterStep: [''],
     }),
   );
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,7 @@
 // language's few primitives, the samples' opening comment, and the hash vectors' check program's
 // cases. Each renderer (python.ts, php.ts, ruby.ts, csharp.ts) supplies the primitives and the
 // program around them.
-import type { Body, HashCode, RequestPlan, SamplePlan, SignedHash } from './plan.ts';
+import type { Body, HashCode, RequestPlan, SamplePlan, SignedHash, Take } from './plan.ts';
 
 /** The expressions a language writes a preimage with. */
 export interface Syntax {
@@ -90,39 +90,53 @@ export interface VectorCase {
   code: Extract<HashCode, { kind: 'concat' }>;
 }
 
-/** What a language writes for the calls of a sample: one request, taking the token, writing the answer. */
-export interface Calls {
-  comment: string;
-  /** Builds, signs and sends a request; its answer in the variable `answer`. */
-  request(plan: RequestPlan, body: string, answer: string): string[];
-  /** The variables of the main request and of the token's, their bodies and their answers (default: body, answer; token_body, token_answer). */
-  main?: { body: string; answer: string };
-  token?: { body: string; answer: string };
-  /** Sets the token from the token's answer into the main body (after the body's literal). */
-  takeToken(field: string): string[];
-  /** Statements before the main request that read the token from its answer. */
-  readToken?(field: string): string[];
-  /** Writes the answer, with the comment given. */
-  write(comment: string): string;
-  blankAfterToken: string[];
+/** The variables of one request: its body and its answer. */
+export interface Vars {
+  body: string;
+  answer: string;
 }
 
-/** The statements of a sample: the access token first where it spends one, the call, its answer written out. */
+/** What a language writes for the calls of a sample: the steps first, then the call, the answer written out. */
+export interface Calls {
+  comment: string;
+  /** The variables of a step's request (named after its operation), or of the call's (null). */
+  vars(operationId: string | null): Vars;
+  /** Builds, signs and sends a request; `varsOf` names an earlier step's variables. */
+  request(plan: RequestPlan, vars: Vars, varsOf: (step: number) => Vars): string[];
+  /** Writes the answer, with the comment given. */
+  write(comment: string): string;
+  blankAfterStep: string[];
+}
+
+/** The comment over a step: what it makes, and which later request sends what of it. */
+export function stepComment(plan: SamplePlan, index: number): string {
+  const step = plan.steps[index]!;
+  const uses = [...plan.steps, plan]
+    .map((r) => ({ r, takes: r.takes.filter((t) => t.step === index) }))
+    .filter(({ takes }) => takes.length)
+    .map(
+      ({ r, takes }) =>
+        `${r === plan ? 'the call below' : r.operationId} sends ${takes
+          .map(
+            (t) =>
+              `${t.source === 'answer' ? "its answer's" : 'its own'} ${t.from.at(-1)}${t.from.at(-1) === t.name ? '' : ` as ${t.name}`}`,
+          )
+          .join(' and ')}`,
+    );
+  return `First ${step.operationId}, for a record the example names that a fresh account does not hold: ${uses.join('; ')}.`;
+}
+
+/** The statements of a sample: each step (a record it names, an access token), the call, its answer written out. */
 export function calls(plan: SamplePlan, language: Calls): string[] {
   const lines: string[] = [];
-  const names = {
-    main: language.main ?? { body: 'body', answer: 'answer' },
-    token: language.token ?? { body: 'token_body', answer: 'token_answer' },
-  };
-  if (plan.token) {
-    const { request, field } = plan.token;
-    lines.push(`${language.comment} First an access token (${request.operationId}), which the call below spends.`);
-    lines.push(...language.request(request, names.token.body, names.token.answer));
-    lines.push(...(language.readToken?.(field) ?? []), ...language.blankAfterToken);
-  }
-  const main = language.request(plan, names.main.body, names.main.answer);
-  if (plan.token) main.splice(1, 0, ...language.takeToken(plan.token.field));
-  lines.push(...main);
+  const varsOf = (step: number) => language.vars(plan.steps[step]!.operationId);
+  plan.steps.forEach((step, i) => {
+    lines.push(`${language.comment} ${stepComment(plan, i)}`);
+    lines.push(...language.request(step, language.vars(step.operationId), varsOf), ...language.blankAfterStep);
+  });
+  if (plan.steps.length)
+    lines.push(`${language.comment} Then ${plan.operationId} itself, on the records the steps above made.`);
+  lines.push(...language.request(plan, language.vars(null), varsOf));
   lines.push(
     language.write(
       plan.fileAnswer
@@ -133,10 +147,32 @@ export function calls(plan: SamplePlan, language: Calls): string[] {
   return lines;
 }
 
+/** A step's answer field or request field as index expressions (["result"][0]), in a language's string literals. */
+export const indexPath = (path: (string | number)[], str: (s: string) => string) =>
+  path.map((k) => `[${typeof k === 'number' ? k : str(k)}]`).join('');
+
+/** A sample's variable named after an operation, in snake case (Python, Ruby). */
+export const snake = (id: string) => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Whether a request takes a path parameter from a step (then its path is built, not written out). */
+export const buildsPath = (plan: RequestPlan) => plan.takes.some((t) => t.into === 'path');
+
+/** The path as the parts a language joins: literal text, and each parameter's (escaped) expression. */
+export function pathParts(plan: RequestPlan, text: (s: string) => string, param: (name: string) => string): string[] {
+  return plan.template
+    .split(/(\{\w+\})/)
+    .filter((part) => part !== '')
+    .map((part) => (/^\{\w+\}$/.test(part) ? param(part.slice(1, -1)) : text(part)));
+}
+
 /** One request's statements in a language: the body, each body hash, the headers, the header hash, the send. */
 export interface RequestStatements {
   comment: string;
+  /** The path parameters' variable, where a step gives one of them. */
+  params: string;
   body: string;
+  /** The statement that sets a value taken from a step's answer. */
+  take(take: Take): string;
   /** The statement that sets a body hash (a concatenation recipe's, or the batch file's checksum). */
   bodyHash(hash: SignedHash): string;
   headers: string;
@@ -149,7 +185,9 @@ export interface RequestStatements {
 export function requestLines(plan: RequestPlan, s: RequestStatements): string[] {
   const hashes = hashesOf(plan);
   return [
+    ...(buildsPath(plan) ? [s.params] : []),
     s.body,
+    ...plan.takes.map((t) => s.take(t)),
     ...hashes.body.flatMap((h) => [`${s.comment} ${hashComment(h)}`, s.bodyHash(h)]),
     s.headers,
     ...(hashes.header ? [`${s.comment} ${hashComment(hashes.header)}`, ...s.headerHash(hashes.header)] : []),
