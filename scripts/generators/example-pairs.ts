@@ -5,11 +5,11 @@
 // operation's first request example's name is given, in the success response's example maps, to its
 // first answer (a $ref, not a copy); a further request example (another form) stays unpaired. The shared paths get theirs as their lists are composed (method-index.ts);
 // this module does it for a path file with operations of its own (an x-operation descriptor).
-import YAML, { isMap, Scalar, YAMLMap } from 'yaml';
+import YAML, { isMap, type Scalar, YAMLMap } from 'yaml';
 
 const VERBS = ['get', 'put', 'post', 'delete', 'patch'];
 const STRINGIFY = { lineWidth: 0, flowCollectionPadding: false } as const;
-const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerKey = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The path file's text with its request examples paired, or undefined when it has none to pair. */
 export function withPairedExamples(source: string): string | undefined {
@@ -37,7 +37,10 @@ export function withPairedExamples(source: string): string | undefined {
         for (const name of requests.slice(0, 1).filter((n) => !examples.has(n))) {
           const ref = new YAMLMap();
           ref.flow = true;
-          ref.set('$ref', `#/${verb}/responses/${escape(code)}/content/${escape(media)}/examples/${escape(answer)}`);
+          ref.set(
+            '$ref',
+            `#/${verb}/responses/${pointerKey(code)}/content/${pointerKey(media)}/examples/${pointerKey(answer)}`,
+          );
           examples.set(name, ref);
           changed = true;
         }
