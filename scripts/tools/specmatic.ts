@@ -50,6 +50,8 @@ interface Exchange {
   /** Sent with the sandbox's account: the signed example, not a request Specmatic generated. */
   signed: boolean;
   verb: string;
+  /** The answer's media type: a zip or CSV result is a success without a responseCode. */
+  type: string;
   url: string;
   body: string;
   status: number;
@@ -115,18 +117,22 @@ async function recordingProxy(
       headers,
       ...(body && req.method !== 'GET' ? { body } : {}),
     });
-    const text = await answer.text();
+    // Bytes, not text: a zip answer passes through unchanged.
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    const text = bytes.toString('utf8');
+    const type = answer.headers.get('content-type') ?? 'application/json';
     const signed = body.includes(`"${account}"`) || Object.values(headers).includes(account);
     exchanges.push({
       signed,
+      type,
       verb: req.method!.toLowerCase(),
       url: req.url!,
       body,
       status: answer.status,
       answer: text,
     });
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-    res.end(text);
+    res.writeHead(answer.status, { 'content-type': type });
+    res.end(bytes);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -155,7 +161,10 @@ const answerOf = (exchange: Exchange): { responseCode?: unknown; responseMessage
     return {};
   }
 };
-const succeeded = (exchange: Exchange): boolean => Number(answerOf(exchange).responseCode) === 0;
+const succeeded = (exchange: Exchange): boolean =>
+  exchange.type.includes('json')
+    ? Number(answerOf(exchange).responseCode) === 0
+    : exchange.status < 300 && !exchange.type.startsWith('text/plain');
 
 function runSpecmatic(ctx: ToolContext, args: string[]): Promise<string> {
   const jar = path.join(ctx.toolsDir, 'node_modules/specmatic/specmatic.jar');
