@@ -50,9 +50,13 @@ const KNOWN_EXCEPTIONS = new Set<string>(
 );
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.(ts|js)$/.test(e.name) && !e.name.endsWith('.d.ts'))
-    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
+  return (
+    readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && /\.(ts|js)$/.test(e.name) && !e.name.endsWith('.d.ts'))
+      .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+      // The tool matrix's own installed tools (scripts/tools/node_modules, scripts/setup/tools.sh) are not the package's code.
+      .filter((file) => !file.split(path.sep).includes('node_modules'))
+  );
 }
 
 const folderOf = (file: string) => TABLE.map((row) => row.folder).find((f) => file.startsWith(`${f}/`));
