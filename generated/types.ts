@@ -855,10 +855,7 @@ export interface components {
          *     forms; an accessToken from getAccessToken on the 3DS forms.
          */
         ProcessCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processCard";
         } & (components["schemas"]["ProcessCardWithCardData"] | components["schemas"]["ProcessCardWithPayframe"] | components["schemas"]["ProcessCardExternal3DS"] | components["schemas"]["ProcessCard3DS2WithCardID"] | components["schemas"]["ProcessCard3DS2WithWallet"]);
         /**
@@ -950,10 +947,7 @@ export interface components {
          *     full) and processVoid releases it. Two forms: raw card data or a payframe token.
          */
         ProcessAuthRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processAuth";
         } & (components["schemas"]["ProcessAuthWithCardData"] | components["schemas"]["ProcessAuthWithPayframe"]);
         /** @description Gateway transaction identifier, for example 1336-20be3569-b600-11e6-b9c3-005056b209e0. */
@@ -966,10 +960,7 @@ export interface components {
          *     authorised amount are refused ("Capture amount is greater than the transaction amount").
          */
         ProcessCaptureRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processCapture";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -993,10 +984,7 @@ export interface components {
          *     original transaction's.
          */
         RefundCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "refundCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1017,10 +1005,7 @@ export interface components {
          *     ("transactionID has already been reversed").
          */
         ProcessVoidRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processVoid";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1034,10 +1019,7 @@ export interface components {
          * @description The transaction transactionID, or the latest one with transactionReferenceID; one of the two is required.
          */
         QueryCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "queryCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1051,10 +1033,7 @@ export interface components {
          * @description A zero-value authorisation that checks the card is valid and open. transactionAmount is 0.00.
          */
         VerifyCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "verifyCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1079,10 +1058,7 @@ export interface components {
          * @description Issue an access token for one prospective transaction. It expires 30 minutes after issue and is accepted wherever an accessToken field is.
          */
         GetAccessTokenRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "getAccessToken";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1102,10 +1078,7 @@ export interface components {
          *     digitalWalletToken; card data is required when neither of the others is sent.
          */
         CheckEnrollmentRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "checkEnrollment";
             accessToken: components["schemas"]["AccessToken"];
             transactionAmount: components["schemas"]["CardAmount"];
@@ -1122,10 +1095,7 @@ export interface components {
          * @description The outcome of the 3DS 2 session threeDSToken, to pass on to processCard. The card is given as in checkEnrollment.
          */
         CheckTDSAuthRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "checkTDSAuth";
             accessToken: components["schemas"]["AccessToken"];
             threeDSToken: components["schemas"]["ThreeDSToken"];
@@ -1140,10 +1110,7 @@ export interface components {
          * @description Decode the payer authentication response (PARes) the ACS posted to returnURL and give its outcome.
          */
         CheckPAResRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "checkPARes";
             accessToken: components["schemas"]["AccessToken"];
             threeDSToken: components["schemas"]["ThreeDSToken"];
@@ -1164,10 +1131,7 @@ export interface components {
          *     (webhook `directDebitOutcome`).
          */
         ProcessDDebitAuthRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processDDebitAuth";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1204,10 +1168,7 @@ export interface components {
          *     The debit is pending (code 10) until its settlementDate; queryDD tells the outcome.
          */
         ProcessDDebitRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processDDebit";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1239,10 +1200,7 @@ export interface components {
          * @description The direct debit transactionID, or the latest with transactionReferenceID; one of the two is required.
          */
         QueryDDRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "queryDD";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1259,10 +1217,7 @@ export interface components {
          * @description Blacklist a card; purchases and authorisations with it are then declined. The message hash is named secureHash here (seed §5.1).
          */
         AddBlacklistedCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "addBlacklistedCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1277,10 +1232,7 @@ export interface components {
          * @description Remove the blacklist entry cardID.
          */
         RemoveBlacklistedCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "removeBlacklistedCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1292,10 +1244,7 @@ export interface components {
          * @description Whether the card is blacklisted, with its entry when it is.
          */
         QueryBlacklistedCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "queryBlacklistedCard";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1316,10 +1265,7 @@ export interface components {
          *     response; the zip's bytes are what comes back. A refusal still comes back as JSON.
          */
         GetSettlementRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "getSettlement";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1339,10 +1285,7 @@ export interface components {
          *     accessToken alone (seed §5.3).
          */
         GetSurchargeRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "getSurcharge";
             transactionAmount: components["schemas"]["CardAmount"];
             transactionCurrency: components["schemas"]["Currency"];
@@ -1357,10 +1300,7 @@ export interface components {
          * @description Scheme, funding and issuing country of a BIN.
          */
         QueryBINRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "queryBIN";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1374,10 +1314,7 @@ export interface components {
          *     to batchNotifyURL (webhook `batchNotify`) and can be read with retrieveBatch.
          */
         ProcessBatchRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processBatch";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1394,10 +1331,7 @@ export interface components {
          * @description The results of the batch batchUUID as a CSV file (content type text/csv). GET /batch/{batchUUID} gives the same as JSON.
          */
         RetrieveBatchRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "retrieveBatch";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -1409,10 +1343,7 @@ export interface components {
          * @description Send the notification `event` (a webhook of this contract) for the given transaction or request to notifyURL, as the gateway would.
          */
         SimulateNotifyRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "simulateNotify";
             merchantUUID: components["schemas"]["MerchantUUID"];
             apiKey: components["schemas"]["ApiKey"];
@@ -2213,10 +2144,7 @@ export interface components {
          *     on wallet purchases.
          */
         WalletProcessCardRequest: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             method: "processCard";
         } & (components["schemas"]["WalletProcessCardWithToken"] | components["schemas"]["WalletProcessCardKindA"] | components["schemas"]["WalletProcessCardKindB"]);
         /**

@@ -8,9 +8,12 @@
 //   contract/rule-in-prose         a schema whose description states a rule about values (a time zone,
 //                                  business days, an echo, a sum, what a file lists, how attempts follow
 //                                  one another) carries the mark that states it (spec/extensions/rules.schema.yaml)
+//   contract/array-items, discriminator-maps-objects, size-for-tools, examples-paired
+//                                  the document stays readable by third-party tools (tool-readable.js)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { ArrayItems, DiscriminatorMapsObjects, ExamplesPaired, SizeForTools } from './tool-readable.js';
 import { eachNode, eachProperty, operations, resolved } from './walk.js';
 
 /** A schema the rule options name (`file#/Name`, relative to the root document), read from its file. */
@@ -292,6 +295,10 @@ export default function contractRules() {
         'examples-per-outcome': ExamplesPerOutcome,
         'inferred-has-reason': InferredHasReason,
         'rule-in-prose': RuleInProse,
+        'array-items': ArrayItems,
+        'discriminator-maps-objects': DiscriminatorMapsObjects,
+        'size-for-tools': SizeForTools,
+        'examples-paired': ExamplesPaired,
       },
     },
   };

@@ -35,11 +35,14 @@ function withSiblingsResolved(out: DocNode): DocNode {
   return out;
 }
 
-function requestContent(content: DocNode, method: string, names: string[]): DocNode {
+function requestContent(content: DocNode, method: string, request: string | undefined, names: string[]): DocNode {
   const out: DocNode = {};
   for (const [type, entry] of Object.entries<DocNode>(content)) {
     const schema = entry.schema;
-    const branch = schema?.discriminator?.mapping?.[method];
+    // The method's branch of the composed union: its descriptor's request (a path whose methods take
+    // several forms has no discriminator), else the mapping of a document written before descriptors named it.
+    const composed = schema?.oneOf || schema?.discriminator;
+    const branch = composed ? (request ?? schema?.discriminator?.mapping?.[method]) : undefined;
     out[type] = {
       ...entry,
       ...(branch && { schema: { $ref: branch } }),
@@ -90,7 +93,7 @@ function methodOperation(op: DocNode, name: string, d: DocNode, resultTypes: Set
     summary: d.summary ?? rest.summary,
     ...(d.deprecated !== undefined && { deprecated: d.deprecated }),
     ...(op.requestBody?.content && {
-      requestBody: { ...op.requestBody, content: requestContent(op.requestBody.content, name, examples) },
+      requestBody: { ...op.requestBody, content: requestContent(op.requestBody.content, name, d.request, examples) },
     }),
     responses,
   };

@@ -28,6 +28,8 @@ interface MethodFile {
   file: string;
   method: string;
   keys: Set<string>;
+  /** Top-level schemas of the file that are themselves a union of forms (oneOf/anyOf). */
+  unions: Set<string>;
   examples: Set<string>;
   descriptor?: MethodDescriptor;
 }
@@ -49,6 +51,7 @@ async function readMethodFiles(specDir: string): Promise<Map<string, MethodFile[
         file: `${group}/${name}`,
         method: name.slice(0, -'.yaml'.length),
         keys: new Set(Object.keys(parsed).filter((k) => k !== 'x-method' && k !== 'examples')),
+        unions: new Set(Object.keys(parsed).filter((k) => parsed[k]?.oneOf || parsed[k]?.anyOf)),
         examples: new Set(Object.keys(parsed.examples ?? {})),
         descriptor: parsed['x-method'],
       });
@@ -113,6 +116,7 @@ function writeLists(
   all: MethodFile[],
   components: Map<string, string>,
   order: ListOrder,
+  paired: boolean,
 ): string {
   const doc = YAML.parseDocument(source);
   const verb = VERBS.find((v) => doc.has(v));
@@ -137,12 +141,18 @@ function writeLists(
   const results = new Map<string, string>();
   const refusals = new Map<string, string>();
   const resultExamples = new Map<string, string>();
+  // Tools follow a discriminator only to object schemas (Specmatic's R3002 stops at a mapped union).
+  let everyBranchAnObject = true;
+  // Request examples paired by name with an answer (Specmatic pairs them so; it ignores the unpaired).
+  const pairs = new Map<string, string>();
   for (const f of files) {
     const d = f.descriptor;
     if (!d?.request) throw new Error(`spec/methods/${f.file} has no x-method with a request`);
     xMethods.set(f.method, methodRef(f.file, 'x-method'));
     const request = pointerName(d.request);
-    branches.set(f.method, methodRef(holding(request, f, (m) => m.keys, 'request schema').file, request));
+    const branchFile = holding(request, f, (m) => m.keys, 'request schema');
+    branches.set(f.method, methodRef(branchFile.file, request));
+    if (branchFile.unions.has(request)) everyBranchAnObject = false;
     for (const name of d.examples.request ?? []) example(name, f, requestExamples);
     // A result of its own media type (a zip, a CSV) is answered under that type's entry, written by hand.
     const listed = !d.resultType;
@@ -163,7 +173,15 @@ function writeLists(
     }
     for (const name of listed ? (d.examples.result ?? []) : []) example(name, f, resultExamples);
     for (const name of d.examples.refusal ?? []) example(name, f, resultExamples);
+    const answer = [...(listed ? (d.examples.result ?? []) : []), ...(d.examples.refusal ?? [])].find((n) =>
+      resultExamples.has(n),
+    );
+    // Only the first: Specmatic 2.55 refuses a second request example paired with the same answer.
+    const first = d.examples.request?.[0];
+    if (answer && first) pairs.set(first, resultExamples.get(answer)!);
   }
+  // Each request example's answer, under the request's own name, after the answers themselves.
+  if (paired) for (const [name, ref] of pairs) if (!resultExamples.has(name)) resultExamples.set(name, ref);
 
   const branchOrder = keepOrder(order.methods, branches);
   const anyOf = [...keepOrder(order.results, results), ...keepOrder(order.results, refusals)].map(([, ref]) => ref);
@@ -188,7 +206,8 @@ function writeLists(
       discriminator.set('mapping', mapping);
       const schema = new YAMLMap();
       schema.set('oneOf', refSeq(branchOrder.map(([, ref]) => ref)));
-      schema.set('discriminator', discriminator);
+      // Where a method takes several forms (a union), its `const` in each form tells the methods apart.
+      if (everyBranchAnObject) schema.set('discriminator', discriminator);
       return schema;
     },
     requestExamples,
@@ -231,7 +250,7 @@ export function orderIn(released: DocNode | undefined, group: string): ListOrder
  * Every shared path file's composed text: spec/paths/<group>.yaml for every folder spec/methods/<group>/,
  * keyed by path from specDir, its lists in the order `released` (the last release's document) gives.
  */
-export async function methodIndex(specDir: string, released?: DocNode): Promise<Map<string, string>> {
+export async function methodIndex(specDir: string, released?: DocNode, paired = false): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!existsSync(path.join(specDir, 'methods'))) return out;
   const groups = await readMethodFiles(specDir);
@@ -240,7 +259,7 @@ export async function methodIndex(specDir: string, released?: DocNode): Promise<
   for (const [group, files] of groups) {
     const file = `paths/${group}.yaml`;
     const source = await readFile(path.join(specDir, file), 'utf8');
-    out.set(file, writeLists(source, group, files, all, components, orderIn(released, group)));
+    out.set(file, writeLists(source, group, files, all, components, orderIn(released, group), paired));
   }
   return out;
 }

@@ -57,6 +57,20 @@ beforeAll(async () => {
     'components/schemas/results.yaml',
     (d) => (d.SurchargeResult.properties.surchargeAmount.description = 'The sum of the fees.'),
   );
+  // array-items: the empty-array branch of settlementDate without its items.
+  await edit('components/schemas/results.yaml', (d) => delete d.DDebitResult.properties.settlementDate.oneOf[1].items);
+  // size-for-tools: a batch file of 10 MiB.
+  await edit(
+    'methods/post/processBatch.yaml',
+    (d) => (d.ProcessBatchRequest.properties.batchFile.maxLength = 10485760),
+  );
+  // discriminator-maps-objects: a discriminator mapping a value to a union.
+  await edit(
+    'components/schemas/fields.yaml',
+    (d) => (d.CustomEcho.discriminator = { propertyName: 'kind', mapping: { echo: '#/CustomEcho' } }),
+  );
+  // examples-paired: the pairing switched off (x-example-pairs), so no first request example is paired.
+  await edit('openapi.yaml', (d) => delete d['x-example-pairs']);
   const run = await promisify(execFile)(process.execPath, [path.join(dir, 'scripts/lint-spec.ts'), '--format=json'], {
     cwd: dir,
     env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
@@ -109,5 +123,31 @@ describe('lint: the contract rules catch what they are for', () => {
     const found = of('inferred-has-reason').map(at);
     expect(found).toContain('components/schemas/fields.yaml#/Flag/x-inferred');
     expect(found).toContain('hash-recipes.yaml#/blacklist');
+  });
+  it('array-items: the array branch without items, and nothing else', () => {
+    expect(of('array-items').map(at)).toEqual([
+      'components/schemas/results.yaml#/DDebitResult/properties/settlementDate/oneOf/1',
+    ]);
+  });
+  it('size-for-tools: a 10 MiB batch file, and nothing else', () => {
+    expect(of('size-for-tools').map(at)).toEqual([
+      'methods/post/processBatch.yaml#/ProcessBatchRequest/properties/batchFile/maxLength',
+    ]);
+  });
+  it('discriminator-maps-objects: a value mapped to a union; the shared paths whose methods have several forms carry none', () => {
+    expect(of('discriminator-maps-objects').map(at)).toEqual([
+      'components/schemas/fields.yaml#/CustomEcho/discriminator/mapping/echo',
+    ]);
+  });
+  it("examples-paired: without x-example-pairs, every operation's first request example is unpaired", () => {
+    const found = of('examples-paired').map(at);
+    expect(found).toContain(
+      'paths/npp/payto/agreement.yaml#/post/requestBody/content/application~1json/examples/createAgreement',
+    );
+    expect(found.filter((f) => f.startsWith('paths/post.yaml'))).not.toEqual([]);
+    // A further request example (another form of the same method) is not held to it.
+    // On /post processCardPayframe is processCard's second form: not held (on /payframe it is the first).
+    expect(found.some((f) => f.startsWith('paths/post.yaml') && f.endsWith('/processCardPayframe'))).toBe(false);
+    expect(found.some((f) => f.startsWith('paths/payframe.yaml') && f.endsWith('/processCardPayframe'))).toBe(true);
   });
 });
