@@ -140,7 +140,7 @@ export interface RunningSandbox extends Sandbox {
  */
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 /** How long close() waits for requests and background work under way before it closes the store anyway. */
-const CLOSE_GRACE_MS = 10_000;
+export const CLOSE_GRACE_MS = 10_000;
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
 export const HEALTH_PATH = '/_sandbox/health';
 

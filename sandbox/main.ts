@@ -122,7 +122,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const shown = postgres ? withoutPassword(dbPath) : dbPath;
   const keyFile = `${dbPath}.key`;
   const keyFileExisted = existsSync(keyFile);
-  const { createSandbox } = await import('./index.ts');
+  const { CLOSE_GRACE_MS, createSandbox } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
     sandbox = await createSandbox({
@@ -201,6 +201,13 @@ export async function main(name: string, argv: string[]): Promise<void> {
     process.on(signal, () => {
       server.close(() => void sandbox.close().finally(() => process.exit(0)));
       server.closeIdleConnections();
+      // A connection that turns idle later (a `listen` client's long poll, answered) would hold the
+      // server open for good: close those as they turn idle, and every connection once the grace is over.
+      const idle = setInterval(() => server.closeIdleConnections(), 250).unref();
+      setTimeout(() => {
+        clearInterval(idle);
+        server.closeAllConnections();
+      }, CLOSE_GRACE_MS).unref();
     });
   }
 }

@@ -26,6 +26,7 @@ import { clientName } from '../../scripts/generators/client.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
 import { asInstalled } from '../../scripts/lib/as-installed.ts';
 import { ROOT, doc, errorsOf, validatorFor } from '../support/contract.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 
 type S = components['schemas'];
 const settlementZip = new Uint8Array(readFileSync(path.join(ROOT, 'generated/examples/getSettlement.zip')));
@@ -236,13 +237,19 @@ describe("the client teams' quick start", () => {
     const readme = readFileSync(path.join(ROOT, 'docs/CLIENT-TEAMS.md'), 'utf8');
     const example = readFileSync(path.join(ROOT, 'examples/client-quick-start.ts'), 'utf8');
     expect(readme).toContain(asInstalled(example));
-    // Not execFileSync: this process serves the gateway the example calls.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(ROOT, 'examples/client-quick-start.ts')],
-      { env: { ...process.env, GATEWAY_URL: base }, timeout: 20_000 },
-    );
-    expect(stdout.trim()).toBe('captured, receipt 731357431');
+    // Against the sandbox the guide sends client teams to: the capture must find the authorisation it
+    // made (a newcomer found the old example capturing a transaction only the mock knew).
+    const sandboxProcess = await startSandboxProcess({ PGW_DB: ':memory:' });
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [path.join(ROOT, 'examples/client-quick-start.ts')],
+        { env: { ...process.env, GATEWAY_URL: sandboxProcess.base }, timeout: 20_000 },
+      );
+      expect(stdout.trim()).toMatch(/^captured 30\.00 of \S+$/);
+    } finally {
+      sandboxProcess.child.kill('SIGTERM');
+    }
   });
 });
 
