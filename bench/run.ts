@@ -29,6 +29,18 @@ import { type SavedRun, SERVERS_FILE, serversFigures, withServersFigures } from 
 import { check, mix, type Mix, start, wireMixes } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
+  [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+                                         the validating servers side by side, then the cold start
+  --only stubs-json,stubs-form           the two wire formats side by side
+  --store sqlite|postgres --instances 1,2 [--baseline DIR] [--variant NAME=VALUE] [--save]
+                                         a deployment of sandboxes beside the stubs and the mock
+  --growth [--sizes 10000,100000,1000000] [--store sqlite|postgres] [--baseline DIR] [--save]
+                                         the sandbox's costs as its data grows (the settlement export)`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
 // The other benchmarks behind the same command: --growth (the sandbox's costs as its data grows,
 // bench/growth.ts) and --store/--instances (a deployment of several sandboxes, bench/deployment.ts).
 const other = process.argv.includes('--growth')
@@ -40,17 +52,25 @@ if (other) {
   await import(other);
   process.exit(0);
 }
-const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '32' },
-    rounds: { type: 'string', default: '3' },
-    only: { type: 'string' },
-    'cold-starts': { type: 'string', default: '7' },
-    'busy-us': { type: 'string' },
-    save: { type: 'boolean', default: false },
-  },
-});
+// A mistake in the options is one line and exit 2, as every command of the package answers one.
+const { values: args } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        duration: { type: 'string', default: '10' },
+        connections: { type: 'string', default: '32' },
+        rounds: { type: 'string', default: '3' },
+        only: { type: 'string' },
+        'cold-starts': { type: 'string', default: '7' },
+        'busy-us': { type: 'string' },
+        save: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message} (npm run bench -- --help)`);
+    process.exit(2);
+  }
+})();
 const loadAverage = os.loadavg()[0]!;
 
 const SERVERS = [
