@@ -59,9 +59,6 @@ interface Exchange {
   answer: string;
 }
 
-/** The document's operations as the samples' planner reads them. */
-let table: Operation[] | undefined;
-
 /**
  * The plan with the values its steps choose for the records they make (a PayID, a card's next key)
  * made its own: Specmatic also sends the maker's own example, which would find its PayID already
@@ -93,8 +90,7 @@ function ownValues(plan: SamplePlan, operationId: string): SamplePlan {
  * then signed by the one signer: body hashes by their recipes, the header hash (SVC-MESSAGEHASH) over
  * the request as sent. Each operation gets records of its own, so Specmatic's order does not matter.
  */
-async function signedExample(doc: Doc, op: ContractOperation, sandboxUrl: string): Promise<object> {
-  table ??= contractOperations(doc);
+async function signedExample(doc: Doc, op: ContractOperation, table: Operation[], sandboxUrl: string): Promise<object> {
   const passphrase = doc.info['x-sandbox'].passphrase;
   // The first JSON answer (a zip or CSV result has no JSON example: its refusal then).
   const answer = [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]
@@ -227,10 +223,12 @@ const specmatic: ToolRunner = async (ctx) => {
   const doc: Doc = JSON.parse(readFileSync(ctx.documentJson, 'utf8'));
   const examples = path.join(ctx.workDir, 'examples');
   await mkdir(examples, { recursive: true });
+  // The document's operations as the samples' planner reads them.
+  const table = contractOperations(doc);
   for (const op of operations)
     await writeFile(
       path.join(examples, `${op.operationId}.json`),
-      JSON.stringify(await signedExample(doc, op, ctx.baseUrl), null, 2),
+      JSON.stringify(await signedExample(doc, op, table, ctx.baseUrl), null, 2),
     );
   await writeFile(path.join(ctx.workDir, 'specmatic.yaml'), CONFIG);
   await writeFile(path.join(ctx.workDir, 'overlay.yaml'), OVERLAY);
