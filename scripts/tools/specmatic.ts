@@ -10,10 +10,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { hashRecipes } from '../../generated/hash-recipes.ts';
-import { apiVersion, type ContractOperation, operations } from '../../generated/operations.ts';
+import { type ContractOperation, operations } from '../../generated/operations.ts';
 import { type Doc, exampleValue } from '../../runtime/document.ts';
-import { signHeaders } from '../../runtime/signing.ts';
+import { type SamplePlan, samplePlan } from '../generators/samples/plan.ts';
+import { afterSteps, signPlan, UNREACHABLE } from '../generators/samples/send.ts';
+import { contractOperations, type Operation } from '../lib/contract.ts';
 import type { ToolContext, ToolLimit, ToolRunner } from './report.ts';
 
 const VERSION = '2.55.1';
@@ -58,40 +59,54 @@ interface Exchange {
   answer: string;
 }
 
-/** The request a team's sandbox account signs for one operation, from the document's own example. */
-function signedExample(doc: Doc, op: ContractOperation): object {
-  const sandbox = doc.info['x-sandbox'];
-  const name = op.examples.request[0];
+/**
+ * The plan with the values its steps choose for the records they make (a PayID, a card's next key)
+ * made its own: Specmatic also sends the maker's own example, which would find its PayID already
+ * registered by another operation's set-up. A prefix of letters and digits keeps an e-mail PayID and
+ * an alphanumeric card key valid; a later request takes the value from the step as sent.
+ */
+function ownValues(plan: SamplePlan, operationId: string): SamplePlan {
+  const tag = `s${operations.findIndex((o) => o.operationId === operationId)}x`;
+  for (const request of [...plan.steps, plan])
+    for (const take of request.takes) {
+      const step = plan.steps[take.step]!;
+      const field = String(take.from[0]);
+      const filled = step.takes.some((t) => t.into === 'body' && t.name === field);
+      if (
+        take.source === 'request' &&
+        !filled &&
+        typeof step.body?.[field] === 'string' &&
+        !step.body[field].startsWith(tag)
+      )
+        step.body[field] = tag + step.body[field];
+    }
+  return plan;
+}
+
+/**
+ * The request a team's sandbox account signs for one operation, from the document's own example:
+ * the records its example names made first on the sandbox (the docs samples' steps,
+ * scripts/generators/samples/plan.ts, found from the examples alone), their identifiers set into it,
+ * then signed by the one signer: body hashes by their recipes, the header hash (SVC-MESSAGEHASH) over
+ * the request as sent. Each operation gets records of its own, so Specmatic's order does not matter.
+ */
+async function signedExample(doc: Doc, op: ContractOperation, table: Operation[], sandboxUrl: string): Promise<object> {
+  const passphrase = doc.info['x-sandbox'].passphrase;
   // The first JSON answer (a zip or CSV result has no JSON example: its refusal then).
   const answer = [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]
     .map((n) => exampleValue(doc, n))
     .find((v) => v !== null && typeof v === 'object');
-  const body = name ? (exampleValue(doc, name) as Record<string, unknown>) : undefined;
-  const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!]));
   const query = Object.fromEntries(
     op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]),
   );
-  const headers: Record<string, string> = { [apiVersion.name]: apiVersion.value };
-  if (body) headers['Content-Type'] = 'application/json';
-  const use = op.hashes.find((h) => h.in === 'header');
-  if (op.headers && use)
-    Object.assign(
-      headers,
-      signHeaders(
-        { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name },
-        hashRecipes[use.recipe],
-        { id: sandbox.merchantUUID, apiKey: sandbox.apiKey, passphrase: sandbox.passphrase },
-        { params, query, body },
-      ),
-    );
-  const search = new URLSearchParams(query).toString();
-  const route = op.path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(params[p]!));
+  const plan = ownValues(samplePlan(table.find((o) => o.operationId === op.operationId)!, doc)!, op.operationId);
+  const request = signPlan(await afterSteps(plan, sandboxUrl, passphrase), passphrase, query);
   return {
     'http-request': {
       method: op.verb,
-      path: search ? `${route}?${search}` : route,
-      headers,
-      ...(body ? { body } : {}),
+      path: request.path,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
     },
     // Specmatic loads an example only with an answer body; it checks the real answer against the
     // schema, not against these values.
@@ -178,13 +193,43 @@ function runSpecmatic(ctx: ToolContext, args: string[]): Promise<string> {
   });
 }
 
+/** Why an operation's signed example, sent after its set-up steps, got no success; the refusal is the sandbox's answer to it. */
+function whyNoSuccess(doc: Doc, op: ContractOperation, refusal: string | undefined): Omit<ToolLimit, 'what'> {
+  const unreachable = UNREACHABLE[op.operationId];
+  if (unreachable)
+    return {
+      why: `no request of a fresh sandbox gets its example's success: ${unreachable.why}`,
+      workaround: "move the sandbox's clock or have it send the notification (its control API) before Specmatic runs",
+      outsideDocument: true,
+    };
+  const result = exampleValue(doc, op.examples.result?.[0] ?? '') as { responseCode?: unknown } | null;
+  if (result && Number(result.responseCode) !== 0)
+    return {
+      why: `its result example's own answer is responseCode ${result.responseCode}${refusal ? ` ("${refusal}")` : ''}, which the sandbox gives: the example documents no responseCode 0`,
+      workaround: 'none needed: the operation answers as its example says',
+      outsideDocument: false,
+    };
+  return {
+    why: refusal
+      ? `the sandbox refuses the signed example after its set-up steps: "${refusal}"`
+      : 'Specmatic sent no request with the signed example',
+    workaround: 'read the answer in the kept exchanges (PGW_TOOLS_KEEP=1, exchanges.json)',
+    outsideDocument: false,
+  };
+}
+
 const specmatic: ToolRunner = async (ctx) => {
   const started = Date.now();
   const doc: Doc = JSON.parse(readFileSync(ctx.documentJson, 'utf8'));
   const examples = path.join(ctx.workDir, 'examples');
   await mkdir(examples, { recursive: true });
+  // The document's operations as the samples' planner reads them.
+  const table = contractOperations(doc);
   for (const op of operations)
-    await writeFile(path.join(examples, `${op.operationId}.json`), JSON.stringify(signedExample(doc, op), null, 2));
+    await writeFile(
+      path.join(examples, `${op.operationId}.json`),
+      JSON.stringify(await signedExample(doc, op, table, ctx.baseUrl), null, 2),
+    );
   await writeFile(path.join(ctx.workDir, 'specmatic.yaml'), CONFIG);
   await writeFile(path.join(ctx.workDir, 'overlay.yaml'), OVERLAY);
   const proxy = await recordingProxy(ctx.baseUrl, doc.info['x-sandbox'].merchantUUID);
@@ -220,12 +265,7 @@ const specmatic: ToolRunner = async (ctx) => {
     .filter((op) => !reached.has(op.operationId))
     .map((op) => ({
       what: `${op.operationId}${op.method ? ` (${op.verb.toUpperCase()} ${op.path})` : ''} reaches no success`,
-      why: refusal.has(op.operationId)
-        ? `the sandbox refuses the signed example: "${refusal.get(op.operationId)}"; the example names state (a transaction, card, agreement, payout or batch) a fresh sandbox does not have, or needs a value (a 3DS or PARes answer) another call gives, and Specmatic replays fixed examples in its own order`
-        : 'Specmatic sent no request with the signed example',
-      workaround:
-        'create the state first (the contract suite, `npm run contract`, does) and hand Specmatic examples with its identifiers',
-      outsideDocument: true,
+      ...whyNoSuccess(doc, op, refusal.get(op.operationId)),
     }));
   limits.unshift({
     what: 'the form/XML mode (application/x-www-form-urlencoded requests, application/xml answers) is not tested',

@@ -14,8 +14,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashRecipes } from '../../generated/hash-recipes.ts';
-import { computeHash, messageHash, type HashRecipe } from '../../runtime/signing.ts';
 import {
   renderers,
   SAMPLE_LANGUAGES,
@@ -23,7 +21,8 @@ import {
   type HashVector,
   type SampleLanguage,
 } from '../../scripts/generators/samples/index.ts';
-import { samplePlan, type RequestPlan, type SamplePlan } from '../../scripts/generators/samples/plan.ts';
+import { samplePlan, type SamplePlan } from '../../scripts/generators/samples/plan.ts';
+import { afterSteps, sendPlan, UNREACHABLE } from '../../scripts/generators/samples/send.ts';
 import { exampleValue } from '../../scripts/lib/contract.ts';
 import { ROOT, doc, operations } from '../support/contract.ts';
 import { startSandbox } from '../sandbox/support.ts';
@@ -72,61 +71,11 @@ const describeOutcome = (o: Outcome) =>
           ? `declined (${o.code})`
           : `refused ${o.code}: ${o.message}`;
 
-/** The reference: the plan's request signed by runtime/signing.ts and sent by fetch. */
-async function reference(plan: RequestPlan, base: string): Promise<Buffer> {
-  const recipes = hashRecipes as Record<string, HashRecipe>;
-  const passphrase = doc.info['x-sandbox'].passphrase as string;
-  const body = plan.body ? structuredClone(plan.body) : undefined;
-  const headers: Record<string, string> = Object.fromEntries(plan.headers.map((h) => [h.name, h.value]));
-  for (const h of plan.hashes.filter((h) => h.in === 'body'))
-    body![h.name] = computeHash(recipes[h.recipe]!, passphrase, body!);
-  for (const h of plan.hashes.filter((h) => h.in === 'header'))
-    headers[h.name] = messageHash(recipes[h.recipe]!, passphrase, { params: plan.params, body });
-  if (body) headers['content-type'] = 'application/json';
-  const answer = await fetch(base + plan.path, {
-    method: plan.verb,
-    headers,
-    body: body ? JSON.stringify(body) : null,
-  });
-  return Buffer.from(await answer.arrayBuffer());
-}
+const passphrase = doc.info['x-sandbox'].passphrase as string;
 
-/** The reference with the plan's steps first, each value a request takes set from its step's answer. */
-async function withSteps(plan: SamplePlan, base: string): Promise<Buffer> {
-  const answers: unknown[] = [];
-  const sent: RequestPlan[] = [];
-  const filled = (request: RequestPlan): RequestPlan => {
-    const copy = structuredClone(request);
-    for (const take of request.takes) {
-      const from = take.source === 'answer' ? answers[take.step] : sent[take.step]!.body;
-      const value = take.from.reduce<any>((at, key) => at?.[key], from);
-      if (take.into === 'body') copy.body![take.name] = value;
-      else copy.params[take.name] = value;
-    }
-    copy.path = request.template.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(copy.params[n]!));
-    return copy;
-  };
-  for (const step of plan.steps) {
-    sent.push(filled(step));
-    answers.push(JSON.parse((await reference(sent.at(-1)!, base)).toString('utf8')));
-  }
-  return reference(filled(plan), base);
-}
-
-/**
- * The operations whose example's success no sequence of requests gives on a fresh sandbox, with the
- * answer they get instead and why: the sandbox's clock or a notification has to move first.
- */
-const UNREACHABLE: Record<string, { answer: string; why: string }> = {
-  queryDD: {
-    answer: 'declined (10)',
-    why: "a direct debit is pending (10) until its settlement date: the sandbox's clock has to be moved (its control API) to get the example's approved (0)",
-  },
-  getPayoutTransactionNotify: {
-    answer: 'refused -2',
-    why: 'it answers the last notification sent for the payout transaction, and a fresh payout has sent none (resendPayoutNotifications or a status change sends one; no value of the example names that step)',
-  },
-};
+/** The reference with the plan's steps first: the request signed by runtime/signing.ts and sent by fetch. */
+const withSteps = async (plan: SamplePlan, base: string): Promise<Buffer> =>
+  sendPlan(await afterSteps(plan, base, passphrase), base, passphrase);
 
 /** What the operation's examples say its request gets: the file, or the result example's responseCode. */
 function exampleOutcome(op: (typeof sampled)[number]): string {
