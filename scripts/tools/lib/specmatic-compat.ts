@@ -2,14 +2,14 @@
 // 0.1.0 → 0.2.0 and 0.2.0 → the current document (docs/TOOLS.md, "Specmatic"). Ours says which
 // changes break a client (major); Specmatic's `compare` says whether the newer document is backward
 // compatible. Both see the JSON mode only: Specmatic reads no form/XML mode (see specmatic.ts).
-// Run: node_modules/.bin/node scripts/tools/specmatic-compat.ts (Java and scripts/tools installed).
+// Run: npm run tools:specmatic-compat (Java and scripts/tools installed: bash scripts/setup/tools.sh).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Doc } from '../../runtime/document.ts';
-import { diffDocs, type Loaded, load, releaseSnapshot } from '../diff/index.ts';
-import { ROOT } from '../diff/load.ts';
+import type { Doc } from '../../../runtime/document.ts';
+import { diffDocs, type Loaded, load, releaseSnapshot } from '../../diff/index.ts';
+import { ROOT } from '../../diff/load.ts';
 
 const WIRE = ['application/x-www-form-urlencoded', 'application/xml'];
 
