@@ -185,13 +185,8 @@ export function deploymentFigures(run: DeploymentRun): string {
   return lines.join('\n');
 }
 
-/** One export measured by `npm run bench -- --growth` (bench/growth.ts): the sandbox's side and the client's. */
-export interface GrowthRow {
-  /** Which sandbox was measured: `this` (the tree the bench runs in) or `baseline` (--baseline DIR). */
-  sandbox: 'this' | 'baseline';
-  rows: number;
-  exportMs: number;
-  zipBytes: number;
+/** What the sandbox's process measures of itself during an export (bench/growth.ts). */
+export interface ExportServerSide {
   rssBeforeMb: number;
   rssDeltaMb: number;
   heapDeltaMb: number;
@@ -201,6 +196,15 @@ export interface GrowthRow {
   maxRunCpuMs: number;
   /** CPU time of the sandbox's process during the export, every thread (zlib's pool included). */
   cpuMs: number;
+}
+
+/** One export measured by `npm run bench -- --growth` (bench/growth.ts): the sandbox's side and the client's. */
+export interface GrowthRow extends ExportServerSide {
+  /** Which sandbox was measured: `this` (the tree the bench runs in) or `baseline` (--baseline DIR). */
+  sandbox: 'this' | 'baseline';
+  rows: number;
+  exportMs: number;
+  zipBytes: number;
   purchases: number;
   p50: number;
   p99: number;

@@ -37,7 +37,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
 import type { createSandbox as CreateSandbox, SqliteStore, Store } from '../sandbox/index.ts';
-import { type GrowthRow, growthFigures, growthFile, type SavedGrowthRun, withFigures } from './figures.ts';
+import {
+  type ExportServerSide as ServerSide,
+  type GrowthRow,
+  growthFigures,
+  growthFile,
+  type SavedGrowthRun,
+  withFigures,
+} from './figures.ts';
 import { freshPostgresDatabase } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
 
@@ -74,18 +81,6 @@ const dayOf = (i: number, rows: number) => day(Math.floor((i * DAYS) / rows));
  * an export about 10 % slower (`--node-flags default` measures without them).
  */
 const SANDBOX_NODE_FLAGS = args['node-flags'] === 'default' ? [] : ['--max-semi-space-size=8', '--optimize-for-size'];
-
-/** What the sandbox's process measures of itself during the export. */
-interface ServerSide {
-  rssBeforeMb: number;
-  rssDeltaMb: number;
-  heapDeltaMb: number;
-  buffersDeltaMb: number;
-  retainedMb: number;
-  maxBlockMs: number;
-  maxRunCpuMs: number;
-  cpuMs: number;
-}
 
 type FromSandbox = { ready: { port: number; insertS: number } } | { measured: ServerSide };
 
