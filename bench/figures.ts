@@ -2,6 +2,7 @@
 // written by `npm run bench -- --save`), never typed by hand. The block sits between two markers in
 // docs/BENCHMARKS.md; the bench rewrites it when it saves, and test/docs/figures.test.ts fails when
 // the block is not what the saved run renders.
+import { blockIn, withBlock } from '../scripts/marked-block.ts';
 
 export interface SavedRow {
   server: string;
@@ -73,25 +74,12 @@ export function serversFigures(run: SavedRun): string {
   return lines.join('\n');
 }
 
-/** The markers of a figures block: `<!-- figures:NAME -->` … `<!-- /figures:NAME -->`. */
-const markers = (name: string) => [`<!-- figures:${name} -->`, `<!-- /figures:${name} -->`] as const;
+/** A figures block, `<!-- figures:NAME -->` … `<!-- /figures:NAME -->`, replaced by `figures`. */
+export const withFigures = (doc: string, name: string, figures: string): string =>
+  withBlock(doc, `figures:${name}`, figures);
 
-/** `doc` with its figures block `name` replaced by `figures`; throws when the page has no such block. */
-export function withFigures(doc: string, name: string, figures: string): string {
-  const [open, close] = markers(name);
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`no ${open} … ${close} block in the page`);
-  return `${doc.slice(0, start + open.length)}\n${figures}\n${doc.slice(end)}`;
-}
-
-/** The block `name` as the page holds it now. */
-export function figuresIn(doc: string, name: string): string | undefined {
-  const [open, close] = markers(name);
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  return start < 0 || end < start ? undefined : doc.slice(start + open.length, end).trim();
-}
+/** The figures block `name` as the page holds it now. */
+export const figuresIn = (doc: string, name: string): string | undefined => blockIn(doc, `figures:${name}`);
 
 export const withServersFigures = (doc: string, figures: string) => withFigures(doc, 'servers', figures);
 export const serversFiguresIn = (doc: string) => figuresIn(doc, 'servers');

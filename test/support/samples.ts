@@ -4,17 +4,13 @@
 // rewriting its own docs); `PGW_UPDATE_SAMPLES=1 npm test -- FILE` writes the block instead.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withBlock } from '../../scripts/marked-block.ts';
 
 const GUIDE = fileURLToPath(new URL('../../docs/SERVER-TEAMS.md', import.meta.url));
 
 export function writeSample(name: string, text: string): void {
   const guide = readFileSync(GUIDE, 'utf8');
-  const open = `<!-- sample:${name} -->\n`;
-  const close = `<!-- /sample:${name} -->`;
-  const from = guide.indexOf(open);
-  const to = guide.indexOf(close);
-  if (from < 0 || to < from) throw new Error(`docs/SERVER-TEAMS.md has no ${open.trim()} … ${close} block`);
-  const next = `${guide.slice(0, from + open.length)}\`\`\`text\n${text.trimEnd()}\n\`\`\`\n${guide.slice(to)}`;
+  const next = withBlock(guide, `sample:${name}`, `\`\`\`text\n${text.trimEnd()}\n\`\`\``, 'docs/SERVER-TEAMS.md');
   if (next === guide) return;
   if (process.env.PGW_UPDATE_SAMPLES !== '1')
     throw new Error(

@@ -3,6 +3,7 @@
 // way bench/figures.ts puts the benchmark's figures into docs/BENCHMARKS.md. Two blocks sit between
 // markers in the page (the table, and each tool's details); `--save` rewrites both, and
 // test/tools/matrix.test.ts fails when the page and the saved run disagree.
+import { blockIn as markedBlockIn, withBlock as withMarkedBlock } from '../../marked-block.ts';
 import type { ToolReport } from '../report.ts';
 
 /** A tool the matrix could not run: not installed, or its runner failed (the reason says which). */
@@ -80,24 +81,12 @@ export function matrixDetails(saved: SavedMatrix): string {
   return out.join('\n').trim();
 }
 
-const markers = (block: Block) => [`<!-- ${BLOCKS[block]} -->`, `<!-- /${BLOCKS[block]} -->`] as const;
-
 /** `page` with a block replaced by `text`; throws when the page has no such block. */
-export function withBlock(page: string, block: Block, text: string): string {
-  const [open, close] = markers(block);
-  const start = page.indexOf(open);
-  const end = page.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`no ${open} … ${close} block in ${TOOLS_PAGE}`);
-  return `${page.slice(0, start + open.length)}\n${text}\n${page.slice(end)}`;
-}
+export const withBlock = (page: string, block: Block, text: string): string =>
+  withMarkedBlock(page, BLOCKS[block], text, TOOLS_PAGE);
 
 /** A block as the page holds it now. */
-export function blockIn(page: string, block: Block): string | undefined {
-  const [open, close] = markers(block);
-  const start = page.indexOf(open);
-  const end = page.indexOf(close);
-  return start < 0 || end < start ? undefined : page.slice(start + open.length, end).trim();
-}
+export const blockIn = (page: string, block: Block): string | undefined => markedBlockIn(page, BLOCKS[block]);
 
 /** The page with both blocks rendered from `saved`. */
 export const withMatrix = (page: string, saved: SavedMatrix) =>
