@@ -2,7 +2,7 @@
 // client; the matrix typechecks it with the package's tsc and calls processAuth (body hashes) and
 // listPayIds (the credential headers and SVC-MESSAGEHASH) through it against the sandbox, signed by the package.
 import type { ToolContext, ToolReport, ToolRunner } from './report.ts';
-import { CALLED, checkGeneratedClient, driverCalls, SIGNED_REQUEST_MODULE } from './lib/generated-client.ts';
+import { checkGeneratedClient, clientCheckReport, driverCalls, SIGNED_REQUEST_MODULE } from './lib/generated-client.ts';
 import { installedVersion, runCommand, secondsSince, toolBin } from './lib/tool.ts';
 
 const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
@@ -28,20 +28,18 @@ ${driverCalls({
   listPayIds: `return (await listPayIds({ headers: signedRequest('listPayIds').headers as any })).data;`,
 })}`,
   );
-  const succeeded = CALLED.filter((id) => check.calls[id] === 0).length;
+  const { checks, operationsSucceeded, typecheckLine, calledLine } = clientCheckReport(check, 'SDK');
   return {
     tool: '@hey-api/openapi-ts',
     version,
     role: 'code generation (TypeScript SDK, fetch client)',
     loadsStrict: true,
-    checks: { passed: check.typeErrors.length ? 0 : 1, failed: check.typeErrors.length ? 1 : 0, skipped: 0 },
-    operationsSucceeded: { succeeded, total: CALLED.length },
+    checks,
+    operationsSucceeded,
     works: [
       'generates an SDK: one function per path operation, request unions for the shared paths, errors and answers typed',
-      check.typeErrors.length
-        ? `tsc --strict: ${check.typeErrors.length} errors (${check.typeErrors.slice(0, 2).join('; ')})`
-        : 'the generated SDK typechecks with tsc --strict',
-      `called through it: ${CALLED.map((id) => `${id} → responseCode ${check.calls[id]} (${check.messages[id]})`).join(', ')}`,
+      typecheckLine,
+      calledLine,
     ],
     limits: [
       {

@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext, ToolReport, ToolRunner } from './report.ts';
-import { CALLED, checkGeneratedClient, driverCalls, SIGNED_REQUEST_MODULE } from './lib/generated-client.ts';
+import { checkGeneratedClient, clientCheckReport, driverCalls, SIGNED_REQUEST_MODULE } from './lib/generated-client.ts';
 import { installedVersion, runCommand, secondsSince, toolBin } from './lib/tool.ts';
 
 const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
@@ -29,20 +29,18 @@ ${driverCalls({
   listPayIds: `return (await listPayIds({ headers: signedRequest('listPayIds').headers })).data;`,
 })}`,
   );
-  const succeeded = CALLED.filter((id) => check.calls[id] === 0).length;
+  const { checks, operationsSucceeded, typecheckLine, calledLine } = clientCheckReport(check, 'client');
   return {
     tool: 'orval',
     version,
     role: 'code generation (TypeScript fetch client)',
     loadsStrict: true,
-    checks: { passed: check.typeErrors.length ? 0 : 1, failed: check.typeErrors.length ? 1 : 0, skipped: 0 },
-    operationsSucceeded: { succeeded, total: CALLED.length },
+    checks,
+    operationsSucceeded,
     works: [
       'generates a fetch client: one function per path operation, request unions for the shared paths, the documented answers typed',
-      check.typeErrors.length
-        ? `tsc --strict: ${check.typeErrors.length} errors`
-        : 'the generated client typechecks with tsc --strict',
-      `called through it: ${CALLED.map((id) => `${id} → responseCode ${check.calls[id]}`).join(', ')}`,
+      typecheckLine,
+      calledLine,
     ],
     limits: [
       {

@@ -79,3 +79,19 @@ ${Object.entries(calls)
   .join('\n')}
 console.log(JSON.stringify({ calls: out, messages }));
 `;
+
+/**
+ * A generator's report fields that its check decides: one check (the strict typecheck), the calls
+ * that reached the sandbox, and the two lines of "works" that say so (`generated`: "SDK", "client").
+ */
+export function clientCheckReport(check: ClientCheck, generated: string) {
+  const errors = check.typeErrors.length;
+  return {
+    checks: { passed: errors ? 0 : 1, failed: errors ? 1 : 0, skipped: 0 },
+    operationsSucceeded: { succeeded: CALLED.filter((id) => check.calls[id] === 0).length, total: CALLED.length },
+    typecheckLine: errors
+      ? `tsc --strict: ${errors} errors (${check.typeErrors.slice(0, 2).join('; ')})`
+      : `the generated ${generated} typechecks with tsc --strict`,
+    calledLine: `called through it: ${CALLED.map((id) => `${id} → responseCode ${check.calls[id]} (${check.messages[id]})`).join(', ')}`,
+  };
+}
