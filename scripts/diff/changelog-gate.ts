@@ -108,6 +108,10 @@ export function changelogProblems(check: ChangelogCheck): string[] {
   ];
 }
 
+/** What `npm run diff -- --check-changelog` prints when the changelog and the changes disagree. */
+export const changelogRefusal = (problems: string[]) =>
+  `diff: CHANGELOG.md does not record the contract changes since the last release:\n${problems.map((p) => `- ${p}`).join('\n')}\n(npm run diff -- --format changelog prints each change's line with its tag)`;
+
 /**
  * The one version a release from `from` may take for changes of this class, as npm's caret ranges
  * read it (a breaking change under 1.0.0 steps the minor part). No recorded change is a patch.

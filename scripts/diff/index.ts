@@ -16,6 +16,7 @@ export {
   changeGroups,
   type ChangeGroup,
   changelogProblems,
+  changelogRefusal,
   checkChangelog,
   releaseVersion,
   unreleased,
@@ -69,7 +70,13 @@ export function markdown(report: DiffReport): string {
     `Package ${report.base.version ?? '?'} → ${report.revision.version ?? '?'}, API ${report.base.api ?? '?'} → ${report.revision.api ?? '?'}. ` +
       `${report.changes.length} change(s); needs a **${report.bump}** version. Breaks clients: ${report.breaksClients ? 'yes' : 'no'}; breaks servers: ${report.breaksServers ? 'yes' : 'no'}.`,
   ];
-  if (report.versionOk === false)
+  if (report.versionOk === false && report.revision.version === report.base.version)
+    // The working tree between releases: its changes wait under Unreleased for the release's step.
+    lines.push(
+      '',
+      `Not released yet: the next release takes \`npm version ${report.needed}\` from ${report.base.version} (a breaking change).`,
+    );
+  else if (report.versionOk === false)
     lines.push(
       '',
       `**Version check failed:** a breaking change needs a major step from ${report.base.version} (${report.revision.version} is not one). Run \`npm version ${report.needed}\`.`,

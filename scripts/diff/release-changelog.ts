@@ -27,6 +27,10 @@ export function releaseProblems(
   return problems;
 }
 
+/** What `npm version` prints when it refuses the release. */
+export const releaseRefusal = (base: string, problems: string[]) =>
+  `npm version: no release from ${base}:\n${problems.map((p) => `- ${p}`).join('\n')}`;
+
 export function releaseChangelog(text: string, version: string, date: string): string {
   const heading = /^## \[Unreleased\][^\n]*\n/m;
   const match = heading.exec(text);
@@ -53,7 +57,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const report = await diffDocs(released, now);
     const problems = releaseProblems(changelog, report.changes, released.version, version);
     if (problems.length) {
-      console.error(`npm version: no release from ${base}:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+      console.error(releaseRefusal(base, problems));
       process.exit(1);
     }
   }

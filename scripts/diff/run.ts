@@ -11,7 +11,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  changeGroups,
   changelogProblems,
+  changelogRefusal,
   changelogSections,
   checkChangelog,
   diffDocs,
@@ -26,7 +28,8 @@ const { values } = parseArgs({
     base: { type: 'string' },
     revision: { type: 'string' },
     'base-version': { type: 'string' },
-    format: { type: 'string', default: 'markdown' },
+    // Without --format, --check-changelog prints its verdict alone, not the whole report.
+    format: { type: 'string' },
     'check-version': { type: 'boolean', default: false },
     'check-changelog': { type: 'boolean', default: false },
   },
@@ -43,13 +46,15 @@ const [base, revision] = await Promise.all([load(baseRef), load(values.revision)
 // A bundled file carries no package version: --base-version says which release it was.
 if (values['base-version']) base.version = values['base-version'];
 const report = await diffDocs(base, revision);
-console.log(
-  values.format === 'json'
-    ? JSON.stringify(report, null, 2)
-    : values.format === 'changelog'
-      ? changelogSections(report)
-      : markdown(report),
-);
+const format = values.format ?? (values['check-changelog'] ? 'none' : 'markdown');
+if (format !== 'none')
+  console.log(
+    format === 'json'
+      ? JSON.stringify(report, null, 2)
+      : format === 'changelog'
+        ? changelogSections(report)
+        : markdown(report),
+  );
 if (values['check-version'] && report.versionOk === false) {
   console.error(
     `diff: the spec changed incompatibly since ${report.base.label} but the version went ${report.base.version} → ${report.revision.version}: run \`npm version ${report.needed}\``,
@@ -61,7 +66,12 @@ if (values['check-changelog']) {
     checkChangelog(report.changes, await readFile(path.join(ROOT, 'CHANGELOG.md'), 'utf8')),
   );
   if (problems.length) {
-    console.error(`diff: ${problems.join('\n')}\n(npm run diff -- --format changelog prints each line with its tag)`);
+    console.error(changelogRefusal(problems));
     process.exit(1);
   }
+  const groups = changeGroups(report.changes).length;
+  console.log(
+    `diff: CHANGELOG.md's Unreleased section records every contract change since ${report.base.label} (${groups} tag(s), ${report.changes.length} change(s)); ` +
+      (report.needed ? `the next release takes \`npm version ${report.needed}\`.` : 'nothing to release.'),
+  );
 }

@@ -14,6 +14,7 @@ import {
   type Change,
   changeGroups,
   changelogProblems,
+  changelogRefusal,
   changelogSections,
   checkChangelog,
   diffDocs,
@@ -22,7 +23,8 @@ import {
   releaseSnapshot,
   workingTree,
 } from '../../scripts/diff/index.ts';
-import { releaseProblems } from '../../scripts/diff/release-changelog.ts';
+import { releaseProblems, releaseRefusal } from '../../scripts/diff/release-changelog.ts';
+import { writeSample } from '../support/samples.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -90,9 +92,14 @@ describe('breaking-change gate', () => {
 
       const report = await diffDocs({ label: 'release', doc: older }, await workingTree());
       const without = '# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2026-11-24\n';
-      expect(changelogProblems(checkChangelog(report.changes, without))).toEqual([
-        "not in CHANGELOG.md's Unreleased section: `major: method-removed retiredMethod`",
-      ]);
+      const unrecorded = changelogProblems(checkChangelog(report.changes, without));
+      expect(unrecorded).toEqual(["not in CHANGELOG.md's Unreleased section: `major: method-removed retiredMethod`"]);
+      // docs/CHANGING.md shows what a contributor sees, printed by the command's own function.
+      writeSample(
+        'gate-unrecorded',
+        `$ npm run diff -- --check-changelog\n${changelogRefusal(unrecorded)}`,
+        'docs/CHANGING.md',
+      );
       // The line the diff prints, pasted under Unreleased, is the record.
       const lines = changelogSections(report);
       expect(lines).toContain('`major: method-removed retiredMethod`');
@@ -103,9 +110,13 @@ describe('breaking-change gate', () => {
       expect(checkChangelog(report.changes, wrong).stale).toEqual(['minor: method-removed retiredMethod']);
       // Breaking under 1.0.0: the release from 0.2.0 is 0.3.0, not 0.2.1 and not 1.0.0.
       expect(releaseProblems(recorded, report.changes, '0.2.0', '0.3.0')).toEqual([]);
-      expect(releaseProblems(recorded, report.changes, '0.2.0', '0.2.1')).toEqual([
-        expect.stringContaining('the release is 0.3.0, not 0.2.1'),
-      ]);
+      const tooSmall = releaseProblems(recorded, report.changes, '0.2.0', '0.2.1');
+      expect(tooSmall).toEqual([expect.stringContaining('the release is 0.3.0, not 0.2.1')]);
+      writeSample(
+        'gate-release',
+        `$ npm version patch\n${releaseRefusal('releases/openapi-0.2.0.json', tooSmall)}`,
+        'docs/CHANGING.md',
+      );
       expect(releaseProblems(recorded, report.changes, '0.2.0', '1.0.0')).toHaveLength(1);
       expect(releaseProblems(without, report.changes, '0.2.0', '0.3.0')).toHaveLength(1);
       // Nothing on the wire: a patch.
