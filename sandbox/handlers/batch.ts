@@ -226,10 +226,7 @@ export class BatchRunner {
   }
 }
 
-export function batchHandlers(
-  sb: Sandbox,
-  runner: BatchRunner,
-): Pick<H, 'processBatch' | 'retrieveBatch' | 'retrieveBatchResponse' | 'retrieveBatchNotify'> {
+export function batchHandlers(sb: Sandbox, runner: BatchRunner) {
   const { store, clock } = sb;
   const columns: readonly string[] = csvColumns.batchFile['1'];
   const resultColumns: readonly string[] = csvColumns.batchResult['1'];
@@ -301,5 +298,5 @@ export function batchHandlers(
       const row = await find(account.id, params.batchUUID);
       return row ? batchResult(store, row) : refused(refusals.noSuchBatch('batchUUID'));
     },
-  };
+  } satisfies Partial<H>;
 }

@@ -31,7 +31,7 @@ export function directDebitResult(sb: Sandbox, row: Row) {
   };
 }
 
-export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 'processDDebit' | 'queryDD'> {
+export function directDebitHandlers(sb: Sandbox) {
   const { store, clock, notifier } = sb;
   return {
     processDDebitAuth: async ({ body }, { account }) =>
@@ -114,5 +114,5 @@ export function directDebitHandlers(sb: Sandbox): Pick<H, 'processDDebitAuth' | 
           : refused(refusals.noSuchDirectDebit('transactionReferenceID'));
       return directDebitResult(sb, row);
     },
-  };
+  } satisfies Partial<H>;
 }

@@ -9,7 +9,7 @@ import { payoutRecord } from './payouts.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
-export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
+export function notifyHandlers(sb: Sandbox) {
   const { store, notifier } = sb;
   return {
     simulateNotify: async ({ body }, { account }) =>
@@ -78,5 +78,5 @@ export function notifyHandlers(sb: Sandbox): Pick<H, 'simulateNotify'> {
         }
         return { responseCode: '0', responseMessage: ok };
       }),
-  };
+  } satisfies Partial<H>;
 }

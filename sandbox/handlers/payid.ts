@@ -35,18 +35,7 @@ const transaction = (row: Row) => ({
   createdAt: row.created_at,
 });
 
-export function payIdHandlers(
-  sb: Sandbox,
-): Pick<
-  H,
-  | 'createPayId'
-  | 'getPayId'
-  | 'updatePayId'
-  | 'updatePayIdStatus'
-  | 'listPayIds'
-  | 'listPayIdTransactions'
-  | 'refundPayIdTransaction'
-> {
+export function payIdHandlers(sb: Sandbox) {
   const { store, clock } = sb;
   // lock: read to be changed (FOR UPDATE, until the commit).
   const find = (merchant: string, payId: string, lock = false) =>
@@ -148,5 +137,5 @@ export function payIdHandlers(
           },
         };
       }),
-  };
+  } satisfies Partial<H>;
 }

@@ -54,16 +54,7 @@ export async function payoutsDue(sb: Sandbox): Promise<number> {
   return queued;
 }
 
-export function payoutHandlers(
-  sb: Sandbox,
-): Pick<
-  H,
-  | 'createPayouts'
-  | 'getPayoutStatus'
-  | 'resendPayoutNotifications'
-  | 'getPayoutTransactionStatus'
-  | 'getPayoutTransactionNotify'
-> {
+export function payoutHandlers(sb: Sandbox) {
   const { store, clock, notifier } = sb;
   const payout = (merchant: string, idOrRef: string) =>
     store.get('SELECT * FROM payouts WHERE merchant_id = ? AND (id = ? OR reference = ?)', merchant, idOrRef, idOrRef);
@@ -172,5 +163,5 @@ export function payoutHandlers(
         },
       };
     },
-  };
+  } satisfies Partial<H>;
 }

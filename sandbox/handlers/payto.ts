@@ -19,17 +19,7 @@ function merge(a: any, b: any): any {
   return out;
 }
 
-export function paytoHandlers(
-  sb: Sandbox,
-): Pick<
-  H,
-  | 'createAgreement'
-  | 'amendAgreement'
-  | 'createPayToPayment'
-  | 'getPayToPayment'
-  | 'getPayToPaymentStatus'
-  | 'searchPayToPayments'
-> {
+export function paytoHandlers(sb: Sandbox) {
   const { store, clock } = sb;
   const agreementResult = (row: Row) => ({
     responseCode: 0,
@@ -149,5 +139,5 @@ export function paytoHandlers(
       );
       return { responseCode: 0, responseMessage: ok, result: { payments: await Promise.all(rows.map(record)) } };
     },
-  };
+  } satisfies Partial<H>;
 }

@@ -63,7 +63,7 @@ const settlementFiles = Object.fromEntries(
   }),
 ) as Record<keyof typeof csvColumns.settlement, { query: string; line: (row: readonly unknown[]) => string }>;
 
-export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSettlement'> {
+export function settlementHandlers(sb: Sandbox) {
   const { store } = sb;
   return {
     getSurcharge: async ({ body }, { account }) => {
@@ -115,5 +115,5 @@ export function settlementHandlers(sb: Sandbox): Pick<H, 'getSurcharge' | 'getSe
       // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
       return zipCsvStream('settlement.csv', csvColumns.settlement[version], rows, file.line);
     },
-  };
+  } satisfies Partial<H>;
 }

@@ -15,9 +15,7 @@ type H = GatewayHandlers<HandlerContext>;
 
 const cavv = () => randomBytes(20).toString('base64');
 
-export function threeDSHandlers(
-  sb: Sandbox,
-): Pick<H, 'getAccessToken' | 'checkEnrollment' | 'checkTDSAuth' | 'checkPARes' | 'queryBIN'> {
+export function threeDSHandlers(sb: Sandbox) {
   const { store, clock } = sb;
   // How long an access token lasts: the contract says it, on the result that carries its expiry.
   const accessTokenMs = accessTokenLifetimeMinutes * 60_000;
@@ -111,5 +109,5 @@ export function threeDSHandlers(
         cardCountry: 'AU' as const,
       };
     },
-  };
+  } satisfies Partial<H>;
 }

@@ -36,18 +36,7 @@ export async function storeCard(
   return { cardID: id, cardKey: key, ivrCardID: ivr };
 }
 
-export function vaultHandlers(
-  sb: Sandbox,
-): Pick<
-  H,
-  | 'addCard'
-  | 'cardInfo'
-  | 'removeCard'
-  | 'changeExpiry'
-  | 'addBlacklistedCard'
-  | 'queryBlacklistedCard'
-  | 'removeBlacklistedCard'
-> {
+export function vaultHandlers(sb: Sandbox) {
   const { store, vault } = sb;
   // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
   // lock: the row is read to be changed (FOR UPDATE, until the commit).
@@ -166,5 +155,5 @@ export function vaultHandlers(
         await store.run('DELETE FROM blacklist WHERE entry_id = ?', body.cardID);
         return { responseCode: '0', responseMessage: ok };
       }),
-  };
+  } satisfies Partial<H>;
 }
