@@ -2,6 +2,8 @@
 // written by `npm run bench -- --save`), never typed by hand. The block sits between two markers in
 // docs/BENCHMARKS.md; the bench rewrites it when it saves, and test/docs/figures.test.ts fails when
 // the block is not what the saved run renders.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { blockIn, withBlock } from '../scripts/marked-block.ts';
 
 export interface SavedRow {
@@ -231,4 +233,47 @@ export function growthFigures(run: SavedGrowthRun): string {
     ),
   ];
   return lines.join('\n');
+}
+
+// Where an instance's CPU went (npm run bench:profile-shares -- DIR --save NAME): the shares of the
+// busy samples of the profiles `npm run bench -- --store … --cpu-prof DIR` wrote, one column a save.
+export interface ProfileShares {
+  name: string;
+  /** What was profiled, in the reader's words: the command and the store. */
+  what: string;
+  date: string;
+  node: string;
+  profiles: number;
+  busySeconds: number;
+  /** part of the work → its share of the busy samples (0 to 1). */
+  shares: Record<string, number>;
+}
+
+export const profileFile = (name: string) => `bench/saved/profile-${name}.json`;
+
+/** The saved profiles side by side: a row per part of the work, largest first by the first column. */
+export function profileFigures(saved: ProfileShares[]): string {
+  const parts = [...new Set(saved.flatMap((s) => Object.keys(s.shares)))].sort(
+    (a, b) => (saved[0]!.shares[b] ?? 0) - (saved[0]!.shares[a] ?? 0),
+  );
+  const percent = (share: number | undefined) => (share === undefined ? '—' : `${(share * 100).toFixed(1)} %`);
+  return [
+    ...saved.map(
+      (s) =>
+        `- **${s.name}**: ${s.what}, ${s.date.slice(0, 16).replace('T', ' ')} UTC (Node ${s.node}; ${s.profiles} profile(s), ${s.busySeconds.toFixed(1)} s busy), saved in \`${profileFile(s.name)}\``,
+    ),
+    '',
+    `| part of the work | ${saved.map((s) => s.name).join(' | ')} |`,
+    `|---|${saved.map(() => '---:').join('|')}|`,
+    ...parts.map((part) => `| ${part} | ${saved.map((s) => percent(s.shares[part])).join(' | ')} |`),
+  ].join('\n');
+}
+
+/** Every saved profile (bench/saved/profile-*.json): a store's columns together, SQLite first, each store's oldest first. */
+export function savedProfiles(root: string): ProfileShares[] {
+  const store = (s: ProfileShares) => (s.name.startsWith('sqlite') ? 0 : 1);
+  return readdirSync(path.join(root, 'bench/saved'))
+    .filter((f) => /^profile-.+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(path.join(root, 'bench/saved', f), 'utf8')) as ProfileShares)
+    .sort((a, b) => store(a) - store(b) || a.date.localeCompare(b.date));
 }

@@ -1,10 +1,14 @@
-// npm run bench:profile-shares -- DIR|FILE…: where a sandbox instance's CPU went, from the profiles
+// npm run bench:profile-shares -- DIR|FILE… [--save NAME --what TEXT]: where a sandbox instance's CPU went, from the profiles
 // `npm run bench -- --store … --cpu-prof DIR` wrote. Each sample (its self time) is given to the first
 // frame up its stack that says whose work it is: a native call (node:sqlite's exec or run, a hash, a
 // socket write) counts for the sandbox module that made it. The shares are of the busy samples (the
-// idle ones left out), so that they read as "of a request's CPU in this process".
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// idle ones left out), so that they read as "of a request's CPU in this process". --save NAME keeps
+// them in bench/saved/profile-NAME.json and rewrites docs/BENCHMARKS.md's profile table from every
+// saved profile (test/docs/figures.test.ts holds the page to them).
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type ProfileShares, profileFigures, profileFile, savedProfiles, withFigures } from './figures.ts';
 
 interface Node {
   id: number;
@@ -74,16 +78,22 @@ function shares(file: string): Map<string, number> {
   return totals;
 }
 
-const files = process.argv.slice(2).flatMap((p) =>
+const args = parseArgs({
+  allowPositionals: true,
+  options: { save: { type: 'string' }, what: { type: 'string' } },
+});
+const files = args.positionals.flatMap((p) =>
   statSync(p).isDirectory()
     ? readdirSync(p)
         .filter((f) => f.endsWith('.cpuprofile'))
         .map((f) => path.join(p, f))
     : [p],
 );
-if (!files.length) {
-  console.error('usage: npm run bench:profile-shares -- DIR|FILE… (the profiles of --cpu-prof DIR)');
-  process.exit(1);
+if (!files.length || (args.values.save && !args.values.what)) {
+  console.error(
+    'usage: npm run bench:profile-shares -- DIR|FILE… [--save NAME --what "the command profiled"] (the profiles of --cpu-prof DIR)',
+  );
+  process.exit(2);
 }
 const totals = new Map<string, number>();
 for (const file of files) for (const [part, us] of shares(file)) totals.set(part, (totals.get(part) ?? 0) + us);
@@ -93,3 +103,20 @@ console.log(`${files.length} profile(s), ${(busy / 1e6).toFixed(1)} s busy\n`);
 console.log('| part of the work | share of the busy samples |\n|---|---:|');
 for (const [part, us] of [...totals].sort((a, b) => b[1] - a[1]))
   console.log(`| ${part} | ${((us / busy) * 100).toFixed(1)} % |`);
+
+if (args.values.save) {
+  const ROOT = path.resolve(import.meta.dirname, '..');
+  const saved: ProfileShares = {
+    name: args.values.save,
+    what: args.values.what!,
+    date: new Date(Math.max(...files.map((f) => statSync(f).mtimeMs))).toISOString(),
+    node: process.version,
+    profiles: files.length,
+    busySeconds: busy / 1e6,
+    shares: Object.fromEntries([...totals].map(([part, us]) => [part, us / busy])),
+  };
+  writeFileSync(path.join(ROOT, profileFile(saved.name)), `${JSON.stringify(saved, null, 2)}\n`);
+  const page = path.join(ROOT, 'docs/BENCHMARKS.md');
+  writeFileSync(page, withFigures(readFileSync(page, 'utf8'), 'profiles', profileFigures(savedProfiles(ROOT))));
+  console.log(`\nsaved: ${profileFile(saved.name)} and docs/BENCHMARKS.md's profile table`);
+}

@@ -11,6 +11,8 @@ import {
   growthFigures,
   growthFile,
   perCore,
+  profileFigures,
+  savedProfiles,
   type SavedGrowthRun,
   type SavedRun,
   SERVERS_FILE,
@@ -80,4 +82,17 @@ describe("the deployment bench's figures", () => {
       expect(perCore(sandbox)).toBe(Math.round(1000 / (sandbox.cpuMs + (sandbox.databaseCpuMs ?? 0))));
     });
   }
+});
+
+describe("the profiles' shares", () => {
+  const profiles = savedProfiles(ROOT);
+
+  it('are the saved profiles, rendered (npm run bench:profile-shares -- DIR --save NAME writes both)', () => {
+    expect(profiles.map((p) => p.name)).toEqual(expect.arrayContaining(['sqlite-before', 'postgres-before']));
+    expect(figuresIn(page, 'profiles')).toBe(profileFigures(profiles));
+  });
+
+  it("each profile's shares make the whole of its busy samples", () => {
+    for (const p of profiles) expect(Object.values(p.shares).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 6);
+  });
 });
