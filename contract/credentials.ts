@@ -5,7 +5,7 @@
 // server that issues no access token (one that has not written getAccessToken yet) refuses nothing:
 // the run says so in one line and sends the spec's example token.
 import { createGatewayClient } from '../generated/client.ts';
-import type { ContractOperation } from '../generated/operations.ts';
+import { type ContractOperation, operations } from '../generated/operations.ts';
 import type { Credentials } from './http.ts';
 import { doc } from './requests.ts';
 
@@ -40,6 +40,11 @@ const said = (answer: unknown) => String((answer as { responseMessage?: unknown 
  * Sends one request of each credential kind the run needs; answers the access token it was issued
  * (the access-token operations need it) or throws CredentialsRefused naming the first kind refused.
  */
+/** The tags of the operations a partner signs: what --skip takes to leave them out of a run. */
+const partnerTags = () => [
+  ...new Set(operations.filter((op) => op.credentials.includes('partner')).flatMap((op) => op.tags ?? [])),
+];
+
 export async function proveCredentials(base: string, c: Credentials, kinds: Set<CredentialKind>): Promise<Proof> {
   const client = createGatewayClient({
     baseUrl: base,
@@ -90,7 +95,7 @@ export async function proveCredentials(base: string, c: Credentials, kinds: Set<
         'partner',
         `checkMerchant as partnerUUID ${c.partnerUUID}`,
         partner,
-        '--partner-uuid, --partner-api-key and --partner-passphrase',
+        `--partner-uuid, --partner-api-key and --partner-passphrase, or leave the partner operations out with --skip ${partnerTags().join(',')}`,
       );
   }
   if (kinds.has('header')) {
