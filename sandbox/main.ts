@@ -95,10 +95,13 @@ function checkDataKey(value: string | undefined): void {
 
 const time = () => new Date().toISOString().slice(11, 23);
 
-/** The request log: time, verb, path, method, operationId, responseCode (or status), ms; why a -1. */
+/**
+ * The request log: time, verb, path, method, operationId, responseCode (or status), ms; a refusal's
+ * stable code (docs/REFUSALS.md), which the answer does not carry; why a -1.
+ */
 export function logLine(r: RequestRecord): string {
   const code = r.responseCode ?? `HTTP ${r.status}`;
-  return `${time()} ${r.verb} ${r.path} ${r.method ?? '-'} ${r.operationId ?? '-'} ${code} ${r.ms.toFixed(1)}ms${r.reason ? `  ${r.reason}` : ''}`;
+  return `${time()} ${r.verb} ${r.path} ${r.method ?? '-'} ${r.operationId ?? '-'} ${code} ${r.ms.toFixed(1)}ms${r.errorCode ? ` ${r.errorCode}` : ''}${r.reason ? `  ${r.reason}` : ''}`;
 }
 
 export async function main(name: string, argv: string[]): Promise<void> {

@@ -22,6 +22,7 @@ import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
+import { errorCodesModule, refusalCatalogues, refusalsDoc } from './generators/refusal-catalogue.ts';
 import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
@@ -37,6 +38,9 @@ export async function rulesDocText(root = ROOT): Promise<string> {
   const doc = await bundleSpec(root);
   return rulesDoc(doc, contractOperations(doc));
 }
+
+/** docs/REFUSALS.md as the refusal catalogues write it. */
+export const refusalsDocText = async (): Promise<string> => refusalsDoc(await refusalCatalogues());
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -86,6 +90,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     ),
     'examples/getSettlement.zip': await settlementExample(root),
     'docs/index.html': await docsPage(root, doc, ops),
+    'error-codes.ts': errorCodesModule(await refusalCatalogues()),
   };
   await rm(outDir, { recursive: true, force: true });
   for (const [name, content] of Object.entries(files)) {
@@ -106,5 +111,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
   if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText());
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText());
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

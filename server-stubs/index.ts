@@ -22,7 +22,21 @@ export type {
   HandlerResult,
 } from '../generated/handlers.ts';
 export { operations } from '../generated/operations.ts';
-export { forms, refusalFields, refusalFor, refusals, refuse, ruleInWords, type Refusal } from './core/refusals.ts';
+export {
+  entry,
+  forms,
+  refusalFields,
+  refusalFor,
+  refusals,
+  refuse,
+  ruleInWords,
+  validationRefusals,
+  type CatalogueEntry,
+  type Refusal,
+} from './core/refusals.ts';
+// Every refusal's stable code (docs/REFUSALS.md), as a union type for a server team's test to switch on
+// (a type only: the catalogues that generate it import this file).
+export type { ErrorCode } from '../generated/error-codes.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes, findCardNumber, luhn, maskCardNumber, maskCardNumbers } from './core/answer.ts';

@@ -7,7 +7,8 @@ import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answere
 import { authenticate } from './authentication.ts';
 import { chooseLogger } from './log.ts';
 import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
-import { refusals, refusalResponse, type Refusal } from './refusals.ts';
+import { errorCodeOf, refusals, refusalResponse, type Refusal } from './refusals.ts';
+import type { ErrorCode } from '../../generated/error-codes.ts';
 import {
   byteLength,
   checkBody,
@@ -83,6 +84,11 @@ export interface RequestRecord {
   ms: number;
   /** Why a -1 was answered (which check failed); never a secret. */
   reason?: string | undefined;
+  /**
+   * The refusal's stable code (docs/REFUSALS.md), the stubs' own or a handler's made with a catalogue
+   * entry (refusalFields); never sent to the caller.
+   */
+  errorCode?: ErrorCode | undefined;
 }
 
 /** What the pipeline learns of a request on its way, for the request log. */
@@ -90,6 +96,8 @@ interface Note {
   method?: string | undefined;
   operationId?: string | undefined;
   reason?: string | undefined;
+  /** The code of the handler's refusal (the gateway's own are read from the response). */
+  errorCode?: ErrorCode | undefined;
 }
 const NO_NOTE: Note = {};
 
@@ -138,6 +146,8 @@ function record(request: GatewayRequest, note: Note, response: GatewayResponse, 
     ms,
     ...note,
   };
+  const errorCode = errorCodeOf(response) ?? note.errorCode;
+  if (errorCode !== undefined) out.errorCode = errorCode;
   if (typeof response.body === 'string') {
     // Not JSON or XML after all: the status says enough.
     const code = responseCodeOf(response.headers['content-type'], response.body);
@@ -223,6 +233,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         operation: chosen ? op?.operationId : undefined,
         method: chosen ? op?.method : undefined,
         check,
+        errorCode: refusal.errorCode,
         // The JSON mode is the default; a form request's refusal says it was one.
         ...(wire === 'json' ? {} : { wire }),
         field: refusal.field,
@@ -415,6 +426,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
     answered ??= answer(op, auth.account, body ?? {}, returned, false, wire);
+    if (note !== NO_NOTE) note.errorCode = errorCodeOf(returned);
     if ('response' in answered && isByteStream(answered.response.body)) {
       // Until its first chunk a stream can still be answered as any other failure; after it, the
       // status is sent and a failure can only end the connection (the adapter does), logged here.

@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { apiVersion, requestValidators } from './contract.ts';
 import { parseJson } from './json.ts';
-import { forms, refuse, refusals, refusalFor, type Refusal } from './refusals.ts';
+import { refusals, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 import { readForm, typedForm } from '../../runtime/wire.ts';
 import { acceptedTypes, bodyType } from './wire.ts';
@@ -45,7 +45,8 @@ export function parseBody(request: GatewayRequest, limit: number, formPath = fal
     const parsed = parseJson(text);
     if ('ok' in parsed) return parsed;
     return {
-      refusal: 'body' in parsed ? refusals.bodyInvalid(parsed.body) : refusals.fieldInvalid(parsed.field, parsed.rule),
+      refusal:
+        'body' in parsed ? refusals.bodyInvalid(parsed.body) : refusals.fieldUnreadable(parsed.field, parsed.rule),
     };
   } catch (error) {
     const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
@@ -66,7 +67,7 @@ function parseForm(body: string | Uint8Array): Checked<unknown> {
     refusal:
       'body' in read
         ? refusals.formInvalid(read.body, read.status)
-        : refuse(-2, forms.field(read.field, read.rule), read.status),
+        : refusals.formFieldInvalid(read.field, read.rule, read.status),
   };
 }
 const NO_TYPES = {};

@@ -58,13 +58,13 @@ describe("a newcomer's server, started as a program", () => {
     await expect.poll(() => stderr.split('\n').filter(Boolean).length).toBe(3);
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toBe(
-      'payment-gateway: ERROR answered 5xx operation=processCard method=processCard check=handler code=-4 status=500 message="processCard is not implemented by this server"',
+      'payment-gateway: ERROR answered 5xx operation=processCard method=processCard check=handler errorCode=PGW_ERR_NOT_IMPLEMENTED code=-4 status=500 message="processCard is not implemented by this server"',
     );
     expect(lines[1]).toBe(
       'payment-gateway: ERROR answer violates the contract operation=getSurcharge method=getSurcharge check=result violation="Field \'totalAmount\' is required (SurchargeResult)"',
     );
     expect(lines[2]).toBe(
-      'payment-gateway: refused operation=processCard method=processCard check=schema field=paymentCardExpiry rule=pattern code=-2 message="Field \'paymentCardExpiry\' is invalid: must be MMYY, for example 0229"',
+      'payment-gateway: refused operation=processCard method=processCard check=schema errorCode=PGW_ERR_FIELD_INVALID_PATTERN field=paymentCardExpiry rule=pattern code=-2 message="Field \'paymentCardExpiry\' is invalid: must be MMYY, for example 0229"',
     );
     writeSample('stubs-console', lines.join('\n'));
     const card = String(example('processCard').paymentCardNumber);
@@ -91,6 +91,7 @@ describe('the logger option', () => {
         expect.objectContaining({
           operation: 'processCard',
           check: 'schema',
+          errorCode: 'PGW_ERR_FIELD_INVALID_ENUM',
           field: 'transactionCurrency',
           rule: 'enum',
           code: -2,
