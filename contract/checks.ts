@@ -5,6 +5,7 @@
 import { deref } from '../runtime/document.ts';
 import { asReadFromForm } from '../runtime/wire.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
+import { refusalFor, refusals, validationRefusals, type ErrorCode } from '../server-stubs/index.ts';
 import { sampleValid } from './arbitraries.ts';
 import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
 import { doc, requestExamples, type Wire } from './requests.ts';
@@ -49,19 +50,44 @@ const fail = (why: string): never => {
 
 const tagsOf = (op: ContractOperation): string[] => doc.paths[op.path][op.verb.toLowerCase()].tags ?? [];
 
+/**
+ * The refusal a check expects: its responseCodes and, when one catalogue entry makes it, its stable
+ * code (docs/REFUSALS.md). The answer never carries the code: the report names it so that a server
+ * team can find the refusal, its message form and when the stubs make it.
+ */
+interface Expected {
+  codes: number[];
+  errorCode?: ErrorCode | undefined;
+}
+
+const expectedText = (e: Expected) =>
+  `${e.codes.join(' or ')}${e.errorCode ? ` (${e.errorCode}, docs/REFUSALS.md)` : ''}`;
+
 /** The answer is the documented refusal: negative responseCode, the refusal schema, the success status. */
-function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, codes: number[], naming?: string): void {
+function expectRefusal(op: ContractOperation, a: Answer, ctx: RunContext, expected: Expected, naming?: string): void {
   ctx.coverage?.record(op, undefined, a.status, a.json);
   // The mock refuses as the gateway does (its front answers with the server stubs' refusals): no exception for it.
-  if (a.status >= 500) fail(`HTTP ${a.status}: a refusal is never a 5xx`);
+  if (a.status >= 500) fail(`HTTP ${a.status}: a refusal is never a 5xx; expected ${expectedText(expected)}`);
   const code = Number(a.json?.responseCode);
-  if (!(code < 0)) fail(`responseCode ${a.json?.responseCode ?? '(none)'} (HTTP ${a.status}), a refusal is below 0`);
-  if (!codes.includes(code)) fail(`responseCode ${code}, expected ${codes.join(' or ')}: ${a.json.responseMessage}`);
+  if (!(code < 0))
+    fail(
+      `responseCode ${a.json?.responseCode ?? '(none)'} (HTTP ${a.status}), a refusal is below 0: expected ${expectedText(expected)}`,
+    );
+  if (!expected.codes.includes(code))
+    fail(`responseCode ${code}, expected ${expectedText(expected)}: ${a.json.responseMessage}`);
   if (naming && !String(a.json.responseMessage).includes(naming))
-    fail(`"${a.json.responseMessage}" does not name ${naming}`);
+    fail(`"${a.json.responseMessage}" does not name ${naming}; expected ${expectedText(expected)}`);
   const problem = breaksContract(op, a);
   if (problem && a.status === op.status) fail(problem);
 }
+
+/** The code of the refusal the stubs make for a body that breaks its form's schema (which rule it breaks). */
+function schemaRefusalCode(form: string, body: unknown): ErrorCode | undefined {
+  const validate = requestValidators[form];
+  return validate && !validate(body) ? refusalFor(validate.errors ?? []).errorCode : undefined;
+}
+
+const credentialsRefused: Expected = { codes: [-1], errorCode: refusals.credentials.errorCode };
 
 /**
  * Why this answer to this request breaks the contract: its shape (status, content type, schema) or,
@@ -166,7 +192,8 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         name: `without ${field}: refused (-3) naming it`,
         run: async (ctx) => {
           const { [field]: _gone, ...body } = signed(ctx, example)!;
-          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx, [-3], `'${field}'`);
+          const expected = { codes: [-3], errorCode: validationRefusals.required.errorCode };
+          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx, expected, `'${field}'`);
         },
       });
     }
@@ -178,14 +205,11 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         ...base,
         kind: 'invalid',
         name: `with ${field} broken: refused (-2) naming it`,
-        run: async (ctx) =>
-          expectRefusal(
-            op,
-            await send(ctx.base, { op, body: { ...signed(ctx, example), [field]: bad } }, ctx.creds, ctx.wire),
-            ctx,
-            [-2],
-            `'${field}`,
-          ),
+        run: async (ctx) => {
+          const body = { ...signed(ctx, example), [field]: bad };
+          const expected = { codes: [-2], errorCode: schemaRefusalCode(form, body) };
+          expectRefusal(op, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx, expected, `'${field}`);
+        },
       });
     }
     if (op.method) {
@@ -203,7 +227,7 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
               ctx.wire,
             ),
             ctx,
-            [-2],
+            { codes: [-2], errorCode: refusals.methodInvalid.errorCode },
             "'method'",
           ),
       });
@@ -259,13 +283,13 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
             ctx.wire,
           ),
           ctx,
-          [-1],
+          credentialsRefused,
         );
       if (!keyed) return { skip: 'the operation carries no credential to falsify' };
       const out = op.headers
         ? { op, body, headers: { [keyed]: 'wrongkey' } }
         : { op, body: { ...body, apiKey: 'wrongkey' } };
-      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, [-1]);
+      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, credentialsRefused);
     },
   });
   const hashed = op.hashes[0];
@@ -283,7 +307,7 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         hashed.in === 'header'
           ? { op, body, headers: { [hashed.name]: wrong } }
           : { op, body: { ...body, [hashed.name]: wrong } };
-      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, [-1]);
+      expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, credentialsRefused);
     },
   });
   return checks;
