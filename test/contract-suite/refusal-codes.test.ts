@@ -27,7 +27,6 @@ it('a missing field refused -2: the report expects -3, PGW_ERR_FIELD_REQUIRED', 
     expect(reason).toMatch(
       /^without \w+: refused \(-3\) naming it: responseCode -2, expected -3 \(PGW_ERR_FIELD_REQUIRED, docs\/REFUSALS\.md\): Field '\w+' is required$/,
     );
-  console.log(failed[0]);
 });
 
 it('a wrong key refused -2: the report expects -1, PGW_ERR_CREDENTIALS', async () => {

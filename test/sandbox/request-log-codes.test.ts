@@ -42,7 +42,6 @@ describe("the sandbox's request log names the refusal's code", () => {
     expect(line).toMatch(
       / POST \/post processCapture processCapture -2 [\d.]+ms PGW_ERR_SANDBOX_CAPTURE_EXCEEDS_AUTHORISED$/,
     );
-    console.log(line);
   });
 
   it("a validation refusal: a required field missing, by the stubs' catalogue", async () => {
@@ -52,7 +51,6 @@ describe("the sandbox's request log names the refusal's code", () => {
     expect(answer.responseCode).toBe('-3');
     expect(record.errorCode).toBe('PGW_ERR_FIELD_REQUIRED');
     expect(line).toMatch(/ -3 [\d.]+ms PGW_ERR_FIELD_REQUIRED$/);
-    console.log(line);
   });
 
   it('a credential refusal: the code, then the check that failed', async () => {
