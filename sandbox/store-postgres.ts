@@ -7,7 +7,9 @@
 // What a request costs here is mostly round trips (docs/BENCHMARKS.md), so:
 // - every statement is a named prepared statement: each connection parses and plans a text once;
 // - a transaction begins at its first statement that writes or locks (beginsTransaction, store.ts), and
-//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT.
+//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT;
+// - that statement carries the BEGIN (BeginThen): both go in one flight, before one Sync, and are
+//   answered in one round trip. The transaction is the same; only the BEGIN's own round trip is gone.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -16,10 +18,51 @@ import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
-/** A unit of work: its connection and transaction, once its first write or lock has begun them. */
+/** A unit of work: its connection and whether its transaction began, once its first write or lock has asked. */
 interface Unit {
-  client?: pg.PoolClient;
-  begin?: Promise<pg.PoolClient>;
+  connection?: Promise<pg.PoolClient>;
+  /** Settles once the statement that carries the BEGIN has run: true when the BEGIN ran. */
+  opened?: Promise<boolean>;
+}
+
+/** What BeginThen reaches of pg's Query and its connection (pg's own extended-protocol steps). */
+interface Wire {
+  parse(query: { text: string }): void;
+  bind(config: object): void;
+  execute(config: object): void;
+  parsedStatements: Record<string, string>;
+}
+const Query = pg.Query as unknown as new (
+  config: pg.QueryConfig,
+  values: undefined,
+  callback: (error: Error | null, result: pg.QueryResult) => void,
+) => pg.Query & {
+  prepare(connection: Wire): void;
+  handleCommandComplete(message: { text: string }, connection: Wire): void;
+};
+
+/**
+ * A named prepared statement with a BEGIN sent ahead of it, in the same flight and before the same
+ * Sync: PostgreSQL runs BEGIN, then the statement, and answers both in one round trip. After an
+ * error the server skips to the Sync, so the statement never runs without its BEGIN. `begun` tells
+ * whether BEGIN ran (the transaction is open and must end with COMMIT or ROLLBACK).
+ */
+export class BeginThen extends Query {
+  begun = false;
+
+  override prepare(connection: Wire): void {
+    // The unnamed statement and portal: the statement's own Bind, next, replaces the portal.
+    connection.parse({ text: 'BEGIN' });
+    connection.bind({});
+    connection.execute({});
+    super.prepare(connection);
+  }
+
+  /** The first command completed is the BEGIN: not a result of the statement's. */
+  override handleCommandComplete(message: { text: string }, connection: Wire): void {
+    if (!this.begun && message.text === 'BEGIN') this.begun = true;
+    else super.handleCommandComplete(message, connection);
+  }
 }
 
 /** PostgreSQL's synchronous_commit for the sandbox's sessions (PGW_PG_SYNCHRONOUS_COMMIT), else the server's. */
@@ -163,26 +206,50 @@ export class PostgresStore implements Store {
 
   private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     const unit = this.unit.getStore();
-    const client = unit?.client ?? (unit && beginsTransaction(sql) ? await this.begin(unit) : this.pool);
     const { name, text } = this.statement(sql);
-    return client.query({ name, text, values: params });
+    if (!unit || (!unit.connection && !beginsTransaction(sql))) return this.pool.query({ name, text, values: params });
+    if (!unit.connection) return this.open(unit, { name, text, values: params });
+    return (await this.inTransaction(unit)).query({ name, text, values: params });
   }
 
-  /** The unit's connection, its transaction begun (once, whichever statement asks first). */
-  private begin(unit: Unit): Promise<pg.PoolClient> {
-    unit.begin ??= this.connectAndBegin(unit);
-    return unit.begin;
-  }
-
-  private async connectAndBegin(unit: Unit): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
+  /**
+   * Takes the unit's connection and begins its transaction: with `first`, the statement that asked,
+   * in the same round trip (BeginThen) once the connection has parsed it; else with a BEGIN of its own.
+   */
+  private async open(unit: Unit, first?: pg.QueryConfig): Promise<pg.QueryResult> {
+    let opened!: (begun: boolean) => void;
+    unit.opened = new Promise((resolve) => (opened = resolve));
+    unit.connection = this.pool.connect();
+    let begun = false;
     try {
-      await client.query('BEGIN');
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
+      const client = await unit.connection;
+      const parsed = (client as unknown as { connection: Wire }).connection.parsedStatements;
+      if (!first || parsed[first.name!] === undefined) {
+        // A statement new to this connection is parsed on its own first (pg records it as parsed at
+        // the first ParseComplete, which would be the BEGIN's).
+        await client.query('BEGIN');
+        begun = true;
+        return first ? await client.query(first) : (undefined as never);
+      }
+      const statement = new Promise<pg.QueryResult>((resolve, reject) => {
+        const query = new BeginThen(first, undefined, (error, result) => {
+          begun = query.begun;
+          if (error) reject(error);
+          else resolve(result);
+        });
+        client.query(query);
+      });
+      return await statement;
+    } finally {
+      opened(begun);
     }
-    unit.client = client;
+  }
+
+  /** The unit's connection, its transaction begun: a statement after the one that began it runs there. */
+  private async inTransaction(unit: Unit): Promise<pg.PoolClient> {
+    if (!unit.connection) await this.open(unit);
+    const client = await unit.connection!;
+    if (!(await unit.opened)) throw new Error('The unit of work has no transaction: its BEGIN failed');
     return client;
   }
 
@@ -211,7 +278,7 @@ export class PostgresStore implements Store {
   private async *read(sql: string, params: unknown[], size: number, rowMode: 'object' | 'array') {
     const unit = this.unit.getStore();
     // Inside a unit of work the cursor runs in its transaction (begun for it: a cursor holds a snapshot).
-    const inTransaction = unit ? (unit.client ?? (await this.begin(unit))) : undefined;
+    const inTransaction = unit ? await this.inTransaction(unit) : undefined;
     const client = inTransaction ?? (await this.pool.connect());
     const cursor = client.query(
       new Cursor(postgresSql(sql), params, { types, ...(rowMode === 'array' && { rowMode }) } as never),
@@ -237,18 +304,19 @@ export class PostgresStore implements Store {
     if (this.unit.getStore()) return fn();
     for (let attempt = 1; ; attempt++) {
       const unit: Unit = {};
+      const client = () => unit.connection?.catch(() => undefined);
       try {
         const result = await this.unit.run(unit, fn);
-        if (unit.begin) await (await unit.begin).query('COMMIT');
+        if (unit.connection && (await unit.opened)) await (await unit.connection).query('COMMIT');
         return result;
       } catch (error) {
-        const client = unit.begin && (await unit.begin.catch(() => undefined));
-        if (client) await client.query('ROLLBACK').catch(() => {});
+        // ROLLBACK whether or not the BEGIN ran: with no transaction open it is only a warning.
+        await (await client())?.query('ROLLBACK').catch(() => {});
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       } finally {
-        if (unit.begin) (await unit.begin.catch(() => undefined))?.release();
+        (await client())?.release();
       }
     }
   }

@@ -86,15 +86,6 @@ export async function cardOf(
   return { refusal: refused(refusals.cardNumberRequired()) };
 }
 
-const blacklisted = async (sb: Sandbox, merchantId: string, pan: string) =>
-  Boolean(
-    await sb.store.get(
-      'SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?',
-      merchantId,
-      sb.vault.fingerprint(pan),
-    ),
-  );
-
 export function transactionResult(row: Row) {
   return {
     responseCode: String(row.response_code),
@@ -124,6 +115,21 @@ export interface ChargeInput {
   threeDSFailed?: boolean;
 }
 
+/**
+ * The charge's row, inserted under a new identifier when the card's blacklist entry is there (`EXISTS`)
+ * or is not (`NOT EXISTS`), read back (RETURNING): the blacklist read, the identifier checked free and
+ * the insert in one statement. Nothing is inserted when the identifier is taken or the blacklist says
+ * otherwise.
+ */
+const insertCharge = (blacklist: 'EXISTS' | 'NOT EXISTS') =>
+  `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
+     card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+   SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+   WHERE ${blacklist} (SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?)
+   ON CONFLICT (id) DO NOTHING RETURNING *`;
+const INSERT_UNLISTED = insertCharge('NOT EXISTS');
+const INSERT_BLACKLISTED = insertCharge('EXISTS');
+
 /** Authorises against the sandbox bank and records the transaction; a refusal records nothing. */
 export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
   const { card, body } = input;
@@ -131,22 +137,21 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
   const amount: string = body.transactionAmount;
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
-  let answer = authorise(card, amount, cents, sb.clock, await blacklisted(sb, merchantId, card.number));
-  if (input.threeDSFailed && answer.code === 0)
-    answer = {
-      code: 2,
-      message: 'Transaction declined: 3D Secure authentication failed',
-      authResponseCode: '05',
-      authMessage: 'Do not honour',
-    };
-  const approved = answer.code === 0;
-  const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
-  // One statement: the new identifier checked free, the row inserted and read back (RETURNING).
-  const row = await insertFresh(transactionId, (id) =>
-    sb.store.get(
-      `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
-         card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING *`,
+  const fingerprint = sb.vault.fingerprint(card.number);
+  // The bank's answer either way; the insert's own read of the blacklist chooses which is stored.
+  const insert = (id: string, sql: string, blacklisted: boolean) => {
+    let answer = authorise(card, amount, cents, sb.clock, blacklisted);
+    if (input.threeDSFailed && answer.code === 0)
+      answer = {
+        code: 2,
+        message: 'Transaction declined: 3D Secure authentication failed',
+        authResponseCode: '05',
+        authMessage: 'Do not honour',
+      };
+    const approved = answer.code === 0;
+    const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
+    return sb.store.get(
+      sql,
       id,
       merchantId,
       input.kind,
@@ -169,7 +174,15 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
       approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
       customOf(body),
       sb.clock.timestamp(),
-    ),
+      merchantId,
+      fingerprint,
+    );
+  };
+  // The second insert runs only when the first inserted nothing: a blacklisted card, or (one in 90
+  // million) an identifier taken, when neither inserts and another identifier is drawn.
+  const row = await insertFresh(
+    transactionId,
+    async (id) => (await insert(id, INSERT_UNLISTED, false)) ?? insert(id, INSERT_BLACKLISTED, true),
   );
   return transactionResult(row);
 }
