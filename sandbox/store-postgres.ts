@@ -9,7 +9,9 @@
 // - a transaction begins at its first statement that writes or locks (beginsTransaction, store.ts), and
 //   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT;
 // - that statement carries the BEGIN (BeginThen): both go in one flight, before one Sync, and are
-//   answered in one round trip. The transaction is the same; only the BEGIN's own round trip is gone.
+//   answered in one round trip. The transaction is the same; only the BEGIN's own round trip is gone;
+// - a unit's last write (lastWrite: a purchase's one INSERT) waits for the unit's end, after its answer
+//   is checked, and runs alone in autocommit when nothing came after it: no BEGIN and no COMMIT.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -23,7 +25,14 @@ interface Unit {
   connection?: Promise<pg.PoolClient>;
   /** Settles once the statement that carries the BEGIN has run: true when the BEGIN ran. */
   opened?: Promise<boolean>;
+  /** Its last write (lastWrite), not run yet: at the unit's end, or first thing for a statement after it. */
+  deferred?: pg.QueryConfig | undefined;
+  /** Run again after its deferred write changed no row: every statement runs as it comes. */
+  eager: boolean;
 }
+
+/** A deferred write that changed no row: the unit runs again, its statements as they come. */
+class DeferredWriteMissed extends Error {}
 
 /** What BeginThen reaches of pg's Query and its connection (pg's own extended-protocol steps). */
 interface Wire {
@@ -207,9 +216,25 @@ export class PostgresStore implements Store {
   private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     const unit = this.unit.getStore();
     const { name, text } = this.statement(sql);
+    if (unit?.deferred) await this.runDeferred(unit);
     if (!unit || (!unit.connection && !beginsTransaction(sql))) return this.pool.query({ name, text, values: params });
     if (!unit.connection) return this.open(unit, { name, text, values: params });
     return (await this.inTransaction(unit)).query({ name, text, values: params });
+  }
+
+  async lastWrite<T extends Row>(row: T, sql: string, ...params: unknown[]): Promise<T | undefined> {
+    const unit = this.unit.getStore();
+    // Outside a unit it is alone anyway; in a transaction begun, or after another deferred write, it runs now.
+    if (!unit || unit.eager || unit.connection || unit.deferred) return this.get<T>(sql, ...params);
+    unit.deferred = { ...this.statement(sql), values: params };
+    return row;
+  }
+
+  /** The unit's deferred write, run first thing in its transaction: a statement came after it. */
+  private async runDeferred(unit: Unit): Promise<void> {
+    const deferred = unit.deferred!;
+    unit.deferred = undefined;
+    if ((await this.open(unit, deferred)).rowCount !== 1) throw new DeferredWriteMissed();
   }
 
   /**
@@ -247,6 +272,7 @@ export class PostgresStore implements Store {
 
   /** The unit's connection, its transaction begun: a statement after the one that began it runs there. */
   private async inTransaction(unit: Unit): Promise<pg.PoolClient> {
+    if (unit.deferred) await this.runDeferred(unit);
     if (!unit.connection) await this.open(unit);
     const client = await unit.connection!;
     if (!(await unit.opened)) throw new Error('The unit of work has no transaction: its BEGIN failed');
@@ -302,16 +328,24 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.unit.getStore()) return fn();
+    let eager = false;
     for (let attempt = 1; ; attempt++) {
-      const unit: Unit = {};
+      const unit: Unit = { eager };
       const client = () => unit.connection?.catch(() => undefined);
       try {
         const result = await this.unit.run(unit, fn);
-        if (unit.connection && (await unit.opened)) await (await unit.connection).query('COMMIT');
+        if (unit.deferred) {
+          // Nothing came after it, so nothing began a transaction: it runs alone, its own commit.
+          if ((await this.pool.query(unit.deferred)).rowCount !== 1) throw new DeferredWriteMissed();
+        } else if (unit.connection && (await unit.opened)) await (await unit.connection).query('COMMIT');
         return result;
       } catch (error) {
         // ROLLBACK whether or not the BEGIN ran: with no transaction open it is only a warning.
         await (await client())?.query('ROLLBACK').catch(() => {});
+        if (error instanceof DeferredWriteMissed && !eager) {
+          eager = true;
+          continue;
+        }
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../sandbox/open-store.ts';
 import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
 import { BeginThen } from '../../sandbox/store-postgres.ts';
+import { transactionResult } from '../../sandbox/handlers/card-payments.ts';
 import type { Store } from '../../sandbox/store.ts';
 import type { RunningSandbox } from '../../sandbox/index.ts';
 import { hardeningSandbox, merchant, purchase, send, signed } from '../hardening/support.ts';
@@ -34,9 +35,10 @@ const inRequest = () => request.getStore() === true;
 /** Counts the request's statements, the transactions it begins and (PostgreSQL) its round trips. */
 function counting(sb: RunningSandbox, begins: () => number, roundTrips: () => number) {
   let statements = 0;
-  const s = sb.store as unknown as Record<'get' | 'all' | 'run', (...args: unknown[]) => Promise<unknown>>;
-  for (const method of ['get', 'all', 'run'] as const) {
-    const own = s[method].bind(sb.store);
+  const s = sb.store as unknown as Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
+  for (const method of ['get', 'all', 'run', 'lastWrite']) {
+    const own = s[method]?.bind(sb.store);
+    if (!own) continue; // SQLite runs a last write as any other (store.ts's lastWrite)
     s[method] = (...args) => {
       if (inRequest()) statements++;
       return own(...args);
@@ -54,10 +56,11 @@ function counting(sb: RunningSandbox, begins: () => number, roundTrips: () => nu
 
 function costs(
   name: string,
-  roundTrips: { purchase: number; query: number },
+  purchaseCost: { transactions: number; roundTrips: number },
+  queryRoundTrips: number,
   open: () => Promise<{ sb: RunningSandbox; close(): Promise<void>; begins: () => number; roundTrips: () => number }>,
 ) {
-  it(`${name}: a purchase is two statements in one transaction, a query two statements and none`, async () => {
+  it(`${name}: a purchase is two statements, a query two statements in no transaction`, async () => {
     const { sb, close, begins, roundTrips: trips } = await open();
     try {
       const measure = counting(sb, begins, trips);
@@ -65,16 +68,19 @@ function costs(
       await measure('processCard', purchase());
       const bought = await measure('processCard', purchase());
       expect(bought.json.responseCode).toBe('0');
-      // The account with its clock and forced outcomes; the insert that reads the blacklist, draws its
-      // identifier and reads the row back. On PostgreSQL the insert carries the BEGIN, then the COMMIT.
-      expect(bought.cost).toEqual({ statements: 2, transactions: 1, roundTrips: roundTrips.purchase });
+      // The account with its clock and forced outcomes; the insert that reads the blacklist and draws
+      // its identifier: on PostgreSQL alone, its own commit, once the answer is checked.
+      expect(bought.cost).toEqual({ statements: 2, ...purchaseCost });
+      // The answer is the row stored (the gateway adds fields of its own).
+      const stored = await sb.store.get('SELECT * FROM transactions WHERE id = ?', bought.json.transactionID);
+      expect(bought.json).toMatchObject(transactionResult(stored!));
       const read = await measure('queryCard', {
         method: 'queryCard',
         ...merchant,
         transactionID: bought.json.transactionID,
       });
       expect(read.json.responseCode).toBe('0');
-      expect(read.cost).toEqual({ statements: 2, transactions: 0, roundTrips: roundTrips.query });
+      expect(read.cost).toEqual({ statements: 2, transactions: 0, roundTrips: queryRoundTrips });
     } finally {
       await close();
     }
@@ -83,7 +89,7 @@ function costs(
 
 describe('what a request costs the store (the control API on, as npm start runs it)', () => {
   // SQLite has no round trips: its statements are calls into the library.
-  costs('SQLite', { purchase: 0, query: 0 }, async () => {
+  costs('SQLite', { transactions: 1, roundTrips: 0 }, 0, async () => {
     const sb = await hardeningSandbox(sqliteFile(), {}, { control: true });
     const db = (sb.store as unknown as SqliteStore).database.db;
     let begun = 0;
@@ -97,7 +103,7 @@ describe('what a request costs the store (the control API on, as npm start runs 
 
   if (!PG_URL) it.skip(`PostgreSQL: ${SKIP_PG}`, () => {});
   else
-    costs('PostgreSQL', { purchase: 3, query: 2 }, async () => {
+    costs('PostgreSQL', { transactions: 0, roundTrips: 2 }, 2, async () => {
       const database = await freshDatabase(PG_URL!);
       const sb = await hardeningSandbox(database.url, {}, { control: true });
       let [begun, trips] = [0, 0];
@@ -255,3 +261,64 @@ describe.skipIf(!PG_URL)(
     });
   },
 );
+
+describe.skipIf(!PG_URL)(`PostgreSQL: a unit of work's last write${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  const insert = 'INSERT INTO sandbox_clock (name, offset_ms) VALUES (?, ?) ON CONFLICT (name) DO NOTHING RETURNING *';
+  const withStore = async (test: (store: Store, stored: (name: string) => Promise<unknown>) => Promise<void>) => {
+    const database = await freshDatabase(PG_URL!);
+    const store = await openStore(database.url, {});
+    const stored = async (name: string) =>
+      (await store.get<{ offset_ms: number }>('SELECT offset_ms FROM sandbox_clock WHERE name = ?', name))?.offset_ms;
+    try {
+      await test(store, stored);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  };
+  const lastWrite = (store: Store, name: string, offset: number) =>
+    store.lastWrite!({ rowid: 0, name, offset_ms: offset }, insert, name, offset);
+
+  it('runs once the unit has answered, alone; not at all when the unit throws after it', () =>
+    withStore(async (store, stored) => {
+      const during = await store.transaction(async () => {
+        await lastWrite(store, 'merchant:a', 1);
+        return stored('merchant:a').then((seen) => ({ seen }));
+      });
+      // The read after it ran it first (the unit reads its own write), in the unit's transaction.
+      expect(during).toEqual({ seen: 1 });
+      const answered = await store.transaction(() => lastWrite(store, 'merchant:b', 2));
+      expect({ answered: answered?.offset_ms, stored: await stored('merchant:b') }).toEqual({ answered: 2, stored: 2 });
+      await expect(
+        store.transaction(async () => {
+          await lastWrite(store, 'merchant:c', 3);
+          throw new Error('the answer broke the contract');
+        }),
+      ).rejects.toThrow('the answer broke the contract');
+      expect(await stored('merchant:c')).toBeUndefined();
+    }));
+
+  it('that changes no row runs its unit again, the statement then run at once and answering what it returned', () =>
+    withStore(async (store, stored) => {
+      await store.transaction(() => lastWrite(store, 'merchant:a', 1));
+      const answers: unknown[] = [];
+      await store.transaction(async () => {
+        answers.push(await lastWrite(store, 'merchant:a', 2));
+      });
+      expect(answers).toEqual([{ rowid: 0, name: 'merchant:a', offset_ms: 2 }, undefined]);
+      expect(await stored('merchant:a')).toBe(1);
+    }));
+
+  it('after a statement that began the transaction runs in it at once, committed with it', () =>
+    withStore(async (store, stored) => {
+      const row = await store.transaction(async () => {
+        await store.run("INSERT INTO sandbox_clock (name, offset_ms) VALUES ('merchant:x', 0)");
+        return lastWrite(store, 'merchant:y', 5);
+      });
+      expect({ returned: row?.rowid !== 0, x: await stored('merchant:x'), y: await stored('merchant:y') }).toEqual({
+        returned: true,
+        x: 0,
+        y: 5,
+      });
+    }));
+});
