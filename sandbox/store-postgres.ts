@@ -140,9 +140,11 @@ export const postgresMigration = (sql: string) =>
     .replace(/(CREATE INDEX \w+ ON \w+ \([^)]*)\)/g, '$1, rowid)');
 
 // COUNT and SUM answer int8/numeric, which pg gives as strings; the sandbox's figures fit a double.
+// pg asks for each column's parser at every result: one function, made once.
+const toNumber = (value: string) => Number(value);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 || oid === 1700 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+    oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format as 'text'),
 };
 
 export class PostgresStore implements Store {
