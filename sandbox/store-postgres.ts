@@ -15,7 +15,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { BATCH_ROWS, beginsTransaction, MIGRATIONS, type Row, type Store } from './store.ts';
+import { BATCH_ROWS, beginsTransaction, isPlannedOnce, MIGRATIONS, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -26,7 +26,7 @@ interface Unit {
   /** Settles once the statement that carries the BEGIN has run: true when the BEGIN ran. */
   opened?: Promise<boolean>;
   /** Its last write (lastWrite), not run yet: at the unit's end, or first thing for a statement after it. */
-  deferred?: pg.QueryConfig | undefined;
+  deferred?: { sql: string; query: pg.QueryConfig } | undefined;
   /** Run again after its deferred write changed no row: every statement runs as it comes. */
   eager: boolean;
 }
@@ -155,23 +155,45 @@ export class PostgresStore implements Store {
   /** Each SQL text's prepared statement name (and its PostgreSQL text), made once. */
   private readonly prepared = new Map<string, { name: string; text: string }>();
 
+  /**
+   * The connections of the statements planned once (store.ts's plannedOnce) that run outside a
+   * transaction: plan_cache_mode=force_generic_plan, each planned once per connection, saving the
+   * database the plan of each run (the most of its work on a request). A generic plan made while a
+   * table was empty (a scan, where an index would serve it once rows come) is replaced at the
+   * table's next ANALYZE, and these connections last a minute at most, whose new plans see the
+   * table's size: the connections of every other statement plan each run.
+   */
+  readonly plannedPool: pg.Pool;
+
   private constructor(url: string, options: string) {
     // A database that does not answer fails a connection within 2 s rather than holding the request (and
     // the next ones) for as long as the operating system tries to connect.
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: Number(process.env.PGW_DB_POOL ?? 10),
-      connectionTimeoutMillis: 2000,
-      types,
-      // Set as each connection starts: no round trip of its own.
-      options,
-    });
-    // An idle client's error (the server restarted) must not end the process; the pool replaces it.
-    this.pool.on('error', () => {});
-    // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's
-    // queries with the error, and emits it too, with no listener while the pool has lent the client
-    // out. The request it served fails (-4); released broken, the client is dropped by the pool.
-    this.pool.on('connect', (client) => client.on('error', () => {}));
+    const pool = (sessionOptions: string, more: pg.PoolConfig = {}) => {
+      const made = new pg.Pool({
+        connectionString: url,
+        max: Number(process.env.PGW_DB_POOL ?? 10),
+        connectionTimeoutMillis: 2000,
+        types,
+        // Set as each connection starts: no round trip of its own.
+        options: sessionOptions,
+        ...more,
+      });
+      // An idle client's error (the server restarted) must not end the process; the pool replaces it.
+      made.on('error', () => {});
+      // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's
+      // queries with the error, and emits it too, with no listener while the pool has lent the client
+      // out. The request it served fails (-4); released broken, the client is dropped by the pool.
+      made.on('connect', (client) => client.on('error', () => {}));
+      return made;
+    };
+    this.pool = pool(options);
+    // After the store's own options, PGOPTIONS's included: a generic plan is what this pool is for.
+    this.plannedPool = pool(`${options} -c plan_cache_mode=force_generic_plan`, { maxLifetimeSeconds: 60 });
+  }
+
+  /** The pool of a statement run outside a transaction. */
+  private poolFor(sql: string): pg.Pool {
+    return isPlannedOnce(sql) ? this.plannedPool : this.pool;
   }
 
   static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
@@ -219,7 +241,8 @@ export class PostgresStore implements Store {
     const unit = this.unit.getStore();
     const { name, text } = this.statement(sql);
     if (unit?.deferred) await this.runDeferred(unit);
-    if (!unit || (!unit.connection && !beginsTransaction(sql))) return this.pool.query({ name, text, values: params });
+    if (!unit || (!unit.connection && !beginsTransaction(sql)))
+      return this.poolFor(sql).query({ name, text, values: params });
     if (!unit.connection) return this.open(unit, { name, text, values: params });
     return (await this.inTransaction(unit)).query({ name, text, values: params });
   }
@@ -228,7 +251,7 @@ export class PostgresStore implements Store {
     const unit = this.unit.getStore();
     // Outside a unit it is alone anyway; in a transaction begun, or after another deferred write, it runs now.
     if (!unit || unit.eager || unit.connection || unit.deferred) return this.get<T>(sql, ...params);
-    unit.deferred = { ...this.statement(sql), values: params };
+    unit.deferred = { sql, query: { ...this.statement(sql), values: params } };
     return row;
   }
 
@@ -236,7 +259,7 @@ export class PostgresStore implements Store {
   private async runDeferred(unit: Unit): Promise<void> {
     const deferred = unit.deferred!;
     unit.deferred = undefined;
-    if ((await this.open(unit, deferred)).rowCount !== 1) throw new DeferredWriteMissed();
+    if ((await this.open(unit, deferred.query)).rowCount !== 1) throw new DeferredWriteMissed();
   }
 
   /**
@@ -338,7 +361,8 @@ export class PostgresStore implements Store {
         const result = await this.unit.run(unit, fn);
         if (unit.deferred) {
           // Nothing came after it, so nothing began a transaction: it runs alone, its own commit.
-          if ((await this.pool.query(unit.deferred)).rowCount !== 1) throw new DeferredWriteMissed();
+          const { sql, query } = unit.deferred;
+          if ((await this.poolFor(sql).query(query)).rowCount !== 1) throw new DeferredWriteMissed();
         } else if (unit.connection && (await unit.opened)) await (await unit.connection).query('COMMIT');
         return result;
       } catch (error) {
@@ -362,6 +386,6 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.plannedPool.end()]);
   }
 }

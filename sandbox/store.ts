@@ -133,6 +133,20 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * Statements whose plan depends neither on their values nor on their tables' sizes: each table they
+ * read is reached through one index only, by equality on a unique key (or on a unique key's prefix,
+ * for a table of settings). PostgreSQL plans them once per connection (a generic plan) where every
+ * other statement is planned at each run (store-postgres.ts). The request path's statements: the
+ * account's, a purchase's insert, a transaction's lookup by identifier.
+ */
+const plannedOnceStatements = new Set<string>();
+export function plannedOnce(sql: string): string {
+  plannedOnceStatements.add(sql);
+  return sql;
+}
+export const isPlannedOnce = (sql: string) => plannedOnceStatements.has(sql);
+
 /** store.lastWrite where the store defers it, else the statement run at once (its RETURNING row). */
 export const lastWrite = <T extends Row>(store: Store, row: T, sql: string, ...params: unknown[]) =>
   store.lastWrite ? store.lastWrite(row, sql, ...params) : store.get<T>(sql, ...params);

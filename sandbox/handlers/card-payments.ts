@@ -7,7 +7,7 @@ import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_TOKEN_CARD } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
-import { lastWrite, type Row } from '../store.ts';
+import { lastWrite, plannedOnce, type Row } from '../store.ts';
 import { storeCard } from './vault.ts';
 import { insertFresh } from '../fresh-id.ts';
 
@@ -146,13 +146,13 @@ type ChargeRow = Record<(typeof CHARGE_COLUMNS)[number], unknown>;
  * The charge's row, inserted under a new identifier when the card's blacklist entry is there (`EXISTS`)
  * or is not (`NOT EXISTS`), read back (RETURNING): the blacklist read, the identifier checked free and
  * the insert in one statement. Nothing is inserted when the identifier is taken or the blacklist says
- * otherwise.
+ * otherwise. Planned once (store.ts): the blacklist by its unique key, the conflict by the primary key.
  */
 const insertCharge = (blacklist: 'EXISTS' | 'NOT EXISTS') =>
-  `INSERT INTO transactions (${CHARGE_COLUMNS.join(', ')})
+  plannedOnce(`INSERT INTO transactions (${CHARGE_COLUMNS.join(', ')})
    SELECT ${CHARGE_COLUMNS.map(() => '?').join(', ')}
    WHERE ${blacklist} (SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?)
-   ON CONFLICT (id) DO NOTHING RETURNING *`;
+   ON CONFLICT (id) DO NOTHING RETURNING *`);
 const INSERT_UNLISTED = insertCharge('NOT EXISTS');
 const INSERT_BLACKLISTED = insertCharge('EXISTS');
 

@@ -11,9 +11,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../sandbox/open-store.ts';
 import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
-import { BeginThen } from '../../sandbox/store-postgres.ts';
+import { BeginThen, type PostgresStore } from '../../sandbox/store-postgres.ts';
 import { transactionResult } from '../../sandbox/handlers/card-payments.ts';
-import type { Store } from '../../sandbox/store.ts';
+import { plannedOnce, type Store } from '../../sandbox/store.ts';
 import type { RunningSandbox } from '../../sandbox/index.ts';
 import { hardeningSandbox, merchant, purchase, send, signed } from '../hardening/support.ts';
 import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
@@ -174,7 +174,7 @@ describe('durability settings', () => {
   });
 
   it.skipIf(!PG_URL)(
-    `PostgreSQL: the server's synchronous_commit unless PGW_PG_SYNCHRONOUS_COMMIT sets it; statements prepared once a connection${PG_URL ? '' : ` (${SKIP_PG})`}`,
+    `PostgreSQL: the server's synchronous_commit unless PGW_PG_SYNCHRONOUS_COMMIT sets it; statements prepared once a connection, planned once where marked${PG_URL ? '' : ` (${SKIP_PG})`}`,
     async () => {
       const database = await freshDatabase(PG_URL!);
       const stores: Store[] = [];
@@ -202,6 +202,27 @@ describe('durability settings', () => {
           return server.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
         });
         expect(prepared.map((p) => p.statement)).toContain('SELECT offset_ms FROM sandbox_clock WHERE name = $1');
+        // A statement planned once runs on connections that plan it once (generic), the others at each run.
+        const pg_ = server as unknown as PostgresStore;
+        const once = plannedOnce('SELECT name FROM sandbox_clock WHERE name = ?');
+        const each = 'SELECT offset_ms AS n FROM sandbox_clock WHERE name = ?';
+        for (let i = 0; i < 3; i++) {
+          await server.get(once, 'merchant:p');
+          await server.get(each, 'merchant:p');
+        }
+        const plans = async (pool: pg.Pool, text: string) =>
+          (
+            await pool.query(
+              'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1',
+              [text],
+            )
+          ).rows;
+        expect(await plans(pg_.plannedPool, 'SELECT name FROM sandbox_clock WHERE name = $1')).toEqual([
+          { generic: 3, custom: 0 },
+        ]);
+        expect(await plans(pg_.pool, 'SELECT offset_ms AS n FROM sandbox_clock WHERE name = $1')).toEqual([
+          { generic: 0, custom: 3 },
+        ]);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
         await database.drop();
