@@ -3,7 +3,7 @@
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import { clockOf, offsetReadWith, onAccountTime } from './clock-store.ts';
-import type { Row, Store } from './store.ts';
+import { plannedOnce, type Row, type Store } from './store.ts';
 
 const toAccount = (row: Row): Account => ({
   kind: row.kind,
@@ -12,19 +12,32 @@ const toAccount = (row: Row): Account => ({
   passphrase: row.passphrase,
 });
 
+/**
+ * Whether the control API had forced outcomes waiting for the account when its request was
+ * authenticated, read in the account's statement (find): undefined when that statement did not read it
+ * (an account found by access token), for the control API's wrap (control.ts) to look for itself.
+ */
+const forcedOutcomesReadWithAccount = new WeakMap<object, boolean>();
+export const forcedOutcomesPending = (account: object): boolean | undefined =>
+  forcedOutcomesReadWithAccount.get(account);
+
+// Each table by its primary key (forced_outcomes by its key's first column): planned once (store.ts).
+const ACCOUNT_WITH_CLOCK = plannedOnce(
+  `SELECT a.*, c.offset_ms AS clock_offset_ms,
+     EXISTS (SELECT 1 FROM forced_outcomes f WHERE f.merchant_id = a.id) AS forced_pending
+   FROM accounts a LEFT JOIN sandbox_clock c ON c.name = ? WHERE a.kind = ? AND a.id = ?`,
+);
+
 export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
-    // The account's clock offset comes in the same statement: the request's handler runs on it.
+    // The account's clock offset comes in the same statement (the request's handler runs on it), and
+    // whether the control API forced outcomes for it (a payment then looks them up in its transaction).
     find: async (kind, id) => {
-      const row = await store.get(
-        'SELECT a.*, c.offset_ms AS clock_offset_ms FROM accounts a LEFT JOIN sandbox_clock c ON c.name = ? WHERE a.kind = ? AND a.id = ?',
-        clockOf({ kind, id }),
-        kind,
-        id,
-      );
+      const row = await store.get(ACCOUNT_WITH_CLOCK, clockOf({ kind, id }), kind, id);
       if (!row) return undefined;
       const account = toAccount(row);
       offsetReadWith(account, Number(row.clock_offset_ms ?? 0));
+      forcedOutcomesReadWithAccount.set(account, Boolean(row.forced_pending));
       return account;
     },
     findByAccessToken: async (token) => {

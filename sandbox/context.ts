@@ -1,7 +1,7 @@
 // What every sandbox handler works with, and the small helpers they share (its refusals are in refusals.ts).
 import type { Clock } from './clock.ts';
 import type { Notifier } from './notifier.ts';
-import type { Row, Store } from './store.ts';
+import { plannedOnce, type Row, type Store } from './store.ts';
 import type { UrlPolicy } from './url-policy.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
 
@@ -37,7 +37,13 @@ export function findByIdOrReference(
   id: string | undefined,
   ref: string | undefined,
 ): Promise<Row | undefined> {
-  if (id) return store.get(`SELECT * FROM ${table} WHERE merchant_id = ? AND id = ?`, merchantId, id);
+  // By its primary key alone (planned once, store.ts: with the merchant in the WHERE clause an index
+  // of the merchant's rows would serve it too, and a plan made while the table was small could
+  // choose that one); another merchant's row is none of this one's.
+  if (id)
+    return store
+      .get(plannedOnce(`SELECT * FROM ${table} WHERE id = ?`), id)
+      .then((row) => (row?.merchant_id === merchantId ? row : undefined));
   return store.get(
     `SELECT * FROM ${table} WHERE merchant_id = ? AND reference = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`,
     merchantId,

@@ -15,6 +15,7 @@ import {
   ruleInWords,
 } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
+import { forcedOutcomesPending } from './accounts.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
@@ -83,7 +84,9 @@ export class Control {
   /**
    * Wraps the gateway handlers so that a forced outcome applies to the next approved call of its
    * operation, on whichever instance serves it: the outcome is a row of the store, read FOR UPDATE
-   * and deleted in the call's own transaction, so exactly one call takes it.
+   * and deleted in the call's own transaction, so exactly one call takes it. A call whose account had
+   * none when it was authenticated (read with the account, accounts.ts) does not look: an outcome forced
+   * after that is concurrent with the call, and the next call takes it.
    */
   wrap(handlers: GatewayHandlers<HandlerContext>): GatewayHandlers<HandlerContext> {
     const wrapped: Record<string, unknown> = { ...handlers };
@@ -96,6 +99,7 @@ export class Control {
     ] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
+        if (forcedOutcomesPending(ctx.account) === false) return handler(input, ctx);
         const result = (await handler(input, ctx)) as Record<string, unknown>;
         if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
         const { store } = this.sb;

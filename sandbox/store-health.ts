@@ -87,7 +87,8 @@ export function watched<S extends object>(store: S, health: StoreHealth): S {
   return new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function' || !['get', 'all', 'run', 'transaction'].includes(String(name))) return value;
+      if (typeof value !== 'function' || !['get', 'all', 'run', 'transaction', 'lastWrite'].includes(String(name)))
+        return value;
       return (...args: unknown[]) => report((value as Method).apply(target, args) as Promise<unknown>);
     },
   });

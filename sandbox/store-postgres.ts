@@ -7,19 +7,71 @@
 // What a request costs here is mostly round trips (docs/BENCHMARKS.md), so:
 // - every statement is a named prepared statement: each connection parses and plans a text once;
 // - a transaction begins at its first statement that writes or locks (beginsTransaction, store.ts), and
-//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT.
+//   takes a pooled connection only then: a unit of work that only reads costs no BEGIN and COMMIT;
+// - that statement carries the BEGIN (BeginThen): both go in one flight, before one Sync, and are
+//   answered in one round trip. The transaction is the same; only the BEGIN's own round trip is gone;
+// - a unit's last write (lastWrite: a purchase's one INSERT) waits for the unit's end, after its answer
+//   is checked, and runs alone in autocommit when nothing came after it: no BEGIN and no COMMIT.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { BATCH_ROWS, beginsTransaction, MIGRATIONS, type Row, type Store } from './store.ts';
+import { BATCH_ROWS, beginsTransaction, isPlannedOnce, MIGRATIONS, type Row, type Store } from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
-/** A unit of work: its connection and transaction, once its first write or lock has begun them. */
+/** A unit of work: its connection and whether its transaction began, once its first write or lock has asked. */
 interface Unit {
-  client?: pg.PoolClient;
-  begin?: Promise<pg.PoolClient>;
+  connection?: Promise<pg.PoolClient>;
+  /** Settles once the statement that carries the BEGIN has run: true when the BEGIN ran. */
+  opened?: Promise<boolean>;
+  /** Its last write (lastWrite), not run yet: at the unit's end, or first thing for a statement after it. */
+  deferred?: { sql: string; query: pg.QueryConfig } | undefined;
+  /** Run again after its deferred write changed no row: every statement runs as it comes. */
+  eager: boolean;
+}
+
+/** A deferred write that changed no row: the unit runs again, its statements as they come. */
+class DeferredWriteMissed extends Error {}
+
+/** What BeginThen reaches of pg's Query and its connection (pg's own extended-protocol steps). */
+interface Wire {
+  parse(query: { text: string }): void;
+  bind(config: object): void;
+  execute(config: object): void;
+  parsedStatements: Record<string, string>;
+}
+const Query = pg.Query as unknown as new (
+  config: pg.QueryConfig,
+  values: undefined,
+  callback: (error: Error | null, result: pg.QueryResult) => void,
+) => pg.Query & {
+  prepare(connection: Wire): void;
+  handleCommandComplete(message: { text: string }, connection: Wire): void;
+};
+
+/**
+ * A named prepared statement with a BEGIN sent ahead of it, in the same flight and before the same
+ * Sync: PostgreSQL runs BEGIN, then the statement, and answers both in one round trip. After an
+ * error the server skips to the Sync, so the statement never runs without its BEGIN. `begun` tells
+ * whether BEGIN ran (the transaction is open and must end with COMMIT or ROLLBACK).
+ */
+export class BeginThen extends Query {
+  begun = false;
+
+  override prepare(connection: Wire): void {
+    // The unnamed statement and portal: the statement's own Bind, next, replaces the portal.
+    connection.parse({ text: 'BEGIN' });
+    connection.bind({});
+    connection.execute({});
+    super.prepare(connection);
+  }
+
+  /** The first command completed is the BEGIN: not a result of the statement's. */
+  override handleCommandComplete(message: { text: string }, connection: Wire): void {
+    if (!this.begun && message.text === 'BEGIN') this.begun = true;
+    else super.handleCommandComplete(message, connection);
+  }
 }
 
 /** PostgreSQL's synchronous_commit for the sandbox's sessions (PGW_PG_SYNCHRONOUS_COMMIT), else the server's. */
@@ -88,9 +140,11 @@ export const postgresMigration = (sql: string) =>
     .replace(/(CREATE INDEX \w+ ON \w+ \([^)]*)\)/g, '$1, rowid)');
 
 // COUNT and SUM answer int8/numeric, which pg gives as strings; the sandbox's figures fit a double.
+// pg asks for each column's parser at every result: one function, made once.
+const toNumber = (value: string) => Number(value);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 || oid === 1700 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+    oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format as 'text'),
 };
 
 export class PostgresStore implements Store {
@@ -101,23 +155,45 @@ export class PostgresStore implements Store {
   /** Each SQL text's prepared statement name (and its PostgreSQL text), made once. */
   private readonly prepared = new Map<string, { name: string; text: string }>();
 
+  /**
+   * The connections of the statements planned once (store.ts's plannedOnce) that run outside a
+   * transaction: plan_cache_mode=force_generic_plan, each planned once per connection, saving the
+   * database the plan of each run (the most of its work on a request). A generic plan made while a
+   * table was empty (a scan, where an index would serve it once rows come) is replaced at the
+   * table's next ANALYZE, and these connections last a minute at most, whose new plans see the
+   * table's size: the connections of every other statement plan each run.
+   */
+  readonly plannedPool: pg.Pool;
+
   private constructor(url: string, options: string) {
     // A database that does not answer fails a connection within 2 s rather than holding the request (and
     // the next ones) for as long as the operating system tries to connect.
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: Number(process.env.PGW_DB_POOL ?? 10),
-      connectionTimeoutMillis: 2000,
-      types,
-      // Set as each connection starts: no round trip of its own.
-      options,
-    });
-    // An idle client's error (the server restarted) must not end the process; the pool replaces it.
-    this.pool.on('error', () => {});
-    // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's
-    // queries with the error, and emits it too, with no listener while the pool has lent the client
-    // out. The request it served fails (-4); released broken, the client is dropped by the pool.
-    this.pool.on('connect', (client) => client.on('error', () => {}));
+    const pool = (sessionOptions: string, more: pg.PoolConfig = {}) => {
+      const made = new pg.Pool({
+        connectionString: url,
+        max: Number(process.env.PGW_DB_POOL ?? 10),
+        connectionTimeoutMillis: 2000,
+        types,
+        // Set as each connection starts: no round trip of its own.
+        options: sessionOptions,
+        ...more,
+      });
+      // An idle client's error (the server restarted) must not end the process; the pool replaces it.
+      made.on('error', () => {});
+      // Nor may a checked-out one's (a backend ended, a fail-over, mid-request): pg fails the client's
+      // queries with the error, and emits it too, with no listener while the pool has lent the client
+      // out. The request it served fails (-4); released broken, the client is dropped by the pool.
+      made.on('connect', (client) => client.on('error', () => {}));
+      return made;
+    };
+    this.pool = pool(options);
+    // After the store's own options, PGOPTIONS's included: a generic plan is what this pool is for.
+    this.plannedPool = pool(`${options} -c plan_cache_mode=force_generic_plan`, { maxLifetimeSeconds: 60 });
+  }
+
+  /** The pool of a statement run outside a transaction. */
+  private poolFor(sql: string): pg.Pool {
+    return isPlannedOnce(sql) ? this.plannedPool : this.pool;
   }
 
   static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
@@ -163,26 +239,68 @@ export class PostgresStore implements Store {
 
   private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     const unit = this.unit.getStore();
-    const client = unit?.client ?? (unit && beginsTransaction(sql) ? await this.begin(unit) : this.pool);
     const { name, text } = this.statement(sql);
-    return client.query({ name, text, values: params });
+    if (unit?.deferred) await this.runDeferred(unit);
+    if (!unit || (!unit.connection && !beginsTransaction(sql)))
+      return this.poolFor(sql).query({ name, text, values: params });
+    if (!unit.connection) return this.open(unit, { name, text, values: params });
+    return (await this.inTransaction(unit)).query({ name, text, values: params });
   }
 
-  /** The unit's connection, its transaction begun (once, whichever statement asks first). */
-  private begin(unit: Unit): Promise<pg.PoolClient> {
-    unit.begin ??= this.connectAndBegin(unit);
-    return unit.begin;
+  async lastWrite<T extends Row>(row: T, sql: string, ...params: unknown[]): Promise<T | undefined> {
+    const unit = this.unit.getStore();
+    // Outside a unit it is alone anyway; in a transaction begun, or after another deferred write, it runs now.
+    if (!unit || unit.eager || unit.connection || unit.deferred) return this.get<T>(sql, ...params);
+    unit.deferred = { sql, query: { ...this.statement(sql), values: params } };
+    return row;
   }
 
-  private async connectAndBegin(unit: Unit): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
+  /** The unit's deferred write, run first thing in its transaction: a statement came after it. */
+  private async runDeferred(unit: Unit): Promise<void> {
+    const deferred = unit.deferred!;
+    unit.deferred = undefined;
+    if ((await this.open(unit, deferred.query)).rowCount !== 1) throw new DeferredWriteMissed();
+  }
+
+  /**
+   * Takes the unit's connection and begins its transaction: with `first`, the statement that asked,
+   * in the same round trip (BeginThen) once the connection has parsed it; else with a BEGIN of its own.
+   */
+  private async open(unit: Unit, first?: pg.QueryConfig): Promise<pg.QueryResult> {
+    let opened!: (begun: boolean) => void;
+    unit.opened = new Promise((resolve) => (opened = resolve));
+    unit.connection = this.pool.connect();
+    let begun = false;
     try {
-      await client.query('BEGIN');
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
+      const client = await unit.connection;
+      const parsed = (client as unknown as { connection: Wire }).connection.parsedStatements;
+      if (!first || parsed[first.name!] === undefined) {
+        // A statement new to this connection is parsed on its own first (pg records it as parsed at
+        // the first ParseComplete, which would be the BEGIN's).
+        await client.query('BEGIN');
+        begun = true;
+        return first ? await client.query(first) : (undefined as never);
+      }
+      const statement = new Promise<pg.QueryResult>((resolve, reject) => {
+        const query = new BeginThen(first, undefined, (error, result) => {
+          begun = query.begun;
+          if (error) reject(error);
+          else resolve(result);
+        });
+        client.query(query);
+      });
+      return await statement;
+    } finally {
+      opened(begun);
     }
-    unit.client = client;
+  }
+
+  /** The unit's connection, its transaction begun: a statement after the one that began it runs there. */
+  private async inTransaction(unit: Unit): Promise<pg.PoolClient> {
+    if (unit.deferred) await this.runDeferred(unit);
+    if (!unit.connection) await this.open(unit);
+    const client = await unit.connection!;
+    if (!(await unit.opened)) throw new Error('The unit of work has no transaction: its BEGIN failed');
     return client;
   }
 
@@ -211,7 +329,7 @@ export class PostgresStore implements Store {
   private async *read(sql: string, params: unknown[], size: number, rowMode: 'object' | 'array') {
     const unit = this.unit.getStore();
     // Inside a unit of work the cursor runs in its transaction (begun for it: a cursor holds a snapshot).
-    const inTransaction = unit ? (unit.client ?? (await this.begin(unit))) : undefined;
+    const inTransaction = unit ? await this.inTransaction(unit) : undefined;
     const client = inTransaction ?? (await this.pool.connect());
     const cursor = client.query(
       new Cursor(postgresSql(sql), params, { types, ...(rowMode === 'array' && { rowMode }) } as never),
@@ -235,20 +353,30 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.unit.getStore()) return fn();
+    let eager = false;
     for (let attempt = 1; ; attempt++) {
-      const unit: Unit = {};
+      const unit: Unit = { eager };
+      const client = () => unit.connection?.catch(() => undefined);
       try {
         const result = await this.unit.run(unit, fn);
-        if (unit.begin) await (await unit.begin).query('COMMIT');
+        if (unit.deferred) {
+          // Nothing came after it, so nothing began a transaction: it runs alone, its own commit.
+          const { sql, query } = unit.deferred;
+          if ((await this.poolFor(sql).query(query)).rowCount !== 1) throw new DeferredWriteMissed();
+        } else if (unit.connection && (await unit.opened)) await (await unit.connection).query('COMMIT');
         return result;
       } catch (error) {
-        const client = unit.begin && (await unit.begin.catch(() => undefined));
-        if (client) await client.query('ROLLBACK').catch(() => {});
+        // ROLLBACK whether or not the BEGIN ran: with no transaction open it is only a warning.
+        await (await client())?.query('ROLLBACK').catch(() => {});
+        if (error instanceof DeferredWriteMissed && !eager) {
+          eager = true;
+          continue;
+        }
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= RETRIES) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       } finally {
-        if (unit.begin) (await unit.begin.catch(() => undefined))?.release();
+        (await client())?.release();
       }
     }
   }
@@ -258,6 +386,6 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.plannedPool.end()]);
   }
 }

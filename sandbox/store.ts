@@ -116,11 +116,40 @@ export interface Store {
    * (beginsTransaction). PostgreSQL retries fn on a serialisation failure or deadlock (40001, 40P01).
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A unit of work's last write: a statement that changes one row, given with the row it stores
+   * (`row`, the columns it writes), which it answers. PostgreSQL defers it to the unit's end, after
+   * the answer has been checked: when nothing else came after it, it runs alone, in autocommit (one
+   * statement is atomic by itself), without BEGIN and COMMIT; any statement after it in the unit runs
+   * it first, in the unit's transaction. When it changes no row, the unit is run again from its start
+   * with its statements run as they come: the statement then runs at once and answers what it
+   * returned (RETURNING), or undefined. Optional: a store without it runs the statement at once
+   * (`lastWrite` below).
+   */
+  lastWrite?<T extends Row>(row: T, sql: string, ...params: unknown[]): Promise<T | undefined>;
   /** A new identifier for table.column, made by `make` until one is not taken (call it in the inserting transaction). */
   freshId(table: string, column: string, make: () => string): Promise<string>;
   readonly schemaVersion: Promise<number>;
   close(): Promise<void>;
 }
+
+/**
+ * Statements whose plan depends neither on their values nor on their tables' sizes: each table they
+ * read is reached through one index only, by equality on a unique key (or on a unique key's prefix,
+ * for a table of settings). PostgreSQL plans them once per connection (a generic plan) where every
+ * other statement is planned at each run (store-postgres.ts). The request path's statements: the
+ * account's, a purchase's insert, a transaction's lookup by identifier.
+ */
+const plannedOnceStatements = new Set<string>();
+export function plannedOnce(sql: string): string {
+  plannedOnceStatements.add(sql);
+  return sql;
+}
+export const isPlannedOnce = (sql: string) => plannedOnceStatements.has(sql);
+
+/** store.lastWrite where the store defers it, else the statement run at once (its RETURNING row). */
+export const lastWrite = <T extends Row>(store: Store, row: T, sql: string, ...params: unknown[]) =>
+  store.lastWrite ? store.lastWrite(row, sql, ...params) : store.get<T>(sql, ...params);
 
 /**
  * The most rows a batch of Store.batches holds: PostgreSQL's cursor fetches this many in one round

@@ -7,7 +7,7 @@ import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_TOKEN_CARD } from '../data.ts';
 import { digits, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
-import type { Row } from '../store.ts';
+import { lastWrite, plannedOnce, type Row } from '../store.ts';
 import { storeCard } from './vault.ts';
 import { insertFresh } from '../fresh-id.ts';
 
@@ -86,15 +86,6 @@ export async function cardOf(
   return { refusal: refused(refusals.cardNumberRequired()) };
 }
 
-const blacklisted = async (sb: Sandbox, merchantId: string, pan: string) =>
-  Boolean(
-    await sb.store.get(
-      'SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?',
-      merchantId,
-      sb.vault.fingerprint(pan),
-    ),
-  );
-
 export function transactionResult(row: Row) {
   return {
     responseCode: String(row.response_code),
@@ -124,52 +115,104 @@ export interface ChargeInput {
   threeDSFailed?: boolean;
 }
 
-/** Authorises against the sandbox bank and records the transaction; a refusal records nothing. */
+/** The columns a charge writes, in its INSERT's order. */
+const CHARGE_COLUMNS = [
+  'id',
+  'merchant_id',
+  'kind',
+  'status',
+  'response_code',
+  'response_message',
+  'amount',
+  'captured',
+  'currency',
+  'reference',
+  'product',
+  'card_type',
+  'masked_pan',
+  'expiry_month',
+  'expiry_year',
+  'auth_code',
+  'auth_response_code',
+  'auth_message',
+  'receipt_no',
+  'settled_date',
+  'custom',
+  'created_at',
+] as const;
+type ChargeRow = Record<(typeof CHARGE_COLUMNS)[number], unknown>;
+
+/**
+ * The charge's row, inserted under a new identifier when the card's blacklist entry is there (`EXISTS`)
+ * or is not (`NOT EXISTS`), read back (RETURNING): the blacklist read, the identifier checked free and
+ * the insert in one statement. Nothing is inserted when the identifier is taken or the blacklist says
+ * otherwise. Planned once (store.ts): the blacklist by its unique key, the conflict by the primary key.
+ */
+const insertCharge = (blacklist: 'EXISTS' | 'NOT EXISTS') =>
+  plannedOnce(`INSERT INTO transactions (${CHARGE_COLUMNS.join(', ')})
+   SELECT ${CHARGE_COLUMNS.map(() => '?').join(', ')}
+   WHERE ${blacklist} (SELECT 1 FROM blacklist WHERE merchant_id = ? AND fingerprint = ?)
+   ON CONFLICT (id) DO NOTHING RETURNING *`);
+const INSERT_UNLISTED = insertCharge('NOT EXISTS');
+const INSERT_BLACKLISTED = insertCharge('EXISTS');
+
+/**
+ * Authorises against the sandbox bank and records the transaction; a refusal records nothing. The
+ * insert is its unit of work's last write as a rule (a purchase's only one): PostgreSQL runs it once
+ * the answer, made from the row it stores, is checked, and alone when nothing follows it
+ * (Store.lastWrite); a statement that follows it runs it first, in the unit's transaction.
+ */
 export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput) {
   const { card, body } = input;
   if (!luhn(card.number)) return refused(refusals.failsLuhn(input.cardField));
   const amount: string = body.transactionAmount;
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
-  let answer = authorise(card, amount, cents, sb.clock, await blacklisted(sb, merchantId, card.number));
-  if (input.threeDSFailed && answer.code === 0)
-    answer = {
-      code: 2,
-      message: 'Transaction declined: 3D Secure authentication failed',
-      authResponseCode: '05',
-      authMessage: 'Do not honour',
-    };
-  const approved = answer.code === 0;
-  const status = !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved';
-  // One statement: the new identifier checked free, the row inserted and read back (RETURNING).
-  const row = await insertFresh(transactionId, (id) =>
-    sb.store.get(
-      `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product,
-         card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING *`,
+  const fingerprint = sb.vault.fingerprint(card.number);
+  // The bank's answer either way; the insert's own read of the blacklist chooses which is stored.
+  const chargeRow = (id: string, blacklisted: boolean): ChargeRow => {
+    let answer = authorise(card, amount, cents, sb.clock, blacklisted);
+    if (input.threeDSFailed && answer.code === 0)
+      answer = {
+        code: 2,
+        message: 'Transaction declined: 3D Secure authentication failed',
+        authResponseCode: '05',
+        authMessage: 'Do not honour',
+      };
+    const approved = answer.code === 0;
+    return {
       id,
-      merchantId,
-      input.kind,
-      status,
-      answer.code,
-      answer.message,
-      cents,
-      approved && input.kind === 'purchase' ? cents : 0,
-      body.transactionCurrency,
-      body.transactionReferenceID ?? null,
-      body.transactionProduct ?? null,
-      cardType(card.number),
-      mask(card.number),
-      card.expiryMonth,
-      card.expiryYear,
-      approved ? digits(9) : '',
-      answer.authResponseCode,
-      answer.authMessage,
-      digits(9),
-      approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
-      customOf(body),
-      sb.clock.timestamp(),
-    ),
+      merchant_id: merchantId,
+      kind: input.kind,
+      status: !approved ? 'declined' : input.kind === 'auth' ? 'preauth' : 'approved',
+      response_code: answer.code,
+      response_message: answer.message,
+      amount: cents,
+      captured: approved && input.kind === 'purchase' ? cents : 0,
+      currency: body.transactionCurrency,
+      reference: body.transactionReferenceID ?? null,
+      product: body.transactionProduct ?? null,
+      card_type: cardType(card.number),
+      masked_pan: mask(card.number),
+      expiry_month: card.expiryMonth,
+      expiry_year: card.expiryYear,
+      auth_code: approved ? digits(9) : '',
+      auth_response_code: answer.authResponseCode,
+      auth_message: answer.authMessage,
+      receipt_no: digits(9),
+      settled_date: approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
+      custom: customOf(body),
+      created_at: sb.clock.timestamp(),
+    };
+  };
+  const insert = (row: ChargeRow, sql: string) =>
+    lastWrite(sb.store, row, sql, ...CHARGE_COLUMNS.map((column) => row[column]), merchantId, fingerprint);
+  // The second insert runs only when the first inserted nothing: a blacklisted card, or (one in 90
+  // million) an identifier taken, when neither inserts and another identifier is drawn.
+  const row = await insertFresh(
+    transactionId,
+    async (id) =>
+      (await insert(chargeRow(id, false), INSERT_UNLISTED)) ?? insert(chargeRow(id, true), INSERT_BLACKLISTED),
   );
   return transactionResult(row);
 }
@@ -180,6 +223,8 @@ const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDS
 async function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, body: Body) {
   const source = await cardOf(sb, merchantId, body);
   if ('refusal' in source) return source.refusal;
+  // addCard=1 (or the payframe's options.storeInVaultOnSuccess): an approved payment also stores the card.
+  const storeIt = body.addCard === '1' || body.options?.storeInVaultOnSuccess === true;
   return sb.store.transaction(async () => {
     const result = await charge(sb, merchantId, {
       kind,
@@ -188,8 +233,6 @@ async function pay(sb: Sandbox, kind: 'purchase' | 'auth', merchantId: string, b
       body,
       threeDSFailed: threeDSFailed(body),
     });
-    // addCard=1 (or the payframe's options.storeInVaultOnSuccess): an approved payment also stores the card.
-    const storeIt = body.addCard === '1' || body.options?.storeInVaultOnSuccess === true;
     if (!storeIt || String(result.responseCode) !== '0') return result;
     return {
       ...result,
