@@ -24,6 +24,7 @@
 // statements the last committed state, never the group's writes, and reads never wait for the queue.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import {
   BATCH_ROWS,
   beginsTransaction,
@@ -42,6 +43,26 @@ const FILE_BATCH_ROWS = 256;
 
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
 const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED)?\s*$/i, '');
+
+/**
+ * The write-ahead log is copied into the database file (a checkpoint) by a thread of its own, every
+ * CHECKPOINT_MS, rather than by whichever commit crosses SQLite's 1,000 pages: a checkpoint syncs
+ * the log and then the file (two fsyncs) and copies every page changed since the last, which held
+ * the event loop, and every request waiting on it, for milliseconds at a time. PASSIVE: it takes no
+ * lock a writer waits for, so commits go on appending to the log meanwhile. If the thread cannot
+ * run, the connection goes back to checkpointing at its commits.
+ */
+const CHECKPOINT_MS = 250;
+const CHECKPOINTER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { DatabaseSync } = require('node:sqlite');
+const db = new DatabaseSync(workerData.file);
+db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = ' + workerData.synchronous);
+// A checkpoint that fails (the file busy past the timeout) is tried again at the next tick.
+const timer = setInterval(() => { try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch {} }, workerData.ms);
+// Asked to stop: its connection closed, then the thread ends with nothing left to run.
+parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
+`;
 
 /** A unit of work: once begun (its savepoint open in the group's transaction), it holds the queue until it ends. */
 interface Unit {
@@ -70,15 +91,20 @@ export class SqliteStore implements Store {
   private readonly file: string;
   /** Plain reads outside a unit's turn, on the last committed state (none for :memory:, which cannot have two connections). */
   private readonly reader: DatabaseSync | undefined;
+  private readonly readerControl: { begin: StatementSync; commit: StatementSync } | undefined;
+  private snapshotOpen = false;
   private readonly unit = new AsyncLocalStorage<Unit>();
   private tail: Promise<void> = Promise.resolve();
   private group: Group | undefined;
   private readonly statements = new Map<string, Statement>();
   private readonly control: Record<'savepoint' | 'release' | 'undo' | 'commit', StatementSync>;
 
+  private readonly checkpointer: Worker | undefined;
+
   constructor(file: string, env: NodeJS.ProcessEnv = process.env) {
     this.file = file;
-    this.database = new SqliteDatabase(file, sqliteSynchronousFromEnv(env));
+    const synchronous = sqliteSynchronousFromEnv(env);
+    this.database = new SqliteDatabase(file, synchronous);
     const db = this.database.db;
     this.control = {
       savepoint: db.prepare('SAVEPOINT unit'),
@@ -89,7 +115,35 @@ export class SqliteStore implements Store {
     if (file !== ':memory:') {
       this.reader = new DatabaseSync(file, { readOnly: true });
       this.reader.exec('PRAGMA busy_timeout = 5000');
+      this.readerControl = { begin: this.reader.prepare('BEGIN'), commit: this.reader.prepare('COMMIT') };
+      this.checkpointer = this.checkpointInThread(synchronous);
     }
+  }
+
+  private checkpointInThread(synchronous: string): Worker {
+    const db = this.database.db;
+    db.exec('PRAGMA wal_autocheckpoint = 0');
+    const worker = new Worker(CHECKPOINTER, {
+      eval: true,
+      workerData: { file: this.file, synchronous, ms: CHECKPOINT_MS },
+    });
+    worker.unref(); // the store's close() ends it; it never keeps a process alive
+    const atCommits = () => {
+      if (db.isOpen) db.exec('PRAGMA wal_autocheckpoint = 1000');
+    };
+    worker.on('error', atCommits);
+    worker.on('exit', atCommits);
+    return worker;
+  }
+
+  private async stopCheckpointer(): Promise<void> {
+    const worker = this.checkpointer;
+    if (!worker) return;
+    worker.removeAllListeners('exit');
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.ref(); // waited for now: this process must not end before the thread has closed its connection
+    worker.postMessage('stop');
+    await exited;
   }
 
   get schemaVersion(): Promise<number> {
@@ -154,6 +208,7 @@ export class SqliteStore implements Store {
     this.group = undefined;
     try {
       this.control.commit.run();
+      this.endSnapshot(); // the reads after it see it
       group.settle();
     } catch (error) {
       if (this.database.db.isTransaction) this.database.db.exec('ROLLBACK');
@@ -211,8 +266,31 @@ export class SqliteStore implements Store {
     if (unit && s.writes) return this.begin(unit).then(main);
     if (s.writes) return this.transaction(() => this.statement(sql, run));
     if (!this.reader) return this.read(main);
-    return this.read(() => run(this.on(s, 'reader'), this.reader!));
+    return this.read(() => {
+      this.snapshot();
+      return run(this.on(s, 'reader'), this.reader!);
+    });
   }
+
+  /**
+   * The reader's reads of one callback of the event loop (a request's, up to its next wait for I/O)
+   * share one read transaction, ended at the callback's end (nextTick) or by a commit of this
+   * process: starting a read transaction takes the write-ahead log's shared-memory locks, which cost
+   * more than reading a row by its key. The snapshot is never older than the callback's start, so a
+   * request sees every commit made before it arrived, and its own, as before.
+   */
+  private snapshot(): void {
+    if (this.snapshotOpen) return;
+    this.readerControl!.begin.run();
+    this.snapshotOpen = true;
+    process.nextTick(this.endSnapshot);
+  }
+
+  private readonly endSnapshot = () => {
+    if (!this.snapshotOpen) return;
+    this.snapshotOpen = false;
+    this.readerControl!.commit.run();
+  };
 
   /**
    * A read outside a unit's turn: at once on the reader's connection; on :memory: (one connection), at
@@ -337,6 +415,8 @@ export class SqliteStore implements Store {
     const release = await this.turn();
     try {
       if (this.group) this.commit(this.group);
+      this.endSnapshot();
+      await this.stopCheckpointer();
       this.reader?.close();
       this.database.close();
     } finally {
