@@ -27,6 +27,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import {
   BATCH_ROWS,
+  BUSY_TIMEOUT_MS,
   beginsTransaction,
   SqliteDatabase,
   sqliteSynchronousFromEnv,
@@ -53,6 +54,8 @@ const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED
  * run, the connection goes back to checkpointing at its commits.
  */
 const CHECKPOINT_MS = 250;
+/** How long a file found locked by another writer is taken as shared (beginImmediate). */
+const SHARED_MS = 1_000;
 const CHECKPOINTER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
@@ -97,7 +100,11 @@ export class SqliteStore implements Store {
   private tail: Promise<void> = Promise.resolve();
   private group: Group | undefined;
   private readonly statements = new Map<string, Statement>();
-  private readonly control: Record<'savepoint' | 'release' | 'undo' | 'commit', StatementSync>;
+  /** Until when this instance knows another process writes to the file (beginImmediate). */
+  private sharedUntil = 0;
+  /** Turns of the queue asked for and not yet given. */
+  private waiting = 0;
+  private readonly control: Record<'noWait' | 'wait' | 'savepoint' | 'release' | 'undo' | 'commit', StatementSync>;
 
   private readonly checkpointer: Worker | undefined;
 
@@ -107,6 +114,8 @@ export class SqliteStore implements Store {
     this.database = new SqliteDatabase(file, synchronous);
     const db = this.database.db;
     this.control = {
+      noWait: db.prepare('PRAGMA busy_timeout = 0'),
+      wait: db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`),
       savepoint: db.prepare('SAVEPOINT unit'),
       release: db.prepare('RELEASE unit'),
       undo: db.prepare('ROLLBACK TO unit'),
@@ -154,7 +163,11 @@ export class SqliteStore implements Store {
   private turn(): Promise<() => void> {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const turn = this.tail.then(() => release);
+    this.waiting++;
+    const turn = this.tail.then(() => {
+      this.waiting--;
+      return release;
+    });
     this.tail = this.tail.then(() => released);
     return turn;
   }
@@ -179,7 +192,7 @@ export class SqliteStore implements Store {
   }
 
   private openGroup(): void {
-    this.database.db.exec('BEGIN IMMEDIATE'); // once a group: exec, as the tests count it (request-cost.test.ts)
+    this.beginImmediate();
     let settle!: (error?: unknown) => void;
     const committed = new Promise<void>((resolve, reject) => {
       settle = (error) => (error === undefined ? resolve() : reject(error));
@@ -214,6 +227,28 @@ export class SqliteStore implements Store {
       if (this.database.db.isTransaction) this.database.db.exec('ROLLBACK');
       group.settle(error);
     }
+  }
+
+  /**
+   * BEGIN IMMEDIATE, tried first without waiting: when another process holds the file's write lock,
+   * this instance shares the file with a writer, and for the next SHARED_MS its groups commit as soon
+   * as no unit waits (not at the end of the loop's turn), so that the lock, which the other process
+   * waits for asleep in SQLite's busy handler, is held for no longer than the units need it. Then it
+   * waits for the lock as before (the busy timeout).
+   */
+  private beginImmediate(): void {
+    const db = this.database.db;
+    this.control.noWait.run();
+    try {
+      db.exec('BEGIN IMMEDIATE'); // exec, as the tests count it (request-cost.test.ts)
+      return;
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== 5 /* SQLITE_BUSY */) throw error;
+      this.sharedUntil = Date.now() + SHARED_MS;
+    } finally {
+      this.control.wait.run();
+    }
+    db.exec('BEGIN IMMEDIATE');
   }
 
   /** A unit failed at its turn: its own writes undone; if SQLite rolled the whole transaction back, the group failed with it. */
@@ -396,6 +431,8 @@ export class SqliteStore implements Store {
     try {
       if (failure === undefined) this.control.release.run();
       else this.undo(unit, failure);
+      // The file shared with a busy writer: the lock is given back as soon as no unit waits for it.
+      if (this.waiting === 0 && Date.now() < this.sharedUntil) this.commit(group);
     } catch (error) {
       this.undo(unit, error);
       failure = error;

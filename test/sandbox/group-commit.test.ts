@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../sandbox/store-sqlite.ts';
 
@@ -108,6 +109,34 @@ describe('grouped commits on SQLite', () => {
       store.run(INSERT, 'alone1').then(() => committed('alone1')),
     ]);
     expect(answered).toEqual([true, true]);
+  });
+});
+
+describe('a file another process writes to', () => {
+  it('units that find the write lock taken by another writer wait for it: each answered once committed, the lock free once answered', async () => {
+    // Another writer (a thread with its own connection: SQLite's locks are the file's) holds the lock a while.
+    const holder = new Worker(
+      `const { DatabaseSync } = require('node:sqlite'); const { workerData, parentPort } = require('node:worker_threads');
+       const db = new DatabaseSync(workerData); db.exec('BEGIN IMMEDIATE'); parentPort.postMessage('locked');
+       setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, 150);`,
+      { eval: true, workerData: path.join(dir, 'sandbox.db') },
+    );
+    const released = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise((resolve) => holder.once('message', resolve));
+    const seenWhenAnswered = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => insert(`shared${i}`).then(() => committed(`shared${i}`))),
+    );
+    await released;
+    expect(seenWhenAnswered).toEqual(Array(10).fill(true));
+    // Once a unit is answered, the lock is free: another writer may write at once.
+    await insert('shared-after');
+    const writer = new DatabaseSync(path.join(dir, 'sandbox.db'));
+    writer.exec('PRAGMA busy_timeout = 0');
+    try {
+      expect(() => writer.exec('BEGIN IMMEDIATE; ROLLBACK')).not.toThrow();
+    } finally {
+      writer.close();
+    }
   });
 });
 
