@@ -22,6 +22,8 @@
 // While a group is open the connection holds writes no one has committed, so plain reads outside a
 // unit's turn go through a second, read-only connection of their own: WAL gives each of its
 // statements the last committed state, never the group's writes, and reads never wait for the queue.
+// Another instance's group holding the file's write lock is waited for without holding the event
+// loop (waitForLock); the log is checkpointed by a thread of the store's own (CHECKPOINTER).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
@@ -54,18 +56,18 @@ const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+UPDATE(\s+SKIP\s+LOCKED
  * run, the connection goes back to checkpointing at its commits.
  */
 const CHECKPOINT_MS = 250;
-/** How often a writer that found the file locked tries again. */
-const LOCK_RETRY_MS = 1;
 const CHECKPOINTER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
 const db = new DatabaseSync(workerData.file);
-db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = ' + workerData.synchronous);
+db.exec('PRAGMA busy_timeout = ' + workerData.busyMs + '; PRAGMA synchronous = ' + workerData.synchronous);
 // A checkpoint that fails (the file busy past the timeout) is tried again at the next tick.
 const timer = setInterval(() => { try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch {} }, workerData.ms);
 // Asked to stop: its connection closed, then the thread ends with nothing left to run.
 parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
+/** How often a writer that found the file locked by another instance tries again (waitForLock). */
+const LOCK_RETRY_MS = 1;
 
 /** A unit of work: once begun (its savepoint open in the group's transaction), it holds the queue until it ends. */
 interface Unit {
@@ -119,7 +121,7 @@ export class SqliteStore implements Store {
     };
     if (file !== ':memory:') {
       this.reader = new DatabaseSync(file, { readOnly: true });
-      this.reader.exec('PRAGMA busy_timeout = 5000');
+      this.reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.readerControl = { begin: this.reader.prepare('BEGIN'), commit: this.reader.prepare('COMMIT') };
       this.checkpointer = this.checkpointInThread(synchronous);
     }
@@ -130,7 +132,7 @@ export class SqliteStore implements Store {
     db.exec('PRAGMA wal_autocheckpoint = 0');
     const worker = new Worker(CHECKPOINTER, {
       eval: true,
-      workerData: { file: this.file, synchronous, ms: CHECKPOINT_MS },
+      workerData: { file: this.file, synchronous, ms: CHECKPOINT_MS, busyMs: BUSY_TIMEOUT_MS },
     });
     worker.unref(); // the store's close() ends it; it never keeps a process alive
     const atCommits = () => {
