@@ -23,7 +23,21 @@ interface Profile {
 
 const STORE = /sandbox\/(store-sqlite|store-postgres|store|fresh-id)\.ts$/;
 const PG_CLIENT = /node_modules\/(pg|pg-pool|pg-protocol|pg-cursor|pg-types)\//;
-const TRANSACTION_CONTROL = new Set(['transaction', 'begin', 'beginImmediate', 'connectAndBegin']);
+// The SQLite store's grouped commits: the group's BEGIN and COMMIT, a unit's SAVEPOINT and RELEASE, the
+// reader's snapshot; PostgreSQL's BEGIN on a pooled connection.
+const TRANSACTION_CONTROL = new Set([
+  'transaction',
+  'begin',
+  'beginImmediate',
+  'connectAndBegin',
+  'openGroup',
+  'join',
+  'end',
+  'commit',
+  'commitAtTurn',
+  'snapshot',
+  'endSnapshot',
+]);
 
 /**
  * The part of the work a sample's stack is, from its leaf up: the first frame of this package's code
@@ -37,6 +51,7 @@ function partOf(stack: { functionName: string; url: string }[]): string {
   if (leaf === '(program)') return 'native, unattributed (program)';
   let io = false;
   for (const { functionName: fn, url } of stack) {
+    if (url === '[worker eval]') return "SQLite's checkpoints (the store's thread, beside the event loop)";
     if (!url || url.startsWith('node:')) {
       if (url.startsWith('node:')) io ||= /^node:(net|_http|internal\/stream|internal\/streams|stream)/.test(url);
       continue;

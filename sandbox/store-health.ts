@@ -70,6 +70,7 @@ export class StoreHealth {
 }
 
 type Method = (...args: unknown[]) => unknown;
+const WATCHED = new Set<PropertyKey>(['get', 'all', 'run', 'transaction', 'lastWrite']);
 
 /** The store, its every call reported to health: a failure that says it is unreachable opens the breaker. */
 export function watched<S extends object>(store: S, health: StoreHealth): S {
@@ -84,12 +85,19 @@ export function watched<S extends object>(store: S, health: StoreHealth): S {
         throw error;
       },
     );
+  // Each watched method wrapped once (by the function: one replaced later is wrapped anew), not at
+  // every call: the store is called several times a request.
+  const wrapped = new WeakMap<Method, Method>();
   return new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function' || !['get', 'all', 'run', 'transaction', 'lastWrite'].includes(String(name)))
-        return value;
-      return (...args: unknown[]) => report((value as Method).apply(target, args) as Promise<unknown>);
+      if (typeof value !== 'function' || !WATCHED.has(name)) return value;
+      let wrapper = wrapped.get(value as Method);
+      if (!wrapper) {
+        wrapper = (...args: unknown[]) => report((value as Method).apply(target, args) as Promise<unknown>);
+        wrapped.set(value as Method, wrapper);
+      }
+      return wrapper;
     },
   });
 }

@@ -192,6 +192,9 @@ export function sqliteSynchronousFromEnv(env: NodeJS.ProcessEnv): (typeof SQLITE
   return value as (typeof SQLITE_SYNCHRONOUS)[number];
 }
 
+/** How long a connection waits for another process's lock on the file before it fails. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export class SqliteDatabase {
   readonly db: DatabaseSync;
 
@@ -206,7 +209,9 @@ export class SqliteDatabase {
     this.db = new DatabaseSync(file);
     // The busy timeout first: another process starting on the same new file may hold the lock that
     // switching to WAL needs, and without the timeout this one would fail at once instead of waiting.
-    this.db.exec(`PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`);
+    this.db.exec(
+      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`,
+    );
     if (file !== ':memory:') this.toWal();
     this.migrate();
   }
