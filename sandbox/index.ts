@@ -44,7 +44,7 @@ import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { VaultCrypto } from './vault-crypto.ts';
-import { type Waits, waitsFromEnv } from './waits.ts';
+import { waitsFromEnv } from './waits.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
 export type { SqliteStore } from './store-sqlite.ts';
@@ -130,8 +130,6 @@ export interface RunningSandbox extends Sandbox {
   seed: AccountSeed;
   /** The control API, when it is on. */
   control: Control | undefined;
-  /** The lease, time-outs and grace the environment set (waits.ts). */
-  waits: Waits;
   server(): http.Server;
   close(): Promise<void>;
 }
@@ -195,7 +193,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
   const notifier = new Notifier(store, clock, spec, send, policy, waits, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
-  const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
+  const sb: Sandbox = { store, clock, vault, notifier, spec, policy, waits };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
@@ -279,7 +277,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     gateway,
     seed,
     control,
-    waits,
     server: () => {
       const server = createNodeServer(gateway, serverOptions(env));
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.

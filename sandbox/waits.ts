@@ -1,6 +1,6 @@
 // The sandbox's waits that the environment may shorten: how long a notification's claim holds, how
 // long one post may take, how often the notifier looks for due work, how long a stop waits for
-// connections and work under way. A deployment keeps the defaults; a test sets them short so that
+// connections and work under way, how long a payout's NPP attempt is pending. A deployment keeps the defaults; a test sets them short so that
 // it proves the lease, the time-out and the grace without sitting through them (docs/DEPLOY.md).
 
 /** The waits, in milliseconds. */
@@ -13,6 +13,8 @@ export interface Waits {
   deliveryEveryMs: number;
   /** How long a stop waits for requests, deliveries and batches under way before it closes them. */
   closeGraceMs: number;
+  /** How long a payout's NPP attempt stays pending before its outcome (sandbox time). */
+  nppMs: number;
 }
 
 export const DEFAULT_WAITS: Readonly<Waits> = {
@@ -20,6 +22,8 @@ export const DEFAULT_WAITS: Readonly<Waits> = {
   postTimeoutMs: 5_000,
   deliveryEveryMs: 1_000,
   closeGraceMs: 10_000,
+  // Inferred: NPP settles in seconds (payout-attempts.ts, RAIL_MS).
+  nppMs: 2_000,
 };
 
 /** Each wait's variable, in the order they are read (the lease's rule depends on the post's time-out). */
@@ -28,6 +32,7 @@ export const WAIT_ENV = {
   leaseMs: 'PGW_NOTIFY_LEASE_MS',
   deliveryEveryMs: 'PGW_NOTIFY_EVERY_MS',
   closeGraceMs: 'PGW_SANDBOX_CLOSE_GRACE_MS',
+  nppMs: 'PGW_SANDBOX_NPP_MS',
 } as const satisfies Record<keyof Waits, string>;
 
 /** Whether an error is one of these variables' refusals (the sandbox's start says it in one line). */
@@ -52,5 +57,6 @@ export function waitsFromEnv(env: NodeJS.ProcessEnv): Waits {
     leaseMs: readMs(env, 'leaseMs', postTimeoutMs, 'longer than a post may take'),
     deliveryEveryMs: readMs(env, 'deliveryEveryMs', 0, 'the notifier needs a pause between runs'),
     closeGraceMs: readMs(env, 'closeGraceMs', 0, 'a stop gives work under way some time'),
+    nppMs: readMs(env, 'nppMs', 0, 'an NPP attempt is pending for a while'),
   };
 }

@@ -69,9 +69,11 @@ function threeInstances(open: () => Promise<Database>) {
   beforeAll(async () => {
     // A killed instance's claims come back after their lease: 3 s here, not the default minute, above
     // the 2 s a post may take here (5 s by default); the notifier runs every 250 ms, not every second
-    // (sandbox/waits.ts). The receiver answers in 20 ms: a post never comes near its time-out.
+    // (sandbox/waits.ts). The receiver answers in 20 ms: a post never comes near its time-out. A
+    // payout's NPP attempt ends (and its notification falls due) after 200 ms, not 2 s.
     d = await startDeployment(await open(), credentials, 3, {
       env: {
+        PGW_SANDBOX_NPP_MS: '200',
         PGW_NOTIFY_POST_TIMEOUT_MS: String(POST_TIMEOUT_MS),
         PGW_NOTIFY_LEASE_MS: '3000',
         PGW_NOTIFY_EVERY_MS: '250',
