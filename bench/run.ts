@@ -3,7 +3,7 @@
 //
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
-//   node bench/run.ts [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+//   node bench/run.ts [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
 //   node bench/run.ts --only stubs-json,stubs-form               (the two wire formats side by side)
 //
 // --save keeps the run in bench/saved/servers.json (committed) and writes its figures into
@@ -30,8 +30,9 @@ import { check, mix, type Mix, start, wireMixes } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
-  [--duration 10] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+  [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
                                          the validating servers side by side, then the cold start
+                                         (--warmup 0: no warm-up, for a run that only shows the output)
   --only stubs-json,stubs-form           the two wire formats side by side
   --store sqlite|postgres --instances 1,2 [--baseline DIR] [--variant NAME=VALUE] [--save]
                                          a deployment of sandboxes beside the stubs and the mock
@@ -58,6 +59,7 @@ const { values: args } = (() => {
     return parseArgs({
       options: {
         duration: { type: 'string', default: '10' },
+        warmup: { type: 'string', default: '3' },
         connections: { type: 'string', default: '32' },
         rounds: { type: 'string', default: '3' },
         only: { type: 'string' },
@@ -72,6 +74,12 @@ const { values: args } = (() => {
   }
 })();
 const loadAverage = os.loadavg()[0]!;
+// Seconds of load each server takes before it is measured (JIT, caches); 0 for none.
+const warmup = Number(args.warmup);
+if (!/^\d+(\.\d+)?$/.test(args.warmup)) {
+  console.error(`bench: --warmup takes seconds, 0 or more, not '${args.warmup}' (npm run bench -- --help)`);
+  process.exit(2);
+}
 
 const SERVERS = [
   { name: 'stubs', label: 'this package (request + answer validation, authentication)', script: 'servers/stubs.ts' },
@@ -165,7 +173,7 @@ async function measure(script: string, env?: Record<string, string>, requests: M
   const { child, port } = await start(script, env);
   try {
     const correctness = await check(port, requests);
-    await load(port, 3, requests);
+    if (warmup > 0) await load(port, warmup, requests);
     const r = await load(port, Number(args.duration), requests);
     return {
       rps: Math.round(r.requests.average),
@@ -183,7 +191,7 @@ async function measure(script: string, env?: Record<string, string>, requests: M
 
 const rounds = Number(args.rounds);
 console.log(
-  `mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, after a 3 s warm-up; ${rounds} rounds, servers taking turns\n`,
+  `mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, ${warmup > 0 ? `after a ${warmup} s warm-up` : 'no warm-up'}; ${rounds} rounds, servers taking turns\n`,
 );
 const measured = new Map<string, Round[]>(SERVERS.map((s) => [s.name, []]));
 for (let round = 1; round <= rounds; round++) {

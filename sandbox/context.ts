@@ -4,6 +4,7 @@ import type { Notifier } from './notifier.ts';
 import { plannedOnce, type Row, type Store } from './store.ts';
 import type { UrlPolicy } from './url-policy.ts';
 import type { VaultCrypto } from './vault-crypto.ts';
+import type { Waits } from './waits.ts';
 
 export interface Sandbox {
   store: Store;
@@ -14,6 +15,8 @@ export interface Sandbox {
   spec: Record<string, any>;
   /** Where notifications may go (url-policy.ts): held wherever an address enters. */
   policy: UrlPolicy;
+  /** The lease, time-outs, grace and NPP time the environment set (waits.ts). */
+  waits: Waits;
 }
 
 /** custom1..3 as stored: the string sent, or null; echoed as the string or [] (seed §2). */

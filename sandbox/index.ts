@@ -37,13 +37,14 @@ import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
-import { leaseFromEnv, Notifier } from './notifier.ts';
+import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
 import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { VaultCrypto } from './vault-crypto.ts';
+import { waitsFromEnv } from './waits.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
 export type { SqliteStore } from './store-sqlite.ts';
@@ -139,8 +140,6 @@ export interface RunningSandbox extends Sandbox {
  * writes (processBatch's) run in a transaction of their own after every check has passed.
  */
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
-/** How long close() waits for requests and background work under way before it closes the store anyway. */
-export const CLOSE_GRACE_MS = 10_000;
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
 export const HEALTH_PATH = '/_sandbox/health';
 
@@ -161,7 +160,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const env = options.env ?? process.env;
   const dbPath = options.dbPath ?? env.PGW_DB ?? './data/sandbox.db';
   // Read before the store opens: a bad value stops the start with nothing opened.
-  const leaseMs = leaseFromEnv(env);
+  const waits = waitsFromEnv(env);
   const cors = corsFor(originPolicy(env[ORIGINS_ENV]));
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
@@ -192,9 +191,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
   }
   // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
-  const notifier = new Notifier(store, clock, spec, send, policy, leaseMs, resolve);
+  const notifier = new Notifier(store, clock, spec, send, policy, waits, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
-  const sb: Sandbox = { store, clock, vault, notifier, spec, policy };
+  const sb: Sandbox = { store, clock, vault, notifier, spec, policy, waits };
   // Batches run in slices in the background; one left pending by a stop goes on from where it was.
   const batches = new BatchRunner(sb);
   batches.kick();
@@ -304,7 +303,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     close: async () => {
       closing = true;
       const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
-      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, waits.closeGraceMs).unref())]);
       await store.close();
     },
   };

@@ -18,6 +18,7 @@ import {
 import type { RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
+import { isWaitRefusal } from './waits.ts';
 
 function withoutPassword(url: string): string {
   try {
@@ -125,7 +126,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const shown = postgres ? withoutPassword(dbPath) : dbPath;
   const keyFile = `${dbPath}.key`;
   const keyFileExisted = existsSync(keyFile);
-  const { CLOSE_GRACE_MS, createSandbox } = await import('./index.ts');
+  const { createSandbox } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
     sandbox = await createSandbox({
@@ -142,7 +143,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       throw new UsageError(
         `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
       );
-    if (message.startsWith('PGW_NOTIFY_LEASE_MS') || message.startsWith(ORIGINS_ENV)) throw new UsageError(message);
+    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV)) throw new UsageError(message);
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
@@ -198,7 +199,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     await sandbox.close();
     throw error;
   }
-  sandbox.notifier.start();
+  sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
   console.log(await banner(sandbox, host, bound, shown, env));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -210,7 +211,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       setTimeout(() => {
         clearInterval(idle);
         server.closeAllConnections();
-      }, CLOSE_GRACE_MS).unref();
+      }, sandbox.waits.closeGraceMs).unref();
     });
   }
 }

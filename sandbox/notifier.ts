@@ -15,27 +15,9 @@ import { claimDue, settle } from './delivery-queue.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
 import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
+import { DEFAULT_WAITS, type Waits } from './waits.ts';
 
 const MAX_ATTEMPTS = 6;
-/** How long a post may take before it counts as failed. */
-const POST_TIMEOUT_MS = 5000;
-/** How long a claim holds (sandbox time) unless PGW_NOTIFY_LEASE_MS says otherwise. */
-export const DEFAULT_LEASE_MS = 60_000;
-
-/**
- * The lease PGW_NOTIFY_LEASE_MS asks for (tests shorten it so that a killed instance's claims come
- * back in seconds): whole milliseconds, longer than a post may take, so a live instance keeps its claim.
- */
-export function leaseFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.PGW_NOTIFY_LEASE_MS;
-  if (raw === undefined || raw === '') return DEFAULT_LEASE_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms <= POST_TIMEOUT_MS)
-    throw new Error(
-      `PGW_NOTIFY_LEASE_MS must be whole milliseconds above ${POST_TIMEOUT_MS} (longer than a post may take): got '${raw}'`,
-    );
-  return ms;
-}
 /** Notifications claimed at a time. */
 const CLAIM_LIMIT = 20;
 
@@ -54,8 +36,8 @@ export class Notifier {
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
-  /** How long a claim holds (sandbox time). */
-  private readonly leaseMs: number;
+  /** How long a claim holds (sandbox time), and how long a post may take: the lease is the longer. */
+  private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'>;
 
   private readonly policy: UrlPolicy;
   private readonly resolve: Resolve | undefined;
@@ -71,10 +53,10 @@ export class Notifier {
     spec: Record<string, any>,
     send: Send,
     policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
-    leaseMs = DEFAULT_LEASE_MS,
+    times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'> = DEFAULT_WAITS,
     resolve?: Resolve,
   ) {
-    this.leaseMs = leaseMs;
+    this.times = times;
     this.store = store;
     this.clock = clock;
     this.send = send;
@@ -229,13 +211,13 @@ export class Notifier {
       const due = await claimDue(this.store, {
         by: this.instanceId,
         now: this.clock.baseTimestamp(),
-        until: this.clock.baseTimestamp(this.leaseMs),
+        until: this.clock.baseTimestamp(this.times.leaseMs),
         maxAttempts: MAX_ATTEMPTS,
         limit: CLAIM_LIMIT,
       });
       if (due.length === 0) return delivered;
-      // Posted side by side: the claim's whole batch ends within one post's time-out (5 s), well
-      // inside its lease, so no claim runs out while its holder is still busy with it.
+      // Posted side by side: the claim's whole batch ends within one post's time-out (5 s), which is
+      // shorter than its lease (waits.ts), so no claim runs out while its holder is still busy with it.
       delivered += (await Promise.all(due.map((n) => this.deliver(n)))).filter(Boolean).length;
     }
   }
@@ -253,7 +235,13 @@ export class Notifier {
       if ('refusal' in to) throw new Error(`the URL policy forbids this address: ${to.refusal}`);
       const response = await this.send(
         n.url,
-        { method: 'POST', headers, body: n.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS), redirect: 'manual' },
+        {
+          method: 'POST',
+          headers,
+          body: n.body,
+          signal: AbortSignal.timeout(this.times.postTimeoutMs),
+          redirect: 'manual',
+        },
         to.addresses[0]!,
       );
       status = response.status;
@@ -282,7 +270,7 @@ export class Notifier {
     return ok;
   }
 
-  start(intervalMs = 1000): void {
+  start(intervalMs = DEFAULT_WAITS.deliveryEveryMs): void {
     this.timer = setInterval(() => void this.deliverDue().catch(() => {}), intervalMs);
     this.timer.unref();
   }

@@ -5,13 +5,17 @@
 // time asked, so every instance on the store answers the same at the same sandbox time.
 import type { components } from '../generated/types.ts';
 import type { Clock } from './clock.ts';
+import { DEFAULT_WAITS } from './waits.ts';
 
 type Status = components['schemas']['PayoutAttemptStatus'];
 
 export type Rail = 'NPP' | 'DE';
 
-/** How long an attempt on each rail stays pending, in sandbox time. Inferred: NPP settles in seconds, DE the next day. */
-export const RAIL_MS: Record<Rail, number> = { NPP: 2_000, DE: 86_400_000 };
+/**
+ * How long an attempt on each rail stays pending, in sandbox time. Inferred: NPP settles in seconds
+ * (its time is one of the sandbox's waits, PGW_SANDBOX_NPP_MS), DE the next day.
+ */
+export const RAIL_MS: Record<Rail, number> = { NPP: DEFAULT_WAITS.nppMs, DE: 86_400_000 };
 
 /** An attempt as the store keeps it: planned (startMs, endMs, outcome) or already shown final (status, times). */
 export interface StoredAttempt {
@@ -33,11 +37,12 @@ export interface PayoutAttempt {
   lastUpdated: string;
 }
 
-/** The plan of a transaction's attempts, the first starting now. */
+/** The plan of a transaction's attempts, the first starting now; each rail pending for its time (RAIL_MS, NPP's PGW_SANDBOX_NPP_MS). */
 export function plan(
   steps: readonly { type: Rail; status: Status }[],
   ids: () => string,
   nowMs: number,
+  railMs: Record<Rail, number> = RAIL_MS,
 ): StoredAttempt[] {
   let start = nowMs;
   return steps.map((s) => {
@@ -46,7 +51,7 @@ export function plan(
       type: s.type,
       outcome: s.status,
       startMs: start,
-      endMs: start + RAIL_MS[s.type],
+      endMs: start + railMs[s.type],
     };
     start = attempt.endMs;
     return attempt;

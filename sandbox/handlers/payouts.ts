@@ -10,7 +10,7 @@ import { reference, transactionId } from '../ids.ts';
 import type { Row } from '../store.ts';
 import type { Clock } from '../clock.ts';
 import { onAccountTime } from '../clock-store.ts';
-import { attemptsAt, endsAt, plan } from '../payout-attempts.ts';
+import { attemptsAt, endsAt, plan, RAIL_MS } from '../payout-attempts.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
@@ -110,7 +110,7 @@ export function payoutHandlers(sb: Sandbox) {
             { type: 'NPP', status: 'approved' },
           ];
           const now = clock.now().getTime();
-          const attempts = plan(steps, transactionId, now);
+          const attempts = plan(steps, transactionId, now, { ...RAIL_MS, NPP: sb.waits.nppMs });
           const txId = await store.freshId('payout_transactions', 'id', () => reference('PTX'));
           await store.run(
             'INSERT INTO payout_transactions (id, payout_id, merchant_id, reference, payee, detail, attempts, notify_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

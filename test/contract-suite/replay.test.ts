@@ -113,6 +113,17 @@ describe('a failure of the suite', () => {
       expect(findCardNumber(readFileSync(path.join(dir, file), 'utf8')), file).toBe(false);
   });
 
+  it("writes each check's time so that no time reads as a card number", async () => {
+    // 1405.2875696985996 ms: written in full, its digits 14052875696985996 pass the Luhn check (this
+    // test failed one full run in about ten, whenever a check's time happened to be such a number).
+    const dir = mkdtempSync(path.join(tmpdir(), 'pgw-report-'));
+    const timed = { ...failures[1]!, ms: 1405.2875696985996 };
+    await writeReports([timed], { json: path.join(dir, 'contract.json') }, {});
+    const written = readFileSync(path.join(dir, 'contract.json'), 'utf8');
+    expect(findCardNumber(written), written).toBe(false);
+    expect(JSON.parse(written).results[0].ms).toBe(1405.3);
+  });
+
   it('names the program as it runs where the line is printed: the npm script in a checkout, the bin in an install', () => {
     expect(CLI_COMMAND).toBe('npm run -s cli --');
     expect(failures[0]!.replay).toMatch(/^npm run -s cli -- contract --base-url /);

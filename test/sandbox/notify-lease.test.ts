@@ -1,20 +1,59 @@
-// How long an instance holds a notification it claimed: a minute, or PGW_NOTIFY_LEASE_MS (the kill
-// test shortens it so that a dead instance's claims come back in seconds), never as short as a post
-// may take, so that a live instance keeps its claim while it posts.
+// The sandbox's waits (sandbox/waits.ts): how long an instance holds a notification it claimed (a
+// minute, or PGW_NOTIFY_LEASE_MS), how long a post may take (5 s, PGW_NOTIFY_POST_TIMEOUT_MS), how
+// often the notifier runs (1 s, PGW_NOTIFY_EVERY_MS), how long a stop waits (10 s,
+// PGW_SANDBOX_CLOSE_GRACE_MS) and how long a payout's NPP attempt is pending (2 s, PGW_SANDBOX_NPP_MS).
+// Tests shorten them to prove them without sitting through them; the lease is never as short as a post may take, so that a live instance keeps its claim while it posts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_MS, leaseFromEnv } from '../../sandbox/notifier.ts';
+import { DEFAULT_WAITS, isWaitRefusal, waitsFromEnv } from '../../sandbox/waits.ts';
 
-describe('PGW_NOTIFY_LEASE_MS', () => {
-  it('defaults to a minute and takes whole milliseconds above the 5 s a post may take', () => {
-    expect(leaseFromEnv({})).toBe(DEFAULT_LEASE_MS);
-    expect(DEFAULT_LEASE_MS).toBe(60_000);
-    expect(leaseFromEnv({ PGW_NOTIFY_LEASE_MS: '6000' })).toBe(6000);
+describe('the sandbox waits the environment may shorten', () => {
+  it('default to a minute of lease, 5 s per post, a run every second, a 10 s grace and 2 s of NPP', () => {
+    expect(waitsFromEnv({})).toEqual({
+      leaseMs: 60_000,
+      postTimeoutMs: 5_000,
+      deliveryEveryMs: 1_000,
+      closeGraceMs: 10_000,
+      nppMs: 2_000,
+    });
+    expect(waitsFromEnv({ PGW_NOTIFY_LEASE_MS: '' })).toEqual(DEFAULT_WAITS);
   });
 
-  it('refuses anything else in one line naming the variable and the rule', () => {
-    for (const bad of ['5000', '100', '6000.5', 'soon', '-1'])
-      expect(() => leaseFromEnv({ PGW_NOTIFY_LEASE_MS: bad })).toThrow(
+  it('take whole milliseconds, the lease above the post time-out', () => {
+    expect(waitsFromEnv({ PGW_NOTIFY_LEASE_MS: '6000' }).leaseMs).toBe(6000);
+    expect(
+      waitsFromEnv({
+        PGW_NOTIFY_POST_TIMEOUT_MS: '1000',
+        PGW_NOTIFY_LEASE_MS: '1500',
+        PGW_NOTIFY_EVERY_MS: '100',
+        PGW_SANDBOX_CLOSE_GRACE_MS: '500',
+        PGW_SANDBOX_NPP_MS: '50',
+      }),
+    ).toEqual({ leaseMs: 1500, postTimeoutMs: 1000, deliveryEveryMs: 100, closeGraceMs: 500, nppMs: 50 });
+  });
+
+  it('refuse anything else in one line naming the variable and the rule', () => {
+    for (const bad of ['5000', '100', '6000.5', 'soon', '-1', '1e4'])
+      expect(() => waitsFromEnv({ PGW_NOTIFY_LEASE_MS: bad })).toThrow(
         `PGW_NOTIFY_LEASE_MS must be whole milliseconds above 5000 (longer than a post may take): got '${bad}'`,
       );
+    // The lease's floor is the post time-out asked for.
+    expect(() => waitsFromEnv({ PGW_NOTIFY_POST_TIMEOUT_MS: '2000', PGW_NOTIFY_LEASE_MS: '2000' })).toThrow(
+      "PGW_NOTIFY_LEASE_MS must be whole milliseconds above 2000 (longer than a post may take): got '2000'",
+    );
+    for (const [name, rule] of [
+      ['PGW_NOTIFY_POST_TIMEOUT_MS', 'a post needs some time'],
+      ['PGW_NOTIFY_EVERY_MS', 'the notifier needs a pause between runs'],
+      ['PGW_SANDBOX_CLOSE_GRACE_MS', 'a stop gives work under way some time'],
+      ['PGW_SANDBOX_NPP_MS', 'an NPP attempt is pending for a while'],
+    ]) {
+      let refusal = '';
+      try {
+        waitsFromEnv({ [name!]: '0' });
+      } catch (error) {
+        refusal = (error as Error).message;
+      }
+      expect(refusal).toBe(`${name} must be whole milliseconds above 0 (${rule}): got '0'`);
+      expect(isWaitRefusal(refusal)).toBe(true);
+    }
   });
 });

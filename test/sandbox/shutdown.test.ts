@@ -16,7 +16,9 @@ afterAll(() => {
 
 describe('stopping the sandbox', () => {
   it('exits on SIGTERM while a listen client long-polls it', async () => {
-    const sandbox = await startSandboxProcess({ PGW_DB: ':memory:' });
+    // The grace shortened (PGW_SANDBOX_CLOSE_GRACE_MS, 10 s by default): the long poll outlasts either,
+    // so the sandbox still exits only because the grace closes every connection once it is over.
+    const sandbox = await startSandboxProcess({ PGW_DB: ':memory:', PGW_SANDBOX_CLOSE_GRACE_MS: '1000' });
     stop.push(() => sandbox.child.kill('SIGKILL'));
     const listen = spawn(
       process.execPath,

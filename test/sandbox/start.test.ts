@@ -73,6 +73,15 @@ describe('npm start, before it listens', () => {
       start([], { PGW_SANDBOX_ALLOWED_ORIGINS: 'docs.example.com' }),
       /PGW_SANDBOX_ALLOWED_ORIGINS must list origins .*'docs\.example\.com' is none of them$/m,
     );
+    // A wait the environment shortens (sandbox/waits.ts): refused as itself, not as a database that cannot be opened.
+    oneLine(
+      start([], { PGW_SANDBOX_CLOSE_GRACE_MS: 'soon' }),
+      /^payment-gateway-sandbox: PGW_SANDBOX_CLOSE_GRACE_MS must be whole milliseconds above 0 \(a stop gives work under way some time\): got 'soon'$/m,
+    );
+    oneLine(
+      start([], { PGW_NOTIFY_POST_TIMEOUT_MS: '2000', PGW_NOTIFY_LEASE_MS: '1000' }),
+      /^payment-gateway-sandbox: PGW_NOTIFY_LEASE_MS must be whole milliseconds above 2000 \(longer than a post may take\): got '1000'$/m,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -1,0 +1,62 @@
+// The sandbox's waits that the environment may shorten: how long a notification's claim holds, how
+// long one post may take, how often the notifier looks for due work, how long a stop waits for
+// connections and work under way, how long a payout's NPP attempt is pending. A deployment keeps the defaults; a test sets them short so that
+// it proves the lease, the time-out and the grace without sitting through them (docs/DEPLOY.md).
+
+/** The waits, in milliseconds. */
+export interface Waits {
+  /** How long an instance holds a notification it claimed (sandbox time). */
+  leaseMs: number;
+  /** How long a notification's post may take before it counts as failed. */
+  postTimeoutMs: number;
+  /** How often the notifier runs its due work and delivers what is due. */
+  deliveryEveryMs: number;
+  /** How long a stop waits for requests, deliveries and batches under way before it closes them. */
+  closeGraceMs: number;
+  /** How long a payout's NPP attempt stays pending before its outcome (sandbox time). */
+  nppMs: number;
+}
+
+export const DEFAULT_WAITS: Readonly<Waits> = {
+  leaseMs: 60_000,
+  postTimeoutMs: 5_000,
+  deliveryEveryMs: 1_000,
+  closeGraceMs: 10_000,
+  // Inferred: NPP settles in seconds (payout-attempts.ts, RAIL_MS).
+  nppMs: 2_000,
+};
+
+/** Each wait's variable, in the order they are read (the lease's rule depends on the post's time-out). */
+export const WAIT_ENV = {
+  postTimeoutMs: 'PGW_NOTIFY_POST_TIMEOUT_MS',
+  leaseMs: 'PGW_NOTIFY_LEASE_MS',
+  deliveryEveryMs: 'PGW_NOTIFY_EVERY_MS',
+  closeGraceMs: 'PGW_SANDBOX_CLOSE_GRACE_MS',
+  nppMs: 'PGW_SANDBOX_NPP_MS',
+} as const satisfies Record<keyof Waits, string>;
+
+/** Whether an error is one of these variables' refusals (the sandbox's start says it in one line). */
+export const isWaitRefusal = (message: string): boolean =>
+  Object.values(WAIT_ENV).some((name) => message.startsWith(`${name} `));
+
+/** A variable's whole milliseconds, its default when unset, above `floor`; else a one-line refusal naming the rule. */
+function readMs(env: NodeJS.ProcessEnv, key: keyof Waits, floor: number, rule: string): number {
+  const raw = env[WAIT_ENV[key]];
+  if (raw === undefined || raw === '') return DEFAULT_WAITS[key];
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms <= floor)
+    throw new Error(`${WAIT_ENV[key]} must be whole milliseconds above ${floor} (${rule}): got '${raw}'`);
+  return ms;
+}
+
+/** The waits the environment asks for, each checked before anything is opened. */
+export function waitsFromEnv(env: NodeJS.ProcessEnv): Waits {
+  const postTimeoutMs = readMs(env, 'postTimeoutMs', 0, 'a post needs some time');
+  return {
+    postTimeoutMs,
+    leaseMs: readMs(env, 'leaseMs', postTimeoutMs, 'longer than a post may take'),
+    deliveryEveryMs: readMs(env, 'deliveryEveryMs', 0, 'the notifier needs a pause between runs'),
+    closeGraceMs: readMs(env, 'closeGraceMs', 0, 'a stop gives work under way some time'),
+    nppMs: readMs(env, 'nppMs', 0, 'an NPP attempt is pending for a while'),
+  };
+}
