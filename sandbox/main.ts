@@ -201,19 +201,39 @@ export async function main(name: string, argv: string[]): Promise<void> {
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
   console.log(await banner(sandbox, host, bound, shown, env));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      server.close(() => void sandbox.close().finally(() => process.exit(0)));
-      server.closeIdleConnections();
-      // A connection that turns idle later (a `listen` client's long poll, answered) would hold the
-      // server open for good: close those as they turn idle, and every connection once the grace is over.
-      const idle = setInterval(() => server.closeIdleConnections(), 250).unref();
-      setTimeout(() => {
-        clearInterval(idle);
-        server.closeAllConnections();
-      }, sandbox.waits.closeGraceMs).unref();
-    });
-  }
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(() => void sandbox.close().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    // A connection that turns idle later (a `listen` client's long poll, answered) would hold the
+    // server open for good: close those as they turn idle, and every connection once the grace is over.
+    const idle = setInterval(() => server.closeIdleConnections(), 250).unref();
+    setTimeout(() => {
+      clearInterval(idle);
+      server.closeAllConnections();
+    }, sandbox.waits.closeGraceMs).unref();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
+  stopWhenOrphaned(env, stop);
+}
+
+/**
+ * Started by npm (`npm start`), the sandbox runs under `sh -c`: a SIGTERM sent to npm reaches that
+ * shell, and Debian's dash dies without passing it on, which left the sandbox running, orphaned, with
+ * its port. So a sandbox npm started stops, as on SIGTERM, once the process that started it is gone
+ * (its parent changes). `exec` in the npm script would do it on POSIX shells only, not Windows' cmd.
+ */
+function stopWhenOrphaned(env: NodeJS.ProcessEnv, stop: () => void): void {
+  if (!env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    console.log('sandbox: the process that started it is gone; stopping');
+    stop();
+  }, 500).unref();
 }
 
 type Stored = { id: string; api_key: string; passphrase: string };

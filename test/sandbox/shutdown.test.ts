@@ -2,7 +2,7 @@
 // connection open: `payment-gateway listen` long-polls the control API and polls again at once, so its
 // connection is never idle at the moment the server closes. A newcomer found the sandbox alive 95 s
 // after SIGTERM; it now closes connections as they turn idle and all of them after its grace.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,4 +38,39 @@ describe('stopping the sandbox', () => {
     const [code] = await exited;
     expect(code).toBe(0);
   }, 60_000);
+
+  it("started by npm, stops when npm's shell dies without passing the signal on", async () => {
+    // `npm start` runs `sh -c "node …"`; a SIGTERM to npm reaches the shell, and Debian's dash dies
+    // without passing it on. Here the shell is killed outright: the sandbox must not outlive it.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" sandbox/main.ts; echo shell-went-on`], {
+      cwd: ROOT,
+      env: { ...process.env, PGW_DB: ':memory:', PORT: '0', npm_lifecycle_event: 'start' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    stop.push(() => shell.kill('SIGKILL'));
+    let said = '';
+    shell.stdout!.on('data', (d: Buffer) => (said += d.toString()));
+    await new Promise<void>((resolve) => {
+      const check = () => (said.includes('Payment gateway sandbox on') ? resolve() : setTimeout(check, 100));
+      check();
+    });
+    const sandboxPid = Number(execFileSync('pgrep', ['-P', String(shell.pid)], { encoding: 'utf8' }).trim());
+    expect(sandboxPid).toBeGreaterThan(0);
+    stop.push(() => {
+      if (alive(sandboxPid)) process.kill(sandboxPid, 'SIGKILL');
+    });
+    shell.kill('SIGKILL');
+    while (alive(sandboxPid)) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(sandboxPid)).toBe(false);
+  }, 60_000);
 });
+
+/** Whether the process still runs (signal 0 checks without sending; a zombie reaped by init is gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
