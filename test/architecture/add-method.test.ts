@@ -17,15 +17,18 @@ import { ROOT } from '../support/contract.ts';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
-// Not copied: what git, npm and runs leave (node_modules is linked).
+// Not copied: what git, npm and runs leave (node_modules is linked). A node_modules folder at any
+// depth (scripts/tools/ installs the tool matrix's own, 650 MB) is no part of the sources.
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
+const skipped = (file: string) =>
+  SKIPPED.has(file.split(path.sep)[0]!) || file.split(path.sep).includes('node_modules');
 
 /** Every file under dir but generated/, path → content. */
 async function tree(dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
     const file = path.relative(dir, path.join(e.parentPath, e.name));
-    if (!e.isFile() || SKIPPED.has(file.split(path.sep)[0]!) || file.startsWith('generated/')) continue;
+    if (!e.isFile() || skipped(file) || file.startsWith('generated/')) continue;
     if (file.startsWith('bench/results/')) continue;
     files.set(file, await readFile(path.join(dir, file), 'utf8'));
   }
@@ -40,7 +43,7 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
     copy = await mkdtemp(path.join(os.tmpdir(), 'pgw-add-method-'));
     await cp(ROOT, copy, {
       recursive: true,
-      filter: (source) => !SKIPPED.has(path.relative(ROOT, source).split(path.sep)[0]!),
+      filter: (source) => !skipped(path.relative(ROOT, source)),
     });
     await symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
     // The change: the method file, then the changelog line `npm run diff -- --format changelog` prints.
