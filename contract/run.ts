@@ -44,6 +44,17 @@ import { Coverage, coverageSummary } from './coverage.ts';
  * `"ms": 363.59992589373206` read as a card number by the checks that no report holds one.
  */
 const elapsedMs = (started: number) => Math.round((performance.now() - started) * 1000) / 1000;
+
+/**
+ * A check's error as one line, with its cause where it has one: fetch's `fetch failed` says only
+ * that the request got no answer; its cause says why (`other side closed`, ECONNREFUSED, …).
+ */
+function failureReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { message?: string; code?: string } | undefined;
+  const why = [cause?.code, cause?.message].filter(Boolean).join(' ');
+  return why ? `${error.message} (${why})` : error.message;
+}
 export interface RunOptions {
   base: string;
   creds: Credentials;
@@ -175,7 +186,7 @@ async function runChecks(
         results[offset + i] = {
           ...base,
           status: unreached ? 'skipped' : 'failed',
-          reason: maskCardNumbers(error instanceof Error ? error.message : String(error)),
+          reason: maskCardNumbers(failureReason(error)),
           ms: elapsedMs(started),
           ...(last
             ? { request: maskCardNumbers(describeSent(last, mask)), again: maskCardNumbers(replayCommand(last, mask)) }
