@@ -3,6 +3,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Two test files at a time. Vitest's default is one fewer worker than cores (one, on a 2-core CI
+    // runner), and most files wait on servers, child processes and PostgreSQL more than they compute:
+    // one worker left a core idle. Every file is safe beside any other (its own PostgreSQL database,
+    // ports from 0, temp folders of its own, test-results/ files of its own; shared work in
+    // test/support/once-per-run.ts).
+    maxWorkers: 2,
     // Lint, tsc and npm pack start real tools; none of them is timed by the tests.
     testTimeout: 120_000,
     hookTimeout: 120_000,

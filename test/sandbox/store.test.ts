@@ -470,7 +470,12 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     await admin.connect();
     try {
       const held = store.transaction(async () => {
-        const { pid } = (await store.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+        // The advisory lock begins the unit's transaction (beginsTransaction, sandbox/store.ts): the pid
+        // is the held connection's. A plain SELECT would run on whichever pooled client came next, and
+        // the request would then pass or fail by which one the following SELECT got.
+        const { pid } = (await store.get<{ pid: number }>(
+          'SELECT pg_backend_pid() AS pid, pg_advisory_xact_lock(1) AS locked',
+        ))!;
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         return store.get('SELECT 1 AS one');
       });

@@ -67,12 +67,26 @@ export function namedCommands(code: string): { scripts: string[]; subcommands: s
 
 const PORTS = [4010, 4011, 4020, 3000];
 
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
+/**
+ * A port free now, for a guide's server that starts later in the walk. Chosen below the ephemeral
+ * range (Linux 32768-60999, macOS 49152-65535), where the kernel picks the ports of every `listen(0)`
+ * and outgoing connection: a port picked by listen(0) and released here could be handed to another
+ * test file's server in the seconds before the guide's server binds it, and the guide would then
+ * fail to start, or talk to that other server.
+ */
+async function freePort(taken: Iterable<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if ([...taken].includes(port)) continue;
+    const server = net.createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise((r) => server.close(r));
+    return port;
+  }
 }
 
 export interface Step {
@@ -89,7 +103,7 @@ export async function walkGuide(file: string): Promise<Step[]> {
   const blocks = shellBlocks(readFileSync(path.join(ROOT, file), 'utf8')).filter((b) => b.kind !== 'norun');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'pgw-walk-'));
   const moved = new Map<number, number>();
-  for (const port of PORTS) moved.set(port, await freePort());
+  for (const port of PORTS) moved.set(port, await freePort(moved.values()));
   const relocate = (code: string) =>
     code.replace(
       /(:|PORT=|--port )(4010|4011|4020|3000)\b/g,

@@ -1,0 +1,60 @@
+// What test/contract/document.test.ts checks of the OpenAPI document, as functions that return what is
+// wrong. Paths are taken from where this file is: a copy of the package checks itself by importing its
+// own copy of this module (test/architecture/add-method.test.ts).
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** The bundled document, generated/openapi.json. */
+export const bundled = async (): Promise<any> =>
+  JSON.parse(await readFile(path.join(ROOT, 'generated/openapi.json'), 'utf8'));
+
+/** Redocly's problems with the document, as `npm run lint:spec` runs it (methods composed), one line each. */
+export async function lintProblems(): Promise<string[]> {
+  const output = await promisify(execFile)(
+    process.execPath,
+    [path.join(ROOT, 'scripts/lint-spec.ts'), '--format=json'],
+    { cwd: ROOT, maxBuffer: 32 << 20, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+  ).then(
+    ({ stdout }) => stdout,
+    (failure: { stdout: string }) => failure.stdout,
+  );
+  const { problems } = JSON.parse(output) as {
+    problems: { severity: string; ruleId: string; message: string; location: { pointer: string }[] }[];
+  };
+  return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+}
+
+/** swagger-parser's verdict on the document as written (spec/) and as bundled: what it rejects. */
+export async function swaggerProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  const doc = await bundled();
+  for (const [name, source] of [
+    ['spec/openapi.yaml', path.join(ROOT, 'spec/openapi.yaml')],
+    ['generated/openapi.json', structuredClone(doc)],
+  ] as const)
+    await SwaggerParser.validate(source as string).catch((error: Error) => problems.push(`${name}: ${error.message}`));
+  if (doc.openapi !== '3.1.0') problems.push(`openapi is ${doc.openapi}, not 3.1.0`);
+  return problems;
+}
+
+/** The operations that do not require the SVC-API-VERSION: 2.0 header. */
+export async function unversionedOperations(): Promise<string[]> {
+  const doc = await bundled();
+  const missing: string[] = [];
+  for (const [p, item] of Object.entries<any>(doc.paths)) {
+    for (const [verb, op] of Object.entries<any>(item)) {
+      const params = (op.parameters ?? []).map((x: any) =>
+        x.$ref ? doc.components.parameters[x.$ref.split('/').pop()] : x,
+      );
+      const version = params.find((x: any) => x.name === 'SVC-API-VERSION');
+      if (!(version?.in === 'header' && version.required === true && version.schema?.const === '2.0'))
+        missing.push(`${verb} ${p}`);
+    }
+  }
+  return missing;
+}
