@@ -14,6 +14,7 @@ const GUIDES = [
   'docs/DEPLOY.md',
   'docs/CHANGING.md',
   'docs/BENCHMARKS.md',
+  'docs/WIRE-FORMATS.md',
 ];
 const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
