@@ -469,7 +469,9 @@ export class SqliteStore implements Store {
       unit.release();
     }
     if (failure === undefined) return group.committed;
-    await group.committed.catch(() => {});
+    // A failed unit's failure (a refusal) may rest on a member's writes, read in its turn: when the
+    // group's commit fails, those writes never happened, and the unit fails with the commit's error.
+    await group.committed;
     throw failure;
   }
 

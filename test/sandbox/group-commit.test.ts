@@ -87,6 +87,28 @@ describe('grouped commits on SQLite', () => {
     expect(committed('after')).toBe(true);
   });
 
+  it("a unit refused on a member's writes fails with the commit's error when the group's COMMIT fails, not with its refusal", async () => {
+    // The group's COMMIT fails (as on a full disk): the member's write never happened, so a refusal
+    // drawn from it must not be answered.
+    (store as unknown as { control: { commit: { run(): void } } }).control.commit = {
+      run: () => {
+        throw new Error('disk I/O error');
+      },
+    };
+    const member = insert('member');
+    const refused = store.transaction(async () => {
+      await store.run(INSERT, 'own');
+      if (await store.get('SELECT 1 FROM merchant_requests WHERE reference = ?', 'member'))
+        throw new Error('refused: the member is there');
+    });
+    const outcomes = await Promise.allSettled([member, refused]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'answered'))).toEqual([
+      'disk I/O error',
+      'disk I/O error',
+    ]);
+    expect(['member', 'own'].map(committed)).toEqual([false, false]);
+  });
+
   it("a read outside a unit never sees a group's uncommitted writes, and does not wait for the group", async () => {
     let inserted!: () => void;
     const written = new Promise<void>((resolve) => (inserted = resolve));
