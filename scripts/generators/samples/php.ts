@@ -10,12 +10,13 @@ import {
   pathParts,
   preimage,
   requestLines,
+  singleQuoted,
   type Syntax,
   type Vars,
   type VectorCase,
 } from './syntax.ts';
 
-const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const str = singleQuoted;
 const words = {
   true: 'true',
   false: 'false',

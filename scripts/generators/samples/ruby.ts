@@ -10,13 +10,14 @@ import {
   pathParts,
   preimage,
   requestLines,
+  singleQuoted,
   snake,
   type Syntax,
   type Vars,
   type VectorCase,
 } from './syntax.ts';
 
-const str = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const str = singleQuoted;
 const words = {
   true: 'true',
   false: 'false',

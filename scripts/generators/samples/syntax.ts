@@ -152,6 +152,9 @@ export const indexPath = (path: (string | number)[], str: (s: string) => string)
   path.map((k) => `[${typeof k === 'number' ? k : str(k)}]`).join('');
 
 /** A sample's variable named after an operation, in snake case (Python, Ruby). */
+/** A single-quoted string literal, backslash and quote escaped: PHP's and Ruby's, which read no other escape there. */
+export const singleQuoted = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
 export const snake = (id: string) => id.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Whether a request takes a path parameter from a step (then its path is built, not written out). */
