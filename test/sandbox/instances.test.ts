@@ -293,8 +293,8 @@ function threeInstances(open: () => Promise<Database>) {
 
   // Last: it kills an instance. 30 payouts of 10 transactions, each transaction one payoutTransaction
   // notification to a receiver that takes 20 ms to answer; one instance is killed -9 once a third have
-  // arrived. At-least-once: each must arrive; one may arrive twice only when its first delivery was in
-  // flight when the instance died (received, its answer not finished a second before the kill).
+  // arrived. At-least-once: each must arrive; one may arrive twice only when the dead instance posted it
+  // and died before recording it: once before the kill, once from a survivor after it.
   it.skipIf(!QUEUED)(
     `kill -9 of one instance while the three deliver 300 notifications: every one arrives, duplicates only from the dead one${QUEUED ? '' : ` (${SKIP_KILL})`}`,
     async () => {
@@ -326,6 +326,11 @@ function threeInstances(open: () => Promise<Database>) {
         expect(expected.size).toBe(300);
 
         expect(await until(() => receiver.deliveries.length >= 100, 60_000)).toBe(true);
+        // Not at the arrival itself: the instances post their batches in step, so the 100th arrival
+        // is often the end of the victim's batch, and a kill then finds it between batches, holding
+        // no claim (measured on the at-most-once variant: its posts at -0.1 s, the kill at 0, its next
+        // claim at +0.02 s). 400 ms later it is inside its next batch.
+        await new Promise((r) => setTimeout(r, 400));
         const victim = d.instances[1]!;
         const killAt = Date.now();
         await killed(victim);
@@ -361,10 +366,14 @@ function threeInstances(open: () => Promise<Database>) {
         const byKey = new Map<string, typeof receiver.deliveries>();
         for (const x of receiver.deliveries) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x]);
         const duplicated = [...byKey.values()].filter((list) => list.length > 1);
-        const inFlightAtKill = (first: { receivedAt: number; answeredAt?: number }) =>
-          first.receivedAt <= killAt && (first.answeredAt === undefined || first.answeredAt >= killAt - 1_000);
+        // A duplicate the kill explains: posted once before the kill (by the dead instance, which never
+        // recorded it), once after it (by a survivor, once the dead one's lease ran out). How long the
+        // dead instance took between the answer and its record is not bounded: under a load of 14 its
+        // grouped commit came more than a second after the answer, so no window is assumed.
+        const repostedAfterKill = (list: { receivedAt: number }[]) =>
+          list.length === 2 && list[0]!.receivedAt <= killAt && list[1]!.receivedAt > killAt;
         const unexplained = duplicated
-          .filter((list) => list.length > 2 || !inFlightAtKill(list[0]!))
+          .filter((list) => !repostedAfterKill(list))
           .map((list) => `${list[0]!.key} ×${list.length}`);
         console.info(
           `kill -9 (${BROKEN ? `broken: ${BROKEN}, ` : ''}${d.db.kind}): ${receiver.deliveries.length} posts for ${expected.size} notifications, ${duplicated.length} duplicated (${unexplained.length} not explained by the kill), ${missing.length} missing, ${unrecorded.size} not recorded delivered ${Math.round((Date.now() - killAt) / 1000)} s after the kill`,

@@ -4,56 +4,67 @@
 //   dropped (fn runs with each statement committed on its own) and every read pauses 3 ms, so that
 //   another process's write falls between a handler's check and its write, as on a busy server.
 // - at-most-once (PGW_INSTANCES_BROKEN=at-most-once): a notification is marked delivered when an
-//   instance claims it, before it is posted (200 ms later): what a killed instance had claimed is
+//   instance claims it, before it is posted (a second later): what a killed instance had claimed is
 //   never sent.
 // PGW_INSTANCES_BROKEN=1 npx vitest run test/sandbox/instances.test.ts
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommand } from '../../cli-kit/index.ts';
-import * as stores from '../../sandbox/store.ts';
 
 const RULE = process.env.PGW_BROKEN_RULE ?? 'transactions';
 const PAUSE_MS = 3;
-const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, PAUSE_MS);
 
 type Proto = Record<string, any>;
 const noTransaction = function (this: unknown, fn: () => unknown) {
   return fn();
 };
 
-// The synchronous SQLite database (the handlers' store until they move to the async Store).
-const sync = (stores as Record<string, any>).SqliteDatabase?.prototype as Proto | undefined;
-if (sync && RULE === 'transactions') {
-  sync.transaction = noTransaction;
-  const get = sync.get;
-  sync.get = function (this: unknown, ...args: unknown[]) {
-    const row = get.apply(this, args);
-    pause();
-    return row;
-  };
-}
-
-// The async stores (sandbox/store-sqlite.ts reads through the database above, so it pauses already).
+// The stores' own transactions (sandbox/store-sqlite.ts, store-postgres.ts).
 const { SqliteStore } = await import('../../sandbox/store-sqlite.ts');
 const { PostgresStore } = await import('../../sandbox/store-postgres.ts');
+const sqliteProto = SqliteStore.prototype as Proto;
 const pgProto = PostgresStore.prototype as Proto;
 if (RULE === 'transactions') {
-  (SqliteStore.prototype as Proto).transaction = noTransaction;
-  pgProto.transaction = noTransaction;
-  const pgGet = pgProto.get;
-  pgProto.get = async function (this: unknown, ...args: unknown[]) {
-    const row = await pgGet.apply(this, args);
-    await sleep(PAUSE_MS);
-    return row;
+  // SQLite runs a write outside a transaction as a transaction of its own (statement → transaction):
+  // that one is kept, so that each statement commits on its own; a handler's is dropped.
+  const { statement, transaction } = sqliteProto;
+  let ownStatement = false;
+  sqliteProto.statement = function (this: unknown, ...args: unknown[]) {
+    ownStatement = true;
+    try {
+      return statement.apply(this, args);
+    } finally {
+      ownStatement = false;
+    }
   };
+  sqliteProto.transaction = function (this: unknown, fn: () => unknown) {
+    if (!ownStatement) return fn();
+    ownStatement = false;
+    return transaction.call(this, fn);
+  };
+  pgProto.transaction = noTransaction;
+  for (const proto of [sqliteProto, pgProto]) {
+    const get = proto.get;
+    proto.get = async function (this: unknown, ...args: unknown[]) {
+      const row = await get.apply(this, args);
+      await sleep(PAUSE_MS);
+      return row;
+    };
+  }
 } else if (RULE === 'at-most-once') {
-  // Each post leaves 200 ms after its claim (a slow DNS lookup, a busy instance), so that a kill
-  // falls between claims and posts; the claim of sandbox/delivery-queue.ts marks it delivered as well.
-  const send = globalThis.fetch;
-  globalThis.fetch = (async (...args: Parameters<typeof fetch>) => {
-    await sleep(200);
-    return send(...args);
-  }) as typeof fetch;
-  for (const proto of [SqliteStore.prototype as Proto, pgProto]) {
+  // Each post leaves a second after its claim (a slow DNS lookup, a busy instance), so that a kill
+  // falls between claims and posts: at 200 ms the kill, which follows an arrival, found the dead
+  // instance between a batch's posts and its next claim in about half the runs. The claim of
+  // sandbox/delivery-queue.ts marks it delivered as well.
+  // (The notifier posts through node:http, pinned to the checked address, not through fetch: the
+  // delay sits on its delivery, so it holds whatever the sender is.)
+  const { Notifier } = await import('../../sandbox/notifier.ts');
+  const notifierProto = Notifier.prototype as unknown as Proto;
+  const deliver = notifierProto.deliver;
+  notifierProto.deliver = async function (this: unknown, ...args: unknown[]) {
+    await sleep(1_000);
+    return deliver.apply(this, args);
+  };
+  for (const proto of [sqliteProto, pgProto]) {
     const run = proto.run;
     proto.run = function (this: unknown, sql: string, ...params: unknown[]) {
       return run.call(
