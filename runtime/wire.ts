@@ -24,15 +24,16 @@ export type FormRead =
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const OBJECT_FIELD = /^([^[\]]+)\[([^[\]]+)\]$/;
 
-type Decoded = { text: string } | { rule: string };
+/** The text, or the rule it breaks (an object only then: most names and values decode). */
+type Decoded = string | { rule: string };
 
 /** A name or value as sent: `+` is a space, `%XX` a byte, and the bytes must be UTF-8. */
 function decode(raw: string): Decoded {
   const spaced = raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
-  if (!spaced.includes('%')) return { text: spaced };
+  if (!spaced.includes('%')) return spaced;
   // Most escapes are well-formed: decode first, and look for the malformed one only when that fails.
   try {
-    return { text: decodeURIComponent(spaced) };
+    return decodeURIComponent(spaced);
   } catch {
     return { rule: BAD_ESCAPE.test(spaced) ? 'is not correctly percent-encoded' : 'is not UTF-8 once percent-decoded' };
   }
@@ -45,8 +46,8 @@ function decode(raw: string): Decoded {
  * field where there is one. Empty pairs (`a=1&&b=2`) are skipped.
  */
 export function readForm(text: string): FormRead {
-  const entries: [string, string | Record<string, string>][] = [];
-  const seen = new Map<string, Record<string, string> | undefined>();
+  const fields: FormFields = {};
+  const objects = new Map<string, Record<string, string>>();
   let start = 0;
   while (start <= text.length) {
     let end = text.indexOf('&', start);
@@ -57,31 +58,29 @@ export function readForm(text: string): FormRead {
     const eq = pair.indexOf('=');
     const rawName = eq < 0 ? pair : pair.slice(0, eq);
     const name = decode(rawName);
-    if ('rule' in name) return { body: `has a field name that ${name.rule}`, status: 400 };
-    if (!name.text) return { body: 'has a value without a name' };
+    if (typeof name !== 'string') return { body: `has a field name that ${name.rule}`, status: 400 };
+    if (!name) return { body: 'has a value without a name' };
     const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
-    const nested = name.text.includes('[') ? OBJECT_FIELD.exec(name.text) : null;
-    const field = nested ? `${nested[1]}.${nested[2]}` : name.text;
-    if ('rule' in value) return { field, rule: value.rule, status: 400 };
+    const nested = name.includes('[') ? OBJECT_FIELD.exec(name) : null;
+    const field = nested ? `${nested[1]}.${nested[2]}` : name;
+    if (typeof value !== 'string') return { field, rule: value.rule, status: 400 };
     if (!nested) {
-      if (seen.has(name.text)) return { field, rule: 'is sent more than once' };
-      seen.set(name.text, undefined);
-      entries.push([name.text, value.text]);
+      if (Object.hasOwn(fields, name)) return { field, rule: 'is sent more than once' };
+      define(fields, name, value);
       continue;
     }
     const [, parent, key] = nested as unknown as [string, string, string];
-    let object = seen.get(parent);
-    if (seen.has(parent) && !object) return { field: parent, rule: 'is sent more than once' };
+    let object = objects.get(parent);
     if (!object) {
+      if (Object.hasOwn(fields, parent)) return { field: parent, rule: 'is sent more than once' };
       object = {};
-      seen.set(parent, object);
-      entries.push([parent, object]);
+      objects.set(parent, object);
+      define(fields, parent, object);
     }
     if (Object.hasOwn(object, key)) return { field, rule: 'is sent more than once' };
-    Object.defineProperty(object, key, { value: value.text, enumerable: true, writable: true, configurable: true });
+    define(object, key, value);
   }
-  // Object.fromEntries defines each name as the object's own field, as JSON.parse does (`__proto__` included).
-  return { ok: Object.fromEntries(entries) };
+  return { ok: fields };
 }
 
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
@@ -118,6 +117,10 @@ export function typedForm(fields: FormFields, types: FormTypes): Record<string, 
   return out;
 }
 
+/**
+ * A name defined as the object's own field, as JSON.parse defines it: `__proto__` too, which an
+ * assignment would take for the prototype (so only it pays for defineProperty).
+ */
 const define = (object: Record<string, unknown>, name: string, value: unknown) => {
   if (name === '__proto__')
     Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });

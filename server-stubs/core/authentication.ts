@@ -38,15 +38,21 @@ export interface AuthInput {
 }
 
 /** The current form of the recipe, or its legacy form where the recipe has one and it is accepted. */
-// Both forms are always computed, so that which one matched (or that none did) costs the same.
+// The legacy form is computed whenever the request can still be refused: after a failed check (an
+// unknown account, a wrong key), and when the current form does not match. So every refusal costs the
+// same, and a right hash behind a wrong key is not told apart by its time. It is skipped only when
+// everything so far has passed and the current form matches: that request is accepted, which its
+// answer says anyway (the bench's mix: one digest a request fewer, docs/BENCHMARKS.md).
 function bodyHashMatches(
   given: string,
   recipe: HashRecipe,
   passphrase: string,
   body: Record<string, unknown>,
   acceptLegacy: boolean,
+  refusedAlready: boolean,
 ): boolean {
   const current = hashesEqual(given, computeHash(recipe, passphrase, body, nodeDigests));
+  if (current && !refusedAlready) return true;
   const legacy = acceptLegacy ? legacyRecipe(recipe) : undefined;
   const older = legacy !== undefined && hashesEqual(given, computeHash(legacy, passphrase, body, nodeDigests));
   return current || older;
@@ -148,7 +154,7 @@ export function* authenticate(
       const given = text(body[use.name]) ?? '';
       let matches: boolean;
       try {
-        matches = bodyHashMatches(given, recipe, account.passphrase, body, acceptLegacy);
+        matches = bodyHashMatches(given, recipe, account.passphrase, body, acceptLegacy, reason !== undefined);
       } catch {
         // The only part a recipe can fail to read is one it decodes: a field the schema takes as a
         // string but that is not base64 (atob throws). That is the field's fault, not the server's.

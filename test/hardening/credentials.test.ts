@@ -1,7 +1,8 @@
 // Finding: a known merchant and a right key with a wrong hash each cost ~3 µs more than an unknown
 // merchant, which answered at once: timing told an attacker which merchants exist and which key is
-// right. Every path now does the same work: the key compared and every hash computed (against a
-// decoy account's secrets when the account is unknown). Counted here in digests, not timed.
+// right. Every refusal now does the same work: the key compared and every hash computed, its legacy
+// form too (against a decoy account's secrets when the account is unknown). Counted here in digests,
+// not timed.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
@@ -37,6 +38,8 @@ describe('credential checks cost the same whatever fails', () => {
     expect([unknown.code, wrongKey.code, wrongHash.code]).toEqual([-1, -1, -1]);
     expect(wrongHash.digests).toBeGreaterThan(0);
     expect(unknown.digests).toBe(wrongHash.digests);
+    // The example's hash is right: a wrong key in front of it costs what a wrong hash costs, though
+    // an accepted request skips the legacy form (the answer says it was accepted anyway).
     expect(wrongKey.digests).toBe(wrongHash.digests);
   });
 

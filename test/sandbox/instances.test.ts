@@ -368,7 +368,7 @@ function threeInstances(open: () => Promise<Database>) {
         const duplicated = [...byKey.values()].filter((list) => list.length > 1);
         // A duplicate the kill explains: posted once before the kill (by the dead instance, which never
         // recorded it), once after it (by a survivor, once the dead one's lease ran out). How long the
-        // dead instance took between the answer and its record is not bounded: under a load of 14 its
+        // dead instance took between the answer and its record is not bounded: on CI's loaded machine its
         // grouped commit came more than a second after the answer, so no window is assumed.
         const repostedAfterKill = (list: { receivedAt: number }[]) =>
           list.length === 2 && list[0]!.receivedAt <= killAt && list[1]!.receivedAt > killAt;
