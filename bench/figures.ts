@@ -27,6 +27,8 @@ export interface SavedRun {
   rows: SavedRow[];
   ratios: Record<string, number | undefined>;
   coldStartMs: number[];
+  /** The checkout whose server ran as stubs-baseline (--baseline DIR). */
+  baseline?: string;
 }
 
 export const SERVERS_FILE = 'bench/saved/servers.json';
@@ -36,6 +38,7 @@ const NAMES: Record<string, string> = {
   'express-openapi-validator': 'express + express-openapi-validator',
   'openapi-backend': 'openapi-backend',
   'fastify-openapi-glue': 'fastify-openapi-glue',
+  'stubs-baseline': 'this package, the --baseline checkout',
   floor: "the floor (the contract's checks alone)",
   bare: 'bare node:http (ceiling)',
 };
@@ -47,13 +50,17 @@ const RATIOS: [string, string][] = [
   ['vsOpenapiBackend', 'this package vs openapi-backend'],
   ['vsFastifyOpenapiGlue', 'this package vs fastify-openapi-glue'],
   ['shareOfBareCeiling', 'share of the bare node:http ceiling'],
+  ['shareOfFloor', "share of the floor (the contract's checks alone)"],
+  ['vsBaseline', 'this package vs the --baseline checkout'],
 ];
+/** Ratios written as shares (0.85), not as multiples (3.17×). */
+const SHARES = new Set(['shareOfBareCeiling', 'shareOfFloor']);
 
 /** The Markdown of a saved run: when and how it ran, each server's median round, the ratios, the cold start. */
 export function serversFigures(run: SavedRun): string {
   const when = `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC`;
   const lines = [
-    `\`npm run bench\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${run.loadAverage.toFixed(1)} as it started; ${run.rounds} round${run.rounds === 1 ? '' : 's'} of ${run.duration} s, ${run.connections} connections), saved in \`${SERVERS_FILE}\`:`,
+    `\`npm run bench\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${run.loadAverage.toFixed(1)} as it started; ${run.rounds} round${run.rounds === 1 ? '' : 's'} of ${run.duration} s, ${run.connections} connections${run.baseline ? `; --baseline ${run.baseline}` : ''}), saved in \`${SERVERS_FILE}\`:`,
     '',
     '| server | req/s, median round | rounds | p50 | p99 | mix answered correctly |',
     '|---|---:|---|---:|---:|---:|',
@@ -66,8 +73,7 @@ export function serversFigures(run: SavedRun): string {
   const cold = run.coldStartMs;
   if (ratios.length || cold.length) {
     lines.push('', '| measure | result |', '|---|---|');
-    for (const [key, label] of ratios)
-      lines.push(`| ${label} | ${run.ratios[key]}${key === 'shareOfBareCeiling' ? '' : '×'} |`);
+    for (const [key, label] of ratios) lines.push(`| ${label} | ${run.ratios[key]}${SHARES.has(key) ? '' : '×'} |`);
     if (cold.length)
       lines.push(
         `| cold start, launch to first answer (dist/) | ${cold[Math.floor(cold.length / 2)]} ms median (${cold[0]} – ${cold.at(-1)}) |`,

@@ -46,10 +46,10 @@ export interface Started {
   stderr: () => string;
 }
 
-/** Launches bench/<script> on a free port; resolves when it prints `ready <port>`. */
+/** Launches bench/<script> (or an absolute path) on a free port; resolves when it prints `ready <port>`. */
 export function start(script: string, env: Record<string, string> = {}): Promise<Started> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [path.join(HERE, script), '0'], {
+  const child = spawn(process.execPath, [path.resolve(HERE, script), '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   });

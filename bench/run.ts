@@ -3,11 +3,14 @@
 //
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
-//   node bench/run.ts [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+//   node bench/run.ts [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--baseline DIR] [--save]
 //   node bench/run.ts --only stubs-json,stubs-form               (the two wire formats side by side)
 //
 // --save keeps the run in bench/saved/servers.json (committed) and writes its figures into
 // docs/BENCHMARKS.md (bench/figures.ts): the guide's figures are a saved run's, with its date.
+//
+// --baseline DIR adds the server of another checkout of this package (DIR, with node_modules), on
+// the same mix, as `stubs-baseline`: a change's before and after in one run.
 //
 // --busy-us adds the bare server with that many microseconds of busy work per request: what a given
 // cost per request does to throughput on this machine, against which this package's can be read.
@@ -30,8 +33,9 @@ import { check, mix, type Mix, start, wireMixes } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
-  [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--save]
+  [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--baseline DIR] [--save]
                                          the validating servers side by side, then the cold start
+                                         (--baseline DIR: another checkout's server too, as stubs-baseline)
                                          (--warmup 0: no warm-up, for a run that only shows the output)
   --only stubs-json,stubs-form           the two wire formats side by side
   --store sqlite|postgres --instances 1,2 [--baseline DIR] [--variant NAME=VALUE] [--save]
@@ -65,6 +69,7 @@ const { values: args } = (() => {
         only: { type: 'string' },
         'cold-starts': { type: 'string', default: '7' },
         'busy-us': { type: 'string' },
+        baseline: { type: 'string' },
         save: { type: 'boolean', default: false },
       },
     });
@@ -122,13 +127,25 @@ const SERVERS = [
     label: 'bare node:http answering a constant (ceiling; its 200 for Get PayID is not 201)',
     script: 'servers/bare.ts',
   },
+  ...(args.baseline
+    ? [
+        {
+          name: 'stubs-baseline',
+          label: `this package's server in the --baseline checkout ${args.baseline}`,
+          script: path.resolve(args.baseline, 'bench/servers/stubs.ts'),
+        },
+      ]
+    : []),
   ...(args['busy-us']?.split(',') ?? []).map((us) => ({
     name: `bare+${us}us`,
     label: `bare node:http with ${us} µs of busy work per request`,
     script: 'servers/bare.ts',
     env: { BARE_BUSY_US: us },
   })),
-].filter((s) => !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+'));
+].filter(
+  (s) =>
+    !args.only || args.only.split(',').includes(s.name) || s.name.startsWith('bare+') || s.name === 'stubs-baseline',
+);
 
 function load(port: number, seconds: number, requests: Mix = mix) {
   return autocannon({
@@ -218,6 +235,18 @@ for (const r of rows)
     `${r.server.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (rounds: ${r.rounds.join(', ')})`,
   );
 
+/** A checkout as a reader can find it again: its commit when it is a git work tree. */
+function describeCheckout(dir: string): string {
+  try {
+    const commit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return `commit ${commit.toString().trim()}`;
+  } catch {
+    return dir;
+  }
+}
+
 const rate = (name: string) => rows.find((r) => r.server === name)?.rps;
 const ours = rate('stubs');
 const ratios = {
@@ -227,6 +256,8 @@ const ratios = {
   vsFastifyOpenapiGlue:
     ours && rate('fastify-openapi-glue') ? +(ours / rate('fastify-openapi-glue')!).toFixed(2) : undefined,
   shareOfBareCeiling: ours && rate('bare') ? +(ours / rate('bare')!).toFixed(2) : undefined,
+  shareOfFloor: ours && rate('floor') ? +(ours / rate('floor')!).toFixed(2) : undefined,
+  vsBaseline: ours && rate('stubs-baseline') ? +(ours / rate('stubs-baseline')!).toFixed(2) : undefined,
   formVsJson:
     rate('stubs-form') && rate('stubs-json') ? +(rate('stubs-form')! / rate('stubs-json')!).toFixed(2) : undefined,
 };
@@ -241,14 +272,23 @@ if (ratios.vsOpenapiBackend)
   console.log(`this package vs openapi-backend:           ${ratios.vsOpenapiBackend}x (target 1.5x)`);
 if (ratios.vsFastifyOpenapiGlue)
   console.log(`this package vs fastify-openapi-glue:      ${ratios.vsFastifyOpenapiGlue}x`);
-const perRound = measured
-  .get('stubs')
-  ?.map((r, i) => (measured.get('bare')?.[i] ? +(r.rps / measured.get('bare')![i]!.rps).toFixed(2) : undefined))
-  .filter((x) => x !== undefined);
+/** Ours over another server's, round by round (each round measures them minutes apart at most). */
+const byRound = (other: string) =>
+  measured
+    .get('stubs')
+    ?.map((r, i) => (measured.get(other)?.[i] ? +(r.rps / measured.get(other)![i]!.rps).toFixed(2) : undefined))
+    .filter((x) => x !== undefined) ?? [];
+const roundByRound = (other: string) => (byRound(other).length ? `; round by round: ${byRound(other).join(', ')}` : '');
 if (ratios.shareOfBareCeiling)
   console.log(
-    `this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${perRound?.length ? `; round by round: ${perRound.join(', ')}` : ''}`,
+    `this package / bare node:http ceiling:     ${ratios.shareOfBareCeiling} (target 0.70)${roundByRound('bare')}`,
   );
+if (ratios.shareOfFloor)
+  console.log(
+    `this package / the floor:                  ${ratios.shareOfFloor} (target 0.85)${roundByRound('floor')}`,
+  );
+if (ratios.vsBaseline)
+  console.log(`this package vs the --baseline checkout:   ${ratios.vsBaseline}x${roundByRound('stubs-baseline')}`);
 if (ratios.formVsJson) {
   const byRound = measured
     .get('stubs-form')!
@@ -277,6 +317,7 @@ const run: SavedRun = {
   rows: rows.map(({ server, rps, p50, p99, correct, rounds }) => ({ server, rps, p50, p99, correct, rounds })),
   ratios,
   coldStartMs: cold.map((t) => Math.round(t)),
+  ...(args.baseline ? { baseline: describeCheckout(args.baseline) } : {}),
 };
 await mkdir(path.join(HERE, 'results'), { recursive: true });
 await writeFile(path.join(HERE, 'results', 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
