@@ -39,6 +39,8 @@ const NAMES: Record<string, string> = {
   'openapi-backend': 'openapi-backend',
   'fastify-openapi-glue': 'fastify-openapi-glue',
   'stubs-baseline': 'this package, the --baseline checkout',
+  'stubs-json': 'this package, the form-mode operations in JSON',
+  'stubs-form': 'this package, the same operations form-encoded, answered in XML',
   floor: "the floor (the contract's checks alone)",
   bare: 'bare node:http (ceiling)',
 };
@@ -52,9 +54,30 @@ const RATIOS: [string, string][] = [
   ['shareOfBareCeiling', 'share of the bare node:http ceiling'],
   ['shareOfFloor', "share of the floor (the contract's checks alone)"],
   ['vsBaseline', 'this package vs the --baseline checkout'],
+  ['formVsJson', 'form/XML vs JSON, the same operations'],
 ];
 /** Ratios written as shares (0.85), not as multiples (3.17×). */
-const SHARES = new Set(['shareOfBareCeiling', 'shareOfFloor']);
+const SHARES = new Set(['shareOfBareCeiling', 'shareOfFloor', 'formVsJson']);
+/**
+ * The server each ratio divides this package's rate by: the round-by-round ratios are shown beside the
+ * ratio of the medians, because rounds drift together (±10 % here) and a pair measured minutes apart
+ * tells a change of a few per cent where two medians cannot.
+ */
+const DIVISORS: Record<string, string> = {
+  shareOfBareCeiling: 'bare',
+  shareOfFloor: 'floor',
+  vsBaseline: 'stubs-baseline',
+};
+
+/** This package's rate over `other`'s, round by round, and the median of those ratios. */
+function roundByRound(run: SavedRun, other: string): string {
+  const ours = run.rows.find((r) => r.server === 'stubs')?.rounds;
+  const theirs = run.rows.find((r) => r.server === other)?.rounds;
+  if (!ours || !theirs || ours.length < 2) return '';
+  const ratios = ours.map((rps, i) => rps / theirs[i]!);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return ` (round by round ${ratios.map((r) => r.toFixed(2)).join(', ')}; their median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)})`;
+}
 
 /** The Markdown of a saved run: when and how it ran, each server's median round, the ratios, the cold start. */
 export function serversFigures(run: SavedRun): string {
@@ -73,7 +96,10 @@ export function serversFigures(run: SavedRun): string {
   const cold = run.coldStartMs;
   if (ratios.length || cold.length) {
     lines.push('', '| measure | result |', '|---|---|');
-    for (const [key, label] of ratios) lines.push(`| ${label} | ${run.ratios[key]}${SHARES.has(key) ? '' : '×'} |`);
+    for (const [key, label] of ratios)
+      lines.push(
+        `| ${label} | ${run.ratios[key]}${SHARES.has(key) ? '' : '×'}${DIVISORS[key] ? roundByRound(run, DIVISORS[key]) : ''} |`,
+      );
     if (cold.length)
       lines.push(
         `| cold start, launch to first answer (dist/) | ${cold[Math.floor(cold.length / 2)]} ms median (${cold[0]} – ${cold.at(-1)}) |`,
