@@ -3,8 +3,8 @@
 
 /** x-numbered-refusals on Refusal: the message of each refusal the gateway words with its error number. */
 export const numberedRefusals = {
-  "invalidTransactionID": "SVC - 011:Invalid transactionID",
-  "alreadyReversed": "SVC -016:transactionID has already been reversed"
+  "invalidTransactionID": "MW - 011:Invalid transactionID",
+  "alreadyReversed": "MW -016:transactionID has already been reversed"
 } as const;
 
 export type NumberedRefusal = keyof typeof numberedRefusals;

@@ -202,7 +202,7 @@ describe('authorise → capture → refund → void', () => {
     } as never)) as { transactionID: string };
     expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseCode).toBe('0');
     expect((await t.client.processVoid({ transactionID: auth.transactionID })).responseMessage).toBe(
-      'SVC -016:transactionID has already been reversed',
+      'MW -016:transactionID has already been reversed',
     );
     expect(
       (
@@ -226,7 +226,7 @@ describe('authorise → capture → refund → void', () => {
     expect(await t.client.queryCard({ transactionID: sale.transactionID })).toMatchObject({
       transactionStatus: 'void',
     });
-    const reversed = { responseCode: '-2', responseMessage: 'SVC -016:transactionID has already been reversed' };
+    const reversed = { responseCode: '-2', responseMessage: 'MW -016:transactionID has already been reversed' };
     expect(
       await t.client.refundCard({
         transactionID: sale.transactionID,
@@ -238,7 +238,7 @@ describe('authorise → capture → refund → void', () => {
     expect(await t.client.processVoid({ transactionID: sale.transactionID })).toEqual(reversed);
     expect(await t.client.processVoid({ transactionID: '1336-00000000-0000-0000-0000-000000000000' })).toEqual({
       responseCode: '-2',
-      responseMessage: 'SVC - 011:Invalid transactionID',
+      responseMessage: 'MW - 011:Invalid transactionID',
     });
   });
 
