@@ -119,6 +119,21 @@ export function judge(
   return broken.length ? broken.join('; ') : undefined;
 }
 
+/**
+ * Why an answer recorded from another server (a public client's fixture of the real service) breaks
+ * the contract, by judge()'s checks: its shape, its sums and its value rules. The request it answered
+ * and the keys it was signed with are not known, so its echoes and result hashes are not checked.
+ */
+export function recordedAnswerViolations(op: ContractOperation, a: Answer): string | undefined {
+  const problem = breaksContract(op, a);
+  if (problem || !a.json || typeof a.json !== 'object') return problem;
+  const broken = [
+    ...ruleViolations(op, undefined, a.json, undefined),
+    ...(Number(a.json.responseCode) < 0 ? [] : valueViolations(op.result, a.json, a.date)),
+  ];
+  return broken.length ? broken.join('; ') : undefined;
+}
+
 /** A value that breaks a field's schema, from its strongest constraint. */
 export function breaking(schema: unknown): unknown {
   const s = deref(doc, schema);

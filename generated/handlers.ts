@@ -40,11 +40,11 @@ export interface GatewayHandlers<Context = unknown> {
   /** Capture an authorisation (POST /post, method processCapture). Seed §4.1. */
   processCapture(input: HandlerInput<S["ProcessCaptureRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["CaptureResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Refund a transaction (POST /post, method refundCard). Inferred: The seed names refundCard only; public clients send transactionID, refundAmount, transactionAmount and transactionCurrency, signed with the transaction recipe. */
-  refundCard(input: HandlerInput<S["RefundCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | HandlerRefusal<S["Refusal"]>>;
+  refundCard(input: HandlerInput<S["RefundCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["ReversalResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Void an authorisation or a purchase (POST /post, method processVoid). Inferred: The seed names processVoid only; public clients send transactionID, signed with the query recipe. */
-  processVoid(input: HandlerInput<S["ProcessVoidRequest"], NoParameters, NoParameters>, context: Context): Answer<S["ReversalResult"] | HandlerRefusal<S["Refusal"]>>;
+  processVoid(input: HandlerInput<S["ProcessVoidRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["ReversalResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Query a card transaction (POST /post, method queryCard). Inferred: The seed names queryCard only; public clients send transactionID or transactionReferenceID (and extended=1), signed with the query recipe. */
-  queryCard(input: HandlerInput<S["QueryCardRequest"], NoParameters, NoParameters>, context: Context): Answer<S["QueryCardResult"] | HandlerRefusal<S["Refusal"]>>;
+  queryCard(input: HandlerInput<S["QueryCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["QueryCardResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Verify a card (POST /post, method verifyCard). Inferred: The seed names verifyCard only. It is a zero-value authorisation, so it takes the card-data fields and transactionAmount 0.00 and signs with the transaction recipe. */
   verifyCard(input: HandlerInput<S["VerifyCardRequest"], NoParameters, NoParameters>, context: Context): Answer<HandlerResult<S["TransactionResult"], "customHash"> | HandlerRefusal<S["Refusal"]>>;
   /** Issue an access token (POST /post, method getAccessToken). Inferred: The seed names getAccessToken (§4.8) but not its payload (§5.7); the public clients sign it with the transaction recipe, so it is bound to an amount and currency. */

@@ -797,7 +797,12 @@ export const operations: readonly ContractOperation[] = [
         "recipe": "transaction"
       }
     ],
-    "resultHashes": [],
+    "resultHashes": [
+      {
+        "name": "customHash",
+        "recipe": "custom"
+      }
+    ],
     "maxBodyBytes": 1048576,
     "deprecated": false,
     "aliasOf": null,
@@ -881,7 +886,12 @@ export const operations: readonly ContractOperation[] = [
         "recipe": "query"
       }
     ],
-    "resultHashes": [],
+    "resultHashes": [
+      {
+        "name": "customHash",
+        "recipe": "custom"
+      }
+    ],
     "maxBodyBytes": 1048576,
     "deprecated": false,
     "aliasOf": null,
@@ -965,7 +975,12 @@ export const operations: readonly ContractOperation[] = [
         "recipe": "query"
       }
     ],
-    "resultHashes": [],
+    "resultHashes": [
+      {
+        "name": "customHash",
+        "recipe": "custom"
+      }
+    ],
     "maxBodyBytes": 1048576,
     "deprecated": false,
     "aliasOf": null,

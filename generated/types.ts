@@ -1435,7 +1435,7 @@ export interface components {
         };
         /**
          * ReversalResult
-         * @description Result of a refund or a void.
+         * @description Result of a refund or a void. receiptNo, authSettledDate and customHash may be absent (the real service's recorded refund has no receiptNo and no customHash); a server that sends them serves the clients that read them.
          */
         ReversalResult: {
             responseCode: components["schemas"]["OutcomeCode"];
@@ -1446,6 +1446,7 @@ export interface components {
             authMessage: string;
             receiptNo?: string;
             authSettledDate?: components["schemas"]["SettledDate"];
+            customHash?: components["schemas"]["Md5Hash"];
         };
         /**
          * Format: date
@@ -1454,7 +1455,10 @@ export interface components {
         SettlementDay: string;
         /**
          * QueryCardResult
-         * @description A card transaction as it stands now (queryCard).
+         * @description A card transaction as it stands now (queryCard). The real service's answer carries the
+         *     transaction's bank fields (authCode, authResponseCode, authMessage, receiptNo, authSettledDate),
+         *     the amount refunded so far (refundTotal), the custom fields and customHash; the sandbox adds the
+         *     transaction's type, status, amounts and card, which a client may use but a server need not send.
          */
         QueryCardResult: {
             responseCode: components["schemas"]["OutcomeCode"];
@@ -1465,7 +1469,7 @@ export interface components {
              * @description What the transaction was.
              * @enum {string}
              */
-            transactionType: "purchase" | "auth" | "refund";
+            transactionType?: "purchase" | "auth" | "refund";
             /** @description The transaction's own outcome code, as its answer gave it (responseCode above is the query's own, 0 for found). */
             transactionResponseCode?: components["schemas"]["OutcomeCode"];
             /** @description The transaction's own outcome text */
@@ -1474,21 +1478,24 @@ export interface components {
              * @description approved, declined, preauth and void are the settlement file's statuses; captured and refunded mark an authorisation captured and a transaction refunded in full or in part.
              * @enum {string}
              */
-            transactionStatus: "approved" | "declined" | "preauth" | "captured" | "void" | "refunded";
-            transactionAmount: components["schemas"]["CardAmount"];
-            capturedAmount: components["schemas"]["CardAmount"];
-            refundedAmount: components["schemas"]["CardAmount"];
+            transactionStatus?: "approved" | "declined" | "preauth" | "captured" | "void" | "refunded";
+            transactionAmount?: components["schemas"]["CardAmount"];
+            capturedAmount?: components["schemas"]["CardAmount"];
+            refundedAmount?: components["schemas"]["CardAmount"];
+            /** @description The amount refunded so far, as the real service names it (the same as refundedAmount). */
+            refundTotal?: components["schemas"]["CardAmount"];
             transactionCurrency?: components["schemas"]["Currency"];
-            authCode?: string;
-            authResponseCode?: string;
-            authMessage?: string;
+            authCode: string;
+            authResponseCode: string;
+            authMessage: string;
             authSettledDate?: components["schemas"]["SettlementDay"];
-            receiptNo?: string;
-            cardType: components["schemas"]["CardType"];
-            paymentCardNumber: components["schemas"]["MaskedCardNumber"];
+            receiptNo: string;
+            cardType?: components["schemas"]["CardType"];
+            paymentCardNumber?: components["schemas"]["MaskedCardNumber"];
             custom1: components["schemas"]["CustomEcho"];
             custom2: components["schemas"]["CustomEcho"];
             custom3: components["schemas"]["CustomEcho"];
+            customHash: components["schemas"]["Md5Hash"];
         };
         /** @description A timestamp, YYYY-MM-DD HH:MM:SS (seed §2 conventions), written with no offset; its zone is its x-time mark. */
         Timestamp: string;

@@ -86,7 +86,9 @@ export async function cardOf(
   return { refusal: refused(refusals.cardNumberRequired()) };
 }
 
-export function transactionResult(row: Row) {
+/** A transaction's result; `answeredDay`: the settlement day a decline answers without storing it. */
+export function transactionResult(row: Row, answeredDay?: string) {
+  const settled = row.settled_date ?? answeredDay;
   return {
     responseCode: String(row.response_code),
     responseMessage: row.response_message,
@@ -96,7 +98,7 @@ export function transactionResult(row: Row) {
     authCode: row.auth_code,
     authResponseCode: row.auth_response_code,
     authMessage: row.auth_message,
-    ...(row.settled_date ? { authSettledDate: row.settled_date } : {}),
+    ...(settled ? { authSettledDate: settled } : {}),
     receiptNo: row.receipt_no,
     cardType: row.card_type,
     cardExpiryMonth: row.expiry_month,
@@ -169,9 +171,14 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
   const fingerprint = sb.vault.fingerprint(card.number);
+  // The day the transaction settles: stored for what settles (an approved purchase, which the
+  // settlement file lists; an approved authorisation, whose captures list themselves) and answered
+  // on every outcome, as the real service answers even a decline (ActiveMerchant's recorded
+  // failed_purchase_response carries authSettledDate).
+  const settlementDay = sb.clock.settlementDay();
   // The bank's answer either way; the insert's own read of the blacklist chooses which is stored.
   const chargeRow = (id: string, blacklisted: boolean): ChargeRow => {
-    let answer = authorise(card, amount, cents, sb.clock, blacklisted);
+    let answer = authorise(card, amount, cents, blacklisted);
     if (input.threeDSFailed && answer.code === 0)
       answer = {
         code: 2,
@@ -200,7 +207,7 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
       auth_response_code: answer.authResponseCode,
       auth_message: answer.authMessage,
       receipt_no: digits(9),
-      settled_date: approved && input.kind === 'purchase' ? sb.clock.settlementDay() : null,
+      settled_date: approved && input.kind !== 'verify' ? settlementDay : null,
       custom: customOf(body),
       created_at: sb.clock.timestamp(),
     };
@@ -214,7 +221,7 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
     async (id) =>
       (await insert(chargeRow(id, false), INSERT_UNLISTED)) ?? insert(chargeRow(id, true), INSERT_BLACKLISTED),
   );
-  return transactionResult(row);
+  return transactionResult(row, settlementDay);
 }
 
 const threeDSFailed = (body: Body) => body.threeDSStatus === 'N' || body.threeDSStatus === 'R';
@@ -350,10 +357,11 @@ export function cardPaymentHandlers(sb: Sandbox) {
         if (cents <= 0) return refused(refusals.notPositive('refundAmount'));
         if (original.refunded + cents > original.captured) return refused(refusals.refundExceedsCaptured());
         const id = await store.freshId('transactions', 'id', transactionId);
+        const settled = clock.settlementDay();
         await store.run(
           `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, reference, card_type, masked_pan,
-             expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, parent_id, custom, created_at)
-           VALUES (?, ?, 'refund', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?)`,
+             expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, parent_id, custom, created_at)
+           VALUES (?, ?, 'refund', 'approved', 0, 'Transaction approved', ?, ?, ?, ?, ?, ?, ?, ?, '00', 'Approved or completed successfully', ?, ?, ?, ?, ?)`,
           id,
           account.id,
           cents,
@@ -365,6 +373,7 @@ export function cardPaymentHandlers(sb: Sandbox) {
           original.expiry_year,
           digits(9),
           digits(9),
+          settled,
           original.id,
           original.custom,
           clock.timestamp(),
@@ -383,6 +392,7 @@ export function cardPaymentHandlers(sb: Sandbox) {
           authResponseCode: '00',
           authMessage: refund.auth_message,
           receiptNo: refund.receipt_no,
+          authSettledDate: settled,
         };
       }),
 
@@ -405,6 +415,7 @@ export function cardPaymentHandlers(sb: Sandbox) {
           authResponseCode: '00',
           authMessage: 'Approved or completed successfully',
           receiptNo: digits(9),
+          authSettledDate: clock.settlementDay(),
         };
       }),
 
@@ -439,6 +450,7 @@ export function cardPaymentHandlers(sb: Sandbox) {
         transactionResponseMessage: row.response_message,
         capturedAmount: fromCents(row.captured),
         refundedAmount: fromCents(row.refunded),
+        refundTotal: fromCents(row.refunded),
         transactionCurrency: row.currency,
       };
     },

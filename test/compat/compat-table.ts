@@ -28,7 +28,8 @@ const code = (text: string) => `\`${text}\``;
 
 export function compatTable(): string {
   const notes: string[] = [];
-  const rows = loadCorpusFiles().map(({ client, entries }) => {
+  const files = loadCorpusFiles().filter(({ entries }) => entries.some((e) => e.kind === 'request'));
+  const rows = files.map(({ client, entries }) => {
     const requests = entries.filter((e) => e.kind === 'request');
     const modes = [...new Set(requests.map((e) => MODES[e.wire ?? 'form'] ?? e.wire!))];
     const paths = [...new Set(requests.map((e) => e.path))];
@@ -59,6 +60,25 @@ export function compatTable(): string {
     'with an outcome other than the one the client recorded; ✗ refused on purpose; – not this API. Notes:',
     '',
     ...notes,
+    '',
+    'Replayed against the sandbox with what the client asserts or reads of each answer (the outcome, the',
+    'words, the fields it cannot do without): ' +
+      files
+        .map(({ client, entries }) => {
+          const replayed = entries.filter(
+            (e) =>
+              e.kind === 'request' &&
+              e.expect &&
+              e.expect.outcome !== 'any' &&
+              !(e.id in outcomeNotReproduced) &&
+              !(e.id in notAccepted) &&
+              !(e.id in outOfScope),
+          );
+          return replayed.length ? `${client.repo} ${replayed.length} calls` : '';
+        })
+        .filter(Boolean)
+        .join(', ') +
+      '.',
     TABLE_END,
   ].join('\n');
 }

@@ -10,7 +10,6 @@
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
-import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
 import { computeHash, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
@@ -27,6 +26,7 @@ import { sandbox as creds, readXmlAnswer, typedAnswer } from '../../contract/ind
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
 import { loadCorpus, PLACEHOLDER, type LoadedEntry } from './corpus.ts';
+import { operationOf, route } from './operation-of.ts';
 import { formWire } from '../../generated/operations.ts';
 import { writeForm } from '../../runtime/wire.ts';
 
@@ -37,25 +37,6 @@ const accepted = requests.filter((e) => !(e.id in notAccepted));
 // A request the real gateway refused (as its client records) need not pass validation: the sandbox check holds it.
 const meantToPass = accepted.filter((e) => e.expect?.outcome !== 'refused' && e.expect?.outcome !== 'not-approved');
 const answers = inScope.filter((e) => e.kind === 'answer');
-
-/** The path as the gateway routes it: trailing slashes dropped, the method a path names (x-method-in-path). */
-function route(entry: LoadedEntry): { path: string; method: string | undefined } {
-  const named = methodPath(entry.path);
-  if (named) return { path: named.path, method: (entry.body.method as string | undefined) ?? named.method };
-  return {
-    path: entry.path.replace(/\/+$/, '') || '/',
-    method: (entry.body.method as string | undefined) ?? entry.operation,
-  };
-}
-
-function operationOf(entry: LoadedEntry): ContractOperation {
-  const { path, method } = route(entry);
-  const op =
-    operations.find((o) => o.path === path && o.method === method) ??
-    operations.find((o) => o.path === path && o.operationId === entry.operation);
-  if (!op) throw new Error(`${entry.id}: no operation ${method} at ${path}`);
-  return op;
-}
 
 // Values a client got elsewhere (a payframe token, a zip it built...), and stand-ins for answers of
 // earlier entries where no sandbox runs (validators, stubs, mock).
@@ -129,9 +110,14 @@ function answerOf(entry: LoadedEntry, type: string | null | undefined, text: str
   return read.ok;
 }
 
-function expectOutcome(entry: LoadedEntry, answer: Record<string, unknown>) {
+/**
+ * The answer is what the client recorded or asserts: its outcome and words, the fields it reads
+ * (present, with a value), and the fields that must differ from an earlier answer's (`state` holds
+ * the earlier answers' values by placeholder).
+ */
+function expectOutcome(entry: LoadedEntry, answer: Record<string, unknown>, state: Record<string, string> = {}) {
   const code = Number(answer.responseCode);
-  const { outcome, responseCode, responseMessage, match } = entry.expect!;
+  const { outcome, responseCode, responseMessage, match, present, differsFrom } = entry.expect!;
   const seen = `${entry.id}: ${JSON.stringify(answer)}`;
   if (responseCode !== undefined) expect(code, seen).toBe(responseCode);
   if (outcome === 'approved') expect(code, seen).toBe(0);
@@ -142,6 +128,15 @@ function expectOutcome(entry: LoadedEntry, answer: Record<string, unknown>) {
   if (responseMessage !== undefined) {
     if (match === 'contains') expect(String(answer.responseMessage), seen).toContain(responseMessage);
     else expect(answer.responseMessage, seen).toBe(responseMessage);
+  }
+  const empty = (v: unknown) => v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+  expect(
+    (present ?? []).filter((field) => empty(answer[field])),
+    `${seen}: the fields the client reads`,
+  ).toEqual([]);
+  for (const [field, ref] of Object.entries(differsFrom ?? {})) {
+    expect(state[ref], `${entry.id}: ${ref} was answered`).toBeDefined();
+    expect(answer[field], `${seen}: ${field} differs from ${ref}`).not.toBe(state[ref]);
   }
 }
 
@@ -212,12 +207,12 @@ describe('the sandbox answers as the real gateway answered the client', () => {
    * Sends an entry, first the entries whose answers it uses (<TRANSACTION_ID:am-purchase>), each run
    * afresh for it, as each test of a client's suite makes its own purchase or card.
    */
-  async function send(entry: LoadedEntry): Promise<Record<string, unknown>> {
+  async function send(entry: LoadedEntry): Promise<{ answer: Record<string, unknown>; state: Record<string, string> }> {
     const state: Record<string, string> = {};
     for (const value of Object.values(entry.body)) {
       const ref = typeof value === 'string' ? PLACEHOLDER.exec(value)?.[2] : undefined;
       if (!ref) continue;
-      const earlier = await send(corpus.find((e) => e.id === ref)!);
+      const { answer: earlier } = await send(corpus.find((e) => e.id === ref)!);
       for (const [kind, field] of [
         ['TRANSACTION_ID', 'transactionID'],
         ['CARD_ID', 'cardID'],
@@ -227,14 +222,15 @@ describe('the sandbox answers as the real gateway answered the client', () => {
       }
     }
     const response = await sandbox.gateway.handle(requestOf(entry, signed(entry, state)));
-    return answerOf(entry, response.headers['content-type'], String(response.body));
+    return { answer: answerOf(entry, response.headers['content-type'], String(response.body)), state };
   }
 
   for (const entry of accepted.filter(
     (e) => e.expect && e.expect.outcome !== 'any' && !(e.id in outcomeNotReproduced),
   )) {
     it(`${entry.id}: ${entry.expect!.outcome}${entry.expect!.responseMessage ? ` "${entry.expect!.responseMessage}"` : ''}`, async () => {
-      expectOutcome(entry, await send(entry));
+      const { answer, state } = await send(entry);
+      expectOutcome(entry, answer, state);
     });
   }
 });

@@ -76,7 +76,12 @@ describe('compatibility corpus', () => {
       if (e.expect) {
         if (e.expect.outcome !== undefined) expect(OUTCOMES, e.id).toContain(e.expect.outcome);
         if (e.expect.responseCode !== undefined) expect(Number.isInteger(e.expect.responseCode), e.id).toBe(true);
+        for (const field of e.expect.present ?? []) expect(field, e.id).toMatch(/^[A-Za-z]\w*$/);
+        for (const ref of Object.values(e.expect.differsFrom ?? {}))
+          expect(placeholderRefs({ ref })[0]?.entry, `${e.id}: ${ref}`).toBeDefined();
       }
+      // An answer says the mode it was given in; a request, the mode its client posts in (form when unsaid).
+      if (e.kind === 'answer') expect(['form', 'json'], e.id).toContain(e.wire);
     }
   });
 
@@ -125,7 +130,7 @@ describe('compatibility corpus', () => {
     for (const f of files) {
       const seen = new Set<string>();
       for (const e of f.entries) {
-        for (const ref of placeholderRefs(e.body))
+        for (const ref of [...placeholderRefs(e.body), ...placeholderRefs(e.expect?.differsFrom ?? {})])
           if (ref.entry) expect(seen.has(ref.entry), `${e.id}.${ref.field} -> ${ref.entry}`).toBe(true);
         seen.add(e.id);
       }

@@ -20,6 +20,13 @@ export interface Expect {
   responseMessage?: string;
   /** How responseMessage is compared: `contains` where the client asserts a substring (assert_match). Default exact. */
   match?: 'exact' | 'contains';
+  /**
+   * Answer fields the client reads and cannot do without: each is there with a value (Python's
+   * KeyError on `response['receiptNo']`, ActiveMerchant's assert_not_nil).
+   */
+  present?: string[];
+  /** Answer fields that must differ from an earlier entry's answer: field → `<TRANSACTION_ID:entry-id>`. */
+  differsFrom?: Record<string, string>;
 }
 
 /**

@@ -166,10 +166,11 @@ export const breaks: Break[] = [
     answer: onApproved('addCard', ({ ivrCardID: _gone, ...g }) => g),
   },
   {
-    name: 'queryCard answers no transactionStatus',
+    // The real service's queryCard carries the bank's fields (transactionStatus is the sandbox's own, optional).
+    name: 'queryCard answers no receiptNo',
     kind: 'shape',
     only: ['queryCard'],
-    answer: onApproved('queryCard', ({ transactionStatus: _gone, ...g }) => g),
+    answer: onApproved('queryCard', ({ receiptNo: _gone, ...g }) => g),
   },
   {
     name: 'PayTo payment answers no transaction status',
