@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { withExactRequests } from '../generators/tolerant-requests.ts';
 import type { Doc } from '../lib/contract.ts';
 import { verdict, type Bump, type Change } from './change.ts';
 import { ROOT } from './load.ts';
@@ -273,8 +274,10 @@ function describe(c: RedoclyChange, what: string): string {
 }
 
 export async function schemaChanges(base: Doc, revision: Doc): Promise<Change[]> {
-  // Compared per method (per-method.ts): a shared path's combined lists are no client's contract.
-  const [before, after] = [perMethod(base), perMethod(revision)];
+  // Compared per method (per-method.ts): a shared path's combined lists are no client's contract. The
+  // request bodies' tolerant copies are made from the exact schemas (tolerant-requests.ts): a change
+  // is the exact schema's, compared once.
+  const [before, after] = [perMethod(withExactRequests(base)), perMethod(withExactRequests(revision))];
   const raw = await redoclyDiff(before, after);
   const usage = schemaUsage(base);
   for (const [name, use] of schemaUsage(revision)) {

@@ -8,6 +8,7 @@ import { contractOperations, type Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import { ComposingResolver } from './compose.ts';
 import { hasRecipeTable, recipeTable, withRecipeTable } from './recipe-table.ts';
+import { withTolerantRequests } from './tolerant-requests.ts';
 import { withWireFormats } from './wire-formats.ts';
 
 export async function bundleSpec(root: string): Promise<Doc> {
@@ -27,8 +28,9 @@ export async function bundleSpec(root: string): Promise<Doc> {
       doc.info.description,
       recipeTable(doc['x-hash-recipes'], contractOperations(doc)),
     );
-  // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas.
-  return withWireFormats(doc);
+  // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas;
+  // then every request body points at its tolerant copy (what the gateway accepts, in each mode).
+  return withTolerantRequests(withWireFormats(doc));
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;

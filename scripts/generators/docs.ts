@@ -3,6 +3,7 @@
 // with Redoc inlined and its telemetry off (it opens from disk and sends nothing anywhere). Decorations come from the contract's own
 // extensions: each method's result and examples (x-methods), hashes and credentials, provenance
 // (x-inferred, seed) as badges and notes, and the README's client quick start in the introduction.
+import { withExactRequests } from './tolerant-requests.ts';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -56,7 +57,9 @@ function markInferred(node: any): void {
 }
 
 export async function decorate(doc: Doc, ops: Operation[], quickStart: string): Promise<Doc> {
-  const out: Doc = structuredClone(doc);
+  // The page shows each request's exact schema; the tolerant copies validators read requests with
+  // (scripts/generators/tolerant-requests.ts) are described in the introduction, not listed.
+  const out: Doc = structuredClone(withExactRequests(doc));
   markInferred(out.components.schemas);
   markInferred(out.components.parameters);
   markInferred(out.components.responses);

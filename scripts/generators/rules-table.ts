@@ -2,6 +2,7 @@
 // rule about values the spec states, where it stands, the operations whose answers carry it, and
 // which part of the contract-test suite checks it. Never edited by hand: `npm run generate` writes it
 // and test/contract/rules.test.ts fails when it is stale.
+import { requestRulesSection } from './request-rules.ts';
 import type { Doc, Operation } from '../lib/contract.ts';
 
 /** The rule marks, in the order the table lists them, with what each says and who checks it. */
@@ -133,6 +134,7 @@ export function rulesDoc(doc: Doc, ops: Operation[]): string {
     '| mark | where | the rule | operations | checked by |',
     '|---|---|---|---|---|',
     ...rows,
+    ...requestRulesSection(doc, ops),
     '',
   ].join('\n');
 }

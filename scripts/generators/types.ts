@@ -3,6 +3,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import type { Doc } from '../lib/contract.ts';
 import { jsonModeOnly } from '../../runtime/document.ts';
 import { tsHeader } from './banner.ts';
+import { withExactRequests } from './tolerant-requests.ts';
 
 /**
  * The document as openapi-typescript should read it: an anyOf/oneOf branch that says no `type` of its
@@ -33,8 +34,9 @@ export async function typesModule(doc: Doc): Promise<string> {
   // discriminated schema's property gets "discriminator enum property added by openapi-typescript"),
   // and the generators after it (the docs, the validators) must see the spec as written. The form/XML
   // mode's media types are left out: openapi-typescript cannot follow their path $refs, and the typed
-  // client speaks the JSON mode.
-  const ast = await openapiTS(withBranchTypes(jsonModeOnly(doc)) as never, {
+  // client speaks the JSON mode. The request bodies are typed by their exact schemas, not by the
+  // tolerant copies a validator reads them with (tolerant-requests.ts): the typed client sends exact requests.
+  const ast = await openapiTS(withBranchTypes(jsonModeOnly(withExactRequests(doc))) as never, {
     arrayLength: true,
     alphabetize: false,
     exportType: false,

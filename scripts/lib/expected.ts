@@ -33,6 +33,9 @@ export function ruleUses(doc: Doc): RuleUse[] {
       return;
     }
     const n = node as Record<string, unknown>;
+    // A tolerant copy of a request schema (x-tolerant-of, scripts/generators/tolerant-requests.ts) is
+    // never what a refusal words: the gateway refuses by the exact schema it copies.
+    if (typeof n['x-tolerant-of'] === 'string' && parentKey !== 'properties') return;
     // Names of properties, examples and extensions are not schemas.
     const isSchema = parentKey !== 'properties' && parentKey !== 'examples' && parentKey !== 'example';
     const expected = typeof n['x-expected'] === 'string' ? n['x-expected'] : describedBy;

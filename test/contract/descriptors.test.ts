@@ -3,8 +3,13 @@
 // exist; provenance is stated everywhere.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { withExactRequests } from '../../scripts/generators/tolerant-requests.ts';
 import { resolvePointer } from '../../scripts/lib/contract.ts';
 import { doc, operations, readYaml } from '../support/contract.ts';
+
+// The request bodies as composed from the descriptors: each published body points at its tolerant
+// copy (x-tolerant-of, scripts/generators/tolerant-requests.ts), checked below; here, the exact schemas.
+const exactDoc = withExactRequests(doc);
 
 const SHARED_PATHS = ['/post', '/token', '/partner', '/processCard'];
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -24,8 +29,15 @@ function requestProperties(pointer: string): Set<string> {
 describe('shared paths: oneOf on method, a discriminator where every method has one form', () => {
   for (const p of SHARED_PATHS) {
     it(`${p}: each branch is a $ref, requires method with a const, and is the mapping's target for that const`, () => {
-      const body = doc.paths[p].post.requestBody.content['application/json'].schema;
+      const body = exactDoc.paths[p].post.requestBody.content['application/json'].schema;
       const methods = doc.paths[p].post['x-methods'];
+      // The published body: the same branches and mapping, each the tolerant copy of its exact schema.
+      const published = doc.paths[p].post.requestBody.content['application/json'].schema;
+      expect(published.oneOf.map((b: { $ref: string }) => schema(b.$ref)['x-tolerant-of'])).toEqual(
+        body.oneOf.map((b: { $ref: string }) => b.$ref.split('/').pop()),
+      );
+      for (const [value, ref] of Object.entries<string>(published.discriminator?.mapping ?? {}))
+        expect(`#/components/schemas/${schema(ref)['x-tolerant-of']}`).toBe(body.discriminator.mapping[value]);
       const unions = body.oneOf.filter((b: { $ref: string }) => schema(b.$ref).oneOf);
       // A discriminator maps a value to one object; where a method takes several forms there is none
       // (tools cannot follow a mapped union), and each form's const tells the methods apart.
