@@ -233,6 +233,46 @@ describe('the sandbox answers as the real gateway answered the client', () => {
       expectOutcome(entry, answer, state);
     });
   }
+
+  // The sandbox answers in the real service's shapes: every field that a recorded answer of the same
+  // operation and outcome carries is in the sandbox's answer to each corpus call of that operation,
+  // but an echo of a field the call did not send (transactionReferenceID).
+  const outcomeOf = (code: number) =>
+    code < 0 ? 'refused' : code === 0 ? 'approved' : code === 10 ? 'pending' : 'declined';
+  const recorded = new Map<string, { fields: Set<string>; from: string[] }>();
+  for (const entry of answers) {
+    const key = `${operationOf(entry).operationId} ${outcomeOf(Number(entry.body.responseCode))}`;
+    const shape = recorded.get(key) ?? { fields: new Set<string>(), from: [] };
+    for (const field of Object.keys(entry.body)) shape.fields.add(field);
+    shape.from.push(entry.id);
+    recorded.set(key, shape);
+  }
+  const calls = accepted.filter((e) => e.expect && e.expect.outcome !== 'any' && !(e.id in outcomeNotReproduced));
+  for (const [key, shape] of recorded) {
+    const [operationId, outcome] = key.split(' ');
+    const ofIt = calls.filter((e) => operationOf(e).operationId === operationId);
+    if (outcome === 'refused' || !ofIt.length) continue;
+    it(`carries the fields of the real ${operationId} answers (${outcome}: ${shape.from.join(', ')})`, async () => {
+      let compared = 0;
+      for (const entry of ofIt) {
+        const { answer, state } = await send(entry);
+        if (outcomeOf(Number(answer.responseCode)) !== outcome) continue;
+        compared++;
+        const sent = signed(entry, state);
+        const echoes = doc.components.schemas[operationOf(entry).result]?.properties ?? {};
+        const unsentEcho = (field: string) => {
+          const echo = echoes[field]?.['x-echo'];
+          const source = typeof echo === 'string' ? echo : echo?.field;
+          return source !== undefined && !echoes[field].$ref?.endsWith('/CustomEcho') && (sent[source] ?? '') === '';
+        };
+        expect(
+          [...shape.fields].filter((f) => !(f in answer) && !unsentEcho(f)),
+          `${entry.id}: ${JSON.stringify(answer)}`,
+        ).toEqual([]);
+      }
+      expect(compared, `a call of ${operationId} answered ${outcome}`).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('the mock answers each request with its method’s result', () => {
