@@ -23,6 +23,7 @@ import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
+import { MAX_ATTEMPTS } from './notifier.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
 /** Every control request is a few fields: anything larger is refused unread. */
@@ -435,7 +436,7 @@ export class Control {
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
       nextAttemptAt:
-        row.delivered || Number(row.attempts) >= 6 ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
+        row.delivered || Number(row.attempts) >= MAX_ATTEMPTS ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
       // Kept in the store by whichever instance made them, across restarts.
       attempts: (
         await this.sb.store.all(

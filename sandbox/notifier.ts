@@ -1,6 +1,7 @@
 // Notifications (the spec's webhooks): queued in the store with the state change that causes them,
 // then POSTed, signed as each webhook's x-operation.hashes says (SVC-MESSAGEHASH over the body, or a
-// hash field in the body), retried after 1, 2, 4, 8 and 16 minutes of sandbox time, and recorded.
+// hash field in the body), retried on the spec's schedule (x-notification-delivery: after 1, 2, 4, 8
+// and 16 minutes) of sandbox time, and recorded.
 // Instances sharing a store share the queue (delivery-queue.ts): each claims due notifications under
 // its own id for a lease, so one is posted by one instance at a time, and one whose instance died is
 // claimed again when its lease runs out.
@@ -8,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { computeHash, type HashRecipe } from '../runtime/signing.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
+import { notificationDelivery } from '../generated/webhooks.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
@@ -17,7 +19,9 @@ import type { Send } from './notify-send.ts';
 import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
 import { DEFAULT_WAITS, type Waits } from './waits.ts';
 
-const MAX_ATTEMPTS = 6;
+/** The first attempt and every retry of the spec's schedule. */
+const RETRY_AFTER_MS = notificationDelivery.retryAfterMinutes.map((minutes) => minutes * 60_000);
+export const MAX_ATTEMPTS = RETRY_AFTER_MS.length + 1;
 /** Notifications claimed at a time. */
 const CLAIM_LIMIT = 20;
 
@@ -250,8 +254,8 @@ export class Notifier {
       status = 0;
     }
     const ok = status >= 200 && status < 300;
-    // Retried after 1, 2, 4, 8 and 16 minutes: the wait doubles with each failed attempt.
-    const retryIn = 60_000 * 2 ** Number(n.attempts);
+    // The spec's wait after this attempt (x-notification-delivery); after the last one it is not sent again.
+    const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;
     await settle(this.store, Number(n.id), this.instanceId, {
       ok,
       status,
