@@ -147,7 +147,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one of the contract's notifications now, for a subject that exists */
+        /**
+         * Send one of the contract's notifications now, about an object the account has
+         * @description The object is named by `for` and must be the caller's (another account's is refused as not found): a direct debit or an authorisation's fingerprint (directDebitOutcome), a batch or a card purchase made in one (batchNotify), a payout transaction or a whole payout, by id or reference (payoutTransaction: one notification for each transaction), a completed merchant request of the caller's partner (merchantCreated, signed and listed as the partner's). The notification is what the object's state gives, with the fields of `set` changed first: only the fields the spec's x-operation.trigger.set names for the webhook, each value held to its field's rule and the whole body to the notification's schema (the field and the rule are named when refused). It goes to notifyURL, or to the object's own notification address.
+         */
         post: operations["triggerNotification"];
         delete?: never;
         options?: never;
@@ -164,7 +167,7 @@ export interface paths {
         };
         /**
          * The account's notifications and their delivery attempts, oldest first
-         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up.
+         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up. At most 100 a call; `latest` gives the newest ones instead.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -186,6 +189,26 @@ export interface paths {
         get: operations["getDelivery"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one of the account's notifications again
+         * @description Queues the same notification again (the body exactly as first sent, signed the same way) as a new delivery, which names the one it repeats (resentFrom); to notifyURL when given, else to the same address. A receiver sees the same delivery key again, as after a gateway retry or Resend Notifications.
+         */
+        post: operations["resendDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -259,10 +282,33 @@ export interface components {
         Trigger: {
             /** @enum {string} */
             event: "directDebitOutcome" | "batchNotify" | "payoutTransaction" | "merchantCreated";
-            /** @description The subject: a direct debit or authorisation fingerprint, a batchUUID, a payout transaction id, a merchant request reference. */
-            transactionID: string;
-            /** Format: uri */
-            notifyURL: string;
+            /** @description The object: a direct debit, an authorisation fingerprint, a batchUUID or a purchase made in a batch, a payout transaction or payout (id or reference), a merchant request reference. */
+            for?: string;
+            /** @description The object, as `for` (its older name); one of the two is required. */
+            transactionID?: string;
+            /**
+             * Format: uri
+             * @description Where to send it; the object's own notification address when not given.
+             */
+            notifyURL?: string;
+            /** @description Fields to change, by dotted path (an array item by index, -1 the last, * every one): only those the webhook's x-operation.trigger.set lists. */
+            set?: {
+                [key: string]: unknown;
+            };
+        };
+        Queued: {
+            /** @constant */
+            responseCode: 0;
+            responseMessage: string;
+            /** @description The ids of the deliveries queued (GET /deliveries/{id}). */
+            deliveries: number[];
+        };
+        Resend: {
+            /**
+             * Format: uri
+             * @description Another address to send it to.
+             */
+            notifyURL?: string;
         };
         Attempt: {
             /** @description Sandbox time of the attempt. */
@@ -283,6 +329,8 @@ export interface components {
                 [key: string]: string;
             };
             delivered: boolean;
+            /** @description The delivery this one sends again (a resend). */
+            resentFrom?: number | null;
             nextAttemptAt?: string | null;
             attempts: components["schemas"]["Attempt"][];
         };
@@ -500,7 +548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Done"] | components["schemas"]["Refusal"];
+                    "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
                 };
             };
         };
@@ -511,6 +559,8 @@ export interface operations {
                 /** @description Only notifications with a larger id. */
                 after?: number;
                 waitSeconds?: number;
+                /** @description Only the newest N (after `after`), still oldest first. */
+                latest?: number;
             };
             header?: never;
             path?: never;
@@ -547,6 +597,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OneDelivery"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    resendDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Resend"];
+            };
+        };
+        responses: {
+            /** @description Queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
                 };
             };
         };

@@ -23,9 +23,19 @@ import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
-import { MAX_ATTEMPTS } from './notifier.ts';
+import { MAX_ATTEMPTS, OverrideRefused } from './notifier.ts';
+import { queueNotificationFor, type NotifyEvent } from './handlers/notify.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
+
+type ControlAccount = { kind: string; id: string; apiKey: string; passphrase: string };
+type ControlTrigger = {
+  event: NotifyEvent;
+  for?: string;
+  transactionID?: string;
+  notifyURL?: string;
+  set?: Record<string, unknown>;
+};
 /** Every control request is a few fields: anything larger is refused unread. */
 const MAX_BODY_BYTES = 16 * 1024;
 // Beside this module in the source tree; two levels up from dist/sandbox/ in the published package.
@@ -63,19 +73,17 @@ function refusalOf(error: ErrorObject): Refusal {
 
 export class Control {
   private readonly sb: Sandbox;
-  private readonly handlers: GatewayHandlers<HandlerContext>;
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
-  constructor(sb: Sandbox, handlers: GatewayHandlers<HandlerContext>) {
+  constructor(sb: Sandbox) {
     this.sb = sb;
-    this.handlers = handlers;
     this.document = readFileSync(DOCUMENT_FILE, 'utf8');
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
     this.validators = Object.fromEntries(
-      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [
+      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour', 'Resend'].map((name) => [
         name,
         ajv.compile(doc.components.schemas[name]),
       ]),
@@ -202,6 +210,7 @@ export class Control {
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
       .replace(/^\/payouts\/[^/]+\/complete$/, '/payouts/:p/complete')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
+      .replace(/^\/deliveries\/[^/]+\/resend$/, '/deliveries/:id/resend')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
     const parts = path.split('/').map(decodeURIComponent);
@@ -246,18 +255,22 @@ export class Control {
       case 'POST /notifications': {
         const bad = this.check('Trigger', body);
         if (bad) return json(bad);
-        const answer = await this.handlers.simulateNotify(
-          { body: body as never, params: {} as never, query: {} as never, headers: {} } as never,
-          { account } as never,
-        );
-        return json({ ...(answer as object), responseCode: Number((answer as { responseCode: string }).responseCode) });
+        return json(await this.trigger(account, body as ControlTrigger));
+      }
+      case 'POST /deliveries/:id/resend': {
+        const bad = this.check('Resend', body);
+        if (bad) return json(bad);
+        return json(await this.resend(account, parts[2]!, (body as { notifyURL?: string }).notifyURL));
       }
       case 'GET /deliveries': {
         const after = Number(url.searchParams.get('after') ?? 0);
         const wait = Number(url.searchParams.get('waitSeconds') ?? 0);
+        const latest = url.searchParams.has('latest') ? Number(url.searchParams.get('latest')) : undefined;
         if (!Number.isInteger(after) || after < 0) return json(refusedInteger(refusals.badAfter()));
         if (!Number.isInteger(wait) || wait < 0 || wait > 60) return json(refusedInteger(refusals.badWaitSeconds()));
-        return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req) });
+        if (latest !== undefined && !(Number.isInteger(latest) && latest >= 1 && latest <= 100))
+          return json(refusedInteger(refusals.badLatest()));
+        return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req, latest) });
       }
       case 'GET /deliveries/:id': {
         const id = Number(parts[2]);
@@ -426,6 +439,64 @@ export class Control {
     });
   }
 
+  /**
+   * A notification about one of the caller's objects, with a trigger's overrides: each field checked
+   * against the spec's list and its rule before anything is queued, the body they make against the
+   * notification's schema in the transaction that queues it (rolled back when refused).
+   */
+  private async trigger(account: ControlAccount, body: ControlTrigger) {
+    const id = body.for ?? body.transactionID;
+    if (!id) return refusedInteger(refusals.required('for'));
+    const overrides = this.sb.notifier.overrides;
+    const wrong = body.set && overrides.refusal(body.event, body.set);
+    if (wrong) return refusedInteger(refusals.invalid(`set.${wrong.field}`, wrong.rule));
+    try {
+      const queued = await this.sb.store.transaction(() =>
+        queueNotificationFor(
+          this.sb,
+          account,
+          {
+            event: body.event,
+            id,
+            ...(body.notifyURL ? { url: body.notifyURL } : {}),
+            ...(body.set ? { set: body.set } : {}),
+          },
+          body.for === undefined ? 'transactionID' : 'for',
+        ),
+      );
+      if ('refusal' in queued) return refusedInteger(queued.refusal);
+      await this.sb.notifier.deliverDue();
+      return {
+        responseCode: 0,
+        responseMessage: `Queued ${queued.ids.length} ${body.event} notification${queued.ids.length === 1 ? '' : 's'}`,
+        deliveries: queued.ids,
+      };
+    } catch (error) {
+      if (error instanceof OverrideRefused)
+        return refusedInteger(refusals.invalid(`set.${error.refusal.field}`, error.refusal.rule));
+      throw error;
+    }
+  }
+
+  /** One of the caller's deliveries sent again, as a new delivery that names it. */
+  private async resend(account: ControlAccount, idText: string, notifyURL?: string) {
+    const id = Number(idText);
+    const queued = await this.sb.store.transaction(async () => {
+      const row = Number.isSafeInteger(id)
+        ? await this.sb.store.get(
+            'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
+            id,
+            account.kind,
+            account.id,
+          )
+        : undefined;
+      return row && (await this.sb.notifier.resend(row, notifyURL));
+    });
+    if (queued === undefined) return refusedInteger(refusals.noSuchDelivery());
+    await this.sb.notifier.deliverDue();
+    return { responseCode: 0, responseMessage: `Queued #${id} again as #${queued}`, deliveries: [queued] };
+  }
+
   private async delivery(row: Row) {
     return {
       id: Number(row.id),
@@ -435,6 +506,7 @@ export class Control {
       body: row.body,
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
+      resentFrom: row.resent_from === null || row.resent_from === undefined ? null : Number(row.resent_from),
       nextAttemptAt:
         row.delivered || Number(row.attempts) >= MAX_ATTEMPTS ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
       // Kept in the store by whichever instance made them, across restarts.
@@ -452,14 +524,25 @@ export class Control {
     after: number,
     waitSeconds: number,
     req: http.IncomingMessage,
+    latest?: number,
   ) {
-    const query = () =>
-      this.sb.store.all(
-        'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100',
-        account.kind,
-        account.id,
-        after,
-      );
+    const query = async () =>
+      latest === undefined
+        ? this.sb.store.all(
+            'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100',
+            account.kind,
+            account.id,
+            after,
+          )
+        : (
+            await this.sb.store.all(
+              'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id DESC LIMIT ?',
+              account.kind,
+              account.id,
+              after,
+              latest,
+            )
+          ).reverse();
     const deadline = Date.now() + waitSeconds * 1000;
     let rows = await query();
     // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this

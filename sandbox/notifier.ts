@@ -9,11 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { computeHash, type HashRecipe } from '../runtime/signing.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { notificationDelivery } from '../generated/webhooks.ts';
+import { notificationDelivery, type WebhookName } from '../generated/webhooks.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import { claimDue, settle } from './delivery-queue.ts';
+import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
 import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
@@ -24,6 +25,25 @@ const RETRY_AFTER_MS = notificationDelivery.retryAfterMinutes.map((minutes) => m
 export const MAX_ATTEMPTS = RETRY_AFTER_MS.length + 1;
 /** Notifications claimed at a time. */
 const CLAIM_LIMIT = 20;
+
+/** Whose notification it is (its passphrase signs it; read from the store when not given). */
+type Signer = Pick<Account, 'kind' | 'id'> & { passphrase?: string };
+
+/** How a notification is queued beyond its body: a trigger's overrides, or the one it resends. */
+export interface QueueOptions {
+  set?: Overrides;
+  resentFrom?: number;
+}
+
+/** A trigger's overrides make a body its notification's schema refuses. */
+export class OverrideRefused extends Error {
+  override readonly name = 'OverrideRefused';
+  readonly refusal: OverrideRefusal;
+  constructor(refusal: OverrideRefusal) {
+    super(`${refusal.field}: ${refusal.rule}`);
+    this.refusal = refusal;
+  }
+}
 
 interface Signing {
   in: 'header' | 'body';
@@ -45,6 +65,8 @@ export class Notifier {
 
   private readonly policy: UrlPolicy;
   private readonly resolve: Resolve | undefined;
+  /** The fields a trigger may set, held to the notifications' schemas. */
+  readonly overrides: NotificationOverrides;
 
   /**
    * send: how notifications are POSTed, to the address the policy checked (notify-send.ts).
@@ -66,6 +88,7 @@ export class Notifier {
     this.send = send;
     this.policy = policy;
     this.resolve = resolve;
+    this.overrides = new NotificationOverrides(spec);
     this.signing = Object.fromEntries(
       Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]),
     );
@@ -77,30 +100,70 @@ export class Notifier {
 
   /**
    * Queues a notification; called inside the transaction of the change it reports, so that a change
-   * rolled back sends nothing and one committed is never without its notification.
+   * rolled back sends nothing and one committed is never without its notification. Overrides (a
+   * trigger's --set) are applied before the body is signed, and the body they make is held to the
+   * notification's schema: an OverrideRefused is thrown, rolling the caller's transaction back.
+   * Answers the notification's id (its delivery's, in the control API).
    */
   private async enqueue(
     event: string,
     subject: string,
     url: string,
     body: Record<string, unknown>,
-    signer: Account,
-  ): Promise<void> {
-    await this.store.run(
-      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    signer: Pick<Account, 'kind' | 'id'> & { passphrase?: string },
+    options: QueueOptions & { hashSalt?: string } = {},
+  ): Promise<number> {
+    let sent = options.set ? this.overrides.apply(body, options.set) : body;
+    const signing = this.signing[event]!;
+    // A body-signed notification carries its hash (directDebitOutcome: the return recipe, over the hashSalt).
+    if (signing.in === 'body' && !options.resentFrom) {
+      const passphrase =
+        signer.passphrase ??
+        (await this.store.get('SELECT passphrase FROM accounts WHERE kind = ? AND id = ?', signer.kind, signer.id))
+          ?.passphrase;
+      sent = {
+        ...sent,
+        [signing.name]: computeHash(
+          this.recipe(signing.recipe),
+          String(passphrase ?? ''),
+          { ...sent, hashSalt: options.hashSalt ?? '' },
+          nodeDigests,
+        ),
+      };
+    }
+    if (options.set) {
+      const bad = this.overrides.bodyRefusal(event as WebhookName, sent);
+      if (bad) throw new OverrideRefused(bad);
+    }
+    const row = await this.store.get<{ id: number }>(
+      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at, resent_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
       event,
       subject,
       url,
-      JSON.stringify(body),
+      JSON.stringify(sent),
       signer.kind,
       signer.id,
       this.clock.baseTimestamp(),
+      options.resentFrom ?? null,
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size)
       setImmediate(() => {
         for (const watch of this.watchers) watch();
       });
+    return Number(row!.id);
+  }
+
+  /** The same notification again (Resend, the control API's resend), to its address or another: the body as first sent. */
+  resend(row: Row, url?: string): Promise<number> {
+    return this.enqueue(
+      row.event,
+      row.subject,
+      url ?? row.url,
+      JSON.parse(row.body),
+      { kind: row.signer_kind, id: row.signer_id },
+      { resentFrom: Number(row.id) },
+    );
   }
 
   private readonly watchers = new Set<() => void>();
@@ -112,54 +175,63 @@ export class Notifier {
   }
 
   merchantCreated(
-    partner: Account,
+    partner: Signer,
     url: string,
     fields: { requestReference: string; status: string; merchantUUID: string },
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'merchantCreated',
       fields.requestReference,
       url,
       { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() },
       partner,
+      options,
     );
   }
 
   directDebitOutcome(
-    merchant: Account,
+    merchant: Signer,
     url: string,
     hashSalt: string,
     fields: Record<string, unknown> & { transactionID: string; status: string },
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     const body = { event: 'directDebitOutcome', merchantUUID: merchant.id, ...fields };
-    const signing = this.signing.directDebitOutcome!;
-    const hash = computeHash(this.recipe(signing.recipe), merchant.passphrase, { ...body, hashSalt }, nodeDigests);
-    return this.enqueue('directDebitOutcome', fields.transactionID, url, { ...body, [signing.name]: hash }, merchant);
+    return this.enqueue('directDebitOutcome', fields.transactionID, url, body, merchant, { ...options, hashSalt });
   }
 
-  batchNotify(merchant: Account, url: string, batch: { batchUUID: string; transactions: unknown[] }): Promise<void> {
+  batchNotify(
+    merchant: Signer,
+    url: string,
+    batch: { batchUUID: string; transactions: unknown[] },
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'batchNotify',
       batch.batchUUID,
       url,
       { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions },
       merchant,
+      options,
     );
   }
 
   payoutTransaction(
-    merchant: Account,
+    merchant: Signer,
     url: string,
     payoutId: string,
     transactionId: string,
     record: unknown,
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'payoutTransaction',
       transactionId,
       url,
       { event: 'payoutTransaction', payoutId, result: record },
       merchant,
+      options,
     );
   }
 

@@ -87,6 +87,8 @@ export const MIGRATIONS: string[] = [
   // v11: payout attempts move with the clock (payout-attempts.ts); when a transaction's notification falls due.
   `ALTER TABLE payout_transactions ADD COLUMN notify_at TEXT;
    CREATE INDEX payout_transactions_due ON payout_transactions (notify_at);`,
+  // v12: a notification sent again names the one it repeats (the control API's resend).
+  `ALTER TABLE notifications ADD COLUMN resent_from INTEGER;`,
 ];
 
 export type Row = Record<string, any>;
