@@ -12,6 +12,7 @@ export interface Bounds {
 
 export interface Answer {
   status: number;
+  statusText: string;
   /** The body as text, cut at maxBytes. */
   text: string;
   /** Whether the body was longer than maxBytes. */
@@ -66,7 +67,13 @@ export async function request(url: string, init: RequestInit, bounds: Bounds): P
   try {
     const response = await fetch(url, { ...init, redirect: 'manual', signal });
     const { bytes, cut } = await readCapped(response, bounds.maxBytes);
-    return { status: response.status, text: new TextDecoder().decode(bytes), cut, headers: response.headers };
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      text: new TextDecoder().decode(bytes),
+      cut,
+      headers: response.headers,
+    };
   } catch (error) {
     if (signal.aborted && !bounds.signal?.aborted)
       throw new TimedOut(`no answer within ${Math.round(bounds.timeoutMs / 100) / 10} s`);
