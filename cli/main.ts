@@ -13,6 +13,7 @@ const SUBCOMMANDS: Record<string, string> = {
   trigger: 'make the sandbox send a notification: through the operations that cause it, or for an object you have',
   deliveries: "list the sandbox's notifications for your account, with every delivery attempt",
   resend: 'send one of your notifications again, exactly as first sent',
+  chaos: 'deliver your notifications to an address under chaos, and see what its receiver answered',
 };
 
 const NAME = 'payment-gateway';
@@ -61,6 +62,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case 'resend':
       process.exitCode = await (await import('./commands/resend.ts')).run(rest);
+      return;
+    case 'chaos':
+      process.exitCode = await (await import('./commands/chaos.ts')).run(rest);
       return;
     case 'sign':
       return (await import('./sign.ts')).signCommand(name, rest);

@@ -215,6 +215,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's chaos settings, each with what its run sent and what the receiver answered
+         * @description For each notification address with chaos on, the setting and the run's summary since it was set (the posts of each kind by the class of the receiver's answer, the answers dropped, the notifications held back or delayed, and each answer that was not the one expected), as payment-gateway listen --chaos prints it.
+         */
+        get: operations["listChaos"];
+        /**
+         * Deliver the account's notifications to one address under chaos
+         * @description From now on, each notification of the account to notifyURL meets what real delivery does, each kind at its rate (sandbox/chaos.ts): duplicate (posted again after it was acknowledged), reorder (held back so that later ones go first), delay (up to maxDelayMs before it is posted), stale (a correctly signed copy dated staleSeconds earlier, posted first), bad-signature (a copy with a wrong signature, posted first), timeout (the receiver's answer dropped: retried on the schedule, as after a 5xx or no answer). The faults are drawn from the seed and each notification's number in the run, on whichever instance delivers it: the same seed gives the same faults to the same sequence. Setting it again starts a new run (numbered from 1, an empty summary).
+         */
+        put: operations["setChaos"];
+        post?: never;
+        /** Deliver to an address without chaos again; answers its run's last summary */
+        delete: operations["stopChaos"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/merchants/{merchantUUID}/data": {
         parameters: {
             query?: never;
@@ -303,6 +328,45 @@ export interface components {
             /** @description The ids of the deliveries queued (GET /deliveries/{id}). */
             deliveries: number[];
         };
+        ChaosSetting: {
+            /** Format: uri */
+            notifyURL: string;
+            /** @description Each kind's rate, from 0 to 1; a kind not named never happens. Default every kind at its default rate (duplicate 0.2, reorder 0.1, delay 0.2, stale 0.1, bad-signature 0.1, timeout 0.1). */
+            faults?: {
+                duplicate?: number;
+                reorder?: number;
+                delay?: number;
+                stale?: number;
+                "bad-signature"?: number;
+                timeout?: number;
+            };
+            /** @description Default: a random one, answered. */
+            seed?: number;
+            /** @default 1000 */
+            maxDelayMs?: number;
+            /** @default 3600 */
+            staleSeconds?: number;
+        };
+        ChaosRun: {
+            notifyURL: string;
+            seed: number;
+            faults: {
+                [key: string]: number;
+            };
+            maxDelayMs: number;
+            staleSeconds: number;
+            /** @description The notifications of the run so far. */
+            notifications: number;
+            /** @description The run's summary in lines, as listen --chaos prints it. */
+            summary: string[];
+            /** @description Each answer that was not the one expected. */
+            problems: string[];
+        };
+        ChaosRuns: {
+            /** @constant */
+            responseCode: 0;
+            chaos: components["schemas"]["ChaosRun"][];
+        };
         Resend: {
             /**
              * Format: uri
@@ -316,6 +380,13 @@ export interface components {
             /** @description The receiver's HTTP status; 0 when it could not be reached. */
             status: number;
             ms: number;
+            /** @description What the chaos of the address did beside this attempt, in order. */
+            chaos?: {
+                /** @enum {string} */
+                kind: "reorder" | "delay" | "bad-signature" | "stale" | "timeout" | "duplicate";
+                /** @description The receiver's status to the post (the attempt's own, for a dropped answer); the ms of a delay or a hold. */
+                value: number;
+            }[];
         };
         Delivery: {
             id: number;
@@ -623,6 +694,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    listChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    setChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChaosSetting"];
+            };
+        };
+        responses: {
+            /** @description Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    stopChaos: {
+        parameters: {
+            query: {
+                notifyURL: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stopped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
                 };
             };
         };

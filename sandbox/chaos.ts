@@ -246,3 +246,53 @@ export function summary(tally: Tally, chaos: Chaos, notifications: number): stri
   for (const p of tally.problems) lines.push(`  ${p}`);
   return lines;
 }
+
+/** A stored chaos setting (chaos_settings) as the planner reads it. */
+export function chaosOfRow(row: Record<string, unknown>): Chaos {
+  return {
+    seed: Number(row.seed),
+    rates: JSON.parse(String(row.rates)) as Partial<Record<ChaosKind, number>>,
+    maxDelayMs: Number(row.max_delay_ms),
+    staleSeconds: Number(row.stale_seconds),
+  };
+}
+
+/** One delivery attempt of a notification under chaos, and what the chaos did beside it (chaos_posts). */
+export interface AttemptRecord {
+  id: number;
+  event: string;
+  subject: string;
+  attempt: number;
+  /** The receiver's status to the notification as sent (0: no answer). */
+  status: number;
+}
+export interface FaultRecord {
+  id: number;
+  attempt: number;
+  kind: string;
+  /** The receiver's status to the post; a delay's or a hold's ms. */
+  value: number;
+}
+
+/** A run's tally from what the store kept of it: the same one listen --chaos keeps as it goes. */
+export function tallyOf(attempts: AttemptRecord[], faults: FaultRecord[]): Tally {
+  const tally = emptyTally();
+  const byAttempt = new Map<string, FaultRecord[]>();
+  for (const f of faults) {
+    const key = `${f.id}/${f.attempt}`;
+    byAttempt.set(key, [...(byAttempt.get(key) ?? []), f]);
+    if (f.kind === 'reorder') tally.reordered++;
+  }
+  for (const a of attempts) {
+    const what = `#${a.id} ${a.event} ${a.subject}`;
+    const around = byAttempt.get(`${a.id}/${a.attempt}`) ?? [];
+    for (const f of around) {
+      if (f.kind === 'delay') tally.delayed++;
+      else if (f.kind === 'timeout') tally.timeouts++;
+      else if (f.kind === 'bad-signature' || f.kind === 'stale' || f.kind === 'duplicate')
+        count(tally, f.kind, f.value, what);
+    }
+    count(tally, a.attempt === 1 ? 'genuine' : 'retry', a.status, what);
+  }
+  return tally;
+}

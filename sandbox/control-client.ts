@@ -71,6 +71,9 @@ export function createControlClient(options: ControlClientOptions) {
     delivery: (id: number) => settled(http.GET('/deliveries/{id}', { params: { path: { id } } })),
     resendDelivery: (id: number, to: ControlSchemas['Resend'] = {}) =>
       settled(http.POST('/deliveries/{id}/resend', { params: { path: { id } }, body: to })),
+    chaos: () => settled(http.GET('/chaos')),
+    setChaos: (setting: ControlSchemas['ChaosSetting']) => settled(http.PUT('/chaos', { body: setting })),
+    stopChaos: (notifyURL: string) => settled(http.DELETE('/chaos', { params: { query: { notifyURL } } })),
     resetMerchant: (merchantUUID: string) =>
       settled(http.DELETE('/merchants/{merchantUUID}/data', { params: { path: { merchantUUID } } })),
   };

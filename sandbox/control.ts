@@ -25,10 +25,18 @@ import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
 import { MAX_ATTEMPTS, OverrideRefused } from './notifier.ts';
 import { queueNotificationFor, type NotifyEvent } from './handlers/notify.ts';
+import { CHAOS_DEFAULTS, type ChaosKind, chaosOfRow, DEFAULT_RATES, summary, tallyOf } from './chaos.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
 
 type ControlAccount = { kind: string; id: string; apiKey: string; passphrase: string };
+type ChaosSetting = {
+  notifyURL: string;
+  faults?: Partial<Record<ChaosKind, number>>;
+  seed?: number;
+  maxDelayMs?: number;
+  staleSeconds?: number;
+};
 type ControlTrigger = {
   event: NotifyEvent;
   for?: string;
@@ -83,7 +91,7 @@ export class Control {
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
     this.validators = Object.fromEntries(
-      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour', 'Resend'].map((name) => [
+      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour', 'Resend', 'ChaosSetting'].map((name) => [
         name,
         ajv.compile(doc.components.schemas[name]),
       ]),
@@ -261,6 +269,26 @@ export class Control {
         const bad = this.check('Resend', body);
         if (bad) return json(bad);
         return json(await this.resend(account, parts[2]!, (body as { notifyURL?: string }).notifyURL));
+      }
+      case 'GET /chaos':
+        return json({ responseCode: 0, chaos: await this.chaosRuns(account) });
+      case 'PUT /chaos': {
+        const bad = this.check('ChaosSetting', body);
+        if (bad) return json(bad);
+        return json(await this.setChaos(account, body as ChaosSetting));
+      }
+      case 'DELETE /chaos': {
+        const notifyURL = url.searchParams.get('notifyURL');
+        if (!notifyURL) return json(refusedInteger(refusals.required('notifyURL')));
+        const runs = await this.chaosRuns(account, notifyURL);
+        if (!runs.length) return json(refusedInteger(refusals.noChaos()));
+        await this.sb.store.run(
+          'DELETE FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+          account.kind,
+          account.id,
+          notifyURL,
+        );
+        return json({ responseCode: 0, chaos: runs });
       }
       case 'GET /deliveries': {
         const after = Number(url.searchParams.get('after') ?? 0);
@@ -478,6 +506,86 @@ export class Control {
     }
   }
 
+  /** Chaos for one address of the caller's: a new run, numbered from 1 (the notifications of an old run leave it). */
+  private async setChaos(account: ControlAccount, setting: ChaosSetting) {
+    const { store, clock } = this.sb;
+    const seed = setting.seed ?? Math.floor(Math.random() * 2 ** 31);
+    await store.transaction(async () => {
+      await store.run(
+        'DELETE FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+      );
+      await store.run(
+        'UPDATE notifications SET chaos_seq = NULL WHERE signer_kind = ? AND signer_id = ? AND url = ? AND chaos_seq IS NOT NULL',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+      );
+      await store.run(
+        'INSERT INTO chaos_settings (signer_kind, signer_id, url, seed, rates, max_delay_ms, stale_seconds, next_seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+        seed,
+        JSON.stringify(setting.faults ?? DEFAULT_RATES),
+        setting.maxDelayMs ?? CHAOS_DEFAULTS.maxDelayMs,
+        setting.staleSeconds ?? CHAOS_DEFAULTS.staleSeconds,
+        clock.timestamp(),
+      );
+    });
+    return { responseCode: 0, chaos: await this.chaosRuns(account, setting.notifyURL) };
+  }
+
+  /** The caller's chaos runs (one address's, when named), each with its summary from the store. */
+  private async chaosRuns(account: ControlAccount, notifyURL?: string) {
+    const { store } = this.sb;
+    const settings = await store.all(
+      `SELECT * FROM chaos_settings WHERE signer_kind = ? AND signer_id = ?${notifyURL ? ' AND url = ?' : ''} ORDER BY created_at, url`,
+      account.kind,
+      account.id,
+      ...(notifyURL ? [notifyURL] : []),
+    );
+    const runs = [];
+    for (const setting of settings) {
+      const chaos = chaosOfRow(setting);
+      const of =
+        'FROM notifications n WHERE n.signer_kind = ? AND n.signer_id = ? AND n.url = ? AND n.chaos_seq IS NOT NULL';
+      const args = [account.kind, account.id, setting.url];
+      const attempts = await store.all(
+        `SELECT n.id, n.event, n.subject, a.seq AS attempt, a.status FROM delivery_attempts a JOIN notifications n ON n.id = a.notification_id WHERE a.notification_id IN (SELECT n.id ${of}) ORDER BY n.id, a.seq`,
+        ...args,
+      );
+      const faults = await store.all(
+        `SELECT p.notification_id AS id, p.attempt, p.kind, p.value FROM chaos_posts p WHERE p.notification_id IN (SELECT n.id ${of}) ORDER BY p.notification_id, p.attempt, p.n`,
+        ...args,
+      );
+      const notifications = Number((await store.get(`SELECT count(*) AS n ${of}`, ...args))!.n);
+      const tally = tallyOf(
+        attempts.map((a) => ({
+          id: Number(a.id),
+          event: a.event,
+          subject: a.subject,
+          attempt: Number(a.attempt),
+          status: Number(a.status),
+        })),
+        faults.map((f) => ({ id: Number(f.id), attempt: Number(f.attempt), kind: f.kind, value: Number(f.value) })),
+      );
+      runs.push({
+        notifyURL: setting.url as string,
+        seed: chaos.seed,
+        faults: chaos.rates,
+        maxDelayMs: chaos.maxDelayMs,
+        staleSeconds: chaos.staleSeconds,
+        notifications,
+        summary: summary(tally, chaos, notifications),
+        problems: tally.problems,
+      });
+    }
+    return runs;
+  }
+
   /** One of the caller's deliveries sent again, as a new delivery that names it. */
   private async resend(account: ControlAccount, idText: string, notifyURL?: string) {
     const id = Number(idText);
@@ -509,14 +617,31 @@ export class Control {
       resentFrom: row.resent_from === null || row.resent_from === undefined ? null : Number(row.resent_from),
       nextAttemptAt:
         row.delivered || Number(row.attempts) >= MAX_ATTEMPTS ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
-      // Kept in the store by whichever instance made them, across restarts.
-      attempts: (
-        await this.sb.store.all(
-          'SELECT at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
-          row.id,
-        )
-      ).map(({ at, status, ms }) => ({ at: onScopeTime(this.sb.clock, at), status: Number(status), ms: Number(ms) })),
+      // Kept in the store by whichever instance made them, across restarts; with what the chaos did beside each.
+      attempts: await this.attemptsOf(row),
     };
+  }
+
+  private async attemptsOf(row: Row) {
+    const { store, clock } = this.sb;
+    const faults =
+      row.chaos_seq === null && !(await store.get('SELECT 1 AS any FROM chaos_posts WHERE notification_id = ?', row.id))
+        ? []
+        : await store.all(
+            'SELECT attempt, kind, value FROM chaos_posts WHERE notification_id = ? ORDER BY attempt, n',
+            row.id,
+          );
+    return (
+      await store.all(
+        'SELECT seq, at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
+        row.id,
+      )
+    ).map(({ seq, at, status, ms }) => {
+      const chaos = faults
+        .filter((f) => Number(f.attempt) === Number(seq))
+        .map((f) => ({ kind: f.kind, value: Number(f.value) }));
+      return { at: onScopeTime(clock, at), status: Number(status), ms: Number(ms), ...(chaos.length ? { chaos } : {}) };
+    });
   }
 
   private async deliveries(
@@ -570,6 +695,12 @@ export class Control {
       const tables = (await tablesWithColumn(store, 'merchant_id'))
         .filter((t) => t !== 'accounts' && t !== 'surcharge_rates')
         .map((t) => [t, 'merchant_id']);
+      // What the chaos did to its notifications goes with them, and its chaos settings (settings: not counted).
+      await store.run(
+        "DELETE FROM chaos_posts WHERE notification_id IN (SELECT id FROM notifications WHERE signer_kind = 'merchant' AND signer_id = ?)",
+        merchantId,
+      );
+      await store.run("DELETE FROM chaos_settings WHERE signer_kind = 'merchant' AND signer_id = ?", merchantId);
       for (const [table, column] of [...tables, ['notifications', 'signer_id']]) {
         const n = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
         // Its forced outcomes go too, but they are settings, not data it made: not counted.

@@ -13,6 +13,7 @@ import { notificationDelivery, type WebhookName } from '../generated/webhooks.ts
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
+import { type Chaos, chaosOfRow, forged, planFor, type Posting, staled } from './chaos.ts';
 import { claimDue, settle } from './delivery-queue.ts';
 import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
 import type { Row, Store } from './store.ts';
@@ -60,8 +61,8 @@ export class Notifier {
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
-  /** How long a claim holds (sandbox time), and how long a post may take: the lease is the longer. */
-  private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'>;
+  /** How long a claim holds (sandbox time), how long a post may take (the lease is the longer), how often deliveries run. */
+  private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs' | 'deliveryEveryMs'>;
 
   private readonly policy: UrlPolicy;
   private readonly resolve: Resolve | undefined;
@@ -79,7 +80,7 @@ export class Notifier {
     spec: Record<string, any>,
     send: Send,
     policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
-    times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'> = DEFAULT_WAITS,
+    times: Pick<Waits, 'leaseMs' | 'postTimeoutMs' | 'deliveryEveryMs'> = DEFAULT_WAITS,
     resolve?: Resolve,
   ) {
     this.times = times;
@@ -135,8 +136,16 @@ export class Notifier {
       const bad = this.overrides.bodyRefusal(event as WebhookName, sent);
       if (bad) throw new OverrideRefused(bad);
     }
+    // Its number in the chaos run of its address, when the address has one: taken in this
+    // transaction (the setting's row locked until it commits), so that no two share one.
+    const chaos = await this.store.get<{ seq: number }>(
+      'UPDATE chaos_settings SET next_seq = next_seq + 1 WHERE signer_kind = ? AND signer_id = ? AND url = ? RETURNING next_seq - 1 AS seq',
+      signer.kind,
+      signer.id,
+      url,
+    );
     const row = await this.store.get<{ id: number }>(
-      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at, resent_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at, resent_from, chaos_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
       event,
       subject,
       url,
@@ -145,6 +154,7 @@ export class Notifier {
       signer.id,
       this.clock.baseTimestamp(),
       options.resentFrom ?? null,
+      chaos ? Number(chaos.seq) : null,
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size)
@@ -298,12 +308,20 @@ export class Notifier {
     }
   }
 
-  /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
-  private async deliver(n: Row): Promise<boolean> {
-    const headers = await this.headersFor(n);
-    const at = this.clock.timestamp();
-    const started = performance.now();
-    let status = 0;
+  /** The chaos of a notification's address, when it has a number in its run and the setting is still there. */
+  private async chaosOf(n: Row): Promise<Chaos | undefined> {
+    if (n.chaos_seq === null || n.chaos_seq === undefined) return undefined;
+    const setting = await this.store.get(
+      'SELECT * FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+      n.signer_kind,
+      n.signer_id,
+      n.url,
+    );
+    return setting && chaosOfRow(setting);
+  }
+
+  /** Posts one body to the notification's address, every hop checked: the receiver's status, 0 for none. */
+  private async post(n: Row, posting: Posting): Promise<number> {
     try {
       // Every hop checked at send time: the name resolved now, the connection to a checked address,
       // no redirect followed.
@@ -313,19 +331,54 @@ export class Notifier {
         n.url,
         {
           method: 'POST',
-          headers,
-          body: n.body,
+          headers: posting.headers,
+          body: posting.body,
           signal: AbortSignal.timeout(this.times.postTimeoutMs),
           redirect: 'manual',
         },
         to.addresses[0]!,
       );
-      status = response.status;
       await (response as { body?: ReadableStream | null }).body?.cancel();
+      return response.status;
     } catch {
-      status = 0;
+      return 0;
     }
-    const ok = status >= 200 && status < 300;
+  }
+
+  /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
+  private async deliver(n: Row): Promise<boolean> {
+    const headers = await this.headersFor(n);
+    const attempt = Number(n.attempts) + 1;
+    const chaos = await this.chaosOf(n);
+    const plan = chaos && planFor(chaos, Number(n.chaos_seq), attempt);
+    const faults: { kind: string; value: number }[] = [];
+    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n);
+    if (plan?.delayMs) {
+      faults.push({ kind: 'delay', value: plan.delayMs });
+      await new Promise((r) => setTimeout(r, plan.delayMs));
+    }
+    const posting = { body: n.body, headers };
+    if (plan?.badSignature) faults.push({ kind: 'bad-signature', value: await this.post(n, forged(posting)) });
+    if (plan?.stale) {
+      const signer = await this.store.get(
+        'SELECT passphrase FROM accounts WHERE kind = ? AND id = ?',
+        n.signer_kind,
+        n.signer_id,
+      );
+      const copy = staled(posting, chaos!.staleSeconds, String(signer?.passphrase ?? ''));
+      if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy) });
+    }
+    const at = this.clock.timestamp();
+    const started = performance.now();
+    const status = await this.post(n, posting);
+    const ms = Math.round(performance.now() - started);
+    let ok = status >= 200 && status < 300;
+    if (plan?.timeout) {
+      // The answer dropped, as if the time-out had passed: the receiver handled it; the gateway sends it again.
+      faults.push({ kind: 'timeout', value: status });
+      ok = false;
+    }
+    if (ok && plan?.duplicate) faults.push({ kind: 'duplicate', value: await this.post(n, posting) });
     // The spec's wait after this attempt (x-notification-delivery); after the last one it is not sent again.
     const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;
     await settle(this.store, Number(n.id), this.instanceId, {
@@ -338,12 +391,52 @@ export class Notifier {
     await this.store.run(
       'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',
       Number(n.id),
-      Number(n.attempts) + 1,
+      attempt,
       at,
       status,
-      Math.round(performance.now() - started),
+      ms,
     );
+    for (const [i, f] of faults.entries())
+      await this.store.run(
+        'INSERT OR IGNORE INTO chaos_posts (notification_id, attempt, n, kind, value, at) VALUES (?, ?, ?, ?, ?, ?)',
+        Number(n.id),
+        attempt,
+        i + 1,
+        f.kind,
+        f.value,
+        at,
+      );
     return ok;
+  }
+
+  /** Whether the chaos held this notification back already (once is its share). */
+  private async heldBefore(n: Row): Promise<boolean> {
+    return Boolean(
+      await this.store.get("SELECT 1 AS held FROM chaos_posts WHERE notification_id = ? AND kind = 'reorder'", n.id),
+    );
+  }
+
+  /** Holds a notification back without an attempt, so that later ones are posted first; its claim given up. */
+  private async holdBack(n: Row): Promise<boolean> {
+    const holdMs = Math.max(2000, 2 * this.times.deliveryEveryMs);
+    await this.store.transaction(async () => {
+      const { changes } = await this.store.run(
+        'UPDATE notifications SET next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ? AND delivered = 0',
+        this.clock.baseTimestamp(holdMs),
+        n.id,
+        this.instanceId,
+      );
+      if (changes)
+        await this.store.run(
+          'INSERT OR IGNORE INTO chaos_posts (notification_id, attempt, n, kind, value, at) VALUES (?, ?, 0, ?, ?, ?)',
+          Number(n.id),
+          Number(n.attempts) + 1,
+          'reorder',
+          holdMs,
+          this.clock.timestamp(),
+        );
+    });
+    return false;
   }
 
   start(intervalMs = DEFAULT_WAITS.deliveryEveryMs): void {

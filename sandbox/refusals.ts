@@ -375,6 +375,9 @@ export const controlRefusals = {
   badLatest: entry('PGW_ERR_CONTROL_BAD_LATEST', 'The deliveries query `latest` is not an integer from 1 to 100', () =>
     fieldInvalid('latest', 'must be an integer from 1 to 100'),
   ),
+  noChaos: entry('PGW_ERR_CONTROL_NO_CHAOS', 'Chaos is stopped for an address that has none', () =>
+    fieldInvalid('notifyURL', 'no chaos is set for this address'),
+  ),
   noSuchDelivery: entry('PGW_ERR_CONTROL_NO_SUCH_DELIVERY', 'The delivery named is not one of this account', () =>
     fieldInvalid('id', 'no such delivery of this account'),
   ),

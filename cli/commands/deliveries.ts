@@ -42,7 +42,10 @@ export function describeDelivery(d: Pick<Delivery, 'event' | 'body'>): string {
 
 /** One delivery on one line. */
 export function deliveryLine(d: Delivery): string {
-  const attempts = d.attempts.map((a) => `${a.status || 'no answer'} at ${a.at} (${a.ms} ms)`);
+  const attempts = d.attempts.map(
+    (a) =>
+      `${a.status || 'no answer'} at ${a.at} (${a.ms} ms)${a.chaos?.length ? ` [${a.chaos.map((c) => `${c.kind} ${c.kind === 'delay' || c.kind === 'reorder' ? `${c.value} ms` : c.value || 'no answer'}`).join(', ')}]` : ''}`,
+  );
   const state = d.delivered
     ? 'delivered'
     : d.nextAttemptAt
