@@ -207,8 +207,10 @@ export function count(tally: Tally, kind: PostKind, status: number, what: string
   const cls = statusClass(status);
   tally.posts[kind][cls] = (tally.posts[kind][cls] ?? 0) + 1;
   const wanted = EXPECTED[kind];
-  if (cls === wanted || (kind !== 'stale' && kind !== 'bad-signature' && (cls === '5xx' || cls === 'none'))) return;
-  // A 5xx or no answer to a valid post is retried, as the gateway retries it; any other wrong answer is a problem.
+  const forgery = kind === 'stale' || kind === 'bad-signature';
+  // A forged or stale copy is a problem when it is taken (2xx); a valid one when it is refused (a 5xx
+  // or no answer is retried, as the gateway retries it).
+  if (forgery ? cls !== '2xx' : cls === wanted || cls === '5xx' || cls === 'none') return;
   const why: Record<PostKind, string> = {
     genuine: 'a valid notification refused',
     retry: 'a retried notification refused',

@@ -46,6 +46,8 @@ export interface ReceiverOptions extends VerifyOptions {
   slowMs?: number;
   /** Where the correct receiver remembers delivery keys (default in memory). */
   duplicates?: DuplicateCheck;
+  /** The first this many posts are answered 503 unread: a receiver restarting (the sender must send them again). */
+  outage?: number;
 }
 
 export interface Receiver {
@@ -64,6 +66,7 @@ const never: DuplicateCheck = { firstTime: () => true };
 export async function startReceiver(kind: ReceiverKind, options: ReceiverOptions): Promise<Receiver> {
   const applied: Notification[] = [];
   const answers: Receiver['answers'] = [];
+  let outage = options.outage ?? 0;
   const dispatcher = new NotificationDispatcher({
     ...options,
     ...(kind === 'acceptsStale' ? { toleranceSeconds: Number.POSITIVE_INFINITY } : {}),
@@ -106,7 +109,10 @@ export async function startReceiver(kind: ReceiverKind, options: ReceiverOptions
     const headers = req.headers as Record<string, string>;
     let status: number;
     let said: string;
-    if (kind === 'answersBeforeVerifying') {
+    if (outage > 0) {
+      outage--;
+      [status, said] = [503, 'restarting'];
+    } else if (kind === 'answersBeforeVerifying') {
       // The mistake: acknowledged before anything is checked or kept; a crash loses what is queued.
       queue.push([raw, headers]);
       [status, said] = [200, 'queued'];
