@@ -301,15 +301,7 @@ export class Control {
         return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req, latest) });
       }
       case 'GET /deliveries/:id': {
-        const id = Number(parts[2]);
-        const row = Number.isSafeInteger(id)
-          ? await this.sb.store.get(
-              'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
-              id,
-              account.kind,
-              account.id,
-            )
-          : undefined;
+        const row = await this.ownDelivery(account, parts[2]!);
         return json(
           row ? { responseCode: 0, delivery: await this.delivery(row) } : refusedInteger(refusals.noSuchDelivery()),
         );
@@ -588,21 +580,25 @@ export class Control {
 
   /** One of the caller's deliveries sent again, as a new delivery that names it. */
   private async resend(account: ControlAccount, idText: string, notifyURL?: string) {
-    const id = Number(idText);
     const queued = await this.sb.store.transaction(async () => {
-      const row = Number.isSafeInteger(id)
-        ? await this.sb.store.get(
-            'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
-            id,
-            account.kind,
-            account.id,
-          )
-        : undefined;
+      const row = await this.ownDelivery(account, idText);
       return row && (await this.sb.notifier.resend(row, notifyURL));
     });
     if (queued === undefined) return refusedInteger(refusals.noSuchDelivery());
     await this.sb.notifier.deliverDue();
-    return { responseCode: 0, responseMessage: `Queued #${id} again as #${queued}`, deliveries: [queued] };
+    return { responseCode: 0, responseMessage: `Queued #${idText} again as #${queued}`, deliveries: [queued] };
+  }
+
+  /** The caller's own delivery of that id (another account's is none). */
+  private ownDelivery(account: { kind: string; id: string }, idText: string): Promise<Row | undefined> {
+    const id = Number(idText);
+    if (!Number.isSafeInteger(id)) return Promise.resolve(undefined);
+    return this.sb.store.get(
+      'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
+      id,
+      account.kind,
+      account.id,
+    );
   }
 
   private async delivery(row: Row) {

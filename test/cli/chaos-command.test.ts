@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as chaos } from '../../cli/commands/chaos.ts';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { captured } from './captured.ts';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -12,12 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await chaos([...args, '--base', t.base], { print: (l) => out.push(l), printError: (l) => err.push(l) });
-  return { code, out, err };
-}
+const cli = (args: string[]) => captured(chaos, [...args, '--base', t.base]);
 
 describe('payment-gateway chaos', () => {
   it('sets chaos for an address, sums up its run (naming what the receiver took), and stops it', async () => {

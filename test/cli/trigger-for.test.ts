@@ -8,6 +8,7 @@ import { run as trigger } from '../../cli/commands/trigger.ts';
 import { kindOf, verifyNotification } from '../../notifications/index.ts';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { captured } from './captured.ts';
 
 let t: TestSandbox;
 const posted: { url: string; body: string; headers: Record<string, string> }[] = [];
@@ -35,16 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A command's run: its exit code, what it printed and its mistakes. */
-async function cli(command: typeof trigger, args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command([...args, '--base', t.base], {
-    print: (l) => out.push(l),
-    printError: (l) => err.push(l),
-  });
-  return { code, out, err };
-}
+/** A command's run against the sandbox: its exit code, what it printed and its mistakes. */
+const cli = (command: typeof trigger, args: string[]) => captured(command, [...args, '--base', t.base]);
 
 describe('trigger EVENT --for ID', () => {
   it('payoutReturned for a payout: its transaction told as returned, signed over what was set', async () => {
