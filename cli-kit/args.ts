@@ -16,6 +16,11 @@ export interface OptionSpec {
   env?: string;
   /** Shown in --help; applied by the command (an environment variable comes before it). */
   default?: string;
+  /**
+   * A string option's value when it is given bare (last, or before another option): `--chaos` is
+   * `--chaos=all`. --help shows the value as optional: `--chaos [KINDS]`.
+   */
+  bareValue?: string;
 }
 
 export interface CommandSpec {
@@ -56,7 +61,7 @@ const COMMON: Record<string, OptionSpec> = {
 export function helpText(spec: CommandSpec): string {
   const all = { ...spec.options, ...COMMON };
   const left = (name: string, o: OptionSpec) =>
-    `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+    `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? (o.bareValue !== undefined ? ` [${o.value ?? 'VALUE'}]` : ` ${o.value ?? 'VALUE'}`) : ''}`;
   const width = Math.max(...Object.entries(all).map(([n, o]) => left(n, o).length)) + 2;
   const lines = [`Usage: ${spec.name} ${spec.usage}`, '', spec.summary, '', 'Options:'];
   for (const [name, o] of Object.entries(all)) {
@@ -87,9 +92,16 @@ export function parse(spec: CommandSpec, argv: string[], print: (text: string) =
       { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
     ]),
   );
+  // An option with a bare value, given bare: its value written in (parseArgs knows no optional values).
+  const args = argv.map((arg, i) => {
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    const o = name !== undefined && Object.hasOwn(spec.options, name) ? spec.options[name] : undefined;
+    const next = argv[i + 1];
+    return o?.bareValue !== undefined && (next === undefined || next.startsWith('-')) ? `${arg}=${o.bareValue}` : arg;
+  });
   let parsed: Parsed;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: Boolean(spec.positionals) }) as Parsed;
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: Boolean(spec.positionals) }) as Parsed;
   } catch (error) {
     const message =
       error instanceof Error

@@ -10,7 +10,10 @@ const SUBCOMMANDS: Record<string, string> = {
   sign: "compute a message hash (any recipe, or an operation's hashes) from a shell",
   docs: 'serve the API reference (or print where the HTML file is)',
   listen: "stream the sandbox's notifications to a local endpoint, signed as the gateway signs",
-  trigger: 'make the sandbox send a notification, through the real operations that cause it',
+  trigger: 'make the sandbox send a notification: through the operations that cause it, or for an object you have',
+  deliveries: "list the sandbox's notifications for your account, with every delivery attempt",
+  resend: 'send one of your notifications again, exactly as first sent',
+  chaos: 'deliver your notifications to an address under chaos, and see what its receiver answered',
 };
 
 const NAME = 'payment-gateway';
@@ -19,7 +22,7 @@ export const mainSpec: CommandSpec = {
   name: NAME,
   usage: '<command> [options]',
   summary: `The Payment Gateway API 2.0 contract's tools.\n\nCommands:\n${Object.entries(SUBCOMMANDS)
-    .map(([n, t]) => `  ${n.padEnd(10)}${t}`)
+    .map(([n, t]) => `  ${n.padEnd(12)}${t}`)
     .join('\n')}\n\n${NAME} <command> --help tells more about each.`,
   options: {},
 };
@@ -53,6 +56,15 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'trigger':
       process.exitCode = await (await import('./commands/trigger.ts')).run(rest);
+      return;
+    case 'deliveries':
+      process.exitCode = await (await import('./commands/deliveries.ts')).run(rest);
+      return;
+    case 'resend':
+      process.exitCode = await (await import('./commands/resend.ts')).run(rest);
+      return;
+    case 'chaos':
+      process.exitCode = await (await import('./commands/chaos.ts')).run(rest);
       return;
     case 'sign':
       return (await import('./sign.ts')).signCommand(name, rest);

@@ -147,7 +147,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one of the contract's notifications now, for a subject that exists */
+        /**
+         * Send one of the contract's notifications now, about an object the account has
+         * @description The object is named by `for` and must be the caller's (another account's is refused as not found): a direct debit or an authorisation's fingerprint (directDebitOutcome), a batch or a card purchase made in one (batchNotify), a payout transaction or a whole payout, by id or reference (payoutTransaction: one notification for each transaction), a completed merchant request of the caller's partner (merchantCreated, signed and listed as the partner's). The notification is what the object's state gives, with the fields of `set` changed first: only the fields the spec's x-operation.trigger.set names for the webhook, each value held to its field's rule and the whole body to the notification's schema (the field and the rule are named when refused). It goes to notifyURL, or to the object's own notification address.
+         */
         post: operations["triggerNotification"];
         delete?: never;
         options?: never;
@@ -164,7 +167,7 @@ export interface paths {
         };
         /**
          * The account's notifications and their delivery attempts, oldest first
-         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up.
+         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up. At most 100 a call; `latest` gives the newest ones instead.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -187,6 +190,51 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one of the account's notifications again
+         * @description Queues the same notification again (the body exactly as first sent, signed the same way) as a new delivery, which names the one it repeats (resentFrom); to notifyURL when given, else to the same address. A receiver sees the same delivery key again, as after a gateway retry or Resend Notifications.
+         */
+        post: operations["resendDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's chaos settings, each with what its run sent and what the receiver answered
+         * @description For each notification address with chaos on, the setting and the run's summary since it was set (the posts of each kind by the class of the receiver's answer, the answers dropped, the notifications held back or delayed, and each answer that was not the one expected), as payment-gateway listen --chaos prints it.
+         */
+        get: operations["listChaos"];
+        /**
+         * Deliver the account's notifications to one address under chaos
+         * @description From now on, each notification of the account to notifyURL meets what real delivery does, each kind at its rate (sandbox/chaos.ts): duplicate (posted again after it was acknowledged), reorder (held back so that later ones go first), delay (up to maxDelayMs before it is posted), stale (a correctly signed copy dated staleSeconds earlier, posted first), bad-signature (a copy with a wrong signature, posted first), timeout (the receiver's answer dropped: retried on the schedule, as after a 5xx or no answer). The faults are drawn from the seed and each notification's number in the run, on whichever instance delivers it: the same seed gives the same faults to the same sequence. Setting it again starts a new run (numbered from 1, an empty summary).
+         */
+        put: operations["setChaos"];
+        post?: never;
+        /** Deliver to an address without chaos again; answers its run's last summary */
+        delete: operations["stopChaos"];
         options?: never;
         head?: never;
         patch?: never;
@@ -259,10 +307,72 @@ export interface components {
         Trigger: {
             /** @enum {string} */
             event: "directDebitOutcome" | "batchNotify" | "payoutTransaction" | "merchantCreated";
-            /** @description The subject: a direct debit or authorisation fingerprint, a batchUUID, a payout transaction id, a merchant request reference. */
-            transactionID: string;
+            /** @description The object: a direct debit, an authorisation fingerprint, a batchUUID or a purchase made in a batch, a payout transaction or payout (id or reference), a merchant request reference. */
+            for?: string;
+            /** @description The object, as `for` (its older name); one of the two is required. */
+            transactionID?: string;
+            /**
+             * Format: uri
+             * @description Where to send it; the object's own notification address when not given.
+             */
+            notifyURL?: string;
+            /** @description Fields to change, by dotted path (an array item by index, -1 the last, * every one): only those the webhook's x-operation.trigger.set lists. */
+            set?: {
+                [key: string]: unknown;
+            };
+        };
+        Queued: {
+            /** @constant */
+            responseCode: 0;
+            responseMessage: string;
+            /** @description The ids of the deliveries queued (GET /deliveries/{id}). */
+            deliveries: number[];
+        };
+        ChaosSetting: {
             /** Format: uri */
             notifyURL: string;
+            /** @description Each kind's rate, from 0 to 1; a kind not named never happens. Default every kind at its default rate (duplicate 0.2, reorder 0.1, delay 0.2, stale 0.1, bad-signature 0.1, timeout 0.1). */
+            faults?: {
+                duplicate?: number;
+                reorder?: number;
+                delay?: number;
+                stale?: number;
+                "bad-signature"?: number;
+                timeout?: number;
+            };
+            /** @description Default: a random one, answered. */
+            seed?: number;
+            /** @default 1000 */
+            maxDelayMs?: number;
+            /** @default 3600 */
+            staleSeconds?: number;
+        };
+        ChaosRun: {
+            notifyURL: string;
+            seed: number;
+            faults: {
+                [key: string]: number;
+            };
+            maxDelayMs: number;
+            staleSeconds: number;
+            /** @description The notifications of the run so far. */
+            notifications: number;
+            /** @description The run's summary in lines, as listen --chaos prints it. */
+            summary: string[];
+            /** @description Each answer that was not the one expected. */
+            problems: string[];
+        };
+        ChaosRuns: {
+            /** @constant */
+            responseCode: 0;
+            chaos: components["schemas"]["ChaosRun"][];
+        };
+        Resend: {
+            /**
+             * Format: uri
+             * @description Another address to send it to.
+             */
+            notifyURL?: string;
         };
         Attempt: {
             /** @description Sandbox time of the attempt. */
@@ -270,6 +380,13 @@ export interface components {
             /** @description The receiver's HTTP status; 0 when it could not be reached. */
             status: number;
             ms: number;
+            /** @description What the chaos of the address did beside this attempt, in order. */
+            chaos?: {
+                /** @enum {string} */
+                kind: "reorder" | "delay" | "bad-signature" | "stale" | "timeout" | "duplicate";
+                /** @description The receiver's status to the post (the attempt's own, for a dropped answer); the ms of a delay or a hold. */
+                value: number;
+            }[];
         };
         Delivery: {
             id: number;
@@ -283,6 +400,8 @@ export interface components {
                 [key: string]: string;
             };
             delivered: boolean;
+            /** @description The delivery this one sends again (a resend). */
+            resentFrom?: number | null;
             nextAttemptAt?: string | null;
             attempts: components["schemas"]["Attempt"][];
         };
@@ -500,7 +619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Done"] | components["schemas"]["Refusal"];
+                    "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
                 };
             };
         };
@@ -511,6 +630,8 @@ export interface operations {
                 /** @description Only notifications with a larger id. */
                 after?: number;
                 waitSeconds?: number;
+                /** @description Only the newest N (after `after`), still oldest first. */
+                latest?: number;
             };
             header?: never;
             path?: never;
@@ -547,6 +668,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OneDelivery"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    resendDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Resend"];
+            };
+        };
+        responses: {
+            /** @description Queued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    listChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    setChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChaosSetting"];
+            };
+        };
+        responses: {
+            /** @description Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    stopChaos: {
+        parameters: {
+            query: {
+                notifyURL: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stopped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChaosRuns"] | components["schemas"]["Refusal"];
                 };
             };
         };

@@ -26,6 +26,13 @@ export const webhooks = {
       "event",
       "requestReference",
       "status"
+    ],
+    "subject": [
+      "requestReference"
+    ],
+    "settable": [
+      "status",
+      "completedAt"
     ]
   },
   "directDebitOutcome": {
@@ -51,6 +58,17 @@ export const webhooks = {
       "transactionID",
       "status",
       "responseCode"
+    ],
+    "subject": [
+      "transactionID"
+    ],
+    "settable": [
+      "status",
+      "responseCode",
+      "responseMessage",
+      "custom1",
+      "custom2",
+      "custom3"
     ]
   },
   "payoutTransaction": {
@@ -85,7 +103,15 @@ export const webhooks = {
         "returned": "payoutReturned",
         "returnDeclined": "payoutReturnDeclined"
       }
-    }
+    },
+    "subject": [
+      "payoutId",
+      "result.transaction.reference"
+    ],
+    "settable": [
+      "result.payouts.-1.status",
+      "result.payouts.-1.lastUpdated"
+    ]
   },
   "batchNotify": {
     "operationId": "batchNotifyWebhook",
@@ -106,6 +132,13 @@ export const webhooks = {
       "event",
       "batchUUID",
       "status"
+    ],
+    "subject": [
+      "batchUUID"
+    ],
+    "settable": [
+      "transactions.*.responseCode",
+      "transactions.*.responseMessage"
     ]
   }
 } as const;
@@ -129,3 +162,6 @@ export const notificationKinds = {
 } as const;
 
 export type NotificationKind = keyof typeof notificationKinds;
+
+/** How the gateway delivers a notification (x-notification-delivery): the time-out of one post, the waits before each retry. */
+export const notificationDelivery = {"timeoutSeconds":5,"retryAfterMinutes":[1,2,4,8,16]} as const;

@@ -4,6 +4,7 @@
 // computed with the spec's hash recipes (runtime/signing.ts): no rule is written here. Browser-safe.
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import {
+  notificationDelivery,
   notificationKinds,
   webhooks,
   type NotificationBodies,
@@ -13,7 +14,25 @@ import {
 import { instantOf } from '../runtime/gateway-time.ts';
 import { computeHash, hashesEqual, type HashRecipe } from '../runtime/signing.ts';
 
-export { webhooks, notificationKinds, type NotificationBodies, type NotificationKind, type WebhookName };
+export {
+  webhooks,
+  notificationKinds,
+  notificationDelivery,
+  type NotificationBodies,
+  type NotificationKind,
+  type WebhookName,
+};
+
+/**
+ * The replay window a receiver needs by default: every retry of the gateway's schedule
+ * (x-notification-delivery) arrives inside it, with each post's time-out and five minutes of clock
+ * skew besides. A shorter window refuses the gateway's own late retries as stale, and a receiver
+ * that was down for a while then loses every notification sent meanwhile.
+ */
+export const DEFAULT_TOLERANCE_SECONDS =
+  notificationDelivery.retryAfterMinutes.reduce((sum: number, minutes) => sum + minutes * 60, 0) +
+  (notificationDelivery.retryAfterMinutes.length + 1) * notificationDelivery.timeoutSeconds +
+  300;
 
 /** One notification, discriminated by its `event`. */
 export type Notification = NotificationBodies[WebhookName];
@@ -26,6 +45,7 @@ type Table = Record<
     key: readonly string[];
     occurredAt?: { at: string; zone: string };
     kinds?: { by: string; names: Record<string, string> };
+    subject?: readonly string[];
   }
 >;
 const table = webhooks as unknown as Table;
@@ -99,6 +119,15 @@ export function deliveryKey(notification: Notification): string {
   return JSON.stringify(table[notification.event]!.key.map((path) => fieldAt(notification, path) ?? null));
 }
 
+/**
+ * The object a notification reports on (x-operation.receive.subject): two notifications with the same
+ * subject tell of one payout transaction, one debit, one batch, one merchant request.
+ */
+export function subjectOf(notification: Notification): string {
+  const { subject } = table[notification.event]!;
+  return JSON.stringify([notification.event, ...(subject ?? []).map((path) => fieldAt(notification, path) ?? null)]);
+}
+
 /** When the notification says it happened (x-operation.receive.occurredAt), or undefined when it carries no time. */
 export function occurredAt(notification: Notification): Date | undefined {
   const at = table[notification.event]!.occurredAt;
@@ -125,10 +154,16 @@ export interface VerifyOptions {
   passphrase: string | ((notification: Notification) => string);
   /** directDebitOutcome: the hashSalt the merchant sent with processDDebitAuth (its hash covers it). */
   hashSalt?: string | ((notification: Notification) => string | undefined);
-  /** The replay window, for notifications that carry a time: older (or further ahead) is refused. Default 300 s. */
+  /**
+   * The replay window, for notifications that carry a time: older (or further ahead) is refused.
+   * Default DEFAULT_TOLERANCE_SECONDS, which the gateway's whole retry schedule fits in.
+   */
   toleranceSeconds?: number;
-  /** The time to compare with (tests; a server whose clock is not the gateway's). Default: now. */
-  now?: Date;
+  /**
+   * The time to compare with (tests; a server whose clock is not the gateway's, such as a sandbox whose
+   * clock was moved on): a Date, or a function asked at each delivery. Default: now.
+   */
+  now?: Date | (() => Date);
 }
 
 export interface Verified<N extends Notification = Notification> {
@@ -136,6 +171,8 @@ export interface Verified<N extends Notification = Notification> {
   kind: NotificationKind | undefined;
   /** Identifies this delivery: hand it to a DuplicateCheck. */
   key: string;
+  /** The object it reports on: hand it to an OrderCheck with occurredAt. */
+  subject: string;
   occurredAt: Date | undefined;
 }
 
@@ -177,15 +214,22 @@ export function verifyNotification(rawBody: string | Uint8Array, headers: Header
   }
   const at = occurredAt(notification);
   if (at) {
-    const tolerance = (options.toleranceSeconds ?? 300) * 1000;
-    const skew = (options.now ?? new Date()).getTime() - at.getTime();
+    const tolerance = (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS) * 1000;
+    const now = typeof options.now === 'function' ? options.now() : (options.now ?? new Date());
+    const skew = now.getTime() - at.getTime();
     if (Math.abs(skew) > tolerance)
       throw new NotificationError(
         'stale',
         `The ${notification.event} notification is dated ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'ago' : 'in the future'}, outside the ${tolerance / 1000} s window`,
       );
   }
-  return { notification, kind: kindOf(notification), key: deliveryKey(notification), occurredAt: at };
+  return {
+    notification,
+    kind: kindOf(notification),
+    key: deliveryKey(notification),
+    subject: subjectOf(notification),
+    occurredAt: at,
+  };
 }
 
 /**
@@ -234,23 +278,56 @@ export function memoryDuplicateCheck(max = 10_000): DuplicateCheck {
   };
 }
 
+/**
+ * Remembers, for each subject, the latest time a notification about it was dated: a notification dated
+ * before that arrives out of order and tells an older state (a payout transaction's approval after its
+ * return), which must not overwrite the newer one.
+ */
+export interface OrderCheck {
+  /** False when `at` is older than the latest recorded for `subject`; else records it and answers true. */
+  current(subject: string, at: Date): boolean | Promise<boolean>;
+}
+
+/** An in-memory OrderCheck holding at most `max` subjects (oldest forgotten first). Use a store shared by your servers in production. */
+export function memoryOrderCheck(max = 10_000): OrderCheck {
+  const latest = new Map<string, number>();
+  return {
+    current(subject, at) {
+      const seen = latest.get(subject);
+      if (seen !== undefined && at.getTime() < seen) return false;
+      latest.delete(subject);
+      latest.set(subject, Math.max(seen ?? 0, at.getTime()));
+      if (latest.size > max) latest.delete(latest.keys().next().value!);
+      return true;
+    },
+  };
+}
+
 type ByEvent = { [E in WebhookName]: NotificationBodies[E] };
 type ByKind = { [K in NotificationKind]: NotificationBodies[(typeof notificationKinds)[K]] };
 type Handler<N> = (notification: N, verified: Verified) => void | Promise<void>;
 
 /**
  * A typed dispatcher: on('payoutTransaction', …) for every payout notification, on('payoutReturned', …)
- * for the returned ones. handle() verifies, drops repeats and calls the handlers; it answers what
- * happened, for the endpoint to turn into a status (2xx acknowledges; anything else makes the gateway retry).
+ * for the returned ones. handle() verifies, drops repeats and notifications older than one already
+ * handled about the same subject, and calls the handlers; it answers what happened, for the endpoint
+ * to turn into a status (2xx acknowledges; anything else makes the gateway retry).
  */
 export class NotificationDispatcher {
   private readonly handlers = new Map<string, Handler<any>[]>();
   private readonly options: VerifyOptions;
   private readonly duplicates: DuplicateCheck;
+  private readonly order: OrderCheck | undefined;
 
-  constructor(options: VerifyOptions & { duplicates?: DuplicateCheck }) {
+  /**
+   * duplicates: where delivery keys are remembered (default in memory). order: where each subject's
+   * latest time is remembered (default in memory); false hands every notification to the handlers,
+   * however late it comes (a handler that keeps a history rather than a state).
+   */
+  constructor(options: VerifyOptions & { duplicates?: DuplicateCheck; order?: OrderCheck | false }) {
     this.options = options;
     this.duplicates = options.duplicates ?? memoryDuplicateCheck();
+    this.order = options.order === false ? undefined : (options.order ?? memoryOrderCheck());
   }
 
   on<E extends WebhookName>(event: E, handler: Handler<ByEvent[E]>): this;
@@ -262,12 +339,17 @@ export class NotificationDispatcher {
     return this;
   }
 
-  /** Verifies and dispatches one delivery. A refusal is answered, not thrown, so that an endpoint can log it and answer 400. */
+  /**
+   * Verifies and dispatches one delivery. A refusal is answered, not thrown, so that an endpoint can
+   * log it and answer 400. `duplicate` and `outdated` (older than one handled about its subject) are
+   * acknowledged without calling a handler: answer them 200 too, or the gateway sends them again.
+   */
   async handle(
     rawBody: string | Uint8Array,
     headers: HeaderBag,
   ): Promise<
-    { status: 'handled' | 'duplicate'; verified: Verified } | { status: 'refused'; error: NotificationError }
+    | { status: 'handled' | 'duplicate' | 'outdated'; verified: Verified }
+    | { status: 'refused'; error: NotificationError }
   > {
     let verified: Verified;
     try {
@@ -277,6 +359,8 @@ export class NotificationDispatcher {
       throw error;
     }
     if (!(await this.duplicates.firstTime(verified.key))) return { status: 'duplicate', verified };
+    if (this.order && verified.occurredAt && !(await this.order.current(verified.subject, verified.occurredAt)))
+      return { status: 'outdated', verified };
     try {
       for (const name of [verified.notification.event, verified.kind]) {
         for (const handler of (name && this.handlers.get(name)) || []) await handler(verified.notification, verified);

@@ -20,6 +20,8 @@ export interface ContractExtensions {
   'x-body-credentials': BodyCredentials;
   'x-unknown-fields': { policy: 'ignore' | 'refuse'; 'x-inferred'?: string };
   'x-limits': { maxBodyBytes: number; 'x-inferred'?: string };
+  /** How a notification is delivered: the post's time-out, and the waits before each retry. */
+  'x-notification-delivery': { timeoutSeconds: number; retryAfterMinutes: number[]; 'x-inferred'?: string };
   'x-wire-formats': { form: FormWireFormat };
 }
 

@@ -66,9 +66,14 @@ export function createControlClient(options: ControlClientOptions) {
       ),
     triggerNotification: (trigger: ControlSchemas['Trigger']) =>
       settled(http.POST('/notifications', { body: trigger })),
-    deliveries: (query: { after?: number; waitSeconds?: number } = {}, signal?: AbortSignal) =>
+    deliveries: (query: { after?: number; waitSeconds?: number; latest?: number } = {}, signal?: AbortSignal) =>
       settled(http.GET('/deliveries', { params: { query }, ...(signal ? { signal } : {}) })),
     delivery: (id: number) => settled(http.GET('/deliveries/{id}', { params: { path: { id } } })),
+    resendDelivery: (id: number, to: ControlSchemas['Resend'] = {}) =>
+      settled(http.POST('/deliveries/{id}/resend', { params: { path: { id } }, body: to })),
+    chaos: () => settled(http.GET('/chaos')),
+    setChaos: (setting: ControlSchemas['ChaosSetting']) => settled(http.PUT('/chaos', { body: setting })),
+    stopChaos: (notifyURL: string) => settled(http.DELETE('/chaos', { params: { query: { notifyURL } } })),
     resetMerchant: (merchantUUID: string) =>
       settled(http.DELETE('/merchants/{merchantUUID}/data', { params: { path: { merchantUUID } } })),
   };

@@ -23,8 +23,27 @@ import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
+import { MAX_ATTEMPTS, OverrideRefused } from './notifier.ts';
+import { queueNotificationFor, type NotifyEvent } from './handlers/notify.ts';
+import { CHAOS_DEFAULTS, type ChaosKind, chaosOfRow, DEFAULT_RATES, summary, tallyOf } from './chaos.ts';
 
 export const CONTROL_PREFIX = '/_sandbox';
+
+type ControlAccount = { kind: string; id: string; apiKey: string; passphrase: string };
+type ChaosSetting = {
+  notifyURL: string;
+  faults?: Partial<Record<ChaosKind, number>>;
+  seed?: number;
+  maxDelayMs?: number;
+  staleSeconds?: number;
+};
+type ControlTrigger = {
+  event: NotifyEvent;
+  for?: string;
+  transactionID?: string;
+  notifyURL?: string;
+  set?: Record<string, unknown>;
+};
 /** Every control request is a few fields: anything larger is refused unread. */
 const MAX_BODY_BYTES = 16 * 1024;
 // Beside this module in the source tree; two levels up from dist/sandbox/ in the published package.
@@ -62,19 +81,17 @@ function refusalOf(error: ErrorObject): Refusal {
 
 export class Control {
   private readonly sb: Sandbox;
-  private readonly handlers: GatewayHandlers<HandlerContext>;
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
-  constructor(sb: Sandbox, handlers: GatewayHandlers<HandlerContext>) {
+  constructor(sb: Sandbox) {
     this.sb = sb;
-    this.handlers = handlers;
     this.document = readFileSync(DOCUMENT_FILE, 'utf8');
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
     this.validators = Object.fromEntries(
-      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour'].map((name) => [
+      ['Advance', 'ForcedOutcome', 'Trigger', 'Dishonour', 'Resend', 'ChaosSetting'].map((name) => [
         name,
         ajv.compile(doc.components.schemas[name]),
       ]),
@@ -201,6 +218,7 @@ export class Control {
       .replace(/^\/payouts\/[^/]+\/transactions\/[^/]+\/return$/, '/payouts/:p/transactions/:t/return')
       .replace(/^\/payouts\/[^/]+\/complete$/, '/payouts/:p/complete')
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
+      .replace(/^\/deliveries\/[^/]+\/resend$/, '/deliveries/:id/resend')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
     const parts = path.split('/').map(decodeURIComponent);
@@ -245,29 +263,45 @@ export class Control {
       case 'POST /notifications': {
         const bad = this.check('Trigger', body);
         if (bad) return json(bad);
-        const answer = await this.handlers.simulateNotify(
-          { body: body as never, params: {} as never, query: {} as never, headers: {} } as never,
-          { account } as never,
+        return json(await this.trigger(account, body as ControlTrigger));
+      }
+      case 'POST /deliveries/:id/resend': {
+        const bad = this.check('Resend', body);
+        if (bad) return json(bad);
+        return json(await this.resend(account, parts[2]!, (body as { notifyURL?: string }).notifyURL));
+      }
+      case 'GET /chaos':
+        return json({ responseCode: 0, chaos: await this.chaosRuns(account) });
+      case 'PUT /chaos': {
+        const bad = this.check('ChaosSetting', body);
+        if (bad) return json(bad);
+        return json(await this.setChaos(account, body as ChaosSetting));
+      }
+      case 'DELETE /chaos': {
+        const notifyURL = url.searchParams.get('notifyURL');
+        if (!notifyURL) return json(refusedInteger(refusals.required('notifyURL')));
+        const runs = await this.chaosRuns(account, notifyURL);
+        if (!runs.length) return json(refusedInteger(refusals.noChaos()));
+        await this.sb.store.run(
+          'DELETE FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+          account.kind,
+          account.id,
+          notifyURL,
         );
-        return json({ ...(answer as object), responseCode: Number((answer as { responseCode: string }).responseCode) });
+        return json({ responseCode: 0, chaos: runs });
       }
       case 'GET /deliveries': {
         const after = Number(url.searchParams.get('after') ?? 0);
         const wait = Number(url.searchParams.get('waitSeconds') ?? 0);
+        const latest = url.searchParams.has('latest') ? Number(url.searchParams.get('latest')) : undefined;
         if (!Number.isInteger(after) || after < 0) return json(refusedInteger(refusals.badAfter()));
         if (!Number.isInteger(wait) || wait < 0 || wait > 60) return json(refusedInteger(refusals.badWaitSeconds()));
-        return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req) });
+        if (latest !== undefined && !(Number.isInteger(latest) && latest >= 1 && latest <= 100))
+          return json(refusedInteger(refusals.badLatest()));
+        return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req, latest) });
       }
       case 'GET /deliveries/:id': {
-        const id = Number(parts[2]);
-        const row = Number.isSafeInteger(id)
-          ? await this.sb.store.get(
-              'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
-              id,
-              account.kind,
-              account.id,
-            )
-          : undefined;
+        const row = await this.ownDelivery(account, parts[2]!);
         return json(
           row ? { responseCode: 0, delivery: await this.delivery(row) } : refusedInteger(refusals.noSuchDelivery()),
         );
@@ -425,6 +459,148 @@ export class Control {
     });
   }
 
+  /**
+   * A notification about one of the caller's objects, with a trigger's overrides: each field checked
+   * against the spec's list and its rule before anything is queued, the body they make against the
+   * notification's schema in the transaction that queues it (rolled back when refused).
+   */
+  private async trigger(account: ControlAccount, body: ControlTrigger) {
+    const id = body.for ?? body.transactionID;
+    if (!id) return refusedInteger(refusals.required('for'));
+    const overrides = this.sb.notifier.overrides;
+    const wrong = body.set && overrides.refusal(body.event, body.set);
+    if (wrong) return refusedInteger(refusals.invalid(`set.${wrong.field}`, wrong.rule));
+    try {
+      const queued = await this.sb.store.transaction(() =>
+        queueNotificationFor(
+          this.sb,
+          account,
+          {
+            event: body.event,
+            id,
+            ...(body.notifyURL ? { url: body.notifyURL } : {}),
+            ...(body.set ? { set: body.set } : {}),
+          },
+          body.for === undefined ? 'transactionID' : 'for',
+        ),
+      );
+      if ('refusal' in queued) return refusedInteger(queued.refusal);
+      await this.sb.notifier.deliverDue();
+      return {
+        responseCode: 0,
+        responseMessage: `Queued ${queued.ids.length} ${body.event} notification${queued.ids.length === 1 ? '' : 's'}`,
+        deliveries: queued.ids,
+      };
+    } catch (error) {
+      if (error instanceof OverrideRefused)
+        return refusedInteger(refusals.invalid(`set.${error.refusal.field}`, error.refusal.rule));
+      throw error;
+    }
+  }
+
+  /** Chaos for one address of the caller's: a new run, numbered from 1 (the notifications of an old run leave it). */
+  private async setChaos(account: ControlAccount, setting: ChaosSetting) {
+    const { store, clock } = this.sb;
+    const seed = setting.seed ?? Math.floor(Math.random() * 2 ** 31);
+    await store.transaction(async () => {
+      await store.run(
+        'DELETE FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+      );
+      await store.run(
+        'UPDATE notifications SET chaos_seq = NULL WHERE signer_kind = ? AND signer_id = ? AND url = ? AND chaos_seq IS NOT NULL',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+      );
+      await store.run(
+        'INSERT INTO chaos_settings (signer_kind, signer_id, url, seed, rates, max_delay_ms, stale_seconds, next_seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)',
+        account.kind,
+        account.id,
+        setting.notifyURL,
+        seed,
+        JSON.stringify(setting.faults ?? DEFAULT_RATES),
+        setting.maxDelayMs ?? CHAOS_DEFAULTS.maxDelayMs,
+        setting.staleSeconds ?? CHAOS_DEFAULTS.staleSeconds,
+        clock.timestamp(),
+      );
+    });
+    return { responseCode: 0, chaos: await this.chaosRuns(account, setting.notifyURL) };
+  }
+
+  /** The caller's chaos runs (one address's, when named), each with its summary from the store. */
+  private async chaosRuns(account: ControlAccount, notifyURL?: string) {
+    const { store } = this.sb;
+    const settings = await store.all(
+      `SELECT * FROM chaos_settings WHERE signer_kind = ? AND signer_id = ?${notifyURL ? ' AND url = ?' : ''} ORDER BY created_at, url`,
+      account.kind,
+      account.id,
+      ...(notifyURL ? [notifyURL] : []),
+    );
+    const runs = [];
+    for (const setting of settings) {
+      const chaos = chaosOfRow(setting);
+      const of =
+        'FROM notifications n WHERE n.signer_kind = ? AND n.signer_id = ? AND n.url = ? AND n.chaos_seq IS NOT NULL';
+      const args = [account.kind, account.id, setting.url];
+      const attempts = await store.all(
+        `SELECT n.id, n.event, n.subject, a.seq AS attempt, a.status FROM delivery_attempts a JOIN notifications n ON n.id = a.notification_id WHERE a.notification_id IN (SELECT n.id ${of}) ORDER BY n.id, a.seq`,
+        ...args,
+      );
+      const faults = await store.all(
+        `SELECT p.notification_id AS id, p.attempt, p.kind, p.value FROM chaos_posts p WHERE p.notification_id IN (SELECT n.id ${of}) ORDER BY p.notification_id, p.attempt, p.n`,
+        ...args,
+      );
+      const notifications = Number((await store.get(`SELECT count(*) AS n ${of}`, ...args))!.n);
+      const tally = tallyOf(
+        attempts.map((a) => ({
+          id: Number(a.id),
+          event: a.event,
+          subject: a.subject,
+          attempt: Number(a.attempt),
+          status: Number(a.status),
+        })),
+        faults.map((f) => ({ id: Number(f.id), attempt: Number(f.attempt), kind: f.kind, value: Number(f.value) })),
+      );
+      runs.push({
+        notifyURL: setting.url as string,
+        seed: chaos.seed,
+        faults: chaos.rates,
+        maxDelayMs: chaos.maxDelayMs,
+        staleSeconds: chaos.staleSeconds,
+        notifications,
+        summary: summary(tally, chaos, notifications),
+        problems: tally.problems,
+      });
+    }
+    return runs;
+  }
+
+  /** One of the caller's deliveries sent again, as a new delivery that names it. */
+  private async resend(account: ControlAccount, idText: string, notifyURL?: string) {
+    const queued = await this.sb.store.transaction(async () => {
+      const row = await this.ownDelivery(account, idText);
+      return row && (await this.sb.notifier.resend(row, notifyURL));
+    });
+    if (queued === undefined) return refusedInteger(refusals.noSuchDelivery());
+    await this.sb.notifier.deliverDue();
+    return { responseCode: 0, responseMessage: `Queued #${idText} again as #${queued}`, deliveries: [queued] };
+  }
+
+  /** The caller's own delivery of that id (another account's is none). */
+  private ownDelivery(account: { kind: string; id: string }, idText: string): Promise<Row | undefined> {
+    const id = Number(idText);
+    if (!Number.isSafeInteger(id)) return Promise.resolve(undefined);
+    return this.sb.store.get(
+      'SELECT * FROM notifications WHERE id = ? AND signer_kind = ? AND signer_id = ?',
+      id,
+      account.kind,
+      account.id,
+    );
+  }
+
   private async delivery(row: Row) {
     return {
       id: Number(row.id),
@@ -434,16 +610,34 @@ export class Control {
       body: row.body,
       headers: await this.sb.notifier.headersFor(row),
       delivered: Boolean(row.delivered),
+      resentFrom: row.resent_from === null || row.resent_from === undefined ? null : Number(row.resent_from),
       nextAttemptAt:
-        row.delivered || Number(row.attempts) >= 6 ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
-      // Kept in the store by whichever instance made them, across restarts.
-      attempts: (
-        await this.sb.store.all(
-          'SELECT at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
-          row.id,
-        )
-      ).map(({ at, status, ms }) => ({ at: onScopeTime(this.sb.clock, at), status: Number(status), ms: Number(ms) })),
+        row.delivered || Number(row.attempts) >= MAX_ATTEMPTS ? null : onScopeTime(this.sb.clock, row.next_attempt_at),
+      // Kept in the store by whichever instance made them, across restarts; with what the chaos did beside each.
+      attempts: await this.attemptsOf(row),
     };
+  }
+
+  private async attemptsOf(row: Row) {
+    const { store, clock } = this.sb;
+    const faults =
+      row.chaos_seq === null && !(await store.get('SELECT 1 AS any FROM chaos_posts WHERE notification_id = ?', row.id))
+        ? []
+        : await store.all(
+            'SELECT attempt, kind, value FROM chaos_posts WHERE notification_id = ? ORDER BY attempt, n',
+            row.id,
+          );
+    return (
+      await store.all(
+        'SELECT seq, at, status, ms FROM delivery_attempts WHERE notification_id = ? ORDER BY seq',
+        row.id,
+      )
+    ).map(({ seq, at, status, ms }) => {
+      const chaos = faults
+        .filter((f) => Number(f.attempt) === Number(seq))
+        .map((f) => ({ kind: f.kind, value: Number(f.value) }));
+      return { at: onScopeTime(clock, at), status: Number(status), ms: Number(ms), ...(chaos.length ? { chaos } : {}) };
+    });
   }
 
   private async deliveries(
@@ -451,14 +645,25 @@ export class Control {
     after: number,
     waitSeconds: number,
     req: http.IncomingMessage,
+    latest?: number,
   ) {
-    const query = () =>
-      this.sb.store.all(
-        'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100',
-        account.kind,
-        account.id,
-        after,
-      );
+    const query = async () =>
+      latest === undefined
+        ? this.sb.store.all(
+            'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id LIMIT 100',
+            account.kind,
+            account.id,
+            after,
+          )
+        : (
+            await this.sb.store.all(
+              'SELECT * FROM notifications WHERE signer_kind = ? AND signer_id = ? AND id > ? ORDER BY id DESC LIMIT ?',
+              account.kind,
+              account.id,
+              after,
+              latest,
+            )
+          ).reverse();
     const deadline = Date.now() + waitSeconds * 1000;
     let rows = await query();
     // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
@@ -486,6 +691,12 @@ export class Control {
       const tables = (await tablesWithColumn(store, 'merchant_id'))
         .filter((t) => t !== 'accounts' && t !== 'surcharge_rates')
         .map((t) => [t, 'merchant_id']);
+      // What the chaos did to its notifications goes with them, and its chaos settings (settings: not counted).
+      await store.run(
+        "DELETE FROM chaos_posts WHERE notification_id IN (SELECT id FROM notifications WHERE signer_kind = 'merchant' AND signer_id = ?)",
+        merchantId,
+      );
+      await store.run("DELETE FROM chaos_settings WHERE signer_kind = 'merchant' AND signer_id = ?", merchantId);
       for (const [table, column] of [...tables, ['notifications', 'signer_id']]) {
         const n = Number((await store.get(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`, merchantId))!.n);
         // Its forced outcomes go too, but they are settings, not data it made: not counted.

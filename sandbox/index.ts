@@ -201,7 +201,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
   notifier.onRun(() => payoutsDue(sb));
   let handlers = sandboxHandlers(sb, batches);
-  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb, handlers) : undefined;
+  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb) : undefined;
   if (control) {
     handlers = control.wrap(handlers);
   }

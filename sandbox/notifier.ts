@@ -1,6 +1,7 @@
 // Notifications (the spec's webhooks): queued in the store with the state change that causes them,
 // then POSTed, signed as each webhook's x-operation.hashes says (SVC-MESSAGEHASH over the body, or a
-// hash field in the body), retried after 1, 2, 4, 8 and 16 minutes of sandbox time, and recorded.
+// hash field in the body), retried on the spec's schedule (x-notification-delivery: after 1, 2, 4, 8
+// and 16 minutes) of sandbox time, and recorded.
 // Instances sharing a store share the queue (delivery-queue.ts): each claims due notifications under
 // its own id for a lease, so one is posted by one instance at a time, and one whose instance died is
 // claimed again when its lease runs out.
@@ -8,18 +9,42 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { computeHash, type HashRecipe } from '../runtime/signing.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
+import { notificationDelivery, type WebhookName } from '../generated/webhooks.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
+import { type Chaos, chaosOfRow, forged, planFor, type Posting, staled } from './chaos.ts';
 import { claimDue, settle } from './delivery-queue.ts';
+import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
 import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
 import { DEFAULT_WAITS, type Waits } from './waits.ts';
 
-const MAX_ATTEMPTS = 6;
+/** The first attempt and every retry of the spec's schedule. */
+const RETRY_AFTER_MS = notificationDelivery.retryAfterMinutes.map((minutes) => minutes * 60_000);
+export const MAX_ATTEMPTS = RETRY_AFTER_MS.length + 1;
 /** Notifications claimed at a time. */
 const CLAIM_LIMIT = 20;
+
+/** Whose notification it is (its passphrase signs it; read from the store when not given). */
+type Signer = Pick<Account, 'kind' | 'id'> & { passphrase?: string };
+
+/** How a notification is queued beyond its body: a trigger's overrides, or the one it resends. */
+export interface QueueOptions {
+  set?: Overrides;
+  resentFrom?: number;
+}
+
+/** A trigger's overrides make a body its notification's schema refuses. */
+export class OverrideRefused extends Error {
+  override readonly name = 'OverrideRefused';
+  readonly refusal: OverrideRefusal;
+  constructor(refusal: OverrideRefusal) {
+    super(`${refusal.field}: ${refusal.rule}`);
+    this.refusal = refusal;
+  }
+}
 
 interface Signing {
   in: 'header' | 'body';
@@ -36,11 +61,13 @@ export class Notifier {
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
-  /** How long a claim holds (sandbox time), and how long a post may take: the lease is the longer. */
-  private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'>;
+  /** How long a claim holds (sandbox time), how long a post may take (the lease is the longer), how often deliveries run. */
+  private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs' | 'deliveryEveryMs'>;
 
   private readonly policy: UrlPolicy;
   private readonly resolve: Resolve | undefined;
+  /** The fields a trigger may set, held to the notifications' schemas. */
+  readonly overrides: NotificationOverrides;
 
   /**
    * send: how notifications are POSTed, to the address the policy checked (notify-send.ts).
@@ -53,7 +80,7 @@ export class Notifier {
     spec: Record<string, any>,
     send: Send,
     policy: UrlPolicy = { allowPrivate: false, allowLoopback: true },
-    times: Pick<Waits, 'leaseMs' | 'postTimeoutMs'> = DEFAULT_WAITS,
+    times: Pick<Waits, 'leaseMs' | 'postTimeoutMs' | 'deliveryEveryMs'> = DEFAULT_WAITS,
     resolve?: Resolve,
   ) {
     this.times = times;
@@ -62,6 +89,7 @@ export class Notifier {
     this.send = send;
     this.policy = policy;
     this.resolve = resolve;
+    this.overrides = new NotificationOverrides(spec);
     this.signing = Object.fromEntries(
       Object.entries<any>(spec.webhooks).map(([event, item]) => [event, item.post['x-operation'].hashes[0]]),
     );
@@ -73,30 +101,79 @@ export class Notifier {
 
   /**
    * Queues a notification; called inside the transaction of the change it reports, so that a change
-   * rolled back sends nothing and one committed is never without its notification.
+   * rolled back sends nothing and one committed is never without its notification. Overrides (a
+   * trigger's --set) are applied before the body is signed, and the body they make is held to the
+   * notification's schema: an OverrideRefused is thrown, rolling the caller's transaction back.
+   * Answers the notification's id (its delivery's, in the control API).
    */
   private async enqueue(
     event: string,
     subject: string,
     url: string,
     body: Record<string, unknown>,
-    signer: Account,
-  ): Promise<void> {
-    await this.store.run(
-      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    signer: Pick<Account, 'kind' | 'id'> & { passphrase?: string },
+    options: QueueOptions & { hashSalt?: string } = {},
+  ): Promise<number> {
+    let sent = options.set ? this.overrides.apply(body, options.set) : body;
+    const signing = this.signing[event]!;
+    // A body-signed notification carries its hash (directDebitOutcome: the return recipe, over the hashSalt).
+    if (signing.in === 'body' && !options.resentFrom) {
+      const passphrase =
+        signer.passphrase ??
+        (await this.store.get('SELECT passphrase FROM accounts WHERE kind = ? AND id = ?', signer.kind, signer.id))
+          ?.passphrase;
+      sent = {
+        ...sent,
+        [signing.name]: computeHash(
+          this.recipe(signing.recipe),
+          String(passphrase ?? ''),
+          { ...sent, hashSalt: options.hashSalt ?? '' },
+          nodeDigests,
+        ),
+      };
+    }
+    if (options.set) {
+      const bad = this.overrides.bodyRefusal(event as WebhookName, sent);
+      if (bad) throw new OverrideRefused(bad);
+    }
+    // Its number in the chaos run of its address, when the address has one: taken in this
+    // transaction (the setting's row locked until it commits), so that no two share one.
+    const chaos = await this.store.get<{ seq: number }>(
+      'UPDATE chaos_settings SET next_seq = next_seq + 1 WHERE signer_kind = ? AND signer_id = ? AND url = ? RETURNING next_seq - 1 AS seq',
+      signer.kind,
+      signer.id,
+      url,
+    );
+    const row = await this.store.get<{ id: number }>(
+      'INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at, resent_from, chaos_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
       event,
       subject,
       url,
-      JSON.stringify(body),
+      JSON.stringify(sent),
       signer.kind,
       signer.id,
       this.clock.baseTimestamp(),
+      options.resentFrom ?? null,
+      chaos ? Number(chaos.seq) : null,
     );
     // Told on the next turn: a watcher that reads before the commit waits for it (SQLite) or looks again (its poll).
     if (this.watchers.size)
       setImmediate(() => {
         for (const watch of this.watchers) watch();
       });
+    return Number(row!.id);
+  }
+
+  /** The same notification again (Resend, the control API's resend), to its address or another: the body as first sent. */
+  resend(row: Row, url?: string): Promise<number> {
+    return this.enqueue(
+      row.event,
+      row.subject,
+      url ?? row.url,
+      JSON.parse(row.body),
+      { kind: row.signer_kind, id: row.signer_id },
+      { resentFrom: Number(row.id) },
+    );
   }
 
   private readonly watchers = new Set<() => void>();
@@ -108,54 +185,63 @@ export class Notifier {
   }
 
   merchantCreated(
-    partner: Account,
+    partner: Signer,
     url: string,
     fields: { requestReference: string; status: string; merchantUUID: string },
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'merchantCreated',
       fields.requestReference,
       url,
       { event: 'merchantCreated', ...fields, completedAt: this.clock.timestamp() },
       partner,
+      options,
     );
   }
 
   directDebitOutcome(
-    merchant: Account,
+    merchant: Signer,
     url: string,
     hashSalt: string,
     fields: Record<string, unknown> & { transactionID: string; status: string },
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     const body = { event: 'directDebitOutcome', merchantUUID: merchant.id, ...fields };
-    const signing = this.signing.directDebitOutcome!;
-    const hash = computeHash(this.recipe(signing.recipe), merchant.passphrase, { ...body, hashSalt }, nodeDigests);
-    return this.enqueue('directDebitOutcome', fields.transactionID, url, { ...body, [signing.name]: hash }, merchant);
+    return this.enqueue('directDebitOutcome', fields.transactionID, url, body, merchant, { ...options, hashSalt });
   }
 
-  batchNotify(merchant: Account, url: string, batch: { batchUUID: string; transactions: unknown[] }): Promise<void> {
+  batchNotify(
+    merchant: Signer,
+    url: string,
+    batch: { batchUUID: string; transactions: unknown[] },
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'batchNotify',
       batch.batchUUID,
       url,
       { event: 'batchNotify', batchUUID: batch.batchUUID, status: 'completed', transactions: batch.transactions },
       merchant,
+      options,
     );
   }
 
   payoutTransaction(
-    merchant: Account,
+    merchant: Signer,
     url: string,
     payoutId: string,
     transactionId: string,
     record: unknown,
-  ): Promise<void> {
+    options?: QueueOptions,
+  ): Promise<number> {
     return this.enqueue(
       'payoutTransaction',
       transactionId,
       url,
       { event: 'payoutTransaction', payoutId, result: record },
       merchant,
+      options,
     );
   }
 
@@ -222,12 +308,20 @@ export class Notifier {
     }
   }
 
-  /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
-  private async deliver(n: Row): Promise<boolean> {
-    const headers = await this.headersFor(n);
-    const at = this.clock.timestamp();
-    const started = performance.now();
-    let status = 0;
+  /** The chaos of a notification's address, when it has a number in its run and the setting is still there. */
+  private async chaosOf(n: Row): Promise<Chaos | undefined> {
+    if (n.chaos_seq === null || n.chaos_seq === undefined) return undefined;
+    const setting = await this.store.get(
+      'SELECT * FROM chaos_settings WHERE signer_kind = ? AND signer_id = ? AND url = ?',
+      n.signer_kind,
+      n.signer_id,
+      n.url,
+    );
+    return setting && chaosOfRow(setting);
+  }
+
+  /** Posts one body to the notification's address, every hop checked: the receiver's status, 0 for none. */
+  private async post(n: Row, posting: Posting): Promise<number> {
     try {
       // Every hop checked at send time: the name resolved now, the connection to a checked address,
       // no redirect followed.
@@ -237,21 +331,56 @@ export class Notifier {
         n.url,
         {
           method: 'POST',
-          headers,
-          body: n.body,
+          headers: posting.headers,
+          body: posting.body,
           signal: AbortSignal.timeout(this.times.postTimeoutMs),
           redirect: 'manual',
         },
         to.addresses[0]!,
       );
-      status = response.status;
       await (response as { body?: ReadableStream | null }).body?.cancel();
+      return response.status;
     } catch {
-      status = 0;
+      return 0;
     }
-    const ok = status >= 200 && status < 300;
-    // Retried after 1, 2, 4, 8 and 16 minutes: the wait doubles with each failed attempt.
-    const retryIn = 60_000 * 2 ** Number(n.attempts);
+  }
+
+  /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
+  private async deliver(n: Row): Promise<boolean> {
+    const headers = await this.headersFor(n);
+    const attempt = Number(n.attempts) + 1;
+    const chaos = await this.chaosOf(n);
+    const plan = chaos && planFor(chaos, Number(n.chaos_seq), attempt);
+    const faults: { kind: string; value: number }[] = [];
+    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n);
+    if (plan?.delayMs) {
+      faults.push({ kind: 'delay', value: plan.delayMs });
+      await new Promise((r) => setTimeout(r, plan.delayMs));
+    }
+    const posting = { body: n.body, headers };
+    if (plan?.badSignature) faults.push({ kind: 'bad-signature', value: await this.post(n, forged(posting)) });
+    if (plan?.stale) {
+      const signer = await this.store.get(
+        'SELECT passphrase FROM accounts WHERE kind = ? AND id = ?',
+        n.signer_kind,
+        n.signer_id,
+      );
+      const copy = staled(posting, chaos!.staleSeconds, String(signer?.passphrase ?? ''));
+      if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy) });
+    }
+    const at = this.clock.timestamp();
+    const started = performance.now();
+    const status = await this.post(n, posting);
+    const ms = Math.round(performance.now() - started);
+    let ok = status >= 200 && status < 300;
+    if (plan?.timeout) {
+      // The answer dropped, as if the time-out had passed: the receiver handled it; the gateway sends it again.
+      faults.push({ kind: 'timeout', value: status });
+      ok = false;
+    }
+    if (ok && plan?.duplicate) faults.push({ kind: 'duplicate', value: await this.post(n, posting) });
+    // The spec's wait after this attempt (x-notification-delivery); after the last one it is not sent again.
+    const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;
     await settle(this.store, Number(n.id), this.instanceId, {
       ok,
       status,
@@ -262,12 +391,52 @@ export class Notifier {
     await this.store.run(
       'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',
       Number(n.id),
-      Number(n.attempts) + 1,
+      attempt,
       at,
       status,
-      Math.round(performance.now() - started),
+      ms,
     );
+    for (const [i, f] of faults.entries())
+      await this.store.run(
+        'INSERT OR IGNORE INTO chaos_posts (notification_id, attempt, n, kind, value, at) VALUES (?, ?, ?, ?, ?, ?)',
+        Number(n.id),
+        attempt,
+        i + 1,
+        f.kind,
+        f.value,
+        at,
+      );
     return ok;
+  }
+
+  /** Whether the chaos held this notification back already (once is its share). */
+  private async heldBefore(n: Row): Promise<boolean> {
+    return Boolean(
+      await this.store.get("SELECT 1 AS held FROM chaos_posts WHERE notification_id = ? AND kind = 'reorder'", n.id),
+    );
+  }
+
+  /** Holds a notification back without an attempt, so that later ones are posted first; its claim given up. */
+  private async holdBack(n: Row): Promise<boolean> {
+    const holdMs = Math.max(2000, 2 * this.times.deliveryEveryMs);
+    await this.store.transaction(async () => {
+      const { changes } = await this.store.run(
+        'UPDATE notifications SET next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ? AND delivered = 0',
+        this.clock.baseTimestamp(holdMs),
+        n.id,
+        this.instanceId,
+      );
+      if (changes)
+        await this.store.run(
+          'INSERT OR IGNORE INTO chaos_posts (notification_id, attempt, n, kind, value, at) VALUES (?, ?, 0, ?, ?, ?)',
+          Number(n.id),
+          Number(n.attempts) + 1,
+          'reorder',
+          holdMs,
+          this.clock.timestamp(),
+        );
+    });
+    return false;
   }
 
   start(intervalMs = DEFAULT_WAITS.deliveryEveryMs): void {

@@ -87,8 +87,14 @@ export const sandboxRefusals = {
   ),
   noSuchMerchantRequest: entry(
     'PGW_ERR_SANDBOX_NO_SUCH_MERCHANT_REQUEST',
-    'No completed merchant request has the transactionID sent',
-    () => fieldInvalid('transactionID', 'no such completed merchant request'),
+    'No completed merchant request of the partner has the reference sent',
+    (field: string = 'transactionID') => fieldInvalid(field, 'no such completed merchant request'),
+  ),
+  noNotifyAddress: entry(
+    'PGW_ERR_SANDBOX_NO_NOTIFY_ADDRESS',
+    'A notification is asked for an object that has no notification address of its own, and none is given',
+    (what: string) => refuse(-3, forms.required('notifyURL', `: the ${what} has no notification address of its own`)),
+    '{object}',
   ),
   noSuchPartnerRequest: entry(
     'PGW_ERR_SANDBOX_NO_SUCH_PARTNER_REQUEST',
@@ -365,6 +371,12 @@ export const controlRefusals = {
     'PGW_ERR_CONTROL_BAD_WAIT_SECONDS',
     'The long poll `waitSeconds` is not an integer from 0 to 60',
     () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
+  ),
+  badLatest: entry('PGW_ERR_CONTROL_BAD_LATEST', 'The deliveries query `latest` is not an integer from 1 to 100', () =>
+    fieldInvalid('latest', 'must be an integer from 1 to 100'),
+  ),
+  noChaos: entry('PGW_ERR_CONTROL_NO_CHAOS', 'Chaos is stopped for an address that has none', () =>
+    fieldInvalid('notifyURL', 'no chaos is set for this address'),
   ),
   noSuchDelivery: entry('PGW_ERR_CONTROL_NO_SUCH_DELIVERY', 'The delivery named is not one of this account', () =>
     fieldInvalid('id', 'no such delivery of this account'),

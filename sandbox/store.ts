@@ -87,6 +87,19 @@ export const MIGRATIONS: string[] = [
   // v11: payout attempts move with the clock (payout-attempts.ts); when a transaction's notification falls due.
   `ALTER TABLE payout_transactions ADD COLUMN notify_at TEXT;
    CREATE INDEX payout_transactions_due ON payout_transactions (notify_at);`,
+  // v12: a notification sent again names the one it repeats (the control API's resend); chaos for a
+  // notification address (sandbox/chaos.ts): the setting, each notification's number in its run, and
+  // what the chaos did beside each attempt: a forged or stale copy, a repeat, a dropped answer (value: the
+  // receiver's status), a delay or a hold (value: its ms).
+  `ALTER TABLE notifications ADD COLUMN resent_from INTEGER;
+   ALTER TABLE notifications ADD COLUMN chaos_seq INTEGER;
+   CREATE TABLE chaos_settings (
+     signer_kind TEXT NOT NULL, signer_id TEXT NOT NULL, url TEXT NOT NULL, seed INTEGER NOT NULL, rates TEXT NOT NULL,
+     max_delay_ms INTEGER NOT NULL, stale_seconds INTEGER NOT NULL, next_seq INTEGER NOT NULL DEFAULT 1, created_at TEXT NOT NULL,
+     PRIMARY KEY (signer_kind, signer_id, url));
+   CREATE TABLE chaos_posts (
+     notification_id INTEGER NOT NULL, attempt INTEGER NOT NULL, n INTEGER NOT NULL, kind TEXT NOT NULL, value INTEGER NOT NULL,
+     at TEXT NOT NULL, PRIMARY KEY (notification_id, attempt, n));`,
 ];
 
 export type Row = Record<string, any>;

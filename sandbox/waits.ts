@@ -2,6 +2,7 @@
 // long one post may take, how often the notifier looks for due work, how long a stop waits for
 // connections and work under way, how long a payout's NPP attempt is pending. A deployment keeps the defaults; a test sets them short so that
 // it proves the lease, the time-out and the grace without sitting through them (docs/DEPLOY.md).
+import { notificationDelivery } from '../generated/webhooks.ts';
 
 /** The waits, in milliseconds. */
 export interface Waits {
@@ -19,7 +20,8 @@ export interface Waits {
 
 export const DEFAULT_WAITS: Readonly<Waits> = {
   leaseMs: 60_000,
-  postTimeoutMs: 5_000,
+  // The gateway's own (x-notification-delivery).
+  postTimeoutMs: notificationDelivery.timeoutSeconds * 1000,
   deliveryEveryMs: 1_000,
   closeGraceMs: 10_000,
   // Inferred: NPP settles in seconds (payout-attempts.ts, RAIL_MS).

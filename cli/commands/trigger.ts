@@ -2,9 +2,13 @@
 // payment-gateway trigger EVENT: makes the sandbox send a notification by doing what causes it on the
 // real gateway (a payout to the account whose attempts end returned, a direct debit authorisation
 // with a notifyURL, a batch, a merchant application), through the typed client, not a shortcut.
+// With --for ID, the notification of an object the account already has, with --set the fields the
+// spec lets a trigger set (checked here against the notification's schema before anything is sent),
+// through the sandbox's control API.
 import {
   type CommandSpec,
   ownEntry,
+  packageFile,
   startCommand,
   type CommandOutput,
   sandboxDefaults,
@@ -12,8 +16,11 @@ import {
 } from '../../cli-kit/index.ts';
 import { zipSync } from 'fflate';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
-import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
-import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import { readFileSync } from 'node:fs';
+import { notificationKinds, webhooks, type WebhookName } from '../../notifications/index.ts';
+import type { ControlClient } from '../../sandbox/control-client.ts';
+import { NotificationOverrides, type Overrides } from '../../sandbox/notification-overrides.ts';
+import { ACCOUNT_OPTIONS, controlClient, controlFailure, sandboxAccount } from './sandbox-account.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
 const PAYOUT_ACCOUNTS = {
@@ -103,9 +110,19 @@ const TRIGGERS: Record<string, Trigger> = {
   }),
 };
 
+/** The webhook an EVENT names (a webhook, or a finer kind of one) and the field value a kind implies. */
+function eventOf(name: string): { webhook: WebhookName; implied: Overrides } | undefined {
+  if (Object.hasOwn(webhooks, name)) return { webhook: name as WebhookName, implied: {} };
+  if (!Object.hasOwn(notificationKinds, name)) return undefined;
+  const webhook = notificationKinds[name as keyof typeof notificationKinds] as WebhookName;
+  const kinds = (webhooks[webhook] as { kinds?: { by: string; names: Record<string, string> } }).kinds!;
+  const value = Object.entries(kinds.names).find(([, kind]) => kind === name)![0];
+  return { webhook, implied: { [kinds.by]: value } };
+}
+
 const COMMAND: CommandSpec = {
   name: 'payment-gateway trigger',
-  usage: 'EVENT [options]',
+  usage: 'EVENT [--for ID [--set FIELD=VALUE]...] [options]',
   summary: `Makes the sandbox send the notification EVENT by doing, through the gateway's own operations, what
 causes it. EVENT is one of:
   payoutTransaction, payoutApproved  createPayouts to account 123321 (NPP approved)
@@ -113,18 +130,93 @@ causes it. EVENT is one of:
   payoutReturnDeclined               createPayouts to account 14141414 (NPP declined, DE return declined)
   directDebitOutcome                 processDDebitAuth with a notifyURL
   batchNotify                        addCard, then processBatch with a batchNotifyURL
-  merchantCreated                    addMerchant as the sandbox partner`,
+  merchantCreated                    addMerchant as the sandbox partner
+
+With --for ID, the notification of an object the account already has, as its state gives it, sent
+to the object's own notification address (or --notify-url), through the control API:
+  directDebitOutcome   a direct debit (its transactionID) or an authorisation (its fingerprint)
+  batchNotify          a batch (its batchUUID) or a card purchase made in one (its transactionID)
+  payoutTransaction    a payout transaction, or a whole payout (each of its transactions), by id or
+                       reference; payoutReturned and the other kinds set its last attempt's status
+  merchantCreated      a completed merchant request (its reference), with --partner
+--set FIELD=VALUE changes a field first: only those the spec lets a trigger set, each held to its rule:
+${(Object.keys(webhooks) as WebhookName[]).map((w) => `  ${w.padEnd(20)} ${webhooks[w].settable.join(', ')}`).join('\n')}`,
   positionals: true,
   options: {
+    for: { type: 'string', value: 'ID', help: 'an object the account has: the notification is about it' },
+    set: {
+      type: 'string',
+      value: 'FIELD=VALUE',
+      multiple: true,
+      help: 'with --for: a field of the notification set to VALUE (JSON where the field is no string), repeatable',
+    },
     'notify-url': {
       type: 'string',
       value: 'URL',
-      default: 'https://merchant.example/hooks',
-      help: 'the notifyURL the operation names (payment-gateway listen forwards the notification wherever it is addressed)',
+      default: "the object's own with --for; else https://merchant.example/hooks",
+      help: 'where the notification goes (payment-gateway listen forwards the notification wherever it is addressed)',
     },
     ...ACCOUNT_OPTIONS,
+    partner: { type: 'boolean', help: 'with --for: act as the sandbox partner (merchantCreated)' },
   },
 };
+
+/** --set's pairs typed as their fields take them, or the first mistake (the field and the rule). */
+function overridesOf(webhook: WebhookName, pairs: string[], implied: Overrides): Overrides | string {
+  const judge = new NotificationOverrides(JSON.parse(readFileSync(packageFile('openapi.json'), 'utf8')));
+  const set: Overrides = { ...implied };
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) return `--set takes FIELD=VALUE, not '${pair}'`;
+    const field = pair.slice(0, eq);
+    set[field] = judge.coerce(webhook, field, pair.slice(eq + 1));
+  }
+  const wrong = judge.refusal(webhook, set);
+  return wrong ? `--set ${wrong.field}: ${wrong.rule}` : set;
+}
+
+/** trigger EVENT --for ID: the control API's notification about the object. */
+async function triggerFor(
+  name: string,
+  id: string,
+  values: Record<string, unknown>,
+  print: (line: string) => void,
+  printError: (line: string) => void,
+): Promise<number> {
+  const event = eventOf(name);
+  if (!event)
+    return usageMistake(
+      COMMAND,
+      `no event ${JSON.stringify(name)} for --for; one of ${[...Object.keys(webhooks), ...Object.keys(notificationKinds)].join(', ')}`,
+      printError,
+    );
+  const set = overridesOf(event.webhook, (values.set as string[] | undefined) ?? [], event.implied);
+  if (typeof set === 'string') return usageMistake(COMMAND, set, printError);
+  const notifyURL = values['notify-url'] as string | undefined;
+  if (notifyURL !== undefined && !/^https?:\/\//.test(notifyURL))
+    return usageMistake(COMMAND, `--notify-url needs an http(s) URL, not '${notifyURL}'`, printError);
+  const a = sandboxAccount(values);
+  const control = controlClient(a, values.partner ? a.partnerUUID : a.merchantUUID);
+  try {
+    const answer = await control.triggerNotification({
+      event: event.webhook,
+      for: id,
+      ...(notifyURL ? { notifyURL } : {}),
+      ...(Object.keys(set).length ? { set } : {}),
+    });
+    const changed = Object.entries(set).map(([f, v]) => `${f}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    for (const delivery of answer.deliveries) {
+      const { delivery: d } = await control.delivery(delivery);
+      print(
+        `${name} for ${id}: queued delivery #${d.id} (${d.event} ${d.subject}${changed.length ? `, ${changed.join(', ')}` : ''}) to ${d.url}`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    printError(`${COMMAND.name}: ${controlFailure(a, error)}`);
+    return 1;
+  }
+}
 
 export async function run(argv: string[], options: CommandOutput = {}): Promise<number> {
   const { print, printError, parsed } = startCommand(COMMAND, argv, options);
@@ -132,6 +224,12 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
   const { positionals } = parsed;
   const values = parsed.values as Record<string, string | undefined>;
   const event = positionals[0];
+  if (values.for !== undefined && event !== undefined && positionals.length === 1)
+    return values.for.trim()
+      ? triggerFor(event, values.for, parsed.values, print, printError)
+      : usageMistake(COMMAND, '--for needs the ID of an object the account has', printError);
+  if (values.set !== undefined || values.partner !== undefined)
+    return usageMistake(COMMAND, `--${values.set !== undefined ? 'set' : 'partner'} needs --for ID`, printError);
   const trigger = event === undefined ? undefined : ownEntry(TRIGGERS, event);
   if (!trigger || positionals.length !== 1)
     return usageMistake(
@@ -148,7 +246,7 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
     partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase },
   });
   try {
-    const control = createControlClient({ baseUrl: a.base, accountId: a.merchantUUID, apiKey: a.apiKey });
+    const control = controlClient(a, a.merchantUUID);
     const { did, answer } = await trigger(client, values['notify-url'] ?? 'https://merchant.example/hooks', control);
     const code = Number((answer as { responseCode?: unknown }).responseCode);
     print(

@@ -5,6 +5,8 @@ import { tsHeader } from './banner.ts';
 
 export function webhooksModule(doc: Doc, ops: Operation[]): string {
   const hooks = ops.filter((op) => op.webhook);
+  const delivery = doc['x-notification-delivery'];
+  if (!delivery) throw new Error('The document lacks x-notification-delivery (how notifications are retried)');
   const table = Object.fromEntries(
     hooks.map((op) => {
       const hash = op.hashes?.[0];
@@ -21,6 +23,9 @@ export function webhooksModule(doc: Doc, ops: Operation[]): string {
           ...(op.receive.occurredAt ? { occurredAt: op.receive.occurredAt } : {}),
           key: op.receive.key,
           ...(op.receive.kinds ? { kinds: op.receive.kinds } : {}),
+          ...(op.receive.subject ? { subject: op.receive.subject } : {}),
+          /** The fields a triggered notification may be given (x-operation.trigger.set). */
+          settable: op.trigger?.set ?? [],
         },
       ];
     }),
@@ -47,6 +52,9 @@ export function webhooksModule(doc: Doc, ops: Operation[]): string {
     `export const notificationKinds = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;`,
     '',
     'export type NotificationKind = keyof typeof notificationKinds;',
+    '',
+    '/** How the gateway delivers a notification (x-notification-delivery): the time-out of one post, the waits before each retry. */',
+    `export const notificationDelivery = ${JSON.stringify({ timeoutSeconds: delivery.timeoutSeconds, retryAfterMinutes: delivery.retryAfterMinutes })} as const;`,
     '',
   ].join('\n');
 }

@@ -20,6 +20,7 @@ export interface Receive {
   occurredAt?: { at: string; zone: string };
   key: string[];
   kinds?: { by: string; names: Record<string, string> };
+  subject?: string[];
 }
 
 export interface Descriptor {
@@ -42,6 +43,8 @@ export interface Descriptor {
   resultInferred?: string;
   payloadInferred?: string;
   receive?: Receive;
+  /** The fields a triggered notification may be given (webhooks: x-operation.trigger.set). */
+  trigger?: { set: string[] };
   retry?: { safe: true } | { lookup: string; by: string };
 }
 

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkNotificationEndpoint, run } from '../../cli/commands/check-notifications.ts';
 import { NotificationDispatcher } from '../../notifications/index.ts';
+import { MISTAKES, RECEIVER_KINDS, startReceiver, type ReceiverKind } from '../notifications/receivers.ts';
 
 const servers: http.Server[] = [];
 async function endpoint(
@@ -44,7 +45,7 @@ describe('contract --notifications', () => {
         print: (l) => lines.push(l),
       }),
     ).toBe(0);
-    expect(lines.at(-1)).toBe('19 passed, 0 failed');
+    expect(lines.at(-1)).toBe('23 passed, 0 failed');
     expect(lines).toContain(
       'pass  payoutTransaction: a declined notification dated before the returned one it follows is acknowledged (out of order) (expected 2xx, got 200)',
     );
@@ -110,4 +111,74 @@ describe('contract --notifications', () => {
       ],
     ]);
   });
+});
+
+// The endpoint check, scored: a correct receiver and one broken in each way receivers break in
+// production (test/notifications/receivers.ts), each checked with its effects readable. The correct
+// one passes every check; each broken one fails exactly the checks that describe its mistake.
+describe('contract --notifications, scored against broken receivers', () => {
+  const options = { passphrase: 'merchant-secret', hashSalt: 'salt' };
+  const every = (...names: string[]) =>
+    ['merchantCreated', 'directDebitOutcome', 'payoutTransaction', 'batchNotify'].flatMap((w) =>
+      names.map((n) => `${w}: ${n}`),
+    );
+  const timed = (...names: string[]) =>
+    ['merchantCreated', 'payoutTransaction'].flatMap((w) => names.map((n) => `${w}: ${n}`));
+  const tampered = (w: string, field: string, what: string) =>
+    `${w}: a notification whose ${field} was changed after signing ${what}`;
+  const tamperedAll = (what: string) => [
+    tampered('merchantCreated', 'requestReference', what),
+    tampered('directDebitOutcome', 'merchantUUID', what),
+    tampered('payoutTransaction', 'payoutId', what),
+    tampered('batchNotify', 'batchUUID', what),
+  ];
+  const expected: Record<ReceiverKind, string[]> = {
+    correct: [],
+    acceptsBadSignature: [
+      ...every('a notification signed with another passphrase is refused'),
+      ...every('a notification signed with another passphrase is not handled'),
+      ...tamperedAll('is refused'),
+      ...tamperedAll('is not handled'),
+    ],
+    handlesDuplicateTwice: every('the same notification again is not handled again'),
+    breaksOnReordering: [
+      'payoutTransaction: a declined notification dated before the returned one it follows does not replace it',
+    ],
+    acceptsStale: timed(
+      'a notification dated 3600 s ago (a replay) is refused',
+      'a notification dated 3600 s ago (a replay) is not handled',
+    ),
+    answersBeforeVerifying: [
+      ...every('a valid notification is handled by the time it is acknowledged'),
+      ...every('a notification signed with another passphrase is refused'),
+      ...tamperedAll('is refused'),
+      ...timed('a notification dated 3600 s ago (a replay) is refused'),
+    ],
+    slow: [],
+  };
+  for (const kind of RECEIVER_KINDS) {
+    it(kind === 'correct' ? 'passes the correct receiver' : `catches the receiver that ${MISTAKES[kind]}`, async () => {
+      const receiver = await startReceiver(kind, { ...options, slowMs: 2500 });
+      try {
+        const checks = await checkNotificationEndpoint(receiver.url, {
+          ...options,
+          effects: receiver.effects,
+          timeoutSeconds: 1,
+        });
+        const failed = checks.filter((c) => !c.ok).map((c) => `${c.webhook}: ${c.name}`);
+        console.info(
+          `${kind}: ${checks.length - failed.length} passed, ${failed.length} failed${failed.length ? `:\n  ${[...new Set(failed.map((f) => f.replace(/^\w+: /, '')))].join('\n  ')}` : ''}`,
+        );
+        if (kind === 'slow') {
+          // Every answer comes after the gateway's time-out: it would be sent again and again.
+          expect(failed).toEqual(
+            expect.arrayContaining(every("every answer comes within the gateway's time-out (1 s)")),
+          );
+          expect(failed).toEqual(expect.arrayContaining(every('a valid notification is acknowledged')));
+        } else expect(failed.sort()).toEqual(expected[kind].sort());
+      } finally {
+        await receiver.close();
+      }
+    }, 120_000);
+  }
 });

@@ -18,7 +18,18 @@ const GUIDES = [
 ];
 const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
-const SUBCOMMANDS = ['sandbox', 'mock', 'contract', 'sign', 'docs', 'listen', 'trigger'];
+const SUBCOMMANDS = [
+  'sandbox',
+  'mock',
+  'contract',
+  'sign',
+  'docs',
+  'listen',
+  'trigger',
+  'deliveries',
+  'resend',
+  'chaos',
+];
 
 describe('the README is a front door', () => {
   it('is under 250 lines and links every guide', () => {

@@ -3,7 +3,10 @@
 import { zipSync } from 'fflate';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wallTime } from '../../runtime/gateway-time.ts';
 import {
+  DEFAULT_TOLERANCE_SECONDS,
+  notificationDelivery,
   NotificationDispatcher,
   NotificationError,
   memoryDuplicateCheck,
@@ -167,14 +170,22 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
     const at = verifyNotification(p.body, p.headers, { passphrase: passphrase() }).occurredAt!;
     expect(Math.abs(at.getTime() - t.sandbox.clock.now().getTime())).toBeLessThan(10_000);
     const later = new Date(at.getTime() + 301_000);
-    expect(refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later }))).toBe(
-      'stale',
-    );
+    expect(
+      refusal(() =>
+        verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later, toleranceSeconds: 300 }),
+      ),
+    ).toBe('stale');
     expect(
       refusal(() =>
         verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: later, toleranceSeconds: 600 }),
       ),
     ).toBe('accepted');
+    // `now` may be asked at each delivery (a sandbox whose clock was moved on).
+    expect(
+      refusal(() =>
+        verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: () => later, toleranceSeconds: 300 }),
+      ),
+    ).toBe('stale');
     // A notification that carries no time has no window.
     const d = sent.directDebitOutcome!;
     expect(
@@ -182,6 +193,70 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
         verifyNotification(d.body, d.headers, { passphrase: passphrase(), hashSalt: 'pepper', now: new Date(0) }),
       ),
     ).toBe('accepted');
+  });
+
+  it("accepts by default the gateway's last retry, sent as late as its schedule allows, and nothing older", () => {
+    // x-notification-delivery: retried after 1, 2, 4, 8 and 16 minutes, each post up to its time-out. A
+    // 300 s window (the default before) refused every retry after the third as stale: a receiver down
+    // for ten minutes lost what was sent meanwhile.
+    const p = sent.payoutTransaction!;
+    const at = verifyNotification(p.body, p.headers, { passphrase: passphrase() }).occurredAt!;
+    const { retryAfterMinutes, timeoutSeconds } = notificationDelivery;
+    const lastRetry =
+      retryAfterMinutes.reduce((sum: number, m) => sum + m * 60, 0) + retryAfterMinutes.length * timeoutSeconds;
+    const at_ = (seconds: number) => new Date(at.getTime() + seconds * 1000);
+    expect(
+      refusal(() => verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: at_(lastRetry) })),
+    ).toBe('accepted');
+    expect(DEFAULT_TOLERANCE_SECONDS).toBeGreaterThanOrEqual(lastRetry);
+    expect(
+      refusal(() =>
+        verifyNotification(p.body, p.headers, { passphrase: passphrase(), now: at_(DEFAULT_TOLERANCE_SECONDS + 1) }),
+      ),
+    ).toBe('stale');
+  });
+
+  it('acknowledges a notification older than one handled about the same subject without handling it (out of order)', async () => {
+    const seen: string[] = [];
+    const dispatcher = new NotificationDispatcher({ passphrase: passphrase() }).on(
+      'payoutTransaction',
+      (n) => void seen.push(String(n.result.payouts.at(-1)?.status)),
+    );
+    const body = JSON.parse(sent.payoutTransaction!.body) as Notification & { event: 'payoutTransaction' };
+    const last = body.result.payouts.at(-1)!;
+    // The returned state, then the approval it followed, delivered late.
+    const newer = structuredClone(body);
+    Object.assign(newer.result.payouts.at(-1)!, { status: 'returned' });
+    const older = structuredClone(body);
+    Object.assign(older.result.payouts.at(-1)!, {
+      status: 'approved',
+      lastUpdated: wallTime(
+        new Date(
+          verifyNotification(sent.payoutTransaction!.body, sent.payoutTransaction!.headers, {
+            passphrase: passphrase(),
+          }).occurredAt!.getTime() - 60_000,
+        ),
+        'Australia/Sydney',
+      ),
+    });
+    expect(last.status).toBe('returned');
+    const post = (n: Notification) => {
+      const signed = signTestNotification(n, { passphrase: passphrase() });
+      return dispatcher.handle(signed.body, signed.headers);
+    };
+    expect((await post(newer)).status).toBe('handled');
+    expect((await post(older)).status).toBe('outdated');
+    expect(seen).toEqual(['returned']);
+    // Without an order check every notification reaches the handlers, late or not.
+    const history = new NotificationDispatcher({ passphrase: passphrase(), order: false }).on(
+      'payoutTransaction',
+      (n) => void seen.push(String(n.result.payouts.at(-1)?.status)),
+    );
+    for (const n of [newer, older]) {
+      const signed = signTestNotification(n, { passphrase: passphrase() });
+      expect((await history.handle(signed.body, signed.headers)).status).toBe('handled');
+    }
+    expect(seen).toEqual(['returned', 'returned', 'approved']);
   });
 
   it('refuses what is not a notification of the contract, naming the field', () => {

@@ -131,6 +131,9 @@ describe('every bin of the installed package', () => {
     'payment-gateway docs',
     'payment-gateway listen',
     'payment-gateway trigger',
+    'payment-gateway deliveries',
+    'payment-gateway resend',
+    'payment-gateway chaos',
     'payment-gateway contract --notifications=http://127.0.0.1:9',
   ])('%s --help explains itself and exits 0', (command) => {
     const [name, ...sub] = command.split(' ');
@@ -149,6 +152,9 @@ describe('every bin of the installed package', () => {
     'payment-gateway docs',
     'payment-gateway listen',
     'payment-gateway trigger',
+    'payment-gateway deliveries',
+    'payment-gateway resend',
+    'payment-gateway chaos',
   ])('%s --version prints the version', (command) => {
     const [name, ...sub] = command.split(' ');
     expect(run(name!, [...sub, '--version'])).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
@@ -166,6 +172,20 @@ describe('every bin of the installed package', () => {
     ['payment-gateway', ['trigger', '--bogus']],
     ['payment-gateway', ['trigger', 'chargeback']],
     ['payment-gateway', ['trigger']],
+    ['payment-gateway', ['trigger', 'payoutTransaction', '--for', 'X', '--set', 'payoutId=PAY-1']],
+    ['payment-gateway', ['trigger', 'payoutTransaction', '--for', 'X', '--set', 'result.payouts.-1.status=bounced']],
+    ['payment-gateway', ['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--chaos', 'gremlins']],
+    ['payment-gateway', ['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--seed', '4']],
+    ['payment-gateway', ['deliveries', '--latest', '0']],
+    ['payment-gateway', ['deliveries', '--bogus']],
+    ['payment-gateway', ['resend']],
+    ['payment-gateway', ['resend', 'abc']],
+    ['payment-gateway', ['chaos', '--kinds', 'stale']],
+    ['payment-gateway', ['chaos', '--notify-url', 'http://127.0.0.1:9/', '--kinds', 'duplicate=3']],
+    [
+      'payment-gateway',
+      ['contract', '--notifications', 'http://127.0.0.1:9/hooks', '--passphrase', 'p', '--effects', 'x'],
+    ],
     ['payment-gateway', ['mock', '--port', 'abc']],
     ['payment-gateway', ['contract', '--bogus']],
     ['payment-gateway', ['contract', '--notifications', 'http://127.0.0.1:9/hooks']],
@@ -326,6 +346,90 @@ describe('a short real use of each', () => {
       expect(out).toMatch(/\n#\d+ payoutTransaction .* -> POST http:\/\/127\.0\.0\.1:\d+\/hooks -> 200 OK handled /);
       expect(JSON.parse(received[0]!)).toMatchObject({ event: 'payoutTransaction' });
     }, 60_000);
+
+    it('payment-gateway trigger --for, deliveries, resend, chaos and listen --chaos work from the install', async () => {
+      const received: string[] = [];
+      const hooks = await localEndpoint((body) => {
+        received.push(body);
+        return [200, 'handled'];
+      });
+      const made = await runAsync('payment-gateway', ['trigger', 'payoutTransaction', '--base', sandbox.url]);
+      const reference = /createPayouts (TRIG-\w+)/.exec(made.out)![1]!;
+      // listen under chaos: every notification repeated; a summary, and exit 0 (the endpoint acknowledged each).
+      const listen = spawn(
+        bin('payment-gateway'),
+        [
+          'listen',
+          '--forward-to',
+          hooks,
+          '--base',
+          sandbox.url,
+          '--count',
+          '1',
+          '--chaos',
+          'duplicate=1',
+          '--seed',
+          '5',
+        ],
+        { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      started.push(listen);
+      let out = '';
+      listen.stdout!.on('data', (c: Buffer) => (out += c));
+      listen.stderr!.on('data', (c: Buffer) => (out += c));
+      const exited = new Promise<number | null>((r) => listen.on('exit', r));
+      await until(() => out.includes('Forwarding') || listen.exitCode !== null, 30_000);
+      const triggered = await runAsync('payment-gateway', [
+        'trigger',
+        'payoutReturned',
+        '--for',
+        reference,
+        '--notify-url',
+        hooks,
+        '--base',
+        sandbox.url,
+      ]);
+      expect(triggered).toMatchObject({ code: 0, err: '' });
+      expect(triggered.out).toMatch(
+        new RegExp(
+          `^payoutReturned for ${reference}: queued delivery #(\\d+) \\(payoutTransaction \\S+, result\\.payouts\\.-1\\.status=returned\\) to ${hooks}\n$`,
+        ),
+      );
+      expect(await exited, out).toBe(0);
+      expect(out).toMatch(/\n#\d+ \[duplicate\] payoutTransaction \(payoutReturned\) .* -> 200 OK handled /);
+      expect(out).toMatch(/\nChaos summary \(seed 5; duplicate=1\): 1 notification, 2 posts\n/);
+      const id = /queued delivery #(\d+)/.exec(triggered.out)![1]!;
+      const listed = await runAsync('payment-gateway', ['deliveries', '--latest', '1', '--base', sandbox.url]);
+      expect(listed.out).toMatch(
+        new RegExp(`^#${id} payoutTransaction \\(payoutReturned\\) \\S+ -> ${hooks}: delivered; 200 at `),
+      );
+      const resent = await runAsync('payment-gateway', ['resend', id, '--base', sandbox.url]);
+      expect(resent).toMatchObject({ code: 0, err: '' });
+      expect(resent.out).toMatch(
+        new RegExp(`^#\\d+ payoutTransaction \\(payoutReturned\\) \\S+ \\(resent #${id}\\) -> ${hooks}: `),
+      );
+      const chaos = await runAsync('payment-gateway', [
+        'chaos',
+        '--notify-url',
+        hooks,
+        '--kinds',
+        'stale=1',
+        '--seed',
+        '9',
+        '--base',
+        sandbox.url,
+      ]);
+      expect(chaos.out).toBe(`Chaos on for ${hooks}: stale=1; seed 9 (--seed 9 repeats it)\n`);
+      await runAsync('payment-gateway', ['resend', id, '--base', sandbox.url]);
+      // The endpoint here takes anything: the stale copy the sandbox sent is named, exit 1.
+      await until(
+        async () => (await runAsync('payment-gateway', ['chaos', '--base', sandbox.url])).out.includes('1 problem'),
+        20_000,
+        500,
+      );
+      const shown = await runAsync('payment-gateway', ['chaos', '--off', hooks, '--base', sandbox.url]);
+      expect(shown.out).toContain('a stale copy (a replay) taken as real (answered 200, expected 4xx)');
+    }, 120_000);
 
     it('payment-gateway contract --notifications checks an endpoint and says why each check failed', async () => {
       // An endpoint that refuses everything, with its reason: the valid deliveries fail, naming it.
