@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettlement } from '../../runtime/settlement.ts';
 import { instantOf, isoWeekday, wallTime } from '../../runtime/gateway-time.ts';
-import { card, customer, startSandbox, type TestSandbox } from './support.ts';
+import { card, customer, entryTime, startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -85,5 +85,15 @@ describe('settlement dates and files', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.settlementDate! <= '2026-12-08')).toBe(true);
     expect(today).toBe('2026-12-09');
+  });
+
+  it("times the file's entry when it was made, on the sandbox clock as Sydney's wall clock reads it", async () => {
+    setSydneyTime('2026-12-09 10:00:07');
+    const zip = (await t.client.getSettlement({
+      settlementFrom: '2026-12-01',
+      settlementTo: '2026-12-09',
+    })) as Uint8Array;
+    // A zip entry's time has two-second steps.
+    expect(entryTime(zip)).toMatch(/^2026-12-09 10:00:0[678]$/);
   });
 });
