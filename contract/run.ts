@@ -124,6 +124,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     pool: new StatePool(),
     allowUnreached: Boolean(options.allowUnreached),
     wire: 'json',
+    ...(options.log ? { note: options.log } : {}),
   };
   const chosen = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
   // The credentials the chosen checks take proved first (each kind accepted), and a real access token
@@ -135,13 +136,16 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     if (proof.accessToken) ctx.creds.accessToken = proof.accessToken;
     for (const note of proof.notes) options.log?.(note);
   }
-  const checks = chosen.filter((c) => c.kind !== 'state');
-  // Last, one at a time: each operation's success, reached on the state the checks above left.
+  const checks = chosen.filter((c) => c.kind !== 'state' && !c.alone);
+  // Then, one at a time: each operation's success, reached on the state the checks above left.
   const last = chosen.filter((c) => c.kind === 'state');
-  const results: Result[] = new Array(checks.length + last.length);
+  // Last, each by itself: the checks that move the server's clock (on a sandbox).
+  const alone = chosen.filter((c) => c.kind !== 'state' && c.alone);
+  const results: Result[] = new Array(chosen.length);
   const mask = options.maskSecrets ? ctx.creds : undefined;
   await runChecks(checks, 0, results, ctx, options.concurrency ?? 8, mask);
   await runChecks(last, checks.length, results, ctx, 1, mask);
+  await runChecks(alone, checks.length + last.length, results, ctx, 1, mask);
   return results;
 }
 

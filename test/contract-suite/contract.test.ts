@@ -34,8 +34,11 @@ afterAll(async () => {
   await (await mock)?.close();
 });
 // A payout's NPP attempt pending 100 ms, not 2 s (PGW_SANDBOX_NPP_MS): the payout scenario still sees
-// it end declined and the DE attempt begin, without waiting the rail's time out.
-const sandbox = () => createSandbox({ dbPath: ':memory:', env: { ...process.env, PGW_SANDBOX_NPP_MS: '100' } });
+// it end declined and the DE attempt begin, without waiting the rail's time out. The control API on,
+// as `npm start` runs it: at an hour when captures settle on a later day, the settlement scenario
+// moves its merchant's clock on to that day to read their file.
+const sandbox = () =>
+  createSandbox({ dbPath: ':memory:', control: true, env: { ...process.env, PGW_SANDBOX_NPP_MS: '100' } });
 
 async function serve(server: http.Server): Promise<string> {
   servers.push(server);

@@ -30,8 +30,8 @@ export interface Break {
     sent: Json | undefined,
     got: Json,
   ) => Json | { status: number; json: Json } | undefined;
-  /** Rewrites a binary answer (a zip). */
-  bytes?: (op: ContractOperation, got: Uint8Array) => Uint8Array | undefined;
+  /** Rewrites a binary answer (a zip), given at `now` on the sandbox clock. */
+  bytes?: (op: ContractOperation, got: Uint8Array, now: Date) => Uint8Array | undefined;
   /** Changes what the sandbox does. */
   handlers?: (handlers: Handlers, sb: RunningSandbox) => Partial<Handlers>;
 }
@@ -109,11 +109,11 @@ export const breaks: Break[] = [
     name: 'a settlement file that lists a row not settled yet (dated tomorrow)',
     kind: 'time',
     only: ['getSettlement'],
-    bytes: (op, got) =>
+    bytes: (op, got, now) =>
       op.operationId === 'getSettlement'
         ? rezipSettlement(got, ([header, ...rows]) => {
             const at = header!.indexOf('settlementDate');
-            const tomorrow = dayAfter(wallTime(new Date(), 'Australia/Sydney').slice(0, 10));
+            const tomorrow = dayAfter(wallTime(now, 'Australia/Sydney').slice(0, 10));
             const row = rows[0] ? [...rows[0]] : header!.map(() => '');
             row[at] = tomorrow;
             return [header!, ...rows, row];
@@ -320,6 +320,16 @@ export const breaks: Break[] = [
         : undefined,
   },
   {
+    // Completeness beyond one row: the newest transaction is listed, those before it are not.
+    name: 'a settlement file that lists only its last row',
+    kind: 'arithmetic',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement'
+        ? rezipSettlement(got, ([header, ...rows]) => [header!, ...rows.slice(-1)])
+        : undefined,
+  },
+  {
     name: 'settlement file without the transactions',
     kind: 'arithmetic',
     only: ['getSettlement'],
@@ -479,9 +489,18 @@ export const breaks: Break[] = [
   },
 ];
 
+/**
+ * The instant every broken sandbox runs at (Sydney): a Tuesday morning, so that what a check meets
+ * never depends on the day or hour the tests run (transactions settle the same day, their file can
+ * be read at once). The pinned-instants test (test/contract-suite/pinned-instants.test.ts) holds the
+ * suite to the other hours.
+ */
+export const BROKEN_SANDBOX_TIME = '2026-12-01 10:00:00';
+
 /** The sandbox with one break: a proxy in front for answers, wrapped handlers for behaviour. */
 export async function brokenSandbox(b: Break): Promise<{ server: http.Server; close(): void }> {
   const sb = await createSandbox({ dbPath: ':memory:', env: {} });
+  sb.clock.advance(instantOf(BROKEN_SANDBOX_TIME, 'Australia/Sydney').getTime() - sb.clock.now().getTime());
   const handlers = sandboxHandlers(sb);
   const gateway = createGateway({
     accounts: storeAccounts(sb.store, sb.clock),
@@ -523,10 +542,12 @@ export async function brokenSandbox(b: Break): Promise<{ server: http.Server; cl
                 body = Buffer.from(JSON.stringify(next.json));
               }
             } else if (op && b.bytes && !type.startsWith('application/json')) {
-              const changed = b.bytes(op, new Uint8Array(body));
+              const changed = b.bytes(op, new Uint8Array(body), sb.clock.now());
               if (changed) body = Buffer.from(changed);
             }
-            res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+            // Dated on the sandbox clock, as the sandbox dates its answers.
+            const date = sb.clock.now().toUTCString();
+            res.writeHead(status, { 'content-type': type, 'content-length': body.length, date });
             res.end(body);
           });
         },
