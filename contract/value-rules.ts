@@ -3,7 +3,7 @@
 // attempts in their order (x-attempts), a status summing up a list (x-rollup), and which rows a
 // settlement file lists (x-settlement-file). "Now" is the answer's own HTTP Date header.
 import { deref } from '../runtime/document.ts';
-import { businessDayOnOrAfter, instantOf, isoWeekday, wallTime } from '../runtime/gateway-time.ts';
+import { instantOf, isoWeekday, settlementDaysAt, wallTime } from '../runtime/gateway-time.ts';
 import { readSettlement } from '../runtime/settlement.ts';
 import { doc } from './requests.ts';
 
@@ -42,13 +42,17 @@ function check(node: any, value: unknown, path: string, now: Date | undefined, o
     if (!settles.businessDays.includes(isoWeekday(value)))
       out.push(`${path} ${value} is not a business day (ISO weekdays ${settles.businessDays.join(',')})`);
     else if (settles.firstOnOrAfter === 'answer' && now) {
-      const allowed = [-SKEW_MS, SKEW_MS].map((d) =>
-        businessDayOnOrAfter(wallTime(new Date(now.getTime() + d), settles.zone).slice(0, 10), settles.businessDays),
-      );
-      if (!allowed.includes(value))
+      // The days a transaction made at the answer's time settles on, give or take the skew: the
+      // evidence's cut-off window allows two (x-settlement-date's cutOff, docs/RULES.md).
+      const allowed = [
+        ...new Set([-SKEW_MS, SKEW_MS].flatMap((d) => settlementDaysAt(new Date(now.getTime() + d), settles))),
+      ];
+      if (!allowed.includes(value)) {
+        const cut = settles.cutOff;
         out.push(
-          `${path} ${value} is not the first business day on or after the answer's day in ${settles.zone} (${allowed[1]})`,
+          `${path} ${value} is not the day a transaction made at ${wallTime(now, settles.zone)} in ${settles.zone} settles on: ${allowed.join(' or ')} (its own business day${cut ? ` when made by ${cut.sameDayUntil}, the next from ${cut.nextDayFrom}` : ''})`,
         );
+      }
     }
   }
   const s = deref(doc, node);

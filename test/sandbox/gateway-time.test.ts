@@ -1,6 +1,7 @@
 // The sandbox keeps the spec's time rules: payout times in Australian Eastern time (Australia/Sydney,
-// +11:00 in summer and +10:00 in winter), a card transaction dated with its Sydney business day, and
-// a settlement file that lists nothing dated after the sandbox's today.
+// +11:00 in summer and +10:00 in winter), a card transaction dated with its Sydney business day (the
+// next one from the evening cut-off, x-settlement-date), and a settlement file that lists nothing
+// dated after the sandbox's today.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettlement } from '../../runtime/settlement.ts';
 import { instantOf, isoWeekday, wallTime } from '../../runtime/gateway-time.ts';
@@ -63,6 +64,15 @@ describe('settlement dates and files', () => {
   it("dates a purchase with its Sydney day, past UTC's midnight", async () => {
     setSydneyTime('2026-12-02 08:00:00'); // a Wednesday in Sydney, still Tuesday in UTC
     expect((await purchase()).authSettledDate).toBe('2026-12-02');
+  });
+
+  it('dates a purchase made from its 18:00 cut-off (Sydney) with the next business day', async () => {
+    setSydneyTime('2026-12-01 17:59:58'); // a Tuesday, just before
+    expect((await purchase()).authSettledDate).toBe('2026-12-01');
+    setSydneyTime('2026-12-01 18:00:00');
+    expect((await purchase()).authSettledDate).toBe('2026-12-02');
+    setSydneyTime('2026-12-04 18:30:00'); // a Friday evening: the Monday after
+    expect((await purchase()).authSettledDate).toBe('2026-12-07');
   });
 
   it('dates a weekend purchase with the Monday after, and lists it only once that Monday has come', async () => {
