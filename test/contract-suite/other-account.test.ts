@@ -62,7 +62,6 @@ it('passes the sandbox run with a second merchant and partner of its own credent
       partnerApiKey: other.apiKey,
       partnerPassphrase: other.passphrase,
     },
-    wire: 'json',
   });
   expect(results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual(
     [],
