@@ -2,7 +2,7 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
-import { instantOf, wallTime } from '../runtime/gateway-time.ts';
+import { instantOf, instantsOf, wallTime } from '../runtime/gateway-time.ts';
 import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
 import { ControlError, createControlClient } from '../sandbox/control-client.ts';
 
@@ -296,7 +296,9 @@ export const scenarioChecks = (): Check[] => [
       // Made just now: read in the zone the spec gives (x-time), its time is the server's now (the
       // answer's Date header), give or take the clock's skew and the attempts' wait.
       const first = status.result.payouts[0]!;
-      const lag = server.now().getTime() - instantOf(first.createdAt, payoutTimeZone).getTime();
+      // The nearer reading of a time the clocks show twice (the hour repeated when daylight saving ends).
+      const lags = instantsOf(first.createdAt, payoutTimeZone).map((at) => server.now().getTime() - at.getTime());
+      const lag = lags.sort((a, b) => Math.abs(a) - Math.abs(b))[0] ?? Number.POSITIVE_INFINITY;
       expect(
         Math.abs(lag) < 10 * 60_000,
         `createdAt ${first.createdAt} of a payout made just now is ${Math.round(lag / 60_000)} min from the answer's time (${wallTime(server.now(), payoutTimeZone)}) read in ${payoutTimeZone}: not written in ${payoutTimeZone}`,

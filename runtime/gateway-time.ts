@@ -45,6 +45,25 @@ export function businessDayOnOrAfter(day: string, businessDays: readonly number[
   return at.toISOString().slice(0, 10);
 }
 
+/**
+ * Every instant a wall-clock time (YYYY-MM-DD HH:MM:SS) in a zone stands for, earliest first: one,
+ * two in the hour the clocks go back (Sydney's 02:00 to 02:59 on the first Sunday of April is first
+ * AEDT, then AEST), none in the hour they skip.
+ */
+export function instantsOf(wall: string, zone: string): Date[] {
+  const asUtc = Date.parse(`${wall.replace(' ', 'T')}Z`);
+  if (zone === 'UTC') return [new Date(asUtc)];
+  const offsetAt = (t: number) => Date.parse(`${wallTime(new Date(t), zone).replace(' ', 'T')}Z`) - t;
+  // The zone's offsets a day either side: any change of offset near the time lies between them.
+  const offsets = new Set([offsetAt(asUtc - 86_400_000), offsetAt(asUtc), offsetAt(asUtc + 86_400_000)]);
+  return [...offsets]
+    .map((offset) => asUtc - offset)
+    .filter((t) => wallTime(new Date(t), zone) === wall)
+    .sort((a, b) => a - b)
+    .filter((t, i, all) => i === 0 || t !== all[i - 1])
+    .map((t) => new Date(t));
+}
+
 /** The instant a wall-clock time (YYYY-MM-DD HH:MM:SS) in a zone stands for. */
 export function instantOf(wall: string, zone: string): Date {
   const asUtc = Date.parse(`${wall.replace(' ', 'T')}Z`);
