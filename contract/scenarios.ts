@@ -15,6 +15,8 @@ import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { record } from './recording.ts';
 import { operations } from '../generated/operations.ts';
+import { exampleValue } from '../runtime/document.ts';
+import { doc } from './requests.ts';
 
 const headersOf = (request: Request): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -133,6 +135,17 @@ async function movableClock(ctx: RunContext) {
   }
 }
 
+/** The spec's example of a declined card purchase (processCard's result example of a code above 0): its amount and code. */
+function declinedExample(): { name: string; amount: string; code: number } {
+  const op = operations.find((o) => o.operationId === 'processCard')!;
+  for (const name of op.examples.result) {
+    const value = exampleValue(doc, name) as { responseCode: string; transactionAmount?: string };
+    if (Number(value.responseCode) > 0 && value.transactionAmount)
+      return { name, amount: value.transactionAmount, code: Number(value.responseCode) };
+  }
+  throw new Error("the spec's processCard examples show no declined purchase");
+}
+
 /** A settled transaction the settlement scenario made: what its row must say. */
 interface Settled {
   transactionID: string;
@@ -215,6 +228,50 @@ export const scenarioChecks = (): Check[] => [
       expect(code(refused) < 0, `an invalid amount was not refused: ${show(refused)}`);
       const fresh = await buy('ContractKey00001', 'ContractKey00004');
       expect(code(fresh) >= 0, `the new key was refused (a refused purchase must leave the key): ${show(fresh)}`);
+    },
+  ),
+  scenario(
+    'tokenProcessCard',
+    ['Token'],
+    'a declined token purchase (responseCode above 0) replaces the key as an approved one does',
+    async (g) => {
+      // The amount the spec's own declined purchase answers with a decline (processCard's example).
+      const declining = declinedExample();
+      const added = await g.token.addCard({
+        cardName: 'Contract Test',
+        cardNumber: visa.paymentCardNumber,
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      });
+      expect(isApproved(added), `addCard: ${show(added)}`);
+      const buy = (key: string, replace: string, amount = '5.00') =>
+        g.token.processCard({
+          cardID: added.cardID,
+          cardKey: key,
+          cardKeyReplace: replace,
+          transactionAmount: amount,
+          transactionCurrency: 'AUD',
+          transactionProduct: 'Contract',
+        });
+      const declined = await buy(added.cardKey, 'ContractKey00011', declining.amount);
+      if (code(declined) === 0)
+        return {
+          skip: `the server approved a token purchase of ${declining.amount}, which the spec's example ${declining.name} declines (${declining.code}): no decline to check the key after`,
+        };
+      expect(
+        code(declined) > 0,
+        `a token purchase of ${declining.amount} was refused, not declined: ${show(declined)}`,
+      );
+      const stale = await buy(added.cardKey, 'ContractKey00012');
+      expect(
+        code(stale) < 0,
+        `the old key was accepted after a declined purchase (responseCode ${code(declined)}): a result of responseCode >= 0 replaces it (seed §4.2): ${show(stale)}`,
+      );
+      const fresh = await buy('ContractKey00011', 'ContractKey00013');
+      expect(
+        code(fresh) >= 0,
+        `the new key was refused after a declined purchase (responseCode ${code(declined)}): a result of responseCode >= 0 replaces the key (seed §4.2): ${show(fresh)}`,
+      );
     },
   ),
   scenario('addBlacklistedCard', ['Direct API'], 'a blacklisted card is declined', async (g) => {
@@ -514,13 +571,32 @@ export const scenarioChecks = (): Check[] => [
       );
     },
   ),
-  scenario('getPayId', ['PayID'], 'Get PayID answers 201', async (g, ctx) => {
-    const payId = `ct-${Date.now()}@merchant.payid.test`;
-    const created = await g.payid.create({ payId, name: 'Contract' });
-    expect(isApproved(created), `createPayId: ${show(created)}`);
-    const op = operations.find((o) => o.operationId === 'getPayId')!;
-    const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
-    expect(a.status === 201, `HTTP ${a.status}, Get PayID answers 201`);
-    expect(a.json?.result?.payId === payId, `Get PayID answered ${show(a.json)}`);
-  }),
+  scenario(
+    'getPayId',
+    ['PayID'],
+    'Get PayID answers 201 with the PayID as registered, and its new name once updated',
+    async (g, ctx) => {
+      const payId = `ct-${Date.now()}@merchant.payid.test`;
+      const name = `Contract ${payId.slice(3, 16)}`;
+      const created = await g.payid.create({ payId, name });
+      expect(isApproved(created), `createPayId: ${show(created)}`);
+      const op = operations.find((o) => o.operationId === 'getPayId')!;
+      const read = async (expected: string) => {
+        const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
+        const problem = judge(op, undefined, a, ctx, { payId });
+        expect(!problem, `Get PayID: ${problem}`);
+        expect(a.status === 201, `HTTP ${a.status}, Get PayID answers 201`);
+        const r = a.json?.result;
+        expect(
+          r?.payId === payId && r?.name === expected,
+          `Get PayID ${payId} answered ${show(r)}: registered as ${show({ payId, name: expected })}`,
+        );
+      };
+      await read(name);
+      const renamed = `${name} (renamed)`;
+      const updated = await g.payid.update(payId, { name: renamed });
+      expect(isApproved(updated), `updatePayId: ${show(updated)}`);
+      await read(renamed);
+    },
+  ),
 ];

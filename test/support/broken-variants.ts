@@ -352,6 +352,21 @@ export const breaks: Break[] = [
     }),
   },
   {
+    // Seed §4.2: a result of responseCode >= 0 replaces the key; this one keeps it on a decline.
+    name: 'a declined token purchase (responseCode above 0) keeps the old key',
+    kind: 'state',
+    only: ['tokenProcessCard'],
+    handlers: (h, sb) => ({
+      tokenProcessCard: async (input, context) => {
+        const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
+        const result = (await h.tokenProcessCard(input, context)) as Json;
+        if (card && Number(result.responseCode) > 0)
+          await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        return result as never;
+      },
+    }),
+  },
+  {
     name: 'a refused token purchase rotates the key anyway',
     kind: 'state',
     only: ['tokenProcessCard'],
@@ -438,6 +453,15 @@ export const breaks: Break[] = [
     })),
   },
   {
+    name: 'Get PayID answers another name than the one registered',
+    kind: 'state',
+    only: ['getPayId'],
+    answer: (op, _s, got) =>
+      op.operationId === 'getPayId' && approved(got)
+        ? { status: 201, json: { ...got, result: { ...got.result, name: 'Someone Else' } } }
+        : undefined,
+  },
+  {
     name: 'PayTo status not the payment’s',
     kind: 'state',
     only: ['getPayToPaymentStatus'],
@@ -447,6 +471,17 @@ export const breaks: Break[] = [
     })),
   },
   // Refusals.
+  {
+    // Every form of an operation is held to its success (state.ts): the card-data purchases pass.
+    name: 'every external-3DS purchase refused (-2), the other forms approved',
+    kind: 'refusal',
+    only: ['processCard'],
+    answer: when('processCard', (s) =>
+      s?.threeDSCavv !== undefined && s?.paymentCardNumber !== undefined
+        ? { responseCode: '-2', responseMessage: "Field 'threeDSCavv' is invalid: external 3DS is not taken" }
+        : undefined,
+    ),
+  },
   {
     name: 'a missing field refused with -2 instead of -3',
     kind: 'refusal',
