@@ -408,6 +408,17 @@ export const scenarioChecks = (): Check[] => [
       // on to that day where the server lets the suite move it; else their file cannot be read yet.
       const today = wallTime(server.now(), zone).slice(0, 10);
       if (to > today) {
+        // Asked now, their file lists none of those still to settle (the judged client also holds
+        // every row to x-settlement-file): a server is held to that whether or not its clock moves.
+        const early = await g.getSettlement({ settlementFrom: from, settlementTo: to });
+        expect(early instanceof Uint8Array, `getSettlement ${from} to ${to}: ${show(early)}`);
+        const soon = readSettlement(early).rows.filter((r) =>
+          made.some((m) => m.day > today && m.transactionID === r.transactionID),
+        );
+        expect(
+          soon.length === 0,
+          `the file asked on ${today} lists ${soon.map((r) => r.transactionID).join(', ')}, which settle after it (${to})`,
+        );
         const clock = await movableClock(ctx);
         if (!clock)
           return {

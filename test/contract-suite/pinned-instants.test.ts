@@ -19,6 +19,7 @@ import { instantOf, settlementDayAt, wallTime } from '../../runtime/gateway-time
 import { settlementDates } from '../../generated/spec-constants.ts';
 import type { Result } from '../../contract/report.ts';
 import { ROOT } from '../support/contract.ts';
+import { writeSample } from '../support/samples.ts';
 import { clockAt, libfaketime, NO_FAKETIME } from '../support/faketime.ts';
 import { startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.ts';
 
@@ -40,6 +41,20 @@ const INSTANTS: { what: string; sydney?: string; at?: Date }[] = [
 const settlesLater = (at: Date) => settlementDayAt(at, settlementDates) > wallTime(at, zone).slice(0, 10);
 
 const library = libfaketime();
+
+/** Sydney's name for its offset at an instant (AEDT, AEST): a time of the repeated hour needs it. */
+const offsetName = (at: Date) =>
+  new Intl.DateTimeFormat('en-AU', { timeZone: zone, timeZoneName: 'short' })
+    .formatToParts(at)
+    .find((p) => p.type === 'timeZoneName')!.value;
+
+it('lists its instants in docs/SERVER-TEAMS.md', () => {
+  const rows = INSTANTS.map((i) => {
+    const at = i.at ?? instantOf(i.sydney!, zone);
+    return `${wallTime(at, zone)} ${offsetName(at)}  ${at.toISOString()}  ${i.what}`;
+  });
+  writeSample('pinned-instants', rows.join('\n'));
+});
 const folder = await mkdtemp(path.join(os.tmpdir(), 'pgw-pinned-'));
 const started: SandboxProcess[] = [];
 afterAll(async () => {

@@ -34,6 +34,8 @@ export interface Break {
   bytes?: (op: ContractOperation, got: Uint8Array, now: Date) => Uint8Array | undefined;
   /** Changes what the sandbox does. */
   handlers?: (handlers: Handlers, sb: RunningSandbox) => Partial<Handlers>;
+  /** The Sydney wall-clock time the broken sandbox runs at (default BROKEN_SANDBOX_TIME). */
+  at?: string;
 }
 
 const approved = (got: Json) => Number(got.responseCode) === 0;
@@ -119,6 +121,25 @@ export const breaks: Break[] = [
             return [header!, ...rows, row];
           })
         : undefined,
+  },
+  {
+    // A server without a clock the suite may move, on a Saturday: the settlement scenario cannot read
+    // Monday's file yet, and skips; this one lists Monday's rows already, and fails it.
+    name: "a settlement file that lists a weekend's captures on Saturday, before their Monday",
+    kind: 'time',
+    only: ['getSettlement'],
+    at: '2026-11-28 13:00:00',
+    handlers: (h, sb) => ({
+      getSettlement: (input, context) => {
+        // Its "today" read three days on: Monday's rows are listed.
+        sb.clock.advanceDays(3);
+        try {
+          return h.getSettlement(input, context);
+        } finally {
+          sb.clock.advanceDays(-3);
+        }
+      },
+    }),
   },
   {
     name: "a purchase's authSettledDate a day late",
@@ -535,7 +556,7 @@ export const BROKEN_SANDBOX_TIME = '2026-12-01 10:00:00';
 /** The sandbox with one break: a proxy in front for answers, wrapped handlers for behaviour. */
 export async function brokenSandbox(b: Break): Promise<{ server: http.Server; close(): void }> {
   const sb = await createSandbox({ dbPath: ':memory:', env: {} });
-  sb.clock.advance(instantOf(BROKEN_SANDBOX_TIME, 'Australia/Sydney').getTime() - sb.clock.now().getTime());
+  sb.clock.advance(instantOf(b.at ?? BROKEN_SANDBOX_TIME, 'Australia/Sydney').getTime() - sb.clock.now().getTime());
   const handlers = sandboxHandlers(sb);
   const gateway = createGateway({
     accounts: storeAccounts(sb.store, sb.clock),
