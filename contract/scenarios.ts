@@ -135,6 +135,38 @@ async function movableClock(ctx: RunContext) {
   }
 }
 
+/** A payment (processAuth or processCard) of this amount with the test card and customer. */
+const pay = <R>(send: (body: never) => Promise<R>, amount: string, more: Record<string, string> = {}): Promise<R> =>
+  send({
+    transactionAmount: amount,
+    transactionCurrency: 'AUD',
+    transactionProduct: 'Contract',
+    ...more,
+    ...customer,
+    ...visa,
+  } as never);
+
+/** A card stored for the key scenarios, and a token purchase on it with a key and its replacement. */
+async function storedCard(g: GatewayClient) {
+  const added = await g.token.addCard({
+    cardName: 'Contract Test',
+    cardNumber: visa.paymentCardNumber,
+    cardExpiryMonth: '02',
+    cardExpiryYear: '29',
+  });
+  expect(isApproved(added), `addCard: ${show(added)}`);
+  const buy = (key: string, replace: string, amount = '5.00') =>
+    g.token.processCard({
+      cardID: added.cardID,
+      cardKey: key,
+      cardKeyReplace: replace,
+      transactionAmount: amount,
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Contract',
+    });
+  return { added, buy };
+}
+
 /** The spec's example of a declined card purchase (processCard's result example of a code above 0): its amount and code. */
 function declinedExample(): { name: string; amount: string; code: number } {
   const op = operations.find((o) => o.operationId === 'processCard')!;
@@ -160,13 +192,7 @@ export const scenarioChecks = (): Check[] => [
     ['Direct API'],
     'authorise → capture → refund; a capture above the authorisation is refused',
     async (g) => {
-      const auth = await g.processAuth({
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        ...customer,
-        ...visa,
-      } as never);
+      const auth = await pay(g.processAuth, '40.00');
       expect(isApproved(auth), `processAuth: ${show(auth)}`);
       const id = auth.transactionID;
       const over = await g.processCapture({
@@ -204,22 +230,7 @@ export const scenarioChecks = (): Check[] => [
     ['Token'],
     'addCard → purchase with cardKeyReplace → old key refused, new key accepted; a refused purchase keeps the key',
     async (g) => {
-      const added = await g.token.addCard({
-        cardName: 'Contract Test',
-        cardNumber: visa.paymentCardNumber,
-        cardExpiryMonth: '02',
-        cardExpiryYear: '29',
-      });
-      expect(isApproved(added), `addCard: ${show(added)}`);
-      const buy = (key: string, replace: string, amount = '5.00') =>
-        g.token.processCard({
-          cardID: added.cardID,
-          cardKey: key,
-          cardKeyReplace: replace,
-          transactionAmount: amount,
-          transactionCurrency: 'AUD',
-          transactionProduct: 'Contract',
-        });
+      const { added, buy } = await storedCard(g);
       const first = await buy(added.cardKey, 'ContractKey00001');
       expect(code(first) >= 0, `the first purchase was refused: ${show(first)}`);
       const stale = await buy(added.cardKey, 'ContractKey00002');
@@ -237,22 +248,7 @@ export const scenarioChecks = (): Check[] => [
     async (g) => {
       // The amount the spec's own declined purchase answers with a decline (processCard's example).
       const declining = declinedExample();
-      const added = await g.token.addCard({
-        cardName: 'Contract Test',
-        cardNumber: visa.paymentCardNumber,
-        cardExpiryMonth: '02',
-        cardExpiryYear: '29',
-      });
-      expect(isApproved(added), `addCard: ${show(added)}`);
-      const buy = (key: string, replace: string, amount = '5.00') =>
-        g.token.processCard({
-          cardID: added.cardID,
-          cardKey: key,
-          cardKeyReplace: replace,
-          transactionAmount: amount,
-          transactionCurrency: 'AUD',
-          transactionProduct: 'Contract',
-        });
+      const { added, buy } = await storedCard(g);
       const declined = await buy(added.cardKey, 'ContractKey00011', declining.amount);
       if (code(declined) === 0)
         return {
@@ -375,13 +371,7 @@ export const scenarioChecks = (): Check[] => [
         ['7.00', '7.00'],
         ['9.00', '4.50'],
       ] as const) {
-        const auth = await g.processAuth({
-          transactionAmount: authorised,
-          transactionCurrency: 'AUD',
-          transactionProduct: 'Contract',
-          ...customer,
-          ...visa,
-        } as never);
+        const auth = await pay(g.processAuth, authorised);
         expect(isApproved(auth), `processAuth: ${show(auth)}`);
         const capture = await g.processCapture({
           transactionID: auth.transactionID,
@@ -392,13 +382,7 @@ export const scenarioChecks = (): Check[] => [
         expect(isApproved(capture) && capture.authSettledDate, `processCapture: ${show(capture)}`);
         made.push({ transactionID: capture.transactionID, amount: captured, day: capture.authSettledDate! });
       }
-      const sale = await g.processCard({
-        transactionAmount: '6.25',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        ...customer,
-        ...visa,
-      } as never);
+      const sale = await pay(g.processCard, '6.25');
       expect(isApproved(sale) && sale.authSettledDate, `processCard: ${show(sale)}`);
       made.push({ transactionID: sale.transactionID, amount: '6.25', day: sale.authSettledDate! });
       const days = made.map((m) => m.day).sort();
@@ -457,13 +441,7 @@ export const scenarioChecks = (): Check[] => [
     ['Direct API'],
     'a voided authorisation refuses captures, refunds and a second void',
     async (g) => {
-      const auth = await g.processAuth({
-        transactionAmount: '9.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        ...customer,
-        ...visa,
-      } as never);
+      const auth = await pay(g.processAuth, '9.00');
       expect(isApproved(auth), `processAuth: ${show(auth)}`);
       const voided = await g.processVoid({ transactionID: auth.transactionID });
       expect(isApproved(voided), `processVoid: ${show(voided)}`);
@@ -491,14 +469,7 @@ export const scenarioChecks = (): Check[] => [
     'a purchase found by its id and by its reference, with what it captured and refunded',
     async (g) => {
       const reference = `CT-Q-${Date.now()}`;
-      const sale = await g.processCard({
-        transactionAmount: '8.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        transactionReferenceID: reference,
-        ...customer,
-        ...visa,
-      } as never);
+      const sale = await pay(g.processCard, '8.00', { transactionReferenceID: reference });
       expect(isApproved(sale), `processCard: ${show(sale)}`);
       const refund = await g.refundCard({
         transactionID: sale.transactionID,
@@ -520,13 +491,7 @@ export const scenarioChecks = (): Check[] => [
     },
   ),
   scenario('refundCard', ['Direct API'], 'a purchase refunded in full refuses a further refund', async (g) => {
-    const sale = await g.processCard({
-      transactionAmount: '6.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Contract',
-      ...customer,
-      ...visa,
-    } as never);
+    const sale = await pay(g.processCard, '6.00');
     expect(isApproved(sale), `processCard: ${show(sale)}`);
     const refund = await g.refundCard({
       transactionID: sale.transactionID,

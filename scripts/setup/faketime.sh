@@ -9,7 +9,8 @@
 # Prints one line on stdout: `faketime: ok (<library>)`, or `faketime: missing (why)`. Exits 0 either
 # way: on a machine where it cannot be installed the test skips, saying why.
 set -uo pipefail
-log() { echo "faketime: $*" >&2; }
+# shellcheck source=scripts/setup/debian.sh
+source "$(dirname "$0")/debian.sh"
 
 # The library the test preloads (the multithreaded build: Node runs threads), where Debian puts it.
 library() {
@@ -20,20 +21,6 @@ library() {
   return 1
 }
 
-if ! library >/dev/null; then
-  if [[ $(id -u) -ne 0 ]]; then
-    log "libfaketime missing; installing Debian's faketime needs root"
-  elif ! command -v apt-get >/dev/null; then
-    log "libfaketime missing; no apt-get on this machine to install faketime"
-  else
-    log "installing faketime from Debian's packages"
-    export DEBIAN_FRONTEND=noninteractive
-    apt=(apt-get -qq -o DPkg::Lock::Timeout=600)
-    # The package lists may be absent on a fresh image: update only when a first install fails.
-    "${apt[@]}" install -y --no-install-recommends faketime >/dev/null 2>&1 \
-      || { "${apt[@]}" update >&2 && "${apt[@]}" install -y --no-install-recommends faketime >/dev/null; } \
-      || log "apt-get could not install faketime"
-  fi
-fi
+library >/dev/null || debian_install faketime libfaketime faketime
 
 if lib=$(library); then echo "faketime: ok ($lib)"; else echo "faketime: missing (package: faketime)"; fi
