@@ -29,6 +29,8 @@ export interface RunContext {
   pool?: StatePool;
   /** An operation whose success the run cannot reach is skipped, not failed (--allow-unreached). */
   allowUnreached?: boolean;
+  /** Where a check says what it did to the server beyond its requests (it moved the sandbox clock). */
+  note?: (line: string) => void;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
@@ -42,6 +44,11 @@ export interface Check {
   run(ctx: RunContext): Promise<Outcome>;
   /** The wire format this check was made for, when the run holds the target to both. */
   wire?: Wire;
+  /**
+   * Runs after every other check, by itself: it moves the server's clock for the suite's account (on
+   * a sandbox), which would move the time under checks still running (access tokens, settlement days).
+   */
+  alone?: boolean;
 }
 
 const fail = (why: string): never => {

@@ -3,6 +3,7 @@
 // an invalid field, -3 for a missing one) came back, and which cards the run paid with and had processed.
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { exampleValue } from '../runtime/document.ts';
+import { chooseForm } from '../runtime/forms.ts';
 import { doc } from './requests.ts';
 
 const CARD_FIELDS = ['paymentCardNumber', 'cardNumber'];
@@ -30,6 +31,8 @@ export interface OperationCoverage {
 export class Coverage {
   private readonly reached = new Map<string, Set<number>>();
   private readonly cards = new Set<string>();
+  /** `operationId form` of each request form whose success the run reached (operations of several forms). */
+  private readonly formsSucceeded = new Set<string>();
 
   /** One answer the run received. A binary or CSV answer counts as the success it is. */
   record(op: ContractOperation, request: Record<string, unknown> | undefined, status: number, json: unknown): void {
@@ -46,6 +49,8 @@ export class Coverage {
       this.reached.set(op.operationId, seen);
     }
     seen.add(code);
+    if (code >= 0 && request && (op.requestForms?.length ?? 0) > 1)
+      this.formsSucceeded.add(`${op.operationId} ${chooseForm(op.requestForms!, request).schema}`);
     // Cards the sandbox processed (approved or declined for a reason of its own, not "not recognised").
     if (code < 0 || code === 1) return;
     for (const field of CARD_FIELDS) {
@@ -78,7 +83,8 @@ export class Coverage {
   }
 
   /** Whether the run reached the operation's success: an answer of its result, not a refusal. */
-  successReached(op: ContractOperation): boolean {
+  successReached(op: ContractOperation, form?: string): boolean {
+    if (form && (op.requestForms?.length ?? 0) > 1) return this.formsSucceeded.has(`${op.operationId} ${form}`);
     return [...(this.reached.get(op.operationId) ?? [])].some((code) => code >= 0);
   }
 

@@ -45,7 +45,20 @@ export function formOf(op: ContractOperation, body: unknown): string {
   return chooseForm(op.requestForms!, (body ?? {}) as Record<string, unknown>).schema;
 }
 
-/** The body with the target's credentials and fresh hashes, for the fields its form takes. */
+/**
+ * The spec's examples name the x-sandbox accounts (updateMerchant's merchantUUID, the merchant a partner
+ * updates): the target's own accounts stand in for them, from the suite's configuration, wherever a
+ * body holds one (a credential field or not). A server with its own accounts is never sent ours.
+ */
+function asConfigured(value: unknown, own: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return own.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => asConfigured(v, own));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asConfigured(v, own)]));
+  return value;
+}
+
+/** The body with the target's accounts and credentials and fresh hashes, for the fields its form takes. */
 export function signBody(
   op: ContractOperation,
   form: string,
@@ -53,7 +66,12 @@ export function signBody(
   creds: Credentials,
 ): Record<string, unknown> {
   const shape = op.requestForms!.find((f) => f.schema === form)!;
-  const out = { ...body };
+  const sandbox = doc.info['x-sandbox'];
+  const own = new Map([
+    [sandbox.merchantUUID, creds.merchantUUID],
+    [sandbox.partnerUUID, creds.partnerUUID],
+  ]);
+  const out = asConfigured(body, own) as Record<string, unknown>;
   let passphrase = creds.passphrase;
   const token = op.credentials.includes('accessToken') ? bodyCredentials.accessToken.token : undefined;
   if (token && shape.accepts.includes(token) && out[token] !== undefined && creds.accessToken)

@@ -7,7 +7,8 @@
 //                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
 //                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
 //   --mock                      the target is the Prism mock: stateless checks only
-//   --wire json|form|both       the wire format of the checks (default json; docs/WIRE-FORMATS.md)
+//   --wire both|json|form       the wire formats of the checks (default both: every format the spec says
+//                               the server serves; json or form narrows the run; docs/WIRE-FORMATS.md)
 //   --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
 //   --runs N --seed S           property-based requests per operation (default 4) and their seed
 //   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)
@@ -69,9 +70,10 @@ export interface RunOptions {
   /** A failure prints its API key and access token as PGW_* variables, its hash recomputed by `payment-gateway sign`. */
   maskSecrets?: boolean;
   /**
-   * The wire format (docs/WIRE-FORMATS.md): `json` (default), `form` (the operations that take the
-   * form/XML mode sent form-encoded, their answers required in XML; the stateful scenarios, which
-   * drive the typed client, stay JSON) or `both`.
+   * The wire formats (docs/WIRE-FORMATS.md): `both` (default: what the spec says the server serves,
+   * x-wire-formats: every operation in JSON, and those of the form-mode paths again form-encoded,
+   * their answers required in XML), or one of them on purpose: `json`, or `form` (the operations that
+   * take the form/XML mode only; the stateful scenarios, which drive the typed client, stay JSON).
    */
   wire?: Wire | 'both';
   /** Skip, not fail, an operation whose success answer the run cannot reach. */
@@ -99,7 +101,7 @@ function withIds(checks: Check[]): (Check & { id: string })[] {
  * Every check of a run in this wire format, with its id: what --only takes to replay one. The
  * success checks (kind `state`, state.ts) come last: they run one at a time on the state the others left.
  */
-export function allChecks(wire: Wire | 'both' = 'json'): (Check & { id: string })[] {
+export function allChecks(wire: Wire | 'both' = 'both'): (Check & { id: string })[] {
   return withIds([
     ...(wire === 'form' ? [] : operationChecks('json')),
     ...(wire === 'json' ? [] : operationChecks('form')),
@@ -124,6 +126,7 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     pool: new StatePool(),
     allowUnreached: Boolean(options.allowUnreached),
     wire: 'json',
+    ...(options.log ? { note: options.log } : {}),
   };
   const chosen = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
   // The credentials the chosen checks take proved first (each kind accepted), and a real access token
@@ -135,13 +138,16 @@ export async function runContract(options: RunOptions): Promise<Result[]> {
     if (proof.accessToken) ctx.creds.accessToken = proof.accessToken;
     for (const note of proof.notes) options.log?.(note);
   }
-  const checks = chosen.filter((c) => c.kind !== 'state');
-  // Last, one at a time: each operation's success, reached on the state the checks above left.
+  const checks = chosen.filter((c) => c.kind !== 'state' && !c.alone);
+  // Then, one at a time: each operation's success, reached on the state the checks above left.
   const last = chosen.filter((c) => c.kind === 'state');
-  const results: Result[] = new Array(checks.length + last.length);
+  // Last, each by itself: the checks that move the server's clock (on a sandbox).
+  const alone = chosen.filter((c) => c.kind !== 'state' && c.alone);
+  const results: Result[] = new Array(chosen.length);
   const mask = options.maskSecrets ? ctx.creds : undefined;
   await runChecks(checks, 0, results, ctx, options.concurrency ?? 8, mask);
   await runChecks(last, checks.length, results, ctx, 1, mask);
+  await runChecks(alone, checks.length + last.length, results, ctx, 1, mask);
   return results;
 }
 
@@ -208,7 +214,7 @@ const OPTIONS = {
   'partner-api-key': { type: 'string' },
   'partner-passphrase': { type: 'string' },
   mock: { type: 'boolean', default: false },
-  wire: { type: 'string', default: 'json' },
+  wire: { type: 'string', default: 'both' },
   only: { type: 'string' },
   skip: { type: 'string' },
   runs: { type: 'string' },
@@ -235,9 +241,10 @@ Holds an implementation of the gateway to the contract, operation by operation. 
                               credentials (PGW_MERCHANT_UUID, PGW_API_KEY, PGW_PASSPHRASE, PGW_PARTNER_UUID,
                               PGW_PARTNER_API_KEY, PGW_PARTNER_PASSPHRASE; default: the spec's x-sandbox)
   --mock                      the target is the Prism mock: stateless checks only
-  --wire json|form|both       the wire format of the checks (default json): form sends the operations of
-                              /post, /token, /partner, /processCard and /payframe form-encoded and
-                              requires their answers in XML (docs/WIRE-FORMATS.md)
+  --wire both|json|form       the wire formats of the checks (default both, what the spec says the server
+                              serves: every operation in JSON, and those of /post, /token, /partner,
+                              /processCard and /payframe again form-encoded, their answers required in
+                              XML); json or form narrows the run to one (docs/WIRE-FORMATS.md)
   --only / --skip LIST        operationIds, tags or check ids (a failure prints its own), comma-separated
   --runs N --seed S           property-based requests per operation (default 4) and their seed
   --junit FILE --json FILE    reports (default test-results/contract.xml, .json)

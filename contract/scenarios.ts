@@ -2,18 +2,21 @@
 // sandbox's approved test card. Skipped against the mock, which keeps no state.
 import { createGatewayClient, isApproved, type GatewayClient } from '../generated/client.ts';
 import { readSettlement } from '../runtime/settlement.ts';
-import { instantOf } from '../runtime/gateway-time.ts';
-import { payoutTimeZone } from '../generated/spec-constants.ts';
+import { instantOf, instantsOf, wallTime } from '../runtime/gateway-time.ts';
+import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
+import { ControlError, createControlClient } from '../sandbox/control-client.ts';
 
 /** How long the payout scenario waits for an NPP attempt to end (NPP is real time: seconds). */
 const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
-import { judge, type Check, type RunContext } from './checks.ts';
+import { judge, type Check, type Outcome, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
 import { answerOf, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { record } from './recording.ts';
 import { operations } from '../generated/operations.ts';
+import { exampleValue } from '../runtime/document.ts';
+import { doc } from './requests.ts';
 
 const headersOf = (request: Request): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -23,16 +26,23 @@ const headersOf = (request: Request): Record<string, string> => {
   return out;
 };
 
+/** The server's "now": the HTTP Date header of the last answer a watched client received. */
+export interface ServerTime {
+  date?: Date;
+}
+
 /**
  * A typed client whose every exchange is judged as the operation checks judge theirs (status, content
  * type, schema, echoes, sums, result hashes): a scenario passes only if every answer it got keeps the
- * contract, not only the ones it asserts on.
+ * contract, not only the ones it asserts on. `seen` keeps the last answer's Date header.
  */
-export function watchedClient(ctx: RunContext, problems: string[]): GatewayClient {
+export function watchedClient(ctx: RunContext, problems: string[], seen: ServerTime = {}): GatewayClient {
   const c = ctx.creds;
   const judged = async (request: Request): Promise<Response> => {
     const text = request.method === 'GET' ? '' : await request.clone().text();
     const response = await fetch(request);
+    const date = response.headers.get('date');
+    if (date) seen.date = new Date(date);
     let sent: Record<string, unknown> | undefined;
     try {
       sent = text ? JSON.parse(text) : undefined;
@@ -68,23 +78,112 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
   });
 }
 
+/** What a scenario reads the server's time from: its answers' Date header. */
+interface Server {
+  /** The last answer's Date header: the server's "now", never this machine's clock. */
+  now(): Date;
+}
+
 const scenario = (
   operationId: string,
   tags: string[],
   name: string,
-  body: (g: GatewayClient, ctx: RunContext) => Promise<void>,
+  body: (g: GatewayClient, ctx: RunContext, server: Server) => Promise<Outcome>,
+  options: { alone?: boolean } = {},
 ): Check => ({
   operationId,
   tags,
   kind: 'scenario',
   name,
+  ...options,
   run: async (ctx) => {
     if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
     const problems: string[] = [];
-    await body(watchedClient(ctx, problems), ctx);
+    const seen: ServerTime = {};
+    const server: Server = {
+      now: () => {
+        if (!seen.date || Number.isNaN(seen.date.getTime()))
+          throw new Error(
+            'the answers carry no HTTP Date header: the server\'s "now" cannot be read (RFC 9110 §6.6.1)',
+          );
+        return seen.date;
+      },
+    };
+    const outcome = await body(watchedClient(ctx, problems, seen), ctx, server);
     if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
+    return outcome;
   },
 });
+
+/**
+ * The server's own clock for the suite's merchant, where it has one it lets a client move: the
+ * sandbox's control API (sandbox/control.openapi.yaml), reached with the merchant's credentials.
+ * Undefined for a server without it (a 404, a refusal, no answer).
+ */
+async function movableClock(ctx: RunContext) {
+  const control = createControlClient({
+    baseUrl: ctx.base,
+    accountId: ctx.creds.merchantUUID,
+    apiKey: ctx.creds.apiKey,
+  });
+  try {
+    await control.clock();
+    return control;
+  } catch (error) {
+    if (error instanceof ControlError || error instanceof TypeError) return undefined;
+    throw error;
+  }
+}
+
+/** A payment (processAuth or processCard) of this amount with the test card and customer. */
+const pay = <R>(send: (body: never) => Promise<R>, amount: string, more: Record<string, string> = {}): Promise<R> =>
+  send({
+    transactionAmount: amount,
+    transactionCurrency: 'AUD',
+    transactionProduct: 'Contract',
+    ...more,
+    ...customer,
+    ...visa,
+  } as never);
+
+/** A card stored for the key scenarios, and a token purchase on it with a key and its replacement. */
+async function storedCard(g: GatewayClient) {
+  const added = await g.token.addCard({
+    cardName: 'Contract Test',
+    cardNumber: visa.paymentCardNumber,
+    cardExpiryMonth: '02',
+    cardExpiryYear: '29',
+  });
+  expect(isApproved(added), `addCard: ${show(added)}`);
+  const buy = (key: string, replace: string, amount = '5.00') =>
+    g.token.processCard({
+      cardID: added.cardID,
+      cardKey: key,
+      cardKeyReplace: replace,
+      transactionAmount: amount,
+      transactionCurrency: 'AUD',
+      transactionProduct: 'Contract',
+    });
+  return { added, buy };
+}
+
+/** The spec's example of a declined card purchase (processCard's result example of a code above 0): its amount and code. */
+function declinedExample(): { name: string; amount: string; code: number } {
+  const op = operations.find((o) => o.operationId === 'processCard')!;
+  for (const name of op.examples.result) {
+    const value = exampleValue(doc, name) as { responseCode: string; transactionAmount?: string };
+    if (Number(value.responseCode) > 0 && value.transactionAmount)
+      return { name, amount: value.transactionAmount, code: Number(value.responseCode) };
+  }
+  throw new Error("the spec's processCard examples show no declined purchase");
+}
+
+/** A settled transaction the settlement scenario made: what its row must say. */
+interface Settled {
+  transactionID: string;
+  amount: string;
+  day: string;
+}
 
 export const scenarioChecks = (): Check[] => [
   modelCheck(watchedClient),
@@ -93,13 +192,7 @@ export const scenarioChecks = (): Check[] => [
     ['Direct API'],
     'authorise → capture → refund; a capture above the authorisation is refused',
     async (g) => {
-      const auth = await g.processAuth({
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        ...customer,
-        ...visa,
-      } as never);
+      const auth = await pay(g.processAuth, '40.00');
       expect(isApproved(auth), `processAuth: ${show(auth)}`);
       const id = auth.transactionID;
       const over = await g.processCapture({
@@ -137,22 +230,7 @@ export const scenarioChecks = (): Check[] => [
     ['Token'],
     'addCard → purchase with cardKeyReplace → old key refused, new key accepted; a refused purchase keeps the key',
     async (g) => {
-      const added = await g.token.addCard({
-        cardName: 'Contract Test',
-        cardNumber: visa.paymentCardNumber,
-        cardExpiryMonth: '02',
-        cardExpiryYear: '29',
-      });
-      expect(isApproved(added), `addCard: ${show(added)}`);
-      const buy = (key: string, replace: string, amount = '5.00') =>
-        g.token.processCard({
-          cardID: added.cardID,
-          cardKey: key,
-          cardKeyReplace: replace,
-          transactionAmount: amount,
-          transactionCurrency: 'AUD',
-          transactionProduct: 'Contract',
-        });
+      const { added, buy } = await storedCard(g);
       const first = await buy(added.cardKey, 'ContractKey00001');
       expect(code(first) >= 0, `the first purchase was refused: ${show(first)}`);
       const stale = await buy(added.cardKey, 'ContractKey00002');
@@ -161,6 +239,35 @@ export const scenarioChecks = (): Check[] => [
       expect(code(refused) < 0, `an invalid amount was not refused: ${show(refused)}`);
       const fresh = await buy('ContractKey00001', 'ContractKey00004');
       expect(code(fresh) >= 0, `the new key was refused (a refused purchase must leave the key): ${show(fresh)}`);
+    },
+  ),
+  scenario(
+    'tokenProcessCard',
+    ['Token'],
+    'a declined token purchase (responseCode above 0) replaces the key as an approved one does',
+    async (g) => {
+      // The amount the spec's own declined purchase answers with a decline (processCard's example).
+      const declining = declinedExample();
+      const { added, buy } = await storedCard(g);
+      const declined = await buy(added.cardKey, 'ContractKey00011', declining.amount);
+      if (code(declined) === 0)
+        return {
+          skip: `the server approved a token purchase of ${declining.amount}, which the spec's example ${declining.name} declines (${declining.code}): no decline to check the key after`,
+        };
+      expect(
+        code(declined) > 0,
+        `a token purchase of ${declining.amount} was refused, not declined: ${show(declined)}`,
+      );
+      const stale = await buy(added.cardKey, 'ContractKey00012');
+      expect(
+        code(stale) < 0,
+        `the old key was accepted after a declined purchase (responseCode ${code(declined)}): a result of responseCode >= 0 replaces it (seed §4.2): ${show(stale)}`,
+      );
+      const fresh = await buy('ContractKey00011', 'ContractKey00013');
+      expect(
+        code(fresh) >= 0,
+        `the new key was refused after a declined purchase (responseCode ${code(declined)}): a result of responseCode >= 0 replaces the key (seed §4.2): ${show(fresh)}`,
+      );
     },
   ),
   scenario('addBlacklistedCard', ['Direct API'], 'a blacklisted card is declined', async (g) => {
@@ -210,7 +317,7 @@ export const scenarioChecks = (): Check[] => [
     'getPayoutTransactionStatus',
     ['Payouts'],
     'a payout transaction moves from its NPP attempt (declined) to a DE attempt',
-    async (g) => {
+    async (g, _ctx, server) => {
       const created = await g.payouts.create({
         reference: `CT-${Date.now()}`,
         transactions: [
@@ -239,54 +346,102 @@ export const scenarioChecks = (): Check[] => [
         /^NPP declined, DE /.test(attempts),
         `attempts ${attempts || '(none)'} ${PAYOUT_WAIT_MS / 1000} s after the payout was made: the account 11111111 goes NPP (declined), then DE`,
       );
-      // Made just now: read in the zone the spec gives (x-time), its time is now, give or take the clocks' skew.
+      // Made just now: read in the zone the spec gives (x-time), its time is the server's now (the
+      // answer's Date header), give or take the clock's skew and the attempts' wait.
       const first = status.result.payouts[0]!;
-      const lag = Date.now() - instantOf(first.createdAt, payoutTimeZone).getTime();
+      // The nearer reading of a time the clocks show twice (the hour repeated when daylight saving ends).
+      const lags = instantsOf(first.createdAt, payoutTimeZone).map((at) => server.now().getTime() - at.getTime());
+      const lag = lags.sort((a, b) => Math.abs(a) - Math.abs(b))[0] ?? Number.POSITIVE_INFINITY;
       expect(
         Math.abs(lag) < 10 * 60_000,
-        `createdAt ${first.createdAt} of a payout made just now is ${Math.round(lag / 60_000)} min from now read in ${payoutTimeZone}: not written in ${payoutTimeZone}`,
+        `createdAt ${first.createdAt} of a payout made just now is ${Math.round(lag / 60_000)} min from the answer's time (${wallTime(server.now(), payoutTimeZone)}) read in ${payoutTimeZone}: not written in ${payoutTimeZone}`,
       );
     },
   ),
-  scenario('getSettlement', ['Direct API'], 'the settlement zip holds the captured transactions', async (g) => {
-    const auth = await g.processAuth({
-      transactionAmount: '7.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Contract',
-      ...customer,
-      ...visa,
-    } as never);
-    expect(isApproved(auth), `processAuth: ${show(auth)}`);
-    const capture = await g.processCapture({
-      transactionID: auth.transactionID,
-      transactionAmount: '7.00',
-      transactionCurrency: 'AUD',
-      captureAmount: '7.00',
-    });
-    expect(isApproved(capture) && capture.authSettledDate, `processCapture: ${show(capture)}`);
-    const day = capture.authSettledDate!;
-    const zip = await g.getSettlement({ settlementFrom: day, settlementTo: day });
-    expect(zip instanceof Uint8Array, `getSettlement: ${show(zip)}`);
-    const rows = readSettlement(zip).rows;
-    const row = rows.find((r) => r.transactionID === capture.transactionID);
-    expect(row, `the capture ${capture.transactionID} is not in the settlement file`);
-    expect(
-      row.transactionAmount === '7.00',
-      `the settlement row of the capture says ${row.transactionAmount}, the capture was 7.00`,
-    );
-  }),
+  scenario(
+    'getSettlement',
+    ['Direct API'],
+    'the settlement file lists every transaction settled on its days, each once, with its amount and day',
+    async (g, ctx, server) => {
+      const zone = settlementDates.zone;
+      const made: Settled[] = [];
+      // Two captures (one of part of its authorisation) and a purchase: a file that keeps some rows
+      // and drops others does not hold all three.
+      for (const [authorised, captured] of [
+        ['7.00', '7.00'],
+        ['9.00', '4.50'],
+      ] as const) {
+        const auth = await pay(g.processAuth, authorised);
+        expect(isApproved(auth), `processAuth: ${show(auth)}`);
+        const capture = await g.processCapture({
+          transactionID: auth.transactionID,
+          transactionAmount: authorised,
+          transactionCurrency: 'AUD',
+          captureAmount: captured,
+        });
+        expect(isApproved(capture) && capture.authSettledDate, `processCapture: ${show(capture)}`);
+        made.push({ transactionID: capture.transactionID, amount: captured, day: capture.authSettledDate! });
+      }
+      const sale = await pay(g.processCard, '6.25');
+      expect(isApproved(sale) && sale.authSettledDate, `processCard: ${show(sale)}`);
+      made.push({ transactionID: sale.transactionID, amount: '6.25', day: sale.authSettledDate! });
+      const days = made.map((m) => m.day).sort();
+      const [from, to] = [days[0]!, days.at(-1)!];
+      // A day still to come lists nothing yet (x-settlement-file): made after the cut-off or on a
+      // weekend, the transactions settle on a later day than the server's today. Its clock is moved
+      // on to that day where the server lets the suite move it; else their file cannot be read yet.
+      const today = wallTime(server.now(), zone).slice(0, 10);
+      if (to > today) {
+        // Asked now, their file lists none of those still to settle (the judged client also holds
+        // every row to x-settlement-file): a server is held to that whether or not its clock moves.
+        const early = await g.getSettlement({ settlementFrom: from, settlementTo: to });
+        expect(early instanceof Uint8Array, `getSettlement ${from} to ${to}: ${show(early)}`);
+        const soon = readSettlement(early).rows.filter((r) =>
+          made.some((m) => m.day > today && m.transactionID === r.transactionID),
+        );
+        expect(
+          soon.length === 0,
+          `the file asked on ${today} lists ${soon.map((r) => r.transactionID).join(', ')}, which settle after it (${to})`,
+        );
+        const clock = await movableClock(ctx);
+        if (!clock)
+          return {
+            skip: `the transactions settle on ${to} (their authSettledDate), after the server's today (${today} in ${zone}), and the server has no clock the suite may move (the sandbox's control API): their file is read on a run made before the cut-off on a business day`,
+          };
+        const seconds = Math.ceil((instantOf(`${to} 00:00:00`, zone).getTime() - server.now().getTime()) / 1000) + 1;
+        await clock.advanceClock({ seconds });
+        ctx.note?.(
+          `getSettlement: the transactions settle on ${to}, after the server's today (${today} in ${zone}): moved merchant ${ctx.creds.merchantUUID}'s sandbox clock on by ${seconds} s (control API) to read their file`,
+        );
+      }
+      const zip = await g.getSettlement({ settlementFrom: from, settlementTo: to });
+      expect(zip instanceof Uint8Array, `getSettlement ${from} to ${to}: ${show(zip)}`);
+      const rows = readSettlement(zip).rows;
+      for (const m of made) {
+        const listed = rows.filter((r) => r.transactionID === m.transactionID);
+        expect(
+          listed.length === 1,
+          `the transaction ${m.transactionID} (settled ${m.day}) is listed ${listed.length} times in the file of ${from} to ${to} (${rows.length} rows), once expected`,
+        );
+        const row = listed[0]!;
+        expect(
+          row.transactionAmount === m.amount,
+          `the settlement row of ${m.transactionID} says ${row.transactionAmount}, ${m.amount} was settled`,
+        );
+        expect(
+          row.settlementDate === undefined || row.settlementDate === m.day,
+          `the settlement row of ${m.transactionID} is dated ${row.settlementDate}, its answer said it settles on ${m.day}`,
+        );
+      }
+    },
+    { alone: true },
+  ),
   scenario(
     'processVoid',
     ['Direct API'],
     'a voided authorisation refuses captures, refunds and a second void',
     async (g) => {
-      const auth = await g.processAuth({
-        transactionAmount: '9.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        ...customer,
-        ...visa,
-      } as never);
+      const auth = await pay(g.processAuth, '9.00');
       expect(isApproved(auth), `processAuth: ${show(auth)}`);
       const voided = await g.processVoid({ transactionID: auth.transactionID });
       expect(isApproved(voided), `processVoid: ${show(voided)}`);
@@ -314,14 +469,7 @@ export const scenarioChecks = (): Check[] => [
     'a purchase found by its id and by its reference, with what it captured and refunded',
     async (g) => {
       const reference = `CT-Q-${Date.now()}`;
-      const sale = await g.processCard({
-        transactionAmount: '8.00',
-        transactionCurrency: 'AUD',
-        transactionProduct: 'Contract',
-        transactionReferenceID: reference,
-        ...customer,
-        ...visa,
-      } as never);
+      const sale = await pay(g.processCard, '8.00', { transactionReferenceID: reference });
       expect(isApproved(sale), `processCard: ${show(sale)}`);
       const refund = await g.refundCard({
         transactionID: sale.transactionID,
@@ -343,13 +491,7 @@ export const scenarioChecks = (): Check[] => [
     },
   ),
   scenario('refundCard', ['Direct API'], 'a purchase refunded in full refuses a further refund', async (g) => {
-    const sale = await g.processCard({
-      transactionAmount: '6.00',
-      transactionCurrency: 'AUD',
-      transactionProduct: 'Contract',
-      ...customer,
-      ...visa,
-    } as never);
+    const sale = await pay(g.processCard, '6.00');
     expect(isApproved(sale), `processCard: ${show(sale)}`);
     const refund = await g.refundCard({
       transactionID: sale.transactionID,
@@ -405,13 +547,32 @@ export const scenarioChecks = (): Check[] => [
       );
     },
   ),
-  scenario('getPayId', ['PayID'], 'Get PayID answers 201', async (g, ctx) => {
-    const payId = `ct-${Date.now()}@merchant.payid.test`;
-    const created = await g.payid.create({ payId, name: 'Contract' });
-    expect(isApproved(created), `createPayId: ${show(created)}`);
-    const op = operations.find((o) => o.operationId === 'getPayId')!;
-    const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
-    expect(a.status === 201, `HTTP ${a.status}, Get PayID answers 201`);
-    expect(a.json?.result?.payId === payId, `Get PayID answered ${show(a.json)}`);
-  }),
+  scenario(
+    'getPayId',
+    ['PayID'],
+    'Get PayID answers 201 with the PayID as registered, and its new name once updated',
+    async (g, ctx) => {
+      const payId = `ct-${Date.now()}@merchant.payid.test`;
+      const name = `Contract ${payId.slice(3, 16)}`;
+      const created = await g.payid.create({ payId, name });
+      expect(isApproved(created), `createPayId: ${show(created)}`);
+      const op = operations.find((o) => o.operationId === 'getPayId')!;
+      const read = async (expected: string) => {
+        const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
+        const problem = judge(op, undefined, a, ctx, { payId });
+        expect(!problem, `Get PayID: ${problem}`);
+        expect(a.status === 201, `HTTP ${a.status}, Get PayID answers 201`);
+        const r = a.json?.result;
+        expect(
+          r?.payId === payId && r?.name === expected,
+          `Get PayID ${payId} answered ${show(r)}: registered as ${show({ payId, name: expected })}`,
+        );
+      };
+      await read(name);
+      const renamed = `${name} (renamed)`;
+      const updated = await g.payid.update(payId, { name: renamed });
+      expect(isApproved(updated), `updatePayId: ${show(updated)}`);
+      await read(renamed);
+    },
+  ),
 ];

@@ -17,17 +17,46 @@ const TRIES = 12;
 const identifiers = (value: Record<string, unknown>) =>
   Object.keys(value).filter((k) => IDENTIFIER.test(k) && !OWN.has(k) && typeof value[k] === 'string');
 
-/** One check per operation: its success answer reached, on state the run made (run last, one at a time). */
+/**
+ * The request forms whose success each check reaches: every form of an operation that takes several
+ * (card data, a payframe token, an external 3DS result, …: a server that refuses one of them
+ * outright is not a server that takes the operation), each with its first example; one check
+ * otherwise.
+ */
+function formsOf(op: ContractOperation): { form?: string; example: Record<string, unknown> | undefined }[] {
+  if (!op.request) return [{ example: undefined }];
+  const examples = requestExamples(op);
+  if ((op.requestForms?.length ?? 0) < 2) return [{ example: examples[0]!.value }];
+  return op.requestForms!.map((f) => ({
+    form: f.schema,
+    example: examples.find((e) => formOf(op, e.value) === f.schema)?.value,
+  }));
+}
+
+/** The words a form is named by in a check's name: its schema's title, else its name. */
+const formTitle = (form: string) => (doc.components.schemas[form]?.title as string | undefined) ?? form;
+
+/** One check per operation, or per request form: its success answer reached, on state the run made (run last, one at a time). */
 export function successChecks(operations: readonly ContractOperation[]): Check[] {
-  return operations.map((op) => ({
+  return operations.flatMap((op) => formsOf(op).map(({ form, example }) => successCheck(op, form, example)));
+}
+
+function successCheck(
+  op: ContractOperation,
+  form: string | undefined,
+  example: Record<string, unknown> | undefined,
+): Check {
+  return {
     operationId: op.operationId,
     tags: doc.paths[op.path][op.verb.toLowerCase()].tags ?? [],
     kind: 'state' as const,
-    name: 'its success answer is reached, on state the suite built',
+    name: form
+      ? `its success answer is reached with the form ${formTitle(form)}, on state the suite built`
+      : 'its success answer is reached, on state the suite built',
     run: async (ctx) => {
       if (ctx.mock) return { skip: 'the mock keeps no state' };
-      if (ctx.coverage?.successReached(op)) return;
-      const example = op.request ? requestExamples(op)[0]!.value : undefined;
+      if (ctx.coverage?.successReached(op, form)) return;
+      if (form && !example) return { skip: `the spec gives no request example of the form ${formTitle(form)}` };
       const fields = example ? identifiers(example) : [];
       const params = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
       const choices = ctx.pool!.choices([...fields, ...params], op.path, TRIES);
@@ -41,12 +70,12 @@ export function successChecks(operations: readonly ContractOperation[]): Check[]
         const answer = await send(ctx.base, { op, body, params: pathParams }, ctx.creds);
         const problem = judge(op, body, answer, ctx, pathParams);
         if (problem) throw new Error(problem);
-        if (ctx.coverage?.successReached(op)) return;
+        if (ctx.coverage?.successReached(op, form)) return;
         last = `${answer.json?.responseCode} ${answer.json?.responseMessage ?? ''}`;
       }
       throw new Error(
-        `no success answer reached: ${choices.length} tries with the run's state, the last answered ${last} (fields from the run: ${[...fields, ...params].join(', ') || 'none'})`,
+        `no success answer reached${form ? ` with the form ${formTitle(form)}` : ''}: ${choices.length} tries with the run's state, the last answered ${last} (fields from the run: ${[...fields, ...params].join(', ') || 'none'})`,
       );
     },
-  }));
+  };
 }

@@ -3,7 +3,7 @@
 // attempts in their order (x-attempts), a status summing up a list (x-rollup), and which rows a
 // settlement file lists (x-settlement-file). "Now" is the answer's own HTTP Date header.
 import { deref } from '../runtime/document.ts';
-import { businessDayOnOrAfter, instantOf, isoWeekday, wallTime } from '../runtime/gateway-time.ts';
+import { instantsOf, isoWeekday, settlementDaysAt, wallTime } from '../runtime/gateway-time.ts';
 import { readSettlement } from '../runtime/settlement.ts';
 import { doc } from './requests.ts';
 
@@ -27,11 +27,13 @@ const progressionOf = (itemSchema: any, field: string) =>
 function check(node: any, value: unknown, path: string, now: Date | undefined, out: string[]): void {
   const marks = marksOf(node);
   const time = marks['x-time'];
-  // A wall-clock time the zone never shows (the hour skipped when daylight saving starts) was not written in it.
-  if (time && typeof value === 'string' && wallTime(instantOf(value, time.zone), time.zone) !== value)
+  // A wall-clock time the zone never shows (the hour skipped when daylight saving starts) was not
+  // written in it; one it shows twice (the hour repeated when daylight saving ends) may be either.
+  const instants = time && typeof value === 'string' ? instantsOf(value, time.zone) : [];
+  if (time && typeof value === 'string' && !instants.length)
     out.push(`${path} ${value} is a time ${time.zone} never shows: not written in ${time.zone}`);
-  if (time && typeof value === 'string' && now && time.recorded) {
-    const ahead = instantOf(value, time.zone).getTime() - now.getTime();
+  if (time && instants.length && now && time.recorded) {
+    const ahead = instants[0]!.getTime() - now.getTime();
     if (ahead > SKEW_MS)
       out.push(
         `${path} ${value} read in ${time.zone} is ${Math.round(ahead / 60_000)} min after the answer (${wallTime(now, time.zone)} there): not written in ${time.zone}`,
@@ -42,13 +44,17 @@ function check(node: any, value: unknown, path: string, now: Date | undefined, o
     if (!settles.businessDays.includes(isoWeekday(value)))
       out.push(`${path} ${value} is not a business day (ISO weekdays ${settles.businessDays.join(',')})`);
     else if (settles.firstOnOrAfter === 'answer' && now) {
-      const allowed = [-SKEW_MS, SKEW_MS].map((d) =>
-        businessDayOnOrAfter(wallTime(new Date(now.getTime() + d), settles.zone).slice(0, 10), settles.businessDays),
-      );
-      if (!allowed.includes(value))
+      // The days a transaction made at the answer's time settles on, give or take the skew: the
+      // evidence's cut-off window allows two (x-settlement-date's cutOff, docs/RULES.md).
+      const allowed = [
+        ...new Set([-SKEW_MS, SKEW_MS].flatMap((d) => settlementDaysAt(new Date(now.getTime() + d), settles))),
+      ];
+      if (!allowed.includes(value)) {
+        const cut = settles.cutOff;
         out.push(
-          `${path} ${value} is not the first business day on or after the answer's day in ${settles.zone} (${allowed[1]})`,
+          `${path} ${value} is not the day a transaction made at ${wallTime(now, settles.zone)} in ${settles.zone} settles on: ${allowed.join(' or ')} (its own business day${cut ? ` when made by ${cut.sameDayUntil}, the next from ${cut.nextDayFrom}` : ''})`,
         );
+      }
     }
   }
   const s = deref(doc, node);

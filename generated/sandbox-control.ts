@@ -49,7 +49,7 @@ export interface paths {
         put?: never;
         /**
          * Move the caller's sandbox clock on
-         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its access tokens expire, its notification retries fall due (and are sent before the answer).
+         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, its notification retries fall due (and are sent before the answer). Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header).
          */
         post: operations["advanceClock"];
         delete?: never;

@@ -102,9 +102,9 @@ export const expectedValues: Readonly<Record<string, string>> = {
   "pattern:^[A-Za-z0-9]{8,64}$": "8 to 64 letters and digits, for example s5KQIxsZuiyvs3Sc",
   "pattern:^2\\.[0-9]+\\.[0-9]+$": "a version 2.x.y, for example 2.2.0"
 };
-/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen. */
+/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen (its cut-off, without the evidence). */
 export const payoutTimeZone = "Australia/Sydney";
-export const settlementDates = {"zone":"Australia/Sydney","businessDays":[1,2,3,4,5]} as const;
+export const settlementDates = {"zone":"Australia/Sydney","businessDays":[1,2,3,4,5],"cutOff":{"sameDayUntil":"17:58:23","nextDayFrom":"18:25:24","sandbox":"18:00:00"}} as const;
 
 /** x-lifetime-minutes on AccessTokenResult. */
 export const accessTokenLifetimeMinutes = 30;

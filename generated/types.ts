@@ -1362,7 +1362,7 @@ export interface components {
         ResponseMessage: string;
         /**
          * Format: date
-         * @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day, else the next business day.
+         * @description The day a transaction settles, in Australian Eastern time (Australia/Sydney) - the day it was made when that is a business day and it was made before the evening cut-off, else the next business day.
          */
         SettledDate: string;
         /**

@@ -3,7 +3,8 @@
 // advance is added in the store (offset + ms, in one statement, so advances made at once on two
 // instances both count) and read back; every instance reads the account's again before its requests,
 // and before a batch slice it runs for it (`sync`).
-import type { GatewayHandlers, HandlerContext } from '../server-stubs/index.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { GatewayHandlers, GatewayResponse, HandlerContext } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import type { Store } from './store.ts';
 
@@ -71,6 +72,28 @@ export async function onAccountTime<T>(
   return clock.as(name, work);
 }
 
+/** Each answer's account, named by its handler as it runs (onCallersTime): the answer is dated on that account's time. */
+const answering = new AsyncLocalStorage<{ account?: string }>();
+
+/**
+ * The answer with its HTTP Date header on the sandbox clock: the time of the account whose handler
+ * made it, or the sandbox's own time for an answer no account's handler made (a refusal before one
+ * was found). A client reading "now" from the Date header (the contract suite does) reads the time
+ * its transactions were dated on, wherever the control API moved its account's clock.
+ */
+export function datedOnCallersTime(
+  clock: Clock,
+  respond: () => GatewayResponse | Promise<GatewayResponse>,
+): GatewayResponse | Promise<GatewayResponse> {
+  const slot: { account?: string } = {};
+  const dated = (response: GatewayResponse): GatewayResponse => {
+    const at = slot.account === undefined ? clock.now() : clock.as(slot.account, () => clock.now());
+    return { ...response, headers: { ...response.headers, date: at.toUTCString() } };
+  };
+  const found = answering.run(slot, respond);
+  return found instanceof Promise ? found.then(dated) : dated(found);
+}
+
 /** The handlers, each run on its caller's time. */
 export function onCallersTime(
   handlers: GatewayHandlers<HandlerContext>,
@@ -84,6 +107,8 @@ export function onCallersTime(
     wrapped[name] = (input: unknown, context: HandlerContext) => {
       const offset = offsetsReadWithAccount.get(context.account);
       const work = () => handler.call(handlers, input, context);
+      const slot = answering.getStore();
+      if (slot) slot.account = clockOf(context.account);
       if (offset === undefined) return onAccountTime(store, clock, context.account, work);
       const name = clockOf(context.account);
       clock.share(name, offset);

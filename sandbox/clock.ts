@@ -10,7 +10,7 @@
 // instance on it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
-import { businessDayOnOrAfter, wallTime } from '../runtime/gateway-time.ts';
+import { settlementDayAt, wallTime } from '../runtime/gateway-time.ts';
 
 export class Clock {
   /** This instance's own shift, under every account's (tests move one sandbox's time with it). */
@@ -82,9 +82,13 @@ export class Clock {
     return this.timestamp(offsetMs, payoutTimeZone);
   }
 
-  /** The day a card transaction made now settles (x-settlement-date): today in Sydney, or the next business day. */
+  /**
+   * The day a card transaction made now settles (x-settlement-date): today in Sydney, or the next
+   * business day when today is not one or it is past the sandbox's cut-off (inside the window the
+   * recorded answers leave).
+   */
   settlementDay(): string {
-    return businessDayOnOrAfter(this.dateIn(settlementDates.zone), settlementDates.businessDays);
+    return settlementDayAt(this.now(), settlementDates);
   }
 
   /** The last day whose settlement has happened: today, in the settlement zone. */

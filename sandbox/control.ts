@@ -160,8 +160,9 @@ export class Control {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname !== CONTROL_PREFIX && !url.pathname.startsWith(`${CONTROL_PREFIX}/`)) return false;
     void this.answer(req, url).then(
-      ({ status, type, body }) => {
-        res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      ({ status, type, body, at }) => {
+        const date = { date: (at ?? this.sb.clock.now()).toUTCString() };
+        res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...date });
         res.end(body);
       },
       () => {
@@ -172,7 +173,10 @@ export class Control {
     return true;
   }
 
-  private async answer(req: http.IncomingMessage, url: URL): Promise<{ status: number; type: string; body: string }> {
+  private async answer(
+    req: http.IncomingMessage,
+    url: URL,
+  ): Promise<{ status: number; type: string; body: string; at?: Date }> {
     const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
     const path = url.pathname.slice(CONTROL_PREFIX.length);
     if (req.method === 'GET' && path === '/openapi.yaml')
@@ -186,8 +190,12 @@ export class Control {
     }
     const account = await this.authenticate(req.headers.authorization);
     if (!account) return json(refusedInteger(refusals.credentials()));
-    // Every route on the caller's time, its offset read first (another instance may have moved it).
-    return onAccountTime(this.sb.store, this.sb.clock, account, () => this.route(req, url, path, account, chunks));
+    // Every route on the caller's time, its offset read first (another instance may have moved it),
+    // and its answer dated on that time once the route is done (after the clock moved, the new time).
+    return onAccountTime(this.sb.store, this.sb.clock, account, async () => ({
+      ...(await this.route(req, url, path, account, chunks)),
+      at: this.sb.clock.now(),
+    }));
   }
 
   private async route(

@@ -20,7 +20,7 @@ import { sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
-import { onCallersTime } from './clock-store.ts';
+import { datedOnCallersTime, onCallersTime } from './clock-store.ts';
 import { Control, controlAllowed } from './control.ts';
 import type { Sandbox } from './context.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
@@ -231,7 +231,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
     if (wait !== undefined) return unavailable(request.verb, request.url, wait);
-    const found = core.respond(request);
+    // Dated on the caller's clock (its Date header), as every date the sandbox writes.
+    const found = datedOnCallersTime(clock, () => core.respond(request));
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
       response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
@@ -283,6 +284,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
+        // Every answer dated on the sandbox clock; the gateway's and the control API's on their caller's.
+        res.setHeader('date', clock.now().toUTCString());
         // A browser's preflight is answered here; an allowed page's answers are marked readable.
         if (cors(req, res)) return;
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))

@@ -76,16 +76,26 @@ class ZlibDeflateEntry implements ZipInputFile {
 }
 
 /**
- * The zip (one entry, `name`) of a CSV with a header row of `columns` and a line per row (`line`
- * writes it, LF-ended), in compressed chunks as they are produced. Yields to the event loop whenever
- * SLICE_MS of work has run.
+ * The Date whose local-time fields are this wall-clock time (YYYY-MM-DD HH:MM:SS): a zip entry's
+ * time is a DOS time, fields without a zone, which the zip writer reads with the local getters; so
+ * the entry shows the wall-clock time given, in whatever zone the process runs.
+ */
+export const zipTime = (wall: string): Date => {
+  const [y, mo, d, h, mi, s] = wall.split(/[- :]/).map(Number) as [number, number, number, number, number, number];
+  return new Date(y, mo - 1, d, h, mi, s);
+};
+
+/**
+ * The zip (one entry, `name`, timed `mtime`) of a CSV with a header row of `columns` and a line per
+ * row (`line` writes it, LF-ended), in compressed chunks as they are produced. Yields to the event
+ * loop whenever SLICE_MS of work has run.
  */
 export async function* zipCsvStream<R>(
   name: string,
   columns: readonly string[],
   batches: AsyncIterable<readonly R[]>,
   line: (row: R) => string,
-  mtime = new Date('2026-01-01T00:00:00Z'),
+  mtime: Date,
 ): AsyncGenerator<Uint8Array> {
   let out: Uint8Array[] = [];
   let failure: Error | undefined;

@@ -1,13 +1,13 @@
 // Surcharge quotes (per-merchant, per-scheme rates, rounded half up to the cent) and settlement
 // files: a real zip holding one CSV, whose columns are the spec's x-csv-columns for the version asked.
-import { csvColumns } from '../../generated/spec-constants.ts';
+import { csvColumns, settlementDates } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { fromCents, toCents } from '../money.ts';
 import { csvLineWriter } from '../csv.ts';
-import { zipCsvStream } from '../settlement-export.ts';
+import { zipCsvStream, zipTime } from '../settlement-export.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
@@ -112,8 +112,10 @@ export function settlementHandlers(sb: Sandbox) {
         body.settlementFrom,
         body.settlementTo < today ? body.settlementTo : today,
       );
-      // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows.
-      return zipCsvStream('settlement.csv', csvColumns.settlement[version], rows, file.line);
+      // Streamed to the client as it is made: memory holds a chunk, whatever the number of rows. The
+      // entry is timed when it was made, on the caller's clock, as Sydney's wall clock reads it.
+      const made = zipTime(sb.clock.timestamp(0, settlementDates.zone));
+      return zipCsvStream('settlement.csv', csvColumns.settlement[version], rows, file.line, made);
     },
   } satisfies Partial<H>;
 }

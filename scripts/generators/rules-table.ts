@@ -3,6 +3,7 @@
 // which part of the contract-test suite checks it. Never edited by hand: `npm run generate` writes it
 // and test/contract/rules.test.ts fails when it is stale.
 import { requestRulesSection } from './request-rules.ts';
+import { businessDayOnOrAfter, dayAfter, transactionIdTime, wallTime } from '../../runtime/gateway-time.ts';
 import type { Doc, Operation } from '../lib/contract.ts';
 
 /** The rule marks, in the order the table lists them, with what each says and who checks it. */
@@ -26,7 +27,7 @@ export const RULE_MARKS = {
   'x-settlement-date': {
     checkedBy: 'contract/value-rules.ts',
     says: (m: any) =>
-      `a business day (ISO weekdays ${m.businessDays.join(',')}) in ${m.zone}${m.firstOnOrAfter ? "; the first on or after the answer's day" : ''}`,
+      `a business day (ISO weekdays ${m.businessDays.join(',')}) in ${m.zone}${m.firstOnOrAfter ? "; the first on or after the answer's day" : ''}${m.cutOff ? `, or the first after it when the answer comes after the cut-off (by ${m.cutOff.sameDayUntil} its own day, from ${m.cutOff.nextDayFrom} the next, either in between; the sandbox cuts off at ${m.cutOff.sandbox}: see the evidence below)` : ''}`,
   },
   'x-settlement-file': {
     checkedBy: 'contract/value-rules.ts',
@@ -113,6 +114,83 @@ export function rulesDoc(doc: Doc, ops: Operation[]): string {
     return `| \`${mark}\` | \`${where}\` | ${cell((RULE_MARKS[mark].says as (m: unknown) => string)(value))} | ${shown || '(webhooks)'} | ${RULE_MARKS[mark].checkedBy} |`;
   });
   return [
+    ...rulesHead(rows),
+    ...ruleUses(doc)
+      .filter((u) => u.mark === 'x-settlement-date' && (u.value as any).cutOff)
+      .flatMap((u) => cutOffEvidence(u.where, u.value as SettlementMark)),
+    ...requestRulesSection(doc, ops),
+    '',
+  ].join('\n');
+}
+
+interface SettlementMark {
+  zone: string;
+  businessDays: number[];
+  cutOff: {
+    sameDayUntil: string;
+    nextDayFrom: string;
+    sandbox: string;
+    evidence: { source: string; also?: string[]; operation: string; transactionID: string; answered: string }[];
+    excluded?: { source: string; transactionID: string; answered: string; why: string }[];
+  };
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const weekday = (day: string) => WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()];
+
+/** What a recorded answer shows: its time (read from its transactionID) and the day it answered, against its own day. */
+function evidenceRow(mark: SettlementMark, e: { transactionID: string; answered: string }) {
+  const made = transactionIdTime(e.transactionID);
+  if (!made)
+    throw new Error(`x-settlement-date evidence ${e.transactionID} is not a version-1 UUID: its time cannot be read`);
+  const local = wallTime(made, mark.zone);
+  const own = businessDayOnOrAfter(local.slice(0, 10), mark.businessDays);
+  const next = businessDayOnOrAfter(dayAfter(local.slice(0, 10)), mark.businessDays);
+  const shows = e.answered === own ? 'own day' : e.answered === next ? 'next business day' : 'neither';
+  return { made, utc: wallTime(made, 'UTC'), local, time: local.slice(11), shows } as const;
+}
+
+/** The cut-off's evidence table: each recorded answer, its time and the day it answered, and what was left out. */
+function cutOffEvidence(where: string, mark: SettlementMark): string[] {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const cut = mark.cutOff;
+  const rows = cut.evidence.map((e) => {
+    const r = evidenceRow(mark, e);
+    const sources = [e.source, ...(e.also ?? [])].map((x) => `\`${x}\``).join(', also ');
+    return `| ${e.operation} | \`${e.transactionID}\` | ${r.utc} | ${weekday(r.local.slice(0, 10))} ${r.local} | ${e.answered} | ${r.shows} | ${cell(sources)} |`;
+  });
+  return [
+    '',
+    `## Settlement dates: the cut-off and its evidence (\`${where}\`)`,
+    '',
+    `The seed shows no settlement day. The real service's recorded answers that carry a settlement date`,
+    `and a time are below: each transactionID is a version-1 UUID, whose time is read from it, shown in`,
+    `UTC and in ${mark.zone}. A transaction made at ${cut.sameDayUntil} or earlier (${mark.zone} time) answered its own`,
+    `day; one made at ${cut.nextDayFrom} answered the next business day. Between the two the evidence allows`,
+    'either day, and the contract-test suite accepts either; outside it, only the day the evidence shows.',
+    `The sandbox cuts off at ${cut.sandbox}. A weekend's transactions settle on Monday; public holidays are not modelled.`,
+    '',
+    `| operation | transactionID | made (UTC) | made (${mark.zone}) | answered | the day it shows | source |`,
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...(cut.excluded?.length
+      ? [
+          'Read and not used:',
+          '',
+          '| transactionID | answered | why | source |',
+          '|---|---|---|---|',
+          ...cut.excluded.map(
+            (x) => `| \`${x.transactionID}\` | ${x.answered} | ${cell(x.why)} | \`${cell(x.source)}\` |`,
+          ),
+          '',
+        ]
+      : []),
+  ];
+}
+
+function rulesHead(rows: string[]): string[] {
+  return [
     '<!-- Generated by scripts/generators/rules-table.ts from the spec (npm run generate). Do not edit. -->',
     '# The rules about values',
     '',
@@ -126,15 +204,14 @@ export function rulesDoc(doc: Doc, ops: Operation[]): string {
     '',
     'Times: payout times are Australian Eastern time as the seed says ("AEDT"), written as',
     "Australia/Sydney's wall clock, so +11:00 while daylight saving runs and +10:00 from April to",
-    "October; a card transaction's settlement date is its Sydney business day. The suite reads",
-    '"now" from each answer\'s HTTP `Date` header, allowing a minute of clock skew.',
+    "October; a card transaction's settlement date is its Sydney business day, or the next one when it",
+    'is made after the evening cut-off (below). The suite reads "now" from each answer\'s HTTP `Date`',
+    "header, allowing a minute of clock skew; the sandbox writes that header from the caller's clock.",
     '',
     `${rows.length} rules:`,
     '',
     '| mark | where | the rule | operations | checked by |',
     '|---|---|---|---|---|',
     ...rows,
-    ...requestRulesSection(doc, ops),
-    '',
-  ].join('\n');
+  ];
 }

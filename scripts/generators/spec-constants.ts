@@ -38,10 +38,14 @@ export function specConstantsModule(doc: Doc): string {
     ' * `format:<name>`, `enum:<values>`); a refusal says "must be <words>" (server-stubs/core/refusals.ts).',
     ' */',
     `export const expectedValues: Readonly<Record<string, string>> = ${JSON.stringify(expectedWords(doc), null, 2)};`,
-    '/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen. */',
+    '/** x-time and x-settlement-date: the zone payout times are written in, and how a settlement date is chosen (its cut-off, without the evidence). */',
     `export const payoutTimeZone = ${JSON.stringify(schemas.PayoutTimestamp['x-time'].zone)};`,
     `export const settlementDates = ${JSON.stringify(
-      (({ zone, businessDays }) => ({ zone, businessDays }))(schemas.SettledDate['x-settlement-date']),
+      (({ zone, businessDays, cutOff: { sameDayUntil, nextDayFrom, sandbox } }) => ({
+        zone,
+        businessDays,
+        cutOff: { sameDayUntil, nextDayFrom, sandbox },
+      }))(schemas.SettledDate['x-settlement-date']),
     )} as const;`,
     '',
     '/** x-lifetime-minutes on AccessTokenResult. */',

@@ -12,7 +12,8 @@
 # a machine where they cannot be installed runs the tests, which skip those languages saying why
 # (test/examples/interpreters.ts asks the interpreters themselves).
 set -uo pipefail
-log() { echo "interpreters: $*" >&2; }
+# shellcheck source=scripts/setup/debian.sh
+source "$(dirname "$0")/debian.sh"
 
 # Each language: the check that it runs with what the examples need, and the packages that bring it.
 php_ok() { php -r 'exit(function_exists("curl_init") && class_exists("SimpleXMLElement") ? 0 : 1);' 2>/dev/null; }
@@ -25,21 +26,8 @@ missing=()
 for lang in php ruby python csharp; do "${lang}_ok" || missing+=("$lang"); done
 
 if ((${#missing[@]})); then
-  wanted=$(for lang in "${missing[@]}"; do echo "${packages[$lang]}"; done | tr '\n' ' ')
-  if [[ $(id -u) -ne 0 ]]; then
-    log "missing ${missing[*]}; installing $wanted needs root"
-  elif ! command -v apt-get >/dev/null; then
-    log "missing ${missing[*]}; no apt-get on this machine to install $wanted"
-  else
-    log "installing $wanted from Debian's packages"
-    export DEBIAN_FRONTEND=noninteractive
-    apt=(apt-get -qq -o DPkg::Lock::Timeout=600)
-    # The package lists may be absent on a fresh image: update only when a first install fails.
-    # shellcheck disable=SC2086
-    "${apt[@]}" install -y --no-install-recommends $wanted >/dev/null 2>&1 \
-      || { "${apt[@]}" update >&2 && "${apt[@]}" install -y --no-install-recommends $wanted >/dev/null; } \
-      || log "apt-get could not install $wanted"
-  fi
+  # shellcheck disable=SC2046
+  debian_install interpreters "${missing[*]}" $(for lang in "${missing[@]}"; do echo "${packages[$lang]}"; done)
 fi
 
 for lang in php ruby python csharp; do

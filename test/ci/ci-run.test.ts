@@ -26,6 +26,7 @@ async function runCi(testStatus: number, failedTests = testStatus === 0 ? 0 : 2,
   await mkdir(path.join(dir, 'scripts/setup'), { recursive: true });
   await executable(path.join(dir, 'scripts/setup/chromium.sh'), 'echo "Chromium ready"');
   await executable(path.join(dir, 'scripts/setup/interpreters.sh'), 'echo "php: ok"');
+  await executable(path.join(dir, 'scripts/setup/faketime.sh'), 'echo "faketime: ok"');
   await executable(path.join(dir, 'scripts/setup/tools.sh'), 'echo "tools: ready"');
   // scripts/postgres/ensure.sh stand-in: progress on stderr, the URL on stdout (as the real one).
   await mkdir(path.join(dir, 'scripts/postgres'), { recursive: true });

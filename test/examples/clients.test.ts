@@ -14,6 +14,7 @@ import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { readXmlAnswer } from '../../contract/index.ts';
 import { formWire } from '../../generated/operations.ts';
+import { instantOf } from '../../runtime/gateway-time.ts';
 import { doc } from '../support/contract.ts';
 import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';
 import { startRecordingProxy, type Exchange, type RecordingProxy } from './recording-proxy.ts';
@@ -86,8 +87,16 @@ interface Target {
   close(): Promise<void>;
 }
 
+/**
+ * The sandbox at a Tuesday morning in Sydney: a purchase the clients make settles that day, so the
+ * settlement file they read lists it whatever the hour the tests run (from the 18:00 cut-off, or on
+ * a weekend, it would settle on the next business day: docs/RULES.md).
+ */
+const SANDBOX_TIME = '2026-12-01 10:00:00';
+
 async function sandboxTarget(): Promise<Target> {
   const sandbox = await createSandbox({ dbPath: ':memory:', env: {} });
+  sandbox.clock.advance(instantOf(SANDBOX_TIME, 'Australia/Sydney').getTime() - sandbox.clock.now().getTime());
   const server = sandbox.server();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,9 +1,11 @@
 // Finding: one account moving the clock moved it for every account, although the control API says
 // each account changes only its own data. Each account has its own clock: a sequence of advances by
 // several accounts leaves each at the sum of its own, on every instance sharing the store; an
-// account's access token expires on its own time, not on another's.
+// account's access token expires on its own time, not on another's; each account's answers are dated
+// (their HTTP Date header) on its own time, the gateway's and the control API's alike.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayClient } from '../../generated/client.ts';
 import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { startSandbox, type TestSandbox } from './support.ts';
 
@@ -83,5 +85,39 @@ describe('a clock per account', () => {
     expect(await lookup.findByAccessToken('attenancy0000001')).toMatchObject({ id: seed.merchantUUID });
     await accounts[0]!.control.advanceClock({ seconds: 601 }); // its own ten minutes
     expect(await lookup.findByAccessToken('attenancy0000001')).toBeUndefined();
+  });
+
+  it("dates each account's answers on its own time: the Date header of the gateway and of the control API", async () => {
+    const { seed } = t.sandbox;
+    const keys = [
+      [seed.merchantUUID, seed.apiKey, seed.passphrase],
+      ['tenant0000a1', 'tenantkey', 'tenantpass'],
+    ] as const;
+    await accounts[1]!.control.advanceClock({ days: 3 });
+    for (const [i, [merchantUUID, apiKey, passphrase]] of keys.entries()) {
+      let date = '';
+      const client = createGatewayClient({
+        baseUrl: t.base,
+        merchantUUID,
+        apiKey,
+        passphrase,
+        fetch: async (request) => {
+          const response = await fetch(request);
+          date = response.headers.get('date') ?? '';
+          return response;
+        },
+      });
+      const token = await client.getAccessToken({ transactionAmount: '1.00', transactionCurrency: 'AUD' });
+      expect(Number(token.responseCode), merchantUUID).toBe(0);
+      const answered = Date.parse(date);
+      const response = await fetch(`${t.base}/_sandbox/clock`, {
+        headers: { authorization: `Basic ${btoa(`${merchantUUID}:${apiKey}`)}` },
+      });
+      const own = Date.parse(`${((await response.json()) as { now: string }).now.replace(' ', 'T')}Z`);
+      // Whole seconds on both sides, a request apart.
+      expect(Math.abs(answered - own), merchantUUID).toBeLessThanOrEqual(2000);
+      expect(Math.abs(Date.parse(response.headers.get('date') ?? '') - own), merchantUUID).toBeLessThanOrEqual(1000);
+      if (i === 1) expect(answered - Date.now()).toBeGreaterThan(3 * 86_400_000 - 60_000);
+    }
   });
 });

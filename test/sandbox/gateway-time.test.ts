@@ -1,10 +1,11 @@
 // The sandbox keeps the spec's time rules: payout times in Australian Eastern time (Australia/Sydney,
-// +11:00 in summer and +10:00 in winter), a card transaction dated with its Sydney business day, and
-// a settlement file that lists nothing dated after the sandbox's today.
+// +11:00 in summer and +10:00 in winter), a card transaction dated with its Sydney business day (the
+// next one from the evening cut-off, x-settlement-date), and a settlement file that lists nothing
+// dated after the sandbox's today.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettlement } from '../../runtime/settlement.ts';
 import { instantOf, isoWeekday, wallTime } from '../../runtime/gateway-time.ts';
-import { card, customer, startSandbox, type TestSandbox } from './support.ts';
+import { card, customer, entryTime, startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -65,6 +66,15 @@ describe('settlement dates and files', () => {
     expect((await purchase()).authSettledDate).toBe('2026-12-02');
   });
 
+  it('dates a purchase made from its 18:00 cut-off (Sydney) with the next business day', async () => {
+    setSydneyTime('2026-12-01 17:59:58'); // a Tuesday, just before
+    expect((await purchase()).authSettledDate).toBe('2026-12-01');
+    setSydneyTime('2026-12-01 18:00:00');
+    expect((await purchase()).authSettledDate).toBe('2026-12-02');
+    setSydneyTime('2026-12-04 18:30:00'); // a Friday evening: the Monday after
+    expect((await purchase()).authSettledDate).toBe('2026-12-07');
+  });
+
   it('dates a weekend purchase with the Monday after, and lists it only once that Monday has come', async () => {
     setSydneyTime('2026-12-05 12:00:00'); // a Saturday
     const sale = await purchase();
@@ -85,5 +95,15 @@ describe('settlement dates and files', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.settlementDate! <= '2026-12-08')).toBe(true);
     expect(today).toBe('2026-12-09');
+  });
+
+  it("times the file's entry when it was made, on the sandbox clock as Sydney's wall clock reads it", async () => {
+    setSydneyTime('2026-12-09 10:00:07');
+    const zip = (await t.client.getSettlement({
+      settlementFrom: '2026-12-01',
+      settlementTo: '2026-12-09',
+    })) as Uint8Array;
+    // A zip entry's time has two-second steps.
+    expect(entryTime(zip)).toMatch(/^2026-12-09 10:00:0[678]$/);
   });
 });

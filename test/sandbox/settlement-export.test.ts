@@ -4,12 +4,14 @@
 import { unzipSync } from 'fflate';
 import { expect, it } from 'vitest';
 import { csvFile, csvLineWriter } from '../../sandbox/csv.ts';
-import { zipCsvStream } from '../../sandbox/settlement-export.ts';
+import { zipCsvStream, zipTime } from '../../sandbox/settlement-export.ts';
 import { bodyBytes } from '../../server-stubs/index.ts';
+import { entryTime } from './support.ts';
 
 const columns = ['id', 'note'];
 const record = (i: number) => ({ id: `t-${i}`, note: i % 3 ? `plain ${i}` : `=SUM(A${i}), "quoted"` });
 const line = csvLineWriter(columns.map((c) => (i: number) => record(i)[c as 'id' | 'note']));
+const made = zipTime('2026-11-28 13:00:00');
 
 /** The numbers below n in batches of 100, as a store's cursor hands rows out; `seen` counts those handed out. */
 async function* numbers(n: number, seen: { count: number }) {
@@ -21,7 +23,7 @@ async function* numbers(n: number, seen: { count: number }) {
 }
 
 it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
-  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), line));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(1000, { count: 0 }), line, made));
   const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
   expect(csv).toBe(
     csvFile(
@@ -33,7 +35,7 @@ it('holds the same CSV as csvFile, in a zip fflate reads back', async () => {
 
 it('hands out zip bytes before the rows are all read', async () => {
   const seen = { count: 0 };
-  const stream = zipCsvStream('settlement.csv', columns, numbers(50_000, seen), line);
+  const stream = zipCsvStream('settlement.csv', columns, numbers(50_000, seen), line, made);
   const first = await stream.next();
   expect(first.done).toBe(false);
   expect(seen.count).toBeLessThan(50_000);
@@ -43,7 +45,7 @@ it('hands out zip bytes before the rows are all read', async () => {
 it('keeps text of several bytes a character whole across its chunks (UTF-8 of up to 4 bytes)', async () => {
   const wide = (i: number) => ({ id: `t-${i}`, note: `Café ☕ ${'😀'.repeat(i % 7)} ${i}` });
   const wideLine = csvLineWriter(columns.map((c) => (i: number) => wide(i)[c as 'id' | 'note']));
-  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(40_000, { count: 0 }), wideLine));
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(40_000, { count: 0 }), wideLine, made));
   const csv = new TextDecoder().decode(unzipSync(bytes)['settlement.csv']);
   expect(csv).toBe(
     csvFile(
@@ -51,4 +53,9 @@ it('keeps text of several bytes a character whole across its chunks (UTF-8 of up
       Array.from({ length: 40_000 }, (_, i) => wide(i)),
     ),
   );
+});
+
+it('times its entry with the wall-clock time given, whatever zone the process runs in', async () => {
+  const bytes = await bodyBytes(zipCsvStream('settlement.csv', columns, numbers(10, { count: 0 }), line, made));
+  expect(entryTime(bytes)).toBe('2026-11-28 13:00:00');
 });

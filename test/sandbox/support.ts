@@ -123,3 +123,12 @@ export const card = {
 };
 
 export const customer = sandboxData.customer;
+
+/** A zip's first entry's time, as its local header writes it (a DOS date and time: fields, no zone). */
+export function entryTime(zip: Uint8Array): string {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const time = view.getUint16(10, true);
+  const date = view.getUint16(12, true);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${1980 + (date >> 9)}-${two((date >> 5) & 15)}-${two(date & 31)} ${two(time >> 11)}:${two((time >> 5) & 63)}:${two((time & 31) * 2)}`;
+}

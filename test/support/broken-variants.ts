@@ -30,10 +30,12 @@ export interface Break {
     sent: Json | undefined,
     got: Json,
   ) => Json | { status: number; json: Json } | undefined;
-  /** Rewrites a binary answer (a zip). */
-  bytes?: (op: ContractOperation, got: Uint8Array) => Uint8Array | undefined;
+  /** Rewrites a binary answer (a zip), given at `now` on the sandbox clock. */
+  bytes?: (op: ContractOperation, got: Uint8Array, now: Date) => Uint8Array | undefined;
   /** Changes what the sandbox does. */
   handlers?: (handlers: Handlers, sb: RunningSandbox) => Partial<Handlers>;
+  /** The Sydney wall-clock time the broken sandbox runs at (default BROKEN_SANDBOX_TIME). */
+  at?: string;
 }
 
 const approved = (got: Json) => Number(got.responseCode) === 0;
@@ -109,16 +111,35 @@ export const breaks: Break[] = [
     name: 'a settlement file that lists a row not settled yet (dated tomorrow)',
     kind: 'time',
     only: ['getSettlement'],
-    bytes: (op, got) =>
+    bytes: (op, got, now) =>
       op.operationId === 'getSettlement'
         ? rezipSettlement(got, ([header, ...rows]) => {
             const at = header!.indexOf('settlementDate');
-            const tomorrow = dayAfter(wallTime(new Date(), 'Australia/Sydney').slice(0, 10));
+            const tomorrow = dayAfter(wallTime(now, 'Australia/Sydney').slice(0, 10));
             const row = rows[0] ? [...rows[0]] : header!.map(() => '');
             row[at] = tomorrow;
             return [header!, ...rows, row];
           })
         : undefined,
+  },
+  {
+    // A server without a clock the suite may move, on a Saturday: the settlement scenario cannot read
+    // Monday's file yet, and skips; this one lists Monday's rows already, and fails it.
+    name: "a settlement file that lists a weekend's captures on Saturday, before their Monday",
+    kind: 'time',
+    only: ['getSettlement'],
+    at: '2026-11-28 13:00:00',
+    handlers: (h, sb) => ({
+      getSettlement: (input, context) => {
+        // Its "today" read three days on: Monday's rows are listed.
+        sb.clock.advanceDays(3);
+        try {
+          return h.getSettlement(input, context);
+        } finally {
+          sb.clock.advanceDays(-3);
+        }
+      },
+    }),
   },
   {
     name: "a purchase's authSettledDate a day late",
@@ -321,6 +342,16 @@ export const breaks: Break[] = [
         : undefined,
   },
   {
+    // Completeness beyond one row: the newest transaction is listed, those before it are not.
+    name: 'a settlement file that lists only its last row',
+    kind: 'arithmetic',
+    only: ['getSettlement'],
+    bytes: (op, got) =>
+      op.operationId === 'getSettlement'
+        ? rezipSettlement(got, ([header, ...rows]) => [header!, ...rows.slice(-1)])
+        : undefined,
+  },
+  {
     name: 'settlement file without the transactions',
     kind: 'arithmetic',
     only: ['getSettlement'],
@@ -339,6 +370,21 @@ export const breaks: Break[] = [
         if (card)
           await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
         return result;
+      },
+    }),
+  },
+  {
+    // Seed §4.2: a result of responseCode >= 0 replaces the key; this one keeps it on a decline.
+    name: 'a declined token purchase (responseCode above 0) keeps the old key',
+    kind: 'state',
+    only: ['tokenProcessCard'],
+    handlers: (h, sb) => ({
+      tokenProcessCard: async (input, context) => {
+        const card = await sb.store.get('SELECT card_key FROM cards WHERE card_id = ?', input.body.cardID);
+        const result = (await h.tokenProcessCard(input, context)) as Json;
+        if (card && Number(result.responseCode) > 0)
+          await sb.store.run('UPDATE cards SET card_key = ? WHERE card_id = ?', card.card_key, input.body.cardID);
+        return result as never;
       },
     }),
   },
@@ -429,6 +475,15 @@ export const breaks: Break[] = [
     })),
   },
   {
+    name: 'Get PayID answers another name than the one registered',
+    kind: 'state',
+    only: ['getPayId'],
+    answer: (op, _s, got) =>
+      op.operationId === 'getPayId' && approved(got)
+        ? { status: 201, json: { ...got, result: { ...got.result, name: 'Someone Else' } } }
+        : undefined,
+  },
+  {
     name: 'PayTo status not the payment’s',
     kind: 'state',
     only: ['getPayToPaymentStatus'],
@@ -438,6 +493,17 @@ export const breaks: Break[] = [
     })),
   },
   // Refusals.
+  {
+    // Every form of an operation is held to its success (state.ts): the card-data purchases pass.
+    name: 'every external-3DS purchase refused (-2), the other forms approved',
+    kind: 'refusal',
+    only: ['processCard'],
+    answer: when('processCard', (s) =>
+      s?.threeDSCavv !== undefined && s?.paymentCardNumber !== undefined
+        ? { responseCode: '-2', responseMessage: "Field 'threeDSCavv' is invalid: external 3DS is not taken" }
+        : undefined,
+    ),
+  },
   {
     name: 'a missing field refused with -2 instead of -3',
     kind: 'refusal',
@@ -480,9 +546,18 @@ export const breaks: Break[] = [
   },
 ];
 
+/**
+ * The instant every broken sandbox runs at (Sydney): a Tuesday morning, so that what a check meets
+ * never depends on the day or hour the tests run (transactions settle the same day, their file can
+ * be read at once). The pinned-instants test (test/contract-suite/pinned-instants.test.ts) holds the
+ * suite to the other hours.
+ */
+export const BROKEN_SANDBOX_TIME = '2026-12-01 10:00:00';
+
 /** The sandbox with one break: a proxy in front for answers, wrapped handlers for behaviour. */
 export async function brokenSandbox(b: Break): Promise<{ server: http.Server; close(): void }> {
   const sb = await createSandbox({ dbPath: ':memory:', env: {} });
+  sb.clock.advance(instantOf(b.at ?? BROKEN_SANDBOX_TIME, 'Australia/Sydney').getTime() - sb.clock.now().getTime());
   const handlers = sandboxHandlers(sb);
   const gateway = createGateway({
     accounts: storeAccounts(sb.store, sb.clock),
@@ -524,10 +599,12 @@ export async function brokenSandbox(b: Break): Promise<{ server: http.Server; cl
                 body = Buffer.from(JSON.stringify(next.json));
               }
             } else if (op && b.bytes && !type.startsWith('application/json')) {
-              const changed = b.bytes(op, new Uint8Array(body));
+              const changed = b.bytes(op, new Uint8Array(body), sb.clock.now());
               if (changed) body = Buffer.from(changed);
             }
-            res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+            // Dated on the sandbox clock, as the sandbox dates its answers.
+            const date = sb.clock.now().toUTCString();
+            res.writeHead(status, { 'content-type': type, 'content-length': body.length, date });
             res.end(body);
           });
         },
