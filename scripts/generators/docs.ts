@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import YAML from 'yaml';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { asInstalled } from '../lib/as-installed.ts';
 import { BANNER } from './banner.ts';
@@ -102,10 +103,19 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
   try {
     const file = path.join(dir, 'index.html');
     await buildDocs(root, doc, ops, file);
-    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops));
+    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops), ops);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The languages of the page's samples, in the order the operations first show them, as Redocly's list names them. */
+export function sampleLanguages(decorated: Doc): { lang: string; label: string }[] {
+  const labels = new Set<string>();
+  for (const item of Object.values<any>(decorated.paths))
+    for (const op of Object.values<any>(item))
+      for (const sample of op?.['x-codeSamples'] ?? []) labels.add(sample.label);
+  return [...labels].map((label) => ({ lang: label, label }));
 }
 
 /** Builds the HTML into `file` with Redoc inlined. */
@@ -118,6 +128,10 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string)
   try {
     const input = path.join(dir, 'openapi.json');
     await writeFile(input, JSON.stringify(decorated));
+    // Redocly offers a sample only in a language its list names (by default curl, JavaScript, Python,
+    // C#, PHP, Ruby…, not TypeScript): the list is the samples' own labels, so every one is reachable.
+    const config = path.join(dir, 'redocly.yaml');
+    await writeFile(config, YAML.stringify({ openapi: { codeSamples: { languages: sampleLanguages(decorated) } } }));
     await promisify(execFile)(
       process.execPath,
       [
@@ -129,6 +143,8 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string)
         '--inlineBundle',
         '--title',
         `${doc.info.title} ${doc.info.version}`,
+        '--config',
+        config,
         '--lint-config',
         'off',
       ],
