@@ -92,9 +92,13 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
 // Redoc's attribution logo is an <img> from its CDN, which a page that must open offline cannot load:
 // it is swapped for an inline SVG that keeps the attribution.
 const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#888">Redocly</text></svg>')}`;
+// The page's icon, inline: a browser asks a server for /favicon.ico when a page names no icon (a 404
+// in every console where the page is served), and a page opened from disk can load nothing else.
+const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="7" width="28" height="19" rx="3" fill="#0044d4"/><rect x="2" y="11" width="28" height="4" fill="#0b1f4d"/><rect x="6" y="19" width="9" height="3" rx="1" fill="#fff"/></svg>')}`;
 const offline = (html: string) =>
   html
     .replace(/^<!DOCTYPE html>/i, `<!DOCTYPE html><!-- ${BANNER} -->`)
+    .replace(/<head>/i, `<head>\n  <link rel="icon" type="image/svg+xml" href="${ICON}">`)
     .replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g, LOGO);
 
 /** The documentation page: Redoc inlined, nothing loaded from elsewhere. */
