@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeSamples, formAnswers, formSamples } from '../../scripts/generators/docs-view.ts';
 import { contractOperations, type Operation } from '../../scripts/lib/contract.ts';
-import { ensureChromium, launchChromium } from '../support/browser.ts';
+import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
 const PAGE = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
@@ -34,14 +34,6 @@ function sampled(): Operation[] {
   return [...chosen];
 }
 
-function chromiumMissing(): string | undefined {
-  try {
-    ensureChromium();
-    return undefined;
-  } catch (error) {
-    return `Chromium is missing and could not be installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-  }
-}
 const missing = chromiumMissing();
 
 /** A sample's text less its final line breaks (the page shows none after the last line). */

@@ -18,22 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '../../contract/index.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash, hashPreimage, portableDigests } from '../../runtime/signing.ts';
-import { ensureChromium, launchChromium } from '../support/browser.ts';
+import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { doc, ROOT } from '../support/contract.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const PAGE = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
 const { merchantUUID, apiKey, passphrase } = doc.info['x-sandbox'];
 
-/** Why the browser test cannot run here, if it cannot: Chromium is missing and cannot be installed. */
-function chromiumMissing(): string | undefined {
-  try {
-    ensureChromium();
-    return undefined;
-  } catch (error) {
-    return `Chromium is missing and could not be installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-  }
-}
 const missing = chromiumMissing();
 
 /** The page of an operation in the docs: its tag's slug and its operationId, in lower case. */

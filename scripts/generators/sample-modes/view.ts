@@ -6,6 +6,7 @@
 // request type or its answer type, it shows that mode's sample for the language picked in place of
 // the JSON one, and the mode's answer (the example picked, in XML) where Redocly would show JSON. It
 // reads Redocly's rendered panels and sets only attributes and elements of its own.
+import { whenRedrawn } from '../try-it/redrawn.ts';
 import type { SampleModesData } from './data.ts';
 
 export const MODES_ELEMENT_ID = 'pgw-sample-modes';
@@ -100,14 +101,6 @@ export function start(): void {
         );
     }
   };
-  let queued = false;
-  new MutationObserver(() => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => {
-      queued = false;
-      sync();
-    });
-  }).observe(document.body, { childList: true, subtree: true, characterData: true });
-  sync();
+  // Text changes too: a dropdown's label is redrawn in place when the reader picks another entry.
+  whenRedrawn(sync, { childList: true, subtree: true, characterData: true });
 }

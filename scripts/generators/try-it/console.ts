@@ -8,6 +8,7 @@ import { signRequest } from '../../../runtime/sign-request.ts';
 import type { SigningAccount } from '../../../runtime/signing.ts';
 import { SANDBOX_META } from '../../../runtime/try-it-page.ts';
 import type { TryItData, TryItOperation } from './data.ts';
+import { whenRedrawn } from './redrawn.ts';
 
 export const DATA_ELEMENT_ID = 'pgw-try-it-data';
 
@@ -345,14 +346,5 @@ export function start(): void {
       panel.append(console_);
     }
   };
-  let queued = false;
-  new MutationObserver(() => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => {
-      queued = false;
-      attach();
-    });
-  }).observe(document.body, { childList: true, subtree: true });
-  attach();
+  whenRedrawn(attach);
 }
