@@ -123,7 +123,8 @@ describe.skipIf(missing !== undefined)(
             expect(await shown(answer), `${op.operationId} answer ${example}`).toBe(lines(answers[example]!));
           }
           await pick(languagePicker(request), 'curl');
-          await request.locator('..').screenshot({ path: path.join(SHOTS, `${op.operationId}-form-curl.png`) });
+          await request.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-curl.png`) });
+        await answer.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-answer.png`) });
           // Another answer example, still in XML.
           const examples = Object.keys(answers);
           if (examples.length > 1) {
