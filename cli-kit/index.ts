@@ -19,4 +19,4 @@ export {
 } from './args.ts';
 export { listen, listenError } from './listen.ts';
 export { checkNode } from './node-version.ts';
-export { packageFile, sandboxDefaults } from './spec.ts';
+export { guidePath, packageFile, sandboxDefaults } from './spec.ts';

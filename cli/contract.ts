@@ -1,11 +1,20 @@
 // payment-gateway contract: the contract-test suite (contract/run.ts), run as its own process with
-// the arguments passed through as given; its options and --help are its own.
+// the arguments passed through as given; its options and --help are its own. With --notifications
+// the command checks a notification endpoint instead (commands/check-notifications.ts, chosen by
+// main.ts): its --help lists that mode's options after the suite's, so that it names every option
+// the command takes.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { helpText } from '../cli-kit/index.ts';
+import { COMMAND as notifications } from './commands/check-notifications.ts';
 
 const runner = fileURLToPath(
   new URL(import.meta.url.endsWith('.ts') ? '../contract/run.ts' : '../contract/run.js', import.meta.url),
 );
+
+/** The notification endpoint mode's part of `payment-gateway contract --help`. */
+export const notificationsHelp = () =>
+  `\nWith --notifications URL, it checks a merchant's notification endpoint instead:\n\n${helpText(notifications)}`;
 
 export function contractCommand(argv: string[]): Promise<void> {
   const child = spawn(process.execPath, [runner, ...argv], { stdio: 'inherit' });
@@ -14,6 +23,7 @@ export function contractCommand(argv: string[]): Promise<void> {
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       process.exitCode = code ?? (signal ? 1 : 0);
+      if (code === 0 && argv.some((a) => a === '--help' || a === '-h')) console.log(notificationsHelp());
       resolve();
     });
   });

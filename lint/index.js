@@ -16,10 +16,17 @@ import YAML from 'yaml';
 import { ArrayItems, DiscriminatorMapsObjects, ExamplesPaired, SizeForTools } from './tool-readable.js';
 import { eachNode, eachProperty, operations, resolved } from './walk.js';
 
-/** A schema the rule options name (`file#/Name`, relative to the root document), read from its file. */
-function namedSchema(root, ref) {
+/**
+ * A schema the rule options name (`file#/Name`, relative to the root document of spec/): in a bundled
+ * document (generated/openapi.json, linted as shipped) it is the component of that name, else it is
+ * read from its file.
+ */
+function namedSchema(rootPath, root, ref) {
   const [file, pointer = ''] = ref.split('#');
-  const doc = YAML.parse(readFileSync(path.resolve(path.dirname(root), file), 'utf8'));
+  const name = pointer.split('/').filter(Boolean).at(-1);
+  const component = name ? root?.components?.schemas?.[name] : undefined;
+  if (component) return component;
+  const doc = YAML.parse(readFileSync(path.resolve(path.dirname(rootPath), file), 'utf8'));
   return pointer
     .split('/')
     .filter(Boolean)
@@ -97,7 +104,7 @@ function CardAmountFormat(options) {
     Root: {
       leave(root, ctx) {
         // The format is the amount schema's own pattern, read from the spec: written once.
-        const format = { node: namedSchema(ctx.location.source.absoluteRef, options.schema) };
+        const format = { node: namedSchema(ctx.location.source.absoluteRef, root, options.schema) };
         if (!format.node?.pattern) {
           ctx.report({
             message: `contract/card-amount-format: the amount schema ${options.schema} has no pattern.`,

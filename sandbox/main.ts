@@ -11,6 +11,7 @@ import {
   parse,
   portOf,
   runCommand,
+  guidePath,
   sandboxDefaults,
   UsageError,
   type CommandSpec,
@@ -262,7 +263,7 @@ async function banner(
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
     `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
-    `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see docs/CLIENT-TEAMS.md for the others`,
+    `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see ${guidePath('CLIENT-TEAMS.md')} for the others`,
     `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];

@@ -258,7 +258,8 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
   return checks;
 }
 
-const COMMAND: CommandSpec = {
+/** `payment-gateway contract --notifications URL`: its options (`payment-gateway contract --help` lists them too). */
+export const COMMAND: CommandSpec = {
   name: 'payment-gateway contract',
   usage: '--notifications URL [options]',
   summary: `Sends the endpoint at URL the notifications of the spec, valid and not, each about a subject of its

@@ -40,12 +40,29 @@ function wireExamples(doc: Doc, names: readonly string[] | undefined, as: 'form'
   );
 }
 
+/** The answer examples an operation's page shows: its results and refusals (a file result is no example). */
+const answerExamples = (op: Operation) =>
+  op.resultType === 'application/json' || !op.resultType
+    ? [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]
+    : op.examples.refusal;
+
+/**
+ * The answers of an operation in the form/XML mode, by the label the page's example picker shows
+ * (the example's summary, else its name): the same answers as the JSON mode's, written as XML.
+ */
+export function formAnswers(op: Operation, doc: Doc): Record<string, string> {
+  if (!formMode(op, doc)) return {};
+  return Object.fromEntries(
+    Object.entries(wireExamples(doc, answerExamples(op), 'xml')).map(([name, e]) => [e.summary ?? name, e.value]),
+  );
+}
+
 function responseOf(op: Operation, doc: Doc): Record<string, unknown> {
   const refusal = { $ref: op.refusal! };
   const json = op.resultType === 'application/json' || !op.resultType;
   const form = doc['x-wire-formats'].form;
   const xml = { name: form.xml.name };
-  const answers = json ? [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])] : op.examples.refusal;
+  const answers = answerExamples(op);
   const content: Record<string, unknown> = json
     ? {
         'application/json': {
@@ -104,8 +121,19 @@ function credentialHeaders(op: Operation, doc: Doc, hash: string): string[] {
   return [...(fixed.length ? [`  ${fixed.join(' ')} \\`] : []), ...signed];
 }
 
-/** curl with the hash shown (and how to make it), and the typed client's call. */
-export function codeSamples(op: Operation, doc: Doc): { lang: string; label: string; source: string }[] {
+/** A code sample as Redocly reads it (x-codeSamples): its label names the language the reader picks. */
+export interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
+/**
+ * The samples of an operation in each mode it takes: the JSON mode's in every language (the page's
+ * x-codeSamples), and the form/XML mode's where the operation takes it (docs/WIRE-FORMATS.md), under
+ * the same language labels; the page shows a mode's samples when the reader picks its media type.
+ */
+export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; form: CodeSample[] } {
   const example = op.examples.request[0];
   const body = example ? (exampleValue(doc, example) as Record<string, unknown>) : undefined;
   const params = Object.fromEntries(
@@ -150,11 +178,12 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
   ].join('\n');
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
-  const samples = [{ lang: 'Shell', label: 'curl', source: curl }];
+  const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curl }];
+  const form: CodeSample[] = [];
   if (body && formMode(op, doc))
-    samples.push({
+    form.push({
       lang: 'Shell',
-      label: 'curl (form/XML)',
+      label: 'curl',
       source: [
         '# The form/XML mode (docs/WIRE-FORMATS.md): the same fields form-encoded, no version header; the answer is XML.',
         ...comments,
@@ -180,12 +209,18 @@ export function codeSamples(op: Operation, doc: Doc): { lang: string; label: str
       `if (isApproved(answer)) console.log(answer); // ${pointerName(op.result ?? '')}`,
       `else console.log(answer.responseCode, answer.responseMessage); // declined (> 0) or refused (< 0)`,
     ].join('\n');
-    samples.push({ lang: 'TypeScript', label: 'typed client', source });
+    samples.push({ lang: 'TypeScript', label: 'TypeScript', source });
   }
   // PHP, Python, Ruby and C#, each computing its own hashes (scripts/generators/samples/).
   for (const { lang, label, source } of languageSamples(op, doc)) samples.push({ lang, label, source });
-  return samples;
+  return { json: samples, form };
 }
+
+/** The JSON mode's samples: curl with the hash shown (and how to make it), the typed client's call, PHP, Python, Ruby, C#. */
+export const codeSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).json;
+
+/** The form/XML mode's samples of an operation (none where it takes the JSON mode only). */
+export const formSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).form;
 
 /** Replaces each shared path's one operation with one operation per method. */
 export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Operation) => string): void {

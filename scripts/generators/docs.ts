@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import YAML from 'yaml';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { asInstalled } from '../lib/as-installed.ts';
 import { BANNER } from './banner.ts';
@@ -94,9 +95,13 @@ export async function decorate(doc: Doc, ops: Operation[], quickStart: string): 
 // Redoc's attribution logo is an <img> from its CDN, which a page that must open offline cannot load:
 // it is swapped for an inline SVG that keeps the attribution.
 const LOGO = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#888">Redocly</text></svg>')}`;
+// The page's icon, inline: a browser asks a server for /favicon.ico when a page names no icon (a 404
+// in every console where the page is served), and a page opened from disk can load nothing else.
+const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="7" width="28" height="19" rx="3" fill="#0044d4"/><rect x="2" y="11" width="28" height="4" fill="#0b1f4d"/><rect x="6" y="19" width="9" height="3" rx="1" fill="#fff"/></svg>')}`;
 const offline = (html: string) =>
   html
     .replace(/^<!DOCTYPE html>/i, `<!DOCTYPE html><!-- ${BANNER} -->`)
+    .replace(/<head>/i, `<head>\n  <link rel="icon" type="image/svg+xml" href="${ICON}">`)
     .replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(-full)?\.svg/g, LOGO);
 
 /** The documentation page: Redoc inlined, nothing loaded from elsewhere. */
@@ -105,10 +110,19 @@ export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promis
   try {
     const file = path.join(dir, 'index.html');
     await buildDocs(root, doc, ops, file);
-    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops));
+    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops), ops);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The languages of the page's samples, in the order the operations first show them, as Redocly's list names them. */
+export function sampleLanguages(decorated: Doc): { lang: string; label: string }[] {
+  const labels = new Set<string>();
+  for (const item of Object.values<any>(decorated.paths))
+    for (const op of Object.values<any>(item))
+      for (const sample of op?.['x-codeSamples'] ?? []) labels.add(sample.label);
+  return [...labels].map((label) => ({ lang: label, label }));
 }
 
 /** Builds the HTML into `file` with Redoc inlined. */
@@ -121,6 +135,10 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string)
   try {
     const input = path.join(dir, 'openapi.json');
     await writeFile(input, JSON.stringify(decorated));
+    // Redocly offers a sample only in a language its list names (by default curl, JavaScript, Python,
+    // C#, PHP, Ruby…, not TypeScript): the list is the samples' own labels, so every one is reachable.
+    const config = path.join(dir, 'redocly.yaml');
+    await writeFile(config, YAML.stringify({ openapi: { codeSamples: { languages: sampleLanguages(decorated) } } }));
     await promisify(execFile)(
       process.execPath,
       [
@@ -132,6 +150,8 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string)
         '--inlineBundle',
         '--title',
         `${doc.info.title} ${doc.info.version}`,
+        '--config',
+        config,
         '--lint-config',
         'off',
       ],

@@ -205,6 +205,12 @@ function writeLists(
       discriminator.set('propertyName', 'method');
       discriminator.set('mapping', mapping);
       const schema = new YAMLMap();
+      // A path of one method is that method's request: a oneOf of one branch is no choice (Redocly's
+      // no-illogical-composition-keywords), and a discriminator with nothing to tell apart says nothing.
+      if (branchOrder.length === 1) {
+        schema.set('$ref', quoted(branchOrder[0]![1]));
+        return schema;
+      }
       schema.set('oneOf', refSeq(branchOrder.map(([, ref]) => ref)));
       // Where a method takes several forms (a union), its `const` in each form tells the methods apart.
       if (everyBranchAnObject) schema.set('discriminator', discriminator);

@@ -1,21 +1,59 @@
 // The form/XML mode in the bundled document (x-wire-formats.form, spec/openapi.yaml): every
 // operation of its paths gets an application/x-www-form-urlencoded request body and an
 // application/xml answer, each a $ref to the JSON mode's own schema (the answer's with the `xml`
-// object naming the root), so no schema is written twice. Their examples are the JSON examples
-// written in that mode, by the same codec the server runs (runtime/wire.ts).
+// object naming the root), so no schema is written twice. Their examples are values those schemas
+// describe, as OpenAPI 3.1 gives a non-JSON example: the form's the fields a server reads from the
+// form (the request's `encoding` says how they are written: object fields as deepObject), the XML's
+// the text an XML reader finds in the answer (`xml.name` names the root). Each is the JSON example
+// itself (the same $ref) where the mode reads it unchanged; the XML writer the server runs
+// (runtime/wire.ts) writes an XML example as it writes the JSON example, or the build fails.
+import { isDeepStrictEqual } from 'node:util';
 import { deref } from '../../runtime/document.ts';
 import { resolvePointer, type Doc, type DocNode } from '../lib/contract.ts';
-import { writeForm, writeXml, type FormType, type FormTypes } from '../../runtime/wire.ts';
+import { writeXml, type FormType, type FormTypes } from '../../runtime/wire.ts';
 
 const pointerTo = (...keys: string[]) => `#/${keys.map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
-/** The examples of a media type, written in the other mode by `write`. */
-function examplesIn(doc: Doc, examples: DocNode | undefined, write: (value: any) => string): DocNode | undefined {
+type Fields = Record<string, unknown>;
+
+/** A request as a form carries it: an empty value is the field not sent (x-wire-formats form.empty). */
+function asFormFields(value: Fields): Fields {
+  const out: Fields = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (field === '' || field === null || field === undefined) continue;
+    if (typeof field === 'object' && !Array.isArray(field)) {
+      const inner = asFormFields(field as Fields);
+      if (Object.keys(inner).length) out[name] = inner;
+    } else out[name] = field;
+  }
+  return out;
+}
+
+/** An answer as an XML reader finds it: an empty element (an unsent custom field's `[]`) is the empty string. */
+const asXmlFields = (value: Fields): Fields =>
+  Object.fromEntries(Object.entries(value).map(([name, field]) => [name, Array.isArray(field) ? '' : field]));
+
+/**
+ * The examples of a media type in the other mode: the JSON example's own $ref where the mode reads it
+ * unchanged, else its value as the mode reads it. Where the mode writes (the server's XML), it must
+ * write both values to the same text, so that the two examples stay one answer.
+ */
+function examplesIn(
+  doc: Doc,
+  examples: DocNode | undefined,
+  mode: { name: string; read: (value: Fields) => Fields; write?: (value: Fields) => string },
+): DocNode | undefined {
   if (!examples) return undefined;
   return Object.fromEntries(
     Object.entries<DocNode>(examples).map(([name, ref]) => {
       const example = deref(doc, ref);
-      return [name, { ...(example.summary ? { summary: example.summary } : {}), value: write(example.value) }];
+      const value = mode.read(example.value);
+      if (mode.write && mode.write(value) !== mode.write(example.value))
+        throw new Error(
+          `x-wire-formats: the example ${name} in the ${mode.name} is not the JSON example's ${mode.name}`,
+        );
+      if (isDeepStrictEqual(value, example.value)) return [name, structuredClone(ref)];
+      return [name, { ...(example.summary ? { summary: example.summary } : {}), value }];
     }),
   );
 }
@@ -51,7 +89,7 @@ export function withWireFormats(doc: Doc): Doc {
       op.requestBody.content[form.request] = {
         schema: { $ref: pointerTo('paths', path, verb, 'requestBody', 'content', 'application/json', 'schema') },
         ...(Object.keys(encoding).length ? { encoding } : {}),
-        ...(json.examples ? { examples: examplesIn(doc, json.examples, writeForm) } : {}),
+        ...(json.examples ? { examples: examplesIn(doc, json.examples, { name: 'form', read: asFormFields }) } : {}),
       };
       for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
         const answer = deref(doc, response).content?.['application/json'];
@@ -63,7 +101,13 @@ export function withWireFormats(doc: Doc): Doc {
             xml: { name: root },
           },
           ...(answer.examples
-            ? { examples: examplesIn(doc, answer.examples, (value) => writeXml(value, root, declaration)) }
+            ? {
+                examples: examplesIn(doc, answer.examples, {
+                  name: 'XML',
+                  read: asXmlFields,
+                  write: (value) => writeXml(value, root, declaration),
+                }),
+              }
             : {}),
         };
       }

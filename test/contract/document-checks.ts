@@ -29,6 +29,37 @@ export async function lintProblems(): Promise<string[]> {
   return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
 }
 
+/**
+ * `redocly lint` on the document as shipped (generated/openapi.json, the form/XML media types and their
+ * examples composed in), by the Redocly CLI with redocly.yaml (recommended-strict, examples checked, the
+ * contract's rules): what a team that lints the contract it consumes meets. One line each.
+ */
+export async function bundleLintProblems(file = path.join(ROOT, 'generated/openapi.json')): Promise<string[]> {
+  const output = await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+      'lint',
+      file,
+      '--config',
+      path.join(ROOT, 'redocly.yaml'),
+      '--format=json',
+      '--max-problems=100000',
+    ],
+    { cwd: ROOT, maxBuffer: 64 << 20, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+  ).then(
+    ({ stdout }) => stdout,
+    (failure: { stdout: string; stderr: string }) => failure.stdout || failure.stderr,
+  );
+  let report: { problems: { severity: string; ruleId: string; message: string; location: { pointer: string }[] }[] };
+  try {
+    report = JSON.parse(output);
+  } catch {
+    return [`redocly lint did not report: ${output.trim().split('\n').slice(-3).join(' ')}`];
+  }
+  return report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+}
+
 /** swagger-parser's verdict on the document as written (spec/) and as bundled: what it rejects. */
 export async function swaggerProblems(): Promise<string[]> {
   const problems: string[] = [];

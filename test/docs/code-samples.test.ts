@@ -28,7 +28,7 @@ describe('the docs code samples', () => {
   it("the samples' account is the spec's sandbox account", () => {
     const sandbox = doc.info['x-sandbox'];
     const client = codeSamples(ops.find((o) => o.operationId === 'processCard')!, doc).find(
-      (s) => s.label === 'typed client',
+      (s) => s.label === 'TypeScript',
     )!.source;
     for (const value of [sandbox.merchantUUID, sandbox.apiKey, sandbox.passphrase]) expect(client).toContain(value);
     const payout = codeSamples(ops.find((o) => o.operationId === 'createPayouts')!, doc)[0]!.source;

@@ -97,7 +97,7 @@ describe('generated/docs/index.html in Chromium', () => {
     expect(await page.content()).toContain('client.processCapture(');
   });
 
-  it('shows each Direct API method in both wire formats: form-encoded requests, XML answers, a form curl sample', async () => {
+  it('shows each Direct API method in both wire formats: form-encoded requests, XML answers, form samples', async () => {
     await page.goto(`${page_url}#/direct-api/processcapture`);
     await page.getByText('Also taken form-encoded (method=processCapture', { exact: false }).first().waitFor();
     const content = await page.content();
@@ -105,7 +105,9 @@ describe('generated/docs/index.html in Chromium', () => {
     // (The page's embedded data writes < as \u003c.)
     expect(content).toContain('method=processCapture&merchantUUID=');
     expect(content).toContain('\\u003cmwResponse>\\u003cresponseCode>0\\u003c/responseCode>');
-    expect(content).toContain('curl (form/XML)');
+    // The form/XML mode's samples, shown when the reader picks its media type (test/docs/samples-reach.test.ts).
+    expect(content).toContain('id="pgw-sample-modes"');
+    expect(content).toContain("-H 'content-type: application/x-www-form-urlencoded'");
   });
 
   it('marks what the seed does not show as inferred, with the reason', async () => {

@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeSamples } from '../../scripts/generators/docs-view.ts';
+import { XMLParser } from 'fast-xml-parser';
+import { codeSamples, formSamples } from '../../scripts/generators/docs-view.ts';
 import { ROOT, doc, operations } from '../support/contract.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 
@@ -53,6 +54,29 @@ describe("the docs' curl samples, against the sandbox", () => {
       // request that did not reach the operation (a wrong verb or path) is refused as no operation.
       expect([-1, -3], `${op.operationId}: ${out}`).not.toContain(Number(answer.responseCode));
       expect(answer.responseMessage ?? '', `${op.operationId}: ${out}`).not.toMatch(/not an operation|No operation/);
+    },
+    30_000,
+  );
+});
+
+describe("the docs' form/XML samples, against the sandbox", () => {
+  const xml = new XMLParser({ parseTagValue: false });
+  const root = doc['x-wire-formats'].form.xml.name;
+  it.each(sampled.filter((op) => formSamples(op, doc).length).map((op) => [op.operationId, op] as const))(
+    '%s: answered in XML by the operation, not refused for a missing field or credential',
+    async (_id, op) => {
+      const curl = formSamples(op, doc)
+        .find((s) => s.label === 'curl')!
+        .source.replace(/accessToken=\w+/, `accessToken=${accessToken}`);
+      const { code, out, err } = await runSample(curl);
+      expect(code, err).toBe(0);
+      if (op.operationId === 'getSettlement') return expect(out.slice(0, 2)).toBe('PK');
+      const answer = xml.parse(out)[root];
+      expect(answer, out).toHaveProperty('responseCode');
+      expect([-1, -3], `${op.operationId}: ${out}`).not.toContain(Number(answer.responseCode));
+      expect(String(answer.responseMessage ?? ''), `${op.operationId}: ${out}`).not.toMatch(
+        /not an operation|No operation/,
+      );
     },
     30_000,
   );

@@ -1,11 +1,16 @@
 // The docs' try-it console in a real headless Chromium, against a sandbox started as `npm start`
-// starts it, the docs opened from disk (Origin null, the sandbox's default allows it), every host but
-// the loopback unresolvable and Chromium's background networking off. Each console fills its
-// operation's example, signs it in the page with the runtime's signer and shows the answer, a
-// refusal's field and rule, and the preimage of each hash; every request the page makes is recorded,
-// and none may leave for another host. A screenshot of the console after a token payment is saved as
+// starts it, every host but the loopback unresolvable and Chromium's background networking off, the
+// page opened in each of the three ways a reader gets it: from disk (Origin null, the sandbox's
+// default allows it), served by the sandbox itself (/docs), and served by `payment-gateway docs`
+// (a server of its own, which is no sandbox). Each console fills its operation's example, signs it in
+// the page with the runtime's signer and shows the answer, a refusal's field and rule, and the
+// preimage of each hash; the sandbox the reader names is remembered; when nothing answers, or what
+// answers is no sandbox, the console says so. Every request the page makes is recorded, and none may
+// leave for another host. A screenshot of the console after a token payment is saved as
 // test-results/try-it.png (docs/images/try-it.png is a copy of one, shown in docs/CLIENT-TEAMS.md).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -13,22 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '../../contract/index.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash, hashPreimage, portableDigests } from '../../runtime/signing.ts';
-import { ensureChromium, launchChromium } from '../support/browser.ts';
+import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { doc, ROOT } from '../support/contract.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const PAGE = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
 const { merchantUUID, apiKey, passphrase } = doc.info['x-sandbox'];
 
-/** Why the browser test cannot run here, if it cannot: Chromium is missing and cannot be installed. */
-function chromiumMissing(): string | undefined {
-  try {
-    ensureChromium();
-    return undefined;
-  } catch (error) {
-    return `Chromium is missing and could not be installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
-  }
-}
 const missing = chromiumMissing();
 
 /** The page of an operation in the docs: its tag's slug and its operationId, in lower case. */
@@ -42,6 +38,7 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   let browser: Browser;
   let page: Page;
   const requests: string[] = [];
+  const failed: string[] = [];
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -54,13 +51,45 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => requests.push(r.url()));
+    page.on('response', (r) => r.status() === 404 && failed.push(r.url()));
     page.on('pageerror', (e) => pageErrors.push(String(e)));
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     sandbox?.child.kill('SIGTERM');
     shared?.child.kill('SIGTERM');
+    docsServer?.kill('SIGTERM');
   });
+
+  /** `payment-gateway docs` started as a reader starts it, on a port the system picks; its address. */
+  let docsServer: ChildProcess | undefined;
+  async function startDocs(args: string[]): Promise<string> {
+    const child = spawn(process.execPath, [path.join(ROOT, 'cli/main.ts'), 'docs', '--port', '0', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, PGW_SANDBOX_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    docsServer = child;
+    let out = '';
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    return new Promise((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /API reference on (http:\/\/\S+?)\/ /.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`payment-gateway docs exited (${code}):\n${out}`)));
+    });
+  }
+
+  /** A loopback port nothing listens on: the system gives it, and it is closed at once. */
+  const closedPort = (): Promise<number> =>
+    new Promise((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
 
   /** Opens an operation's page and its console, pointed at the started sandbox. */
   async function open(operationId: string): Promise<Locator> {
@@ -186,13 +215,82 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     await console_.getByTestId('try-it-send').click();
     const error = console_.getByTestId('try-it-error');
     await error.waitFor({ timeout: 30_000 });
-    expect(await error.innerText()).toMatch(
-      /^Could not reach http:\/\/127\.0\.0\.1:\d+ \(.+\)\. Is the sandbox running \(npm start\)\? It must allow this page's origin \(null: the docs opened from disk\): see PGW_SANDBOX_ALLOWED_ORIGINS in docs\/DEPLOY\.md\.$/,
+    expect(await error.innerText()).toBe(
+      `Could not read an answer from ${shared.base}: something answers there but does not allow this page's origin (null: the docs opened from disk). If it is the sandbox, allow the origin: see PGW_SANDBOX_ALLOWED_ORIGINS in docs/DEPLOY.md.`,
     );
   });
 
+  it('says in words when no sandbox answers at the address given', async () => {
+    const console_ = await open('processCard');
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    await console_.getByTestId('try-it-url').fill(nowhere);
+    await console_.getByTestId('try-it-send').click();
+    const error = console_.getByTestId('try-it-error');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.innerText()).toMatch(
+      new RegExp(
+        `^No sandbox answers at ${nowhere.replace(/[.]/g, '\\.')} \\(.+\\)\\. Start one \\(npm start, or payment-gateway sandbox: ${doc.servers![0]!.variables!.base_url!.default.replace(/[.]/g, '\\.')} by default\\) or give the address of a running one above\\.$`,
+      ),
+    );
+  });
+
+  it('remembers the sandbox the reader named: a page opened again sends there', async () => {
+    const console_ = await open('listPayIds'); // open() names the started sandbox
+    await page.reload();
+    const again = page.locator('details.pgw-try-it[data-operation="processCard"]');
+    await page.goto(pageOf('processCard'));
+    await again.waitFor({ state: 'attached', timeout: 60_000 });
+    if ((await again.getAttribute('open')) === null) await again.locator('summary').click();
+    expect(await again.getByTestId('try-it-url').inputValue()).toBe(sandbox.base);
+    expect(await send(again)).toBe('Approved (responseCode 0)');
+    void console_;
+  });
+
+  it('served by `payment-gateway docs`, sends to the sandbox it names (--sandbox), not to the docs server', async () => {
+    const docs = await startDocs(['--sandbox', sandbox.base]);
+    await page.goto(pageOf('processCard', `${docs}/`));
+    const console_ = page.locator('details.pgw-try-it[data-operation="processCard"]');
+    await console_.waitFor({ state: 'attached', timeout: 60_000 });
+    await console_.locator('summary').click();
+    expect(await console_.getByTestId('try-it-url').inputValue()).toBe(sandbox.base);
+    expect(await send(console_)).toBe('Approved (responseCode 0)');
+    expect(await console_.getByTestId('try-it-request').innerText()).toBe(`POST ${sandbox.base}/post`);
+    // Named the docs server itself, it says that is no sandbox, not a bare 404.
+    await console_.getByTestId('try-it-url').fill(docs);
+    await console_.getByTestId('try-it-send').click();
+    const error = console_.getByTestId('try-it-error');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.innerText()).toBe(
+      `${docs} answered HTTP 404 without a gateway answer: it is not a sandbox (the docs' own server answers so). Give the sandbox's address above (npm start runs one at ${doc.servers![0]!.variables!.base_url!.default}).`,
+    );
+    // What this page remembers is its own: opened again, it sends where the reader last said.
+    await page.reload();
+    await console_.waitFor({ state: 'attached', timeout: 60_000 });
+    if ((await console_.getAttribute('open')) === null) await console_.locator('summary').click();
+    expect(await console_.getByTestId('try-it-url').inputValue()).toBe(docs);
+  });
+
+  it('carries its own icon, so that no server is asked for /favicon.ico (a 404 in every console)', async () => {
+    // The browser fetches a page's icon itself, unseen by the page's requests: the page must name one
+    // it holds. Here, still the page `payment-gateway docs` served.
+    const icon = await page.evaluate(async () => {
+      const link = document.querySelector<HTMLLinkElement>('link[rel~="icon"]');
+      if (!link) return undefined;
+      const answer = await fetch(link.href);
+      return {
+        href: link.href.slice(0, 5),
+        type: answer.headers.get('content-type'),
+        size: (await answer.blob()).size,
+      };
+    });
+    expect(icon).toMatchObject({ href: 'data:', type: 'image/svg+xml' });
+    expect(icon!.size).toBeGreaterThan(100);
+    expect(failed.filter((u) => !u.endsWith('/post'))).toEqual([]);
+  });
+
   it('made no request to any host but the loopback, and the page threw nothing', () => {
-    const loopback = (u: string) => u.startsWith(`${sandbox.base}/`) || u.startsWith(`${shared.base}/`);
+    // The sandboxes, the docs server, and the closed port the console was told to try.
+    const loopback = (u: string) => u.startsWith('http://127.0.0.1:');
     expect(requests.filter(loopback).length).toBeGreaterThanOrEqual(8);
     const elsewhere = requests.filter((u) => !/^(file|data|blob):/.test(u) && !loopback(u));
     expect(elsewhere).toEqual([]);

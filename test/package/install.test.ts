@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
+import { followLinks } from '../support/links.ts';
 import { packed } from '../support/packed.ts';
 import { until } from '../support/until.ts';
 
@@ -199,6 +200,25 @@ describe('every bin of the installed package', () => {
   });
 });
 
+describe('the installed package is the checkout a reader was promised', () => {
+  const installed = () => path.join(app, 'node_modules', 'payment-gateway-contract');
+
+  it('every link of its README, its changelog and its guides leads to a file it holds (and a heading there)', () => {
+    const links = followLinks(installed());
+    expect(links.filter((l) => l.broken)).toEqual([]);
+    // The README points to each guide, and each of them is there.
+    const fromReadme = links.filter((l) => l.from === 'README.md' && !/^https?:/.test(l.target));
+    expect(fromReadme.length).toBeGreaterThanOrEqual(10);
+    expect(links.filter((l) => l.from.startsWith('docs/')).length).toBeGreaterThan(10);
+  });
+
+  it('holds every guide of the checkout (docs/*.md) and the figures they show', async () => {
+    const { readdir } = await import('node:fs/promises');
+    for (const name of await readdir(path.join(ROOT, 'docs'), { recursive: true }))
+      if (/\.(md|png)$/.test(name)) expect(existsSync(path.join(installed(), 'docs', name)), name).toBe(true);
+  });
+});
+
 describe('a short real use of each', () => {
   const passphrase = 'sandbox-passphrase';
   const md5 = (s: string) => createHash('md5').update(s).digest('hex');
@@ -238,6 +258,12 @@ describe('a short real use of each', () => {
         /sandbox on (http:\/\/\S+)/,
       );
     }, 60_000);
+
+    it('names guides in its banner where the install has them', () => {
+      const named = [...sandbox.output().matchAll(/see (\S+\.md)/g)].map((m) => m[1]!);
+      expect(named.length).toBeGreaterThan(0);
+      for (const guide of named) expect(existsSync(path.resolve(app, guide)), guide).toBe(true);
+    });
 
     it('sends a browser from / to the docs', async () => {
       const root = await fetch(sandbox.url, { redirect: 'manual' });
@@ -463,7 +489,11 @@ describe('a short real use of each', () => {
     const file = run('payment-gateway', ['docs', '--path']).out.trim();
     expect(existsSync(file)).toBe(true);
     const docs = await serve('payment-gateway', ['docs', '--port', '0'], /reference on (http:\/\/\S+)\//);
-    expect(await (await fetch(docs.url)).text()).toBe(await readFile(file, 'utf8'));
+    // The page as the file has it, with the sandbox its try-it console sends to named in its head.
+    const served = await (await fetch(docs.url)).text();
+    const meta = /<meta name="pgw-try-it-sandbox" content="([^"]+)">/.exec(served);
+    expect(meta?.[1]).toBe(process.env.PGW_SANDBOX_URL || 'http://localhost:4010');
+    expect(served.replace(meta![0], '')).toBe(await readFile(file, 'utf8'));
   }, 30_000);
 
   it('the mock without Prism says what to install; with Prism it answers', async () => {

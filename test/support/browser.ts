@@ -31,3 +31,13 @@ export function launchChromium(args: readonly string[] = []): Promise<Browser> {
     ],
   });
 }
+
+/** Why a browser test cannot run here, if it cannot: Chromium is missing and cannot be installed. */
+export function chromiumMissing(): string | undefined {
+  try {
+    ensureChromium();
+    return undefined;
+  } catch (error) {
+    return `Chromium is missing and could not be installed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+  }
+}

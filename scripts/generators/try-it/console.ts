@@ -6,7 +6,9 @@
 import { readRefusal } from '../../../runtime/refusal-text.ts';
 import { signRequest } from '../../../runtime/sign-request.ts';
 import type { SigningAccount } from '../../../runtime/signing.ts';
+import { SANDBOX_META } from '../../../runtime/try-it-page.ts';
 import type { TryItData, TryItOperation } from './data.ts';
+import { whenRedrawn } from './redrawn.ts';
 
 export const DATA_ELEMENT_ID = 'pgw-try-it-data';
 
@@ -33,9 +35,50 @@ function field(label: string, testid: string, value: string, onInput: (value: st
   return element('label', {}, element('span', {}, label), input);
 }
 
-/** Where a request goes: the page's own origin when the sandbox serves these docs, else the spec's server. */
+/** Where the page keeps the sandbox URL the reader named, for the next visit. */
+const URL_KEY = 'payment-gateway-contract/try-it/url';
+
+function remembered(): string | undefined {
+  try {
+    return localStorage.getItem(URL_KEY) || undefined;
+  } catch {
+    return undefined; // storage refused (a private window's policy): the page still works, forgetting
+  }
+}
+
+function remember(url: string): void {
+  try {
+    if (url.trim()) localStorage.setItem(URL_KEY, url.trim());
+    else localStorage.removeItem(URL_KEY);
+  } catch {}
+}
+
+/**
+ * Where a request goes: the sandbox the reader named last (remembered), else the one the server of
+ * this page names (`payment-gateway docs --sandbox`), else the page's own origin when a sandbox serves
+ * these docs itself (/docs), else (opened from disk) the spec's server.
+ */
 function defaultUrl(data: TryItData): string {
-  return /^https?:$/.test(location.protocol) ? location.origin : data.defaultUrl;
+  const named = document.querySelector<HTMLMetaElement>(`meta[name="${SANDBOX_META}"]`)?.content;
+  return remembered() ?? (named || (/^https?:$/.test(location.protocol) ? location.origin : data.defaultUrl));
+}
+
+/** How this page is opened, in the words the console's messages use. */
+const pageOrigin = () => (location.protocol === 'file:' ? 'null: the docs opened from disk' : location.origin);
+
+/**
+ * Why nothing was read from `base`: nothing answers there, or something does but does not let this
+ * page read its answers (a sandbox that does not allow the page's origin). A request the page cannot
+ * read (no-cors) still tells the two apart: it fails only when nothing answers.
+ */
+async function unreachable(base: string, error: Error, data: TryItData): Promise<string> {
+  const answers = await fetch(base, { mode: 'no-cors', cache: 'no-store' }).then(
+    () => true,
+    () => false,
+  );
+  if (!answers)
+    return `No sandbox answers at ${base} (${error.message}). Start one (npm start, or payment-gateway sandbox: ${data.defaultUrl} by default) or give the address of a running one above.`;
+  return `Could not read an answer from ${base}: something answers there but does not allow this page's origin (${pageOrigin()}). If it is the sandbox, allow the origin: see PGW_SANDBOX_ALLOWED_ORIGINS in docs/DEPLOY.md.`;
 }
 
 const VERDICTS = {
@@ -44,7 +87,13 @@ const VERDICTS = {
   refused: (code: number) => `Refused (responseCode ${code}): nothing was processed`,
 };
 
-function showAnswer(out: HTMLElement, status: number, type: string, text: string): void {
+function showAnswer(
+  out: HTMLElement,
+  status: number,
+  type: string,
+  text: string,
+  where: { base: string; usual: string },
+): void {
   let answer: { responseCode?: unknown; responseMessage?: unknown } | undefined;
   if (type.startsWith('application/json')) {
     try {
@@ -52,6 +101,16 @@ function showAnswer(out: HTMLElement, status: number, type: string, text: string
     } catch {}
   }
   out.append(element('h5', {}, `Answer: HTTP ${status}, ${type || 'no content type'}`));
+  // Every answer of a sandbox to a request it reads carries a responseCode; a 4xx or 5xx without one
+  // comes from some other server (the docs' own, a proxy): said, not shown as if it were an answer.
+  if (status >= 400 && !(answer && 'responseCode' in answer))
+    out.append(
+      element(
+        'p',
+        { 'data-testid': 'try-it-error', class: 'refused' },
+        `${where.base} answered HTTP ${status} without a gateway answer: it is not a sandbox (the docs' own server answers so). Give the sandbox's address above (npm start runs one at ${where.usual}).`,
+      ),
+    );
   if (!answer || !('responseCode' in answer)) {
     out.append(pre('try-it-answer', type.startsWith('text/') || answer ? text : `${text.length} bytes`));
     return;
@@ -150,16 +209,14 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
   try {
     response = await fetch(url, { method: op.call.verb, headers, ...(bodyText ? { body: bodyText } : {}) });
   } catch (error) {
-    answerBox.append(
-      element(
-        'p',
-        { 'data-testid': 'try-it-error', class: 'refused' },
-        `Could not reach ${settings.url} (${(error as Error).message}). Is the sandbox running (npm start)? It must allow this page's origin (${location.protocol === 'file:' ? 'null: the docs opened from disk' : location.origin}): see PGW_SANDBOX_ALLOWED_ORIGINS in docs/DEPLOY.md.`,
-      ),
-    );
+    const message = await unreachable(settings.url, error as Error, data);
+    answerBox.append(element('p', { 'data-testid': 'try-it-error', class: 'refused' }, message));
     return;
   }
-  showAnswer(answerBox, response.status, response.headers.get('content-type') ?? '', await response.text());
+  showAnswer(answerBox, response.status, response.headers.get('content-type') ?? '', await response.text(), {
+    base: settings.url,
+    usual: data.defaultUrl,
+  });
 }
 
 /** The recipe a hash of this operation is made by (its form's hash field, or the header message hash). */
@@ -182,6 +239,7 @@ export function buildConsole(op: TryItOperation, data: TryItData, shared: Settin
   const set = (key: keyof Settings) => (value: string) => {
     settings[key] = value;
     shared[key] = value;
+    if (key === 'url') remember(value);
   };
   const credentials = [
     field('Sandbox URL', 'try-it-url', settings.url, set('url')),
@@ -288,14 +346,5 @@ export function start(): void {
       panel.append(console_);
     }
   };
-  let queued = false;
-  new MutationObserver(() => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => {
-      queued = false;
-      attach();
-    });
-  }).observe(document.body, { childList: true, subtree: true });
-  attach();
+  whenRedrawn(attach);
 }
