@@ -16,6 +16,7 @@ import {
 } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { forcedOutcomesPending } from './accounts.ts';
+import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
@@ -322,7 +323,15 @@ export class Control {
 
   private async advance(account: { kind: string; id: string }, by: { seconds?: number; days?: number }) {
     const ms = (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000;
-    await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
+    const moved = await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
+    if (!moved.moved)
+      return refusedInteger(
+        refusals.clockOutOfRange(
+          by.days === undefined ? 'seconds' : by.seconds === undefined ? 'days' : 'days and seconds',
+          CLOCK_RANGE_DAYS,
+          Math.max(0, Math.floor((CLOCK_RANGE_MS - moved.offsetMs) / 1000)),
+        ),
+      );
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }

@@ -366,6 +366,18 @@ export const controlRefusals = {
     'The long poll `waitSeconds` is not an integer from 0 to 60',
     () => fieldInvalid('waitSeconds', 'must be an integer from 0 to 60'),
   ),
+  clockOutOfRange: entry(
+    'PGW_ERR_CONTROL_CLOCK_OUT_OF_RANGE',
+    "An advance would move the account's clock past its range (docs/DEPLOY.md)",
+    (field: string, rangeDays: number, leftSeconds: number) =>
+      fieldInvalid(
+        field,
+        `would move the clock more than ${rangeDays} days (100 years) ahead of real time; ${leftSeconds} seconds are left`,
+      ),
+    'days',
+    36525,
+    86400,
+  ),
   noSuchDelivery: entry('PGW_ERR_CONTROL_NO_SUCH_DELIVERY', 'The delivery named is not one of this account', () =>
     fieldInvalid('id', 'no such delivery of this account'),
   ),
