@@ -61,6 +61,24 @@ function refusalOf(error: ErrorObject): Refusal {
   return refusals.invalid(at, ruleInWords(error));
 }
 
+/** The path parameters of each route, by their place in the path (sandbox/control.openapi.yaml's names). */
+const PATH_PARAMETERS: Record<string, Record<number, string>> = {
+  'POST /payouts/:p/transactions/:t/return': { 2: 'payoutId', 4: 'transactionId' },
+  'POST /payouts/:p/complete': { 2: 'payoutId' },
+  'POST /direct-debits/:id/dishonour': { 2: 'transactionID' },
+  'GET /deliveries/:id': { 2: 'id' },
+  'DELETE /merchants/:m/data': { 2: 'merchantUUID' },
+};
+
+/** A path segment decoded, or undefined when its percent-escapes are malformed. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export class Control {
   private readonly sb: Sandbox;
   private readonly handlers: GatewayHandlers<HandlerContext>;
@@ -204,7 +222,11 @@ export class Control {
       .replace(/^\/deliveries\/[^/]+$/, '/deliveries/:id')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
-    const parts = path.split('/').map(decodeURIComponent);
+    // Each route's parameters decoded by name: a malformed escape is the caller's, refused naming it.
+    const raw = path.split('/');
+    for (const [at, name] of Object.entries(PATH_PARAMETERS[route] ?? {}))
+      if (decoded(raw[Number(at)]!) === undefined) return json(refusedInteger(refusals.pathEncoding(name)));
+    const parts = raw.map((part) => decoded(part) ?? part);
     switch (route) {
       case 'GET /clock':
         return json(this.clock());

@@ -378,6 +378,16 @@ export const controlRefusals = {
     36525,
     86400,
   ),
+  pathEncoding: entry(
+    'PGW_ERR_CONTROL_PATH_ENCODING',
+    "A control request's path parameter holds a malformed percent-escape",
+    (parameter: string) =>
+      refuse(
+        -2,
+        forms.invalid(parameter, 'is not correctly percent-encoded (a % starts two hex digits of UTF-8)', 'Parameter'),
+      ),
+    '{parameter}',
+  ),
   noSuchDelivery: entry('PGW_ERR_CONTROL_NO_SUCH_DELIVERY', 'The delivery named is not one of this account', () =>
     fieldInvalid('id', 'no such delivery of this account'),
   ),
