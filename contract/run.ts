@@ -27,6 +27,7 @@ import { CredentialsRefused, credentialKinds, proveCredentials } from './credent
 import { operationChecks, type Check, type RunContext } from './checks.ts';
 import type { Credentials } from './http.ts';
 import { summary, writeReports, type Result } from './report.ts';
+import { logSafe, logSafeLines } from '../runtime/log-line.ts';
 import { operations } from '../generated/operations.ts';
 import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
@@ -290,7 +291,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
       .map((x) => x.trim())
       .filter(Boolean);
   const stop = (message: string): never => {
-    console.error(`payment-gateway-contract-test: ${message}`);
+    console.error(`payment-gateway-contract-test: ${logSafe(message)}`);
     process.exit(2);
   };
   // Names that select nothing would make a green run that checked nothing.
@@ -334,7 +335,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     maskSecrets: a['mask-secrets'],
     wire: a.wire as Wire | 'both',
     allowUnreached: a['allow-unreached'],
-    log: (line) => console.log(line),
+    log: (line) => console.log(logSafeLines(line)),
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),

@@ -256,21 +256,25 @@ export const maskCardNumber = (pan: string): string => `${pan.slice(0, 6)}XXXXXX
 
 /**
  * The text with every card number in it masked where it stands: each digit but the first six and the
- * last four becomes X, the separators and the rest of the text as they were.
+ * last four becomes X, the separators and the rest of the text as they were. Read again until none is
+ * left: the X's of a mask are letters, and a number may begin after them in what was one long run.
  */
 export function maskCardNumbers(text: string, reading: CardReading = {}): string {
-  if (cannotHold(text, reading.breaks ?? '')) return text;
-  const found = findCardNumbers(text, reading);
-  if (!found.length) return text;
-  const hidden = new Set<number>();
-  for (const card of found) for (const i of card.at.slice(6, -4)) hidden.add(i);
-  let out = '';
-  for (let i = 0; i < text.length; ) {
-    const width = text.codePointAt(i)! > 0xffff ? 2 : 1;
-    out += hidden.has(i) ? 'X' : text.slice(i, i + width);
-    i += width;
+  let masked = text;
+  for (;;) {
+    if (cannotHold(masked, reading.breaks ?? '')) return masked;
+    const found = findCardNumbers(masked, reading);
+    if (!found.length) return masked;
+    const hidden = new Set<number>();
+    for (const card of found) for (const i of card.at.slice(6, -4)) hidden.add(i);
+    let out = '';
+    for (let i = 0; i < masked.length; ) {
+      const width = masked.codePointAt(i)! > 0xffff ? 2 : 1;
+      out += hidden.has(i) ? 'X' : masked.slice(i, i + width);
+      i += width;
+    }
+    masked = out;
   }
-  return out;
 }
 
 /**

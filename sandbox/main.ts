@@ -15,7 +15,8 @@ import {
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
-import type { RequestRecord } from '../server-stubs/index.ts';
+import { logWriter } from '../runtime/log-line.ts';
+import { consoleLogger, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
 import { isWaitRefusal } from './waits.ts';
@@ -105,6 +106,10 @@ export function logLine(r: RequestRecord): string {
   return `${time()} ${r.verb} ${r.path} ${r.method ?? '-'} ${r.operationId ?? '-'} ${code} ${r.ms.toFixed(1)}ms${r.errorCode ? ` ${r.errorCode}` : ''}${r.reason ? `  ${r.reason}` : ''}`;
 }
 
+const requestLog = logWriter(process.stdout);
+/** The stubs' console log without its info lines (the request log tells each refusal already). */
+const warningsOnly = (logger: Logger): Logger => ({ warn: logger.warn, error: logger.error });
+
 export async function main(name: string, argv: string[]): Promise<void> {
   checkNode(name);
   const parsed = parse(sandboxSpec(name), argv);
@@ -134,8 +139,10 @@ export async function main(name: string, argv: string[]): Promise<void> {
       env,
       // npm start is a sandbox: the control API is on unless NODE_ENV=production or PGW_SANDBOX_CONTROL=off.
       control: true,
-      logger: { warn: (m, f) => console.warn(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') },
-      ...(quiet ? {} : { onRequest: (r: RequestRecord) => console.log(logLine(r)) }),
+      // Every line through the one log writer (runtime/log-line.ts): a path, a body's method, a
+      // field's name are the caller's text, written with card numbers masked and controls escaped.
+      logger: warningsOnly(consoleLogger(logWriter(process.stderr))),
+      ...(quiet ? {} : { onRequest: (r: RequestRecord) => requestLog(logLine(r)) }),
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -42,6 +42,8 @@ export type { ErrorCode } from '../generated/error-codes.ts';
 export { bodyBytes } from './core/answer.ts';
 export { findCardNumber, luhn, maskCardNumber, maskCardNumbers } from '../runtime/card-numbers.ts';
 export { nodeDigests } from './core/digests.ts';
+// The stubs' console log (one safe line per entry, runtime/log-line.ts), for a server that logs elsewhere than stderr.
+export { consoleLogger } from './core/log.ts';
 export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';

@@ -4,6 +4,7 @@
 // delivery with the endpoint's answer. Reads them from the sandbox control API by long poll.
 import { type CommandOutput, type CommandSpec, startCommand, usageMistake } from '../../cli-kit/index.ts';
 import { kindOf, parseNotification } from '../../notifications/index.ts';
+import { logSafe } from '../../runtime/log-line.ts';
 import { createControlClient, type Delivery } from '../../sandbox/control-client.ts';
 import { ACCOUNT_OPTIONS, sandboxAccount } from './sandbox-account.ts';
 
@@ -79,7 +80,7 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       batch = (await control.deliveries({ after, waitSeconds: pollSeconds }, options.signal)).deliveries;
     } catch (error) {
       if (options.signal?.aborted) break;
-      print(`listen: the sandbox did not answer (${(error as Error).message}); trying again in 1 s`);
+      print(logSafe(`listen: the sandbox did not answer (${(error as Error).message}); trying again in 1 s`));
       await new Promise((r) => setTimeout(r, 1000));
       continue;
     }
@@ -99,8 +100,11 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       } catch (error) {
         answer = `no answer (${(error as Error).message})`;
       }
+      // The subject and the endpoint's answer are others' text: through the one log writer's rules.
       print(
-        `#${d.id} ${describe(d)} ${d.subject} -> POST ${target} -> ${answer} [${Math.round(performance.now() - started)} ms]`,
+        logSafe(
+          `#${d.id} ${describe(d)} ${d.subject} -> POST ${target} -> ${answer} [${Math.round(performance.now() - started)} ms]`,
+        ),
       );
       if (++forwarded >= count) break;
     }

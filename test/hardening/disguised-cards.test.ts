@@ -9,6 +9,8 @@
 // every component now (runtime/card-numbers.ts): a run of card length that passes Luhn, whatever
 // stands around or between its digits; the guard, the stubs' answer and file check, the logs and the
 // reports share it.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strToU8, zipSync } from 'fflate';
@@ -19,8 +21,8 @@ import { fileHoldsCardNumber } from '../../server-stubs/core/answer.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
-import { disguised } from './disguises.ts';
-import { counts, hardeningSandbox, purchase, send, signed } from './support.ts';
+import { cardNumber, disguised } from './disguises.ts';
+import { counts, hardeningSandbox, merchant, purchase, send, signed } from './support.ts';
 
 const sb = await hardeningSandbox();
 afterAll(() => sb.close());
@@ -93,6 +95,63 @@ describe('card numbers in disguise', () => {
       }),
       { seed: 3906, numRuns: 200 },
     );
+  });
+
+  it('a refusal never echoes one, from the path or a field name, in JSON or XML, the control API included', async () => {
+    const server = sb.server();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const controlOn = await hardeningSandbox(':memory:', {}, { control: true });
+    const controlServer = controlOn.server();
+    controlServer.listen(0, '127.0.0.1');
+    await once(controlServer, 'listening');
+    const controlBase = `http://127.0.0.1:${(controlServer.address() as AddressInfo).port}`;
+    // What a path or a name can hold: the unreserved characters, percent-escapes decoded or not.
+    const plain = fc.tuple(fc.constantFrom('', 'ref', '0x', 'a-', '~'), cardNumber, fc.constantFrom('', 'x', '.json'));
+    try {
+      await fc.assert(
+        fc.asyncProperty(plain, fc.boolean(), async ([before, card, after], form) => {
+          const text = before + card + after;
+          const signedCard = signed('processCard', purchase({ [text]: '1' }), form ? { wire: 'form' } : {});
+          const answers = await Promise.all([
+            fetch(`${base}/${text}`, {
+              method: 'POST',
+              headers: signedCard.headers as Record<string, string>,
+              body: '{}',
+            }),
+            fetch(`${base}/post/${text}`, {
+              method: 'POST',
+              headers: signedCard.headers as Record<string, string>,
+              body: String(signedCard.body),
+            }),
+            fetch(`${base}/post`, {
+              method: 'POST',
+              headers: signedCard.headers as Record<string, string>,
+              body: String(signedCard.body),
+            }),
+            fetch(`${controlBase}/_sandbox/${text}`, {
+              method: 'POST',
+              headers: { authorization: `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}` },
+            }),
+            fetch(`${controlBase}/_sandbox/clock/advance`, {
+              method: 'POST',
+              headers: { authorization: `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}` },
+              body: JSON.stringify({ [text]: 1 }),
+            }),
+          ]);
+          for (const answer of answers) {
+            const body = await answer.text();
+            expect(findCardNumber(body), body).toBe(false);
+          }
+        }),
+        { seed: 3918, numRuns: 100 },
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => controlServer.close(resolve));
+      await controlOn.close();
+    }
   });
 
   it('a settlement file holding one in a cell is never sent', async () => {
