@@ -16,7 +16,7 @@ import {
   refusalFields,
   route,
 } from '../server-stubs/index.ts';
-import { sandboxRefusals as refusals } from './refusals.ts';
+import { refused, sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
@@ -40,6 +40,7 @@ import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
+import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
@@ -123,6 +124,8 @@ export interface SandboxOptions {
   control?: boolean;
   /** Each answered request (the request log of `npm start`); none in tests unless given. */
   onRequest?: (record: RequestRecord) => void;
+  /** Host names it answers to besides the loopback ones and PGW_SANDBOX_ALLOWED_HOSTS (the address given to --host). */
+  hosts?: readonly string[];
 }
 
 export interface RunningSandbox extends Sandbox {
@@ -162,6 +165,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Read before the store opens: a bad value stops the start with nothing opened.
   const waits = waitsFromEnv(env);
   const cors = corsFor(originPolicy(env[ORIGINS_ENV]));
+  const hosts = hostPolicy(env[HOSTS_ENV], options.hosts);
+  const wrongHost = JSON.stringify(refused(refusals.hostNotAllowed(HOSTS_ENV)));
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
   const seed: AccountSeed = {
@@ -283,11 +288,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
+        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
+        // A request naming another host is a page rebound to this address (hosts.ts): refused first.
+        if (!hosts.allows(req.headers.host))
+          return void res
+            .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+            .end(wrongHost);
         // A browser's preflight is answered here; an allowed page's answers are marked readable.
         if (cors(req, res)) return;
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
-        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
           if (wait !== undefined) {

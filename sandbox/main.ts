@@ -19,6 +19,7 @@ import { logWriter } from '../runtime/log-line.ts';
 import { consoleLogger, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
+import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { isWaitRefusal } from './waits.ts';
 
 function withoutPassword(url: string): string {
@@ -75,7 +76,9 @@ export const sandboxSpec = (name: string): CommandSpec => ({
     PGW_SANDBOX_DATA_KEY:
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     [ORIGINS_ENV]:
-      'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (pages opened from disk), loopback (any local port), * or none; default null,loopback (docs/DEPLOY.md)',
+      'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (the opaque origin: pages opened from disk, sandboxed frames), loopback (any local port), * or none; default loopback (docs/DEPLOY.md)',
+    [HOSTS_ENV]:
+      'the host names requests may name (Host) besides localhost, 127.0.0.1, [::1] and --host: names separated by commas, *.example.com, or * for any; default none (docs/DEPLOY.md)',
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [
@@ -143,6 +146,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
       // field's name are the caller's text, written with card numbers masked and controls escaped.
       logger: warningsOnly(consoleLogger(logWriter(process.stderr))),
       ...(quiet ? {} : { onRequest: (r: RequestRecord) => requestLog(logLine(r)) }),
+      // The address it listens on names it too, unless that is every interface's.
+      hosts: ['0.0.0.0', '::', '[::]'].includes(host) ? [] : [host.includes(':') ? `[${host}]` : host],
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -150,7 +155,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
       throw new UsageError(
         `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
       );
-    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV)) throw new UsageError(message);
+    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
+      throw new UsageError(message);
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
@@ -271,6 +277,7 @@ async function banner(
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
     `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see docs/CLIENT-TEAMS.md for the others`,
     `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
+    `  hosts     requests must name it by ${hostPolicy(env[HOSTS_ENV], ['0.0.0.0', '::'].includes(host) ? [] : [host]).text} (${HOSTS_ENV})`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
   for (const [variable, field] of [

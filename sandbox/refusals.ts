@@ -298,6 +298,21 @@ export const sandboxRefusals = {
     entries: numberedRefusalEntries,
   }),
   /** A browser's preflight from a page whose origin the sandbox does not allow (sandbox/cors.ts). */
+  hostNotAllowed: entry(
+    'PGW_ERR_SANDBOX_HOST_NOT_ALLOWED',
+    'A request names a host the sandbox does not answer to (DNS rebinding: docs/DEPLOY.md)',
+    (setting: string) =>
+      refuse(
+        -2,
+        forms.invalid(
+          'Host',
+          `must name this sandbox: a loopback name (localhost, 127.0.0.1, [::1]) or one of ${setting} (docs/DEPLOY.md)`,
+          'Header',
+        ),
+        403,
+      ),
+    'PGW_SANDBOX_ALLOWED_HOSTS',
+  ),
   originNotAllowed: entry(
     'PGW_ERR_SANDBOX_ORIGIN_NOT_ALLOWED',
     "A browser's preflight from a page whose origin the sandbox does not allow",

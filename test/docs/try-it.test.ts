@@ -1,5 +1,6 @@
 // The docs' try-it console in a real headless Chromium, against a sandbox started as `npm start`
-// starts it, the docs opened from disk (Origin null, the sandbox's default allows it), every host but
+// starts it with the opaque origin allowed as docs/DEPLOY.md says to (PGW_SANDBOX_ALLOWED_ORIGINS=
+// null,loopback: the docs opened from disk send Origin null, which the default no longer trusts), every host but
 // the loopback unresolvable and Chromium's background networking off. Each console fills its
 // operation's example, signs it in the page with the runtime's signer and shows the answer, a
 // refusal's field and rule, and the preimage of each hash; every request the page makes is recorded,
@@ -45,7 +46,11 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess({ PGW_DB: ':memory:', PGW_QUIET: '1' });
+    sandbox = await startSandboxProcess({
+      PGW_DB: ':memory:',
+      PGW_QUIET: '1',
+      PGW_SANDBOX_ALLOWED_ORIGINS: 'null,loopback',
+    });
     shared = await startSandboxProcess({
       PGW_DB: ':memory:',
       PGW_QUIET: '1',
