@@ -10,11 +10,13 @@ import {
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayRequest,
   type GatewayResponse,
   type Logger,
   type RequestRecord,
   refusalFields,
   route,
+  XML_TYPE,
 } from '../server-stubs/index.ts';
 import { refused, sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
@@ -223,23 +225,41 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
-  /** While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form. */
-  const unavailable = (verb: string, url: string, seconds: number): GatewayResponse => {
-    const routed = route(verb, url.split('?')[0]!);
+  /**
+   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form and
+   * in the caller's wire format (a form-mode caller reads XML: the stubs choose, as for any refusal).
+   */
+  const unavailable = (
+    verb: string,
+    url: string,
+    headers: GatewayRequest['headers'],
+    seconds: number,
+  ): GatewayResponse => {
+    const pathname = url.split('?')[0]!;
+    const refusal = refusals.storeUnavailable(seconds);
+    const inWire = core.refusal(pathname, headers, refusal);
+    const xml = inWire.headers['content-type'] === XML_TYPE;
+    const routed = route(verb, pathname);
     const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
     return {
       status: 503,
-      headers: { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' },
-      body: JSON.stringify(refusalFields(code, refusals.storeUnavailable(seconds))),
+      headers: {
+        'content-type': xml ? XML_TYPE : 'application/json',
+        'retry-after': String(seconds),
+        'cache-control': 'no-store',
+      },
+      body: xml ? inWire.body : JSON.stringify(refusalFields(code, refusal)),
     };
   };
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
-    if (wait !== undefined) return unavailable(request.verb, request.url, wait);
+    if (wait !== undefined) return unavailable(request.verb, request.url, request.headers, wait);
     const found = core.respond(request);
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
-      response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
+      response.status === 500 && health.down
+        ? unavailable(request.verb, request.url, request.headers, health.waitSeconds())
+        : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
@@ -301,7 +321,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
           if (wait !== undefined) {
-            const answer = unavailable(req.method ?? 'GET', req.url, wait);
+            const answer = unavailable(req.method ?? 'GET', req.url, req.headers as GatewayRequest['headers'], wait);
             return void res.writeHead(answer.status, answer.headers).end(answer.body);
           }
         }
