@@ -209,6 +209,13 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
     createNodeHandler(gateway),
   );
   server.maxConnections = o.maxConnections;
+  // A client that half-closes after sending still wants its answer (RFC 9112 9.6: a half-closed
+  // connection neither ends a request nor says the client has lost interest). Node's default ends the
+  // connection as soon as the client's side ends, which lost every answer made asynchronously (a
+  // streamed settlement zip); with this it finishes the answer under way, then ends the connection.
+  // The property is node:http's own (lib/_http_server.js), not in its type declarations;
+  // test/hardening/half-close.test.ts fails if it stops working.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const perClient = options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2));
   const keepForNew =
     options.keepForNewClients ?? (perClient >= o.maxConnections ? 0 : Math.floor(o.maxConnections / 4));
