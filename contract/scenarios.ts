@@ -10,7 +10,7 @@ const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
-import { answerOf, send } from './http.ts';
+import { answerOf, exchange, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { record } from './recording.ts';
 import { operations } from '../generated/operations.ts';
@@ -32,7 +32,7 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
   const c = ctx.creds;
   const judged = async (request: Request): Promise<Response> => {
     const text = request.method === 'GET' ? '' : await request.clone().text();
-    const response = await fetch(request);
+    const response = await exchange(request);
     let sent: Record<string, unknown> | undefined;
     try {
       sent = text ? JSON.parse(text) : undefined;
