@@ -2,6 +2,7 @@
 // machine has an IPv4 and an IPv6 address, and an IPv6 host is given a whole /64 to pick from) but
 // its prefix, and room kept for clients that are new.
 import { isIPv4, isIPv6 } from 'node:net';
+import { ipv6Groups } from '../../runtime/ipv6-groups.ts';
 
 /** How much of an address names one client: IPv4 /32 and IPv6 /64 by default (one host, one IPv6 subnet). */
 export interface ClientPrefixes {
@@ -10,20 +11,9 @@ export interface ClientPrefixes {
 }
 export const DEFAULT_PREFIXES: ClientPrefixes = { ipv4: 32, ipv6: 64 };
 
-/** An IPv6 address's eight 16-bit groups (a trailing dotted quad read as two), its zone dropped; undefined if not one. */
+/** An IPv6 address's eight 16-bit groups, its zone dropped; undefined if it is not one. */
 function groupsOf(address: string): number[] | undefined {
-  let text = address.replace(/%.*$/, '').toLowerCase();
-  if (!isIPv6(text)) return undefined;
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::') as [string, string | undefined];
-  const part = (s: string) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = tail === undefined ? [] : part(tail);
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return isIPv6(address.replace(/%.*$/, '')) ? ipv6Groups(address) : undefined;
 }
 
 /** The first `bits` of a 32-bit IPv4 address, as a dotted quad with its length. */
