@@ -6,7 +6,7 @@
 // the run says so in one line and sends the spec's example token.
 import { createGatewayClient } from '../generated/client.ts';
 import { type ContractOperation, operations } from '../generated/operations.ts';
-import type { Credentials } from './http.ts';
+import { type Credentials, exchange } from './http.ts';
 import { doc } from './requests.ts';
 
 /** The credential kinds a run's operations take. */
@@ -52,6 +52,7 @@ export async function proveCredentials(base: string, c: Credentials, kinds: Set<
     apiKey: c.apiKey,
     passphrase: c.passphrase,
     partner: { partnerUUID: c.partnerUUID, apiKey: c.partnerApiKey, passphrase: c.partnerPassphrase },
+    fetch: exchange,
   });
   const refused = (kind: string, who: string, answer: unknown, options: string) => {
     throw new CredentialsRefused(

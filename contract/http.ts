@@ -1,10 +1,12 @@
 // Talking to the implementation under test: signing any body with the target's credentials (from
 // the operation table and the hash recipes), sending it, and judging the answer against the
 // operation's own result and refusal schemas.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { apiVersion, bodyCredentials, formWire, type ContractOperation } from '../generated/operations.ts';
+import { type BoundedClient, boundedClient } from '../runtime/bounded-fetch.ts';
 import { chooseForm } from '../runtime/forms.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 import { writeForm } from '../runtime/wire.ts';
@@ -13,6 +15,19 @@ import { doc, type Wire } from './requests.ts';
 import { readXmlAnswer, typedAnswer } from './xml.ts';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * The client every exchange of a run goes through (runtime/bounded-fetch.ts: no redirect followed,
+ * answers capped, exchanges timed out, the run's deadline, giving up on a server that stops
+ * answering), set for the run by runContract (withClient); outside a run, one with the default limits
+ * that never gives up.
+ */
+const runClient = new AsyncLocalStorage<BoundedClient>();
+const outsideARun = boundedClient({ giveUpAfter: Number.POSITIVE_INFINITY });
+export const exchangeClient = (): BoundedClient => runClient.getStore() ?? outsideARun;
+export const withClient = <T>(client: BoundedClient, work: () => Promise<T>): Promise<T> => runClient.run(client, work);
+/** fetch through the run's client: what a typed client of the suite is given. */
+export const exchange = (request: Request): Promise<Response> => exchangeClient().fetch(request);
 export const resultValidators = require('payment-gateway-contract/validators/results') as Record<
   string,
   ValidateFunction
@@ -137,11 +152,10 @@ export async function send(base: string, out: Outgoing, creds: Credentials, wire
   const url = `${base}${path}${search ? `?${search}` : ''}`;
   const body = out.body === undefined ? undefined : form ? writeForm(out.body) : JSON.stringify(out.body);
   record({ op, verb: op.verb, url, headers, body, params, query });
-  const response = await fetch(url, {
+  const response = await exchangeClient().fetch(url, {
     method: op.verb,
     headers,
     ...(body !== undefined ? { body } : {}),
-    signal: AbortSignal.timeout(15_000),
   });
   return answerOf(response, form ? op : undefined);
 }

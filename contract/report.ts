@@ -1,6 +1,7 @@
 // Reports of a contract run: a console summary by operation, JUnit XML and JSON.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { logSafe, logSafeLines } from '../runtime/log-line.ts';
 
 export interface Result {
   operationId: string;
@@ -18,6 +19,23 @@ export interface Result {
   replay?: string;
 }
 
+/**
+ * A result as every report shows it. Its reason and the request it quotes hold what a server sent:
+ * card numbers are masked in any spelling and control, line-separator, bidirectional and non-text
+ * characters escaped (runtime/log-line.ts, the one log writer's rules), so that the console keeps
+ * its lines, the JSON file no card number and the JUnit file stays well-formed XML.
+ */
+function shown(r: Result): Result {
+  const safe: Result = { ...r, operationId: logSafe(r.operationId), tags: r.tags.map(logSafe), kind: logSafe(r.kind) };
+  safe.name = logSafe(r.name);
+  if (r.reason !== undefined) safe.reason = logSafe(r.reason);
+  if (r.request !== undefined) safe.request = logSafeLines(r.request);
+  if (r.again !== undefined) safe.again = logSafe(r.again);
+  if (r.replay !== undefined) safe.replay = logSafe(r.replay);
+  if (r.id !== undefined) safe.id = logSafe(r.id);
+  return safe;
+}
+
 /** A failure, then what it sent and how to see it again. */
 function failureLines(f: Result): string[] {
   const lines = [`    ✗ ${f.name}`, `      ${f.reason}`];
@@ -33,7 +51,8 @@ function byOperation(results: Result[]): Map<string, Result[]> {
   return byOp;
 }
 
-export function summary(results: Result[], seconds: number, { quiet = false } = {}): string {
+export function summary(given: Result[], seconds: number, { quiet = false } = {}): string {
+  const results = given.map(shown);
   const byOp = byOperation(results);
   const lines: string[] = [];
   for (const [op, list] of byOp) {
@@ -61,7 +80,7 @@ const xml = (s: string) =>
   s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 export function junit(results: Result[]): string {
-  const byOp = byOperation(results);
+  const byOp = byOperation(results.map(shown));
   const suites = [...byOp].map(([op, list]) => {
     const cases = list.map((r) => {
       const inner =
@@ -79,6 +98,14 @@ export function junit(results: Result[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="payment-gateway-contract">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
+/**
+ * Every fraction in the JSON report to a tenth (a run's seconds, a check's milliseconds): a number
+ * written in full (0.6903947700000002) holds a run of digits of card length, one in ten of them
+ * Luhn-valid, which the report would then seem to hold.
+ */
+const tenths = (_key: string, value: unknown) =>
+  typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 10) / 10 : value;
+
 export async function writeReports(
   results: Result[],
   files: { junit?: string | undefined; json?: string | undefined },
@@ -90,7 +117,7 @@ export async function writeReports(
     // digits that pass the Luhn check, and the report would then seem to hold a card number.
     [
       files.json,
-      `${JSON.stringify({ ...meta, results: results.map((r) => ({ ...r, ms: Math.round(r.ms * 10) / 10 })) }, null, 2)}\n`,
+      `${JSON.stringify({ ...meta, results: results.map((r) => ({ ...shown(r), ms: Math.round(r.ms * 10) / 10 })) }, tenths, 2)}\n`,
     ],
   ] as const) {
     if (!file) continue;

@@ -20,14 +20,21 @@
 //                               (default 90 against an implementation; the mock keeps no state and has none)
 //   --allow-unreached           an operation whose success answer the run could not reach is skipped, not
 //                               failed (by default the suite builds the state each one needs, and fails it)
+//   --timeout S --deadline S --max-answer-bytes N
+//                               the suite as a client (runtime/bounded-fetch.ts): seconds for one exchange
+//                               (15), for the whole run (1800), the most bytes of one answer read (16 MiB);
+//                               no redirect is followed; after 3 exchanges in a row without an answer the
+//                               run stops in one line
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CredentialsRefused, credentialKinds, proveCredentials } from './credentials.ts';
 import { operationChecks, type Check, type RunContext } from './checks.ts';
-import type { Credentials } from './http.ts';
+import { type Credentials, exchangeClient, withClient } from './http.ts';
+import { type BoundedClient, boundedClient, ExchangeFailed } from '../runtime/bounded-fetch.ts';
 import { summary, writeReports, type Result } from './report.ts';
+import { logSafe, logSafeLines } from '../runtime/log-line.ts';
 import { operations } from '../generated/operations.ts';
 import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
@@ -80,6 +87,12 @@ export interface RunOptions {
   allowUnreached?: boolean;
   /** Where the run says what it decided before its checks (an access token the server did not issue). */
   log?: (line: string) => void;
+  /**
+   * The client every exchange goes through (runtime/bounded-fetch.ts): by default one with the default
+   * limits (15 s an exchange, 16 MiB an answer, no deadline, giving up after 3 exchanges in a row
+   * without an answer). Pass one to set the limits and to read afterwards whether it gave up.
+   */
+  client?: BoundedClient;
 }
 
 /** Each check with its id, `<operationId>/<its name in words>` (a form check's name starts `form-`). */
@@ -114,7 +127,11 @@ const matches = (c: Check & { id: string }, x: string) => x === c.id || x === c.
 const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =>
   (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
 
-export async function runContract(options: RunOptions): Promise<Result[]> {
+export function runContract(options: RunOptions): Promise<Result[]> {
+  return withClient(options.client ?? boundedClient(), () => runWithClient(options));
+}
+
+async function runWithClient(options: RunOptions): Promise<Result[]> {
   const ctx: RunContext = {
     base: options.base.replace(/\/$/, ''),
     creds: { ...options.creds },
@@ -160,10 +177,25 @@ async function runChecks(
   mask: Credentials | undefined,
 ) {
   let next = 0;
+  const client = exchangeClient();
   const worker = async () => {
     while (next < checks.length) {
       const i = next++;
       const check = checks[i]!;
+      // Once the client has given up on the server (or the deadline passed), nothing more is sent.
+      if (client.gaveUp) {
+        results[offset + i] = {
+          id: check.id,
+          operationId: check.operationId,
+          tags: check.tags,
+          kind: check.kind,
+          name: check.name,
+          status: 'skipped',
+          reason: `not sent: ${client.gaveUp}`,
+          ms: 0,
+        };
+        continue;
+      }
       const started = performance.now();
       const base = {
         id: check.id,
@@ -226,7 +258,13 @@ const OPTIONS = {
   'mask-secrets': { type: 'boolean', default: false },
   'min-coverage': { type: 'string' },
   'allow-unreached': { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  deadline: { type: 'string' },
+  'max-answer-bytes': { type: 'string' },
 } as const;
+
+/** The run's limits as a client of the server it tests (runtime/bounded-fetch.ts), unless the options say otherwise. */
+export const DEFAULT_RUN_LIMITS = { timeoutSeconds: 15, deadlineSeconds: 1800, maxAnswerBytes: 16 * 1024 * 1024 };
 
 /** The share of documented answers a run against an implementation must reach unless --min-coverage says less. */
 export const DEFAULT_MIN_COVERAGE = 90;
@@ -256,10 +294,22 @@ Holds an implementation of the gateway to the contract, operation by operation. 
                               (default 90 against an implementation; the mock keeps no state and has none)
   --allow-unreached           an operation whose success answer the run could not reach is skipped, not
                               failed (by default the suite builds the state each one needs, and fails it)
+  --timeout S                 seconds for one exchange, answer read whole (default 15)
+  --deadline S                seconds for the whole run; nothing is sent after it (default 1800)
+  --max-answer-bytes N        the most bytes of one answer read (default 16777216); redirects are never
+                              followed, and after 3 exchanges in a row without an answer the run stops
   -h, --help                  print this help
   -V, --version               print the version`;
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Whatever goes wrong ends in one line (the stack with DEBUG=1), never a crash dump.
+  const crashed = (error: unknown) => {
+    console.error(`payment-gateway-contract-test: ${logSafe(error instanceof Error ? error.message : String(error))}`);
+    if (process.env.DEBUG && error instanceof Error) console.error(error.stack);
+    process.exit(2);
+  };
+  process.on('uncaughtException', crashed);
+  process.on('unhandledRejection', crashed);
   const parsed = (() => {
     try {
       return parseArgs({
@@ -297,7 +347,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
       .map((x) => x.trim())
       .filter(Boolean);
   const stop = (message: string): never => {
-    console.error(`payment-gateway-contract-test: ${message}`);
+    console.error(`payment-gateway-contract-test: ${logSafe(message)}`);
     process.exit(2);
   };
   // Names that select nothing would make a green run that checked nothing.
@@ -317,6 +367,16 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     if (a[option] !== undefined && !Number.isFinite(Number(a[option])))
       stop(`--${option} takes a number, not '${String(a[option])}'`);
   }
+  for (const option of ['timeout', 'deadline', 'max-answer-bytes'] as const) {
+    if (a[option] !== undefined && !(Number(a[option]) > 0))
+      stop(`--${option} takes a number above 0, not '${String(a[option])}'`);
+  }
+  const started = performance.now();
+  const client = boundedClient({
+    timeoutMs: Number(a.timeout ?? DEFAULT_RUN_LIMITS.timeoutSeconds) * 1000,
+    maxBytes: Number(a['max-answer-bytes'] ?? DEFAULT_RUN_LIMITS.maxAnswerBytes),
+    deadline: Date.now() + Number(a.deadline ?? DEFAULT_RUN_LIMITS.deadlineSeconds) * 1000,
+  });
   if (!['json', 'form', 'both'].includes(a.wire)) stop(`--wire takes json, form or both, not '${a.wire}'`);
   let target: URL;
   try {
@@ -326,14 +386,16 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     stop(`--base-url '${base}' is not an http(s) URL (for example http://127.0.0.1:4010)`);
   }
   // One line when nothing answers there, not a failure for every check.
-  await fetch(new URL('/openapi.json', target!), { signal: AbortSignal.timeout(5_000) }).catch((error: Error) =>
-    stop(
-      `nothing answers at ${base} (${(error.cause as Error | undefined)?.message ?? error.message}): start the implementation first, or give its address with --base-url`,
-    ),
-  );
-  const started = performance.now();
+  await boundedClient({ timeoutMs: Math.min(5_000, client.limits.timeoutMs), giveUpAfter: 1 })
+    .fetch(new URL('/openapi.json', target!))
+    .catch((error: Error) =>
+      stop(
+        `nothing answers at ${base} (${error.message}): start the implementation first, or give its address with --base-url`,
+      ),
+    );
   const coverage = new Coverage();
   const results = await runContract({
+    client,
     base,
     creds,
     mock: a.mock,
@@ -341,14 +403,32 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     maskSecrets: a['mask-secrets'],
     wire: a.wire as Wire | 'both',
     allowUnreached: a['allow-unreached'],
-    log: (line) => console.log(line),
+    log: (line) => console.log(logSafeLines(line)),
     ...(list(a.only) ? { only: list(a.only)! } : {}),
     ...(list(a.skip) ? { skip: list(a.skip)! } : {}),
     ...(a.runs ? { runs: Number(a.runs) } : {}),
     ...(a.seed ? { seed: Number(a.seed) } : {}),
     ...(a.concurrency ? { concurrency: Number(a.concurrency) } : {}),
-  }).catch((error: unknown) => (error instanceof CredentialsRefused ? stop(error.message) : Promise.reject(error)));
+  }).catch((error: unknown) =>
+    // A server that never answered the credentials' first requests: there is nothing to report but why.
+    error instanceof CredentialsRefused || error instanceof ExchangeFailed
+      ? stop(error.message)
+      : Promise.reject(error),
+  );
   const seconds = (performance.now() - started) / 1000;
+  if (client.gaveUp) {
+    // The run stopped (a server that stopped answering, the deadline): the reports keep every check,
+    // the console says why in one line.
+    await writeReports(
+      results,
+      { junit: a.junit, json: a.json },
+      { base, mock: a.mock, seconds, stopped: client.gaveUp },
+    );
+    console.error(
+      `payment-gateway-contract-test: stopped after ${seconds.toFixed(1)} s: ${logSafe(client.gaveUp)} (reports: ${a.junit}, ${a.json})`,
+    );
+    process.exit(1);
+  }
   console.log(`${a.mock ? 'mock' : 'implementation'} at ${base}\n`);
   const selected = [...new Set(results.map((r) => r.operationId))];
   console.log(summary(results, seconds, { quiet: a.quiet }));

@@ -11,7 +11,7 @@ const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type Outcome, type RunContext } from './checks.ts';
 import { code, customer, expect, show, visa } from './stateful.ts';
-import { answerOf, send } from './http.ts';
+import { answerOf, exchange, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { record } from './recording.ts';
 import { operations } from '../generated/operations.ts';
@@ -40,7 +40,7 @@ export function watchedClient(ctx: RunContext, problems: string[], seen: ServerT
   const c = ctx.creds;
   const judged = async (request: Request): Promise<Response> => {
     const text = request.method === 'GET' ? '' : await request.clone().text();
-    const response = await fetch(request);
+    const response = await exchange(request);
     const date = response.headers.get('date');
     if (date) seen.date = new Date(date);
     let sent: Record<string, unknown> | undefined;

@@ -49,7 +49,7 @@ export interface paths {
         put?: never;
         /**
          * Move the caller's sandbox clock on
-         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, its notification retries fall due (and are sent before the answer). Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header).
+         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, its notification retries fall due (and are sent before the answer). Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header). An account's clock stays within 36525 days (100 years) ahead of real time; an advance past that is refused -2 naming the field (days, seconds, or days and seconds) and the seconds still left, and moves nothing.
          */
         post: operations["advanceClock"];
         delete?: never;

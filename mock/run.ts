@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli-kit/index.ts';
 import { createFront, type Violation } from './front.ts';
+import { type LineSink, logWriter } from '../runtime/log-line.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -118,6 +119,27 @@ export async function startMock(options: {
   };
 }
 
+/**
+ * The mock's console lines, each through `write`: Prism's own log (only when verbose), each contract
+ * violation as it is found, and each refused request in one line (the gateway's words, not Prism's
+ * list of every branch it tried).
+ */
+export function mockLog(sink: LineSink, verbose = false) {
+  // The one log writer (runtime/log-line.ts): a path, a field's name, Prism's words about them are
+  // the caller's text, written with card numbers masked and control characters escaped.
+  const write = logWriter(sink);
+  return {
+    onLine: (line: string) => {
+      if (verbose) write(line);
+    },
+    onViolation: (request: string, violations: Violation[]) => {
+      for (const v of violations) write(`contract violation: ${request}: ${v.location.join('.')}: ${v.message}`);
+    },
+    onRefusal: (request: string, message: string) => write(`refused: ${request}: ${message}`),
+    onPrismStart: () => write('starting Prism (a few seconds)...'),
+  };
+}
+
 export const mockSpec = (name: string): CommandSpec => ({
   name,
   usage: '[--port PORT] [--host HOST] [--proxy URL]',
@@ -147,22 +169,11 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const port = portOf(values.port, '--port', 4011);
   const host = values.host ?? '127.0.0.1';
   const started = performance.now();
-  // Prism's own log only with MOCK_VERBOSE; each violation is printed as it is found.
-  const onLine = (line: string) => process.env.MOCK_VERBOSE && console.log(line);
-  const onViolation = (request: string, violations: Violation[]) => {
-    for (const v of violations) console.log(`contract violation: ${request}: ${v.location.join('.')}: ${v.message}`);
-  };
-  // A refused request in one line: the gateway's words, not Prism's list of every branch it tried.
-  const onRefusal = (request: string, message: string) => console.log(`refused: ${request}: ${message}`);
-  const onPrismStart = () => console.log('starting Prism (a few seconds)...');
   const mock = await startMock({
     port,
     host,
     ...(values.proxy ? { proxy: values.proxy } : {}),
-    onLine,
-    onViolation,
-    onRefusal,
-    onPrismStart,
+    ...mockLog(process.stdout, Boolean(process.env.MOCK_VERBOSE)),
   });
   console.log(
     `${values.proxy ? `validating proxy before ${values.proxy}` : 'mock'} ready at ${mock.url} in ${Math.round(performance.now() - started)} ms`,

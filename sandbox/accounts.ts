@@ -1,5 +1,6 @@
 // Merchant and partner accounts, and access tokens, from the store: what the server stubs check
 // credentials and hashes against.
+import { randomBytes } from 'node:crypto';
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import { clockOf, offsetReadWith, onAccountTime } from './clock-store.ts';
@@ -22,23 +23,48 @@ export const forcedOutcomesPending = (account: object): boolean | undefined =>
   forcedOutcomesReadWithAccount.get(account);
 
 // Each table by its primary key (forced_outcomes by its key's first column): planned once (store.ts).
+// One row whether or not the account exists: the account, or a decoy of the same shape (marked), so
+// that refusing an unknown merchant costs what refusing a known one costs (docs/DEPLOY.md,
+// bench/refusal-timing.ts): the same index probes, a row of the same columns made into the same
+// objects. Without it an unknown merchant was refused a few microseconds sooner, which tells a
+// caller which merchant IDs exist.
 const ACCOUNT_WITH_CLOCK = plannedOnce(
-  `SELECT a.*, c.offset_ms AS clock_offset_ms,
-     EXISTS (SELECT 1 FROM forced_outcomes f WHERE f.merchant_id = a.id) AS forced_pending
-   FROM accounts a LEFT JOIN sandbox_clock c ON c.name = ? WHERE a.kind = ? AND a.id = ?`,
+  `SELECT a.kind, a.id, a.api_key, a.passphrase, c.offset_ms AS clock_offset_ms,
+     EXISTS (SELECT 1 FROM forced_outcomes f WHERE f.merchant_id = a.id) AS forced_pending, 0 AS decoy
+   FROM accounts a LEFT JOIN sandbox_clock c ON c.name = ? WHERE a.kind = ? AND a.id = ?
+   UNION ALL
+   SELECT ?, ?, ?, ?, NULL,
+     EXISTS (SELECT 1 FROM forced_outcomes f WHERE f.merchant_id = ?) AS forced_pending, 1 AS decoy
+   WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.kind = ? AND a.id = ?)`,
 );
+
+/** The decoy's secrets: random, the lengths of the sandbox's own (what a found row carries). */
+const DECOY_KEY = randomBytes(6).toString('base64url');
+const DECOY_PASSPHRASE = randomBytes(12).toString('base64url');
 
 export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
     // The account's clock offset comes in the same statement (the request's handler runs on it), and
     // whether the control API forced outcomes for it (a payment then looks them up in its transaction).
     find: async (kind, id) => {
-      const row = await store.get(ACCOUNT_WITH_CLOCK, clockOf({ kind, id }), kind, id);
-      if (!row) return undefined;
+      const row = (await store.get(
+        ACCOUNT_WITH_CLOCK,
+        clockOf({ kind, id }),
+        kind,
+        id,
+        kind,
+        id,
+        DECOY_KEY,
+        DECOY_PASSPHRASE,
+        id,
+        kind,
+        id,
+      ))!;
+      // The same work for the decoy as for an account: the account made, and its marks kept.
       const account = toAccount(row);
       offsetReadWith(account, Number(row.clock_offset_ms ?? 0));
       forcedOutcomesReadWithAccount.set(account, Boolean(row.forced_pending));
-      return account;
+      return Number(row.decoy) === 0 ? account : undefined;
     },
     findByAccessToken: async (token) => {
       const row = await store.get(

@@ -5,7 +5,7 @@
 // and before a batch slice it runs for it (`sync`).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GatewayHandlers, GatewayResponse, HandlerContext } from '../server-stubs/index.ts';
-import type { Clock } from './clock.ts';
+import { CLOCK_RANGE_MS, type Clock } from './clock.ts';
 import type { Store } from './store.ts';
 
 /** The clock's name for an account (merchants and partners are separate kinds). */
@@ -25,15 +25,32 @@ export async function sync(store: Store, clock: Clock, account: string): Promise
 }
 
 /**
- * Moves the account's clock on by ms, for every instance on the store. Its notifications waiting for a
- * retry come due as its time moves: the delivery queue schedules in the base time, so their next
- * attempts move back by as much.
+ * Moves the account's clock on by ms, for every instance on the store, unless that would take it past
+ * the clock's range (CLOCK_RANGE_MS ahead of real time): then nothing moves, and the answer says how
+ * far ahead it stands. The range is checked in the statement that adds, so two advances made at once on
+ * two instances cannot together pass it. Its notifications waiting for a retry come due as its time
+ * moves: the delivery queue schedules in the base time, so their next attempts move back by as much.
  */
-export function advance(store: Store, clock: Clock, account: string, ms: number): Promise<void> {
+export function advance(
+  store: Store,
+  clock: Clock,
+  account: string,
+  ms: number,
+): Promise<{ moved: boolean; offsetMs: number }> {
   const by = Math.round(ms);
   return store.transaction(async () => {
     await store.run('INSERT OR IGNORE INTO sandbox_clock (name, offset_ms) VALUES (?, 0)', account);
-    await store.run('UPDATE sandbox_clock SET offset_ms = offset_ms + ? WHERE name = ?', by, account);
+    const { changes } = await store.run(
+      'UPDATE sandbox_clock SET offset_ms = offset_ms + ? WHERE name = ? AND offset_ms + ? <= ?',
+      by,
+      account,
+      by,
+      CLOCK_RANGE_MS,
+    );
+    if (!changes) {
+      await sync(store, clock, account);
+      return { moved: false, offsetMs: clock.offsetOf(account) };
+    }
     const [kind, ...id] = account.split(':');
     for (const n of await store.all(
       'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0',
@@ -48,6 +65,7 @@ export function advance(store: Store, clock: Clock, account: string, ms: number)
       );
     }
     await sync(store, clock, account);
+    return { moved: true, offsetMs: clock.offsetOf(account) };
   });
 }
 

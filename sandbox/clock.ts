@@ -12,6 +12,20 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
 import { settlementDayAt, wallTime } from '../runtime/gateway-time.ts';
 
+/**
+ * How far from real time an account's clock may be moved: 36,525 days (100 years) ahead. The control
+ * API refuses an advance past it (clock-store.ts), so every date the sandbox works out from its time
+ * (a settlement day, a debit's date, a token's expiry, a payout's next run) stays in the years the
+ * gateway writes (runtime/gateway-time.ts) for as long as real time is before the year 9899.
+ * docs/DEPLOY.md (the control API's clock).
+ */
+export const CLOCK_RANGE_DAYS = 36_525;
+export const CLOCK_RANGE_MS = CLOCK_RANGE_DAYS * 86_400_000;
+
+/** An offset held to the clock's range (±CLOCK_RANGE_MS); a value beyond it reads as the range's end. */
+const withinRange = (offsetMs: number) =>
+  Number.isFinite(offsetMs) ? Math.max(-CLOCK_RANGE_MS, Math.min(CLOCK_RANGE_MS, offsetMs)) : 0;
+
 export class Clock {
   /** This instance's own shift, under every account's (tests move one sandbox's time with it). */
   private offsetMs = 0;
@@ -39,9 +53,13 @@ export class Clock {
     return this.scope.getStore();
   }
 
-  /** The account's offset as the store holds it. */
+  /**
+   * The account's offset as the store holds it. The control API keeps it within the clock's range; one
+   * beyond (a row an older sandbox wrote, a hand-edited database) is read as the range's end, so that
+   * no account's time can leave the years the gateway writes.
+   */
   share(account: string, offsetMs: number): void {
-    this.offsets.set(account, offsetMs);
+    this.offsets.set(account, withinRange(offsetMs));
   }
 
   /** The offset the account's time is ahead of the base time. */
@@ -49,8 +67,12 @@ export class Clock {
     return this.offsets.get(account) ?? 0;
   }
 
+  /** Moves this instance's own time (tests, in process); a RangeError past the clock's range, either way. */
   advance(ms: number): void {
-    this.offsetMs += ms;
+    const to = this.offsetMs + ms;
+    if (!(Math.abs(to) <= CLOCK_RANGE_MS))
+      throw new RangeError(`The sandbox clock stays within ${CLOCK_RANGE_DAYS} days (100 years) of real time`);
+    this.offsetMs = to;
   }
 
   advanceDays(days: number): void {

@@ -16,6 +16,7 @@ import {
 } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { forcedOutcomesPending } from './accounts.ts';
+import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
@@ -77,6 +78,24 @@ function refusalOf(error: ErrorObject): Refusal {
     return refusals.notAField((error.params as { additionalProperty: string }).additionalProperty);
   if (error.keyword === 'minProperties') return refusals.noField();
   return refusals.invalid(at, ruleInWords(error));
+}
+
+/** The path parameters of each route, by their place in the path (sandbox/control.openapi.yaml's names). */
+const PATH_PARAMETERS: Record<string, Record<number, string>> = {
+  'POST /payouts/:p/transactions/:t/return': { 2: 'payoutId', 4: 'transactionId' },
+  'POST /payouts/:p/complete': { 2: 'payoutId' },
+  'POST /direct-debits/:id/dishonour': { 2: 'transactionID' },
+  'GET /deliveries/:id': { 2: 'id' },
+  'DELETE /merchants/:m/data': { 2: 'merchantUUID' },
+};
+
+/** A path segment decoded, or undefined when its percent-escapes are malformed. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 export class Control {
@@ -229,7 +248,11 @@ export class Control {
       .replace(/^\/deliveries\/[^/]+\/resend$/, '/deliveries/:id/resend')
       .replace(/^\/direct-debits\/[^/]+\/dishonour$/, '/direct-debits/:id/dishonour')
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
-    const parts = path.split('/').map(decodeURIComponent);
+    // Each route's parameters decoded by name: a malformed escape is the caller's, refused naming it.
+    const raw = path.split('/');
+    for (const [at, name] of Object.entries(PATH_PARAMETERS[route] ?? {}))
+      if (decoded(raw[Number(at)]!) === undefined) return json(refusedInteger(refusals.pathEncoding(name)));
+    const parts = raw.map((part) => decoded(part) ?? part);
     switch (route) {
       case 'GET /clock':
         return json(this.clock());
@@ -364,7 +387,15 @@ export class Control {
 
   private async advance(account: { kind: string; id: string }, by: { seconds?: number; days?: number }) {
     const ms = (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000;
-    await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
+    const moved = await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
+    if (!moved.moved)
+      return refusedInteger(
+        refusals.clockOutOfRange(
+          by.days === undefined ? 'seconds' : by.seconds === undefined ? 'days' : 'days and seconds',
+          CLOCK_RANGE_DAYS,
+          Math.max(0, Math.floor((CLOCK_RANGE_MS - moved.offsetMs) / 1000)),
+        ),
+      );
     const delivered = await this.sb.notifier.deliverDue();
     return { ...this.clock(), delivered };
   }

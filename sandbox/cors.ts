@@ -1,8 +1,10 @@
 // Which web pages may call the sandbox from a browser (CORS): the docs' try-it console sends signed
 // requests with the contract's own headers, so every call is preflighted. The docs the sandbox serves
-// itself (/docs) are of its own origin and need nothing; the same page opened from disk sends
-// Origin "null", and one served by another local server sends a loopback origin: both are allowed
-// unless PGW_SANDBOX_ALLOWED_ORIGINS says otherwise (a shared deployment lists its docs' origin).
+// itself (/docs) are of its own origin and need nothing; a page served by another local server
+// (`payment-gateway docs`) sends a loopback origin, allowed by default. The opaque origin ("null") is
+// not: a file opened from disk sends it, but so does any sandboxed iframe or data: URL any web page
+// makes, so trusting it trusts every page. PGW_SANDBOX_ALLOWED_ORIGINS=null,loopback opens it, for the
+// docs opened from disk (docs/DEPLOY.md); a shared deployment lists its docs' origin.
 // CORS only tells a browser what it may read: every request is still checked by the validating
 // stubs as any other, credentials and hashes included.
 import type http from 'node:http';
@@ -11,8 +13,8 @@ import { sandboxRefusals, refused } from './refusals.ts';
 
 export const ORIGINS_ENV = 'PGW_SANDBOX_ALLOWED_ORIGINS';
 
-/** The default: pages opened from disk, and pages of any local server (any port of a loopback host). */
-const DEFAULT_ORIGINS = 'null,loopback';
+/** The default: pages of any local server (any port of a loopback host); not the opaque origin. */
+const DEFAULT_ORIGINS = 'loopback';
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
 export interface OriginPolicy {
@@ -23,7 +25,8 @@ export interface OriginPolicy {
 
 /**
  * Reads PGW_SANDBOX_ALLOWED_ORIGINS: origins separated by commas (https://docs.example.com), `null`
- * (pages opened from disk), `loopback` (http on 127.0.0.1, localhost or [::1], any port), `*` (any
+ * (the opaque origin: pages opened from disk, and any sandboxed frame), `loopback` (http on 127.0.0.1,
+ * localhost or [::1], any port; the default), `*` (any
  * page: only for a sandbox of test accounts that anyone may use), or `none`. Throws on anything else.
  */
 export function originPolicy(value: string | undefined): OriginPolicy {

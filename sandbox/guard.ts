@@ -8,7 +8,7 @@
 // - a store constraint failure the handlers did not foresee is answered as a refusal naming the field
 //   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
 import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
-import { luhn } from './cards.ts';
+import { cardNumberPath, findCardNumber } from '../runtime/card-numbers.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 import { notifyFieldRefusal, type UrlPolicy } from './url-policy.ts';
 
@@ -18,56 +18,11 @@ type Handler = (
 ) => unknown;
 
 /**
- * Free text as the card-number check reads it: what a person types or a paste carries between and
- * instead of digits undone. NFKC folds compatibility forms (fullwidth ０, mathematical 𝟎, superscripts);
- * every other decimal digit (Arabic-Indic ٤, Devanagari ४...) becomes its ASCII digit; invisible
- * characters (format characters such as U+200B, U+2060, U+00AD, U+FEFF, and combining marks) go.
+ * Whether free text holds a card number in any spelling: letters glued on, separators of any kind
+ * and width between the digits, digits of any script, invisible characters (runtime/card-numbers.ts,
+ * the one reading the stubs' answer check, the logs and the reports share).
  */
-export function cardReadable(text: string): string {
-  // Printable ASCII is already as read: NFKC leaves it, and it holds no invisible character or other digit.
-  if (PRINTABLE_ASCII.test(text)) return text;
-  return text
-    .normalize('NFKC')
-    .replace(INVISIBLE, '')
-    .replace(OTHER_DIGIT, (d) => String(digitValue(d.codePointAt(0)!)));
-}
-
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-const INVISIBLE = /[\p{Cf}\p{Mn}\p{Me}]/gu;
-const OTHER_DIGIT = /(?![0-9])\p{Nd}/gu;
-const IS_DIGIT = /^\p{Nd}$/u;
-
-/**
- * A decimal digit's value. Unicode encodes each set of decimal digits as ten consecutive code points,
- * 0 to 9 (a stability guarantee), some sets back to back: the value is the distance from the first
- * digit of the run, modulo ten.
- */
-function digitValue(codePoint: number): number {
-  let start = codePoint;
-  while (IS_DIGIT.test(String.fromCodePoint(start - 1))) start--;
-  return (codePoint - start) % 10;
-}
-
-/**
- * A card number as people write it in free text: 13 to 19 digits starting 2 to 6, in one run or in
- * groups split by up to three characters that are neither letters nor digits (spaces, dashes, dots,
- * slashes, no-break and thin spaces...), standing alone, passing the Luhn check. Read after
- * cardReadable, so digits of any script and invisible characters between them count too. A colon
- * does not split a card number: it splits the time of a timestamp (2026-11-24 20:26:54 would otherwise
- * be 14 digits starting with 2, a Luhn match one time in ten).
- */
-const CARD_IN_TEXT = /(?<![\p{L}\p{N}])[2-6](?:[^\p{L}\p{N}:]{0,3}[0-9]){12,18}(?![\p{L}\p{N}])/gu;
-
-export function holdsCardNumber(text: string): boolean {
-  const readable = cardReadable(text);
-  CARD_IN_TEXT.lastIndex = 0;
-  for (let m = CARD_IN_TEXT.exec(readable); m; m = CARD_IN_TEXT.exec(readable)) {
-    const digits = m[0].replace(/[^0-9]/g, '');
-    // A run longer than the card (a number written after it): every length from its first digit.
-    for (let length = 13; length <= digits.length; length++) if (luhn(digits.slice(0, length))) return true;
-  }
-  return false;
-}
+export const holdsCardNumber = (text: string): boolean => findCardNumber(text);
 
 /** The fields whose schema is the contract's CardNumber: the only ones a card number may be sent in. */
 export function cardNumberFields(spec: Record<string, any>): Set<string> {
@@ -91,23 +46,16 @@ export function cardNumberFields(spec: Record<string, any>): Set<string> {
  */
 const SANDBOX_TOKENS = new Set(['payframeToken', 'digitalWalletToken']);
 
-/** The path of the first string holding a card number outside the card-number fields. */
-export function cardNumberOutsideCardFields(value: unknown, cardFields: Set<string>, path = ''): string | undefined {
-  if (typeof value === 'string') return holdsCardNumber(value) ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = cardNumberOutsideCardFields(value[i], cardFields, `${path}[${i}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  for (const [key, child] of Object.entries(value)) {
-    if (cardFields.has(key) || SANDBOX_TOKENS.has(key)) continue;
-    const found = cardNumberOutsideCardFields(child, cardFields, path ? `${path}.${key}` : key);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+/**
+ * The path of the first value holding a card number outside the card-number fields, each field read
+ * on its own; `hashes` are the request's own body hashes (hex a client computed over the rest).
+ */
+export function cardNumberOutsideCardFields(
+  value: unknown,
+  cardFields: Set<string>,
+  hashes: ReadonlySet<string> = new Set(),
+): string | undefined {
+  return cardNumberPath(value, (name) => cardFields.has(name) || SANDBOX_TOKENS.has(name) || hashes.has(name));
 }
 
 /**
@@ -140,6 +88,17 @@ function constraintRefusal(error: unknown): Refusal | undefined {
   return (COLUMN_REFUSALS[column] ?? refusals.conflictsWithStoredRecord)();
 }
 
+const bodyHashSets = new WeakMap<object, ReadonlySet<string>>();
+/** The names of the hashes an operation's request carries in its body. */
+function bodyHashes(op: HandlerContext['operation']): ReadonlySet<string> {
+  let names = bodyHashSets.get(op);
+  if (!names) {
+    names = new Set(op.hashes.filter((h) => h.in === 'body').map((h) => h.name));
+    bodyHashSets.set(op, names);
+  }
+  return names;
+}
+
 export function guarded(
   handlers: GatewayHandlers<HandlerContext>,
   spec: Record<string, any>,
@@ -149,8 +108,9 @@ export function guarded(
   const wrapped: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Handler>)) {
     wrapped[name] = (input, context) => {
+      const hashes = bodyHashes(context.operation);
       const field =
-        cardNumberOutsideCardFields(input.body, cardFields) ??
+        cardNumberOutsideCardFields(input.body, cardFields, hashes) ??
         cardNumberOutsideCardFields(input.params, cardFields) ??
         cardNumberOutsideCardFields(input.query, cardFields);
       if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));

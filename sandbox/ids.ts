@@ -2,11 +2,13 @@
 // 1336-20be3569-b600-11e6-b9c3-005056b209e0, card IDs like KOCI10023982, keys like s5KQIxsZuiyvs3Sc.
 //
 // An identifier the sandbox makes never reads as a card number: the guard refuses any field holding one
-// (guard.ts), so a transaction ID whose hex groups happened to spell a Luhn-valid run of digits (about
-// 2 in 10,000) would later be refused in the merchant's own refund, void or query. Such a draw is
-// drawn again.
+// (guard.ts) and the stubs refuse to send an answer holding one, so a transaction ID whose hex groups
+// happened to spell a Luhn-valid run of digits would later be refused in the merchant's own refund,
+// void or query. Every identifier drawn from randomness with room for 13 digits is drawn again until
+// the card-number reading (runtime/card-numbers.ts) finds none: zero false positives by design, at the
+// cost of a redraw (test/hardening/card-false-positives.test.ts measures how often).
 import { randomBytes, randomInt } from 'node:crypto';
-import { holdsCardNumber } from './guard.ts';
+import { findCardNumber as holdsCardNumber } from '../runtime/card-numbers.ts';
 
 /**
  * Random bytes from node:crypto drawn 4 KiB at a time and handed out in order, each byte once: a
@@ -38,7 +40,7 @@ const hexGroups = (...bytes: number[]) => {
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Draws until the identifier holds no card number (see above). */
-function cardFree(draw: () => string): () => string {
+export function cardFree(draw: () => string): () => string {
   return () => {
     for (;;) {
       const id = draw();
@@ -47,16 +49,39 @@ function cardFree(draw: () => string): () => string {
   };
 }
 
-export const transactionId = cardFree(() => `1336-${hexGroups(4, 2, 2, 2, 6).join('-')}`);
+/**
+ * One draw of each identifier drawn from randomness, before the redraw: what the false-positive
+ * measurement reads (test/hardening/card-false-positives.test.ts) to say how often a redraw happens.
+ */
+export const draws = {
+  transactionId: () => `1336-${hexGroups(4, 2, 2, 2, 6).join('-')}`,
+  cardKey: () => Array.from({ length: 16 }, () => ALNUM[randomInt(ALNUM.length)]).join(''),
+  batchId: () => `1336${hex(7)}`.slice(0, 17),
+  token: (prefix: string) => `${prefix}${hex(8)}`,
+  merchantId: () => hex(7).slice(0, 13),
+  reference: (prefix: string) => `${prefix}-${hex(4)}`,
+  /** A direct debit authorisation's fingerprint: 32 hex digits. */
+  fingerprint: () => hex(16),
+  /** A 3-D Secure CAVV: 20 random bytes in base64. */
+  cavv: () => random(20).toString('base64'),
+  /** A 3-D Secure XID: 16 hex digits. */
+  threeDSXid: () => hex(8),
+};
+
+export const transactionId = cardFree(draws.transactionId);
+/** KOCI and 8 digits: too few digits to read as a card number, whatever they are. */
 export const cardId = () => `KOCI${randomInt(10_000_000, 99_999_999)}`;
 export const blacklistId = () => `BLCK${randomInt(10_000_000, 99_999_999)}`;
-export const cardKey = () => Array.from({ length: 16 }, () => ALNUM[randomInt(ALNUM.length)]).join('');
-export const batchId = cardFree(() => `1336${hex(7)}`.slice(0, 17));
+export const cardKey = cardFree(draws.cardKey);
+export const batchId = cardFree(draws.batchId);
 /** n random decimal digits, the first not 0: one draw below 2^48 (randomInt's range), else digit by digit. */
 export const digits = (n: number) =>
   n <= 14
     ? String(randomInt(10 ** (n - 1), 10 ** n))
     : Array.from({ length: n }, (_, i) => (i === 0 ? randomInt(1, 10) : randomInt(10))).join('');
-export const token = (prefix: string) => cardFree(() => `${prefix}${hex(8)}`)();
-export const merchantId = cardFree(() => hex(7).slice(0, 13));
-export const reference = (prefix: string) => cardFree(() => `${prefix}-${hex(4)}`)();
+export const token = (prefix: string) => cardFree(() => draws.token(prefix))();
+export const merchantId = cardFree(draws.merchantId);
+export const reference = (prefix: string) => cardFree(() => draws.reference(prefix))();
+export const fingerprint = cardFree(draws.fingerprint);
+export const cavv = cardFree(draws.cavv);
+export const threeDSXid = cardFree(draws.threeDSXid);

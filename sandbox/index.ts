@@ -10,13 +10,15 @@ import {
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayRequest,
   type GatewayResponse,
   type Logger,
   type RequestRecord,
   refusalFields,
   route,
+  XML_TYPE,
 } from '../server-stubs/index.ts';
-import { sandboxRefusals as refusals } from './refusals.ts';
+import { refused, sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
@@ -40,6 +42,7 @@ import { guarded } from './guard.ts';
 import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
+import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
@@ -123,6 +126,8 @@ export interface SandboxOptions {
   control?: boolean;
   /** Each answered request (the request log of `npm start`); none in tests unless given. */
   onRequest?: (record: RequestRecord) => void;
+  /** Host names it answers to besides the loopback ones and PGW_SANDBOX_ALLOWED_HOSTS (the address given to --host). */
+  hosts?: readonly string[];
 }
 
 export interface RunningSandbox extends Sandbox {
@@ -162,6 +167,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Read before the store opens: a bad value stops the start with nothing opened.
   const waits = waitsFromEnv(env);
   const cors = corsFor(originPolicy(env[ORIGINS_ENV]));
+  const hosts = hostPolicy(env[HOSTS_ENV], options.hosts);
+  const wrongHost = JSON.stringify(refused(refusals.hostNotAllowed(HOSTS_ENV)));
   const spec = loadSpec();
   const defaults = spec.info['x-sandbox'];
   const seed: AccountSeed = {
@@ -218,24 +225,42 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
-  /** While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form. */
-  const unavailable = (verb: string, url: string, seconds: number): GatewayResponse => {
-    const routed = route(verb, url.split('?')[0]!);
+  /**
+   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form and
+   * in the caller's wire format (a form-mode caller reads XML: the stubs choose, as for any refusal).
+   */
+  const unavailable = (
+    verb: string,
+    url: string,
+    headers: GatewayRequest['headers'],
+    seconds: number,
+  ): GatewayResponse => {
+    const pathname = url.split('?')[0]!;
+    const refusal = refusals.storeUnavailable(seconds);
+    const inWire = core.refusal(pathname, headers, refusal);
+    const xml = inWire.headers['content-type'] === XML_TYPE;
+    const routed = route(verb, pathname);
     const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
     return {
       status: 503,
-      headers: { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' },
-      body: JSON.stringify(refusalFields(code, refusals.storeUnavailable(seconds))),
+      headers: {
+        'content-type': xml ? XML_TYPE : 'application/json',
+        'retry-after': String(seconds),
+        'cache-control': 'no-store',
+      },
+      body: xml ? inWire.body : JSON.stringify(refusalFields(code, refusal)),
     };
   };
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
-    if (wait !== undefined) return unavailable(request.verb, request.url, wait);
+    if (wait !== undefined) return unavailable(request.verb, request.url, request.headers, wait);
     // Dated on the caller's clock (its Date header), as every date the sandbox writes.
     const found = datedOnCallersTime(clock, () => core.respond(request));
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
-      response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
+      response.status === 500 && health.down
+        ? unavailable(request.verb, request.url, request.headers, health.waitSeconds())
+        : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
@@ -286,15 +311,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       server.on('request', (req, res) => {
         // Every answer dated on the sandbox clock; the gateway's and the control API's on their caller's.
         res.setHeader('date', clock.now().toUTCString());
+        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
+        // A request naming another host is a page rebound to this address (hosts.ts): refused first.
+        if (!hosts.allows(req.headers.host))
+          return void res
+            .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+            .end(wrongHost);
         // A browser's preflight is answered here; an allowed page's answers are marked readable.
         if (cors(req, res)) return;
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
-        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
           if (wait !== undefined) {
-            const answer = unavailable(req.method ?? 'GET', req.url, wait);
+            const answer = unavailable(req.method ?? 'GET', req.url, req.headers as GatewayRequest['headers'], wait);
             return void res.writeHead(answer.status, answer.headers).end(answer.body);
           }
         }

@@ -16,9 +16,11 @@ import {
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
-import type { RequestRecord } from '../server-stubs/index.ts';
+import { logWriter } from '../runtime/log-line.ts';
+import { consoleLogger, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
+import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { isWaitRefusal } from './waits.ts';
 
 function withoutPassword(url: string): string {
@@ -75,7 +77,9 @@ export const sandboxSpec = (name: string): CommandSpec => ({
     PGW_SANDBOX_DATA_KEY:
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     [ORIGINS_ENV]:
-      'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (pages opened from disk), loopback (any local port), * or none; default null,loopback (docs/DEPLOY.md)',
+      'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (the opaque origin: pages opened from disk, sandboxed frames), loopback (any local port), * or none; default loopback (docs/DEPLOY.md)',
+    [HOSTS_ENV]:
+      'the host names requests may name (Host) besides localhost, 127.0.0.1, [::1] and --host: names separated by commas, *.example.com, or * for any; default none (docs/DEPLOY.md)',
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [
@@ -106,6 +110,10 @@ export function logLine(r: RequestRecord): string {
   return `${time()} ${r.verb} ${r.path} ${r.method ?? '-'} ${r.operationId ?? '-'} ${code} ${r.ms.toFixed(1)}ms${r.errorCode ? ` ${r.errorCode}` : ''}${r.reason ? `  ${r.reason}` : ''}`;
 }
 
+const requestLog = logWriter(process.stdout);
+/** The stubs' console log without its info lines (the request log tells each refusal already). */
+const warningsOnly = (logger: Logger): Logger => ({ warn: logger.warn, error: logger.error });
+
 export async function main(name: string, argv: string[]): Promise<void> {
   checkNode(name);
   const parsed = parse(sandboxSpec(name), argv);
@@ -135,8 +143,12 @@ export async function main(name: string, argv: string[]): Promise<void> {
       env,
       // npm start is a sandbox: the control API is on unless NODE_ENV=production or PGW_SANDBOX_CONTROL=off.
       control: true,
-      logger: { warn: (m, f) => console.warn(m, f ?? ''), error: (m, f) => console.error(m, f ?? '') },
-      ...(quiet ? {} : { onRequest: (r: RequestRecord) => console.log(logLine(r)) }),
+      // Every line through the one log writer (runtime/log-line.ts): a path, a body's method, a
+      // field's name are the caller's text, written with card numbers masked and controls escaped.
+      logger: warningsOnly(consoleLogger(logWriter(process.stderr))),
+      ...(quiet ? {} : { onRequest: (r: RequestRecord) => requestLog(logLine(r)) }),
+      // The address it listens on names it too, unless that is every interface's.
+      hosts: ['0.0.0.0', '::', '[::]'].includes(host) ? [] : [host.includes(':') ? `[${host}]` : host],
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -144,7 +156,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
       throw new UsageError(
         `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
       );
-    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV)) throw new UsageError(message);
+    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
+      throw new UsageError(message);
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
@@ -265,6 +278,7 @@ async function banner(
     `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
     `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see ${guidePath('CLIENT-TEAMS.md')} for the others`,
     `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
+    `  hosts     requests must name it by ${hostPolicy(env[HOSTS_ENV], ['0.0.0.0', '::'].includes(host) ? [] : [host]).text} (${HOSTS_ENV})`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
   for (const [variable, field] of [

@@ -304,6 +304,21 @@ export const sandboxRefusals = {
     entries: numberedRefusalEntries,
   }),
   /** A browser's preflight from a page whose origin the sandbox does not allow (sandbox/cors.ts). */
+  hostNotAllowed: entry(
+    'PGW_ERR_SANDBOX_HOST_NOT_ALLOWED',
+    'A request names a host the sandbox does not answer to (DNS rebinding: docs/DEPLOY.md)',
+    (setting: string) =>
+      refuse(
+        -2,
+        forms.invalid(
+          'Host',
+          `must name this sandbox: a loopback name (localhost, 127.0.0.1, [::1]) or one of ${setting} (docs/DEPLOY.md)`,
+          'Header',
+        ),
+        403,
+      ),
+    'PGW_SANDBOX_ALLOWED_HOSTS',
+  ),
   originNotAllowed: entry(
     'PGW_ERR_SANDBOX_ORIGIN_NOT_ALLOWED',
     "A browser's preflight from a page whose origin the sandbox does not allow",
@@ -377,6 +392,28 @@ export const controlRefusals = {
   ),
   noChaos: entry('PGW_ERR_CONTROL_NO_CHAOS', 'Chaos is stopped for an address that has none', () =>
     fieldInvalid('notifyURL', 'no chaos is set for this address'),
+  ),
+  clockOutOfRange: entry(
+    'PGW_ERR_CONTROL_CLOCK_OUT_OF_RANGE',
+    "An advance would move the account's clock past its range (docs/DEPLOY.md)",
+    (field: string, rangeDays: number, leftSeconds: number) =>
+      fieldInvalid(
+        field,
+        `would move the clock more than ${rangeDays} days (100 years) ahead of real time; ${leftSeconds} seconds are left`,
+      ),
+    'days',
+    36525,
+    86400,
+  ),
+  pathEncoding: entry(
+    'PGW_ERR_CONTROL_PATH_ENCODING',
+    "A control request's path parameter holds a malformed percent-escape",
+    (parameter: string) =>
+      refuse(
+        -2,
+        forms.invalid(parameter, 'is not correctly percent-encoded (a % starts two hex digits of UTF-8)', 'Parameter'),
+      ),
+    '{parameter}',
   ),
   noSuchDelivery: entry('PGW_ERR_CONTROL_NO_SUCH_DELIVERY', 'The delivery named is not one of this account', () =>
     fieldInvalid('id', 'no such delivery of this account'),

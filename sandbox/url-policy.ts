@@ -18,6 +18,7 @@
 // a rebinding name could answer differently); redirects are not followed (notifier.ts).
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { ipv6Groups } from '../runtime/ipv6-groups.ts';
 
 /** The request fields that name where a notification goes (the spec's notifyURL and batchNotifyURL). */
 export const NOTIFY_URL_FIELDS = ['notifyURL', 'batchNotifyURL'] as const;
@@ -95,21 +96,6 @@ function kindOf(ip: string, family: 'ipv4' | 'ipv6'): Kind | undefined {
   return undefined;
 }
 
-/** An IPv6 address's eight 16-bit groups (a trailing dotted quad read as two), zone dropped. */
-function groupsOf(ip: string): number[] {
-  let text = ip.replace(/%.*$/, '').toLowerCase();
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::') as [string, string | undefined];
-  const part = (s: string) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = tail === undefined ? [] : part(tail);
-  return [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-}
-
 const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 
 /**
@@ -136,7 +122,7 @@ export function addressRefusal(address: string, policy: UrlPolicy): string | und
   let kind: Kind | undefined;
   if (version === 4) kind = kindOf(ip, 'ipv4');
   else {
-    const groups = groupsOf(ip);
+    const groups = ipv6Groups(ip);
     const embedded = embeddedV4(groups);
     if (embedded) {
       const inner = kindOf(embedded.ip, 'ipv4');

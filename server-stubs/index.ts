@@ -39,8 +39,11 @@ export {
 export type { ErrorCode } from '../generated/error-codes.ts';
 // What the sandbox, the mock's front and the contract suite build on: the routing of a request to its
 // operation and method, the request's normalisation, the card-number check and the digests.
-export { bodyBytes, findCardNumber, luhn, maskCardNumber, maskCardNumbers } from './core/answer.ts';
+export { bodyBytes } from './core/answer.ts';
+export { findCardNumber, luhn, maskCardNumber, maskCardNumbers } from '../runtime/card-numbers.ts';
 export { nodeDigests } from './core/digests.ts';
+// The stubs' console log (one safe line per entry, runtime/log-line.ts), for a server that logs elsewhere than stderr.
+export { consoleLogger } from './core/log.ts';
 export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
 export { chooseMethod, compile, methodPath, route } from './core/router.ts';

@@ -22,6 +22,7 @@ import {
   summary,
 } from '../../sandbox/chaos.ts';
 import type { Delivery } from '../../sandbox/control-client.ts';
+import { logSafe } from '../../runtime/log-line.ts';
 import { describeDelivery } from './deliveries.ts';
 import { request } from './http-client.ts';
 import { ACCOUNT_OPTIONS, controlClient, sandboxAccount } from './sandbox-account.ts';
@@ -221,9 +222,12 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       };
     }
   };
+  // The subject and the endpoint's answer are others' text: through the one log writer's rules.
   const line = (p: Pending, tag: string, a: { answer: string; ms: number }) =>
     print(
-      `#${p.d.id}${tag ? ` [${tag}]` : ''} ${describeDelivery(p.d)} ${p.d.subject} -> POST ${target} -> ${a.answer} [${a.ms} ms]`,
+      logSafe(
+        `#${p.d.id}${tag ? ` [${tag}]` : ''} ${describeDelivery(p.d)} ${p.d.subject} -> POST ${target} -> ${a.answer} [${a.ms} ms]`,
+      ),
     );
   const retries: Pending[] = [];
 
@@ -288,7 +292,7 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       batch = (await control.deliveries({ after, waitSeconds: wait }, options.signal)).deliveries;
     } catch (error) {
       if (stopped()) break;
-      print(`listen: the sandbox did not answer (${(error as Error).message}); trying again in 1 s`);
+      print(logSafe(`listen: the sandbox did not answer (${(error as Error).message}); trying again in 1 s`));
       await sleep(1000);
       continue;
     }
@@ -300,7 +304,7 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       if (chaos && !held && planFor(chaos, p.seq, 1).reorder) {
         held = p;
         tally.reordered++;
-        print(`#${d.id} [held back] ${describeDelivery(d)} ${d.subject}: posted after the next one`);
+        print(logSafe(`#${d.id} [held back] ${describeDelivery(d)} ${d.subject}: posted after the next one`));
         continue;
       }
       await attempt(p);

@@ -1,11 +1,10 @@
 // Direct debit: authorisations (fingerprint, return and notify URLs), debits that stay pending
 // (code 10) until their settlement date on the sandbox clock, and queries.
-import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DIRECT_DEBIT_DAYS, DISHONOURED } from '../data.ts';
-import { transactionId } from '../ids.ts';
+import { fingerprint as newFingerprint, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
 
@@ -36,7 +35,7 @@ export function directDebitHandlers(sb: Sandbox) {
   return {
     processDDebitAuth: async ({ body }, { account }) =>
       store.transaction(async () => {
-        const fingerprint = randomBytes(16).toString('hex');
+        const fingerprint = newFingerprint();
         await store.run(
           'INSERT INTO dd_authorisations (fingerprint, merchant_id, bsb, account_number, account_name, email, notify_url, hash_salt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           fingerprint,

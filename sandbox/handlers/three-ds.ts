@@ -2,18 +2,15 @@
 // cards are enrolled and authenticate (status Y, ECI 05; 3DS 1: A, ECI 06); others are not enrolled.
 // checkEnrollment opens a session; an outcome is given only for a session of the same merchant whose
 // card is enrolled.
-import { randomBytes } from 'node:crypto';
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
-import { token } from '../ids.ts';
+import { cavv, threeDSXid, token } from '../ids.ts';
 import { cardOf } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
-
-const cavv = () => randomBytes(20).toString('base64');
 
 export function threeDSHandlers(sb: Sandbox) {
   const { store, clock } = sb;
@@ -95,7 +92,7 @@ export function threeDSHandlers(sb: Sandbox) {
         threeDSStatus: 'A' as const,
         threeDSEci: '06',
         threeDSCavv: cavv(),
-        threeDSXid: randomBytes(8).toString('hex'),
+        threeDSXid: threeDSXid(),
       },
     queryBIN: async ({ body }) => {
       const type = cardType(`${body.cardBin}0000000000`);

@@ -1,7 +1,8 @@
 // Turning what a handler returned into the response, held to the contract: the result hashes are
 // added from their recipes, the body is validated against the operation's own result or refusal
-// schema, and no unmasked card number may leave in it.
+// schema, and no unmasked card number may leave in it (runtime/card-numbers.ts finds them).
 import { Unzip, UnzipInflate, unzipSync } from 'fflate';
+import { type CardReading, cardNumberIn, findCardNumber } from '../../runtime/card-numbers.ts';
 import { computeHash } from '../../runtime/signing.ts';
 import { hashRecipes, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
@@ -10,27 +11,12 @@ import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
 /**
- * A card number standing alone (not glued to letters, as the digits of a hex hash or a token are):
- * 13 to 19 digits, starting as payment cards do (2 to 6, ISO/IEC 7812), passing the Luhn check.
- * Without those conditions a millisecond timestamp (13 digits, Luhn-valid one time in ten) or a run
- * inside a hex customHash would be taken for one and a good answer refused. The lookarounds make
- * each match a whole digit run, so the regular expression engine does the scanning.
+ * A file's own delimiters end a card number as a letter does: a settlement CSV is read cell by cell
+ * (its commas and line ends would otherwise join the digits of neighbouring cells, a date and an
+ * amount and a receipt number, into runs a card number's length). What a cell holds came through
+ * the sandbox's guard, which reads each field whole, commas included.
  */
-const CARD_LIKE = /(?<![0-9A-Za-z])[2-6]\d{12,18}(?![0-9A-Za-z])/g;
-
-/** A card number as every log, answer and report shows it: the first six digits, XXXXXX, the last four. */
-export const maskCardNumber = (pan: string): string => `${pan.slice(0, 6)}XXXXXX${pan.slice(-4)}`;
-
-/** The text with every card number in it masked (a run of digits that is not one stays as it is). */
-export function maskCardNumbers(text: string): string {
-  return text.replace(CARD_LIKE, (digits) => (luhn(digits) ? maskCardNumber(digits) : digits));
-}
-
-export function findCardNumber(text: string): boolean {
-  CARD_LIKE.lastIndex = 0;
-  for (let m = CARD_LIKE.exec(text); m; m = CARD_LIKE.exec(text)) if (luhn(m[0])) return true;
-  return false;
-}
+const FILE: CardReading = { breaks: ',\r\n"' };
 
 /** Whether any entry of a zip holds a card number; bytes that are not a zip are scanned as they are. */
 function zipHoldsCardNumber(bytes: Uint8Array): boolean {
@@ -39,9 +25,9 @@ function zipHoldsCardNumber(bytes: Uint8Array): boolean {
   try {
     entries = unzipSync(bytes);
   } catch {
-    return findCardNumber(decoder.decode(bytes));
+    return findCardNumber(decoder.decode(bytes), FILE);
   }
-  return Object.values(entries).some((entry) => findCardNumber(decoder.decode(entry)));
+  return Object.values(entries).some((entry) => findCardNumber(decoder.decode(entry), FILE));
 }
 
 /** Files up to this size are scanned in one go (a 32 KiB zip can hold about 1 MiB of CSV); larger ones in slices, yielding between them. */
@@ -49,6 +35,8 @@ const SCAN_AT_ONCE = 32 * 1024;
 const SCAN_SLICE_MS = 10;
 /** Compressed bytes inflated at a time: 16 KiB of a settlement zip is about 400 KiB of CSV to scan. */
 const SCAN_PUSH = 16_384;
+/** The most of a chunk's last cell carried into the next: longer than any free-text field of a file. */
+const CARRY = 1024;
 
 /**
  * A zip's entries inflated as the zip's bytes come in, each scanned for a card number a chunk at a
@@ -88,12 +76,15 @@ class ZipScanner {
     if (this.broken) this.rawTail = this.scan(this.rawTail + new TextDecoder('latin1').decode(bytes));
   }
 
-  /** Scans text; returns the tail to carry: what follows its last character that is not a digit or a letter, within 40. */
+  /**
+   * Scans text; returns the tail to carry into the next chunk: the cell the chunk ends in (what follows
+   * its last delimiter), up to CARRY characters of it.
+   */
   private scan(text: string): string {
-    if (findCardNumber(text)) this.found = true;
-    const last = text.slice(-40);
-    const cut = last.search(/[^0-9A-Za-z][0-9A-Za-z]*$/);
-    return cut < 0 ? '' : last.slice(cut);
+    if (findCardNumber(text, FILE)) this.found = true;
+    const last = text.slice(-CARRY);
+    const cut = Math.max(last.lastIndexOf(','), last.lastIndexOf('\n'), last.lastIndexOf('\r'), last.lastIndexOf('"'));
+    return last.slice(cut + 1);
   }
 }
 
@@ -103,7 +94,7 @@ class ZipScanner {
  * that a 100,000-row settlement file does not stall every other request while it is checked.
  */
 export function fileHoldsCardNumber(file: string | Uint8Array): boolean | Promise<boolean> {
-  if (typeof file === 'string') return findCardNumber(file);
+  if (typeof file === 'string') return findCardNumber(file, FILE);
   if (file.length <= SCAN_AT_ONCE) return zipHoldsCardNumber(file);
   return scanZipInSlices(file);
 }
@@ -162,19 +153,6 @@ async function* scannedZip(chunks: ByteStream): AsyncGenerator<Uint8Array> {
   if (held) yield held;
 }
 
-export function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = digits.length - 1, odd = false; i >= 0; i--, odd = !odd) {
-    let d = digits.charCodeAt(i) - 48;
-    if (odd) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 /** A violation that is `sensitive` is never sent on, whatever the response validation mode. */
 export type Answered = { response: GatewayResponse; refusal?: boolean } | { violation: string; sensitive?: boolean };
 
@@ -193,6 +171,17 @@ function maskOf(use: ContractOperation['resultHashes'][number]): Record<string, 
     masks.set(use, mask);
   }
   return mask;
+}
+
+/** The names of the hashes an operation's answer carries, computed here from their recipes. */
+const hashNameSets = new WeakMap<ContractOperation, ReadonlySet<string>>();
+function hashNames(op: ContractOperation): ReadonlySet<string> {
+  let names = hashNameSets.get(op);
+  if (!names) {
+    names = new Set(op.resultHashes.map((h) => h.name));
+    hashNameSets.set(op, names);
+  }
+  return names;
 }
 
 /**
@@ -219,7 +208,7 @@ export function answer(
     // Files are scanned like JSON: a zip entry by entry (a settlement CSV), text as it is.
     const leaks =
       !deferFileScan &&
-      (typeof returned === 'string' ? findCardNumber(returned) : zipHoldsCardNumber(returned as Uint8Array));
+      (typeof returned === 'string' ? findCardNumber(returned, FILE) : zipHoldsCardNumber(returned as Uint8Array));
     if (leaks) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: returned } };
   }
@@ -267,7 +256,9 @@ export function answer(
       return { violation: `${(error as Error).message} (${schema})` };
     }
   } else text = JSON.stringify(body);
-  if (findCardNumber(text)) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
+  // Each value read on its own (the hashes this answer computed are hashes: they hold nothing sent).
+  if (cardNumberIn(body, hashNames(op)))
+    return { violation: 'A card number appears unmasked in the answer', sensitive: true };
   const type = wire === 'form' ? XML_TYPE : 'application/json';
   return { response: { status: op.status, headers: { 'content-type': type }, body: text }, refusal };
 }

@@ -4,6 +4,7 @@
 // Development is any NODE_ENV but `production` and `test`: a server started by hand logs; a
 // production one and a test run (vitest sets NODE_ENV=test) stay silent unless given a logger.
 // The fields are names and rules, never a value: the refusal messages name fields, never echo them.
+import { logSafe, logWriter } from '../../runtime/log-line.ts';
 import type { Logger } from './types.ts';
 
 const silent: Logger = { warn() {}, error() {} };
@@ -23,11 +24,15 @@ export function logLine(message: string, fields: Record<string, unknown> = {}, l
   return [`payment-gateway:${level ? ` ${level}` : ''} ${message}`, ...pairs].join(' ');
 }
 
-/** One line on stderr per entry: what a newcomer's server shows on its own console. */
-export const consoleLogger = (write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger => ({
-  info: (message, fields) => write(logLine(message, fields)),
-  warn: (message, fields) => write(logLine(message, fields, 'WARN')),
-  error: (message, fields) => write(logLine(message, fields, 'ERROR')),
+/**
+ * One line on stderr per entry: what a newcomer's server shows on its own console. Each line is made
+ * safe before it is written, whatever `write` is (runtime/log-line.ts: the fields name what a caller
+ * sent, an unknown field's name among them): card numbers masked, control characters escaped.
+ */
+export const consoleLogger = (write: (line: string) => void = logWriter(process.stderr)): Logger => ({
+  info: (message, fields) => write(logSafe(logLine(message, fields))),
+  warn: (message, fields) => write(logSafe(logLine(message, fields, 'WARN'))),
+  error: (message, fields) => write(logSafe(logLine(message, fields, 'ERROR'))),
 });
 
 export const inDevelopment = (env: NodeJS.ProcessEnv = process.env): boolean =>

@@ -1,6 +1,7 @@
 // Refusals as the contract documents them: a negative responseCode (-1 credentials, -2 invalid,
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
+import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { forms, type RefusalKind } from '../../runtime/refusal-text.ts';
 import type { ErrorCode } from '../../generated/error-codes.ts';
 import { expectedValues } from '../../generated/spec-constants.ts';
@@ -309,7 +310,8 @@ export function refusalFields<Code extends ContractOperation['refusalCode'] | un
   // The mark is a type only (generated/handlers.ts): this is the one place a handler's refusal is made.
   const fields = {
     responseCode: responseCode as Code extends 'integer' ? number : string,
-    responseMessage: refusal.message,
+    // A refusal names what was sent (a path, an unknown field's name): never a card number in it.
+    responseMessage: maskCardNumbers(refusal.message),
   } as HandlerRefusal<{ responseCode: Code extends 'integer' ? number : string; responseMessage: string }>;
   return coded(fields, refusal);
 }

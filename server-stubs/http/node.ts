@@ -5,6 +5,7 @@ import type { Gateway } from '../core/gateway.ts';
 import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
+import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
 
 function send(res: http.ServerResponse, response: GatewayResponse): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
@@ -153,38 +154,43 @@ export interface NodeServerOptions {
   /** Connections beyond this many are refused (closed at once). Default 1024. */
   maxConnections?: number;
   /**
-   * Connections one client address may hold at once; its connections beyond are closed at once, so
-   * that one client (a thousand idle sockets) cannot take every connection from the others. Default
-   * maxConnections / 2 (512): one client alone may still open many (a load test from one machine),
-   * and half the server is always left to the rest. Behind a proxy or load balancer every client has
-   * its address: give maxConnections here, and let the proxy share.
+   * Connections one client may hold at once; its connections beyond are closed at once, so that one
+   * client (a thousand idle sockets) cannot take every connection from the others. A client is an
+   * address's prefix, not the address (clients.ts): IPv4 /32, IPv6 /64 (a host picks any address of
+   * its /64), an IPv4-mapped address as its IPv4 host. Default maxConnections / 2 (512): one client
+   * alone may still open many (a load test from one machine). Behind a proxy or load balancer every
+   * client has its address: give maxConnections here, and let the proxy share.
    */
   maxConnectionsPerClient?: number;
+  /**
+   * Connections kept for clients that hold none: past maxConnections less this, a client that holds
+   * any is let in no more, so that a machine counting as several clients (its IPv4 and its IPv6, a
+   * few /64s) still leaves room for new ones. Default maxConnections / 4 (256); 0 when one client may
+   * hold every connection (maxConnectionsPerClient at maxConnections: behind a proxy).
+   */
+  keepForNewClients?: number;
+  /** How much of an address names one client: `{ ipv4: 32, ipv6: 64 }` by default. */
+  clientPrefixes?: ClientPrefixes;
 }
 
-export const serverDefaults: Required<Omit<NodeServerOptions, 'maxConnectionsPerClient'>> = {
+export const serverDefaults: Required<
+  Omit<NodeServerOptions, 'maxConnectionsPerClient' | 'keepForNewClients' | 'clientPrefixes'>
+> = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 65_000,
   maxConnections: 1024,
 };
 
-/** Holds each client address to its share of connections (an IPv4-mapped address is its IPv4 one). */
-function shareConnections(server: http.Server, perClient: number): void {
-  const open = new Map<string, number>();
+/** Holds each client to its share of connections, the cap included, however connections reach the server. */
+function shareConnections(server: http.Server, shares: ConnectionShares): void {
   server.on('connection', (socket) => {
-    const client = (socket.remoteAddress ?? '').replace(/^::ffff:/i, '');
-    const held = (open.get(client) ?? 0) + 1;
-    if (held > perClient) {
+    const client = shares.admit(socket.remoteAddress);
+    if (client === undefined) {
       socket.destroy();
       return;
     }
-    open.set(client, held);
-    socket.once('close', () => {
-      const left = open.get(client)! - 1;
-      if (left > 0) open.set(client, left);
-      else open.delete(client);
-    });
+    socket.once('close', () => shares.release(client));
   });
 }
 
@@ -203,6 +209,22 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
     createNodeHandler(gateway),
   );
   server.maxConnections = o.maxConnections;
-  shareConnections(server, options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2)));
+  // A client that half-closes after sending still wants its answer (RFC 9112 9.6: a half-closed
+  // connection neither ends a request nor says the client has lost interest). Node's default ends the
+  // connection as soon as the client's side ends, which lost every answer made asynchronously (a
+  // streamed settlement zip); with this it finishes the answer under way, then ends the connection.
+  // The property is node:http's own (lib/_http_server.js), not in its type declarations;
+  // test/hardening/half-close.test.ts fails if it stops working.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  const perClient = options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2));
+  const keepForNew =
+    options.keepForNewClients ?? (perClient >= o.maxConnections ? 0 : Math.floor(o.maxConnections / 4));
+  shareConnections(
+    server,
+    new ConnectionShares(
+      { maxConnections: o.maxConnections, perClient, keepForNew, newClientShare: 1 },
+      options.clientPrefixes ?? DEFAULT_PREFIXES,
+    ),
+  );
   return server;
 }

@@ -50,6 +50,17 @@ async function recorded(bin: string, args: string[]) {
 
 /** The options a help text names: each --name in it. */
 const named = (help: string) => new Set([...help.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!));
+/**
+ * The options the help offers as this command's own: its usage line and its option list. Prose may
+ * name another command's option (`as listen --chaos`), which this command need not take.
+ */
+const offered = (help: string) =>
+  named(
+    help
+      .split('\n')
+      .filter((line) => line.startsWith('Usage:') || /^\s+(-\w, )?--[a-z]/.test(line))
+      .join('\n'),
+  );
 
 interface Explored {
   help: string;
@@ -91,7 +102,7 @@ async function explore(bin: string, prefix: string[]): Promise<Explored> {
     let run = await recorded(bin, [...prefix, `--${name}=x`, '--help']);
     if (run.code !== 0) run = await recorded(bin, [...prefix, `--${name}`, '--help']);
     if (run.code === 0) record(run.tables, `--${name}`);
-    else if (!taken.has(name) && named(help).has(name)) refused.push(`--${name}: ${run.err.trim()}`);
+    else if (!taken.has(name) && offered(help).has(name)) refused.push(`--${name}: ${run.err.trim()}`);
   }
   return { help, taken, refused };
 }

@@ -20,7 +20,7 @@ describe('the figures in the guides', () => {
   });
 
   it('CLIENT-TEAMS.md: the replay window is what verifyNotification refuses outside of', () => {
-    const seconds = Number(/the replay window \(default (\d+) s\)/.exec(page('docs/CLIENT-TEAMS.md'))?.[1]);
+    const seconds = Number(/`DEFAULT_TOLERANCE_SECONDS` \((\d+) s\)/.exec(page('docs/CLIENT-TEAMS.md'))?.[1]);
     expect(seconds).toBeGreaterThan(0);
     // The spec's merchantCreated example, signed, read `age` seconds after the time it carries.
     const example = Object.values<any>(

@@ -124,7 +124,7 @@ describe.skipIf(missing !== undefined)(
           }
           await pick(languagePicker(request), 'curl');
           await request.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-curl.png`) });
-        await answer.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-answer.png`) });
+          await answer.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-answer.png`) });
           // Another answer example, still in XML.
           const examples = Object.keys(answers);
           if (examples.length > 1) {

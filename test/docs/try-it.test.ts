@@ -1,7 +1,8 @@
 // The docs' try-it console in a real headless Chromium, against a sandbox started as `npm start`
 // starts it, every host but the loopback unresolvable and Chromium's background networking off, the
-// page opened in each of the three ways a reader gets it: from disk (Origin null, the sandbox's
-// default allows it), served by the sandbox itself (/docs), and served by `payment-gateway docs`
+// page opened in each of the three ways a reader gets it: from disk (Origin null, which the default no
+// longer trusts: the sandbox is started with PGW_SANDBOX_ALLOWED_ORIGINS=null,loopback, as docs/DEPLOY.md
+// says to), served by the sandbox itself (/docs), and served by `payment-gateway docs`
 // (a server of its own, which is no sandbox). Each console fills its operation's example, signs it in
 // the page with the runtime's signer and shows the answer, a refusal's field and rule, and the
 // preimage of each hash; the sandbox the reader names is remembered; when nothing answers, or what
@@ -42,7 +43,11 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess({ PGW_DB: ':memory:', PGW_QUIET: '1' });
+    sandbox = await startSandboxProcess({
+      PGW_DB: ':memory:',
+      PGW_QUIET: '1',
+      PGW_SANDBOX_ALLOWED_ORIGINS: 'null,loopback',
+    });
     shared = await startSandboxProcess({
       PGW_DB: ':memory:',
       PGW_QUIET: '1',

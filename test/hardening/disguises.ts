@@ -1,5 +1,6 @@
-// Card numbers as a person or a paste writes them: digits of other scripts, any separator, invisible
-// characters between digits. Shared by the disguised-card tests and the fuzz run.
+// Card numbers as a person or a paste writes them: digits of other scripts, any separator of any width
+// (colons, tabs, unicode spaces, runs of dashes and dots), invisible characters between digits,
+// letters glued on either side, a hex prefix. Shared by the disguised-card tests and the fuzz run.
 import fc from 'fast-check';
 
 /** The zero of decimal digit sets a person can type or paste (ASCII, fullwidth, Arabic-Indic, Devanagari, Bengali, Thai, mathematical bold, Myanmar). */
@@ -24,6 +25,20 @@ const SEPARATORS = [
   '\u3000',
   '+',
   '~',
+  // Wide and colon separators (issue 39): several spaces, tabs, unicode spaces, runs of dashes and dots.
+  '    ',
+  '\t\t',
+  ' \u2003 ',
+  '\u2003',
+  '\u205f',
+  '\u3000\u3000',
+  ' -- ',
+  '...',
+  '. . .',
+  ':',
+  ' : ',
+  '::',
+  '\r\n',
 ];
 const INVISIBLE = ['\u200b', '\u2060', '\u00ad', '\ufeff', '\u200c', '\u200d', '\u2062', '\u180e', '\u034f'];
 
@@ -38,7 +53,7 @@ const luhnCheckDigit = (body: string) => {
 };
 
 /** A Luhn-valid card number of 13 to 19 digits starting 2 to 6. */
-const cardNumber = fc
+export const cardNumber = fc
   .tuple(fc.integer({ min: 2, max: 6 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 11, maxLength: 17 }))
   .map(([first, rest]) => {
     const body = `${first}${rest.join('')}`;
@@ -54,8 +69,9 @@ export const disguised = fc
       minLength: 19,
       maxLength: 19,
     }),
-    fc.constantFrom('', 'Gift for ', 'card: ', 'ref (', '«'),
-    fc.constantFrom('', ' thanks', ')', '»', '.'),
+    // Around it: nothing, words, punctuation, and (issue 39) letters glued on or a hex prefix.
+    fc.constantFrom('', 'Gift for ', 'card: ', 'ref (', '«', 'ref', 'x', 'ORDER', '0x', '0X', 'id', 'Ω'),
+    fc.constantFrom('', ' thanks', ')', '»', '.', 'ref', 'x', 'Z', 'abc', 'h'),
   )
   .map(([number, zeros, between, before, after]) => {
     const digits = [...number].map((d, i) => String.fromCodePoint(zeros[i % zeros.length]! + Number(d)));

@@ -25,9 +25,14 @@ import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, readXmlAnswer } from '../../contract/index.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
-import { holdsCardNumber } from '../../sandbox/guard.ts';
 import { urlRefusal } from '../../sandbox/url-policy.ts';
-import { findCardNumber } from '../../server-stubs/core/answer.ts';
+import {
+  cardNumberPath,
+  findCardNumber,
+  findCardNumbers,
+  maskCardNumbers,
+  numbersIn,
+} from '../../runtime/card-numbers.ts';
 import type { GatewayRequest, Wire } from '../../server-stubs/index.ts';
 import { inBlock, SPELLINGS, V4_FORBIDDEN } from './addresses.ts';
 import { disguised } from './disguises.ts';
@@ -42,6 +47,7 @@ import {
   send,
   signed,
   storedCard,
+  visa,
   BATCH_HEADER,
 } from './support.ts';
 
@@ -144,6 +150,15 @@ const deep = (n: number): unknown => {
   return v;
 };
 
+/** Every card number this run sends (disguised, in the wrong field, in a card field): what no file may hold. */
+const sentCards = new Set<string>();
+const noteCards = (text: string) => {
+  for (const card of findCardNumbers(text)) sentCards.add(card.digits);
+  return text;
+};
+/** The disguised card numbers, each noted as it is made. */
+const disguisedNoted = disguised.map(noteCards);
+
 const INJECTIONS = [
   "' OR '1'='1",
   '"; DROP TABLE transactions; --',
@@ -180,6 +195,7 @@ const INJECTIONS = [
   '１２３',
   'http://169.254.169.254/latest/meta-data',
 ];
+for (const text of [...INJECTIONS, FOREIGN_CARD, visa.paymentCardNumber]) noteCards(text);
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...INJECTIONS) },
@@ -390,25 +406,31 @@ function decodeURIComponentSafe(v: string): string {
   }
 }
 
+/** The hashes answers carry (hex computed over the rest): not read for card numbers, as the stubs do not. */
+const RESULT_HASHES = new Set(operations.flatMap((o) => o.resultHashes.map((h) => h.name)));
+const notHash = (name: string) => RESULT_HASHES.has(name);
+/** A file's cells are read one by one (its commas, quotes and line ends end a number), as the stubs read them. */
+const CELLS = { breaks: ',\r\n"' };
+
+/** Whether an answer holds a card number in any spelling: each value of a JSON or XML answer on its own. */
 function leaks(type: string, body: Buffer): boolean {
   if (type.includes('zip')) {
     try {
-      return Object.values(unzipSync(body)).some((f) => findCardNumber(Buffer.from(f).toString('utf8')));
+      return Object.values(unzipSync(body)).some((f) => findCardNumber(Buffer.from(f).toString('utf8'), CELLS));
     } catch {
       return findCardNumber(body.toString('latin1'));
     }
   }
   const text = body.toString('utf8');
-  // In disguise too: each string of a JSON answer read as the free-text guard reads a field.
+  if (type.includes('csv')) return findCardNumber(text, CELLS);
   if (type.includes('json')) {
     try {
-      const strings: string[] = [];
-      JSON.parse(text, (_k, v) => {
-        if (typeof v === 'string') strings.push(v);
-        return v;
-      });
-      if (strings.some(holdsCardNumber)) return true;
+      return cardNumberPath(JSON.parse(text), notHash) !== undefined;
     } catch {}
+  }
+  if (type.includes('xml')) {
+    const read = readXmlAnswer(text);
+    if ('ok' in read) return cardNumberPath(read.ok, notHash) !== undefined;
   }
   return findCardNumber(text);
 }
@@ -461,7 +483,7 @@ const controlBody = fc.oneof(
 /** A batch file's cell: a good one, a card number in disguise, an injection, a field /post refuses. */
 const batchCell = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('R-1', '10.00', 'AUD', 'Gym', 'KOCI12345678', 'abcdefghijklmnop') },
-  { weight: 2, arbitrary: disguised },
+  { weight: 2, arbitrary: disguisedNoted },
   { weight: 2, arbitrary: fc.constantFrom(...INJECTIONS.slice(0, 30)) },
   { weight: 1, arbitrary: fc.constantFrom('1.5', '-0.00', 'P'.repeat(35), '', '"', '"a,b"', 'x\ny') },
 );
@@ -661,13 +683,29 @@ describe('hostile input over every operation (seeded)', () => {
     writeFileSync('test-results/fuzz.json', `${JSON.stringify({ seed: SEED, ...stats }, null, 2)}\n`);
   });
 
-  it('the process still answers, and no file of the store holds a card number', async () => {
+  // The store's files are read for the card numbers this run sent, in any spelling. Not for any run of
+  // digits that passes Luhn: SQLite writes a row's columns back to back, so neighbouring values make
+  // such runs in every file (a receipt number then a settlement date's year, 1234567892026; a card's
+  // last four, its expiry, an authorisation code and its response code, 19 digits), about 30 a run,
+  // each so far excused only by a letter beside it. One with none beside it failed this check in CI
+  // on chance digits, not on a value (test/hardening/README or the issue 39 report).
+  it('the process still answers, and no file of the store holds a card number the run sent', async () => {
     const ok = await request({ verb: 'GET', url: '/openapi.json', headers: {} });
     expect(ok.status).toBe(200);
+    expect(sentCards.size).toBeGreaterThan(100);
     (sb.store as SqliteStore).database.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     for (const file of readdirSync(dir)) {
-      const bytes = readFileSync(path.join(dir, file)).toString('latin1');
-      expect(findCardNumber(bytes), file).toBe(false);
+      const text = readFileSync(path.join(dir, file)).toString('utf8');
+      const leaks: string[] = [];
+      for (const { digits, at } of numbersIn(text)) {
+        for (let length = 13; length <= digits.length; length++) {
+          if (!sentCards.has(digits.slice(0, length))) continue;
+          // Where it is, masked, control characters shown as dots: enough to tell a value from chance.
+          const around = text.slice(Math.max(0, at[0]! - 80), at[length - 1]! + 80);
+          leaks.push(maskCardNumbers(around).replace(/[\p{Cc}\ufffd]/gu, '.'));
+        }
+      }
+      expect(leaks, file).toEqual([]);
     }
   });
 });

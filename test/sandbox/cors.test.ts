@@ -1,5 +1,6 @@
-// Browsers may call the sandbox from the pages it allows (sandbox/cors.ts): the docs opened from disk
-// (Origin null) and local servers by default, the origins of PGW_SANDBOX_ALLOWED_ORIGINS otherwise.
+// Browsers may call the sandbox from the pages it allows (sandbox/cors.ts): local servers by default
+// (not the opaque origin, null, that any sandboxed frame sends: test/hardening/browser.test.ts), the
+// origins of PGW_SANDBOX_ALLOWED_ORIGINS otherwise (null,loopback for the docs opened from disk).
 // A preflight is answered with the contract's verbs and headers; one from another origin is refused
 // clearly (403, -2 naming the Origin header); and CORS never stands in for the stubs' checks: an
 // allowed page's unsigned request is refused as any other.
@@ -21,18 +22,26 @@ const preflight = (base: string, origin: string, path = '/payout') =>
 describe('the sandbox and browsers (CORS)', () => {
   let sb: TestSandbox;
   let shared: TestSandbox;
+  let fromDisk: TestSandbox;
   beforeAll(async () => {
     sb = await startSandbox();
+    fromDisk = await startSandbox({ env: { PGW_SANDBOX_ALLOWED_ORIGINS: 'null,loopback' } });
     shared = await startSandbox({ env: { PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com' } });
   });
   afterAll(async () => {
     await sb?.close();
     await shared?.close();
+    await fromDisk?.close();
   });
 
-  it('answers the preflight of the docs opened from disk and of a local server: the contract verbs and headers', async () => {
-    for (const origin of ['null', 'http://127.0.0.1:8080', 'http://localhost:3000']) {
-      const answer = await preflight(sb.base, origin);
+  it('answers the preflight of a local server, and of the docs opened from disk where null is allowed: the contract verbs and headers', async () => {
+    expect((await preflight(sb.base, 'null')).status).toBe(403);
+    for (const [base, origin] of [
+      [fromDisk.base, 'null'],
+      [sb.base, 'http://127.0.0.1:8080'],
+      [sb.base, 'http://localhost:3000'],
+    ] as const) {
+      const answer = await preflight(base, origin);
       expect(answer.status, origin).toBe(204);
       expect(answer.headers.get('access-control-allow-origin')).toBe(origin);
       expect(answer.headers.get('access-control-allow-methods')).toBe('POST, GET, PATCH, PUT');
@@ -73,10 +82,10 @@ describe('the sandbox and browsers (CORS)', () => {
     const request = buildRequest(op, { body });
     const answer = await fetch(`${sb.base}/post`, {
       method: 'POST',
-      headers: { ...(request.headers as Record<string, string>), origin: 'null' },
+      headers: { ...(request.headers as Record<string, string>), origin: 'http://127.0.0.1:8080' },
       body: JSON.stringify(body),
     });
-    expect(answer.headers.get('access-control-allow-origin')).toBe('null');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
     expect(answer.headers.get('vary')).toBe('Origin');
     expect(await answer.json()).toMatchObject({ responseCode: '-1' });
   });
@@ -91,6 +100,8 @@ describe('the sandbox and browsers (CORS)', () => {
     expect(originPolicy('*').allows('https://anything.example')).toBe(true);
     expect(originPolicy('none').allows('null')).toBe(false);
     expect(originPolicy(undefined).allows('http://[::1]:4010')).toBe(true);
+    expect(originPolicy(undefined).allows('null')).toBe(false);
+    expect(originPolicy('null,loopback').allows('null')).toBe(true);
     expect(originPolicy(undefined).allows('http://127.0.0.1.example.com')).toBe(false);
     for (const bad of ['https://docs.example.com/', 'docs.example.com', 'ftp://x.example', 'none,null'])
       expect(() => originPolicy(bad), bad).toThrow(/^PGW_SANDBOX_ALLOWED_ORIGINS/);

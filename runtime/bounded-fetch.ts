@@ -1,0 +1,145 @@
+// An HTTP client for the package's tools that talk to a server someone else runs (the contract suite
+// today; `listen` and `check-notifications` can take it the same way): fetch, held to what a tool may
+// spend on one server.
+// - It never follows a redirect: a 3xx is the answer. The suite signs bodies and sends keys; a
+//   server that says "go elsewhere" must not get them re-sent wherever it points.
+// - It reads at most `maxBytes` of an answer, then stops reading: an endless answer costs that much.
+// - Each exchange has `timeoutMs` to be answered whole (a silent or dripping server included), and
+//   every exchange ends at `deadline` (an instant, epoch ms), whatever is under way.
+// - After `giveUpAfter` exchanges in a row that got no usable answer (no answer in time, a refused or
+//   dropped connection, an answer past the cap), it gives up: every later exchange fails at once with
+//   the same one-line reason, so a silent server costs a few time-outs, not one per request.
+// Each failure is an ExchangeFailed with one line that says what happened; no stack trace is needed
+// to read it. Runs wherever fetch does (Node, browsers).
+
+export interface ClientLimits {
+  /** Time for one exchange, request sent to answer read whole. */
+  timeoutMs: number;
+  /** The most bytes of one answer read. */
+  maxBytes: number;
+  /** When every exchange ends (epoch ms), however far it has gone; none by default. */
+  deadline?: number;
+  /** Exchanges in a row without a usable answer before the client gives up. */
+  giveUpAfter: number;
+}
+
+export const DEFAULT_LIMITS: ClientLimits = { timeoutMs: 15_000, maxBytes: 16 * 1024 * 1024, giveUpAfter: 3 };
+
+export type FailureKind = 'timeout' | 'deadline' | 'too-large' | 'unreachable' | 'given-up';
+
+/** An exchange that got no usable answer, in one line. */
+export class ExchangeFailed extends Error {
+  override readonly name = 'ExchangeFailed';
+  readonly kind: FailureKind;
+  constructor(kind: FailureKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export interface BoundedClient {
+  /** fetch, bounded: the answer read whole (at most maxBytes) into the Response it returns. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Why it gave up (every exchange now fails at once with it), or undefined while it goes on. */
+  readonly gaveUp: string | undefined;
+  readonly limits: Readonly<ClientLimits>;
+}
+
+/** Statuses whose answer has no body (a Response cannot be made with one). */
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+const origin = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};
+
+/** Why a connection failed, in the words of its cause: ECONNREFUSED, other side closed, ... */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return [cause?.code, cause?.message].filter(Boolean).join(' ') || (error as Error).message || String(error);
+}
+
+export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient {
+  const limits: ClientLimits = { ...DEFAULT_LIMITS, ...given };
+  let failedInARow = 0;
+  let gaveUp: string | undefined;
+
+  const failed = (kind: FailureKind, message: string): never => {
+    if (kind === 'deadline') gaveUp ??= message;
+    else if (kind !== 'given-up' && ++failedInARow >= limits.giveUpAfter)
+      gaveUp ??= `gave up after ${failedInARow} exchanges in a row without an answer, the last: ${message}`;
+    throw new ExchangeFailed(kind, message);
+  };
+
+  async function exchange(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    if (gaveUp) throw new ExchangeFailed('given-up', gaveUp);
+    const request = new Request(input, init);
+    const where = origin(request.url);
+    const left = limits.deadline === undefined ? Number.POSITIVE_INFINITY : limits.deadline - Date.now();
+    if (left <= 0) failed('deadline', `the run's deadline passed before a request to ${where}`);
+    const timer = AbortSignal.timeout(Math.max(1, Math.min(limits.timeoutMs, left)));
+    const stop = new AbortController();
+    const signals = [timer, stop.signal, ...(init.signal ? [init.signal] : [request.signal])];
+    const signal = AbortSignal.any(signals);
+    const timedOut = () =>
+      left < limits.timeoutMs
+        ? failed('deadline', `the run's deadline passed while ${where} was answering`)
+        : failed('timeout', `no whole answer from ${where} within ${limits.timeoutMs / 1000} s`);
+    let response: Response;
+    try {
+      // Never followed: a redirect's Location is not sent what this request carries.
+      response = await fetch(request, { redirect: 'manual', signal });
+    } catch (error) {
+      if (timer.aborted) return timedOut();
+      if ((init.signal ?? request.signal).aborted) throw error;
+      return failed('unreachable', `${where} could not be reached (${causeOf(error)})`);
+    }
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > limits.maxBytes) {
+      stop.abort();
+      return failed('too-large', `the answer from ${where} is ${declared} bytes, more than ${limits.maxBytes} read`);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      const reader = response.body?.getReader();
+      for (let step = await reader?.read(); step && !step.done; step = await reader!.read()) {
+        size += step.value.byteLength;
+        if (size > limits.maxBytes) {
+          stop.abort();
+          await reader!.cancel().catch(() => {});
+          return failed('too-large', `the answer from ${where} passed ${limits.maxBytes} bytes; reading stopped`);
+        }
+        chunks.push(step.value);
+      }
+    } catch (error) {
+      if (error instanceof ExchangeFailed) throw error;
+      if (timer.aborted) return timedOut();
+      if ((init.signal ?? request.signal).aborted) throw error;
+      return failed('unreachable', `the answer from ${where} was cut off (${causeOf(error)})`);
+    }
+    failedInARow = 0;
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return new Response(NO_BODY.has(response.status) ? null : bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  return {
+    fetch: exchange,
+    get gaveUp() {
+      return gaveUp;
+    },
+    limits,
+  };
+}

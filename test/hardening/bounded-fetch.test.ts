@@ -1,0 +1,133 @@
+// The hardened HTTP client the package's tools talk through (runtime/bounded-fetch.ts), against a
+// hostile server the test starts on loopback: it never follows a redirect, reads at most its cap, times
+// out a silent or dripping answer, keeps a deadline, gives up after a few exchanges in a row without
+// an answer (and starts counting again after one that has one), and says each in one line.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundedClient, ExchangeFailed } from '../../runtime/bounded-fetch.ts';
+
+let server: http.Server;
+let catcher: http.Server;
+let base = '';
+let caught = 0;
+let mostWritten = 0;
+
+beforeAll(async () => {
+  catcher = http.createServer((_req, res) => {
+    caught++;
+    res.end('stolen');
+  });
+  catcher.listen(0, '127.0.0.1');
+  await new Promise((r) => catcher.once('listening', r));
+  const catcherPort = (catcher.address() as AddressInfo).port;
+  server = http.createServer((req, res) => {
+    const [, what, arg] = (req.url ?? '').split('/');
+    req.resume();
+    if (what === 'redirect')
+      return void res.writeHead(Number(arg), { location: `http://127.0.0.1:${catcherPort}/x` }).end();
+    if (what === 'ok') return void res.end('fine');
+    if (what === 'empty') return void res.writeHead(204).end();
+    if (what === 'declared') return void res.writeHead(200, { 'content-length': String(10 ** 9) }).end();
+    if (what === 'endless') {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      let written = 0;
+      const pump = () => {
+        while (!res.destroyed && written < 256 * 1024 * 1024) {
+          written += chunk.length;
+          mostWritten = Math.max(mostWritten, written);
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    if (what === 'drip') {
+      res.writeHead(200);
+      const t = setInterval(() => res.write('.'), 50);
+      return void res.on('close', () => clearInterval(t));
+    }
+    if (what === 'drop') return void req.socket.destroy();
+    // silent: never answers
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+  catcher.close();
+});
+
+const kindOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'answered';
+  } catch (error) {
+    expect(error).toBeInstanceOf(ExchangeFailed);
+    expect((error as Error).message).not.toContain('\n');
+    return (error as ExchangeFailed).kind;
+  }
+};
+
+describe('the bounded client', () => {
+  it('answers a redirect as it is, never following it, whatever the verb and status', async () => {
+    const client = boundedClient();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(301, 302, 303, 307, 308),
+        fc.constantFrom('GET', 'POST', 'PUT'),
+        async (s, verb) => {
+          const answer = await client.fetch(`${base}/redirect/${s}`, {
+            method: verb,
+            headers: { authorization: 'Basic c2VjcmV0', 'x-api-key': 'secret' },
+            ...(verb === 'GET' ? {} : { body: '{"hash":"signed"}' }),
+          });
+          expect(answer.status).toBe(s);
+        },
+      ),
+      { seed: 3926, numRuns: 30 },
+    );
+    expect(caught).toBe(0);
+  });
+
+  it('reads at most its cap of an answer, however it is sent', async () => {
+    const client = boundedClient({ maxBytes: 256 * 1024, giveUpAfter: 100 });
+    expect(await kindOf(client.fetch(`${base}/endless`))).toBe('too-large');
+    expect(await kindOf(client.fetch(`${base}/declared`))).toBe('too-large');
+    // Written: the cap and what the sockets buffer, not the 256 MiB the server had to send.
+    expect(mostWritten).toBeLessThan(32 * 1024 * 1024);
+    expect(await (await client.fetch(`${base}/ok`)).text()).toBe('fine');
+    expect((await client.fetch(`${base}/empty`)).status).toBe(204);
+  });
+
+  it('times out a silent or dripping server, and a dropped connection is no answer', async () => {
+    const client = boundedClient({ timeoutMs: 300, giveUpAfter: 100 });
+    expect(await kindOf(client.fetch(`${base}/silent`))).toBe('timeout');
+    expect(await kindOf(client.fetch(`${base}/drip`))).toBe('timeout');
+    expect(await kindOf(client.fetch(`${base}/drop`))).toBe('unreachable');
+  });
+
+  it('gives up after exchanges in a row without an answer; one answer starts the count again', async () => {
+    const client = boundedClient({ timeoutMs: 200, giveUpAfter: 3 });
+    await kindOf(client.fetch(`${base}/silent`));
+    await kindOf(client.fetch(`${base}/drop`));
+    await client.fetch(`${base}/ok`);
+    await kindOf(client.fetch(`${base}/silent`));
+    await kindOf(client.fetch(`${base}/drop`));
+    expect(client.gaveUp).toBeUndefined();
+    await kindOf(client.fetch(`${base}/silent`));
+    expect(client.gaveUp).toMatch(/^gave up after 3 exchanges in a row without an answer/);
+    expect(await kindOf(client.fetch(`${base}/ok`))).toBe('given-up');
+  });
+
+  it('keeps its deadline, whatever the time-out', async () => {
+    const client = boundedClient({ timeoutMs: 60_000, deadline: Date.now() + 300 });
+    expect(await kindOf(client.fetch(`${base}/drip`))).toBe('deadline');
+    expect(await kindOf(client.fetch(`${base}/ok`))).toBe('given-up');
+    expect(client.gaveUp).toMatch(/deadline/);
+  });
+});
