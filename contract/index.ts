@@ -11,8 +11,8 @@ export {
   signedBody,
   type BuildOptions,
 } from './requests.ts';
-// An answer in the form mode's XML, read back into its fields and typed as its schema says.
-export { readXmlAnswer, typedAnswer, type XmlRead } from './xml.ts';
+// An answer read back as the clients of the protocol it is written in read it, typed by its operation's shapes.
+export { readAnswer } from './http.ts';
 // A value that breaks a field's schema, as the suite's checks make invalid requests.
 export { breaking } from './checks.ts';
 // The package's precompiled validators by schema name, as the suite judges with them.

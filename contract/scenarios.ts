@@ -53,7 +53,7 @@ export function watchedClient(ctx: RunContext, problems: string[]): GatewayClien
         params: params ?? {},
         query: Object.fromEntries(url.searchParams),
       });
-      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx, params);
+      const problem = judge(chosen.op, sent, await answerOf(response.clone(), chosen.op), ctx, params);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }
     return response;

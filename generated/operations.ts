@@ -29,9 +29,6 @@ export const defaultMaxBodyBytes = 1048576;
 /** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */
 export const methodInPath: readonly string[] = ["/post","/token"];
 
-/** The form/XML mode (x-wire-formats.form): its media types, the XML root and declaration. */
-export const formWire = {"request":"application/x-www-form-urlencoded","answer":"application/xml","root":"mwResponse","declaration":"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"} as const;
-
 /** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
 export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
 
@@ -340,7 +337,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -560,9 +611,73 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {
-      "options": {
-        "storeInVaultOnSuccess": "boolean"
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "options": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "storeInVaultOnSuccess": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
       }
     },
     "parameters": [],
@@ -676,7 +791,61 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "CaptureResult",
     "resultType": "application/json",
@@ -780,7 +949,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -864,7 +1069,43 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -948,7 +1189,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactionResponseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "QueryCardResult",
     "resultType": "application/json",
@@ -1056,7 +1357,61 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1148,7 +1503,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AccessTokenResult",
     "resultType": "application/json",
@@ -1237,7 +1628,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "EnrollmentResult",
     "resultType": "application/json",
@@ -1314,7 +1741,43 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1383,7 +1846,43 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1517,7 +2016,61 @@ export const operations: readonly ContractOperation[] = [
       "customerCountry": "uppercase",
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitAuthResult",
     "resultType": "application/json",
@@ -1657,7 +2210,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "settlementDate": {
+            "types": [
+              "array",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1747,7 +2360,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "settlementDate": {
+            "types": [
+              "array",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1845,7 +2518,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BlacklistedCardResult",
     "resultType": "application/json",
@@ -1927,7 +2636,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -2015,7 +2760,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BlacklistQueryResult",
     "resultType": "application/json",
@@ -2104,7 +2885,31 @@ export const operations: readonly ContractOperation[] = [
       "version"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {},
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "SettlementFile",
     "resultType": "application/zip",
@@ -2187,7 +2992,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "SurchargeResult",
     "resultType": "application/json",
@@ -2266,7 +3107,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BinResult",
     "resultType": "application/json",
@@ -2361,7 +3238,43 @@ export const operations: readonly ContractOperation[] = [
       "urlHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BatchResult",
     "resultType": "application/json",
@@ -2448,7 +3361,31 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {},
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BatchResultFile",
     "resultType": "text/csv",
@@ -2537,7 +3474,43 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -2679,7 +3652,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2829,7 +3856,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2916,7 +3997,35 @@ export const operations: readonly ContractOperation[] = [
       "paymentFingerprint"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ]
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "StoredCardResult",
     "resultType": "application/json",
@@ -3002,7 +4111,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AddCardResult",
     "resultType": "application/json",
@@ -3073,7 +4218,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3150,7 +4331,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3333,7 +4550,42 @@ export const operations: readonly ContractOperation[] = [
       "merchantOwnerCountry": "uppercase",
       "merchantCompanyCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantRequestResult",
     "resultType": "application/json",
@@ -3443,7 +4695,42 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "merchantOwnerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantUpdateResult",
     "resultType": "application/json",
@@ -3525,7 +4812,42 @@ export const operations: readonly ContractOperation[] = [
       "requestReference"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantStatusResult",
     "resultType": "application/json",
@@ -3766,7 +5088,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -3907,7 +5283,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -4045,9 +5475,73 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {
-      "options": {
-        "storeInVaultOnSuccess": "boolean"
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "options": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "storeInVaultOnSuccess": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
       }
     },
     "parameters": [],
@@ -4107,7 +5601,61 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "line": {
+                  "types": [
+                    "integer"
+                  ]
+                },
+                "responseCode": {
+                  "types": [
+                    "integer",
+                    "string"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "batchUUID",
@@ -4167,7 +5715,61 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "line": {
+                  "types": [
+                    "integer"
+                  ]
+                },
+                "responseCode": {
+                  "types": [
+                    "integer",
+                    "string"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "batchUUID",
@@ -4246,7 +5848,139 @@ export const operations: readonly ContractOperation[] = [
       "payer"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "agreement": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payment": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "firstPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "lastPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "maximum": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "pointInTime": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          },
+          "payer": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "account": {
+                "types": [
+                  "object"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "agreement": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payment": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "firstPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "lastPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "maximum": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "pointInTime": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AgreementResult",
     "resultType": "application/json",
@@ -4315,7 +6049,127 @@ export const operations: readonly ContractOperation[] = [
       "agreement"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "agreement": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payment": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "firstPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "lastPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "maximum": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "pointInTime": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "agreement": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payment": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "firstPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "lastPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "maximum": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "pointInTime": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4394,7 +6248,88 @@ export const operations: readonly ContractOperation[] = [
       "transaction"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "payer": {
+            "types": [
+              "object"
+            ]
+          },
+          "transaction": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "amount": {
+                "types": [
+                  "number"
+                ]
+              },
+              "lastPayment": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payer": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "account": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4456,7 +6391,65 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "amount": {
+                "types": [
+                  "number"
+                ]
+              },
+              "lastPayment": {
+                "types": [
+                  "boolean"
+                ]
+              },
+              "payer": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "account": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4522,7 +6515,41 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4588,7 +6615,77 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payments": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    },
+                    "lastPayment": {
+                      "types": [
+                        "boolean"
+                      ]
+                    },
+                    "payer": {
+                      "types": [
+                        "object"
+                      ],
+                      "fields": {
+                        "account": {
+                          "types": [
+                            "object"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4663,7 +6760,53 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payIds": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayIdListResult",
     "resultType": "application/json",
@@ -4735,7 +6878,45 @@ export const operations: readonly ContractOperation[] = [
       "reference"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayIdResult",
     "resultType": "application/json",
@@ -4790,7 +6971,41 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -4864,7 +7079,45 @@ export const operations: readonly ContractOperation[] = [
       "name"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -4940,7 +7193,45 @@ export const operations: readonly ContractOperation[] = [
       "status"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -5016,7 +7307,69 @@ export const operations: readonly ContractOperation[] = [
       "to"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    },
+                    "refundedAmount": {
+                      "types": [
+                        "number"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -5094,7 +7447,71 @@ export const operations: readonly ContractOperation[] = [
       "reason"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "amount": {
+            "types": [
+              "number"
+            ]
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "refundedAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "transactionId",
@@ -5175,7 +7592,100 @@ export const operations: readonly ContractOperation[] = [
       "transactions"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "payee": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "address": {
+                      "types": [
+                        "object"
+                      ]
+                    },
+                    "contact": {
+                      "types": [
+                        "object"
+                      ]
+                    }
+                  }
+                },
+                "transaction": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayoutSummaryResult",
     "resultType": "application/json",
@@ -5232,7 +7742,53 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5292,7 +7848,48 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "queued": {
+                "types": [
+                  "integer"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5354,7 +7951,82 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payee": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "address": {
+                    "types": [
+                      "object"
+                    ]
+                  },
+                  "contact": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "payouts": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5420,7 +8092,82 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payee": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "address": {
+                    "types": [
+                      "object"
+                    ]
+                  },
+                  "contact": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "payouts": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5486,7 +8233,99 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "attempts": {
+                "types": [
+                  "integer"
+                ]
+              },
+              "delivered": {
+                "types": [
+                  "boolean"
+                ]
+              },
+              "payload": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payee": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "address": {
+                        "types": [
+                          "object"
+                        ]
+                      },
+                      "contact": {
+                        "types": [
+                          "object"
+                        ]
+                      }
+                    }
+                  },
+                  "payouts": {
+                    "types": [
+                      "array"
+                    ],
+                    "items": {
+                      "types": [
+                        "object"
+                      ]
+                    }
+                  },
+                  "transaction": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",

@@ -3,7 +3,7 @@
 // against it, so the shape is declared once. The type parameters default to string for code that
 // handles any contract (the generator, before the names exist).
 import type { RequestForm } from './forms.ts';
-import type { FormTypes } from './wire.ts';
+import type { OperationShapes } from './protocols/protocol.ts';
 
 /** The kinds of body credential (x-body-credentials). */
 export type Credential = 'merchant' | 'partner' | 'accessToken';
@@ -32,11 +32,10 @@ export interface OperationModel<
   fields: readonly string[] | null;
   /** Body fields read upper-cased whatever case they come in (x-normalise). */
   normalise: Readonly<Record<string, 'uppercase'>> | null;
-  /**
-   * Whether it takes the form/XML mode (x-wire-formats): null when it does not; else the request's
-   * fields that are not strings, with their types, which a form's string values are turned into.
-   */
-  formTypes: FormTypes | null;
+  /** The wire formats it is served in (x-wire-formats ids, in the spec's order: the spec's own first). */
+  protocols: readonly string[];
+  /** What its request, result and refusal make of a value carried as text (runtime/protocols/). */
+  shapes: OperationShapes;
   parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   result: string;
   resultType: 'application/json' | 'application/zip' | 'text/csv';

@@ -22,6 +22,7 @@ import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
+import { protocolsModule } from './generators/protocols.ts';
 import { errorCodesModule, refusalCatalogues, refusalsDoc } from './generators/refusal-catalogue.ts';
 import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
@@ -67,6 +68,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'hash-recipes.ts': hashRecipesModule(doc),
     'hash-vectors.json': hashVectorsFile(doc),
     'operations.ts': operationsModule(doc, ops),
+    'protocols.ts': protocolsModule(doc),
     'webhooks.ts': webhooksModule(doc, ops),
     'sandbox-control.ts': await controlTypesModule(root),
     'spec-constants.ts': specConstantsModule(doc),

@@ -41,10 +41,7 @@ export type { ErrorCode } from '../generated/error-codes.ts';
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes, findCardNumber, luhn, maskCardNumber, maskCardNumbers } from './core/answer.ts';
 export { nodeDigests } from './core/digests.ts';
-export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
-export { chooseMethod, compile, methodPath, route } from './core/router.ts';
-// The wire formats (docs/WIRE-FORMATS.md): a request's body type, a form's fields typed for its
-// operation, an answer written in the form mode's XML.
-export { formFields } from './core/request.ts';
-export { bodyType, XML_TYPE, xmlAnswer, type Wire } from './core/wire.ts';
+export { chooseMethod, compile, methodPath, route, servedAt } from './core/router.ts';
+// The protocols (docs/WIRE-FORMATS.md; runtime/protocols/): which serve a path, which one a request is in.
+export { protocols } from './core/contract.ts';

@@ -27,8 +27,8 @@ export async function bundleSpec(root: string): Promise<Doc> {
       doc.info.description,
       recipeTable(doc['x-hash-recipes'], contractOperations(doc)),
     );
-  // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas.
-  return withWireFormats(doc);
+  // Held to what its wire formats carry; the added ones' media types written onto the spec's own schemas.
+  return withWireFormats(doc, root);
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;

@@ -1,7 +1,7 @@
 // Types of every path, operation and component, by openapi-typescript.
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { Doc } from '../lib/contract.ts';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 import { tsHeader } from './banner.ts';
 
 /**
@@ -34,7 +34,7 @@ export async function typesModule(doc: Doc): Promise<string> {
   // and the generators after it (the docs, the validators) must see the spec as written. The form/XML
   // mode's media types are left out: openapi-typescript cannot follow their path $refs, and the typed
   // client speaks the JSON mode.
-  const ast = await openapiTS(withBranchTypes(jsonModeOnly(doc)) as never, {
+  const ast = await openapiTS(withBranchTypes(canonicalOnly(doc)) as never, {
     arrayLength: true,
     alphabetize: false,
     exportType: false,

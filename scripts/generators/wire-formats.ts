@@ -1,15 +1,95 @@
-// The form/XML mode in the bundled document (x-wire-formats.form, spec/openapi.yaml): every
-// operation of its paths gets an application/x-www-form-urlencoded request body and an
-// application/xml answer, each a $ref to the JSON mode's own schema (the answer's with the `xml`
-// object naming the root), so no schema is written twice. Their examples are the JSON examples
-// written in that mode, by the same codec the server runs (runtime/wire.ts).
+// The wire formats in the bundled document (x-wire-formats, spec/openapi.yaml; docs/WIRE-FORMATS.md).
+// First what each protocol cannot carry (its limits, runtime/protocols/): a schema of an operation it
+// serves that breaks one stops the bundle, naming the method's file and the fix. Then every operation
+// of an added protocol's paths (the form/XML mode's) gets that protocol's request and answer content
+// entries, each a $ref to the spec's own schema (the protocol adds what it needs beside it: the XML
+// root's name, the form's encoding of object fields), so no schema is written twice; their examples
+// are the spec's own examples written by the protocol's writer, the code the server runs.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { deref } from '../../runtime/document.ts';
-import { resolvePointer, type Doc, type DocNode } from '../lib/contract.ts';
-import { writeForm, writeXml, type FormType, type FormTypes } from '../../runtime/wire.ts';
+import { limitProblems, type SchemaWalker } from '../../runtime/protocols/limits.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import { contractOperations, resolvePointer, type Doc, type DocNode } from '../lib/contract.ts';
+import { addedDeclarations, ownMediaType, protocolsOf } from '../lib/protocols.ts';
+import { shapeOf } from './shapes.ts';
 
-const pointerTo = (...keys: string[]) => `#/${keys.map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+const escapeKey = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerTo = (...keys: string[]) => `#/${keys.map(escapeKey).join('/')}`;
 
-/** The examples of a media type, written in the other mode by `write`. */
+/** The bundled document walked by pointer, for the limits' walk. */
+const walkerOf = (doc: Doc): SchemaWalker<string> => ({
+  resolve(node, at) {
+    let here = { node: node as any, at };
+    for (let i = 0; here.node && typeof here.node.$ref === 'string' && i < 20; i++)
+      here = { node: resolvePointer(doc, here.node.$ref), at: here.node.$ref };
+    return here;
+  },
+  child: (at, key) => `${at}/${escapeKey(key)}`,
+  key: (at) => at,
+});
+
+/** The hand-written file an operation's schemas are in: its method file, or its path's. */
+function sourceFile(root: string | undefined, op: { path: string; method?: string }): string {
+  if (op.method) {
+    const file = `spec/methods${op.path}/${op.method}.yaml`;
+    if (!root || existsSync(path.join(root, file))) return file;
+  }
+  return `spec/openapi.yaml (paths: ${op.path})`;
+}
+
+/** Where a pointer of the bundled document is, in words: ListRefundsResult.refunds. */
+const place = (pointer: string) =>
+  pointer
+    .replace(/^#\/components\/schemas\//, '')
+    .replace(/\/properties\//g, '.')
+    .replace(/\/(oneOf|anyOf|allOf)\/\d+/g, '')
+    .replace(/\/items/g, '[]')
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+
+/**
+ * What the spec's protocols cannot carry, one line each (`file: where (protocol): problem. Fix: …`):
+ * every request and answer schema of every operation, held to the limits of each protocol that serves it.
+ */
+export function carryProblems(doc: Doc, protocols: readonly Protocol[], root?: string): string[] {
+  const walker = walkerOf(doc);
+  const own = ownMediaType(doc);
+  const lines = new Set<string>();
+  for (const op of contractOperations(doc).filter((o) => !o.webhook)) {
+    for (const protocol of protocols.filter((p) => p.paths === null || p.paths.includes(op.path))) {
+      const sides: ['request' | 'answer', string | undefined][] = [
+        ['request', op.request],
+        // A file answer (a zip, a CSV) is the same bytes in every protocol.
+        ['answer', op.resultType && op.resultType !== own ? undefined : op.result],
+        ['answer', op.refusal],
+      ];
+      for (const [side, schema] of sides) {
+        if (!schema) continue;
+        for (const p of limitProblems(protocol, side, { $ref: schema }, schema, walker))
+          lines.add(`${sourceFile(root, op)}: ${place(p.at)} (${protocol.label}): ${p.message}. Fix: ${p.fix}.`);
+      }
+    }
+  }
+  return [...lines];
+}
+
+/** The request's fields that are objects or lists: each written with brackets in a form (deepObject). */
+function nestedFields(doc: Doc, schema: DocNode): string[] {
+  const names = new Set<string>();
+  const visit = (node: DocNode) => {
+    const s = deref(doc, node);
+    for (const branch of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(branch);
+    for (const [name, property] of Object.entries<DocNode>(s.properties ?? {})) {
+      const type = deref(doc, property)?.type;
+      if (type === 'object' || type === 'array') names.add(name);
+    }
+  };
+  visit(schema);
+  return [...names].sort();
+}
+
+/** The examples of a media type, each written by `write`. */
 function examplesIn(doc: Doc, examples: DocNode | undefined, write: (value: any) => string): DocNode | undefined {
   if (!examples) return undefined;
   return Object.fromEntries(
@@ -20,85 +100,54 @@ function examplesIn(doc: Doc, examples: DocNode | undefined, write: (value: any)
   );
 }
 
-/** The request's object fields, sent as `name[key]=value` (deepObject) in a form. */
-function objectFields(doc: Doc, schema: DocNode): string[] {
-  const names = new Set<string>();
-  const visit = (node: DocNode) => {
-    const s = deref(doc, node);
-    for (const branch of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(branch);
-    for (const [name, property] of Object.entries<DocNode>(s.properties ?? {}))
-      if (deref(doc, property).type === 'object') names.add(name);
-  };
-  visit(schema);
-  return [...names].sort();
-}
-
-/** The bundled document with the form/XML mode's media types on every operation of its paths. */
-export function withWireFormats(doc: Doc): Doc {
-  // A spec from before the mode (an older release, bundled by the diff) has no x-wire-formats.
-  const form = doc['x-wire-formats']?.form;
-  if (!form) return doc;
-  const { name: root, declaration } = form.xml;
-  for (const path of form.paths) {
-    const item = doc.paths[path];
-    if (!item) throw new Error(`x-wire-formats.form.paths: ${path} is not a path of the contract`);
-    for (const [verb, op] of Object.entries<DocNode>(item)) {
-      const json = op?.requestBody?.content?.['application/json'];
-      if (!json) continue;
-      const encoding = Object.fromEntries(
-        objectFields(doc, json.schema).map((name) => [name, { style: 'deepObject', explode: true }]),
-      );
-      op.requestBody.content[form.request] = {
-        schema: { $ref: pointerTo('paths', path, verb, 'requestBody', 'content', 'application/json', 'schema') },
-        ...(Object.keys(encoding).length ? { encoding } : {}),
-        ...(json.examples ? { examples: examplesIn(doc, json.examples, writeForm) } : {}),
-      };
-      for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
-        const answer = deref(doc, response).content?.['application/json'];
-        // Shared error responses (components) stay JSON-described; the 2xx answer carries the mode.
-        if (!answer || response.$ref || !status.startsWith('2')) continue;
-        response.content[form.answer] = {
-          schema: {
-            $ref: pointerTo('paths', path, verb, 'responses', status, 'content', 'application/json', 'schema'),
-            xml: { name: root },
-          },
-          ...(answer.examples
-            ? { examples: examplesIn(doc, answer.examples, (value) => writeXml(value, root, declaration)) }
-            : {}),
+/**
+ * The bundled document held to its protocols' limits (a problem throws, one line each), with every
+ * added protocol's media types on the operations of its paths. `root`: where the spec's files are,
+ * for the problems' file names.
+ */
+export function withWireFormats(doc: Doc, root?: string): Doc {
+  // A spec from before the modes (an older release, bundled by the diff) has no x-wire-formats.
+  if (!doc['x-wire-formats']) return doc;
+  const protocols = protocolsOf(doc);
+  const declaredOwn = ownMediaType(doc);
+  const problems = carryProblems(doc, protocols.all, root);
+  if (problems.length)
+    throw new Error(
+      `The spec holds what its wire formats cannot carry (x-wire-formats; runtime/protocols/):\n${problems.join('\n')}`,
+    );
+  for (const [id, declaration] of addedDeclarations(doc)) {
+    const protocol = protocols.byId(id)!;
+    for (const p of declaration.paths ?? Object.keys(doc.paths)) {
+      const item = doc.paths[p];
+      if (!item) throw new Error(`x-wire-formats.${id}.paths: ${p} is not a path of the contract`);
+      for (const [verb, op] of Object.entries<DocNode>(item)) {
+        // The spec's own media type: its first wire format's, or (a spec from before it was declared) the first its files write.
+        const ownType = declaredOwn ?? Object.keys(op?.requestBody?.content ?? {})[0];
+        const own = ownType === undefined ? undefined : op?.requestBody?.content?.[ownType];
+        if (!own) continue;
+        op.requestBody.content[protocol.requestType] = {
+          ...protocol.describeRequest!(
+            { $ref: pointerTo('paths', p, verb, 'requestBody', 'content', ownType!, 'schema') },
+            nestedFields(doc, own.schema),
+          ),
+          ...(own.examples ? { examples: examplesIn(doc, own.examples, protocol.writeRequest) } : {}),
         };
+        for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
+          const answer = deref(doc, response).content?.[ownType!];
+          // Shared error responses (components) stay described in the spec's own; the 2xx answer carries the mode.
+          if (!answer || response.$ref || !status.startsWith('2')) continue;
+          const shape = shapeOf(doc, answer.schema);
+          response.content[protocol.answerType] = {
+            ...protocol.describeAnswer!({
+              $ref: pointerTo('paths', p, verb, 'responses', status, 'content', ownType!, 'schema'),
+            }),
+            ...(answer.examples
+              ? { examples: examplesIn(doc, answer.examples, (value) => protocol.writeAnswer(value, shape)) }
+              : {}),
+          };
+        }
       }
     }
   }
   return doc;
-}
-
-/** A property's type in a form, where it is not a string (FormType), or undefined for a string. */
-function formType(doc: Doc, property: DocNode): FormType | undefined {
-  const s = deref(doc, property);
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  if (type === 'boolean' || type === 'integer' || type === 'number') return type;
-  if (type === 'object') return typesOf(doc, [s]);
-  return undefined;
-}
-
-function typesOf(doc: Doc, schemas: DocNode[]): FormTypes {
-  const types: Record<string, FormType> = {};
-  for (const schema of schemas)
-    for (const [name, property] of Object.entries<DocNode>(deref(doc, schema).properties ?? {})) {
-      const type = formType(doc, property);
-      if (type !== undefined && !(name in types)) types[name] = type;
-    }
-  return types;
-}
-
-/**
- * The operation table's formTypes: the non-string fields of the request's forms and their types,
- * for an operation of a path that takes the form mode; null for any other.
- */
-export function formTypes(doc: Doc, path: string, schemas: string[] | null): FormTypes | null {
-  if (!doc['x-wire-formats'].form.paths.includes(path)) return null;
-  return typesOf(
-    doc,
-    (schemas ?? []).map((name) => resolvePointer(doc, `#/components/schemas/${name}`)),
-  );
 }

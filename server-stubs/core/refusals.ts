@@ -5,8 +5,9 @@ import { forms, type RefusalKind } from '../../runtime/refusal-text.ts';
 import type { ErrorCode } from '../../generated/error-codes.ts';
 import { expectedValues } from '../../generated/spec-constants.ts';
 import type { HandlerRefusal } from '../../generated/handlers.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import { protocols } from './contract.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
-import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
 export interface Refusal {
   code: -1 | -2 | -3 | -4;
@@ -330,19 +331,19 @@ export const errorCodeOf = (answer: unknown): ErrorCode | undefined =>
 
 /**
  * The refusal answer: its status and its body, responseCode typed as the operation's refusal schema
- * sends it, in the caller's wire format (the form mode's XML: the same two fields under the root).
+ * sends it, written in the protocol the caller used (the same two fields in every one).
  */
 export function refusalResponse(
   op: ContractOperation | undefined,
   refusal: Refusal,
-  wire: Wire = 'json',
+  protocol: Protocol = protocols.canonical,
 ): GatewayResponse {
   const fields = refusalFields(op?.refusalCode, refusal);
   return coded(
     {
       status: refusal.status ?? op?.status ?? 200,
-      headers: { 'content-type': wire === 'form' ? XML_TYPE : 'application/json' },
-      body: wire === 'form' ? xmlAnswer(fields) : JSON.stringify(fields),
+      headers: { 'content-type': protocol.answerType },
+      body: protocol.writeAnswer(fields, op?.shapes.refusal),
     },
     refusal,
   );

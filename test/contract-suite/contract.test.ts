@@ -105,7 +105,7 @@ describe('npm run contract', () => {
     const results = await runContract({ base, creds, wire: 'both' });
     expect(failed(results).map((r) => `${r.operationId}: ${r.name}: ${r.reason}`)).toEqual([]);
     const formChecks = results.filter((r) => r.name.endsWith('(form/XML)'));
-    const formOps = operations.filter((o) => o.formTypes !== null).map((o) => o.operationId);
+    const formOps = operations.filter((o) => o.protocols.includes('form')).map((o) => o.operationId);
     expect(new Set(formChecks.map((r) => r.operationId))).toEqual(new Set(formOps));
     expect(formChecks.filter((r) => r.kind === 'example' && r.status === 'passed').length).toBeGreaterThan(40);
   });

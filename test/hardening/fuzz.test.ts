@@ -23,12 +23,16 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN, readXmlAnswer } from '../../contract/index.ts';
+import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contract/index.ts';
+import { protocols } from '../../generated/protocols.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { holdsCardNumber } from '../../sandbox/guard.ts';
 import { urlRefusal } from '../../sandbox/url-policy.ts';
 import { findCardNumber } from '../../server-stubs/core/answer.ts';
-import type { GatewayRequest, Wire } from '../../server-stubs/index.ts';
+import type { GatewayRequest } from '../../server-stubs/index.ts';
+
+/** A protocol's id in x-wire-formats. */
+type Wire = string;
 import { inBlock, SPELLINGS, V4_FORBIDDEN } from './addresses.ts';
 import { disguised } from './disguises.ts';
 import {
@@ -556,7 +560,7 @@ describe('hostile input over every operation (seeded)', () => {
     redirectsFollowed: 0,
     bySurface: {} as Record<string, number>,
   };
-  const formOperations = operations.filter((op) => op.formTypes !== null);
+  const formOperations = operations.filter((op) => op.protocols.includes('form'));
   const failures: string[] = [];
 
   /** Sends one hostile request and holds its answer to the rules; `name` says what it was. */
@@ -578,7 +582,7 @@ describe('hostile input over every operation (seeded)', () => {
     let code = 0;
     if (xml) {
       // The XML writer under hostile echoes: every answer a well-formed mwResponse.
-      const read = readXmlAnswer(text);
+      const read = protocols.byId('form')!.readAnswer(text);
       if ('error' in read) failures.push(`${surface} ${name}: XML answer broken: ${read.error}`);
       code = 'ok' in read ? Number(read.ok.responseCode) : NaN;
     } else {
