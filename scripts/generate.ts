@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { contractOperations, type Doc } from './lib/contract.ts';
-import { bundledJson, bundledYaml, bundleSpec as bundle } from './generators/bundle.ts';
+import { bundledJson, bundledYaml, bundleSpec as bundle, SpecProblem } from './generators/bundle.ts';
 import { clientModule } from './generators/client.ts';
 import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
@@ -33,6 +33,13 @@ import { webhooksModule } from './generators/webhooks.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const bundleSpec = (root = ROOT): Promise<Doc> => bundle(root);
+
+/** For a command: a problem of the spec is printed as it is worded, and the command ends with status 1. */
+export function toldInWords(error: unknown): never {
+  if (!(error instanceof SpecProblem)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 
 /** docs/RULES.md as the spec's rule marks write it. */
 export async function rulesDocText(root = ROOT): Promise<string> {
@@ -111,8 +118,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
-  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText());
-  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText().catch(toldInWords));
+  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined).catch(toldInWords);
   if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText());
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

@@ -361,7 +361,7 @@ const canHoldItems = (schema: Record<string, any>) => schema.items !== false && 
  * What the form/XML protocol cannot carry, in a schema of an operation it serves. Each is reported
  * when the document is bundled and by the lint, in the method's file, with the fix.
  */
-const limits: Limit[] = [
+export const limits: Limit[] = [
   {
     id: 'xml-name',
     check: ({ side, name }) =>

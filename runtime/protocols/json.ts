@@ -169,7 +169,7 @@ const bound = (s: Record<string, any>) =>
   );
 
 /** What JSON cannot carry: a number beyond what a double holds exactly, at the precision the schema asks. */
-const limits: Limit[] = [
+export const limits: Limit[] = [
   {
     id: 'exact-number',
     check({ name, schema }) {

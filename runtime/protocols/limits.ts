@@ -3,7 +3,7 @@
 // wire-formats.ts, which stops with the problems) and by the lint (lint/protocol-limits.js, which
 // reports each at its place in the method's own file). Where a schema is, and how a $ref is followed,
 // is the caller's: the walk takes them as functions.
-import type { LimitProblem, Protocol, PropertyView } from './protocol.ts';
+import type { Limit, LimitProblem, PropertyView } from './protocol.ts';
 
 /** How the caller follows its document: a node resolved (its $ref followed) with where it is, and a child's place. */
 export interface SchemaWalker<At> {
@@ -19,9 +19,9 @@ export interface FoundProblem<At> extends LimitProblem {
 
 const UNIONS = ['oneOf', 'anyOf', 'allOf'] as const;
 
-/** Every problem a protocol's limits find in one request or answer schema. */
+/** Every problem a protocol's limits (its module's `limits`) find in one request or answer schema. */
 export function limitProblems<At>(
-  protocol: Protocol,
+  limits: readonly Limit[],
   side: PropertyView['side'],
   schema: unknown,
   at: At,
@@ -51,12 +51,13 @@ export function limitProblems<At>(
     seen: Set<string>,
   ) => {
     for (const branch of alternatives(node, where, walker)) {
-      for (const limit of protocol.limits) {
+      for (const limit of limits) {
         const found = limit.check({ side, name, within, inList, schema: branch.node, topLevel });
-        const id = `${limit.id} ${walker.key(branch.at)}`;
+        // Reported where the property is declared (the method's file), not where a $ref leads.
+        const id = `${limit.id} ${walker.key(where)}`;
         if (found && !reported.has(id)) {
           reported.add(id);
-          problems.push({ limit: limit.id, ...found, at: branch.at });
+          problems.push({ limit: limit.id, ...found, at: where });
         }
       }
       visitObject(branch.node, branch.at, [...within, name], inList, seen);

@@ -10,6 +10,8 @@ import { ComposingResolver } from './compose.ts';
 import { hasRecipeTable, recipeTable, withRecipeTable } from './recipe-table.ts';
 import { withWireFormats } from './wire-formats.ts';
 
+export { SpecProblem } from './wire-formats.ts';
+
 export async function bundleSpec(root: string): Promise<Doc> {
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
   const result = await bundle({

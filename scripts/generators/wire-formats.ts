@@ -66,13 +66,16 @@ export function carryProblems(doc: Doc, protocols: readonly Protocol[], root?: s
       ];
       for (const [side, schema] of sides) {
         if (!schema) continue;
-        for (const p of limitProblems(protocol, side, { $ref: schema }, schema, walker))
+        for (const p of limitProblems(protocol.limits, side, { $ref: schema }, schema, walker))
           lines.add(`${sourceFile(root, op)}: ${place(p.at)} (${protocol.label}): ${p.message}. Fix: ${p.fix}.`);
       }
     }
   }
   return [...lines];
 }
+
+/** A problem of the spec itself, told to its author in words (a command prints the message, no stack). */
+export class SpecProblem extends Error {}
 
 /** The request's fields that are objects or lists: each written with brackets in a form (deepObject). */
 function nestedFields(doc: Doc, schema: DocNode): string[] {
@@ -112,7 +115,7 @@ export function withWireFormats(doc: Doc, root?: string): Doc {
   const declaredOwn = ownMediaType(doc);
   const problems = carryProblems(doc, protocols.all, root);
   if (problems.length)
-    throw new Error(
+    throw new SpecProblem(
       `The spec holds what its wire formats cannot carry (x-wire-formats; runtime/protocols/):\n${problems.join('\n')}`,
     );
   for (const [id, declaration] of addedDeclarations(doc)) {
