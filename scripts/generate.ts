@@ -23,7 +23,12 @@ import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
 import { protocolsModule } from './generators/protocols.ts';
-import { errorCodesModule, refusalCatalogues, refusalsDoc } from './generators/refusal-catalogue.ts';
+import {
+  errorCodesModule,
+  refusalCatalogueModule,
+  refusalCatalogues,
+  refusalsDoc,
+} from './generators/refusal-catalogue.ts';
 import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
@@ -47,8 +52,9 @@ export async function rulesDocText(root = ROOT): Promise<string> {
   return rulesDoc(doc, contractOperations(doc));
 }
 
-/** docs/REFUSALS.md as the refusal catalogues write it. */
-export const refusalsDocText = async (): Promise<string> => refusalsDoc(await refusalCatalogues());
+/** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) writes it. */
+export const refusalsDocText = async (root = ROOT): Promise<string> =>
+  refusalsDoc(refusalCatalogues(await bundleSpec(root), root));
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -67,6 +73,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
   }
   const entries = tableEntries(doc, ops);
   const validators = validatorSources(doc, entries);
+  const catalogues = refusalCatalogues(doc, root);
   const files: Record<string, string | Uint8Array> = {
     'openapi.json': bundledJson(doc),
     'openapi.yaml': bundledYaml(doc),
@@ -99,7 +106,8 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     ),
     'examples/getSettlement.zip': await settlementExample(root),
     'docs/index.html': await docsPage(root, doc, ops),
-    'error-codes.ts': errorCodesModule(await refusalCatalogues()),
+    'error-codes.ts': errorCodesModule(catalogues),
+    'refusal-catalogue.ts': refusalCatalogueModule(catalogues),
   };
   await rm(outDir, { recursive: true, force: true });
   for (const [name, content] of Object.entries(files)) {
