@@ -38,7 +38,11 @@ export interface OperationModel<
   shapes: OperationShapes;
   parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   result: string;
-  resultType: 'application/json' | 'application/zip' | 'text/csv';
+  /**
+   * The result's media type: the spec's own (a structured answer, written in the caller's protocol),
+   * or a file's (application/zip, text/csv: the same bytes in every protocol).
+   */
+  resultType: string;
   refusal: string;
   refusalCode: 'string' | 'integer';
   credentials: readonly Credential[];
@@ -66,7 +70,7 @@ export interface MockRoute extends Pick<OperationModel, 'operationId' | 'verb' |
   example: string;
   refusalExample: string;
   /** The content type to ask for, where the result is not JSON. */
-  accept?: Exclude<OperationModel['resultType'], 'application/json'>;
+  accept?: string;
   /** A binary result is answered from this file (Prism cannot serve it inline). */
   file?: string;
 }

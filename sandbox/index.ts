@@ -10,11 +10,14 @@ import {
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayRequest,
   type GatewayResponse,
   type Logger,
   type RequestRecord,
+  protocols,
   refusalFields,
   route,
+  servedAt,
 } from '../server-stubs/index.ts';
 import { sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
@@ -218,23 +221,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
-  /** While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form. */
-  const unavailable = (verb: string, url: string, seconds: number): GatewayResponse => {
-    const routed = route(verb, url.split('?')[0]!);
+  /**
+   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
+   * written in the protocol the request is in (as every refusal is).
+   */
+  const unavailable = (request: GatewayRequest, seconds: number): GatewayResponse => {
+    const pathname = request.url.split('?')[0]!;
+    const routed = route(request.verb, pathname);
     const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+    const protocol = protocols.choose(request.headers, servedAt(pathname));
     return {
       status: 503,
-      headers: { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' },
-      body: JSON.stringify(refusalFields(code, refusals.storeUnavailable(seconds))),
+      headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
+      body: protocol.writeAnswer(refusalFields(code, refusals.storeUnavailable(seconds))),
     };
   };
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
-    if (wait !== undefined) return unavailable(request.verb, request.url, wait);
+    if (wait !== undefined) return unavailable(request, wait);
     const found = core.respond(request);
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
-      response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
+      response.status === 500 && health.down ? unavailable(request, health.waitSeconds()) : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
@@ -291,7 +299,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
           if (wait !== undefined) {
-            const answer = unavailable(req.method ?? 'GET', req.url, wait);
+            const request = {
+              verb: req.method ?? 'GET',
+              url: req.url,
+              headers: req.headers as GatewayRequest['headers'],
+            };
+            const answer = unavailable(request, wait);
             return void res.writeHead(answer.status, answer.headers).end(answer.body);
           }
         }

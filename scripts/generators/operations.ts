@@ -4,7 +4,7 @@ import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/con
 import type { RequestForm } from '../../runtime/forms.ts';
 import type { OperationModel } from '../../runtime/operation-model.ts';
 import { tsHeader } from './banner.ts';
-import { declarations } from '../lib/protocols.ts';
+import { declarations, protocolsOf } from '../lib/protocols.ts';
 import { namedShape, shapeOf } from './shapes.ts';
 
 /** An entry of the table: the one operation shape (runtime/operation-model.ts), with any names. */
@@ -122,7 +122,7 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         },
         parameters: op.parameters,
         result: schemaName(op.result!),
-        resultType: op.resultType ?? 'application/json',
+        resultType: op.resultType ?? protocolsOf(doc).canonical.answerType,
         refusal: schemaName(op.refusal!),
         refusalCode: refusalCodeType(doc, op.refusal!),
         credentials: op.credentials ?? [],

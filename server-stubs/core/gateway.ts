@@ -1,6 +1,7 @@
 // The validating gateway core: handle(request) → response, for any HTTP server to call. It routes by
 // verb, path and `method`, validates the request, authenticates it, calls the operation's handler
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
+import { SPEC_FILES, type SpecFile } from '../../runtime/spec-files.ts';
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
 import type { Protocol } from '../../runtime/protocols/protocol.ts';
@@ -132,13 +133,6 @@ export interface Gateway {
   refusal(pathname: string, headers: GatewayRequest['headers'], refusal: Refusal): GatewayResponse;
   readonly metrics: GatewayMetrics;
 }
-
-const SPEC_FILES: Record<string, { file: string; type: string }> = {
-  '/openapi.json': { file: 'openapi.json', type: 'application/json' },
-  '/openapi.yaml': { file: 'openapi.yaml', type: 'application/yaml' },
-  '/docs': { file: 'docs', type: 'text/html; charset=utf-8' },
-  '/docs/': { file: 'docs', type: 'text/html; charset=utf-8' },
-};
 
 const methodOf = (body: unknown): string | undefined => {
   const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
@@ -299,7 +293,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  async function serveSpec(spec: { file: string; type: string }): Promise<GatewayResponse> {
+  async function serveSpec(spec: SpecFile): Promise<GatewayResponse> {
     let bytes = specCache.get(spec.file);
     if (!bytes) {
       bytes = readFile(packageFile(spec.file));

@@ -120,6 +120,13 @@ describe.skipIf(!PG_URL)(`the database going away${PG_URL ? '' : ` (${SKIP_PG})`
       }),
       { seed: 2823, numRuns: 10 },
     );
+    // A form request is told in XML, as every refusal of the form/XML mode is (it was JSON before).
+    const form = await sb.gateway.handle(
+      buildRequest(operation('processCard'), { body: { method: 'processCard' }, wire: 'form' }),
+    );
+    expect(form.status).toBe(503);
+    expect(form.headers['content-type']).toBe('application/xml');
+    expect(String(form.body)).toMatch(/<mwResponse><responseCode>-4<\/responseCode>/);
     const down = await health();
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toMatch(/^\d+$/);

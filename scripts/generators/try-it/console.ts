@@ -44,9 +44,9 @@ const VERDICTS = {
   refused: (code: number) => `Refused (responseCode ${code}): nothing was processed`,
 };
 
-function showAnswer(out: HTMLElement, status: number, type: string, text: string): void {
+function showAnswer(out: HTMLElement, status: number, type: string, text: string, answerType: string): void {
   let answer: { responseCode?: unknown; responseMessage?: unknown } | undefined;
-  if (type.startsWith('application/json')) {
+  if (type.startsWith(answerType)) {
     try {
       answer = JSON.parse(text);
     } catch {}
@@ -114,7 +114,7 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
     return fail(`The sandbox URL is not a URL: ${settings.url}`);
   }
   const headers: Record<string, string> = { ...signed.headers };
-  if (signed.body) headers['content-type'] = 'application/json';
+  if (signed.body) headers['content-type'] = data.requestType;
   const bodyText = signed.body ? JSON.stringify(signed.body) : undefined;
   // The answer first (it comes last), then what was hashed, then the request as sent.
   const answerBox = element('div', { class: 'answer' });
@@ -159,7 +159,13 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
     );
     return;
   }
-  showAnswer(answerBox, response.status, response.headers.get('content-type') ?? '', await response.text());
+  showAnswer(
+    answerBox,
+    response.status,
+    response.headers.get('content-type') ?? '',
+    await response.text(),
+    data.answerType,
+  );
 }
 
 /** The recipe a hash of this operation is made by (its form's hash field, or the header message hash). */
