@@ -14,6 +14,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
   CannotCarry,
+  declared,
   define,
   mediaType,
   peeker,
@@ -435,13 +436,9 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
   const type = declaration.request;
   const { name: root, declaration: xmlDeclaration } = declaration.xml;
   return {
-    id,
+    ...declared(id, declaration),
     label: 'form/XML',
-    requestType: type,
-    answerType: declaration.answer,
-    paths: declaration.paths ?? null,
     mark: undefined,
-    isDefault: declaration.default === true,
     limits,
     takes(contentType) {
       if (contentType === undefined) return false;

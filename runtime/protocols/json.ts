@@ -11,7 +11,15 @@
 // counts prove there is no duplicate; only when the text has more (a duplicate, or a string holding
 // `":`) does an exact scan of the text run. The same walk notes a number that parsed as Infinity;
 // only then is its path looked for.
-import { mediaType, peeker, type Limit, type Protocol, type Read, type WireFormatDeclaration } from './protocol.ts';
+import {
+  declared,
+  mediaType,
+  peeker,
+  type Limit,
+  type Protocol,
+  type Read,
+  type WireFormatDeclaration,
+} from './protocol.ts';
 
 export type Parsed = { ok: unknown } | { field: string; rule: string } | { body: string };
 
@@ -205,13 +213,9 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
     value: declaration.header.schema.const,
   };
   return {
-    id,
+    ...declared(id, declaration),
     label: 'JSON',
-    requestType: type,
-    answerType: declaration.answer,
-    paths: declaration.paths ?? null,
     mark: version.key,
-    isDefault: declaration.default === true,
     limits,
     takes: (contentType) => contentType !== undefined && (contentType === type || mediaType(contentType) === type),
     checkHeaders(headers) {

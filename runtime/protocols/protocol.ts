@@ -143,6 +143,20 @@ export interface Protocol {
   };
 }
 
+/** The fields every protocol takes from its declaration as they are. */
+export function declared(
+  id: string,
+  declaration: WireFormatDeclaration,
+): Pick<Protocol, 'id' | 'requestType' | 'answerType' | 'paths' | 'isDefault'> {
+  return {
+    id,
+    requestType: declaration.request,
+    answerType: declaration.answer,
+    paths: declaration.paths ?? null,
+    isDefault: declaration.default === true,
+  };
+}
+
 /** A regular expression made once per field name, for a protocol's peek(). */
 export function peeker(make: (field: string) => RegExp): (head: string, field: string) => string | undefined {
   const made = new Map<string, RegExp>();

@@ -6,12 +6,12 @@
 // refusals written in it), every /post operation's examples round-trip through it, and no other file
 // names it.
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
+import { changedFiles, copyPackage } from '../support/package-copy.ts';
 
 const MODULE = path.join(ROOT, 'test/fixtures/protocols/lines.ts.fixture');
 const DECLARATION = `  lines:
@@ -19,21 +19,6 @@ const DECLARATION = `  lines:
     answer: application/x-lines
     paths: [/post]
 `;
-// Not copied: what git, npm and runs leave (node_modules is linked).
-const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
-const skipped = (file: string) =>
-  SKIPPED.has(file.split(path.sep)[0]!) || file.split(path.sep).includes('node_modules');
-
-async function tree(dir: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const file = path.relative(dir, path.join(e.parentPath, e.name));
-    if (!e.isFile() || skipped(file) || file.startsWith('generated/') || file.startsWith('bench/results/')) continue;
-    files.set(file, await readFile(path.join(dir, file), 'utf8'));
-  }
-  return files;
-}
-
 const run = (copy: string, ...args: string[]) =>
   promisify(execFile)(process.execPath, args, { cwd: copy, maxBuffer: 32 << 20 }).then(
     () => '',
@@ -45,9 +30,7 @@ describe('a third wire format is one module and the spec', () => {
   const inCopy = <T>(file: string): Promise<T> => import(path.join(copy, file));
 
   beforeAll(async () => {
-    copy = await mkdtemp(path.join(os.tmpdir(), 'pgw-third-format-'));
-    await cp(ROOT, copy, { recursive: true, filter: (source) => !skipped(path.relative(ROOT, source)) });
-    await symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+    copy = await copyPackage('pgw-third-format-');
     // The change: the module, and its declaration beside the others in x-wire-formats.
     await cp(MODULE, path.join(copy, 'runtime/protocols/lines.ts'));
     const spec = await readFile(path.join(copy, 'spec/openapi.yaml'), 'utf8');
@@ -58,10 +41,7 @@ describe('a third wire format is one module and the spec', () => {
   afterAll(() => copy && rm(copy, { recursive: true, force: true }));
 
   it('touches runtime/protocols/lines.ts and spec/openapi.yaml, nothing else', async () => {
-    const before = await tree(ROOT);
-    const after = await tree(copy);
-    const changed = [...after.keys()].filter((file) => before.get(file) !== after.get(file)).sort();
-    expect(changed).toEqual(['runtime/protocols/lines.ts', 'spec/openapi.yaml']);
+    expect(await changedFiles(copy)).toEqual(['runtime/protocols/lines.ts', 'spec/openapi.yaml']);
   });
 
   it('is in the bundled document beside the others, and its limits hold over /post (the copy lints clean)', async () => {
