@@ -9,6 +9,7 @@ import { computeHash } from '../runtime/signing.ts';
 import { echoHandlers, merchant } from '../test/fixtures/example-handlers.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { cardNumberPath } from '../runtime/card-numbers.ts';
+import { protocols } from '../generated/protocols.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 
 const handlers = echoHandlers() as Record<string, (input: unknown, context: unknown) => Record<string, unknown>>;
@@ -26,7 +27,7 @@ export interface MixEntry {
 }
 
 export const mix: MixEntry[] = operations
-  .filter((op) => op.resultType === 'application/json' && !op.aliasOf)
+  .filter((op) => op.resultType === protocols.canonical.answerType && !op.aliasOf)
   .map((op) => {
     const r = buildRequest(op, { body: op.request ? requestExamples(op)[0]!.value : undefined });
     return {

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRequest, requestExamples } from '../contract/index.ts';
+import { protocols } from '../generated/protocols.ts';
 import { mix as floorMix } from './floor.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -17,25 +18,30 @@ export const mix = floorMix.map((m) => ({
 export type Mix = typeof mix;
 
 /**
- * The two wire formats side by side (docs/WIRE-FORMATS.md): the operations of the form/XML mode's
- * paths, their example requests in the JSON mode (as in the mix) and the same bodies form-encoded.
+ * The wire formats side by side (docs/WIRE-FORMATS.md), by protocol id: the operations served in
+ * every protocol (the form/XML mode's paths), their example requests in the spec's own (as in the mix)
+ * and the same bodies written in each other protocol.
  */
-const formOps = mix.filter((m) => m.op.formTypes !== null);
-export const wireMixes: Record<'json' | 'form', Mix> = {
-  json: formOps,
-  form: formOps.map(({ op }) => {
-    const r = buildRequest(op, { body: requestExamples(op)[0]!.value, wire: 'form' });
-    return {
-      op,
-      request: {
-        method: 'POST' as const,
-        path: r.url,
-        headers: r.headers as Record<string, string>,
-        body: r.body as string,
-      },
-    };
-  }),
-};
+const multi = mix.filter((m) => m.op.protocols.length === protocols.all.length);
+export const wireMixes: Record<string, Mix> = Object.fromEntries(
+  protocols.all.map((protocol) => [
+    protocol.id,
+    protocol === protocols.canonical
+      ? multi
+      : multi.map(({ op }) => {
+          const r = buildRequest(op, { body: requestExamples(op)[0]!.value, wire: protocol.id });
+          return {
+            op,
+            request: {
+              method: 'POST' as const,
+              path: r.url,
+              headers: r.headers as Record<string, string>,
+              body: r.body as string,
+            },
+          };
+        }),
+  ]),
+);
 
 export interface Started {
   child: ChildProcess;
@@ -80,12 +86,10 @@ export async function check(
       body: request.body ?? null,
     });
     const body = await response.text();
-    const xml = response.headers.get('content-type') === 'application/xml';
-    const code = xml
-      ? /<responseCode>(-?\d+)<\/responseCode>/.exec(body)?.[1]
-      : /"responseCode":"?(-?\d+)/.exec(body)?.[1];
-    // A form request answered in JSON is no answer of the form mode.
-    const wrongMode = (request.headers['content-type'] === 'application/x-www-form-urlencoded') !== xml;
+    const answeredIn = protocols.answeredIn(response.headers.get('content-type') ?? undefined);
+    const code = answeredIn?.responseCode(body);
+    // An answer in another protocol than the request's is no answer of its mode (JSON to a form).
+    const wrongMode = answeredIn !== protocols.choose(request.headers, protocols.servedAt(op.path));
     if (response.status !== op.status || code === undefined || Number(code) < 0 || wrongMode)
       failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
   }

@@ -295,7 +295,7 @@ if (ratios.formVsJson) {
     .map((r, i) => +(r.rps / measured.get('stubs-json')![i]!.rps).toFixed(2))
     .join(', ');
   console.log(
-    `form/XML vs JSON, the same ${wireMixes.form.length} operations: ${ratios.formVsJson} of the JSON throughput (target 0.85 or more); round by round: ${byRound}`,
+    `form/XML vs JSON, the same ${wireMixes.form!.length} operations: ${ratios.formVsJson} of the JSON throughput (target 0.85 or more); round by round: ${byRound}`,
   );
 }
 if (median !== undefined)

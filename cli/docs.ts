@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { parse, portOf, type CommandSpec, listen, packageFile, UsageError } from '../cli-kit/index.ts';
+import { SPEC_FILES } from '../runtime/spec-files.ts';
 import { withSandbox } from '../runtime/try-it-page.ts';
 
 /** The spec's server (its base_url's default): where `npm start` and `payment-gateway sandbox` listen. */
@@ -30,10 +31,12 @@ export const docsSpec = (name: string): CommandSpec => ({
 });
 
 const FILES: Record<string, [string, string]> = {
-  '/': ['docs', 'text/html; charset=utf-8'],
-  '/docs': ['docs', 'text/html; charset=utf-8'],
-  '/openapi.json': ['openapi.json', 'application/json'],
-  '/openapi.yaml': ['openapi.yaml', 'application/yaml'],
+  '/': [SPEC_FILES['/docs']!.file, SPEC_FILES['/docs']!.type],
+  ...Object.fromEntries(
+    Object.entries(SPEC_FILES)
+      .filter(([url]) => url !== '/docs/')
+      .map(([url, { file, type }]) => [url, [file, type]]),
+  ),
 };
 
 export async function docsCommand(name: string, argv: string[]): Promise<void> {

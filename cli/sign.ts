@@ -12,6 +12,7 @@ import {
   signBodyHashes,
 } from '../runtime/signing.ts';
 import { ownEntry, parse, UsageError, type CommandSpec, sandboxDefaults } from '../cli-kit/index.ts';
+import { protocols } from '../generated/protocols.ts';
 
 export const signSpec = (name: string): CommandSpec => ({
   name,
@@ -57,7 +58,7 @@ export const signSpec = (name: string): CommandSpec => ({
   notes: [
     'Examples:',
     `  ${name} transaction --field merchantUUID=${sandboxDefaults().merchantUUID} --field transactionAmount=10.00 --field transactionCurrency=AUD`,
-    `  ${name} processCard --body @request.json --signed-body | curl -s -H 'content-type: application/json' -H '${apiVersion.name}: ${apiVersion.value}' -d @- http://127.0.0.1:4010/post`,
+    `  ${name} processCard --body @request.json --signed-body | curl -s -H 'content-type: ${protocols.canonical.requestType}' -H '${apiVersion.name}: ${apiVersion.value}' -d @- http://127.0.0.1:4010/post`,
     `  ${name} message --param batchUUID=1336583d3a953ce2d --preimage`,
   ],
 });

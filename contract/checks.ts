@@ -3,12 +3,21 @@
 // field, each broken field, a wrong method and a missing version header must be refused (a negative
 // responseCode, never a 5xx); a wrong key and a wrong hash must be refused with -1.
 import { deref } from '../runtime/document.ts';
-import { asReadFromForm } from '../runtime/wire.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { refusalFor, refusals, validationRefusals, type ErrorCode } from '../server-stubs/index.ts';
 import { sampleValid } from './arbitraries.ts';
-import { breaksContract, formOf, requestValidators, send, signBody, type Answer, type Credentials } from './http.ts';
-import { doc, requestExamples, type Wire } from './requests.ts';
+import {
+  asRead,
+  breaksContract,
+  formOf,
+  requestValidators,
+  send,
+  signBody,
+  type Answer,
+  type Credentials,
+} from './http.ts';
+import { doc, protocolFor, requestExamples, type Wire } from './requests.ts';
+import { protocols } from '../generated/protocols.ts';
 import type { Coverage } from './coverage.ts';
 import type { StatePool } from './state-pool.ts';
 import { ruleViolations } from './rules.ts';
@@ -117,8 +126,8 @@ export function judge(
     return broken.length ? broken.join('; ') : undefined;
   }
   if (!a.json || typeof a.json !== 'object') return problem;
-  // A form's empty value is a field not sent: the rules judge the request as the server read it.
-  const read = a.form && request && op.formTypes ? asReadFromForm(request, op.formTypes) : request;
+  // The rules judge the request as the server read it (a form's empty value is a field not sent).
+  const read = request && a.protocol !== protocols.canonical ? asRead(a.protocol, op, request) : request;
   const broken = [
     ...ruleViolations(op, read, a.json, ctx.creds),
     ...(Number(a.json.responseCode) < 0 ? [] : valueViolations(op.result, a.json, a.date)),
@@ -221,8 +230,8 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
     }
     for (const field of Object.keys(example).filter((f) => f !== 'method')) {
       const bad = breaking(schema.properties?.[field]);
-      // A form carries every value as text: a value of the wrong JSON type is no broken value there.
-      if (bad === undefined || (wire === 'form' && typeof bad !== 'string')) continue;
+      // A protocol that carries text (a form) carries a value of the wrong type as text: no broken value there.
+      if (bad === undefined || asRead(protocolFor(op, wire), op, { [field]: bad })[field] !== bad) continue;
       checks.push({
         ...base,
         kind: 'invalid',
@@ -256,13 +265,15 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
     }
   }
 
-  const formMode = wire === 'form' && op.formTypes !== null;
+  // The version header marks the JSON mode, which refuses a request without it; the form mode's
+  // clients send none (docs/WIRE-FORMATS.md).
+  const protocol = protocolFor(op, wire);
+  const needsNone = protocol.checkHeaders({}) === undefined;
   checks.push({
     ...base,
     kind: 'invalid',
-    // The version header marks the JSON mode; the form mode's clients send none (docs/WIRE-FORMATS.md).
-    name: formMode
-      ? 'without SVC-API-VERSION: taken, as the form mode needs none'
+    name: needsNone
+      ? `without SVC-API-VERSION: taken, as the ${protocol.id} mode needs none`
       : 'without SVC-API-VERSION: refused, never a 5xx',
     run: async (ctx) => {
       const a = await send(
@@ -272,7 +283,7 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         ctx.wire,
       );
       if (a.status >= 500) fail(`HTTP ${a.status}`);
-      if (formMode) {
+      if (needsNone) {
         if (String(a.json?.responseMessage).includes('SVC-API-VERSION')) fail(`refused: ${a.json.responseMessage}`);
         return;
       }
@@ -335,10 +346,15 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
   return checks;
 }
 
-/** The checks of every operation; in the form mode, of the operations that take it, each marked with its wire. */
-export const operationChecks = (wire: Wire = 'json'): Check[] =>
-  wire === 'json'
+/**
+ * The checks of every operation; in another protocol than the spec's own, of the operations served in
+ * it, each marked with its wire.
+ */
+export const operationChecks = (wire: Wire = protocols.canonical.id): Check[] => {
+  const protocol = protocols.byId(wire) ?? protocols.canonical;
+  return protocol === protocols.canonical
     ? operations.flatMap((op) => checksFor(op, wire))
     : operations
-        .filter((op) => op.formTypes !== null)
-        .flatMap((op) => checksFor(op, wire).map((c) => ({ ...c, wire, name: `${c.name} (form/XML)` })));
+        .filter((op) => op.protocols.includes(protocol.id))
+        .flatMap((op) => checksFor(op, wire).map((c) => ({ ...c, wire, name: `${c.name} (${protocol.label})` })));
+};

@@ -5,6 +5,7 @@ import { operations, type ContractOperation } from '../generated/operations.ts';
 import { exampleValue } from '../runtime/document.ts';
 import { chooseForm } from '../runtime/forms.ts';
 import { doc } from './requests.ts';
+import { protocols } from '../generated/protocols.ts';
 
 const CARD_FIELDS = ['paymentCardNumber', 'cardNumber'];
 
@@ -15,7 +16,7 @@ export function documentedCodes(op: ContractOperation): number[] {
     const value = exampleValue(doc, name) as { responseCode?: unknown } | undefined;
     if (value && typeof value === 'object' && value.responseCode !== undefined) codes.add(Number(value.responseCode));
   }
-  if (op.resultType === 'application/json' || op.examples.result.length === 0) codes.add(0);
+  if (op.resultType === protocols.canonical.answerType || op.examples.result.length === 0) codes.add(0);
   if (op.credentials.length || op.headers) codes.add(-1);
   if (op.request) codes.add(-2).add(-3);
   return [...codes].sort((a, b) => a - b);

@@ -5,14 +5,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import { hashRecipes } from '../generated/hash-recipes.ts';
-import { apiVersion, bodyCredentials, formWire, type ContractOperation } from '../generated/operations.ts';
+import { bodyCredentials, type ContractOperation } from '../generated/operations.ts';
+import { protocols } from '../generated/protocols.ts';
 import { type BoundedClient, boundedClient } from '../runtime/bounded-fetch.ts';
 import { chooseForm } from '../runtime/forms.ts';
+import type { AnswerRead, Protocol } from '../runtime/protocols/protocol.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
-import { writeForm } from '../runtime/wire.ts';
 import { record } from './recording.ts';
-import { doc, type Wire } from './requests.ts';
-import { readXmlAnswer, typedAnswer } from './xml.ts';
+import { doc, protocolFor, type Wire } from './requests.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -111,21 +111,43 @@ export function signBody(
 export interface Answer {
   status: number;
   type: string;
-  /** The body's fields: the JSON answer, or the XML answer's as the JSON mode carries them. */
+  /** The body's fields, as the spec's own protocol carries them (read back and typed in any other). */
   json?: any;
   bytes: Uint8Array;
-  /** Sent in the form/XML mode: the answer must be XML (or the operation's file). */
-  form?: boolean;
-  /** Why the XML answer of a form request cannot be read as one. */
-  xmlError?: string;
+  /** The protocol the request was sent in: the answer must be written in it (or be the operation's file). */
+  protocol: Protocol;
+  /** Why the answer, written in the request's protocol, cannot be read as its clients read it. */
+  readError?: string;
   /** The answer's HTTP Date header, as an instant: the server's "now" for the value rules. */
   date?: Date;
 }
 
-/** Sends in the wire format given; an operation that does not take the form mode is always sent as JSON. */
-export async function send(base: string, out: Outgoing, creds: Credentials, wire: Wire = 'json'): Promise<Answer> {
+/** An answer read back as the protocol's clients read it, typed by the operation's result's or refusal's shape. */
+export function readAnswer(protocol: Protocol, op: ContractOperation, text: string): AnswerRead {
+  const read = protocol.readAnswer(text, op.shapes.result);
+  return 'ok' in read && Number(read.ok.responseCode) < 0 ? protocol.readAnswer(text, op.shapes.refusal) : read;
+}
+
+/** A body as a server reads it once sent in the protocol (a form's empty values gone, its text typed again). */
+export function asRead(
+  protocol: Protocol,
+  op: ContractOperation,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const read = protocol.read(protocol.writeRequest(body));
+  if (!('ok' in read)) throw new TypeError(`The body cannot be sent in ${protocol.label}: ${read.unreadable.refusal}`);
+  return protocol.typed(read.ok, op.shapes.request) as Record<string, unknown>;
+}
+
+/** Sends in the wire format given; an operation not served in it is sent in the spec's own. */
+export async function send(
+  base: string,
+  out: Outgoing,
+  creds: Credentials,
+  wire: Wire = protocols.canonical.id,
+): Promise<Answer> {
   const { op } = out;
-  const form = wire === 'form' && op.formTypes !== null;
+  const protocol = protocolFor(op, wire);
   const params = {
     ...Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example!])),
     ...out.params,
@@ -135,9 +157,8 @@ export async function send(base: string, out: Outgoing, creds: Credentials, wire
     Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.example).map((p) => [p.name, p.example!]));
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
   const search = new URLSearchParams(query).toString();
-  // The form mode's clients send no version header (docs/WIRE-FORMATS.md).
-  const headers: Record<string, string> = form ? {} : { [apiVersion.name]: apiVersion.value };
-  if (out.body !== undefined) headers['content-type'] = form ? formWire.request : 'application/json';
+  // What the protocol's clients send: the JSON mode's version header, the form mode's none (docs/WIRE-FORMATS.md).
+  const headers: Record<string, string> = protocol.requestHeaders(out.body !== undefined);
   if (op.headers) {
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = { accountId: op.headers.accountId!, apiKey: op.headers.apiKey!, messageHash: use.name };
@@ -150,39 +171,36 @@ export async function send(base: string, out: Outgoing, creds: Credentials, wire
     if (v !== undefined) headers[k] = v;
   }
   const url = `${base}${path}${search ? `?${search}` : ''}`;
-  const body = out.body === undefined ? undefined : form ? writeForm(out.body) : JSON.stringify(out.body);
+  const body = out.body === undefined ? undefined : protocol.writeRequest(out.body);
   record({ op, verb: op.verb, url, headers, body, params, query });
   const response = await exchangeClient().fetch(url, {
     method: op.verb,
     headers,
     ...(body !== undefined ? { body } : {}),
   });
-  return answerOf(response, form ? op : undefined);
+  return answerOf(response, op, protocol);
 }
 
 /**
- * A response as the checks judge it: status, content type, bytes, and the body's fields where it is
- * JSON, or (to a form request: `formOp`) XML, typed by the schema of the answer it is.
+ * A response as the checks judge it: status, content type, bytes, and the body's fields where a
+ * protocol wrote it, read back as that protocol's clients read it and typed by the operation's shapes.
+ * Only an answer in the request's protocol can be broken: any other is judged by its type.
  */
-export async function answerOf(response: Response, formOp?: ContractOperation): Promise<Answer> {
+export async function answerOf(
+  response: Response,
+  op: ContractOperation,
+  protocol: Protocol = protocols.canonical,
+): Promise<Answer> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
-  let json: any;
-  if (/json/.test(type)) {
-    try {
-      json = JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      json = undefined;
-    }
-  }
   const date = response.headers.get('date');
-  const when = date ? { date: new Date(date) } : {};
-  if (!formOp) return { status: response.status, type, json, bytes, ...when };
-  if (!type.startsWith(formWire.answer)) return { status: response.status, type, json, bytes, form: true, ...when };
-  const read = readXmlAnswer(new TextDecoder().decode(bytes));
-  if ('error' in read) return { status: response.status, type, bytes, form: true, xmlError: read.error, ...when };
-  const schema = Number(read.ok.responseCode) < 0 ? formOp.refusal : formOp.result;
-  return { status: response.status, type, json: typedAnswer(doc, schema, read.ok), bytes, form: true, ...when };
+  const answer: Answer = { status: response.status, type, bytes, protocol, ...(date ? { date: new Date(date) } : {}) };
+  const writer = protocols.answeredIn(type);
+  if (!writer) return answer;
+  const read = readAnswer(writer, op, new TextDecoder().decode(bytes));
+  if ('ok' in read) answer.json = read.ok;
+  else if (writer === protocol && writer !== protocols.canonical) answer.readError = read.error;
+  return answer;
 }
 
 const errorText = (v: ValidateFunction) =>
@@ -192,24 +210,28 @@ const errorText = (v: ValidateFunction) =>
 export function breaksContract(op: ContractOperation, a: Answer): string | undefined {
   if (a.status >= 500) return `HTTP ${a.status}${a.json?.responseMessage ? `: ${a.json.responseMessage}` : ''}`;
   if (a.status !== op.status) return `HTTP ${a.status}, the contract declares ${op.status}`;
-  if (a.form) {
-    // A form request is answered XML; only a file result keeps its own type (docs/WIRE-FORMATS.md).
-    if (a.xmlError) return `the XML answer to a form request is broken: ${a.xmlError}`;
-    const file = op.resultType !== 'application/json' && a.type.startsWith(op.resultType);
-    if (!file && !a.type.startsWith(formWire.answer))
-      return `content type ${a.type || '(none)'} to a form request, the form mode answers ${formWire.answer}`;
-    if (file) return undefined;
-    const refused = Number(a.json.responseCode) < 0;
-    const v = resultValidators[refused ? op.refusal : op.result]!;
-    return v(a.json) ? undefined : `${refused ? op.refusal : op.result} (as XML): ${errorText(v)}`;
-  }
-  if (op.resultType !== 'application/json' && !a.type.startsWith('application/json')) {
+  const own = protocols.canonical;
+  const { protocol } = a;
+  const answeredIn = protocols.answeredIn(a.type);
+  // A file result keeps its own type in every protocol; its refusals are written in the request's.
+  const fileResult = op.resultType !== own.answerType;
+  if (fileResult && answeredIn !== protocol)
     return a.type.startsWith(op.resultType)
       ? undefined
-      : `content type ${a.type}, the contract declares ${op.resultType}`;
+      : protocol === own
+        ? `content type ${a.type}, the contract declares ${op.resultType}`
+        : `content type ${a.type || '(none)'} to a ${protocol.id} request, the ${protocol.id} mode answers ${protocol.answerType}`;
+  if (protocol !== own) {
+    // Answered in the request's protocol (docs/WIRE-FORMATS.md), and readable as its clients read it.
+    if (a.readError) return `the answer to a ${protocol.id} request is broken: ${a.readError}`;
+    if (answeredIn !== protocol)
+      return `content type ${a.type || '(none)'} to a ${protocol.id} request, the ${protocol.id} mode answers ${protocol.answerType}`;
+    const refused = Number(a.json.responseCode) < 0;
+    const v = resultValidators[refused ? op.refusal : op.result]!;
+    return v(a.json) ? undefined : `${refused ? op.refusal : op.result} (as ${protocol.label}): ${errorText(v)}`;
   }
-  if (!a.type.startsWith('application/json')) return `content type ${a.type}, the contract declares application/json`;
-  if (a.json === undefined) return 'the body is not JSON';
+  if (answeredIn !== own) return `content type ${a.type}, the contract declares ${own.answerType}`;
+  if (a.json === undefined) return `the body is not ${own.label}`;
   const refused = Number(a.json.responseCode) < 0;
   const v = resultValidators[refused ? op.refusal : op.result];
   if (!v) return `no validator for ${refused ? op.refusal : op.result}`;

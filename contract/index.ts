@@ -11,12 +11,12 @@ export {
   signedBody,
   type BuildOptions,
 } from './requests.ts';
-// An answer in the form mode's XML, read back into its fields and typed as its schema says.
-export { readXmlAnswer, typedAnswer, type XmlRead } from './xml.ts';
+// An answer read back as the clients of the protocol it is written in read it, typed by its operation's shapes.
+export { readAnswer } from './http.ts';
 // A value that breaks a field's schema, as the suite's checks make invalid requests; and the suite's
 // answer checks applied to an answer recorded from another server (a public client's fixture).
 export { breaking, recordedAnswerViolations } from './checks.ts';
-// An HTTP response read as the suite reads it (JSON, or a form request's XML typed by its schema).
+// An HTTP response read as the suite reads it (in the protocol of the request, typed by the operation's shapes).
 export { answerOf, type Answer } from './http.ts';
 // The package's precompiled validators by schema name, as the suite judges with them.
 export { requestValidators, resultValidators } from './http.ts';

@@ -4,13 +4,14 @@
 // Used by the contract-test suite, the tests and the benchmarks.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { apiVersion, formWire, operations, type ContractOperation } from '../generated/operations.ts';
+import { operations, type ContractOperation } from '../generated/operations.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
+import { protocols } from '../generated/protocols.ts';
 import { chooseForm, formHashes } from '../runtime/forms.ts';
+import type { Protocol } from '../runtime/protocols/protocol.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
-import type { GatewayRequest, Wire } from '../server-stubs/index.ts';
+import type { GatewayRequest } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
-import { writeForm } from '../runtime/wire.ts';
 
 const require = createRequire(import.meta.url);
 export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
@@ -36,13 +37,20 @@ export interface BuildOptions {
   /** Sign the body's hash fields as its form takes them (signedBody), with `passphrase` or the sandbox's. */
   signBody?: boolean;
   /**
-   * The wire format (docs/WIRE-FORMATS.md): `json` (default), or `form`, the form/XML mode of the
-   * operations that take it: the body form-encoded, no version header (as the public clients send it).
+   * The wire format (docs/WIRE-FORMATS.md): an id of x-wire-formats, `json` (the default, the spec's
+   * own) or `form`; an operation not served in it is sent in the spec's own.
    */
   wire?: Wire;
 }
 
-export type { Wire } from '../server-stubs/index.ts';
+/** A wire format by its id in x-wire-formats (`json`, `form`): what --wire names. */
+export type Wire = string;
+
+/** The protocol a request of this operation is sent in: `wire`'s where the operation is served in it, else the spec's own. */
+export function protocolFor(op: ContractOperation, wire: Wire | undefined): Protocol {
+  const asked = wire === undefined ? undefined : protocols.byId(wire);
+  return asked && op.protocols.includes(asked.id) ? asked : protocols.canonical;
+}
 
 /**
  * A copy of the body with the hash fields its form takes (the one form chooser, runtime/forms.ts)
@@ -75,9 +83,10 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     options.signBody && op.requestForms
       ? signedBody(op, options.body as Record<string, unknown>, options.passphrase)
       : options.body;
-  const form = options.wire === 'form' && op.formTypes !== null;
-  const headers: Record<string, string | undefined> = form ? {} : { [apiVersion.name.toLowerCase()]: apiVersion.value };
-  if (body !== undefined) headers['content-type'] = form ? formWire.request : 'application/json';
+  const protocol = protocolFor(op, options.wire);
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(protocol.requestHeaders(body !== undefined)))
+    headers[name.toLowerCase()] = value;
   if (op.headers) {
     const use = op.hashes.find((h) => h.in === 'header')!;
     const names = {
@@ -101,7 +110,7 @@ export function buildRequest(op: ContractOperation, options: BuildOptions = {}):
     verb: op.verb,
     url: search ? `${path}?${search}` : path,
     headers,
-    body: body === undefined ? undefined : form ? writeForm(body as Record<string, unknown>) : JSON.stringify(body),
+    body: body === undefined ? undefined : protocol.writeRequest(body as Record<string, unknown>),
   };
 }
 

@@ -36,6 +36,7 @@ import { type BoundedClient, boundedClient, ExchangeFailed } from '../runtime/bo
 import { summary, writeReports, type Result } from './report.ts';
 import { logSafe, logSafeLines } from '../runtime/log-line.ts';
 import { operations } from '../generated/operations.ts';
+import { protocols } from '../generated/protocols.ts';
 import { doc, type Wire } from './requests.ts';
 import { scenarioChecks } from './scenarios.ts';
 import { recording } from './recording.ts';
@@ -99,7 +100,7 @@ export interface RunOptions {
 function withIds(checks: Check[]): (Check & { id: string })[] {
   const seen = new Set<string>();
   return checks.map((c) => {
-    const base = `${c.operationId}/${c.wire === 'form' ? 'form-' : ''}${c.name
+    const base = `${c.operationId}/${c.wire ? `${c.wire}-` : ''}${c.name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '')}`;
@@ -116,8 +117,8 @@ function withIds(checks: Check[]): (Check & { id: string })[] {
  */
 export function allChecks(wire: Wire | 'both' = 'both'): (Check & { id: string })[] {
   return withIds([
-    ...(wire === 'form' ? [] : operationChecks('json')),
-    ...(wire === 'json' ? [] : operationChecks('form')),
+    // `both`: the spec's own protocol's checks, then each other protocol's, marked with its wire.
+    ...protocols.all.filter((p) => wire === 'both' || p.id === wire).flatMap((p) => operationChecks(p.id)),
     ...scenarioChecks(),
     ...successChecks(operations),
   ]);
@@ -229,7 +230,7 @@ async function runChecks(
           ...(last
             ? { request: maskCardNumbers(describeSent(last, mask)), again: maskCardNumbers(replayCommand(last, mask)) }
             : {}),
-          replay: `${CLI_COMMAND} contract --base-url ${ctx.base}${check.wire === 'form' ? ' --wire form' : ''} --only ${check.id} --seed ${ctx.seed}`,
+          replay: `${CLI_COMMAND} contract --base-url ${ctx.base}${check.wire ? ` --wire ${check.wire}` : ''} --only ${check.id} --seed ${ctx.seed}`,
         };
       }
     }
@@ -377,7 +378,8 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     maxBytes: Number(a['max-answer-bytes'] ?? DEFAULT_RUN_LIMITS.maxAnswerBytes),
     deadline: Date.now() + Number(a.deadline ?? DEFAULT_RUN_LIMITS.deadlineSeconds) * 1000,
   });
-  if (!['json', 'form', 'both'].includes(a.wire)) stop(`--wire takes json, form or both, not '${a.wire}'`);
+  const wires = [...protocols.all.map((p) => p.id), 'both'];
+  if (!wires.includes(a.wire)) stop(`--wire takes ${wires.slice(0, -1).join(', ')} or both, not '${a.wire}'`);
   let target: URL;
   try {
     target = new URL(base);

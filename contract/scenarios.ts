@@ -63,7 +63,7 @@ export function watchedClient(ctx: RunContext, problems: string[], seen: ServerT
         params: params ?? {},
         query: Object.fromEntries(url.searchParams),
       });
-      const problem = judge(chosen.op, sent, await answerOf(response.clone()), ctx, params);
+      const problem = judge(chosen.op, sent, await answerOf(response.clone(), chosen.op), ctx, params);
       if (problem) problems.push(`${chosen.op.operationId}: ${problem}`);
     }
     return response;

@@ -29,9 +29,6 @@ export const defaultMaxBodyBytes = 1048576;
 /** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */
 export const methodInPath: readonly string[] = ["/post","/token"];
 
-/** The form/XML mode (x-wire-formats.form): its media types, the XML root and declaration. */
-export const formWire = {"request":"application/x-www-form-urlencoded","answer":"application/xml","root":"mwResponse","declaration":"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"} as const;
-
 /** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */
 export const unknownFieldsPolicy: 'ignore' | 'refuse' = "ignore";
 
@@ -340,7 +337,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -560,9 +611,73 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {
-      "options": {
-        "storeInVaultOnSuccess": "boolean"
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "options": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "storeInVaultOnSuccess": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
       }
     },
     "parameters": [],
@@ -676,7 +791,61 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "CaptureResult",
     "resultType": "application/json",
@@ -780,7 +949,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -869,7 +1074,43 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ReversalResult",
     "resultType": "application/json",
@@ -958,7 +1199,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactionResponseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "QueryCardResult",
     "resultType": "application/json",
@@ -1071,7 +1372,61 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -1163,7 +1518,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AccessTokenResult",
     "resultType": "application/json",
@@ -1252,7 +1643,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "EnrollmentResult",
     "resultType": "application/json",
@@ -1329,7 +1756,43 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1398,7 +1861,43 @@ export const operations: readonly ContractOperation[] = [
       "threeDSToken"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "ThreeDSAuthResult",
     "resultType": "application/json",
@@ -1532,7 +2031,61 @@ export const operations: readonly ContractOperation[] = [
       "customerCountry": "uppercase",
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitAuthResult",
     "resultType": "application/json",
@@ -1672,7 +2225,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "settlementDate": {
+            "types": [
+              "array",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1762,7 +2375,67 @@ export const operations: readonly ContractOperation[] = [
       "transactionReferenceID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "settlementDate": {
+            "types": [
+              "array",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "DDebitResult",
     "resultType": "application/json",
@@ -1860,7 +2533,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BlacklistedCardResult",
     "resultType": "application/json",
@@ -1942,7 +2651,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -2030,7 +2775,43 @@ export const operations: readonly ContractOperation[] = [
       "secureHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BlacklistQueryResult",
     "resultType": "application/json",
@@ -2119,7 +2900,31 @@ export const operations: readonly ContractOperation[] = [
       "version"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {},
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "SettlementFile",
     "resultType": "application/zip",
@@ -2202,7 +3007,43 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "transactionCurrency": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "SurchargeResult",
     "resultType": "application/json",
@@ -2281,7 +3122,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BinResult",
     "resultType": "application/json",
@@ -2376,7 +3253,43 @@ export const operations: readonly ContractOperation[] = [
       "urlHash"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BatchResult",
     "resultType": "application/json",
@@ -2463,7 +3376,31 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {},
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "BatchResultFile",
     "resultType": "text/csv",
@@ -2552,7 +3489,43 @@ export const operations: readonly ContractOperation[] = [
       "transactionID"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -2694,7 +3667,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2844,7 +3871,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -2931,7 +4012,35 @@ export const operations: readonly ContractOperation[] = [
       "paymentFingerprint"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ]
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "StoredCardResult",
     "resultType": "application/json",
@@ -3017,7 +4126,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AddCardResult",
     "resultType": "application/json",
@@ -3088,7 +4233,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3165,7 +4346,43 @@ export const operations: readonly ContractOperation[] = [
       "method"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AckResult",
     "resultType": "application/json",
@@ -3348,7 +4565,42 @@ export const operations: readonly ContractOperation[] = [
       "merchantOwnerCountry": "uppercase",
       "merchantCompanyCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantRequestResult",
     "resultType": "application/json",
@@ -3458,7 +4710,42 @@ export const operations: readonly ContractOperation[] = [
     "normalise": {
       "merchantOwnerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantUpdateResult",
     "resultType": "application/json",
@@ -3540,7 +4827,42 @@ export const operations: readonly ContractOperation[] = [
       "requestReference"
     ],
     "normalise": null,
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "MerchantStatusResult",
     "resultType": "application/json",
@@ -3781,7 +5103,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -3922,7 +5298,61 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {},
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "TransactionResult",
     "resultType": "application/json",
@@ -4060,9 +5490,73 @@ export const operations: readonly ContractOperation[] = [
       "transactionCurrency": "uppercase",
       "customerCountry": "uppercase"
     },
-    "formTypes": {
-      "options": {
-        "storeInVaultOnSuccess": "boolean"
+    "protocols": [
+      "json",
+      "form"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "options": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "storeInVaultOnSuccess": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "custom1": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom2": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "custom3": {
+            "types": [
+              "array",
+              "string"
+            ]
+          },
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
       }
     },
     "parameters": [],
@@ -4122,7 +5616,61 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "line": {
+                  "types": [
+                    "integer"
+                  ]
+                },
+                "responseCode": {
+                  "types": [
+                    "integer",
+                    "string"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "batchUUID",
@@ -4182,7 +5730,61 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          },
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "line": {
+                  "types": [
+                    "integer"
+                  ]
+                },
+                "responseCode": {
+                  "types": [
+                    "integer",
+                    "string"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer",
+              "string"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "batchUUID",
@@ -4261,7 +5863,139 @@ export const operations: readonly ContractOperation[] = [
       "payer"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "agreement": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payment": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "firstPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "lastPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "maximum": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "pointInTime": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          },
+          "payer": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "account": {
+                "types": [
+                  "object"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "agreement": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payment": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "firstPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "lastPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "maximum": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "pointInTime": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "AgreementResult",
     "resultType": "application/json",
@@ -4330,7 +6064,127 @@ export const operations: readonly ContractOperation[] = [
       "agreement"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "agreement": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payment": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "firstPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "lastPaymentAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "maximum": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "pointInTime": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "agreement": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payment": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "firstPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "lastPaymentAmount": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "maximum": {
+                        "types": [
+                          "number"
+                        ]
+                      },
+                      "pointInTime": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4409,7 +6263,88 @@ export const operations: readonly ContractOperation[] = [
       "transaction"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "payer": {
+            "types": [
+              "object"
+            ]
+          },
+          "transaction": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "amount": {
+                "types": [
+                  "number"
+                ]
+              },
+              "lastPayment": {
+                "types": [
+                  "boolean"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payer": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "account": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4471,7 +6406,65 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "amount": {
+                "types": [
+                  "number"
+                ]
+              },
+              "lastPayment": {
+                "types": [
+                  "boolean"
+                ]
+              },
+              "payer": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "account": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4537,7 +6530,41 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4603,7 +6630,77 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payments": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    },
+                    "lastPayment": {
+                      "types": [
+                        "boolean"
+                      ]
+                    },
+                    "payer": {
+                      "types": [
+                        "object"
+                      ],
+                      "fields": {
+                        "account": {
+                          "types": [
+                            "object"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "agreementIdentification",
@@ -4678,7 +6775,53 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payIds": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayIdListResult",
     "resultType": "application/json",
@@ -4750,7 +6893,45 @@ export const operations: readonly ContractOperation[] = [
       "reference"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayIdResult",
     "resultType": "application/json",
@@ -4805,7 +6986,41 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -4879,7 +7094,45 @@ export const operations: readonly ContractOperation[] = [
       "name"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -4955,7 +7208,45 @@ export const operations: readonly ContractOperation[] = [
       "status"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ]
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -5031,7 +7322,69 @@ export const operations: readonly ContractOperation[] = [
       "to"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ]
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    },
+                    "refundedAmount": {
+                      "types": [
+                        "number"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payId",
@@ -5109,7 +7462,71 @@ export const operations: readonly ContractOperation[] = [
       "reason"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "amount": {
+            "types": [
+              "number"
+            ]
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  },
+                  "refundedAmount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "transactionId",
@@ -5190,7 +7607,100 @@ export const operations: readonly ContractOperation[] = [
       "transactions"
     ],
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "transactions": {
+            "types": [
+              "array"
+            ],
+            "items": {
+              "types": [
+                "object"
+              ],
+              "fields": {
+                "payee": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "address": {
+                      "types": [
+                        "object"
+                      ]
+                    },
+                    "contact": {
+                      "types": [
+                        "object"
+                      ]
+                    }
+                  }
+                },
+                "transaction": {
+                  "types": [
+                    "object"
+                  ],
+                  "fields": {
+                    "amount": {
+                      "types": [
+                        "number"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [],
     "result": "PayoutSummaryResult",
     "resultType": "application/json",
@@ -5247,7 +7757,53 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "transactions": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5307,7 +7863,48 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "queued": {
+                "types": [
+                  "integer"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5369,7 +7966,82 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payee": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "address": {
+                    "types": [
+                      "object"
+                    ]
+                  },
+                  "contact": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "payouts": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5435,7 +8107,82 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "payee": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "address": {
+                    "types": [
+                      "object"
+                    ]
+                  },
+                  "contact": {
+                    "types": [
+                      "object"
+                    ]
+                  }
+                }
+              },
+              "payouts": {
+                "types": [
+                  "array"
+                ],
+                "items": {
+                  "types": [
+                    "object"
+                  ]
+                }
+              },
+              "transaction": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "amount": {
+                    "types": [
+                      "number"
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",
@@ -5501,7 +8248,99 @@ export const operations: readonly ContractOperation[] = [
     "requestForms": null,
     "fields": null,
     "normalise": null,
-    "formTypes": null,
+    "protocols": [
+      "json"
+    ],
+    "shapes": {
+      "request": null,
+      "result": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          },
+          "result": {
+            "types": [
+              "object"
+            ],
+            "fields": {
+              "attempts": {
+                "types": [
+                  "integer"
+                ]
+              },
+              "delivered": {
+                "types": [
+                  "boolean"
+                ]
+              },
+              "payload": {
+                "types": [
+                  "object"
+                ],
+                "fields": {
+                  "payee": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "address": {
+                        "types": [
+                          "object"
+                        ]
+                      },
+                      "contact": {
+                        "types": [
+                          "object"
+                        ]
+                      }
+                    }
+                  },
+                  "payouts": {
+                    "types": [
+                      "array"
+                    ],
+                    "items": {
+                      "types": [
+                        "object"
+                      ]
+                    }
+                  },
+                  "transaction": {
+                    "types": [
+                      "object"
+                    ],
+                    "fields": {
+                      "amount": {
+                        "types": [
+                          "number"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "refusal": {
+        "types": [
+          "object"
+        ],
+        "fields": {
+          "responseCode": {
+            "types": [
+              "integer"
+            ]
+          }
+        }
+      }
+    },
     "parameters": [
       {
         "name": "payoutId",

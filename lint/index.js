@@ -10,9 +10,11 @@
 //                                  one another) carries the mark that states it (spec/extensions/rules.schema.yaml)
 //   contract/array-items, discriminator-maps-objects, size-for-tools, examples-paired
 //                                  the document stays readable by third-party tools (tool-readable.js)
+//   contract/wire-format-limits    every body is one its wire formats can carry (protocol-limits.js)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { WireFormatLimits } from './protocol-limits.js';
 import { ArrayItems, DiscriminatorMapsObjects, ExamplesPaired, SizeForTools } from './tool-readable.js';
 import { eachNode, eachProperty, operations, resolved } from './walk.js';
 
@@ -306,6 +308,7 @@ export default function contractRules() {
         'discriminator-maps-objects': DiscriminatorMapsObjects,
         'size-for-tools': SizeForTools,
         'examples-paired': ExamplesPaired,
+        'wire-format-limits': WireFormatLimits,
       },
     },
   };

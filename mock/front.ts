@@ -8,20 +8,10 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { operations } from '../generated/operations.ts';
-import { apiVersion } from '../generated/operations.ts';
-import { readForm, typedForm } from '../runtime/wire.ts';
-import {
-  bodyType,
-  compile,
-  formFields,
-  methodPath,
-  normalised,
-  withoutUnknownFields,
-  XML_TYPE,
-  xmlAnswer,
-} from '../server-stubs/index.ts';
+import { operations, type ContractOperation } from '../generated/operations.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
+import type { Protocol } from '../runtime/protocols/protocol.ts';
+import { compile, methodPath, normalised, protocols, withoutUnknownFields } from '../server-stubs/index.ts';
 import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
 
 const require = createRequire(import.meta.url);
@@ -116,8 +106,13 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       let pathname = url.split('?')[0]!;
       let refusal: GatewayResponse | undefined;
       let body: unknown;
-      // The form/XML mode (docs/WIRE-FORMATS.md): Prism is asked in JSON, and its answer written as XML.
-      const form = choosesExamples && bodyType(req.headers as Record<string, string | undefined>) === 'form';
+      // Prism speaks the spec's own protocol: a request in another (the form/XML mode, by its
+      // Content-Type; docs/WIRE-FORMATS.md) is asked of Prism in it, and its answer written back.
+      const own = protocols.canonical;
+      const protocol = choosesExamples
+        ? protocols.choose(req.headers as Record<string, string | undefined>, undefined)
+        : own;
+      const translated = protocol !== own;
       if (choosesExamples) {
         refusal = await refusals({
           verb: req.method ?? 'GET',
@@ -127,12 +122,10 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         }).catch(() => undefined);
         if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200)
           return void res.writeHead(200, refusal.headers).end(refusal.body);
-        try {
-          body = !raw.length ? undefined : form ? readFormStrictly(raw) : JSON.parse(raw.toString('utf8'));
-        } catch {
-          // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
-          return refuse(refusal!);
-        }
+        const read = raw.length ? protocol.read(raw) : { ok: undefined };
+        // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
+        if (!('ok' in read)) return refuse(refusal!);
+        body = read.ok;
         // An unknown path or method: Prism's answer would be a list of every branch's violations.
         if (refusal && !routeFor(req.method ?? 'GET', pathname, body)) return refuse(refusal);
       }
@@ -140,6 +133,7 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       // (clients post to /post/), nor /token/processCard (x-method-in-path), nor a field no form declares
       // (x-unknown-fields: ignore), nor a lower-case currency (x-normalise).
       let forwarded = raw;
+      let op: ContractOperation | undefined;
       if (choosesExamples) {
         let rewritten = false;
         if (pathname.length > 1 && pathname.endsWith('/')) pathname = pathname.replace(/\/+$/, '') || '/';
@@ -151,12 +145,12 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         }
         url = pathname + url.slice(url.split('?')[0]!.length);
         const found = routeFor(req.method ?? 'GET', pathname, body);
-        const op = found && operations.find((o) => o.operationId === found.operationId);
-        if (op && form) body = formFields(op, body);
+        op = found && operations.find((o) => o.operationId === found.operationId);
+        if (op) body = protocol.typed(body, op.shapes.request);
         const known = op ? withoutUnknownFields(op, body) : undefined;
         const read = op && known ? normalised(op, known.body) : body;
-        if (known && (form || known.unknown.length || rewritten || read !== known.body)) {
-          forwarded = Buffer.from(JSON.stringify(read));
+        if (known && (translated || known.unknown.length || rewritten || read !== known.body)) {
+          forwarded = Buffer.from(own.writeRequest(read as Record<string, unknown>));
           body = read;
         }
       }
@@ -167,12 +161,11 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
         'content-length': String(forwarded.length),
       };
       delete headers['transfer-encoding'];
-      if (form) {
-        headers['content-type'] = 'application/json';
-        headers[apiVersion.name.toLowerCase()] = apiVersion.value;
+      if (translated) {
+        for (const [name, value] of Object.entries(own.requestHeaders(true))) headers[name.toLowerCase()] = value;
         // The form mode reads no Accept (docs/WIRE-FORMATS.md; Omnipay sends text/xml, which Prism
-        // would refuse 406): Prism is asked for the JSON it answers, or a file result's own type.
-        headers.accept = route?.accept ?? 'application/json';
+        // would refuse 406): Prism is asked for what it answers, or a file result's own type.
+        headers.accept = route?.accept ?? own.answerType;
       }
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
@@ -192,8 +185,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
           res.writeHead(status, { 'content-type': route.accept!, 'content-length': bytes.length });
           return res.end(bytes);
         }
-        if (form && status < 400 && answer.headers['content-type']?.startsWith('application/json'))
-          return void writeAsXml(answer, res);
+        if (translated && status < 400 && protocols.answeredIn(answer.headers['content-type']) === own)
+          return void writeTranslated(answer, res, protocol, op);
         if (status < 400) {
           res.writeHead(status, answer.headers);
           return answer.pipe(res);
@@ -223,37 +216,39 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       upstream.on('error', (error) => {
         if (refusal) return refuse(refusal);
         const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
-        res.writeHead(502, { 'content-type': form ? XML_TYPE : 'application/json' });
-        res.end(form ? xmlAnswer(unavailable) : JSON.stringify(unavailable));
+        res.writeHead(502, { 'content-type': protocol.answerType });
+        res.end(protocol.writeAnswer(unavailable));
       });
       upstream.end(forwarded);
     });
   });
 }
 
-/** A form the gateway core has already let through (its refusal is answered otherwise); throws on a malformed one. */
-function readFormStrictly(raw: Buffer): unknown {
-  const read = readForm(raw.toString('utf8'));
-  if (!('ok' in read)) throw new SyntaxError('not a form');
-  return typedForm(read.ok, {});
-}
-
-/** Prism's JSON example, written in the form mode's XML. */
-function writeAsXml(answer: http.IncomingMessage, res: http.ServerResponse): void {
+/** Prism's example, in the spec's own protocol, written in the protocol the request was in. */
+function writeTranslated(
+  answer: http.IncomingMessage,
+  res: http.ServerResponse,
+  protocol: Protocol,
+  op: ContractOperation | undefined,
+): void {
   const parts: Buffer[] = [];
   answer.on('data', (c: Buffer) => parts.push(c));
   answer.on('end', () => {
-    const xml = xmlAnswer(JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>);
-    res.writeHead(answer.statusCode!, { 'content-type': XML_TYPE, 'content-length': Buffer.byteLength(xml) });
-    res.end(xml);
+    const read = protocols.canonical.readAnswer(Buffer.concat(parts).toString('utf8'));
+    const value = 'ok' in read ? read.ok : {};
+    const shape = op && (Number(value.responseCode) < 0 ? op.shapes.refusal : op.shapes.result);
+    const text = protocol.writeAnswer(value, shape);
+    res.writeHead(answer.statusCode!, {
+      'content-type': protocol.answerType,
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
   });
 }
 
-/** A refusal's message, in either wire format (text-only XML leaves carry it escaped). */
+/** A refusal's message, read back in the protocol it is written in. */
 function refusalMessage(answer: GatewayResponse): string | undefined {
-  const text = String(answer.body);
-  if (!String(answer.headers['content-type'] ?? '').includes('xml'))
-    return (JSON.parse(text) as { responseMessage?: string }).responseMessage;
-  const xml = /<responseMessage>([^<]*)<\/responseMessage>/.exec(text)?.[1];
-  return xml?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const read = protocols.answeredIn(answer.headers['content-type'])?.readAnswer(String(answer.body));
+  const message = read && 'ok' in read ? read.ok.responseMessage : undefined;
+  return typeof message === 'string' ? message : undefined;
 }

@@ -67,6 +67,8 @@ export interface ClientOperation extends Pick<OperationModel, 'verb' | 'path'> {
 
 export interface ClientContract extends SigningContract {
   operations: readonly ClientOperation[];
+  /** The media type of the spec's own answers (its refusals, and every result but a file), which this client reads. */
+  answerType: string;
 }
 
 /** The gateway could not be reached, or the connection failed. */
@@ -170,8 +172,8 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
     let data = outcome.data ?? outcome.error;
     // A zip or CSV result comes as bytes; its refusal, like every other answer, is JSON.
     if (data instanceof ArrayBuffer) {
-      const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
-      if (isJson) data = JSON.parse(new TextDecoder().decode(data));
+      const structured = (response.headers.get('content-type') ?? '').startsWith(contract.answerType);
+      if (structured) data = JSON.parse(new TextDecoder().decode(data));
       else if (response.ok) return op.result === 'zip' ? new Uint8Array(data) : new TextDecoder().decode(data);
     }
     if (isObject(data) && 'responseCode' in data) return data;

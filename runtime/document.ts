@@ -1,5 +1,6 @@
 // Reading the bundled document: JSON pointers, $refs, and examples by name wherever the document
 // keeps them (components for the shared paths' methods, inline for the other operations).
+import type { WireFormatDeclaration } from './protocols/protocol.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { HashRecipes } from './signing.ts';
 
@@ -22,17 +23,8 @@ export interface ContractExtensions {
   'x-limits': { maxBodyBytes: number; 'x-inferred'?: string };
   /** How a notification is delivered: the post's time-out, and the waits before each retry. */
   'x-notification-delivery': { timeoutSeconds: number; retryAfterMinutes: number[]; 'x-inferred'?: string };
-  'x-wire-formats': { form: FormWireFormat };
-}
-
-/** The form/XML mode (x-wire-formats.form): its media types, the paths that take it, the XML answer's root. */
-export interface FormWireFormat {
-  request: 'application/x-www-form-urlencoded';
-  answer: 'application/xml';
-  paths: string[];
-  'x-inferred'?: string;
-  empty: { rule: 'absent'; 'x-inferred'?: string };
-  xml: { name: string; declaration: string; 'x-inferred'?: string };
+  /** The wire formats, each served by runtime/protocols/<id>.ts: the spec's own first. */
+  'x-wire-formats': Record<string, WireFormatDeclaration>;
 }
 
 /** A tag with the typed client's placement of its operations (x-client). */
@@ -104,19 +96,21 @@ export function exampleValue(doc: Doc, name: string): unknown {
 }
 
 /**
- * A copy of the document without the form/XML mode's media types (x-wire-formats): they are $refs
- * to the JSON mode's schemas by path pointer, which some tools cannot follow (openapi-typescript,
- * openapi-backend), and they describe no new shape. For tools that speak the JSON mode only.
+ * A copy of the document with only the spec's own media types: without those of the wire formats
+ * added on some paths (x-wire-formats with `paths`: the form/XML mode's), which are $refs to the
+ * spec's own schemas by path pointer that some tools cannot follow (openapi-typescript,
+ * openapi-backend), and describe no new shape. For tools that speak the spec's own format only.
  */
-export function jsonModeOnly<D extends Doc>(doc: D): D {
+export function canonicalOnly<D extends Doc>(doc: D): D {
   const copy = structuredClone(doc);
-  const form = copy['x-wire-formats']?.form;
-  if (!form) return copy;
-  for (const path of form.paths)
-    for (const op of Object.values<DocNode>(copy.paths[path] ?? {})) {
-      if (op?.requestBody?.content) delete op.requestBody.content[form.request];
-      for (const response of Object.values<DocNode>(op?.responses ?? {}))
-        if (response.content) delete response.content[form.answer];
-    }
+  for (const format of Object.values(copy['x-wire-formats'] ?? {})) {
+    if (!format.paths) continue;
+    for (const path of format.paths)
+      for (const op of Object.values<DocNode>(copy.paths[path] ?? {})) {
+        if (op?.requestBody?.content) delete op.requestBody.content[format.request];
+        for (const response of Object.values<DocNode>(op?.responses ?? {}))
+          if (response.content) delete response.content[format.answer];
+      }
+  }
   return copy;
 }

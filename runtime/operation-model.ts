@@ -3,7 +3,7 @@
 // against it, so the shape is declared once. The type parameters default to string for code that
 // handles any contract (the generator, before the names exist).
 import type { RequestForm } from './forms.ts';
-import type { FormTypes } from './wire.ts';
+import type { OperationShapes } from './protocols/protocol.ts';
 
 /** The kinds of body credential (x-body-credentials). */
 export type Credential = 'merchant' | 'partner' | 'accessToken';
@@ -32,14 +32,17 @@ export interface OperationModel<
   fields: readonly string[] | null;
   /** Body fields read upper-cased whatever case they come in (x-normalise). */
   normalise: Readonly<Record<string, 'uppercase'>> | null;
-  /**
-   * Whether it takes the form/XML mode (x-wire-formats): null when it does not; else the request's
-   * fields that are not strings, with their types, which a form's string values are turned into.
-   */
-  formTypes: FormTypes | null;
+  /** The wire formats it is served in (x-wire-formats ids, in the spec's order: the spec's own first). */
+  protocols: readonly string[];
+  /** What its request, result and refusal make of a value carried as text (runtime/protocols/). */
+  shapes: OperationShapes;
   parameters: readonly { name: string; in: 'path' | 'query'; required: boolean; example?: string }[];
   result: string;
-  resultType: 'application/json' | 'application/zip' | 'text/csv';
+  /**
+   * The result's media type: the spec's own (a structured answer, written in the caller's protocol),
+   * or a file's (application/zip, text/csv: the same bytes in every protocol).
+   */
+  resultType: string;
   refusal: string;
   refusalCode: 'string' | 'integer';
   credentials: readonly Credential[];
@@ -67,7 +70,7 @@ export interface MockRoute extends Pick<OperationModel, 'operationId' | 'verb' |
   example: string;
   refusalExample: string;
   /** The content type to ask for, where the result is not JSON. */
-  accept?: Exclude<OperationModel['resultType'], 'application/json'>;
+  accept?: string;
   /** A binary result is answered from this file (Prism cannot serve it inline). */
   file?: string;
 }

@@ -7,13 +7,8 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import {
-  type GatewayHandlers,
-  type HandlerContext,
-  parseJson,
-  type Refusal,
-  ruleInWords,
-} from '../server-stubs/index.ts';
+import { parseJson } from '../runtime/protocols/json.ts';
+import { type GatewayHandlers, type HandlerContext, type Refusal, ruleInWords } from '../server-stubs/index.ts';
 import { AMOUNT_TRIGGERS } from './data.ts';
 import { forcedOutcomesPending } from './accounts.ts';
 import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';

@@ -14,9 +14,10 @@ import {
   type GatewayResponse,
   type Logger,
   type RequestRecord,
+  protocols,
   refusalFields,
   route,
-  XML_TYPE,
+  servedAt,
 } from '../server-stubs/index.ts';
 import { refused, sandboxRefusals as refusals } from './refusals.ts';
 import { StoreHealth, watched } from './store-health.ts';
@@ -226,41 +227,28 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // outlived its client would otherwise run on into a closed pool.
   const inFlight = new Set<Promise<unknown>>();
   /**
-   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form and
-   * in the caller's wire format (a form-mode caller reads XML: the stubs choose, as for any refusal).
+   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
+   * written in the protocol the request is in (as every refusal is).
    */
-  const unavailable = (
-    verb: string,
-    url: string,
-    headers: GatewayRequest['headers'],
-    seconds: number,
-  ): GatewayResponse => {
-    const pathname = url.split('?')[0]!;
-    const refusal = refusals.storeUnavailable(seconds);
-    const inWire = core.refusal(pathname, headers, refusal);
-    const xml = inWire.headers['content-type'] === XML_TYPE;
-    const routed = route(verb, pathname);
+  const unavailable = (request: GatewayRequest, seconds: number): GatewayResponse => {
+    const pathname = request.url.split('?')[0]!;
+    const routed = route(request.verb, pathname);
     const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+    const protocol = protocols.choose(request.headers, servedAt(pathname));
     return {
       status: 503,
-      headers: {
-        'content-type': xml ? XML_TYPE : 'application/json',
-        'retry-after': String(seconds),
-        'cache-control': 'no-store',
-      },
-      body: xml ? inWire.body : JSON.stringify(refusalFields(code, refusal)),
+      headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
+      body: protocol.writeAnswer(refusalFields(code, refusals.storeUnavailable(seconds))),
     };
   };
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
-    if (wait !== undefined) return unavailable(request.verb, request.url, request.headers, wait);
+    if (wait !== undefined) return unavailable(request, wait);
     // Dated on the caller's clock (its Date header), as every date the sandbox writes.
     const found = datedOnCallersTime(clock, () => core.respond(request));
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
-      response.status === 500 && health.down
-        ? unavailable(request.verb, request.url, request.headers, health.waitSeconds())
-        : response;
+      response.status === 500 && health.down ? unavailable(request, health.waitSeconds()) : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
@@ -324,7 +312,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
           if (wait !== undefined) {
-            const answer = unavailable(req.method ?? 'GET', req.url, req.headers as GatewayRequest['headers'], wait);
+            const request = {
+              verb: req.method ?? 'GET',
+              url: req.url,
+              headers: req.headers as GatewayRequest['headers'],
+            };
+            const answer = unavailable(request, wait);
             return void res.writeHead(answer.status, answer.headers).end(answer.body);
           }
         }

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { contractOperations, type Doc } from './lib/contract.ts';
-import { bundledJson, bundledYaml, bundleSpec as bundle } from './generators/bundle.ts';
+import { bundledJson, bundledYaml, bundleSpec as bundle, SpecProblem } from './generators/bundle.ts';
 import { clientModule } from './generators/client.ts';
 import { controlTypesModule } from './generators/control.ts';
 import { docsPage } from './generators/docs.ts';
@@ -22,7 +22,13 @@ import { methodsModule } from './generators/methods.ts';
 import { mockConfig } from './generators/mock.ts';
 import { operationsModule, tableEntries } from './generators/operations.ts';
 import { postmanCollection } from './generators/postman.ts';
-import { errorCodesModule, refusalCatalogues, refusalsDoc } from './generators/refusal-catalogue.ts';
+import { protocolsModule } from './generators/protocols.ts';
+import {
+  errorCodesModule,
+  refusalCatalogueModule,
+  refusalCatalogues,
+  refusalsDoc,
+} from './generators/refusal-catalogue.ts';
 import { rulesDoc } from './generators/rules-table.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
@@ -33,14 +39,22 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const bundleSpec = (root = ROOT): Promise<Doc> => bundle(root);
 
+/** For a command: a problem of the spec is printed as it is worded, and the command ends with status 1. */
+export function toldInWords(error: unknown): never {
+  if (!(error instanceof SpecProblem)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
 /** docs/RULES.md as the spec's rule marks write it. */
 export async function rulesDocText(root = ROOT): Promise<string> {
   const doc = await bundleSpec(root);
   return rulesDoc(doc, contractOperations(doc));
 }
 
-/** docs/REFUSALS.md as the refusal catalogues write it. */
-export const refusalsDocText = async (): Promise<string> => refusalsDoc(await refusalCatalogues());
+/** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) writes it. */
+export const refusalsDocText = async (root = ROOT): Promise<string> =>
+  refusalsDoc(refusalCatalogues(await bundleSpec(root), root));
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -59,6 +73,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
   }
   const entries = tableEntries(doc, ops);
   const validators = validatorSources(doc, entries);
+  const catalogues = refusalCatalogues(doc, root);
   const files: Record<string, string | Uint8Array> = {
     'openapi.json': bundledJson(doc),
     'openapi.yaml': bundledYaml(doc),
@@ -67,6 +82,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'hash-recipes.ts': hashRecipesModule(doc),
     'hash-vectors.json': hashVectorsFile(doc),
     'operations.ts': operationsModule(doc, ops),
+    'protocols.ts': protocolsModule(doc),
     'webhooks.ts': webhooksModule(doc, ops),
     'sandbox-control.ts': await controlTypesModule(root),
     'spec-constants.ts': specConstantsModule(doc),
@@ -90,7 +106,8 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     ),
     'examples/getSettlement.zip': await settlementExample(root),
     'docs/index.html': await docsPage(root, doc, ops),
-    'error-codes.ts': errorCodesModule(await refusalCatalogues()),
+    'error-codes.ts': errorCodesModule(catalogues),
+    'refusal-catalogue.ts': refusalCatalogueModule(catalogues),
   };
   await rm(outDir, { recursive: true, force: true });
   for (const [name, content] of Object.entries(files)) {
@@ -109,8 +126,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
-  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText());
-  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined);
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText().catch(toldInWords));
+  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined).catch(toldInWords);
   if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText());
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

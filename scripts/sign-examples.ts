@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML, { isMap, isPair, isScalar, Scalar, type Document, type YAMLMap } from 'yaml';
 import { canonicalJson, computeHash, type HashRecipe } from '../runtime/signing.ts';
-import { bundleSpec } from './generate.ts';
+import { bundleSpec, toldInWords } from './generate.ts';
 import { contractOperations, exampleValue, hashRecipes, type Doc } from './lib/contract.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -136,7 +136,7 @@ async function yamlFiles(dir: string): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const doc = await bundleSpec();
+  const doc = await bundleSpec().catch(toldInWords);
   const examples = expectedExampleHashes(doc);
   const recipes = expectedRecipeExamples(doc);
   let total = 0;

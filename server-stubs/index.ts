@@ -44,10 +44,7 @@ export { findCardNumber, luhn, maskCardNumber, maskCardNumbers } from '../runtim
 export { nodeDigests } from './core/digests.ts';
 // The stubs' console log (one safe line per entry, runtime/log-line.ts), for a server that logs elsewhere than stderr.
 export { consoleLogger } from './core/log.ts';
-export { parseJson } from './core/json.ts';
 export { normalised, withoutUnknownFields } from './core/request.ts';
-export { chooseMethod, compile, methodPath, route } from './core/router.ts';
-// The wire formats (docs/WIRE-FORMATS.md): a request's body type, a form's fields typed for its
-// operation, an answer written in the form mode's XML.
-export { formFields } from './core/request.ts';
-export { bodyType, XML_TYPE, xmlAnswer, type Wire } from './core/wire.ts';
+export { chooseMethod, compile, methodPath, route, servedAt } from './core/router.ts';
+// The protocols (docs/WIRE-FORMATS.md; runtime/protocols/): which serve a path, which one a request is in.
+export { protocols } from './core/contract.ts';

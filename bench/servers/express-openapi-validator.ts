@@ -1,13 +1,13 @@
 // express + express-openapi-validator on the same bundled spec: requests and responses validated.
 import { readFileSync } from 'node:fs';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { answerFor } from './results.ts';
 
 // The JSON mode's document: the peers are compared on the JSON mix (the form/XML mode is this package's alone).
-const spec = jsonModeOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
+const spec = canonicalOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
 const app = express();
 app.use(express.json({ limit: '17mb' }));
 app.use(

@@ -2,14 +2,14 @@
 // spec's JSON schemas, so requests are validated by Fastify's Ajv and answers serialised by its
 // fast-json-stringify from the response schemas (Fastify's own way to check and shape an answer).
 import { readFileSync } from 'node:fs';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { answerFor } from './results.ts';
 
 // The JSON mode's document: the peers are compared on the JSON mix (the form/XML mode is this package's alone).
-const spec = jsonModeOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
+const spec = canonicalOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
 const app = Fastify({
   logger: false,
   bodyLimit: 17 * 1024 * 1024,

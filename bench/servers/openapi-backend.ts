@@ -1,7 +1,7 @@
 // openapi-backend on the same bundled spec over node:http: requests validated by the framework,
 // responses by its validateResponse, as its documentation shows.
 import { readFileSync } from 'node:fs';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import addFormats from 'ajv-formats';
@@ -9,7 +9,7 @@ import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { answerFor } from './results.ts';
 
 // The JSON mode's document: the peers are compared on the JSON mix (the form/XML mode is this package's alone).
-const spec = jsonModeOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
+const spec = canonicalOnly(JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')));
 // quick: its own OpenAPI 3.1 meta-schema rejects the SVC-API-VERSION header parameter (valid 3.1, and
 // accepted by Redocly and swagger-parser), and in non-strict mode it then never dereferences the
 // document. quick skips that check; its validators then compile on first use, during the warm-up.

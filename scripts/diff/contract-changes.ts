@@ -3,6 +3,7 @@
 // method → result map), its success status and media type, its credentials (body credentials,
 // security headers and their names), its hashes and their recipes (x-hash-recipes), and body limits.
 // Redocly's diff reads none of these.
+import { ownMediaType } from '../lib/protocols.ts';
 import { contractOperations, type Doc, type HashUse, type Operation } from '../lib/contract.ts';
 import { verdict, type Change } from './change.ts';
 
@@ -29,6 +30,8 @@ const recipeAlternatives = (doc: Doc, name: string) =>
 
 // No limit declared reads as no limit at all.
 const limit = (doc: Doc): number => doc['x-limits']?.maxBodyBytes ?? Number.POSITIVE_INFINITY;
+/** The spec's own media type, where its first wire format declares it. */
+const ownType = (doc: Doc): string => ownMediaType(doc) ?? "the spec's own media type";
 
 const hashKey = (h: HashUse) => `${h.in ?? 'body'}:${h.name}`;
 
@@ -78,11 +81,12 @@ export function contractChanges(base: Doc, revision: Doc): Change[] {
     }
     if (b.status !== a.status)
       add(a, 'status-changed', `success status changed from ${b.status} to ${a.status}.`, true, true);
-    if ((b.resultType ?? 'application/json') !== (a.resultType ?? 'application/json'))
+    // No resultType: the spec's own media type (a structured answer).
+    if (b.resultType !== a.resultType)
       add(
         a,
         'result-type-changed',
-        `result media type changed from ${b.resultType ?? 'application/json'} to ${a.resultType ?? 'application/json'}.`,
+        `result media type changed from ${b.resultType ?? ownType(base)} to ${a.resultType ?? ownType(revision)}.`,
         true,
         true,
       );

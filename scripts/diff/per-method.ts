@@ -52,7 +52,7 @@ function requestContent(content: DocNode, method: string, request: string | unde
   return withSiblingsResolved(out);
 }
 
-function responseContent(content: DocNode, own: Set<string>, claimed: Set<string>, mine: string): DocNode {
+function responseContent(content: DocNode, own: Set<string>, claimed: Set<string>, mine: string | undefined): DocNode {
   const out: DocNode = {};
   for (const [type, entry] of Object.entries<DocNode>(content)) {
     const schema = entry.schema;
@@ -72,7 +72,8 @@ function methodOperation(op: DocNode, name: string, d: DocNode, resultTypes: Set
   const examples = [...(d.examples?.request ?? [])];
   const answers = [...(d.examples?.result ?? []), ...(d.examples?.refusal ?? [])];
   const own = new Set([d.result, d.refusal]);
-  const mine = d.resultType ?? 'application/json';
+  // A file result's media type; undefined for a structured answer (the spec's own media type).
+  const mine: string | undefined = d.resultType;
   const responses: DocNode = {};
   for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
     responses[status] = response.content

@@ -180,24 +180,26 @@ function effectOf(c: RedoclyChange): { effect: Effect; what: string } {
 }
 
 /**
- * The form/XML mode's answer type added to an operation (x-wire-formats) is answered only to a form
- * request, which no client of the base sends: it breaks no client, and asks of a server only what
- * the request type added beside it asks (that change is counted on its own).
+ * A wire format's answer type added to an operation (x-wire-formats with paths: the form/XML mode's)
+ * is answered only to a request in that format, which no client of the base sends: it breaks no
+ * client, and asks of a server only what the request type added beside it asks (that change is
+ * counted on its own).
  */
 function answerOnlyToNewType(c: RedoclyChange, revision: Doc): { effect: Effect; what: string } | undefined {
-  const form = revision['x-wire-formats']?.form;
-  if (!form || c.kind !== 'added') return undefined;
+  if (c.kind !== 'added') return undefined;
   const m = /^#\/paths\/([^/]+)\/([a-z]+)\/responses\/\d+\/content\/([^/]+)$/.exec(c.revision!.pointer);
   const type = m?.[3]?.replace(/~1/g, '/');
-  if (type !== form.answer) return undefined;
+  const added = Object.entries(revision['x-wire-formats'] ?? {}).find(([, f]) => f.paths && f.answer === type);
+  if (!added) return undefined;
+  const [id, format] = added;
   // Diffed per method (per-method.ts): a shared path's method stands at `<path>/method=<name>`.
   const path = m![1]!
     .replace(/~1/g, '/')
     .replace(/~0/g, '~')
     .replace(/\/method=[^/]+$/, '');
   const op = revision.paths?.[path]?.[m![2]!];
-  return form.paths.includes(path) && op?.requestBody?.content?.[form.request]
-    ? { effect: 'none', what: 'form-mode-answer-added' }
+  return format.paths!.includes(path) && op?.requestBody?.content?.[format.request]
+    ? { effect: 'none', what: `${id}-mode-answer-added` }
     : undefined;
 }
 

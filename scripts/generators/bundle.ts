@@ -11,6 +11,8 @@ import { hasRecipeTable, recipeTable, withRecipeTable } from './recipe-table.ts'
 import { withTolerantRequests } from './tolerant-requests.ts';
 import { withWireFormats } from './wire-formats.ts';
 
+export { SpecProblem } from './wire-formats.ts';
+
 export async function bundleSpec(root: string): Promise<Doc> {
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
   const result = await bundle({
@@ -28,9 +30,9 @@ export async function bundleSpec(root: string): Promise<Doc> {
       doc.info.description,
       recipeTable(doc['x-hash-recipes'], contractOperations(doc)),
     );
-  // The form/XML mode's media types are written here, from x-wire-formats, onto the JSON mode's schemas;
-  // then every request body points at its tolerant copy (what the gateway accepts, in each mode).
-  return withTolerantRequests(withWireFormats(doc));
+  // Held to what its wire formats carry; the added ones' media types written onto the spec's own
+  // schemas; then every request body points at its tolerant copy (what the gateway accepts, in each mode).
+  return withTolerantRequests(withWireFormats(doc, root));
 }
 
 export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;

@@ -8,6 +8,7 @@ import type { Doc } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
 import { credentialFields, type TableEntry } from './operations.ts';
 import { tsKey } from './ts.ts';
+import { protocolsOf } from '../lib/protocols.ts';
 
 interface ClientTag {
   group: string;
@@ -63,7 +64,7 @@ export function clientTable(doc: Doc, entries: TableEntry[]): ClientOperation[] 
         verb: entry.verb,
         path: entry.path,
         ...(entry.method ? { method: entry.method } : {}),
-        ...(entry.resultType !== 'application/json'
+        ...(entry.resultType !== protocolsOf(doc).canonical.answerType
           ? { result: entry.resultType === 'application/zip' ? 'zip' : 'csv' }
           : {}),
         ...(entry.parameters.some((p) => p.in === 'path')
@@ -136,7 +137,7 @@ export function clientModule(doc: Doc, entries: TableEntry[]): string {
     '',
     `const operations: readonly ClientOperation[] = ${JSON.stringify(table)};`,
     '',
-    `const contract = { operations, recipes: hashRecipes, apiVersion: ${JSON.stringify({ name: doc.components.parameters.ApiVersion.name, value: doc.components.parameters.ApiVersion.schema.const })}, credentials: ${JSON.stringify(doc['x-body-credentials'])} } as const;`,
+    `const contract = { operations, recipes: hashRecipes, apiVersion: ${JSON.stringify({ name: doc.components.parameters.ApiVersion.name, value: doc.components.parameters.ApiVersion.schema.const })}, credentials: ${JSON.stringify(doc['x-body-credentials'])}, answerType: ${JSON.stringify(protocolsOf(doc).canonical.answerType)} } as const;`,
     '',
     '/** Every operation of the gateway. Refusals (responseCode below 0) are results; network and HTTP failures throw. */',
     'export interface GatewayClient {',

@@ -7,8 +7,10 @@
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
 import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
-import { writeForm, writeXml } from '../../runtime/wire.ts';
+import { protocolsOf } from '../lib/protocols.ts';
+import { shapeOf } from './shapes.ts';
 import { clientName } from './client.ts';
 import { languageSamples, stepLines } from './samples/index.ts';
 
@@ -19,66 +21,69 @@ const examplesOf = (names: readonly string[] | undefined) =>
 /** The docs path of a method of a shared path: the real path and the method, e.g. /post#processCapture. */
 export const methodPath = (op: Operation) => `${op.path}#${op.method}`;
 
-/** Whether the operation takes the form/XML mode (x-wire-formats): its path is one of the mode's. */
-const formMode = (op: Operation, doc: Doc) => doc['x-wire-formats'].form.paths.includes(op.path);
+/** The spec's own protocol, and those added beside it on the operation's path (the form/XML mode's). */
+const ownProtocol = (doc: Doc) => protocolsOf(doc).canonical;
+const addedProtocols = (op: Operation, doc: Doc): Protocol[] =>
+  protocolsOf(doc).all.filter((p) => p.paths?.includes(op.path));
 
-/** Examples written in the form/XML mode by the codec the server runs: a form's text, or an answer's XML. */
-function wireExamples(doc: Doc, names: readonly string[] | undefined, as: 'form' | 'xml') {
-  const { name: root, declaration } = doc['x-wire-formats'].form.xml;
+/** Examples written in a protocol by the code the server runs: `write` is its request's or its answer's writer. */
+function wireExamples(
+  doc: Doc,
+  names: readonly string[] | undefined,
+  write: (value: Record<string, unknown>) => string,
+) {
   return Object.fromEntries(
     (names ?? []).map((n) => {
       const value = exampleValue(doc, n) as Record<string, unknown>;
       const summary = doc.components.examples?.[n]?.summary;
-      return [
-        n,
-        {
-          ...(summary ? { summary } : {}),
-          value: as === 'form' ? writeForm(value) : writeXml(value, root, declaration),
-        },
-      ];
+      return [n, { ...(summary ? { summary } : {}), value: write(value) }];
     }),
   );
 }
 
 /** The answer examples an operation's page shows: its results and refusals (a file result is no example). */
-const answerExamples = (op: Operation) =>
-  op.resultType === 'application/json' || !op.resultType
+const answerExamples = (op: Operation, doc: Doc) =>
+  op.resultType === ownProtocol(doc).answerType || !op.resultType
     ? [...(op.examples.result ?? []), ...(op.examples.refusal ?? [])]
     : op.examples.refusal;
 
+/** The schema of an operation's answers as the page shows them: result or refusal, or the refusal beside a file. */
+const answerSchema = (op: Operation, doc: Doc) =>
+  op.resultType === ownProtocol(doc).answerType || !op.resultType
+    ? { oneOf: [{ $ref: op.result! }, { $ref: op.refusal! }] }
+    : { $ref: op.refusal! };
+
 /**
- * The answers of an operation in the form/XML mode, by the label the page's example picker shows
- * (the example's summary, else its name): the same answers as the JSON mode's, written as XML.
+ * The answers of an operation in an added protocol, by the label the page's example picker shows
+ * (the example's summary, else its name): the same answers as the spec's own protocol's, written by it.
  */
-export function formAnswers(op: Operation, doc: Doc): Record<string, string> {
-  if (!formMode(op, doc)) return {};
+export function answersIn(protocol: Protocol, op: Operation, doc: Doc): Record<string, string> {
+  if (!addedProtocols(op, doc).includes(protocol)) return {};
+  const shape = shapeOf(doc, answerSchema(op, doc));
   return Object.fromEntries(
-    Object.entries(wireExamples(doc, answerExamples(op), 'xml')).map(([name, e]) => [e.summary ?? name, e.value]),
+    Object.entries(wireExamples(doc, answerExamples(op, doc), (value) => protocol.writeAnswer(value, shape))).map(
+      ([name, e]) => [e.summary ?? name, e.value],
+    ),
   );
 }
 
 function responseOf(op: Operation, doc: Doc): Record<string, unknown> {
-  const refusal = { $ref: op.refusal! };
-  const json = op.resultType === 'application/json' || !op.resultType;
-  const form = doc['x-wire-formats'].form;
-  const xml = { name: form.xml.name };
-  const answers = answerExamples(op);
-  const content: Record<string, unknown> = json
-    ? {
-        'application/json': {
-          schema: { oneOf: [{ $ref: op.result! }, refusal] },
-          examples: examplesOf(answers),
-        },
-      }
+  const own = ownProtocol(doc).answerType;
+  const structured = op.resultType === own || !op.resultType;
+  const answers = answerExamples(op, doc);
+  const schema = answerSchema(op, doc);
+  const content: Record<string, unknown> = structured
+    ? { [own]: { schema, examples: examplesOf(answers) } }
     : {
         [op.resultType!]: { schema: { $ref: op.result! } },
-        'application/json': { schema: refusal, examples: examplesOf(answers) },
+        [own]: { schema, examples: examplesOf(answers) },
       };
-  // In the form/XML mode the same answers, written as XML (a file result stays the file).
-  if (formMode(op, doc))
-    content[form.answer] = {
-      schema: json ? { oneOf: [{ $ref: op.result! }, refusal], xml } : { ...refusal, xml },
-      examples: wireExamples(doc, answers, 'xml'),
+  // In each added protocol the same answers, written by it (a file result stays the file).
+  const shape = shapeOf(doc, schema);
+  for (const protocol of addedProtocols(op, doc))
+    content[protocol.answerType] = {
+      ...protocol.describeAnswer!(schema),
+      examples: wireExamples(doc, answers, (value) => protocol.writeAnswer(value, shape)),
     };
   return {
     [op.status]: {
@@ -129,11 +134,12 @@ export interface CodeSample {
 }
 
 /**
- * The samples of an operation in each mode it takes: the JSON mode's in every language (the page's
- * x-codeSamples), and the form/XML mode's where the operation takes it (docs/WIRE-FORMATS.md), under
- * the same language labels; the page shows a mode's samples when the reader picks its media type.
+ * The samples of an operation in each protocol it takes: the spec's own protocol's in every language
+ * (the page's x-codeSamples), and each added protocol's where the operation takes it
+ * (docs/WIRE-FORMATS.md), by protocol id, under the same language labels; the page shows a mode's
+ * samples when the reader picks its media type.
  */
-export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; form: CodeSample[] } {
+export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; added: Record<string, CodeSample[]> } {
   const example = op.examples.request[0];
   const body = example ? (exampleValue(doc, example) as Record<string, unknown>) : undefined;
   const params = Object.fromEntries(
@@ -144,6 +150,7 @@ export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; fo
   const implied = body ? 'post' : 'get';
   const verb = op.verb === implied ? '' : ` -X ${op.verb.toUpperCase()}`;
   const version = versionHeader(doc);
+  const own = ownProtocol(doc);
   const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H '${version.name}: ${version.value}' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
@@ -165,7 +172,7 @@ export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; fo
       comments.push(
         `# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`,
       );
-    lines.push(`  -H 'content-type: application/json' \\`, `  -d '${JSON.stringify(body)}'`);
+    lines.push(`  -H 'content-type: ${own.requestType}' \\`, `  -d '${own.writeRequest(body)}'`);
   } else {
     lines[lines.length - 1] = lines[lines.length - 1]!.replace(/ \\$/, '');
   }
@@ -179,19 +186,25 @@ export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; fo
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
   const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curl }];
-  const form: CodeSample[] = [];
-  if (body && formMode(op, doc))
-    form.push({
-      lang: 'Shell',
-      label: 'curl',
-      source: [
-        '# The form/XML mode (docs/WIRE-FORMATS.md): the same fields form-encoded, no version header; the answer is XML.',
-        ...comments,
-        `curl -s "$GATEWAY_URL${url}/" \\`,
-        `  -H 'content-type: ${doc['x-wire-formats'].form.request}' \\`,
-        `  -d '${writeForm(body)}'`,
-      ].join('\n'),
-    });
+  // Each added protocol's samples, under the same language labels: the page shows a mode's samples
+  // when the reader picks its media type (sample-modes/).
+  const added: Record<string, CodeSample[]> = {};
+  for (const protocol of body ? addedProtocols(op, doc) : []) {
+    const headers = Object.entries(protocol.requestHeaders(true)).map(([k, v]) => `  -H '${k}: ${v}' \\`);
+    added[protocol.id] = [
+      {
+        lang: 'Shell',
+        label: 'curl',
+        source: [
+          `# ${protocol.docs!.note}`,
+          ...comments,
+          `curl -s "$GATEWAY_URL${protocol.docs!.path(url)}" \\`,
+          ...headers,
+          `  -d '${protocol.writeRequest(body!)}'`,
+        ].join('\n'),
+      },
+    ];
+  }
   if (tag && !op.webhook) {
     const call = `client${tag.group ? `.${tag.group}` : ''}.${clientName(op, tag)}`;
     const args = [
@@ -213,14 +226,15 @@ export function samplesByMode(op: Operation, doc: Doc): { json: CodeSample[]; fo
   }
   // PHP, Python, Ruby and C#, each computing its own hashes (scripts/generators/samples/).
   for (const { lang, label, source } of languageSamples(op, doc)) samples.push({ lang, label, source });
-  return { json: samples, form };
+  return { own: samples, added };
 }
 
-/** The JSON mode's samples: curl with the hash shown (and how to make it), the typed client's call, PHP, Python, Ruby, C#. */
-export const codeSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).json;
+/** The spec's own protocol's samples: curl with the hash shown (and how to make it), the typed client's call, PHP, Python, Ruby, C#. */
+export const codeSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).own;
 
-/** The form/XML mode's samples of an operation (none where it takes the JSON mode only). */
-export const formSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).form;
+/** An added protocol's samples of an operation (none where the operation does not take it). */
+export const samplesIn = (protocol: Protocol, op: Operation, doc: Doc): CodeSample[] =>
+  samplesByMode(op, doc).added[protocol.id] ?? [];
 
 /** Replaces each shared path's one operation with one operation per method. */
 export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Operation) => string): void {
@@ -237,29 +251,32 @@ export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Oper
       ...common
     } = shared;
     delete out.paths[p];
+    const own = ownProtocol(out).requestType;
     for (const op of ops.filter((o) => !o.webhook && o.path === p && o.method)) {
+      const added = addedProtocols(op, out);
       out.paths[methodPath(op)] = {
         post: {
           ...common,
           operationId: op.operationId,
           summary: op.summary,
-          description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.${formMode(op, out) ? ` Also taken form-encoded (\`method=${op.method}\`, no version header) and then answered in XML under \`<${out['x-wire-formats'].form.xml.name}>\`: the request and answer samples show both modes (docs/WIRE-FORMATS.md).` : ''}\n\n${describe(op)}`,
+          description: `Sent as \`POST ${p}\` with \`"method": "${op.method}"\`; it shares the path with ${Object.keys(shared['x-methods']).length - 1} other methods, told apart by \`method\`.${added.map((protocol) => ` Also taken ${protocol.docs!.taken(op.method!)}: the request and answer samples show both modes (docs/WIRE-FORMATS.md).`).join('')}\n\n${describe(op)}`,
           ...(op.deprecated ? { deprecated: true } : {}),
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) },
-              ...(formMode(op, out)
-                ? {
-                    [out['x-wire-formats'].form.request]: {
-                      schema: { $ref: op.request! },
-                      ...(shared.requestBody.content[out['x-wire-formats'].form.request]?.encoding
-                        ? { encoding: shared.requestBody.content[out['x-wire-formats'].form.request].encoding }
-                        : {}),
-                      examples: wireExamples(out, op.examples.request, 'form'),
-                    },
-                  }
-                : {}),
+              [own]: { schema: { $ref: op.request! }, examples: examplesOf(op.examples.request) },
+              ...Object.fromEntries(
+                added.map((protocol) => [
+                  protocol.requestType,
+                  {
+                    schema: { $ref: op.request! },
+                    ...(shared.requestBody.content[protocol.requestType]?.encoding
+                      ? { encoding: shared.requestBody.content[protocol.requestType].encoding }
+                      : {}),
+                    examples: wireExamples(out, op.examples.request, protocol.writeRequest),
+                  },
+                ]),
+              ),
             },
           },
           responses: responseOf(op, out),

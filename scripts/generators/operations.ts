@@ -4,7 +4,8 @@ import { resolvePointer, schemaName, type Doc, type Operation } from '../lib/con
 import type { RequestForm } from '../../runtime/forms.ts';
 import type { OperationModel } from '../../runtime/operation-model.ts';
 import { tsHeader } from './banner.ts';
-import { formTypes } from './wire-formats.ts';
+import { declarations, protocolsOf } from '../lib/protocols.ts';
+import { namedShape, shapeOf } from './shapes.ts';
 
 /** An entry of the table: the one operation shape (runtime/operation-model.ts), with any names. */
 export type TableEntry = OperationModel;
@@ -109,10 +110,19 @@ export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {
         requestForms: request ? (forms ?? [request]).map((name: string) => requestForm(doc, op, name)) : null,
         fields,
         normalise,
-        formTypes: formTypes(doc, op.path, request ? (forms ?? [request]) : null),
+        protocols: declarations(doc)
+          .filter(([, d]) => d.paths === undefined || d.paths.includes(op.path))
+          .map(([id]) => id),
+        shapes: {
+          request: request
+            ? shapeOf(doc, { anyOf: (forms ?? [request]).map((n: string) => ({ $ref: `#/components/schemas/${n}` })) })
+            : null,
+          result: namedShape(doc, schemaName(op.result!)),
+          refusal: namedShape(doc, schemaName(op.refusal!)),
+        },
         parameters: op.parameters,
         result: schemaName(op.result!),
-        resultType: op.resultType ?? 'application/json',
+        resultType: op.resultType ?? protocolsOf(doc).canonical.answerType,
         refusal: schemaName(op.refusal!),
         refusalCode: refusalCodeType(doc, op.refusal!),
         credentials: op.credentials ?? [],
@@ -166,9 +176,6 @@ export function operationsModule(doc: Doc, ops: Operation[]): string {
     '',
     '/** Shared paths that also take the method as a last path segment, POST {path}/{method} (x-method-in-path). */',
     `export const methodInPath: readonly string[] = ${JSON.stringify(Object.keys(doc.paths).filter((p) => doc.paths[p].post?.['x-method-in-path']))};`,
-    '',
-    '/** The form/XML mode (x-wire-formats.form): its media types, the XML root and declaration. */',
-    `export const formWire = ${JSON.stringify({ request: doc['x-wire-formats'].form.request, answer: doc['x-wire-formats'].form.answer, root: doc['x-wire-formats'].form.xml.name, declaration: doc['x-wire-formats'].form.xml.declaration })} as const;`,
     '',
     '/** What the gateway does with a body field no form of the operation declares (x-unknown-fields). */',
     `export const unknownFieldsPolicy: 'ignore' | 'refuse' = ${JSON.stringify(doc['x-unknown-fields'].policy)};`,

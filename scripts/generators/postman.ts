@@ -6,6 +6,7 @@
 //
 // Why not openapi-to-postmanv2: it makes one request per path, so /post would be a single request
 // holding one of its 23 methods, and nothing in it can compute the contract's hashes.
+import { protocolsOf } from '../lib/protocols.ts';
 import { strToU8, zipSync } from 'fflate';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
@@ -125,7 +126,7 @@ function requestItem(ctx: Context, op: Operation): unknown {
   const { fields, params } = consumedBy(doc, op, ctx.produced);
   for (const p of [...fields.values(), ...params.values()]) ctx.used.set(p.variable, resolveDefault(ctx, p));
   const body = bodyOf(doc, op, sandbox, fields, ctx.files);
-  if (body !== undefined) header.push({ key: 'Content-Type', value: 'application/json' });
+  if (body !== undefined) header.push({ key: 'Content-Type', value: protocolsOf(doc).canonical.requestType });
   for (const scheme of op.security) {
     const s = doc.components.securitySchemes[scheme];
     const credential: string = s['x-credential'];

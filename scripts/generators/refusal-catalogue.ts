@@ -1,86 +1,145 @@
-// The refusal catalogues read whole: every refusal the package can make, with its stable code
-// (Fastify's error codes), for generated/error-codes.ts (the ErrorCode union the server stubs export)
-// and docs/REFUSALS.md (the page that lists each code, its responseCode, status, message and when).
-// The catalogues are code (server-stubs/core/refusals.ts, sandbox/refusals.ts) that imports generated/,
-// so they are imported only when asked for: the page is written after generated/ (it loads this run's
-// files); the code list needs only the codes, written in the catalogues (a numbered refusal new in the
-// spec needs its code written in sandbox/refusals.ts, which typecheck asks for, then a second run).
-import type { CatalogueEntry, Refusal } from '../../server-stubs/index.ts';
+// The refusal catalogue (spec/refusals.yaml): every refusal the package can make, with its stable
+// code (Fastify's error codes), read from the spec like everything else. It writes
+// generated/refusal-catalogue.ts (the entries and their arguments' types, which the server stubs and
+// the sandbox make their refusals with), generated/error-codes.ts (the ErrorCode union) and
+// docs/REFUSALS.md (each code, its responseCode, status, message and when). A family of entries (the
+// numbered refusals) is one entry per name of the list in the bundled document it points to.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { resolvePointer, type Doc } from '../../runtime/document.ts';
+import { entryOf, type CatalogueEntry, type EntryText } from '../../runtime/refusal-catalogue.ts';
+import { tsHeader } from './banner.ts';
 
-/** A catalogue as the page shows it: its name in the code, its file, and what it covers. */
+export const CATALOGUE_FILE = 'spec/refusals.yaml';
+
+/** A catalogue as the page shows it: its name, what it covers, and its entries in order. */
 export interface Catalogue {
   name: string;
-  file: string;
   about: string;
   entries: { name: string; entry: CatalogueEntry<unknown[]> }[];
+  /** Its entries as the spec writes them (a family's, one per name), for generated/refusal-catalogue.ts. */
+  texts: { name: string; text: EntryText; family?: string }[];
 }
 
-type Member = ((...args: never[]) => Refusal) & { errorCode?: unknown; entries?: Record<string, unknown> };
-
-const isEntry = (member: unknown): member is CatalogueEntry<unknown[]> =>
-  typeof member === 'function' && typeof (member as Member).errorCode === 'string';
-
-/**
- * A catalogue's entries in its order; a family (the numbered refusals: one function, one entry per
- * name) gives its own. A member that is neither names no code: listed under `uncoded`, so that the
- * tie test can fail on it and this generator refuses to write a page without it.
- */
-export function entriesOf(catalogue: Record<string, unknown>): {
-  entries: Catalogue['entries'];
-  uncoded: string[];
-} {
-  const entries: Catalogue['entries'] = [];
-  const uncoded: string[] = [];
-  for (const [name, member] of Object.entries(catalogue)) {
-    if (isEntry(member)) entries.push({ name, entry: member });
-    else if (typeof member === 'function' && (member as Member).entries) {
-      for (const [sub, e] of Object.entries((member as Member).entries!))
-        if (isEntry(e)) entries.push({ name: `${name}('${sub}')`, entry: e });
-        else uncoded.push(`${name}('${sub}')`);
-    } else uncoded.push(name);
-  }
-  return { entries, uncoded };
+interface WrittenEntry {
+  code?: string;
+  responseCode: EntryText['responseCode'];
+  status?: number;
+  args?: Record<string, string>;
+  message?: string | string[];
+  when: string;
+  example?: unknown[];
+  /** A family: the list (a pointer into the bundled document) that names and words its entries. */
+  family?: string;
+  codes?: Record<string, string>;
 }
 
-/** Every catalogue of the package, in the page's order (the stubs' first: every server makes those). */
-export async function refusalCatalogues(): Promise<Catalogue[]> {
-  const stubs = await import('../../server-stubs/index.ts');
-  const sandbox = await import('../../sandbox/refusals.ts');
-  const read = (name: string, file: string, about: string, members: Record<string, unknown>): Catalogue => {
-    const { entries, uncoded } = entriesOf(members);
-    if (uncoded.length) throw new Error(`${file}: ${name} has entries without a code: ${uncoded.join(', ')}`);
-    return { name, file, about, entries };
+/** The catalogue file, read as written (its x- keys are the file's own shorthands: YAML anchors). */
+function readCatalogueFile(root: string): Record<string, { about: string; entries: Record<string, WrittenEntry> }> {
+  const parsed = YAML.parse(readFileSync(path.join(root, CATALOGUE_FILE), 'utf8'), { merge: true });
+  return Object.fromEntries(Object.entries(parsed).filter(([key]) => !key.startsWith('x-'))) as never;
+}
+
+const text = (e: WrittenEntry, where: string): EntryText => {
+  if (!e.code || !e.message || !e.when || typeof e.responseCode !== 'number')
+    throw new Error(`${CATALOGUE_FILE}: ${where} needs a code, a responseCode, a message and when`);
+  return {
+    code: e.code,
+    responseCode: e.responseCode,
+    ...(e.status === undefined ? {} : { status: e.status }),
+    ...(e.args ? { args: Object.entries(e.args) } : {}),
+    message: e.message,
+    when: e.when,
+    ...(e.example ? { example: e.example } : {}),
   };
-  return [
-    read(
-      'refusals',
-      'server-stubs/core/refusals.ts',
-      'The server stubs refuse these on their own, before any handler runs: every server built on the stubs, the sandbox and the mock make them.',
-      stubs.refusals,
-    ),
-    read(
-      'validationRefusals',
-      'server-stubs/core/refusals.ts',
-      "A request that breaks its operation's schema, one code per kind: a missing field first (-3), else a field not allowed, else the first broken rule by its JSON Schema keyword (-2). A query parameter's refusal has the same code, worded `Parameter 'x' …`.",
-      stubs.validationRefusals,
-    ),
-    read(
-      'sandboxRefusals',
-      'sandbox/refusals.ts',
-      "The sandbox's business rules: what a valid request may still be refused for, given what is stored.",
-      sandbox.sandboxRefusals,
-    ),
-    read(
-      'controlRefusals',
-      'sandbox/refusals.ts',
-      "The sandbox's control API (`/_sandbox/…`, docs/DEPLOY.md), responseCode an integer.",
-      sandbox.controlRefusals,
-    ),
-  ];
+};
+
+/** Every catalogue of the spec, in its order (the stubs' first: every server makes those). */
+export function refusalCatalogues(doc: Doc, root: string): Catalogue[] {
+  return Object.entries(readCatalogueFile(root)).map(([name, { about, entries }]) => {
+    const texts: Catalogue['texts'] = [];
+    for (const [entryName, written] of Object.entries(entries)) {
+      if (!written.family) {
+        texts.push({ name: entryName, text: text(written, `${name}.${entryName}`) });
+        continue;
+      }
+      // One entry per name of the list, worded as it words them: a message the spec's list changes follows.
+      const list: Record<string, { message: string }> = resolvePointer(doc, written.family);
+      for (const [member, { message }] of Object.entries(list)) {
+        const code = written.codes?.[member];
+        if (!code) throw new Error(`${CATALOGUE_FILE}: ${name}.${entryName} has no code for ${member}`);
+        texts.push({
+          name: member,
+          family: entryName,
+          text: { code, responseCode: written.responseCode, message, when: written.when.replace('{name}', member) },
+        });
+      }
+    }
+    return {
+      name,
+      about,
+      texts,
+      entries: texts.map((t) => ({
+        name: t.family ? `${t.family}('${t.name}')` : t.name,
+        entry: entryOf<unknown[]>(t.text),
+      })),
+    };
+  });
 }
 
-const HEADER =
-  'Generated by scripts/generate.ts (scripts/generators/refusal-catalogue.ts) from the refusal catalogues, server-stubs/core/refusals.ts and sandbox/refusals.ts. Do not edit: change a catalogue and run `npm run generate`.';
+/** A type of spec/refusals.yaml as TypeScript writes it. */
+function tsType(type: string): { type: string; optional: boolean } {
+  const optional = type.endsWith('?');
+  const [base, ...rest] = type
+    .replace(/\?$/, '')
+    .split('|')
+    .map((t) => t.trim());
+  const ts = { string: 'string', upper: 'string', number: 'number', list: 'readonly string[]', kind: 'RefusalKind' }[
+    base!
+  ];
+  if (!ts) throw new Error(`${CATALOGUE_FILE}: no type ${base}`);
+  return { type: [ts, ...rest].join(' | '), optional: optional || base === 'kind' };
+}
+
+const argsTuple = (t: EntryText) =>
+  `[${(t.args ?? [])
+    .map(([name, type]) => {
+      const { type: ts, optional } = tsType(type);
+      return `${name}${optional ? '?' : ''}: ${ts}`;
+    })
+    .join(', ')}]`;
+
+/** generated/refusal-catalogue.ts: each catalogue's entries as the spec writes them, and their arguments' types. */
+export function refusalCatalogueModule(catalogues: Catalogue[]): string {
+  const entriesOf = (c: Catalogue, family: boolean) =>
+    Object.fromEntries(c.texts.filter((t) => Boolean(t.family) === family).map((t) => [t.name, t.text]));
+  const families = catalogues.filter((c) => c.texts.some((t) => t.family));
+  const argsOf = (c: Catalogue, family: boolean) =>
+    c.texts
+      .filter((t) => Boolean(t.family) === family)
+      .map((t) => `    ${JSON.stringify(t.name)}: ${argsTuple(t.text)};`);
+  return [
+    tsHeader(`The refusal catalogue (${CATALOGUE_FILE}): each entry, and the arguments it takes.`).trimEnd(),
+    '',
+    "import type { EntryText } from '../runtime/refusal-catalogue.ts';",
+    "import type { RefusalKind } from '../runtime/refusal-text.ts';",
+    '',
+    "/** Each catalogue's entries, by name (runtime/refusal-catalogue.ts makes them callable). */",
+    `export const refusalCatalogue = ${JSON.stringify(Object.fromEntries(catalogues.map((c) => [c.name, entriesOf(c, false)])), null, 2)} as const satisfies Record<string, Record<string, EntryText>>;`,
+    '',
+    '/** The families of entries (one entry per name of a list the spec words), by catalogue and family. */',
+    `export const refusalFamilies = ${JSON.stringify(Object.fromEntries(families.map((c) => [c.name, Object.fromEntries([...new Set(c.texts.filter((t) => t.family).map((t) => t.family!))].map((f) => [f, entriesOf(c, true)]))])), null, 2)} as const satisfies Record<string, Record<string, Record<string, EntryText>>>;`,
+    '',
+    '/** What each entry is called with, in order. */',
+    'export interface RefusalArgs {',
+    ...catalogues.flatMap((c) => [`  ${c.name}: {`, ...argsOf(c, false), '  };']),
+    '}',
+    '',
+  ].join('\n');
+}
+
+const HEADER = `Generated by scripts/generate.ts (scripts/generators/refusal-catalogue.ts) from the refusal catalogue, ${CATALOGUE_FILE}. Do not edit: change the catalogue and run \`npm run generate\`.`;
 
 /** generated/error-codes.ts: every code, in the catalogues' order, and their union. */
 export function errorCodesModule(catalogues: Catalogue[]): string {
@@ -106,7 +165,7 @@ export function refusalsDoc(catalogues: Catalogue[]): string {
       return `| \`${entry.errorCode}\` | ${refusal.code} | ${status} | ${cell(refusal.message)} | ${cell(entry.when)} | \`${name}\` |`;
     });
     return [
-      `## \`${c.name}\` (${c.file})`,
+      `## \`${c.name}\` (${CATALOGUE_FILE})`,
       '',
       c.about,
       '',
@@ -120,7 +179,8 @@ export function refusalsDoc(catalogues: Catalogue[]): string {
 
 Every refusal the package can make has a stable code, \`PGW_ERR_…\` (\`PGW_ERR_SANDBOX_…\` for the
 sandbox's business rules, \`PGW_ERR_CONTROL_…\` for its control API; Fastify's \`FST_ERR_…\` habit, and
-apart from the \`PGW_…\` environment variables), written once beside its entry in a catalogue.
+apart from the \`PGW_…\` environment variables), written once beside its entry in the catalogue,
+${CATALOGUE_FILE}.
 The gateway's answer does not carry it: a refusal on the wire is the gateway's \`responseCode\` and
 \`responseMessage\`, nothing more. The code is where a team can see it without changing the wire:
 

@@ -3,6 +3,7 @@
 // to a validator made from them (their tolerant copies, tolerant-requests.ts). Written from the spec.
 import { deref } from '../../runtime/document.ts';
 import type { Doc, DocNode, Operation } from '../lib/contract.ts';
+import { protocolModule, protocolsOf } from '../lib/protocols.ts';
 
 /** The component schemas a request's fields $ref, through its forms. */
 function fieldTypes(doc: Doc, request: string): Set<string> {
@@ -24,19 +25,20 @@ export function requestRulesSection(doc: Doc, ops: Operation[]): string[] {
   const withBody = ops.filter((op) => op.request && !op.webhook);
   const schemas = doc.components.schemas;
   const normalised = Object.keys(schemas).filter((name) => schemas[name]['x-normalise'] === 'uppercase');
-  const form = doc['x-wire-formats']?.form;
-  const formOps = withBody.filter((op) => form?.paths.includes(op.path));
+  // The protocols whose reader takes an empty value for a field not sent (the form/XML mode's).
+  const emptyAbsent = protocolsOf(doc).all.filter((p) => p.asSent.emptyIsAbsent);
   const rows = [
     `| \`x-unknown-fields: ${doc['x-unknown-fields']?.policy}\` | the document | a body field no form of the operation declares is dropped (and logged); a field another form of it declares is kept, and refused by the form's schema | open: no \`additionalProperties: false\`; each field of another form \`false\` | ${withBody.length} operations with a body | server-stubs/core/request.ts (withoutUnknownFields) |`,
     ...normalised.map((name) => {
       const users = withBody.filter((op) => fieldTypes(doc, op.request!).has(name)).map((op) => op.operationId);
       return `| \`x-normalise: uppercase\` | \`${name}\` | read upper-cased before validation: taken in either letter case | \`${name}AnyCase\`: its values in any letter case | ${list(users.sort())} | server-stubs/core/request.ts (normalised) |`;
     }),
-    ...(form
-      ? [
-          `| \`x-wire-formats\` form.empty: \`${form.empty?.rule}\` | the form/XML mode | an empty value is the field not sent: \`customerIP=\` is no customerIP, a required field sent empty is missing | the form's copy (\`…AsFormSent\`) takes '' for any field, asks every required one (and every \`if\`/\`dependentRequired\` trigger) for a value that is not '', and takes the text a boolean or number field is read from | ${formOps.length} operations of ${form.paths.join(', ')} | runtime/wire.ts (typedForm) |`,
-        ]
-      : []),
+    ...emptyAbsent.map((protocol) => {
+      const rule = (doc['x-wire-formats'][protocol.id]?.empty as { rule?: string } | undefined)?.rule;
+      const served = withBody.filter((op) => protocol.paths === null || protocol.paths.includes(op.path));
+      const copy = `As${protocol.id[0]!.toUpperCase()}${protocol.id.slice(1)}Sent`;
+      return `| \`x-wire-formats\` ${protocol.id}.empty: \`${rule}\` | the ${protocol.label} mode | an empty value is the field not sent: \`customerIP=\` is no customerIP, a required field sent empty is missing | the mode's copy (\`…${copy}\`) takes '' for any field, asks every required one (and every \`if\`/\`dependentRequired\` trigger) for a value that is not '', and takes the text a boolean or number field is read from | ${served.length} operations of ${protocol.paths?.join(', ') ?? 'every path'} | ${protocolModule(protocol.id)} (its reader) |`;
+    }),
   ];
   return [
     '',

@@ -12,14 +12,29 @@
 //   forbidden (`name: false`), as the gateway keeps it and the form's own schema refuses it.
 // - x-normalise: uppercase: the field is read upper-cased. The copy's field takes its values in
 //   any letter case (a pattern of [Aa][Uu][Dd] alternatives, from the exact schema's enumeration).
-// - x-wire-formats form.empty: absent: in the form mode an empty value is the field not sent. The
-//   form's copy takes '' for any field, and every `required` of it asks for a value that is not ''
-//   (dependentRequired written as if/then to the same end); a boolean, integer or number field also
-//   takes the text the form reader turns into one (runtime/wire.ts typedForm).
+// - What each protocol's reader does (runtime/protocols/, `asSent`): where an empty value is the
+//   field not sent (the form/XML mode's x-wire-formats form.empty), the protocol's copy takes '' for
+//   any field, and every `required` of it asks for a value that is not '' (dependentRequired written
+//   as if/then to the same end); where the protocol carries only text, a boolean, integer or number
+//   field also takes the text its reader turns into one.
 import { deref } from '../../runtime/document.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
 import type { Doc, DocNode } from '../lib/contract.ts';
+import { protocolsOf } from '../lib/protocols.ts';
 
-type Mode = 'json' | 'form';
+/** A protocol as its tolerant copies need it: what its reader does, and the copies' names. */
+interface Mode {
+  asSent: Protocol['asSent'];
+  /** The copies' name suffix (AsSent for the spec's own protocol, As<Id>Sent for another) and title words. */
+  suffix: string;
+  label: string;
+}
+
+const modeOf = (protocol: Protocol, own: boolean): Mode => ({
+  asSent: protocol.asSent,
+  suffix: own ? 'AsSent' : `As${protocol.id[0]!.toUpperCase()}${protocol.id.slice(1)}Sent`,
+  label: protocol.label,
+});
 
 const REF = '#/components/schemas/';
 const nameOf = (ref: string) => (ref.startsWith(REF) ? ref.slice(REF.length) : undefined);
@@ -59,13 +74,6 @@ function coercedType(doc: Doc, node: DocNode): 'boolean' | 'integer' | 'number' 
   return type === 'boolean' || type === 'integer' || type === 'number' ? type : undefined;
 }
 
-/** The text a form carries for a coerced type, as runtime/wire.ts reads it. */
-const TEXT: Record<'boolean' | 'integer' | 'number', DocNode> = {
-  boolean: { type: 'string', enum: ['true', 'false', '1', '0'] },
-  integer: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
-  number: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]+)?$' },
-};
-
 class Tolerant {
   private readonly doc: Doc;
   private readonly schemas: DocNode;
@@ -101,13 +109,13 @@ class Tolerant {
     let out: DocNode =
       name && target?.['x-normalise'] === 'uppercase'
         ? this.anyCaseOf(name)
-        : deref(this.doc, node).type === 'object' && mode === 'form'
+        : deref(this.doc, node).type === 'object' && mode.asSent.emptyIsAbsent
           ? this.object(deref(this.doc, node), mode, undefined)
           : node;
-    if (mode === 'form') {
-      const type = coercedType(this.doc, node);
-      out = { anyOf: [out, ...(type ? [TEXT[type]] : []), EMPTY] };
-    }
+    const type = mode.asSent.text ? coercedType(this.doc, node) : undefined;
+    const text = type ? mode.asSent.text![type] : undefined;
+    if (text || mode.asSent.emptyIsAbsent)
+      out = { anyOf: [out, ...(text ? [text] : []), ...(mode.asSent.emptyIsAbsent ? [EMPTY] : [])] };
     return out;
   }
 
@@ -125,13 +133,13 @@ class Tolerant {
     );
     // A field another form declares: the gateway keeps it and this form refuses it (sent empty in a form, it is not sent).
     for (const field of declared ?? [])
-      if (!(field in out.properties)) out.properties[field] = mode === 'form' ? EMPTY : false;
-    return mode === 'form' ? requiringValues(out) : out;
+      if (!(field in out.properties)) out.properties[field] = mode.asSent.emptyIsAbsent ? EMPTY : false;
+    return mode.asSent.emptyIsAbsent ? requiringValues(out) : out;
   }
 
   /** The tolerant copy of a request schema (a method's, with its forms, or a form's), made once per mode. */
   request(name: string, mode: Mode, declared?: Set<string>): DocNode {
-    const target = `${name}${mode === 'form' ? 'AsFormSent' : 'AsSent'}`;
+    const target = `${name}${mode.suffix}`;
     if (!this.schemas[target]) {
       const exact = this.schemas[name];
       if (!exact) throw new Error(`no schema ${name}`);
@@ -144,7 +152,7 @@ class Tolerant {
         ? { ...this.object(method, mode, undefined), oneOf: forms.map((form) => this.request(form, mode, fields)) }
         : this.object(exact, mode, fields);
       this.schemas[target] = {
-        title: `${exact.title ?? name} (${mode === 'form' ? 'form' : 'JSON'}, as sent)`,
+        title: `${exact.title ?? name} (${mode.label}, as sent)`,
         ...copy,
         'x-tolerant-of': name,
       };
@@ -156,7 +164,7 @@ class Tolerant {
 const fieldsOf = (doc: Doc, schema: DocNode): string[] => Object.keys(deref(doc, schema)?.properties ?? {});
 
 /**
- * The form mode's requirements: each `required` of the schema (and of its if/then/else and
+ * The requirements where an empty value is the field not sent: each `required` of the schema (and of its if/then/else and
  * combinators) asks for a value that is not '', and dependentRequired becomes if/then, triggered by
  * a value that is not '': an empty value is the field not sent.
  */
@@ -183,30 +191,32 @@ function requiringValues(schema: DocNode): DocNode {
   return out;
 }
 
-/** The bundled document with every request body pointing at its tolerant copy, in each of its modes. */
+/** The bundled document with every request body pointing at its tolerant copy, in each protocol that serves it. */
 export function withTolerantRequests(doc: Doc): Doc {
   if (doc['x-unknown-fields']?.policy !== 'ignore') return doc;
   const tolerant = new Tolerant(doc);
-  const form = doc['x-wire-formats']?.form;
+  const protocols = protocolsOf(doc);
+  const own = protocols.canonical;
   for (const item of Object.values<DocNode>(doc.paths ?? {})) {
     for (const op of Object.values<DocNode>(item)) {
       const content = op?.requestBody?.content;
-      const json = content?.['application/json'];
-      if (!json?.schema) continue;
-      const refs: string[] = (json.schema.oneOf ?? [json.schema]).map((s: DocNode) => nameOf(s.$ref ?? ''));
+      const exact = content?.[own.requestType];
+      if (!exact?.schema) continue;
+      const schema = exact.schema;
+      const refs: string[] = (schema.oneOf ?? [schema]).map((s: DocNode) => nameOf(s.$ref ?? ''));
       if (refs.some((r) => !r))
-        throw new Error(`a request body's schema is not a list of component $refs: ${JSON.stringify(json.schema)}`);
+        throw new Error(`a request body's schema is not a list of component $refs: ${JSON.stringify(schema)}`);
       const copies = (mode: Mode) => {
         const list = refs.map((r) => tolerant.request(r, mode));
-        if (!json.schema.oneOf) return list[0];
-        const mapping = json.schema.discriminator?.mapping as Record<string, string> | undefined;
+        if (!schema.oneOf) return list[0];
+        const mapping = schema.discriminator?.mapping as Record<string, string> | undefined;
         return {
-          ...json.schema,
+          ...schema,
           oneOf: list,
           // The discriminator maps each method to its branch: the copy of the schema it mapped to.
           ...(mapping && {
             discriminator: {
-              ...json.schema.discriminator,
+              ...schema.discriminator,
               mapping: Object.fromEntries(
                 Object.entries(mapping).map(([value, ref]) => [value, tolerant.request(nameOf(ref)!, mode).$ref]),
               ),
@@ -214,9 +224,11 @@ export function withTolerantRequests(doc: Doc): Doc {
           }),
         };
       };
-      const formEntry = form ? content[form.request] : undefined;
-      if (formEntry) formEntry.schema = copies('form');
-      json.schema = copies('json');
+      // Each added protocol's entry is the spec's own schema as its reader reads it, then the own one.
+      for (const protocol of protocols.all)
+        if (protocol !== own && content[protocol.requestType])
+          content[protocol.requestType].schema = copies(modeOf(protocol, false));
+      exact.schema = copies(modeOf(own, true));
     }
   }
   return doc;

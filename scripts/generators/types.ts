@@ -1,7 +1,7 @@
 // Types of every path, operation and component, by openapi-typescript.
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { Doc } from '../lib/contract.ts';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 import { tsHeader } from './banner.ts';
 import { withExactRequests } from './tolerant-requests.ts';
 
@@ -36,7 +36,7 @@ export async function typesModule(doc: Doc): Promise<string> {
   // mode's media types are left out: openapi-typescript cannot follow their path $refs, and the typed
   // client speaks the JSON mode. The request bodies are typed by their exact schemas, not by the
   // tolerant copies a validator reads them with (tolerant-requests.ts): the typed client sends exact requests.
-  const ast = await openapiTS(withBranchTypes(jsonModeOnly(withExactRequests(doc))) as never, {
+  const ast = await openapiTS(withBranchTypes(canonicalOnly(withExactRequests(doc))) as never, {
     arrayLength: true,
     alphabetize: false,
     exportType: false,

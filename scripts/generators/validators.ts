@@ -9,6 +9,7 @@ import { addContractKeywords } from '../../runtime/schema-keywords.ts';
 import type { Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import type { TableEntry } from './operations.ts';
+import { protocolsOf } from '../lib/protocols.ts';
 
 const pointer = (...parts: string[]) =>
   `openapi.json#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
@@ -62,7 +63,7 @@ export function validatorSources(
   const resultAjv = newAjv(false, doc);
   const resultRefs: Record<string, string> = {};
   for (const e of entries) {
-    for (const name of [e.refusal, e.resultType === 'application/json' ? e.result : null])
+    for (const name of [e.refusal, e.resultType === protocolsOf(doc).canonical.answerType ? e.result : null])
       if (name) resultRefs[name] = pointer('components', 'schemas', name);
   }
   const sorted = (refs: Record<string, string>) =>

@@ -1,148 +1,201 @@
-// The form/XML mode in the bundled document (x-wire-formats.form, spec/openapi.yaml): every
-// operation of its paths gets an application/x-www-form-urlencoded request body and an
-// application/xml answer, each a $ref to the JSON mode's own schema (the answer's with the `xml`
-// object naming the root), so no schema is written twice. Their examples are values those schemas
-// describe, as OpenAPI 3.1 gives a non-JSON example: the form's the fields a server reads from the
-// form (the request's `encoding` says how they are written: object fields as deepObject), the XML's
-// the text an XML reader finds in the answer (`xml.name` names the root). Each is the JSON example
-// itself (the same $ref) where the mode reads it unchanged; the XML writer the server runs
-// (runtime/wire.ts) writes an XML example as it writes the JSON example, or the build fails.
+// The wire formats in the bundled document (x-wire-formats, spec/openapi.yaml; docs/WIRE-FORMATS.md).
+// First what each protocol cannot carry (its limits, runtime/protocols/): a schema of an operation it
+// serves that breaks one stops the bundle, naming the method's file and the fix. Then every operation
+// of an added protocol's paths (the form/XML mode's) gets that protocol's request and answer content
+// entries, each a $ref to the spec's own schema (the protocol adds what it needs beside it: the XML
+// root's name, the form's encoding of object fields), so no schema is written twice. Their examples
+// are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example: the spec's own example
+// as the protocol's reader finds it once its writer (the code the server runs) has written it, and
+// the spec's own example itself (the same $ref) where that reads back unchanged.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { deref } from '../../runtime/document.ts';
-import { resolvePointer, type Doc, type DocNode } from '../lib/contract.ts';
-import { writeXml, type FormType, type FormTypes } from '../../runtime/wire.ts';
+import { limitProblems, type SchemaWalker } from '../../runtime/protocols/limits.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import { contractOperations, resolvePointer, type Doc, type DocNode } from '../lib/contract.ts';
+import { addedDeclarations, ownMediaType, protocolsOf } from '../lib/protocols.ts';
+import { shapeOf } from './shapes.ts';
 
-const pointerTo = (...keys: string[]) => `#/${keys.map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+const escapeKey = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerTo = (...keys: string[]) => `#/${keys.map(escapeKey).join('/')}`;
 
-type Fields = Record<string, unknown>;
+/** The bundled document walked by pointer, for the limits' walk. */
+const walkerOf = (doc: Doc): SchemaWalker<string> => ({
+  resolve(node, at) {
+    let here = { node: node as any, at };
+    for (let i = 0; here.node && typeof here.node.$ref === 'string' && i < 20; i++)
+      here = { node: resolvePointer(doc, here.node.$ref), at: here.node.$ref };
+    return here;
+  },
+  child: (at, key) => `${at}/${escapeKey(key)}`,
+  key: (at) => at,
+});
 
-/** A request as a form carries it: an empty value is the field not sent (x-wire-formats form.empty). */
-function asFormFields(value: Fields): Fields {
-  const out: Fields = {};
-  for (const [name, field] of Object.entries(value)) {
-    if (field === '' || field === null || field === undefined) continue;
-    if (typeof field === 'object' && !Array.isArray(field)) {
-      const inner = asFormFields(field as Fields);
-      if (Object.keys(inner).length) out[name] = inner;
-    } else out[name] = field;
+/** The hand-written file an operation's schemas are in: its method file, or its path's. */
+function sourceFile(root: string | undefined, op: { path: string; method?: string }): string {
+  if (op.method) {
+    const file = `spec/methods${op.path}/${op.method}.yaml`;
+    if (!root || existsSync(path.join(root, file))) return file;
   }
-  return out;
+  return `spec/openapi.yaml (paths: ${op.path})`;
 }
 
-/** An answer as an XML reader finds it: an empty element (an unsent custom field's `[]`) is the empty string. */
-const asXmlFields = (value: Fields): Fields =>
-  Object.fromEntries(Object.entries(value).map(([name, field]) => [name, Array.isArray(field) ? '' : field]));
+/** Where a pointer of the bundled document is, in words: ListRefundsResult.refunds. */
+const place = (pointer: string) =>
+  pointer
+    .replace(/^#\/components\/schemas\//, '')
+    .replace(/\/properties\//g, '.')
+    .replace(/\/(oneOf|anyOf|allOf)\/\d+/g, '')
+    .replace(/\/items/g, '[]')
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
 
 /**
- * The examples of a media type in the other mode: the JSON example's own $ref where the mode reads it
- * unchanged, else its value as the mode reads it. Where the mode writes (the server's XML), it must
- * write both values to the same text, so that the two examples stay one answer.
+ * What the spec's protocols cannot carry, one line each (`file: where (protocol): problem. Fix: …`):
+ * every request and answer schema of every operation, held to the limits of each protocol that serves it.
+ */
+export function carryProblems(doc: Doc, protocols: readonly Protocol[], root?: string): string[] {
+  const walker = walkerOf(doc);
+  const own = ownMediaType(doc);
+  const lines = new Set<string>();
+  for (const op of contractOperations(doc).filter((o) => !o.webhook)) {
+    for (const protocol of protocols.filter((p) => p.paths === null || p.paths.includes(op.path))) {
+      const sides: ['request' | 'answer', string | undefined][] = [
+        ['request', op.request],
+        // A file answer (a zip, a CSV) is the same bytes in every protocol.
+        ['answer', op.resultType && op.resultType !== own ? undefined : op.result],
+        ['answer', op.refusal],
+      ];
+      for (const [side, schema] of sides) {
+        if (!schema) continue;
+        for (const p of limitProblems(protocol.limits, side, { $ref: schema }, schema, walker))
+          lines.add(`${sourceFile(root, op)}: ${place(p.at)} (${protocol.label}): ${p.message}. Fix: ${p.fix}.`);
+      }
+    }
+  }
+  return [...lines];
+}
+
+/** A problem of the spec itself, told to its author in words (a command prints the message, no stack). */
+export class SpecProblem extends Error {}
+
+/** The request's fields that are objects or lists: each written with brackets in a form (deepObject). */
+function nestedFields(doc: Doc, schema: DocNode): string[] {
+  const names = new Set<string>();
+  const visit = (node: DocNode) => {
+    const s = deref(doc, node);
+    for (const branch of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(branch);
+    for (const [name, property] of Object.entries<DocNode>(s.properties ?? {})) {
+      const type = deref(doc, property)?.type;
+      if (type === 'object' || type === 'array') names.add(name);
+    }
+  };
+  visit(schema);
+  return [...names].sort();
+}
+
+/**
+ * The examples of an added protocol's media type: each the spec's own example where the protocol
+ * reads it back unchanged once written (its $ref), else the value the protocol's reader finds.
+ * `readBack` is given the example's name: its operation's schema types what is read back.
  */
 function examplesIn(
   doc: Doc,
   examples: DocNode | undefined,
-  mode: { name: string; read: (value: Fields) => Fields; write?: (value: Fields) => string },
+  readBack: (value: any, name: string) => unknown,
 ): DocNode | undefined {
   if (!examples) return undefined;
   return Object.fromEntries(
     Object.entries<DocNode>(examples).map(([name, ref]) => {
       const example = deref(doc, ref);
-      const value = mode.read(example.value);
-      if (mode.write && mode.write(value) !== mode.write(example.value))
-        throw new Error(
-          `x-wire-formats: the example ${name} in the ${mode.name} is not the JSON example's ${mode.name}`,
-        );
+      // An answer may be listed under the name of the request it answers (x-example-pairs): its own name is its $ref's.
+      const own = typeof ref.$ref === 'string' ? ref.$ref.split('/').pop()! : name;
+      const value = readBack(example.value, own);
       if (isDeepStrictEqual(value, example.value)) return [name, structuredClone(ref)];
       return [name, { ...(example.summary ? { summary: example.summary } : {}), value }];
     }),
   );
 }
 
-/** The request's object fields, sent as `name[key]=value` (deepObject) in a form. */
-function objectFields(doc: Doc, schema: DocNode): string[] {
-  const names = new Set<string>();
-  const visit = (node: DocNode) => {
-    const s = deref(doc, node);
-    for (const branch of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(branch);
-    for (const [name, property] of Object.entries<DocNode>(s.properties ?? {}))
-      if (deref(doc, property).type === 'object') names.add(name);
+/**
+ * The bundled document held to its protocols' limits (a problem throws, one line each), with every
+ * added protocol's media types on the operations of its paths. `root`: where the spec's files are,
+ * for the problems' file names.
+ */
+export function withWireFormats(doc: Doc, root?: string): Doc {
+  // A spec from before the modes (an older release, bundled by the diff) has no x-wire-formats.
+  if (!doc['x-wire-formats']) return doc;
+  const protocols = protocolsOf(doc);
+  const declaredOwn = ownMediaType(doc);
+  const problems = carryProblems(doc, protocols.all, root);
+  if (problems.length)
+    throw new SpecProblem(
+      `The spec holds what its wire formats cannot carry (x-wire-formats; runtime/protocols/):\n${problems.join('\n')}`,
+    );
+  // Each example's own schema, by the example's name (a shared path's examples are of several
+  // operations, and a field may be typed otherwise in each: responseCode an integer on /partner).
+  const schemaOf = new Map<string, string>();
+  for (const op of contractOperations(doc))
+    for (const [names, schema] of [
+      [op.examples.request, op.request],
+      [op.examples.result ?? [], op.result],
+      [op.examples.refusal ?? [], op.refusal],
+    ] as const)
+      for (const name of names) if (schema) schemaOf.set(name, schema);
+  const shapeFor = (name: string, fallback: DocNode) => {
+    const schema = schemaOf.get(name);
+    return shapeOf(doc, schema ? { $ref: schema } : fallback);
   };
-  visit(schema);
-  return [...names].sort();
-}
-
-/** The bundled document with the form/XML mode's media types on every operation of its paths. */
-export function withWireFormats(doc: Doc): Doc {
-  // A spec from before the mode (an older release, bundled by the diff) has no x-wire-formats.
-  const form = doc['x-wire-formats']?.form;
-  if (!form) return doc;
-  const { name: root, declaration } = form.xml;
-  for (const path of form.paths) {
-    const item = doc.paths[path];
-    if (!item) throw new Error(`x-wire-formats.form.paths: ${path} is not a path of the contract`);
-    for (const [verb, op] of Object.entries<DocNode>(item)) {
-      const json = op?.requestBody?.content?.['application/json'];
-      if (!json) continue;
-      const encoding = Object.fromEntries(
-        objectFields(doc, json.schema).map((name) => [name, { style: 'deepObject', explode: true }]),
-      );
-      op.requestBody.content[form.request] = {
-        schema: { $ref: pointerTo('paths', path, verb, 'requestBody', 'content', 'application/json', 'schema') },
-        ...(Object.keys(encoding).length ? { encoding } : {}),
-        ...(json.examples ? { examples: examplesIn(doc, json.examples, { name: 'form', read: asFormFields }) } : {}),
-      };
-      for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
-        const answer = deref(doc, response).content?.['application/json'];
-        // Shared error responses (components) stay JSON-described; the 2xx answer carries the mode.
-        if (!answer || response.$ref || !status.startsWith('2')) continue;
-        response.content[form.answer] = {
-          schema: {
-            $ref: pointerTo('paths', path, verb, 'responses', status, 'content', 'application/json', 'schema'),
-            xml: { name: root },
-          },
-          ...(answer.examples
+  for (const [id, declaration] of addedDeclarations(doc)) {
+    const protocol = protocols.byId(id)!;
+    for (const p of declaration.paths ?? Object.keys(doc.paths)) {
+      const item = doc.paths[p];
+      if (!item) throw new Error(`x-wire-formats.${id}.paths: ${p} is not a path of the contract`);
+      for (const [verb, op] of Object.entries<DocNode>(item)) {
+        // The spec's own media type: its first wire format's, or (a spec from before it was declared) the first its files write.
+        const ownType = declaredOwn ?? Object.keys(op?.requestBody?.content ?? {})[0];
+        const own = ownType === undefined ? undefined : op?.requestBody?.content?.[ownType];
+        if (!own) continue;
+        op.requestBody.content[protocol.requestType] = {
+          ...protocol.describeRequest!(
+            { $ref: pointerTo('paths', p, verb, 'requestBody', 'content', ownType!, 'schema') },
+            nestedFields(doc, own.schema),
+          ),
+          ...(own.examples
             ? {
-                examples: examplesIn(doc, answer.examples, {
-                  name: 'XML',
-                  read: asXmlFields,
-                  write: (value) => writeXml(value, root, declaration),
+                examples: examplesIn(doc, own.examples, (value, name) => {
+                  const read = protocol.read(protocol.writeRequest(value));
+                  if (!('ok' in read))
+                    throw new SpecProblem(`the example ${name} cannot be read back in ${protocol.label}`);
+                  return protocol.typed(read.ok, shapeFor(name, own.schema));
                 }),
               }
             : {}),
         };
+        for (const [status, response] of Object.entries<DocNode>(op.responses ?? {})) {
+          const answer = deref(doc, response).content?.[ownType!];
+          // Shared error responses (components) stay described in the spec's own; the 2xx answer carries the mode.
+          if (!answer || response.$ref || !status.startsWith('2')) continue;
+          response.content[protocol.answerType] = {
+            ...protocol.describeAnswer!({
+              $ref: pointerTo('paths', p, verb, 'responses', status, 'content', ownType!, 'schema'),
+            }),
+            ...(answer.examples
+              ? {
+                  examples: examplesIn(doc, answer.examples, (value, name) => {
+                    const shape = shapeFor(name, answer.schema);
+                    const read = protocol.readAnswer(protocol.writeAnswer(value, shape), shape);
+                    if (!('ok' in read))
+                      throw new SpecProblem(`the example ${name} reads back in ${protocol.label} as: ${read.error}`);
+                    return read.ok;
+                  }),
+                }
+              : {}),
+          };
+        }
       }
     }
   }
   return doc;
-}
-
-/** A property's type in a form, where it is not a string (FormType), or undefined for a string. */
-function formType(doc: Doc, property: DocNode): FormType | undefined {
-  const s = deref(doc, property);
-  const type = Array.isArray(s.type) ? s.type[0] : s.type;
-  if (type === 'boolean' || type === 'integer' || type === 'number') return type;
-  if (type === 'object') return typesOf(doc, [s]);
-  return undefined;
-}
-
-function typesOf(doc: Doc, schemas: DocNode[]): FormTypes {
-  const types: Record<string, FormType> = {};
-  for (const schema of schemas)
-    for (const [name, property] of Object.entries<DocNode>(deref(doc, schema).properties ?? {})) {
-      const type = formType(doc, property);
-      if (type !== undefined && !(name in types)) types[name] = type;
-    }
-  return types;
-}
-
-/**
- * The operation table's formTypes: the non-string fields of the request's forms and their types,
- * for an operation of a path that takes the form mode; null for any other.
- */
-export function formTypes(doc: Doc, path: string, schemas: string[] | null): FormTypes | null {
-  if (!doc['x-wire-formats'].form.paths.includes(path)) return null;
-  return typesOf(
-    doc,
-    (schemas ?? []).map((name) => resolvePointer(doc, `#/components/schemas/${name}`)),
-  );
 }

@@ -28,7 +28,8 @@ export interface Descriptor {
   summary?: string;
   request?: string;
   result?: string;
-  resultType?: 'application/json' | 'application/zip' | 'text/csv';
+  /** A file result's media type; absent: the spec's own (a structured answer). */
+  resultType?: string;
   refusal?: string;
   status?: number;
   credentials?: ('merchant' | 'partner' | 'accessToken')[];

@@ -16,6 +16,7 @@ import { type SamplePlan, samplePlan } from '../generators/samples/plan.ts';
 import { afterSteps, signPlan, UNREACHABLE } from '../generators/samples/send.ts';
 import { contractOperations, type Operation } from '../lib/contract.ts';
 import type { ToolContext, ToolLimit, ToolRunner } from './report.ts';
+import { protocols } from '../../generated/protocols.ts';
 
 const VERSION = '2.55.1';
 
@@ -31,14 +32,18 @@ test:
 
 // Specmatic cannot read the form/XML mode (docs/WIRE-FORMATS.md): an XML answer whose schema is a
 // union ("Node not recognized as XML type"), and a form example written as the wire string OpenAPI 3.1
-// asks for ("Expected json value"). An OpenAPI Overlay hides that mode from it; the JSON mode is whole.
+// asks for ("Expected json value"). An OpenAPI Overlay hides the wire formats added beside the spec's
+// own (their media types, from x-wire-formats) from it; the spec's own is whole.
+const added = protocols.all.filter((p) => p.paths !== null);
 const OVERLAY = `overlay: 1.0.0
 info: {title: The JSON mode only (Specmatic reads neither the form requests nor the XML answers), version: 1.0.0}
 actions:
-  - target: "$.paths.*.*.requestBody.content['application/x-www-form-urlencoded']"
-    remove: true
-  - target: "$.paths.*.*.responses.*.content['application/xml']"
-    remove: true
+${added
+  .flatMap((p) => [
+    `  - target: "$.paths.*.*.requestBody.content['${p.requestType}']"\n    remove: true`,
+    `  - target: "$.paths.*.*.responses.*.content['${p.answerType}']"\n    remove: true`,
+  ])
+  .join('\n')}
   # /payframe's request examples are also /post's further processCard and processAuth forms (unpaired
   # there); Specmatic 2.55 then refuses their pairing on /payframe, asking for a header example by name.
   - target: "$.paths['/payframe'].post.responses['200'].content['application/json'].examples.processCardPayframe"
@@ -268,7 +273,9 @@ const specmatic: ToolRunner = async (ctx) => {
       ...whyNoSuccess(doc, op, refusal.get(op.operationId)),
     }));
   limits.unshift({
-    what: 'the form/XML mode (application/x-www-form-urlencoded requests, application/xml answers) is not tested',
+    what:
+      added.map((p) => `the ${p.label} mode (${p.requestType} requests, ${p.answerType} answers)`).join(', ') +
+      ' is not tested',
     why: 'Specmatic reads no XML answer whose schema is a union ("Node not recognized as XML type") and wants a form example as an object, where OpenAPI 3.1 writes the wire string',
     workaround:
       'the runner hides that mode with an OpenAPI Overlay (--overlay-file); the stubs and the contract suite test it',

@@ -3,12 +3,17 @@
 // schema, and no unmasked card number may leave in it (runtime/card-numbers.ts finds them).
 import { Unzip, UnzipInflate, unzipSync } from 'fflate';
 import { type CardReading, cardNumberIn, findCardNumber } from '../../runtime/card-numbers.ts';
+import { CannotCarry, type Protocol } from '../../runtime/protocols/protocol.ts';
 import { computeHash } from '../../runtime/signing.ts';
-import { hashRecipes, resultValidators } from './contract.ts';
+import { hashRecipes, protocols, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { fieldName, forms } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
-import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
+
+/** The media type of a structured answer in the spec (the spec's own protocol's): any other result is a file. */
+const STRUCTURED = protocols.canonical.answerType;
+/** Whether the operation's result is a file (a zip, a CSV), the same bytes in every protocol. */
+export const answersFile = (op: ContractOperation): boolean => op.resultType !== STRUCTURED;
 
 /**
  * A file's own delimiters end a card number as a letter does: a settlement CSV is read cell by cell
@@ -194,12 +199,12 @@ export function answer(
   request: Record<string, unknown>,
   returned: unknown,
   deferFileScan = false,
-  wire: Wire = 'json',
+  protocol: Protocol = protocols.canonical,
 ): Answered {
   if (op.resultType === 'application/zip' && isByteStream(returned)) {
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: scannedZip(returned) } };
   }
-  if (op.resultType !== 'application/json' && (returned instanceof Uint8Array || typeof returned === 'string')) {
+  if (answersFile(op) && (returned instanceof Uint8Array || typeof returned === 'string')) {
     const ok = op.resultType === 'application/zip' ? returned instanceof Uint8Array : typeof returned === 'string';
     if (!ok)
       return {
@@ -247,18 +252,16 @@ export function answer(
           : `is invalid: ${e.message}`;
     return { violation: `${name ? forms.field(name, what) : forms.body(what)} (${schema})` };
   }
+  // Held to its schema above whatever the protocol; only the writing differs.
   let text: string;
-  if (wire === 'form') {
-    // Held to the same schema as the JSON answer above; only the writing differs.
-    try {
-      text = xmlAnswer(body);
-    } catch (error) {
-      return { violation: `${(error as Error).message} (${schema})` };
-    }
-  } else text = JSON.stringify(body);
+  try {
+    text = protocol.writeAnswer(body, refusal ? op.shapes.refusal : op.shapes.result);
+  } catch (error) {
+    if (error instanceof CannotCarry) return { violation: `${error.message} (${schema})` };
+    throw error;
+  }
   // Each value read on its own (the hashes this answer computed are hashes: they hold nothing sent).
   if (cardNumberIn(body, hashNames(op)))
     return { violation: 'A card number appears unmasked in the answer', sensitive: true };
-  const type = wire === 'form' ? XML_TYPE : 'application/json';
-  return { response: { status: op.status, headers: { 'content-type': type }, body: text }, refusal };
+  return { response: { status: op.status, headers: { 'content-type': protocol.answerType }, body: text }, refusal };
 }

@@ -20,9 +20,9 @@ export {
   apiVersion,
   bodyCredentials,
   defaultMaxBodyBytes,
-  formWire,
   methodInPath,
   operations,
   unknownFieldsPolicy,
 } from '../../generated/operations.ts';
 export { hashRecipes } from '../../generated/hash-recipes.ts';
+export { protocols } from '../../generated/protocols.ts';

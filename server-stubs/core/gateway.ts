@@ -1,29 +1,37 @@
 // The validating gateway core: handle(request) → response, for any HTTP server to call. It routes by
 // verb, path and `method`, validates the request, authenticates it, calls the operation's handler
 // and holds the answer to the contract. Handlers see only valid, authenticated requests.
+import { SPEC_FILES, type SpecFile } from '../../runtime/spec-files.ts';
 import { readFile } from 'node:fs/promises';
 import type { GatewayHandlers } from '../../generated/handlers.ts';
-import { answer, CardNumberLeak, fileHoldsCardNumber, isByteStream, type Answered, type ByteStream } from './answer.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import {
+  answer,
+  answersFile,
+  CardNumberLeak,
+  fileHoldsCardNumber,
+  isByteStream,
+  type Answered,
+  type ByteStream,
+} from './answer.ts';
 import { authenticate } from './authentication.ts';
 import { chooseLogger } from './log.ts';
-import { defaultMaxBodyBytes, operations, packageFile, unknownFieldsPolicy } from './contract.ts';
+import { defaultMaxBodyBytes, operations, packageFile, protocols, unknownFieldsPolicy } from './contract.ts';
 import { errorCodeOf, refusals, refusalResponse, type Refusal } from './refusals.ts';
 import type { ErrorCode } from '../../generated/error-codes.ts';
 import {
   byteLength,
   checkBody,
   checkParameters,
-  checkVersion,
-  formFields,
   normalised,
   parseBody,
   queryOf,
+  refusalOf,
   splitUrl,
   withoutUnknownFields,
 } from './request.ts';
-import { bodyLimit, chooseMethod, knows, readLimit, route, takesForms } from './router.ts';
+import { bodyLimit, chooseMethod, knows, readLimit, route, servedAt } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
-import { responseCodeOf, wireOf, XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 import type {
   Accounts,
   ContractOperation,
@@ -121,17 +129,10 @@ export interface Gateway {
   bodyLimit(pathname: string, head?: string): number;
   /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
   serves(pathname: string): boolean;
-  /** A refusal an adapter answers itself (a body too large to read), in the wire format the caller used. */
+  /** A refusal an adapter answers itself (a body too large to read), in the protocol the caller used. */
   refusal(pathname: string, headers: GatewayRequest['headers'], refusal: Refusal): GatewayResponse;
   readonly metrics: GatewayMetrics;
 }
-
-const SPEC_FILES: Record<string, { file: string; type: string }> = {
-  '/openapi.json': { file: 'openapi.json', type: 'application/json' },
-  '/openapi.yaml': { file: 'openapi.yaml', type: 'application/yaml' },
-  '/docs': { file: 'docs', type: 'text/html; charset=utf-8' },
-  '/docs/': { file: 'docs', type: 'text/html; charset=utf-8' },
-};
 
 const methodOf = (body: unknown): string | undefined => {
   const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
@@ -149,19 +150,25 @@ function record(request: GatewayRequest, note: Note, response: GatewayResponse, 
   const errorCode = errorCodeOf(response) ?? note.errorCode;
   if (errorCode !== undefined) out.errorCode = errorCode;
   if (typeof response.body === 'string') {
-    // Not JSON or XML after all: the status says enough.
-    const code = responseCodeOf(response.headers['content-type'], response.body);
+    // An answer no protocol wrote (a file): the status says enough.
+    const code = protocols.answeredIn(response.headers['content-type'])?.responseCode(response.body);
     if (code !== undefined) out.responseCode = code;
   }
   return out;
 }
 
-/** A broken answer as the handler returned it, for log mode to send anyway: in the caller's mode where it can be written. */
-function rawAnswer(op: ContractOperation, returned: Record<string, unknown>, wire: Wire): GatewayResponse | undefined {
-  if (wire === 'json')
-    return { status: op.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(returned) };
+/** A broken answer as the handler returned it, for log mode to send anyway: in the caller's protocol where it can be written. */
+function rawAnswer(
+  op: ContractOperation,
+  returned: Record<string, unknown>,
+  protocol: Protocol,
+): GatewayResponse | undefined {
   try {
-    return { status: op.status, headers: { 'content-type': XML_TYPE }, body: xmlAnswer(returned) };
+    return {
+      status: op.status,
+      headers: { 'content-type': protocol.answerType },
+      body: protocol.writeAnswer(returned),
+    };
   } catch {
     return undefined;
   }
@@ -218,7 +225,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     op: ContractOperation | undefined,
     refusal: Refusal,
     check: string,
-    wire: Wire,
+    protocol: Protocol,
     extra?: Record<string, string>,
   ): GatewayResponse => {
     metrics.refusals++;
@@ -234,8 +241,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         method: chosen ? op?.method : undefined,
         check,
         errorCode: refusal.errorCode,
-        // The JSON mode is the default; a form request's refusal says it was one.
-        ...(wire === 'json' ? {} : { wire }),
+        // The spec's own protocol goes without saying; another's refusal says which it was.
+        ...(protocol === protocols.canonical ? {} : { wire: protocol.id }),
         field: refusal.field,
         rule: refusal.rule,
         code: refusal.code,
@@ -246,7 +253,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (serverFault) logger.error('answered 5xx', fields);
       else logger.info?.('refused', fields);
     }
-    const response = refusalResponse(op, refusal, wire);
+    const response = refusalResponse(op, refusal, protocol);
     if (extra) Object.assign(response.headers, extra);
     return response;
   };
@@ -255,7 +262,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     op: ContractOperation,
     violation: string,
     sensitive: boolean,
-    wire: Wire,
+    protocol: Protocol,
     response?: GatewayResponse,
   ): GatewayResponse => {
     metrics.violations++;
@@ -269,7 +276,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return refusalResponse(
       op,
       mode === 'error' ? refusals.contractViolation(op.operationId, violation) : refusals.internal(),
-      wire,
+      protocol,
     );
   };
 
@@ -286,7 +293,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  async function serveSpec(spec: { file: string; type: string }): Promise<GatewayResponse> {
+  async function serveSpec(spec: SpecFile): Promise<GatewayResponse> {
     let bytes = specCache.get(spec.file);
     if (!bytes) {
       bytes = readFile(packageFile(spec.file));
@@ -308,35 +315,33 @@ export function createGateway(options: GatewayOptions): Gateway {
         undefined,
         routed.refusal,
         'route',
-        wireOf(request.headers, undefined),
+        protocols.choose(request.headers, undefined),
         routed.allow ? { allow: routed.allow } : undefined,
       );
     const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
-    // The form/XML mode, on the paths that take it (x-wire-formats): chosen by the body's type.
-    const formPath = first.formTypes !== null;
-    const wire = wireOf(request.headers, formPath);
+    // The protocol the request is in, among those that serve the path (x-wire-formats).
+    const protocol = protocols.choose(request.headers, path.served);
 
-    if (wire === 'json') {
-      const version = checkVersion(request.headers);
-      if (version) return refused(first, version, 'version', wire);
-    }
-    const parsed = parseBody(request, path.readLimit, formPath);
-    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', wire);
+    const header = protocol.checkHeaders(request.headers);
+    if (header) return refused(first, refusalOf(header), 'version', protocol);
+    const parsed = parseBody(request, path.readLimit, protocol, path.served);
+    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', protocol);
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
-    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method', wire);
+    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method', protocol);
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok))
       parsed.ok = { ...parsed.ok, method: op.method };
-    if (wire === 'form') parsed.ok = formFields(op, parsed.ok);
+    // Typed as the operation's schema says, where the protocol carries text (a form).
+    parsed.ok = protocol.typed(parsed.ok, op.shapes.request);
     if (note !== NO_NOTE) note.operationId = op.operationId;
     if (byteLength(request.body) > op.maxBodyBytes)
-      return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size', wire);
+      return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size', protocol);
     const query = queryOf(op, search);
-    if ('refusal' in query) return refused(op, query.refusal, 'query', wire);
+    if ('refusal' in query) return refused(op, query.refusal, 'query', protocol);
     let sent = parsed.ok;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
@@ -346,7 +351,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     sent = normalised(op, sent);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
-    if (invalid) return refused(op, invalid, 'schema', wire);
+    if (invalid) return refused(op, invalid, 'schema', protocol);
 
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
@@ -359,14 +364,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     );
     if ('refusal' in auth) {
       if (note !== NO_NOTE) note.reason = auth.refusal.reason;
-      return refused(op, auth.refusal, 'credentials', wire);
+      return refused(op, auth.refusal, 'credentials', protocol);
     }
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
       | ((input: unknown, context: HandlerContext) => unknown)
       | undefined;
-    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler', wire);
+    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler', protocol);
 
     let returned: unknown;
     let answered: Answered | undefined;
@@ -382,7 +387,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const unit = options.transaction(() => {
           returned = handler.call(options.handlers, input, context);
           if (!isThenable(returned)) {
-            answered = answer(op, auth.account, body ?? {}, returned, false, wire);
+            answered = answer(op, auth.account, body ?? {}, returned, false, protocol);
             if (rollsBack(answered)) throw new RollBack();
             return undefined;
           }
@@ -390,7 +395,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           settledLater = true;
           chain = Promise.resolve(returned).then((value) => {
             returned = value;
-            answered = answer(op, auth.account, body ?? {}, value, true, wire);
+            answered = answer(op, auth.account, body ?? {}, value, true, protocol);
             if (rollsBack(answered)) throw new RollBack();
           });
           return chain;
@@ -402,14 +407,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         returned = yield returned;
         settledLater = true;
         // Checked now, outside any unit of work.
-        answered = answer(op, auth.account, body ?? {}, returned, true, wire);
+        answered = answer(op, auth.account, body ?? {}, returned, true, protocol);
       }
       // A file answer's scan may take a while and yields (a streamed one is scanned as it is sent).
       if (
         settledLater &&
         answered &&
         'response' in answered &&
-        op.resultType !== 'application/json' &&
+        answersFile(op) &&
         !isByteStream(answered.response.body)
       ) {
         const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
@@ -422,10 +427,10 @@ export function createGateway(options: GatewayOptions): Gateway {
           operationId: op.operationId,
           error: error instanceof Error ? error.message : String(error),
         });
-        return refusalResponse(op, refusals.internal(), wire);
+        return refusalResponse(op, refusals.internal(), protocol);
       }
     }
-    answered ??= answer(op, auth.account, body ?? {}, returned, false, wire);
+    answered ??= answer(op, auth.account, body ?? {}, returned, false, protocol);
     if (note !== NO_NOTE) note.errorCode = errorCodeOf(returned);
     if ('response' in answered && isByteStream(answered.response.body)) {
       // Until its first chunk a stream can still be answered as any other failure; after it, the
@@ -440,16 +445,16 @@ export function createGateway(options: GatewayOptions): Gateway {
             operationId: op.operationId,
             error: started.failure instanceof Error ? started.failure.message : String(started.failure),
           });
-          return refusalResponse(op, refusals.internal(), wire);
+          return refusalResponse(op, refusals.internal(), protocol);
         }
       } else answered = { response: { ...answered.response, body: started.body } };
     }
     if ('violation' in answered) {
       const raw =
         typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array)
-          ? rawAnswer(op, returned as Record<string, unknown>, wire)
+          ? rawAnswer(op, returned as Record<string, unknown>, protocol)
           : undefined;
-      return violated(op, answered.violation, answered.sensitive === true, wire, raw);
+      return violated(op, answered.violation, answered.sensitive === true, protocol, raw);
     }
     if (Number((returned as { responseCode?: unknown })?.responseCode) < 0) metrics.refusals++;
     return answered.response;
@@ -489,7 +494,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
     bodyLimit: (pathname, head) => bodyLimit(pathname, defaultMaxBodyBytes, head),
     serves: (pathname) => Object.hasOwn(SPEC_FILES, pathname) || knows(pathname),
-    refusal: (pathname, headers, refusal) => refusalResponse(undefined, refusal, wireOf(headers, takesForms(pathname))),
+    refusal: (pathname, headers, refusal) =>
+      refusalResponse(undefined, refusal, protocols.choose(headers, servedAt(pathname))),
     metrics,
   };
 }

@@ -2,56 +2,29 @@
 // -3 missing, -4 internal) and a message that names the field and the rule, never a value.
 import type { ErrorObject } from 'ajv';
 import { maskCardNumbers } from '../../runtime/card-numbers.ts';
-import { forms, type RefusalKind } from '../../runtime/refusal-text.ts';
 import type { ErrorCode } from '../../generated/error-codes.ts';
-import { expectedValues } from '../../generated/spec-constants.ts';
 import type { HandlerRefusal } from '../../generated/handlers.ts';
+import { refusalCatalogue, type RefusalArgs } from '../../generated/refusal-catalogue.ts';
+import { expectedValues } from '../../generated/spec-constants.ts';
+import {
+  catalogueOf,
+  entry,
+  refuse,
+  type CatalogueEntry as RuntimeCatalogueEntry,
+  type Refusal as RuntimeRefusal,
+} from '../../runtime/refusal-catalogue.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import type { RefusalKind } from '../../runtime/refusal-text.ts';
+import { protocols } from './contract.ts';
 import type { ContractOperation, GatewayResponse } from './types.ts';
-import { XML_TYPE, xmlAnswer, type Wire } from './wire.ts';
 
-export interface Refusal {
-  code: -1 | -2 | -3 | -4;
-  message: string;
-  /**
-   * The refusal's stable code (`PGW_BODY_TOO_LARGE`): which catalogue entry made it. Never sent (the
-   * gateway's answer is responseCode and responseMessage only): the request log, the generated
-   * docs/REFUSALS.md and a server team's tests read it. A server's own refusal (refuse()) has none.
-   */
-  errorCode?: ErrorCode;
-  /** HTTP status; the operation's success status unless the request could not be read. */
-  status?: number;
-  /** For the request log only, never the answer: which check failed (a -1 says no more to the caller). */
-  reason?: string;
-  /** The field (or header, parameter) refused and the rule it broke (a JSON Schema keyword), for logs and tools. */
-  field?: string;
-  rule?: string;
-}
+/** A refusal: the gateway's negative responseCode and message, and the catalogue entry's code that made it. */
+export type Refusal = RuntimeRefusal<ErrorCode>;
+/** One entry of a refusal catalogue (spec/refusals.yaml), callable with what varies. */
+export type CatalogueEntry<Args extends unknown[] = never[]> = RuntimeCatalogueEntry<Args, ErrorCode>;
 
-export const refuse = (code: Refusal['code'], message: string, status?: number): Refusal =>
-  status === undefined ? { code, message } : { code, message, status };
-
-/**
- * One entry of a refusal catalogue: called with what varies, it makes the refusal with its code.
- * `when` and `example` are for the generated catalogue page (docs/REFUSALS.md): when the refusal is
- * made, and the arguments its message is shown with (a placeholder such as `{field}` for a name).
- */
-export interface CatalogueEntry<Args extends unknown[] = never[]> {
-  (...args: Args): Refusal;
-  readonly errorCode: ErrorCode;
-  readonly when: string;
-  readonly example: Args;
-}
-
-/** A catalogue entry: its stable code written once, beside the refusal it names (Fastify's createError). */
-export function entry<Args extends unknown[]>(
-  errorCode: ErrorCode,
-  when: string,
-  make: (...args: Args) => Refusal,
-  ...example: NoInfer<Args>
-): CatalogueEntry<Args> {
-  const coded = (...args: Args): Refusal => ({ ...make(...args), errorCode });
-  return Object.assign(coded, { errorCode, when, example });
-}
+// An entry made in code, for a server team's own catalogue; and a refusal without a code.
+export { entry, refuse };
 
 // The message forms are the runtime's (runtime/refusal-text.ts), where clients read them back.
 export { forms } from '../../runtime/refusal-text.ts';
@@ -59,243 +32,27 @@ export { forms } from '../../runtime/refusal-text.ts';
 /**
  * The catalogue of the server's own refusals (Fastify's error-catalogue idea: one place holds each
  * refusal's stable code, responseCode, message and HTTP status; callers name the entry and pass only
- * what varies). Validation refusals are `validationRefusals`, chosen by refusalFor from the schema's
- * errors; the sandbox's business rules are named in sandbox/refusals.ts, on the same forms.
+ * what varies): spec/refusals.yaml's `refusals`. Validation refusals are `validationRefusals`, chosen
+ * by refusalFor from the schema's errors; the sandbox's business rules are its own catalogues, in the
+ * same file (sandbox/refusals.ts makes them).
  */
-export const refusals = {
-  internal: entry('PGW_ERR_INTERNAL', 'The server failed (a handler threw, an answer could not be made)', () =>
-    refuse(-4, 'Internal gateway error', 500),
-  ),
-  /** The answer's fault, told to the caller in `violations: 'error'` mode (tests); others get `internal`. */
-  contractViolation: entry(
-    'PGW_ERR_CONTRACT_VIOLATION',
-    "The handler's answer breaks the contract, told to the caller in responseValidation 'error' mode (development, tests)",
-    (operationId: string, violation: string) =>
-      refuse(-4, `Response of ${operationId} violates the contract: ${violation}`, 500),
-    '{operationId}',
-    '{violation}',
-  ),
-  /** The gateway's one answer to every failed credential check; `reason` is for the request log only. */
-  credentials: entry(
-    'PGW_ERR_CREDENTIALS',
-    'A credential check failed: an unknown merchant, a wrong key, a wrong hash, a token not issued (the reason is logged, never answered)',
-    (reason?: string): Refusal => ({
-      ...refuse(-1, 'Invalid authentication credentials'),
-      ...(reason === undefined ? {} : { reason }),
-    }),
-  ),
-  /** A body field the hash recipe decodes that does not decode (the field's fault, not the server's). */
-  notHashable: entry(
-    'PGW_ERR_NOT_HASHABLE',
-    'A field the hash recipe decodes does not decode',
-    (field: string | undefined) =>
-      refuse(-2, field === undefined ? 'The request cannot be hashed' : forms.invalid(field, 'must be base64')),
-    '{field}',
-  ),
-  /** A body that is JSON but breaks a rule of the whole body (duplicate keys, nesting, size of a value). */
-  bodyInvalid: entry(
-    'PGW_ERR_BODY_INVALID',
-    'The JSON body breaks a rule of the whole body (nested too deep, a value too large)',
-    (why: string) => refuse(-2, `The request body ${why}`),
-    '{why}',
-  ),
-  /** A JSON field that cannot be read as sent (a name sent twice, a number no double holds). */
-  fieldUnreadable: entry(
-    'PGW_ERR_FIELD_UNREADABLE',
-    'A JSON field is sent twice, or is a number no double can hold',
-    (field: string, why: string) => refuse(-2, forms.invalid(field, why)),
-    '{field}',
-    'is sent more than once',
-  ),
-  notImplemented: entry(
-    'PGW_ERR_NOT_IMPLEMENTED',
-    'The server has no handler for the operation',
-    (operationId: string) => refuse(-4, `${operationId} is not implemented by this server`, 500),
-    '{operationId}',
-  ),
-  bodyTooLarge: entry(
-    'PGW_ERR_BODY_TOO_LARGE',
-    'The body is larger than the operation takes (x-limits)',
-    (limit: number) => refuse(-2, `Request body exceeds ${limit} bytes`, 413),
-    1048576,
-  ),
-  contentType: entry(
-    'PGW_ERR_CONTENT_TYPE',
-    'The body is sent with a Content-Type the path does not take',
-    (accepted: string) => refuse(-2, forms.field('Content-Type', `must be ${accepted}`, 'Header'), 415),
-    'application/json',
-  ),
-  /** A form body that cannot be read as one (a malformed escape, bytes that are not UTF-8, a name without a value). */
-  formInvalid: entry(
-    'PGW_ERR_FORM_INVALID',
-    'A form body cannot be read as one (a malformed escape, bytes that are not UTF-8)',
-    (why: string, status?: number) => refuse(-2, `The request body ${why}`, status),
-    'is not UTF-8',
-    400,
-  ),
-  /** A form field that cannot be read (its value badly escaped, its name sent twice). */
-  formFieldInvalid: entry(
-    'PGW_ERR_FORM_FIELD_INVALID',
-    "A form field's value is badly escaped, or its name is sent twice",
-    (field: string, why: string, status?: number) => refuse(-2, forms.field(field, why), status),
-    '{field}',
-    'is sent more than once',
-  ),
-  notJson: entry(
-    'PGW_ERR_NOT_JSON',
-    'The body is not JSON (or not UTF-8)',
-    (why: string) => refuse(-2, `Request body is not valid JSON: ${why}`, 400),
-    '{why}',
-  ),
-  noBodyTaken: entry(
-    'PGW_ERR_NO_BODY_TAKEN',
-    'A body is sent to an operation that takes none',
-    (operationId: string) => refuse(-2, `${operationId} takes no request body`),
-    '{operationId}',
-  ),
-  bodyRequired: entry('PGW_ERR_BODY_REQUIRED', 'No body is sent to an operation that needs one', () =>
-    refuse(-3, 'The request body is required'),
-  ),
-  parameterNotAllowed: entry(
-    'PGW_ERR_PARAMETER_NOT_ALLOWED',
-    'A query parameter the operation does not declare',
-    (name: string) => refuse(-2, forms.notAllowed(name, 'Parameter')),
-    '{name}',
-  ),
-  headerRequired: entry(
-    'PGW_ERR_HEADER_REQUIRED',
-    'A credential header the operation needs is missing',
-    (name: string) => refuse(-3, forms.required(name, '', 'Header')),
-    '{name}',
-  ),
-  versionRequired: entry(
-    'PGW_ERR_VERSION_REQUIRED',
-    'A JSON request without the API version header',
-    (name: string, value: string) => refuse(-3, forms.required(name, ` and must be ${value}`, 'Header'), 400),
-    '{header}',
-    '{version}',
-  ),
-  versionInvalid: entry(
-    'PGW_ERR_VERSION_INVALID',
-    'The API version header names another version',
-    (name: string, value: string) => refuse(-2, forms.invalid(name, `must be ${value}`, 'Header'), 400),
-    '{header}',
-    '{version}',
-  ),
-  noOperation: entry(
-    'PGW_ERR_NO_OPERATION',
-    'No operation has this path',
-    (verb: string, pathname: string) => refuse(-2, `No operation at ${verb.toUpperCase()} ${pathname}`, 404),
-    'POST',
-    '{path}',
-  ),
-  verbNotAllowed: entry(
-    'PGW_ERR_VERB_NOT_ALLOWED',
-    'The path has operations, none with this HTTP verb',
-    (verb: string, template: string) => refuse(-2, `${verb.toUpperCase()} is not an operation of ${template}`, 405),
-    'GET',
-    '{path}',
-  ),
-  badPathEncoding: entry(
-    'PGW_ERR_PATH_ENCODING',
-    'The path is not correctly percent-encoded',
-    (pathname: string) => refuse(-2, `The path ${pathname} is not correctly encoded`, 400),
-    '{path}',
-  ),
-  methodRequired: entry(
-    'PGW_ERR_METHOD_REQUIRED',
-    "A shared path's body names no method",
-    (allowed: string) => refuse(-3, forms.required('method', `: one of ${allowed}`)),
-    '{methods}',
-  ),
-  methodInvalid: entry(
-    'PGW_ERR_METHOD_INVALID',
-    "A shared path's body names a method the path does not have",
-    (allowed: string) => refuse(-2, forms.invalid('method', `must be one of ${allowed}`)),
-    '{methods}',
-  ),
-  methodNotThePath: entry(
-    'PGW_ERR_METHOD_NOT_THE_PATH',
-    'The body names another method than the one the path names (/token/processCard)',
-    (pathMethod: string) => refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
-    '{method}',
-  ),
-};
-
-/** A field's schema rule broken, by JSON Schema keyword: one stable code per keyword (refusalFor chooses). */
-const invalidBy = (errorCode: ErrorCode, keyword: string, rule: string) =>
-  entry(
-    errorCode,
-    `A value breaks its schema's \`${keyword}\``,
-    (field: string, rule: string, kind: RefusalKind = 'Field') =>
-      refuse(-2, field ? forms.invalid(field, rule, kind) : forms.request(rule)),
-    '{field}',
-    rule,
-  );
-
-/** The keywords whose broken rule has a code of its own (type, pattern, maxLength…), by keyword. */
-export const INVALID_BY_KEYWORD = {
-  type: invalidBy('PGW_ERR_FIELD_INVALID_TYPE', 'type', 'must be a string'),
-  pattern: invalidBy('PGW_ERR_FIELD_INVALID_PATTERN', 'pattern', "must be {the pattern's words, x-expected}"),
-  format: invalidBy('PGW_ERR_FIELD_INVALID_FORMAT', 'format', "must be {the format's words, x-expected}"),
-  enum: invalidBy('PGW_ERR_FIELD_INVALID_ENUM', 'enum', 'must be one of AUD, NZD'),
-  const: invalidBy('PGW_ERR_FIELD_INVALID_CONST', 'const', 'must be "processCard"'),
-  maxLength: invalidBy('PGW_ERR_FIELD_INVALID_MAX_LENGTH', 'maxLength', 'must be at most 64 characters'),
-  minLength: invalidBy('PGW_ERR_FIELD_INVALID_MIN_LENGTH', 'minLength', 'must be at least 1 character'),
-  maximum: invalidBy('PGW_ERR_FIELD_INVALID_MAXIMUM', 'maximum', 'must be at most 99999999.99'),
-  minimum: invalidBy('PGW_ERR_FIELD_INVALID_MINIMUM', 'minimum', 'must be at least 0'),
-  exclusiveMaximum: invalidBy('PGW_ERR_FIELD_INVALID_EXCLUSIVE_MAXIMUM', 'exclusiveMaximum', 'must be less than 100'),
-  exclusiveMinimum: invalidBy('PGW_ERR_FIELD_INVALID_EXCLUSIVE_MINIMUM', 'exclusiveMinimum', 'must be more than 0'),
-  multipleOf: invalidBy('PGW_ERR_FIELD_INVALID_MULTIPLE_OF', 'multipleOf', 'must be a multiple of 0.01'),
-  maxItems: invalidBy('PGW_ERR_FIELD_INVALID_MAX_ITEMS', 'maxItems', 'must have at most 100 items'),
-  minItems: invalidBy('PGW_ERR_FIELD_INVALID_MIN_ITEMS', 'minItems', 'must have at least 1 item'),
-  uniqueItems: invalidBy('PGW_ERR_FIELD_INVALID_UNIQUE_ITEMS', 'uniqueItems', 'must not list an item twice'),
-  maxProperties: invalidBy('PGW_ERR_FIELD_INVALID_MAX_PROPERTIES', 'maxProperties', 'must have at most 10 fields'),
-  minProperties: invalidBy('PGW_ERR_FIELD_INVALID_MIN_PROPERTIES', 'minProperties', 'must have at least 1 field'),
-  'x-decimals': invalidBy('PGW_ERR_FIELD_INVALID_DECIMALS', 'x-decimals', 'must have at most 2 decimals'),
-};
+export const refusals = catalogueOf<RefusalArgs['refusals'], ErrorCode>(refusalCatalogue.refusals);
 
 /**
  * The validation refusals, made by refusalFor from the schema's errors: a missing field first (-3),
- * else a field not allowed, else the first broken rule (-2), each kind its own code. A parameter's
- * are the same codes, worded "Parameter 'x' …".
+ * else a field not allowed, else the first broken rule (-2), each kind its own code (one per JSON
+ * Schema keyword that has one). A parameter's are the same codes, worded "Parameter 'x' …".
  */
-export const validationRefusals = {
-  required: entry(
-    'PGW_ERR_FIELD_REQUIRED',
-    'A required field (or parameter) is missing',
-    (field: string, kind: RefusalKind = 'Field') => refuse(-3, forms.required(field, '', kind)),
-    '{field}',
-  ),
-  dependentRequired: entry(
-    'PGW_ERR_FIELD_REQUIRED_WITH',
-    'A field another field needs is missing (dependentRequired)',
-    (field: string, other: string, kind: RefusalKind = 'Field') =>
-      refuse(-3, forms.required(field, ` when '${other}' is sent`, kind)),
-    '{field}',
-    '{other}',
-  ),
-  additionalProperties: entry(
-    'PGW_ERR_FIELD_NOT_ALLOWED',
-    "A field the operation's schema does not declare (with unknownFields: 'refuse', or inside a nested object)",
-    (field: string, kind: RefusalKind = 'Field') => refuse(-2, forms.notAllowed(field, kind)),
-    '{field}',
-  ),
-  ...INVALID_BY_KEYWORD,
-  /** A keyword with no code of its own (only an alternative failed: anyOf, oneOf, if/then). */
-  other: entry(
-    'PGW_ERR_FIELD_INVALID',
-    'A value breaks a rule of its schema that has no code of its own (none of its alternatives fits)',
-    (field: string, rule: string, kind: RefusalKind = 'Field') =>
-      refuse(-2, field ? forms.invalid(field, rule, kind) : forms.request(rule)),
-    '{field}',
-    '{rule}',
-  ),
-  /** A failed validation that reported no error (never seen from Ajv; kept as a refusal, not a 5xx). */
-  request: entry('PGW_ERR_REQUEST_INVALID', 'The request breaks its schema and no error says where', () =>
-    refuse(-2, forms.request()),
-  ),
-};
+export const validationRefusals = catalogueOf<RefusalArgs['validationRefusals'], ErrorCode>(
+  refusalCatalogue.validationRefusals,
+);
+
+/** The entries of validationRefusals that are not a keyword's own. */
+const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'other', 'request']);
+/** The keywords whose broken rule has a code of its own (type, pattern, maxLength…), by keyword. */
+export const INVALID_BY_KEYWORD = Object.fromEntries(
+  Object.entries(validationRefusals).filter(([name]) => !NOT_KEYWORDS.has(name)),
+) as Readonly<Record<string, typeof validationRefusals.other>>;
 
 /**
  * A refusal's fields, responseCode typed as the refusal schema sends it (ContractOperation.refusalCode):
@@ -332,19 +89,19 @@ export const errorCodeOf = (answer: unknown): ErrorCode | undefined =>
 
 /**
  * The refusal answer: its status and its body, responseCode typed as the operation's refusal schema
- * sends it, in the caller's wire format (the form mode's XML: the same two fields under the root).
+ * sends it, written in the protocol the caller used (the same two fields in every one).
  */
 export function refusalResponse(
   op: ContractOperation | undefined,
   refusal: Refusal,
-  wire: Wire = 'json',
+  protocol: Protocol = protocols.canonical,
 ): GatewayResponse {
   const fields = refusalFields(op?.refusalCode, refusal);
   return coded(
     {
       status: refusal.status ?? op?.status ?? 200,
-      headers: { 'content-type': wire === 'form' ? XML_TYPE : 'application/json' },
-      body: wire === 'form' ? xmlAnswer(fields) : JSON.stringify(fields),
+      headers: { 'content-type': protocol.answerType },
+      body: protocol.writeAnswer(fields, op?.shapes.refusal),
     },
     refusal,
   );
@@ -421,9 +178,7 @@ const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'not'
 
 /** The entry of the keyword a rule broke: its own code, else the code of a rule without one. */
 const invalidEntry = (keyword: string): typeof validationRefusals.other =>
-  Object.hasOwn(INVALID_BY_KEYWORD, keyword)
-    ? INVALID_BY_KEYWORD[keyword as keyof typeof INVALID_BY_KEYWORD]
-    : validationRefusals.other;
+  Object.hasOwn(INVALID_BY_KEYWORD, keyword) ? INVALID_BY_KEYWORD[keyword]! : validationRefusals.other;
 const { required, dependentRequired, additionalProperties } = validationRefusals;
 
 /** The refusal for a failed validation: a missing field first (-3), else the first invalid one (-2). */

@@ -1,14 +1,10 @@
 // Reading and validating a request against its operation: headers, body, parameters. Each check
 // answers the refusal the contract documents; nothing here throws for bad input.
 import type { ErrorObject } from 'ajv';
-import { apiVersion, requestValidators } from './contract.ts';
-import { parseJson } from './json.ts';
+import type { Protocol, Unreadable } from '../../runtime/protocols/protocol.ts';
+import { protocols, requestValidators } from './contract.ts';
 import { refusals, refusalFor, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
-import { readForm, typedForm } from '../../runtime/wire.ts';
-import { acceptedTypes, bodyType } from './wire.ts';
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export type Checked<T> = { ok: T } | { refusal: Refusal };
 
@@ -18,68 +14,35 @@ export function splitUrl(url: string): { pathname: string; search: string } {
   return mark < 0 ? { pathname: url, search: '' } : { pathname: url.slice(0, mark), search: url.slice(mark + 1) };
 }
 
-const versionHeader = apiVersion.name.toLowerCase();
-
-export function checkVersion(headers: GatewayRequest['headers']): Refusal | undefined {
-  const value = headers[versionHeader];
-  if (value === undefined) return refusals.versionRequired(apiVersion.name, apiVersion.value);
-  if (value.trim() !== apiVersion.value) return refusals.versionInvalid(apiVersion.name, apiVersion.value);
-  return undefined;
+/** The refusal a protocol names for what it cannot read (an entry of the catalogue, with its arguments). */
+export function refusalOf(unreadable: Unreadable): Refusal {
+  const make = (refusals as unknown as Record<string, (...args: readonly unknown[]) => Refusal>)[unreadable.refusal];
+  if (!make) throw new TypeError(`No refusal ${unreadable.refusal} in the catalogue`);
+  return make(...unreadable.args);
 }
 
 export const byteLength = (body: GatewayRequest['body']) =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
 /**
- * The body: absent, an object sent as application/json, or (on a path that takes the form mode) a
- * form read strictly, its empty values dropped (an empty value is a field not sent). A form's values
- * are strings until the operation is known (formFields turns them into the schema's types).
+ * The body: absent, or read by the protocol the request is in (`protocol`, one of those that serve
+ * the path: `served`), when it is sent as that protocol's media type. What it reads is untyped where
+ * the protocol carries only text: the operation's shape types it once the operation is known
+ * (Protocol.typed).
  */
-export function parseBody(request: GatewayRequest, limit: number, formPath = false): Checked<unknown> {
+export function parseBody(
+  request: GatewayRequest,
+  limit: number,
+  protocol: Protocol,
+  served: readonly Protocol[],
+): Checked<unknown> {
   const size = byteLength(request.body);
   if (size > limit) return { refusal: refusals.bodyTooLarge(limit) };
   if (size === 0) return { ok: undefined };
-  const type = bodyType(request.headers);
-  if (type === 'form' && formPath) return parseForm(request.body!);
-  if (type !== 'json') return { refusal: refusals.contentType(acceptedTypes(formPath)) };
-  try {
-    const text = typeof request.body === 'string' ? request.body : decoder.decode(request.body);
-    const parsed = parseJson(text);
-    if ('ok' in parsed) return parsed;
-    return {
-      refusal:
-        'body' in parsed ? refusals.bodyInvalid(parsed.body) : refusals.fieldUnreadable(parsed.field, parsed.rule),
-    };
-  } catch (error) {
-    const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
-    return { refusal: refusals.notJson(why) };
-  }
-}
-
-function parseForm(body: string | Uint8Array): Checked<unknown> {
-  let text: string;
-  try {
-    text = typeof body === 'string' ? body : decoder.decode(body);
-  } catch {
-    return { refusal: refusals.formInvalid('is not UTF-8', 400) };
-  }
-  const read = readForm(text);
-  if ('ok' in read) return { ok: typedForm(read.ok, NO_TYPES) };
-  return {
-    refusal:
-      'body' in read
-        ? refusals.formInvalid(read.body, read.status)
-        : refusals.formFieldInvalid(read.field, read.rule, read.status),
-  };
-}
-const NO_TYPES = {};
-
-/** A form's fields as the operation's schema types them (formTypes); the body itself when all are strings. */
-export function formFields(op: ContractOperation, body: unknown): unknown {
-  const types = op.formTypes;
-  if (!types || typeof body !== 'object' || body === null) return body;
-  for (const _ in types) return typedForm(body as Parameters<typeof typedForm>[0], types);
-  return body;
+  if (!protocol.takes(request.headers['content-type']))
+    return { refusal: refusals.contentType(protocols.acceptedTypes(served)) };
+  const read = protocol.read(request.body!);
+  return 'ok' in read ? read : { refusal: refusalOf(read.unreadable) };
 }
 
 /**

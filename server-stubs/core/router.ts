@@ -1,5 +1,6 @@
 // Finds the operation a request is for: by verb and path, then on a shared path by `method`.
-import { methodInPath, operations } from './contract.ts';
+import type { Protocol } from '../../runtime/protocols/protocol.ts';
+import { methodInPath, operations, protocols } from './contract.ts';
 import { refusals, type Refusal } from './refusals.ts';
 import type { ContractOperation } from './types.ts';
 
@@ -14,6 +15,8 @@ interface Route {
   baseLimit: number;
   /** The methods of the path that take more than baseLimit, with their limits. */
   raised: Map<string, number>;
+  /** The protocols that serve the path (x-wire-formats), the spec's own first. */
+  served: readonly Protocol[];
 }
 
 export interface Match {
@@ -57,6 +60,7 @@ const routes: Route[] = [...new Set(operations.map((o) => o.path))]
       readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)),
       baseLimit,
       raised,
+      served: protocols.servedAt(template),
     };
   });
 // A literal path is found by one lookup, with or without a trailing slash. Templates are matched
@@ -171,19 +175,11 @@ export function methodPath(pathname: string): { path: string; method: string } |
   return undefined;
 }
 
-/** Whether the path takes the form/XML mode (x-wire-formats); undefined when no operation is at it. */
-export function takesForms(pathname: string): boolean | undefined {
-  const r = find(pathname)?.route;
-  if (!r) return undefined;
-  for (const ops of r.byVerb.values()) return ops[0]!.formTypes !== null;
-  return false;
-}
+/** The protocols that serve this path (x-wire-formats); undefined when no operation is at it. */
+export const servedAt = (pathname: string): readonly Protocol[] | undefined => find(pathname)?.route.served;
 
 /** Whether any operation of the contract is at this path. */
 export const knows = (pathname: string): boolean => find(pathname) !== undefined;
-
-// In JSON (`"method": "processBatch"`) or in a form (`method=processBatch`).
-const NAMED_METHOD = /"method"\s*:\s*"([A-Za-z]+)"|(?:^|&)method=([A-Za-z]+)(?:&|$)/;
 
 /**
  * How much of a body to read: the path's smallest limit until the body has named its method, then
@@ -195,8 +191,10 @@ export function bodyLimit(pathname: string, fallback: number, head?: string): nu
   const r = find(pathname)?.route;
   if (!r) return fallback;
   if (head === undefined || !r.raised.size) return r.baseLimit;
-  const named = NAMED_METHOD.exec(head);
-  const method = named?.[1] ?? named?.[2];
+  // The body's method as its protocol writes it, read from the bytes so far: a hint for the read only
+  // (the core checks the routed method's limit again once the body is read).
+  let method: string | undefined;
+  for (let i = 0; method === undefined && i < r.served.length; i++) method = r.served[i]!.peek(head, 'method');
   return (method && r.raised.get(method)) || r.baseLimit;
 }
 

@@ -3,9 +3,8 @@
 // response, so that the package needs neither express nor its types.
 import type http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
+import { protocols } from '../core/contract.ts';
 import { splitUrl } from '../core/request.ts';
-import { bodyType } from '../core/wire.ts';
-import { writeForm } from '../../runtime/wire.ts';
 import { answerRequest, readAndAnswer } from './node.ts';
 
 type Next = (error?: unknown) => void;
@@ -21,15 +20,16 @@ export function createExpressMiddleware(gateway: Gateway): GatewayMiddleware {
     if (!gateway.serves(splitUrl(req.url ?? '/').pathname)) return next();
     if (!req.readableEnded) return readAndAnswer(gateway, req, res);
     // A body parser mounted before this middleware has read the stream: take what it kept. A parsed
-    // object is serialised again; the hashes are computed over fields, not bytes, so they still hold.
+    // object is written again in the protocol its Content-Type names; the hashes are computed over
+    // fields, not bytes, so they still hold.
     const { body } = req;
     const kept =
       typeof body === 'string' || Buffer.isBuffer(body)
         ? body
         : body !== undefined && body !== null
-          ? bodyType(req.headers as Record<string, string | undefined>) === 'form'
-            ? writeForm(body as Record<string, unknown>)
-            : JSON.stringify(body)
+          ? protocols
+              .choose(req.headers as Record<string, string | undefined>, undefined)
+              .writeRequest(body as Record<string, unknown>)
           : undefined;
     answerRequest(gateway, req, res, kept);
   };

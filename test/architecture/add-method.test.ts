@@ -5,32 +5,83 @@
 // table, the docs page, and the validating stubs (routed, validated, handled) through the client;
 // and the checks that a new method used to trip (generated/ fresh, the spec's lint, the version gate,
 // the layers, the README's tables) pass on the copy with no other file touched.
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+//
+// Then a method whose answer holds a list (listRefunds.yaml), with its handler in the sandbox
+// (listRefunds.handler, one entry of sandbox/handlers/card-payments.ts) and its changelog line: it
+// reaches green with those three files, nothing else (the walk of issue 38 needed six on main: the
+// XML writer and the suite's reader could not carry a list). The copy's sandbox answers it in both
+// wire formats, the list as <refunds><refund>…</refund></refunds> in the form/XML mode, and its
+// examples round-trip through both protocols (test/protocols/compliance-checks.ts).
+import { execFile } from 'node:child_process';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changelogSections, diffDocs, lastRelease, load, workingTree } from '../../scripts/diff/index.ts';
 import { bundleSpec, generate } from '../../scripts/generate.ts';
 import { withExactRequests } from '../../scripts/generators/tolerant-requests.ts';
 import { ROOT } from '../support/contract.ts';
+import { changedFiles, copyPackage } from '../support/package-copy.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
-// Not copied: what git, npm and runs leave (node_modules is linked). A node_modules folder at any
-// depth (scripts/tools/ installs the tool matrix's own, 650 MB) is no part of the sources.
-const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
-const skipped = (file: string) =>
-  SKIPPED.has(file.split(path.sep)[0]!) || file.split(path.sep).includes('node_modules');
+const LIST_FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/listRefunds.yaml');
+const LIST_HANDLER = path.join(ROOT, 'test/fixtures/methods/post/listRefunds.handler');
+const HANDLERS = 'sandbox/handlers/card-payments.ts';
+/** A copy of the package (node_modules linked), with the method file added and the changelog line the diff prints for it. */
+async function copyWithMethod(prefix: string, fixture: string, name: string): Promise<string> {
+  const copy = await copyPackage(prefix);
+  // The change: the method file, then the changelog line `npm run diff -- --format changelog` prints.
+  await cp(fixture, path.join(copy, `spec/methods/post/${name}.yaml`));
+  const release = await lastRelease();
+  const report = await diffDocs(await load(path.join(ROOT, release!)), {
+    label: 'copy',
+    doc: await bundleSpec(copy),
+  });
+  const changelog = await readFile(path.join(copy, 'CHANGELOG.md'), 'utf8');
+  await writeFile(
+    path.join(copy, 'CHANGELOG.md'),
+    changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelogSections(report)}`),
+  );
+  return copy;
+}
 
-/** Every file under dir but generated/, path → content. */
-async function tree(dir: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const file = path.relative(dir, path.join(e.parentPath, e.name));
-    if (!e.isFile() || skipped(file) || file.startsWith('generated/')) continue;
-    if (file.startsWith('bench/results/')) continue;
-    files.set(file, await readFile(path.join(dir, file), 'utf8'));
-  }
-  return files;
+/** The checks a new method used to trip, run on the copy by the copy's own check modules. */
+async function checksOf(copy: string) {
+  // The copy's own check modules, whose paths are the copy's (each takes them from where it is): the
+  // checks of test/contract/generated.test.ts, document.test.ts, test/versioning/gate.test.ts,
+  // test/architecture/layers.test.ts and test/client/retry.test.ts's table, run here in-process.
+  const checks = async <T>(file: string): Promise<T> => import(path.join(copy, file));
+  const generated = await checks<typeof import('../contract/generated-checks.ts')>('test/contract/generated-checks.ts');
+  const document = await checks<typeof import('../contract/document-checks.ts')>('test/contract/document-checks.ts');
+  const gate = await checks<typeof import('../versioning/gate-checks.ts')>('test/versioning/gate-checks.ts');
+  const layers = await checks<typeof import('./layer-checks.ts')>('test/architecture/layer-checks.ts');
+  const retry = await checks<typeof import('../client/retry-checks.ts')>('test/client/retry-checks.ts');
+  const [lint, generatedProblems] = await Promise.all([document.lintProblems(), generated.generatedProblems()]);
+  const tables = await retry.retryTables();
+  return {
+    actual: {
+      generated: generatedProblems,
+      lint,
+      swagger: await document.swaggerProblems(),
+      unversioned: await document.unversionedOperations(),
+      unrecorded: await gate.unrecordedChanges(),
+      changelogVersion: await gate.changelogVersionProblems(),
+      layers: layers.layerProblems(),
+      unmarkedMoneyMovers: retry.unmarkedMoneyMovers(),
+      retryTable: tables.documented,
+    },
+    expected: {
+      generated: [],
+      lint: [],
+      swagger: [],
+      unversioned: [],
+      unrecorded: [],
+      changelogVersion: [],
+      layers: [],
+      unmarkedMoneyMovers: [],
+      retryTable: tables.marked,
+    },
+  };
 }
 
 describe('adding a method is one file in spec/methods/ and its changelog line', () => {
@@ -38,33 +89,13 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
   const read = (file: string) => readFile(path.join(copy, file), 'utf8');
 
   beforeAll(async () => {
-    copy = await mkdtemp(path.join(os.tmpdir(), 'pgw-add-method-'));
-    await cp(ROOT, copy, {
-      recursive: true,
-      filter: (source) => !skipped(path.relative(ROOT, source)),
-    });
-    await symlink(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
-    // The change: the method file, then the changelog line `npm run diff -- --format changelog` prints.
-    await cp(FIXTURE, path.join(copy, 'spec/methods/post/pingMerchant.yaml'));
-    const release = await lastRelease();
-    const report = await diffDocs(await load(path.join(ROOT, release!)), {
-      label: 'copy',
-      doc: await bundleSpec(copy),
-    });
-    const changelog = await read('CHANGELOG.md');
-    await writeFile(
-      path.join(copy, 'CHANGELOG.md'),
-      changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelogSections(report)}`),
-    );
+    copy = await copyWithMethod('pgw-add-method-', FIXTURE, 'pingMerchant');
     await generate(path.join(copy, 'generated'), undefined, copy);
   }, 120_000);
   afterAll(() => rm(copy, { recursive: true, force: true }));
 
   it('touches no other file by hand: spec/ gains the file, CHANGELOG.md the line, and nothing else changes', async () => {
-    const before = await tree(ROOT);
-    const after = await tree(copy);
-    const changed = [...after.keys()].filter((file) => before.get(file) !== after.get(file)).sort();
-    expect(changed).toEqual(['CHANGELOG.md', 'spec/methods/post/pingMerchant.yaml']);
+    expect(await changedFiles(copy)).toEqual(['CHANGELOG.md', 'spec/methods/post/pingMerchant.yaml']);
     expect(await read('CHANGELOG.md')).toContain('`minor: method-added pingMerchant`');
     // The working tree itself is untouched by the copy's change.
     expect((await workingTree()).doc.paths['/post'].post['x-methods'].pingMerchant).toBeUndefined();
@@ -110,40 +141,8 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
   });
 
   it('passes the checks a new method used to trip: generated/ fresh, lint, the version gate, layers, README tables', async () => {
-    // The copy's own check modules, whose paths are the copy's (each takes them from where it is): the
-    // checks of test/contract/generated.test.ts, document.test.ts, test/versioning/gate.test.ts,
-    // test/architecture/layers.test.ts and test/client/retry.test.ts's table, run here in-process.
-    const checks = async <T>(file: string): Promise<T> => import(path.join(copy, file));
-    const generated = await checks<typeof import('../contract/generated-checks.ts')>(
-      'test/contract/generated-checks.ts',
-    );
-    const document = await checks<typeof import('../contract/document-checks.ts')>('test/contract/document-checks.ts');
-    const gate = await checks<typeof import('../versioning/gate-checks.ts')>('test/versioning/gate-checks.ts');
-    const layers = await checks<typeof import('./layer-checks.ts')>('test/architecture/layer-checks.ts');
-    const retry = await checks<typeof import('../client/retry-checks.ts')>('test/client/retry-checks.ts');
-    const [lint, generatedProblems] = await Promise.all([document.lintProblems(), generated.generatedProblems()]);
-    const tables = await retry.retryTables();
-    expect({
-      generated: generatedProblems,
-      lint,
-      swagger: await document.swaggerProblems(),
-      unversioned: await document.unversionedOperations(),
-      unrecorded: await gate.unrecordedChanges(),
-      changelogVersion: await gate.changelogVersionProblems(),
-      layers: layers.layerProblems(),
-      unmarkedMoneyMovers: retry.unmarkedMoneyMovers(),
-      retryTable: tables.documented,
-    }).toEqual({
-      generated: [],
-      lint: [],
-      swagger: [],
-      unversioned: [],
-      unrecorded: [],
-      changelogVersion: [],
-      layers: [],
-      unmarkedMoneyMovers: [],
-      retryTable: tables.marked,
-    });
+    const { actual, expected } = await checksOf(copy);
+    expect(actual).toEqual(expected);
   });
 
   it('is routed, validated and handled by the stubs, and called through the client', async () => {
@@ -212,6 +211,92 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
       responseMessage: expect.stringContaining("'note'"),
     });
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('adding a method whose answer holds a list is its file, its handler and its changelog line', () => {
+  let copy: string;
+
+  beforeAll(async () => {
+    copy = await copyWithMethod('pgw-add-list-method-', LIST_FIXTURE, 'listRefunds');
+    // Its handler: one entry of the sandbox's card payments handlers.
+    const handlers = await readFile(path.join(copy, HANDLERS), 'utf8');
+    const end = '  } satisfies Partial<H>;\n';
+    expect(handlers.split(end)).toHaveLength(2);
+    await writeFile(
+      path.join(copy, HANDLERS),
+      handlers.replace(end, `\n${await readFile(LIST_HANDLER, 'utf8')}${end}`),
+    );
+    await generate(path.join(copy, 'generated'), undefined, copy);
+  }, 120_000);
+  afterAll(() => copy && rm(copy, { recursive: true, force: true }));
+
+  it('touches the method file, its handler and CHANGELOG.md, nothing else', async () => {
+    expect(await changedFiles(copy)).toEqual(['CHANGELOG.md', HANDLERS, 'spec/methods/post/listRefunds.yaml']);
+    expect(await readFile(path.join(copy, 'CHANGELOG.md'), 'utf8')).toContain('`minor: method-added listRefunds`');
+  });
+
+  it('passes the checks a new method used to trip, and the handler type-checks against its list result', async () => {
+    const { actual, expected } = await checksOf(copy);
+    expect(actual).toEqual(expected);
+    const tsc = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(copy, 'tsconfig.json'), '--noEmit'],
+      { cwd: copy, maxBuffer: 16 << 20 },
+    ).then(
+      () => '',
+      (failure: { stdout: string }) => failure.stdout,
+    );
+    expect(tsc).toBe('');
+  }, 180_000);
+
+  it('round-trips its examples through both protocols (the compliance checks of the copy)', async () => {
+    const compliance = (await import(
+      path.join(copy, 'test/protocols/compliance-checks.ts')
+    )) as typeof import('../protocols/compliance-checks.ts');
+    const cases = compliance.complianceCases(['listRefunds']);
+    expect(cases.map((c) => c.protocol.id)).toEqual(['json', 'form']);
+    for (const c of cases) expect(await compliance.complianceProblems(c)).toEqual([]);
+  });
+
+  it('is answered by the sandbox in both wire formats, the list as nested elements in XML', async () => {
+    const support = (await import(
+      path.join(copy, 'test/hardening/support.ts')
+    )) as typeof import('../hardening/support.ts');
+    const { protocols } = (await import(
+      path.join(copy, 'generated/protocols.ts')
+    )) as typeof import('../../generated/protocols.ts');
+    const sb = await support.hardeningSandbox();
+    try {
+      const paid = await support.send(sb, support.signed('processCard', support.purchase()));
+      const transactionID = paid.json.transactionID as string;
+      for (const amount of ['2.00', '3.50']) {
+        const refund = { transactionID, refundAmount: amount, transactionAmount: amount, transactionCurrency: 'AUD' };
+        const refunded = await support.send(
+          sb,
+          support.signed('refundCard', { method: 'refundCard', ...support.merchant, ...refund }),
+        );
+        expect(refunded.json.responseCode).toBe('0');
+      }
+      const body = { method: 'listRefunds', ...support.merchant, transactionID };
+      // Both refunds are made within a second: their order is the store's, so they are compared as a set.
+      const amounts = (refunds: { refundAmount: string }[]) => refunds.map((r) => r.refundAmount).sort();
+      const json = await support.send(sb, support.signed('listRefunds', body));
+      expect(json.json).toMatchObject({ responseCode: '0', transactionID });
+      expect(amounts(json.json.refunds)).toEqual(['2.00', '3.50']);
+      const form = await sb.gateway.handle(support.signed('listRefunds', body, { wire: 'form' }));
+      expect(form.headers['content-type']).toBe('application/xml');
+      const text = String(form.body);
+      expect(text).toMatch(
+        /<refunds>(<refund><refundID>[^<]+<\/refundID><refundAmount>(2\.00|3\.50)<\/refundAmount><\/refund>){2}<\/refunds>/,
+      );
+      const op = (await import(path.join(copy, 'contract/index.ts'))).operation('listRefunds');
+      const read = protocols.byId('form')!.readAnswer(text, op.shapes.result);
+      expect(read).toMatchObject({ ok: { responseCode: '0', transactionID } });
+      expect(amounts((read as { ok: { refunds: { refundAmount: string }[] } }).ok.refunds)).toEqual(['2.00', '3.50']);
+    } finally {
+      await sb.close();
+    }
   });
 });
 

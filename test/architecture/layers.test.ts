@@ -54,6 +54,10 @@ describe('the layers', () => {
     expect(broken('runtime/client.ts', 'sandbox/index.ts')).toBe(true);
     expect(broken('mock/run.ts', 'generated/operations.ts')).toBe(false);
     expect(broken('sandbox/main.ts', 'cli/main.ts')).toBe(true);
+    // The generators read the refusal catalogue from the spec: scripts/ sits below the server stubs and the sandbox.
+    expect(broken('scripts/generators/refusal-catalogue.ts', 'server-stubs/index.ts')).toBe(true);
+    expect(broken('scripts/generators/refusal-catalogue.ts', 'sandbox/refusals.ts')).toBe(true);
+    expect(broken('scripts/generators/refusal-catalogue.ts', 'generated/error-codes.ts')).toBe(false);
     expect(broken('bench/servers/cold-start.js', 'dist/server-stubs/index.js')).toBe(true);
     // Test fixtures are the tests' and the bench's: nothing shipped may reach them.
     expect(broken('server-stubs/index.ts', 'test/fixtures/example-handlers.ts')).toBe(true);

@@ -31,15 +31,15 @@ describe('the benchmark servers answer the whole mix', () => {
   it('the wire comparison: the stubs answer the form-mode operations in JSON and, form-encoded, in XML', async () => {
     const server = await start('servers/stubs.ts');
     running.push(server);
-    expect(wireMixes.form.length).toBe(wireMixes.json.length);
-    expect(wireMixes.form.length).toBeGreaterThan(30);
-    for (const requests of [wireMixes.json, wireMixes.form]) {
+    expect(wireMixes.form!.length).toBe(wireMixes.json!.length);
+    expect(wireMixes.form!.length).toBeGreaterThan(30);
+    for (const requests of [wireMixes.json!, wireMixes.form!]) {
       const { ok, failures } = await check(server.port, requests);
       expect(failures).toEqual([]);
       expect(ok).toBe(requests.length);
     }
     // A form request answered in JSON is no answer of the form mode: the check tells.
-    expect((await check(server.port, [{ ...wireMixes.form[0]!, request: wireMixes.json[0]!.request }])).ok).toBe(1);
+    expect((await check(server.port, [{ ...wireMixes.form![0]!, request: wireMixes.json![0]!.request }])).ok).toBe(1);
   });
 
   it('the bare ceiling answers its constant to all, which the check sees as wrong only for the 201 of Get PayID', async () => {

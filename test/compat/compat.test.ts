@@ -22,13 +22,12 @@ import {
   withoutUnknownFields,
 } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { sandbox as creds, readXmlAnswer, typedAnswer } from '../../contract/index.ts';
+import { sandbox as creds } from '../../contract/index.ts';
 import { doc, errorsOf, validatorFor } from '../support/contract.ts';
 import { ignoredFields, notAccepted, outcomeNotReproduced, outOfScope } from './compat-decisions.ts';
 import { loadCorpus, PLACEHOLDER, type LoadedEntry } from './corpus.ts';
 import { operationOf, route } from './operation-of.ts';
-import { formWire } from '../../generated/operations.ts';
-import { writeForm } from '../../runtime/wire.ts';
+import { protocols } from '../../generated/protocols.ts';
 
 const corpus = loadCorpus();
 const inScope = corpus.filter((e) => !(e.id in outOfScope));
@@ -88,15 +87,14 @@ function signed(entry: LoadedEntry, state: Record<string, string> = {}): Record<
  * The request as its client puts it on the wire: form-encoded without a version header (every value
  * a string, docs/WIRE-FORMATS.md) when the client posts forms, else in the JSON mode.
  */
-const requestOf = (entry: LoadedEntry, body: Record<string, unknown>): GatewayRequest =>
-  entry.wire === 'form'
-    ? { verb: 'POST', url: entry.path, headers: { 'content-type': formWire.request }, body: writeForm(body) }
-    : {
-        verb: 'POST',
-        url: entry.path,
-        headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
-        body: JSON.stringify(body),
-      };
+const requestOf = (entry: LoadedEntry, body: Record<string, unknown>): GatewayRequest => {
+  const protocol = protocols.byId(entry.wire === 'form' ? 'form' : 'json')!;
+  const headers = Object.fromEntries(
+    Object.entries(protocol.requestHeaders(true)).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  return { verb: 'POST', url: entry.path, headers, body: protocol.writeRequest(body) };
+};
+const form = protocols.byId('form')!;
 
 /**
  * The answer's fields as the client's parser reads them: a form client's by element name under the
@@ -104,8 +102,8 @@ const requestOf = (entry: LoadedEntry, body: Record<string, unknown>): GatewayRe
  */
 function answerOf(entry: LoadedEntry, type: string | null | undefined, text: string): Record<string, unknown> {
   if (entry.wire !== 'form') return JSON.parse(text) as Record<string, unknown>;
-  expect(type, `${entry.id}: ${text.slice(0, 200)}`).toBe(formWire.answer);
-  const read = readXmlAnswer(text);
+  expect(type, `${entry.id}: ${text.slice(0, 200)}`).toBe(form.answerType);
+  const read = form.readAnswer(text);
   if ('error' in read) throw new Error(`${entry.id}: the XML answer cannot be read: ${read.error}`);
   return read.ok;
 }
@@ -294,13 +292,12 @@ describe('the mock answers each request with its method’s result', () => {
       expect(response.status).toBe(op.status);
       if (op.resultType !== 'application/json')
         return expect(response.headers.get('content-type')).toContain(op.resultType);
-      const fields = answerOf(entry, response.headers.get('content-type'), await response.text());
+      const text = await response.text();
+      const fields = answerOf(entry, response.headers.get('content-type'), text);
       const v = validatorFor(`#/components/schemas/${op.result}`);
-      // An XML answer is text: held to the schema as the JSON mode carries it (typedAnswer).
-      expect(
-        v(entry.wire === 'form' ? typedAnswer(doc, op.result, fields as Record<string, string>) : fields),
-        errorsOf(v),
-      ).toBe(true);
+      // An XML answer is text: held to the schema as the JSON mode carries it (typed by the result's shape).
+      const typed = form.readAnswer(text, op.shapes.result);
+      expect(v(entry.wire === 'form' && 'ok' in typed ? typed.ok : fields), errorsOf(v)).toBe(true);
     });
   }
 });

@@ -65,7 +65,7 @@ describe('npm run contract', () => {
     expect(results.filter((r) => r.kind === 'scenario' && r.status === 'passed')).toHaveLength(scenarioChecks().length);
     // Every operation of the form-mode paths also checked form-encoded, its answers read as XML.
     const formChecks = results.filter((r) => r.name.endsWith('(form/XML)'));
-    const formOps = operations.filter((o) => o.formTypes !== null).map((o) => o.operationId);
+    const formOps = operations.filter((o) => o.protocols.includes('form')).map((o) => o.operationId);
     expect(new Set(formChecks.map((r) => r.operationId))).toEqual(new Set(formOps));
     expect(formChecks.filter((r) => r.kind === 'example' && r.status === 'passed').length).toBeGreaterThan(40);
     // --wire json narrows the run to JSON on purpose; form to the form/XML mode.

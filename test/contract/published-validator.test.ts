@@ -11,9 +11,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breaking, buildRequest, requestExamples } from '../../contract/index.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
-import { readForm, writeForm } from '../../runtime/wire.ts';
+import { protocols } from '../../generated/protocols.ts';
+import { readForm, writeForm } from '../../runtime/protocols/form.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
-import type { RequestRecord, Wire } from '../../server-stubs/index.ts';
+import type { RequestRecord } from '../../server-stubs/index.ts';
+
+/** A protocol's id in x-wire-formats. */
+type Wire = string;
 import { doc, validatorFor } from '../support/contract.ts';
 
 /** The stubs' refusals of a request's shape: the body, a field, the form, the method. */
@@ -21,13 +25,9 @@ const SHAPE = /^PGW_ERR_(FIELD_|BODY_INVALID|BODY_REQUIRED|METHOD_|REQUEST_INVAL
 
 const pointerPart = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const contentOf = (op: ContractOperation, wire: Wire) =>
-  `#/paths/${pointerPart(op.path)}/${op.verb.toLowerCase()}/requestBody/content/${pointerPart(wire === 'form' ? 'application/x-www-form-urlencoded' : 'application/json')}/schema`;
+  `#/paths/${pointerPart(op.path)}/${op.verb.toLowerCase()}/requestBody/content/${pointerPart(protocols.byId(wire)!.requestType)}/schema`;
 
-const cases = operations
-  .filter((op) => op.request)
-  .flatMap((op) =>
-    (op.formTypes !== null ? (['json', 'form'] as const) : (['json'] as const)).map((wire) => ({ op, wire })),
-  );
+const cases = operations.filter((op) => op.request).flatMap((op) => op.protocols.map((wire) => ({ op, wire })));
 
 /** The fields each form of the operation declares, and all of them. */
 function fieldsOf(op: ContractOperation): { all: readonly string[]; byForm: Map<string, string[]> } {

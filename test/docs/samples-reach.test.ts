@@ -10,14 +10,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeSamples, formAnswers, formSamples } from '../../scripts/generators/docs-view.ts';
+import { protocols } from '../../generated/protocols.ts';
+import { answersIn, codeSamples, samplesIn } from '../../scripts/generators/docs-view.ts';
 import { contractOperations, type Operation } from '../../scripts/lib/contract.ts';
 import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
 const PAGE = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
 const SHOTS = path.join(ROOT, 'test-results/samples');
-const form = doc['x-wire-formats'].form;
+const formProtocol = protocols.byId('form')!;
+const form = doc['x-wire-formats'].form as { request: string; answer: string; xml: { declaration: string } };
+const formSamples = (op: Parameters<typeof codeSamples>[0], d: typeof doc) => samplesIn(formProtocol, op, d);
+const formAnswers = (op: Parameters<typeof codeSamples>[0], d: typeof doc) => answersIn(formProtocol, op, d);
 const ops = contractOperations(doc).filter((op) => !op.webhook);
 
 /** The operations sampled: of every tag, its first and last operation, and its first of the form mode. */

@@ -6,7 +6,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XMLParser } from 'fast-xml-parser';
-import { codeSamples, formSamples } from '../../scripts/generators/docs-view.ts';
+import { protocols } from '../../generated/protocols.ts';
+import { codeSamples, samplesIn } from '../../scripts/generators/docs-view.ts';
+
+const formSamples = (op: Parameters<typeof codeSamples>[0], d: Parameters<typeof codeSamples>[1]) =>
+  samplesIn(protocols.byId('form')!, op, d);
 import { ROOT, doc, operations } from '../support/contract.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 
@@ -61,7 +65,7 @@ describe("the docs' curl samples, against the sandbox", () => {
 
 describe("the docs' form/XML samples, against the sandbox", () => {
   const xml = new XMLParser({ parseTagValue: false });
-  const root = doc['x-wire-formats'].form.xml.name;
+  const root = (doc['x-wire-formats'].form as unknown as { xml: { name: string } }).xml.name;
   it.each(sampled.filter((op) => formSamples(op, doc).length).map((op) => [op.operationId, op] as const))(
     '%s: answered in XML by the operation, not refused for a missing field or credential',
     async (_id, op) => {

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
 import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { readXmlAnswer } from '../../contract/index.ts';
-import { formWire } from '../../generated/operations.ts';
+import { protocols } from '../../generated/protocols.ts';
 import { instantOf } from '../../runtime/gateway-time.ts';
 import { doc } from '../support/contract.ts';
 import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';
@@ -74,9 +73,10 @@ function checkWire(language: Language, operation: string, exchange: Exchange) {
   expect(new Set(sent.keys()).size, `${seen}: no name twice`).toBe([...sent.keys()].length);
   if (language === 'php') expect(exchange.accept, seen).toBe('text/xml');
   if (operation === 'getSettlement' && exchange.status === 200) return;
-  expect(exchange.answerType, seen).toBe(formWire.answer);
+  const form = protocols.byId('form')!;
+  expect(exchange.answerType, seen).toBe(form.answerType);
   // The answer as the wire has it, read strictly: the clients' reading of it must be the same fields.
-  const read = readXmlAnswer(exchange.answer.toString('utf8'));
+  const read = form.readAnswer(exchange.answer.toString('utf8'));
   if ('error' in read) throw new Error(`${seen}: the answer is not an mwResponse document: ${read.error}`);
   return read.ok;
 }

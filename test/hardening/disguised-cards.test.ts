@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strToU8, zipSync } from 'fflate';
-import { readXmlAnswer } from '../../contract/index.ts';
+import { protocols } from '../../generated/protocols.ts';
 import { findCardNumber, maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { holdsCardNumber } from '../../sandbox/guard.ts';
 import { fileHoldsCardNumber } from '../../server-stubs/core/answer.ts';
@@ -67,7 +67,7 @@ describe('card numbers in disguise', () => {
       fc.asyncProperty(disguised, fc.constantFrom(...FIELDS), async (text, field) => {
         const before = await counts(sb);
         const answer = await send(sb, signed('processCard', purchase({ [field]: text }), { wire: 'form' }));
-        const read = readXmlAnswer(String(answer.response.body));
+        const read = protocols.byId('form')!.readAnswer(String(answer.response.body));
         expect('ok' in read && read.ok, String(answer.response.body)).toMatchObject({
           responseCode: '-2',
           responseMessage: expect.stringContaining(`'${field}'`),

@@ -1,7 +1,7 @@
 // Findings: duplicate JSON keys silently took the last value (a signed field could be shadowed by a
 // second copy); a number written 1e309 became Infinity and passed every check but a maximum.
 import { describe, expect, it } from 'vitest';
-import { findDuplicateKey, parseJson } from '../../server-stubs/core/json.ts';
+import { findDuplicateKey, parseJson } from '../../runtime/protocols/json.ts';
 import { hardeningSandbox, purchase, send, signed } from './support.ts';
 
 const sb = await hardeningSandbox();
@@ -45,7 +45,7 @@ describe('deep bodies', () => {
   });
 
   it('finds depth outside strings only', async () => {
-    const { nestsDeeperThan } = await import('../../server-stubs/core/json.ts');
+    const { nestsDeeperThan } = await import('../../runtime/protocols/json.ts');
     expect(nestsDeeperThan(`{"a":"${'['.repeat(100)}\\"${'{'.repeat(100)}"}`, 2)).toBe(false);
     expect(nestsDeeperThan('{"a":[[[1]]]}', 3)).toBe(true);
   });

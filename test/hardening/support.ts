@@ -27,7 +27,7 @@ export function hardeningSandbox(
 export function signed(
   operationId: string,
   body: Record<string, unknown> | undefined,
-  options: { params?: Record<string, string>; query?: Record<string, string>; wire?: 'json' | 'form' } = {},
+  options: { params?: Record<string, string>; query?: Record<string, string>; wire?: string } = {},
 ): GatewayRequest {
   const op = operation(operationId);
   let signedBody = body;

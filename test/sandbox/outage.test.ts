@@ -9,8 +9,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, readXmlAnswer } from '../../contract/index.ts';
-import { XML_TYPE } from '../../server-stubs/index.ts';
+import { buildRequest, operation } from '../../contract/index.ts';
+import { protocols } from '../../generated/protocols.ts';
 import { operations } from '../../generated/operations.ts';
 import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
 import { isUnreachable, StoreHealth } from '../../sandbox/store-health.ts';
@@ -122,14 +122,15 @@ describe.skipIf(!PG_URL)(`the database going away${PG_URL ? '' : ` (${SKIP_PG})`
       { seed: 2823, numRuns: 10 },
     );
     // A form-mode caller is told in its own mode: XML, the gateway's -4 (finding, issue 39: it got JSON).
-    const formIds = operations.filter((o) => o.formTypes !== null).map((o) => o.operationId);
+    const form = protocols.byId('form')!;
+    const formIds = operations.filter((o) => o.protocols.includes('form')).map((o) => o.operationId);
     expect(formIds.length).toBeGreaterThan(0);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...formIds), async (id) => {
         const a = await sb.gateway.handle(buildRequest(operation(id), { body: {}, wire: 'form' }));
         expect(a.status, id).toBe(503);
-        expect(a.headers['content-type'], id).toBe(XML_TYPE);
-        expect(readXmlAnswer(String(a.body))).toMatchObject({ ok: { responseCode: '-4' } });
+        expect(a.headers['content-type'], id).toBe(form.answerType);
+        expect(form.readAnswer(String(a.body))).toMatchObject({ ok: { responseCode: '-4' } });
       }),
       { seed: 3924, numRuns: 30 },
     );

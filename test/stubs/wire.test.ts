@@ -7,8 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, signedBody, readXmlAnswer } from '../../contract/index.ts';
-import { readForm, typedForm, writeForm, writeXml, xmlText } from '../../runtime/wire.ts';
+import { buildRequest, operation, signedBody } from '../../contract/index.ts';
+import { readForm, readXml, typedForm, writeForm, writeXml, xmlText } from '../../runtime/protocols/form.ts';
 import type { RunningSandbox } from '../../sandbox/index.ts';
 import {
   createGateway,
@@ -21,6 +21,7 @@ import { counts, customer, hardeningSandbox, merchant, purchase, visa } from '..
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 const FORM = 'application/x-www-form-urlencoded';
+const readXmlAnswer = (text: string) => readXml(text, 'mwResponse', DECLARATION);
 
 describe('the form reader', () => {
   it('reads name=value pairs: + and %20 are spaces, escapes are UTF-8, empty pairs are skipped', () => {
@@ -57,7 +58,13 @@ describe('the form reader', () => {
   });
 
   it('types values from the schema: an empty value is absent, booleans and numbers become theirs when they read as one', () => {
-    const types = { options: { storeInVaultOnSuccess: 'boolean' }, n: 'integer', f: 'number' } as const;
+    const types = {
+      fields: {
+        options: { types: ['object'], fields: { storeInVaultOnSuccess: { types: ['boolean'] } } },
+        n: { types: ['integer'] },
+        f: { types: ['number'] },
+      },
+    } as const;
     expect(
       typedForm(
         { a: '', b: 'x', options: { storeInVaultOnSuccess: 'true' }, n: '12', f: '1.5', customerIP: '' },
@@ -99,10 +106,19 @@ describe('the XML writer', () => {
     expect(xmlText('\uD800 \uDFFF 🙂 \uFFFE')).toBe('\uFFFD \uFFFD 🙂 \uFFFD');
   });
 
-  it('refuses a field that is not text or not an XML name', () => {
-    expect(() => writeXml({ a: { b: '1' } }, 'r', DECLARATION)).toThrow("Field 'a' is not text");
-    expect(() => writeXml({ a: ['x'] }, 'r', DECLARATION)).toThrow("Field 'a' is not text");
+  it('writes an object as an element of elements and a list as one element per item, named by the shape', () => {
+    const shape = { fields: { a: { types: ['object'] }, l: { types: ['array'], itemName: 'item' } } } as const;
+    expect(writeXml({ a: { b: '1', c: { d: 2 } }, l: ['x', { y: 'z' }], e: {} }, 'r', DECLARATION, shape)).toBe(
+      `${DECLARATION}\n<r><a><b>1</b><c><d>2</d></c></a><l><item>x</item><item><y>z</y></item></l><e/></r>`,
+    );
+  });
+
+  it('refuses a list whose items have no name, or a name that is not an XML name', () => {
+    expect(() => writeXml({ a: ['x'] }, 'r', DECLARATION)).toThrow(
+      "Field 'a' is a list whose schema names no item element (items.xml.name)",
+    );
     expect(() => writeXml({ '1a': 'x' }, 'r', DECLARATION)).toThrow("Field '1a' is not an XML element name");
+    expect(() => writeXml({ a: { '1b': 'x' } }, 'r', DECLARATION)).toThrow("Field '1b' is not an XML element name");
   });
 
   it('writes well-formed XML that a strict parser reads back to the same text (property)', () => {

@@ -2,7 +2,7 @@
 //   node test/support/broken-gateways.ts naive|buggy PORT   serves one of them
 import http from 'node:http';
 import { apiVersion, operations } from '../../generated/operations.ts';
-import { readForm, typedForm } from '../../runtime/wire.ts';
+import { protocols } from '../../generated/protocols.ts';
 import { firstResultExample } from '../../contract/index.ts';
 import { storeAccounts } from '../../sandbox/accounts.ts';
 import { createSandbox, sandboxHandlers, type RunningSandbox } from '../../sandbox/index.ts';
@@ -96,7 +96,7 @@ export function jsonToFormServer(sb: RunningSandbox): http.Server {
       // JSON requests (the suite's credential proof among them) are served as they are; a form is
       // read, answered as its JSON twin.
       const json = String(req.headers['content-type'] ?? '').includes('json');
-      const read = readForm(raw);
+      const read = protocols.byId('form')!.read(raw);
       const headers = {
         ...req.headers,
         'content-type': 'application/json',
@@ -106,7 +106,7 @@ export function jsonToFormServer(sb: RunningSandbox): http.Server {
         verb: req.method ?? 'POST',
         url: req.url ?? '/',
         headers: headers as Record<string, string>,
-        body: json ? raw : 'ok' in read ? JSON.stringify(typedForm(read.ok, {})) : '',
+        body: json ? raw : 'ok' in read ? JSON.stringify(read.ok) : '',
       });
       res.writeHead(answer.status, answer.headers);
       res.end(await bodyBytes(answer.body));

@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_MS } from '../../runtime/client.ts';
 import { MAX_BATCH_CSV_BYTES, MAX_BATCH_LINES } from '../../sandbox/handlers/batch.ts';
 import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
 import { DEFAULT_WAITS, WAIT_ENV } from '../../sandbox/waits.ts';
-import { MAX_DEPTH } from '../../server-stubs/core/json.ts';
+import { MAX_DEPTH } from '../../runtime/protocols/json.ts';
 import { serverDefaults } from '../../server-stubs/index.ts';
 import { doc, operations, ROOT } from './contract.ts';
 
@@ -55,7 +55,7 @@ export function guideFigures(): GuideFigure[] {
     {
       page: 'docs/DEPLOY.md',
       says: `| a body nesting deeper than ${MAX_DEPTH} levels, whatever its size |`,
-      source: 'server-stubs/core/json.ts MAX_DEPTH',
+      source: 'runtime/protocols/json.ts MAX_DEPTH',
     },
     {
       page: 'docs/DEPLOY.md',

@@ -12,7 +12,7 @@ import {
 } from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
 import { contractOperations, type Doc, type DocNode } from '../../scripts/lib/contract.ts';
-import { jsonModeOnly } from '../../runtime/document.ts';
+import { canonicalOnly } from '../../runtime/document.ts';
 
 let base: Doc;
 let report: DiffReport;
@@ -223,8 +223,8 @@ describe('version steps as npm caret ranges read them', () => {
 describe('the form/XML mode (x-wire-formats) against a spec without it', () => {
   it('its request type asks servers to change; its answer type, given only to form requests, breaks no client', async () => {
     const { doc } = await workingTree();
-    const formPaths: string[] = doc['x-wire-formats'].form.paths;
-    const before = structuredClone(jsonModeOnly(doc)) as DocNode;
+    const formPaths = doc['x-wire-formats'].form!.paths!;
+    const before = structuredClone(canonicalOnly(doc)) as DocNode;
     delete before['x-wire-formats'];
     const after: DocNode = structuredClone(doc);
     // A control: an XML answer on a path without the mode would reach the clients of that path.

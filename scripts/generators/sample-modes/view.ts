@@ -2,9 +2,10 @@
 // generated/docs/index.html by try-it/page.ts). Redocly shows an operation's x-codeSamples by
 // language whatever media type is picked, and keeps one media type per operation for its request and
 // its answer together (picking application/xml for the answer turns the request back to JSON, and
-// the reverse). This view reads that pick as the mode: when the reader picks the form/XML mode's
-// request type or its answer type, it shows that mode's sample for the language picked in place of
-// the JSON one, and the mode's answer (the example picked, in XML) where Redocly would show JSON. It
+// the reverse). This view reads that pick as the mode: when the reader picks an added protocol's
+// request type or its answer type (the form/XML mode's), it shows that mode's sample for the language
+// picked in place of the spec's own one, and the mode's answer (the example picked, as the mode writes
+// it) where Redocly would show the spec's own. It
 // reads Redocly's rendered panels and sets only attributes and elements of its own.
 import { whenRedrawn } from '../try-it/redrawn.ts';
 import type { SampleModesData } from './data.ts';
@@ -62,42 +63,49 @@ export function start(): void {
   const source = document.getElementById(MODES_ELEMENT_ID);
   if (!source?.textContent) return;
   const data: SampleModesData = JSON.parse(source.textContent);
-  const byId = new Map(data.operations.map((op) => [op.id, op]));
+  const modes = data.modes.map((mode) => ({ mode, byId: new Map(mode.operations.map((op) => [op.id, op])) }));
   const style = document.createElement('style');
   style.textContent = STYLE;
   document.head.append(style);
 
   const sync = () => {
     for (const section of Array.from(document.querySelectorAll<HTMLElement>('[data-item-kind="httpItem"]'))) {
-      const op = byId.get(section.id.split('/').pop() ?? '');
+      const id = section.id.split('/').pop() ?? '';
       const request = section.querySelector('.panel-request-samples');
       const answer = section.querySelector('.panel-response-samples');
-      if (!op || !request) continue;
+      if (!request) continue;
       const requestType = text(request.querySelector(REQUEST_TYPE));
       const answerType = text(answer?.querySelector(ANSWER_TYPE));
-      const form = requestType === data.request || answerType === data.answer;
-      // The request's sample in the mode, for the language picked (curl's where it has none).
+      // The mode the reader picked, by either media type, where the operation takes it.
+      const picked = modes.find(
+        ({ mode, byId }) => byId.has(id) && (requestType === mode.request || answerType === mode.answer),
+      );
+      const mode = picked?.mode;
+      const op = picked?.byId.get(id);
+      // The request's sample in the mode, for the language picked (the fallback's where it has none).
       const language = pickedLanguage(request);
-      const own = op.samples[language];
+      const own = op?.samples[language];
       showInstead(
         request,
         'mode-sample',
-        form
+        mode && op
           ? {
-              caption: own ? data.caption : `${data.missing.replace('{language}', language)} ${data.caption}`,
-              source: own ?? op.samples[data.fallback]!,
-              mode: 'form',
+              caption: own ? mode.caption : `${mode.missing.replace('{language}', language)} ${mode.caption}`,
+              source: own ?? op.samples[mode.fallback]!,
+              mode: mode.id,
             }
           : undefined,
       );
-      // The answer in the mode: the example picked, as XML, unless Redocly shows the XML itself.
-      const xml =
-        form && answer && answerType !== data.answer ? op.answers[text(answer.querySelector(EXAMPLE))] : undefined;
+      // The answer in the mode: the example picked, as the mode writes it, unless Redocly shows it itself.
+      const written =
+        mode && op && answer && answerType !== mode.answer
+          ? op.answers[text(answer.querySelector(EXAMPLE))]
+          : undefined;
       if (answer)
         showInstead(
           answer,
           'mode-answer',
-          xml === undefined ? undefined : { caption: data.answerCaption, source: xml, mode: 'form' },
+          written === undefined || !mode ? undefined : { caption: mode.answerCaption, source: written, mode: mode.id },
         );
     }
   };

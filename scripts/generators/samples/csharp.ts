@@ -64,7 +64,8 @@ const MD5 = `    static string Md5(string text)
 
     static string Hex(byte[] bytes) => string.Concat(bytes.Select(b => b.ToString("x2")));`;
 
-const HELPERS = `${MD5}
+/** The helpers every sample carries; `contentType`: the media type its bodies are sent as. */
+const helpers = (contentType: string) => `${MD5}
 
     /** JSON with every object's keys sorted (ordinal) and no white space: the body sent, and what a message hash signs. */
     static string Json(object value)
@@ -103,7 +104,7 @@ const HELPERS = `${MD5}
         foreach (var header in headers) request.Headers[header.Key] = header.Value;
         if (body != null)
         {
-            request.ContentType = "application/json";
+            request.ContentType = "${contentType}";
             var bytes = Encoding.UTF8.GetBytes(Json(body));
             using (var stream = request.GetRequestStream()) stream.Write(bytes, 0, bytes.Length);
         }
@@ -196,7 +197,7 @@ export function csharpSample(plan: SamplePlan): string {
     `    static readonly string BaseUrl = string.IsNullOrEmpty(Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)})) ? ${str(plan.defaultBaseUrl)} : Environment.GetEnvironmentVariable(${str(plan.baseUrlVariable)});`,
     `    const string Passphrase = ${str(plan.passphrase)}; // the account's passphrase: hashed, never sent`,
     '',
-    HELPERS,
+    helpers(plan.contentType),
     ...([plan, ...plan.steps].some((r) => r.takes.some((t) => t.source === 'answer')) ? ['', FIELD] : []),
   ];
   const lines = [

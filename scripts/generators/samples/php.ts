@@ -96,7 +96,7 @@ export function phpSample(plan: SamplePlan): string {
     "    $http = ['method' => $verb, 'ignore_errors' => true]; // a refusal's body is the answer too",
     '    if ($body !== null) {',
     `        $http['content'] = json_encode($body, ${JSON_FLAGS});`,
-    "        $headers['Content-Type'] = 'application/json';",
+    `        $headers['Content-Type'] = '${plan.contentType}';`,
     '    }',
     '    $http[\'header\'] = implode("\\r\\n", array_map(fn ($name, $value) => "$name: $value", array_keys($headers), $headers));',
     "    return file_get_contents($baseUrl . $path, false, stream_context_create(['http' => $http]));",

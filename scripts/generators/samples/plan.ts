@@ -7,6 +7,7 @@ import { hashRecipes } from '../../../generated/hash-recipes.ts';
 import { recipeFormula } from '../../../runtime/recipe-text.ts';
 import type { HashRecipe } from '../../../runtime/signing.ts';
 import { contractOperations, exampleValue, type Doc, type Operation } from '../../lib/contract.ts';
+import { protocolsOf } from '../../lib/protocols.ts';
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Body = { [key: string]: Json };
@@ -61,6 +62,8 @@ export interface RequestPlan {
   params: Record<string, string>;
   /** Fixed headers: the version header, and the account id and API key where the operation takes them. */
   headers: { name: string; value: string }[];
+  /** The media type its body is sent as: the spec's own. */
+  contentType: string;
   body: Body | null;
   hashes: SignedHash[];
 }
@@ -151,6 +154,7 @@ function requestPlan(op: Operation, doc: Doc): RequestPlan {
     takes: [],
     params,
     headers,
+    contentType: protocolsOf(doc).canonical.requestType,
     body,
     hashes,
   };
@@ -296,6 +300,6 @@ export function samplePlan(op: Operation, doc: Doc): SamplePlan | undefined {
     defaultBaseUrl: doc.servers![0]!.variables!.base_url!.default,
     passphrase: sandbox.passphrase,
     steps,
-    fileAnswer: op.resultType !== undefined && op.resultType !== 'application/json',
+    fileAnswer: op.resultType !== undefined && op.resultType !== protocolsOf(doc).canonical.answerType,
   };
 }

@@ -82,7 +82,7 @@ export function pythonSample(plan: SamplePlan): string {
     'def send(verb, path, headers, body):',
     '    data = None if body is None else json.dumps(body).encode("utf-8")',
     '    if data is not None:',
-    '        headers = {**headers, "Content-Type": "application/json"}',
+    `        headers = {**headers, "Content-Type": "${plan.contentType}"}`,
     '    request = urllib.request.Request(BASE_URL + path, data=data, headers=headers, method=verb)',
     '    try:',
     '        with urllib.request.urlopen(request) as answer:',

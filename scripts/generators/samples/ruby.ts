@@ -92,7 +92,7 @@ export function rubySample(plan: SamplePlan): string {
     ...(signsHeader ? [SORTED, ''] : []),
     'def send_request(verb, path, headers, body)',
     '  uri = URI(BASE_URL + path)',
-    "  headers = headers.merge('Content-Type' => 'application/json') if body",
+    `  headers = headers.merge('Content-Type' => '${plan.contentType}') if body`,
     '  Net::HTTP.start(uri.host, uri.port) do |http|',
     '    http.send_request(verb, uri.request_uri, body && JSON.generate(body), headers).body',
     '  end',

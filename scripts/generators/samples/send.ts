@@ -28,7 +28,7 @@ export function signPlan(plan: RequestPlan, passphrase: string, query: Record<st
     body![h.name] = computeHash(recipes[h.recipe]!, passphrase, body!);
   for (const h of plan.hashes.filter((h) => h.in === 'header'))
     headers[h.name] = messageHash(recipes[h.recipe]!, passphrase, { params: plan.params, query, body });
-  if (body) headers['Content-Type'] = 'application/json';
+  if (body) headers['Content-Type'] = plan.contentType;
   const search = new URLSearchParams(query).toString();
   return { verb: plan.verb, path: search ? `${plan.path}?${search}` : plan.path, headers, body };
 }

@@ -92,10 +92,11 @@ function showAnswer(
   status: number,
   type: string,
   text: string,
+  answerType: string,
   where: { base: string; usual: string },
 ): void {
   let answer: { responseCode?: unknown; responseMessage?: unknown } | undefined;
-  if (type.startsWith('application/json')) {
+  if (type.startsWith(answerType)) {
     try {
       answer = JSON.parse(text);
     } catch {}
@@ -173,7 +174,7 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
     return fail(`The sandbox URL is not a URL: ${settings.url}`);
   }
   const headers: Record<string, string> = { ...signed.headers };
-  if (signed.body) headers['content-type'] = 'application/json';
+  if (signed.body) headers['content-type'] = data.requestType;
   const bodyText = signed.body ? JSON.stringify(signed.body) : undefined;
   // The answer first (it comes last), then what was hashed, then the request as sent.
   const answerBox = element('div', { class: 'answer' });
@@ -213,10 +214,14 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
     answerBox.append(element('p', { 'data-testid': 'try-it-error', class: 'refused' }, message));
     return;
   }
-  showAnswer(answerBox, response.status, response.headers.get('content-type') ?? '', await response.text(), {
-    base: settings.url,
-    usual: data.defaultUrl,
-  });
+  showAnswer(
+    answerBox,
+    response.status,
+    response.headers.get('content-type') ?? '',
+    await response.text(),
+    data.answerType,
+    { base: settings.url, usual: data.defaultUrl },
+  );
 }
 
 /** The recipe a hash of this operation is made by (its form's hash field, or the header message hash). */

@@ -8,6 +8,7 @@ import { hashRecipes } from '../../../generated/hash-recipes.ts';
 import { exampleValue, type Doc } from '../../lib/contract.ts';
 import { clientTable } from '../client.ts';
 import type { TableEntry } from '../operations.ts';
+import { protocolsOf } from '../../lib/protocols.ts';
 
 export interface TryItOperation {
   operationId: string;
@@ -26,6 +27,9 @@ export interface TryItData extends SigningContract {
   sandbox: { merchantUUID: string; partnerUUID: string; apiKey: string; passphrase: string };
   /** Where the console sends by default when the page is not served by the sandbox itself. */
   defaultUrl: string;
+  /** The media types of the spec's own requests and answers, which the console sends and reads. */
+  requestType: string;
+  answerType: string;
 }
 
 /** The fields the signer fills in whatever the body says: method, credentials and hashes of every form. */
@@ -80,5 +84,7 @@ export function tryItData(doc: Doc, entries: TableEntry[]): TryItData {
     credentials,
     sandbox: { merchantUUID, partnerUUID, apiKey, passphrase },
     defaultUrl,
+    requestType: protocolsOf(doc).canonical.requestType,
+    answerType: protocolsOf(doc).canonical.answerType,
   };
 }

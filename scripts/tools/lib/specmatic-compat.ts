@@ -7,23 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Doc } from '../../../runtime/document.ts';
+import { canonicalOnly, type Doc } from '../../../runtime/document.ts';
 import { diffDocs, type Loaded, load, releaseSnapshot } from '../../diff/index.ts';
 import { ROOT } from '../../diff/load.ts';
 
-const WIRE = ['application/x-www-form-urlencoded', 'application/xml'];
-
-/** A copy of the document without the form/XML mode's media types. */
-function jsonMode(doc: Doc): Doc {
-  const copy = structuredClone(doc) as any;
-  for (const item of Object.values<any>(copy.paths ?? {}))
-    for (const op of Object.values<any>(item)) {
-      for (const type of WIRE) delete op?.requestBody?.content?.[type];
-      for (const response of Object.values<any>(op?.responses ?? {}))
-        for (const type of WIRE) delete response?.content?.[type];
-    }
-  return copy;
-}
+/** A copy of the document with the spec's own wire format only (runtime/document.ts). */
+const jsonMode = canonicalOnly;
 
 /** Specmatic's verdict: compatible or not, or undefined when it refuses to load a document (`refused`). */
 function specmaticVerdict(base: Doc, revision: Doc): { compatible?: boolean; breaks: string[]; refused: string[] } {

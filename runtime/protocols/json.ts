@@ -1,12 +1,25 @@
-// Request bodies as JSON, held to what JSON.parse lets through silently: a key sent twice (it keeps
-// the last value, so a signed field can be shadowed) and a number no double can hold (1e309 parses
-// as Infinity, which JSON.stringify then writes as null). Each is refused naming the field.
+// The JSON protocol (x-wire-formats.json; docs/WIRE-FORMATS.md): the spec's own media type, its
+// requests read strictly, its answers written with JSON.stringify, and the version header its clients
+// send (the JSON mode's mark, and required in it).
+//
+// Request bodies are held to what JSON.parse lets through silently: a key sent twice (it keeps the
+// last value, so a signed field can be shadowed) and a number no double can hold (1e309 parses as
+// Infinity, which JSON.stringify then writes as null). Each is refused naming the field.
 //
 // Both checks cost almost nothing on an ordinary body: one walk counts the parsed keys, one regular
 // expression counts the key terminators (`"` then `:`) in the text. Every key has one, so equal
 // counts prove there is no duplicate; only when the text has more (a duplicate, or a string holding
 // `":`) does an exact scan of the text run. The same walk notes a number that parsed as Infinity;
 // only then is its path looked for.
+import {
+  declared,
+  mediaType,
+  peeker,
+  type Limit,
+  type Protocol,
+  type Read,
+  type WireFormatDeclaration,
+} from './protocol.ts';
 
 export type Parsed = { ok: unknown } | { field: string; rule: string } | { body: string };
 
@@ -148,4 +161,108 @@ export function findDuplicateKey(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The largest integer a double holds exactly: JSON carries numbers as doubles (RFC 8259 §6). */
+const EXACT = Number.MAX_SAFE_INTEGER;
+
+const bound = (s: Record<string, any>) =>
+  Math.max(
+    ...[s.maximum, s.exclusiveMaximum, s.minimum, s.exclusiveMinimum]
+      .filter((v): v is number => typeof v === 'number')
+      .map(Math.abs),
+    0,
+  );
+
+/** What JSON cannot carry: a number beyond what a double holds exactly, at the precision the schema asks. */
+export const limits: Limit[] = [
+  {
+    id: 'exact-number',
+    check({ name, schema }) {
+      const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+      const largest = bound(schema);
+      if (types.includes('integer') && largest > EXACT)
+        return {
+          message: `\`${name}\` is an integer bounded by ${largest}: JSON numbers are doubles, exact only up to ${EXACT}`,
+          fix: `bound it within ${EXACT}, or send it as a string with a pattern`,
+        };
+      const step = typeof schema.multipleOf === 'number' ? schema.multipleOf : undefined;
+      if (types.includes('number') && step !== undefined && largest / step > EXACT)
+        return {
+          message: `\`${name}\` is a number in steps of ${step} up to ${largest}: a double cannot hold every such value exactly`,
+          fix: 'lower its bound or coarsen its step, or send it as a string with a pattern',
+        };
+      return undefined;
+    },
+  },
+];
+
+/** The JSON settings of x-wire-formats.json: the version header its clients send (the ApiVersion parameter). */
+export interface JsonDeclaration extends WireFormatDeclaration {
+  header: { name: string; schema: { const: string; [keyword: string]: unknown }; [key: string]: unknown };
+}
+
+/** The JSON protocol as x-wire-formats.json declares it. */
+export function protocol(id: string, declaration: JsonDeclaration): Protocol {
+  const type = declaration.request;
+  const version = {
+    name: declaration.header.name,
+    key: declaration.header.name.toLowerCase(),
+    value: declaration.header.schema.const,
+  };
+  return {
+    ...declared(id, declaration),
+    label: 'JSON',
+    mark: version.key,
+    limits,
+    takes: (contentType) => contentType !== undefined && (contentType === type || mediaType(contentType) === type),
+    checkHeaders(headers) {
+      const value = headers[version.key];
+      if (value === undefined) return { refusal: 'versionRequired', args: [version.name, version.value] };
+      if (value.trim() !== version.value) return { refusal: 'versionInvalid', args: [version.name, version.value] };
+      return undefined;
+    },
+    read(body): Read {
+      let text: string;
+      try {
+        text = typeof body === 'string' ? body : decoder.decode(body);
+        const parsed = parseJson(text);
+        if ('ok' in parsed) return parsed;
+        return 'body' in parsed
+          ? { unreadable: { refusal: 'bodyInvalid', args: [parsed.body] } }
+          : { unreadable: { refusal: 'fieldUnreadable', args: [parsed.field, parsed.rule] } };
+      } catch (error) {
+        const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
+        return { unreadable: { refusal: 'notJson', args: [why] } };
+      }
+    },
+    // JSON carries its own types.
+    typed: (value) => value,
+    asSent: { emptyIsAbsent: false },
+    requestHeaders: (withBody) =>
+      withBody ? { [version.name]: version.value, 'content-type': type } : { [version.name]: version.value },
+    writeRequest: (value) => JSON.stringify(value),
+    writeAnswer: (value) => JSON.stringify(value),
+    peek: peeker((field) => new RegExp(`"${field}"\\s*:\\s*"([A-Za-z]+)"`)),
+    readAnswer(text) {
+      try {
+        const value: unknown = JSON.parse(text);
+        return typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? { ok: value as Record<string, unknown> }
+          : { error: 'it is not a JSON object' };
+      } catch (error) {
+        return { error: `it is not JSON: ${(error as Error).message}` };
+      }
+    },
+    responseCode(text) {
+      try {
+        const code = (JSON.parse(text) as { responseCode?: unknown }).responseCode;
+        return typeof code === 'string' || typeof code === 'number' ? code : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
