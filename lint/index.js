@@ -134,12 +134,25 @@ function CardAmountFormat(options) {
               if (!/(^a|A)mount$/.test(name)) return;
               // A field the gateway takes but never reads (x-unread: why) keeps the form clients send.
               if (node?.['x-unread']) return;
+              if (node?.anyOf?.some((b, i) => resolved(ctx, b, location.child('anyOf').child(i)).node?.['x-unread']))
+                return;
               const id = `${location.source.absoluteRef}#${location.pointer}`;
               if (seen.has(id)) return;
               seen.add(id);
-              const same =
-                node?.pattern === format.node.pattern || (typeof node?.const === 'string' && amount.test(node.const));
-              if (!same || node?.type !== 'string') {
+              const isAmount = (n) =>
+                n?.type === 'string' &&
+                (n.pattern === format.node.pattern || (typeof n.const === 'string' && amount.test(n.const)));
+              // A tolerant copy's field (x-tolerant-of: a mode whose reader takes '' for a field not
+              // sent) is the amount or the empty text, and nothing else.
+              const tolerated =
+                Array.isArray(node?.anyOf) &&
+                node.anyOf.some((b, i) => isAmount(resolved(ctx, b, location.child('anyOf').child(i)).node)) &&
+                node.anyOf.every(
+                  (b, i) => b?.const === '' || isAmount(resolved(ctx, b, location.child('anyOf').child(i)).node),
+                );
+              // A copy's requirement that the field holds a value (not '') says nothing of its format.
+              const asksValue = node && Object.keys(node).length === 1 && node.not?.const === '';
+              if (!isAmount(node) && !tolerated && !asksValue) {
                 ctx.report({
                   message: `${area === 'webhooks' ? `webhook ${key}` : `${verb.toUpperCase()} ${key}`}: \`${name}\` is a card amount; it must use the amount format (${options.schema}: a string, ${format.node.pattern}).`,
                   location,

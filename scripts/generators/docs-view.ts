@@ -58,7 +58,7 @@ const answerSchema = (op: Operation, doc: Doc) =>
  * (the example's summary, else its name): the same answers as the spec's own protocol's, written by it.
  */
 export function answersIn(protocol: Protocol, op: Operation, doc: Doc): Record<string, string> {
-  if (!addedProtocols(op, doc).includes(protocol)) return {};
+  if (!addedProtocols(op, doc).some((p) => p.id === protocol.id)) return {};
   const shape = shapeOf(doc, answerSchema(op, doc));
   return Object.fromEntries(
     Object.entries(wireExamples(doc, answerExamples(op, doc), (value) => protocol.writeAnswer(value, shape))).map(

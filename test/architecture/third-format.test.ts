@@ -52,9 +52,11 @@ describe('a third wire format is one module and the spec', () => {
       'application/x-www-form-urlencoded',
       'application/x-lines',
     ]);
-    expect(post.responses['200'].content['application/x-lines'].examples.processCardApproved.value).toMatch(
-      /^responseCode=0\nresponseMessage=/,
-    );
+    // Its answer example is a value its schema describes, which the module writes as lines.
+    const { protocols } = await inCopy<typeof import('../../generated/protocols.ts')>('generated/protocols.ts');
+    const { deref } = await inCopy<typeof import('../../runtime/document.ts')>('runtime/document.ts');
+    const example = deref(doc, post.responses['200'].content['application/x-lines'].examples.processCardApproved);
+    expect(protocols.byId('lines')!.writeAnswer(example.value)).toMatch(/^responseCode=0\nresponseMessage=/);
     const document = await inCopy<typeof import('../contract/document-checks.ts')>('test/contract/document-checks.ts');
     expect(await document.lintProblems()).toEqual([]);
   });

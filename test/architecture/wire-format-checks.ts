@@ -43,6 +43,8 @@ export const OTHER_JSON_INTERFACES: Readonly<Record<string, string>> = {
   'sandbox/cors.ts': "a browser's CORS preflight (OPTIONS), no operation of the API",
   'sandbox/notifier.ts': 'the webhooks the sandbox sends (the spec’s webhooks, JSON)',
   'notifications/index.ts': 'the webhook receiver a merchant runs',
+  'examples/hooks-app.ts':
+    "a merchant's webhook receiver, and the list of what it applied (/effects) it serves for contract --notifications --effects",
   'cli/commands/check-notifications.ts': 'the webhooks, as the receiver checks them',
   'runtime/spec-files.ts': 'the spec document itself, served as a file (openapi.json)',
   'scripts/generators/try-it/page.ts': "the docs page's data island (<script type=application/json>)",
