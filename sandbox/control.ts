@@ -14,11 +14,12 @@ import {
   type Refusal,
   ruleInWords,
 } from '../server-stubs/index.ts';
-import { AMOUNT_TRIGGERS } from './data.ts';
+import { bankAnswer } from './cards.ts';
 import { forcedOutcomesPending } from './accounts.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
+import { askedOutcome } from './scenarios.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
@@ -60,11 +61,11 @@ export function controlAllowed(requested: boolean, env: NodeJS.ProcessEnv): { on
   return requested ? { on: true, why: 'on' } : { on: false, why: 'not requested' };
 }
 
-/** The bank answers a forced decline gives: the sandbox's own amount-trigger declines (data.ts). */
+/** The bank answers a forced decline gives: the spec's card outcomes of these names (x-sandbox-scenarios). */
 const FORCED = {
-  insufficientFunds: AMOUNT_TRIGGERS['102.05']!,
-  expired: AMOUNT_TRIGGERS['102.33']!,
-  noReply: AMOUNT_TRIGGERS['102.91']!,
+  insufficientFunds: bankAnswer('insufficientFunds'),
+  expired: bankAnswer('expired'),
+  noReply: bankAnswer('noReply'),
 } as const;
 type Outcome = keyof typeof FORCED;
 
@@ -116,7 +117,8 @@ export class Control {
     ] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
-        if (forcedOutcomesPending(ctx.account) === false) return handler(input, ctx);
+        // A request that asked for its own outcome (a scenario) gets it, and leaves the account's forced one for the next.
+        if (forcedOutcomesPending(ctx.account) === false || askedOutcome('card')) return handler(input, ctx);
         const result = (await handler(input, ctx)) as Record<string, unknown>;
         if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
         const { store } = this.sb;
@@ -132,7 +134,7 @@ export class Control {
             ctx.account.id,
             operationId,
           );
-          const [code, message, network, networkText] = FORCED[forced.outcome];
+          const { code, message, authResponseCode: network, authMessage: networkText } = FORCED[forced.outcome];
           await store.run(
             "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
             code,
@@ -248,7 +250,7 @@ export class Control {
         });
         return json({
           responseCode: 0,
-          responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}`,
+          responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome].message}`,
         });
       }
       case 'POST /payouts/:p/transactions/:t/return':

@@ -37,6 +37,7 @@ import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
+import { respondWithScenario, SCENARIO_HEADER, scenarioEdge, scenariosAllowed, withScenarios } from './scenarios.ts';
 import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
@@ -205,6 +206,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   if (control) {
     handlers = control.wrap(handlers);
   }
+  // A request's own scenario (x-sandbox-scenarios), unless the operator turned them off.
+  handlers = withScenarios(handlers, scenariosAllowed(env));
   const core = createGateway({
     // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
     handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
@@ -231,7 +234,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
     if (wait !== undefined) return unavailable(request.verb, request.url, wait);
-    const found = core.respond(request);
+    const scenario = request.headers[SCENARIO_HEADER];
+    const found = scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond);
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
       response.status === 500 && health.down ? unavailable(request.verb, request.url, health.waitSeconds()) : response;
@@ -279,12 +283,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     control,
     server: () => {
       const server = createNodeServer(gateway, serverOptions(env));
+      // The connections a noAnswer scenario holds open: ended when the server closes.
+      const held = new Set<http.ServerResponse>();
+      const close = server.close.bind(server);
+      server.close = ((callback?: (error?: Error) => void) => {
+        for (const res of held) res.socket?.destroy();
+        return close(callback);
+      }) as typeof server.close;
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
         // A browser's preflight is answered here; an allowed page's answers are marked readable.
         if (cors(req, res)) return;
+        scenarioEdge(req, res, held);
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
         if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);

@@ -303,6 +303,39 @@ export const sandboxRefusals = {
   numbered: Object.assign((name: NumberedRefusal) => numberedRefusalEntries[name](), {
     entries: numberedRefusalEntries,
   }),
+  // Scenarios per request (sandbox/scenarios.ts, docs/SCENARIOS.md).
+  scenarioInvalid: entry(
+    'PGW_ERR_SANDBOX_SCENARIO_INVALID',
+    "A request names a scenario its operation does not have, or a fault's value out of its range",
+    (header: string, why: string) => refuse(-2, forms.invalid(header, why, 'Header')),
+    'SVC-SANDBOX-SCENARIO',
+    "'x' is neither an outcome of processCard (approved, …) nor a fault (latency, …)",
+  ),
+  scenarioOff: entry(
+    'PGW_ERR_SANDBOX_SCENARIO_OFF',
+    'A request names a scenario on a sandbox whose operator turned them off',
+    (header: string, why: string) =>
+      refuse(-2, forms.invalid(header, `scenarios are turned off on this sandbox (${why})`, 'Header')),
+    'SVC-SANDBOX-SCENARIO',
+    'PGW_SANDBOX_SCENARIOS=off',
+  ),
+  scenarioInternalError: entry(
+    'PGW_ERR_SANDBOX_SCENARIO_INTERNAL_ERROR',
+    'The scenario internalError: the -4 of a gateway that failed, nothing processed',
+    () => refuse(-4, 'Internal gateway error (scenario internalError): nothing was processed'),
+  ),
+  scenarioUnavailable: entry(
+    'PGW_ERR_SANDBOX_SCENARIO_UNAVAILABLE',
+    'The scenario unavailable: HTTP 503 with Retry-After, nothing processed',
+    (seconds: number) => refuse(-4, `The gateway is unavailable (scenario unavailable): retry after ${seconds} s`, 503),
+    1,
+  ),
+  scenarioNotProcessed: entry(
+    'PGW_ERR_SANDBOX_SCENARIO_NOT_PROCESSED',
+    'A fault that resets the connection before the request is processed: never sent, the request log shows it',
+    (fault: string) => refuse(-4, `The connection was reset before the request was processed (scenario ${fault})`),
+    'resetBeforeCommit',
+  ),
   /** A browser's preflight from a page whose origin the sandbox does not allow (sandbox/cors.ts). */
   originNotAllowed: entry(
     'PGW_ERR_SANDBOX_ORIGIN_NOT_ALLOWED',

@@ -4,23 +4,26 @@ import { randomBytes } from 'node:crypto';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
-import { DIRECT_DEBIT_DAYS, DISHONOURED } from '../data.ts';
+import { scenarios } from '../../generated/scenarios.ts';
+import { DIRECT_DEBIT_DAYS } from '../data.ts';
 import { transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/** A debit's states as the spec words them (x-sandbox-scenarios.outcomes.directDebitStatus). */
+const STATES = Object.fromEntries(scenarios.operations.queryDD.outcomes.map((o) => [o.name, o])) as unknown as Record<
+  'pending' | 'approved' | 'dishonoured',
+  { responseCode: number; responseMessage: string }
+>;
+
 export function directDebitResult(sb: Sandbox, row: Row) {
   const settled = sb.clock.date() >= row.settlement_date;
-  const [code, message] = row.dishonoured_at
-    ? [String(DISHONOURED[0]), DISHONOURED[1]]
-    : settled
-      ? ['0', 'Transaction approved']
-      : ['10', 'Transaction pending'];
+  const state = STATES[row.dishonoured_at ? 'dishonoured' : settled ? 'approved' : 'pending'];
   return {
-    responseCode: code,
-    responseMessage: message,
+    responseCode: String(state.responseCode),
+    responseMessage: state.responseMessage,
     transactionID: row.id,
     ...(row.reference ? { transactionReferenceID: row.reference } : {}),
     transactionAmount: fromCents(row.amount),
