@@ -2,8 +2,9 @@
 // The sandbox scenarios (x-sandbox-scenarios): each operation's documented outcomes, the faults and the refusals, for runtime/scenarios.ts.
 
 import type { ScenarioCatalogue } from '../runtime/scenarios.ts';
+import type { OperationId } from './operations.ts';
 
-export const scenarios = {
+export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
   "header": "SVC-SANDBOX-SCENARIO",
   "pathPrefix": "/_scenario",
   "switch": "PGW_SANDBOX_SCENARIOS",
@@ -2470,7 +2471,6 @@ export const scenarios = {
       "refusals": [
         "credentials",
         "invalidField",
-        "missingField",
         "internalError"
       ]
     },
@@ -2654,7 +2654,7 @@ export const scenarios = {
       ]
     }
   }
-} as const satisfies ScenarioCatalogue;
+};
 
 /** Every outcome's name, over every operation (an operation takes its own: scenarios.operations[id]). */
 export type ScenarioOutcomeName = "approved" | "approvedWithIdentification" | "attempted" | "authenticated" | "bankError" | "bankRejected" | "blacklisted" | "completed" | "declined" | "dishonoured" | "enrolled" | "enrolmentUnknown" | "expired" | "expiredCard" | "expiryMismatch" | "insufficientFunds" | "noReply" | "notAuthenticated" | "notEnrolled" | "notRecognised" | "notSupported" | "ok" | "pending" | "rejected" | "restricted" | "returnDeclined" | "returned" | "securityCodeMismatch" | "stolen" | "threeDSFailed" | "unavailable3DS";

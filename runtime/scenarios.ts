@@ -28,19 +28,18 @@ export interface ScenarioFault {
   value?: { name: string; minimum: number; maximum: number; default: number };
 }
 
-export interface ScenarioCatalogue {
+/** The catalogue; generated/scenarios.ts names its operations and faults (Op, Fault). */
+export interface ScenarioCatalogue<Op extends string = string, Fault extends string = string> {
   /** The request header that names a scenario. */
   header: string;
   /** The path prefix that names one for a client that cannot add a header: /_scenario/NAME/… */
   pathPrefix: string;
   /** The environment variable that turns scenarios off for a deployment. */
   switch: string;
-  faults: Readonly<Record<string, ScenarioFault>>;
+  faults: Readonly<Record<Fault, ScenarioFault>>;
   refusals: Readonly<Record<string, { responseCode: number; trigger: string; scenario?: true }>>;
   /** Each operation's outcomes (its set's, or its single one), by operationId. */
-  operations: Readonly<
-    Record<string, { set?: string; outcomes: readonly ScenarioOutcome[]; refusals: readonly string[] }>
-  >;
+  operations: Readonly<Record<Op, { set?: string; outcomes: readonly ScenarioOutcome[]; refusals: readonly string[] }>>;
 }
 
 /** A scenario a request asked for, checked against its operation. */
@@ -73,14 +72,16 @@ export function parseScenario(
 ): { scenario: Scenario } | { why: string } {
   const trimmed = text.trim();
   if (trimmed.length > MAX_SCENARIO_LENGTH) return { why: `must be at most ${MAX_SCENARIO_LENGTH} characters` };
-  const own = catalogue.operations[operationId]?.outcomes ?? [];
+  const own = (catalogue.operations as ScenarioCatalogue['operations'])[operationId]?.outcomes ?? [];
   const faults = Object.keys(catalogue.faults);
   const scenario: Scenario = { text: trimmed };
   const parts = trimmed.split(',').map((p) => p.trim());
   if (!trimmed || parts.some((p) => !p)) return { why: 'must name a scenario: an outcome, a fault, or both' };
   for (const part of parts) {
     const [name = '', value, ...extra] = part.split('=');
-    const fault = Object.hasOwn(catalogue.faults, name) ? catalogue.faults[name] : undefined;
+    const fault = Object.hasOwn(catalogue.faults, name)
+      ? (catalogue.faults as ScenarioCatalogue['faults'])[name]
+      : undefined;
     if (fault) {
       if (scenario.fault) return { why: `names two faults (${scenario.fault.name}, ${name}); one at most` };
       if (extra.length) return { why: `'${part}' has more than one '='` };

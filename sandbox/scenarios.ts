@@ -90,7 +90,7 @@ export function withScenarios(
       if ('why' in parsed) return refuse(refusals.scenarioInvalid(scenarios.header, parsed.why));
       const s = parsed.scenario;
       state.scenario = s;
-      state.set = (scenarios.operations as Record<string, { set?: string }>)[ctx.operation.operationId]?.set;
+      state.set = scenarios.operations[ctx.operation.operationId]?.set;
       if (s.internalError) return refuse(refusals.scenarioInternalError());
       if (s.fault?.name === 'unavailable') return refuse(refusals.scenarioUnavailable(s.fault.value!));
       if (s.fault?.name === 'resetBeforeCommit') return refuse(refusals.scenarioNotProcessed(s.fault.name));
@@ -167,7 +167,7 @@ export function scenarioEdge(req: http.IncomingMessage, res: http.ServerResponse
       case 'noAnswer': {
         silence();
         held.add(res);
-        const timer = setTimeout(() => socket.destroy(), scenarios.faults.noAnswer.holdSeconds * 1000);
+        const timer = setTimeout(() => socket.destroy(), (scenarios.faults.noAnswer.holdSeconds ?? 120) * 1000);
         timer.unref();
         socket.once('close', () => {
           clearTimeout(timer);

@@ -13,10 +13,9 @@ import type { Row } from '../store.ts';
 type H = GatewayHandlers<HandlerContext>;
 
 /** A debit's states as the spec words them (x-sandbox-scenarios.outcomes.directDebitStatus). */
-const STATES = Object.fromEntries(scenarios.operations.queryDD.outcomes.map((o) => [o.name, o])) as unknown as Record<
-  'pending' | 'approved' | 'dishonoured',
-  { responseCode: number; responseMessage: string }
->;
+const state = (name: 'pending' | 'approved' | 'dishonoured') =>
+  scenarios.operations.queryDD.outcomes.find((o) => o.name === name)!;
+const STATES = { pending: state('pending'), approved: state('approved'), dishonoured: state('dishonoured') };
 
 export function directDebitResult(sb: Sandbox, row: Row) {
   const settled = sb.clock.date() >= row.settlement_date;

@@ -5,7 +5,7 @@
 // operation with the triggers that reach it. Never edited by hand: test/contract/scenarios.test.ts
 // fails when either is stale.
 import type { ScenarioCatalogue, ScenarioOutcome } from '../../runtime/scenarios.ts';
-import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
+import { exampleValue, resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
 
 type Spec = {
@@ -31,6 +31,13 @@ function singleOutcome(doc: Doc, op: Operation): ScenarioOutcome {
   return { name, responseCode: code, responseMessage: example.responseMessage };
 }
 
+/** Whether a request schema (or any of its forms) requires a field beyond `method`. */
+function requiresAField(doc: Doc, pointer: string): boolean {
+  const schema = resolvePointer(doc, pointer);
+  const own = (schema.required ?? []).some((f: string) => f !== 'method');
+  return own || (schema.oneOf ?? []).some((branch: { $ref: string }) => requiresAField(doc, branch.$ref));
+}
+
 /** The catalogue: every operation (webhooks aside) with its outcomes; throws on a name that is not unique. */
 export function scenarioCatalogue(doc: Doc, ops: Operation[]): ScenarioCatalogue {
   const spec = specOf(doc);
@@ -49,15 +56,17 @@ export function scenarioCatalogue(doc: Doc, ops: Operation[]): ScenarioCatalogue
     if (new Set(names).size !== names.length) throw new Error(`${op.operationId}: two outcomes share a name`);
     const clash = names.find((n) => reserved.has(n));
     if (clash) throw new Error(`${op.operationId}: the outcome '${clash}' has the name of a fault or a refusal`);
-    // The refusals it documents (as the contract suite counts them, contract/coverage.ts): -1 where it
-    // takes credentials, -2 and -3 where it takes a body, -4 everywhere.
+    // The refusals it documents: -1 where it takes credentials, -2 where it takes a body, -3 where its
+    // body has a field it requires (beyond its method), -4 everywhere.
     const refusals = Object.entries(spec.refusals)
       .filter(([, r]) =>
         r.responseCode === -1
           ? Boolean(op.credentials?.length || op.security.length)
-          : r.responseCode === -2 || r.responseCode === -3
+          : r.responseCode === -2
             ? Boolean(op.request)
-            : true,
+            : r.responseCode === -3
+              ? Boolean(op.request) && requiresAField(doc, op.request!)
+              : true,
       )
       .map(([name]) => name);
     operations[op.operationId] = { ...(set ? { set } : {}), outcomes, refusals };
@@ -91,8 +100,9 @@ export function scenariosModule(doc: Doc, ops: Operation[]): string {
     .map(([n]) => n);
   return `${tsHeader("The sandbox scenarios (x-sandbox-scenarios): each operation's documented outcomes, the faults and the refusals, for runtime/scenarios.ts.")}
 import type { ScenarioCatalogue } from '../runtime/scenarios.ts';
+import type { OperationId } from './operations.ts';
 
-export const scenarios = ${JSON.stringify(c, null, 2)} as const satisfies ScenarioCatalogue;
+export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = ${JSON.stringify(c, null, 2)};
 
 /** Every outcome's name, over every operation (an operation takes its own: scenarios.operations[id]). */
 export type ScenarioOutcomeName = ${union(outcomeNames)};
@@ -187,7 +197,7 @@ export function scenariosDoc(doc: Doc, ops: Operation[]): string {
   const refusals = Object.values(c.operations).reduce((n, o) => n + o.refusals.length, 0);
   lines.push(
     '',
-    `${Object.keys(c.operations).length} operations, ${count} outcomes and ${refusals} refusals (each operation's: -1 where it takes credentials, -2 and -3 where it takes a body, -4 all): `,
+    `${Object.keys(c.operations).length} operations, ${count} outcomes and ${refusals} refusals (each operation's: -1 where it takes credentials, -2 where it takes a body, -3 where its body requires a field, -4 all): `,
     '`test/sandbox/scenario-coverage.test.ts` reaches every one on the sandbox through the trigger named',
     'here and counts them.',
     '',
