@@ -19,6 +19,7 @@ import { forcedOutcomesPending } from './accounts.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
+import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
 import { askedOutcome } from './scenarios.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
@@ -82,11 +83,13 @@ function refusalOf(error: ErrorObject): Refusal {
 
 export class Control {
   private readonly sb: Sandbox;
+  private readonly log: RequestLog;
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
-  constructor(sb: Sandbox) {
+  constructor(sb: Sandbox, log: RequestLog) {
     this.sb = sb;
+    this.log = log;
     this.document = readFileSync(DOCUMENT_FILE, 'utf8');
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
@@ -301,6 +304,47 @@ export class Control {
         if (latest !== undefined && !(Number.isInteger(latest) && latest >= 1 && latest <= 100))
           return json(refusedInteger(refusals.badLatest()));
         return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req, latest) });
+      }
+      case 'GET /requests': {
+        const q = url.searchParams;
+        const integer = (name: string, most: number, fallback?: number) => {
+          const v = q.get(name);
+          if (v === null) return fallback;
+          const n = /^[0-9]{1,12}$/.test(v) ? Number(v) : Number.NaN;
+          return n <= most ? n : Number.NaN;
+        };
+        const after = integer('after', Number.MAX_SAFE_INTEGER, 0)!;
+        const wait = integer('waitSeconds', 60, 0)!;
+        const latest = integer('latest', 500);
+        if (Number.isNaN(after)) return json(refusedInteger(refusals.badAfter()));
+        if (Number.isNaN(wait)) return json(refusedInteger(refusals.badWaitSeconds()));
+        if (Number.isNaN(latest ?? 0) || latest === 0)
+          return json(refusedInteger(refusals.invalid('latest', 'must be an integer from 1 to 500')));
+        const outcome = q.get('outcome');
+        if (outcome !== null && !OUTCOMES.includes(outcome as LogOutcome))
+          return json(refusedInteger(refusals.invalid('outcome', `must be one of ${OUTCOMES.join(', ')}`)));
+        const times: Record<'since' | 'until', string | undefined> = { since: undefined, until: undefined };
+        for (const name of ['since', 'until'] as const) {
+          const v = q.get(name);
+          if (v === null) continue;
+          const at = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/.test(v) ? new Date(v) : undefined;
+          if (!at || Number.isNaN(at.getTime()))
+            return json(refusedInteger(refusals.invalid(name, 'must be a UTC time such as 2026-11-27T09:30:00Z')));
+          times[name] = at.toISOString();
+        }
+        const operation = q.get('operation') ?? undefined;
+        if (operation !== undefined && !/^[a-zA-Z]{1,64}$/.test(operation))
+          return json(refusedInteger(refusals.invalid('operation', 'must be an operationId')));
+        const filter = {
+          after,
+          ...(operation ? { operation } : {}),
+          ...(outcome ? { outcome: outcome as LogOutcome } : {}),
+          ...(times.since ? { since: times.since } : {}),
+          ...(times.until ? { until: times.until } : {}),
+          limit: latest ?? 100,
+          ...(latest ? { latest: true } : {}),
+        };
+        return json({ responseCode: 0, requests: await this.requests(account, filter, wait, req) });
       }
       case 'GET /deliveries/:id': {
         const row = await this.ownDelivery(account, parts[2]!);
@@ -683,6 +727,31 @@ export class Control {
       rows = await query();
     }
     return Promise.all(rows.map((row) => this.delivery(row)));
+  }
+
+  /** The caller's own request log (request-log.ts); a follow waits for lines after `after`, as deliveries do. */
+  private async requests(
+    account: { kind: string; id: string },
+    filter: Parameters<RequestLog['list']>[1],
+    waitSeconds: number,
+    req: http.IncomingMessage,
+  ) {
+    const owner = { kind: account.kind as 'merchant' | 'partner', id: account.id };
+    const deadline = Date.now() + waitSeconds * 1000;
+    let lines = await this.log.list(owner, filter);
+    while (!lines.length && Date.now() < deadline && !req.socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          stop();
+          resolve();
+        };
+        const stop = this.log.onWritten(done);
+        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+      });
+      lines = await this.log.list(owner, filter);
+    }
+    return lines;
   }
 
   private reset(merchantId: string) {

@@ -10,6 +10,7 @@ import {
   type Gateway,
   type GatewayHandlers,
   type HandlerContext,
+  type GatewayRequest,
   type GatewayResponse,
   type Logger,
   type RequestRecord,
@@ -37,6 +38,7 @@ import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
+import { RequestLog } from './request-log.ts';
 import { respondWithScenario, SCENARIO_HEADER, scenarioEdge, scenariosAllowed, withScenarios } from './scenarios.ts';
 import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
@@ -202,7 +204,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
   notifier.onRun(() => payoutsDue(sb));
   let handlers = sandboxHandlers(sb, batches);
-  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb) : undefined;
+  const accounts = storeAccounts(store, clock);
+  // Each account's own request log, read through the control API: kept only where that is on.
+  const requestLog = controlAllowed(options.control ?? false, env).on ? new RequestLog(store, accounts) : undefined;
+  const control = requestLog ? new Control(sb, requestLog) : undefined;
   if (control) {
     handlers = control.wrap(handlers);
   }
@@ -211,12 +216,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const core = createGateway({
     // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
     handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
-    accounts: storeAccounts(store, clock),
+    accounts,
     transaction: (work, operationId) =>
       OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
     // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
     logger: options.logger ?? false,
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    ...(requestLog || options.onRequest
+      ? {
+          onRequest: (record: RequestRecord, request: GatewayRequest) => {
+            requestLog?.record(record, request);
+            options.onRequest?.(record);
+          },
+        }
+      : {}),
   });
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
@@ -316,6 +328,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       closing = true;
       const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, waits.closeGraceMs).unref())]);
+      await requestLog?.close();
       await store.close();
     },
   };
