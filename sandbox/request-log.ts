@@ -16,6 +16,9 @@ import type { Store } from './store.ts';
 
 /** Lines each account keeps: older ones go as new ones come. */
 export const KEEP = 1000;
+/** Control characters, line and paragraph separators, zero-width and direction marks: escaped in a line. */
+const UNSAFE_TEXT = '[\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff]';
+const UNSAFE = new RegExp(UNSAFE_TEXT, 'g');
 /** The longest text of a line's field. */
 const MOST = 500;
 
@@ -55,10 +58,7 @@ type Pending = { record: RequestRecord; request: GatewayRequest; at: string };
 export function logSafe(text: string): string {
   let safe = maskCardNumbers(text);
   if (holdsCardNumber(safe)) return '[withheld: it holds a card number]';
-  safe = safe.replace(
-    /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  safe = safe.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > MOST ? `${safe.slice(0, MOST)}…` : safe;
 }
 
