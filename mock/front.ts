@@ -22,7 +22,15 @@ import {
   xmlAnswer,
 } from '../server-stubs/index.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
-import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
+import {
+  createGateway,
+  refusalFields,
+  type GatewayRequest,
+  type GatewayResponse,
+  type RequestRecord,
+} from '../server-stubs/index.ts';
+import type { ScenarioOutcome } from '../runtime/scenarios.ts';
+import { askedScenario, mockScenario, shaped } from './scenarios.ts';
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
@@ -99,6 +107,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
   };
   const refusals = gatewayRefusals();
   return http.createServer((req, res) => {
+    // A scenario the request names (mock/scenarios.ts): its path prefix is taken off here.
+    const asked = choosesExamples ? askedScenario(req) : undefined;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -176,6 +186,17 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       }
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
+      const scenario = route && asked !== undefined && !refusal ? mockScenario(asked, route.operationId) : undefined;
+      if (scenario && 'refusal' in scenario) {
+        const op = operations.find((o) => o.operationId === route!.operationId)!;
+        const fields = refusalFields(op.refusalCode, scenario.refusal);
+        return refuse({
+          status: scenario.refusal.status ?? op.status,
+          headers: { 'content-type': form ? XML_TYPE : 'application/json' },
+          body: form ? xmlAnswer(fields) : JSON.stringify(fields),
+        });
+      }
+      const outcome = scenario?.outcome;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
       const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
         const status = answer.statusCode!;
@@ -193,7 +214,12 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
           return res.end(bytes);
         }
         if (form && status < 400 && answer.headers['content-type']?.startsWith('application/json'))
-          return void writeAsXml(answer, res);
+          return void writeAsXml(answer, res, outcome);
+        if (outcome && status < 400 && answer.headers['content-type']?.startsWith('application/json'))
+          return void readAll(answer, (text) => {
+            const body = shaped(text, outcome);
+            res.writeHead(status, { ...answer.headers, 'content-length': Buffer.byteLength(body) }).end(body);
+          });
         if (status < 400) {
           res.writeHead(status, answer.headers);
           return answer.pipe(res);
@@ -238,12 +264,20 @@ function readFormStrictly(raw: Buffer): unknown {
   return typedForm(read.ok, {});
 }
 
-/** Prism's JSON example, written in the form mode's XML. */
-function writeAsXml(answer: http.IncomingMessage, res: http.ServerResponse): void {
+/** An answer's whole text. */
+function readAll(answer: http.IncomingMessage, then: (text: string) => void): void {
+  const parts: Buffer[] = [];
+  answer.on('data', (c: Buffer) => parts.push(c));
+  answer.on('end', () => then(Buffer.concat(parts).toString('utf8')));
+}
+
+/** Prism's JSON example (with a scenario's outcome laid on it), written in the form mode's XML. */
+function writeAsXml(answer: http.IncomingMessage, res: http.ServerResponse, outcome?: ScenarioOutcome): void {
   const parts: Buffer[] = [];
   answer.on('data', (c: Buffer) => parts.push(c));
   answer.on('end', () => {
-    const xml = xmlAnswer(JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>);
+    const text = Buffer.concat(parts).toString('utf8');
+    const xml = xmlAnswer(JSON.parse(outcome ? shaped(text, outcome) : text) as Record<string, unknown>);
     res.writeHead(answer.statusCode!, { 'content-type': XML_TYPE, 'content-length': Buffer.byteLength(xml) });
     res.end(xml);
   });
