@@ -2,7 +2,7 @@ import {
   createGatewayClient,
   GatewayOutcomeUnknownError,
   isApproved,
-  isDeclined,
+  isRefused,
   recoveredBy,
 } from '../generated/client.ts';
 import spec from '../generated/openapi.json' with { type: 'json' };
@@ -45,9 +45,9 @@ async function checkout(fetch: (request: Request) => Promise<Response>, order: s
     });
     const found = recoveredBy(result);
     if (found) return `${found.approved ? 'paid' : 'declined'}: its answer was lost, the lookup found it`;
+    if (isRefused(result)) return `not processed (${result.responseMessage}): nothing was charged, try again later`;
     if (isApproved(result)) return 'paid';
-    if (isDeclined(result)) return `declined (${result.responseMessage}): ask for another card`;
-    return `not processed (${result.responseMessage}): nothing was charged, try again later`;
+    return `declined (${result.responseMessage}): ask for another card`;
   } catch (error) {
     if (error instanceof GatewayOutcomeUnknownError)
       return `unknown: look ${error.reference} up later, never pay twice`;
