@@ -127,31 +127,43 @@ export function scenarioInPath(url: string, prefix: string): { text: string; url
   return { text, url: end < 0 ? '/' : url.slice(end) };
 }
 
-/** The answer with the outcome's code, message and fields laid on it (a copy; paths that are not there are skipped). */
-export function withOutcome<T>(answer: T, outcome: ScenarioOutcome): T {
+/**
+ * The answer with the outcome's code, message and fields laid on it: a copy of the answer and of each
+ * object on a path the outcome sets (the rest shared, not copied), or, `inPlace`, the answer itself
+ * changed (one made for this request); paths that are not there are skipped.
+ */
+export function withOutcome<T>(answer: T, outcome: ScenarioOutcome, inPlace = false): T {
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return answer;
-  const out = structuredClone(answer) as Record<string, unknown>;
+  const out = inPlace ? (answer as Record<string, unknown>) : { ...(answer as Record<string, unknown>) };
   // The answer's own type of responseCode: a string on the body APIs, an integer on the NPP and payout paths.
   if ('responseCode' in out)
     out.responseCode = typeof out.responseCode === 'number' ? outcome.responseCode : String(outcome.responseCode);
   if ('responseMessage' in out) out.responseMessage = outcome.responseMessage;
-  for (const [path, value] of Object.entries(outcome.set ?? {})) setPath(out, path.split('.'), value);
-  for (const name of outcome.unset ?? []) delete out[name];
+  if (outcome.set) for (const path in outcome.set) setPath(out, path.split('.'), outcome.set[path]!, inPlace);
+  if (outcome.unset) for (const name of outcome.unset) delete out[name];
   return out as T;
 }
 
-function setPath(target: Record<string, unknown>, path: string[], value: string): void {
-  let node: unknown = target;
+/** Sets a dotted path, copying each object or array on the way unless in place (a copy is never shared with the answer given). */
+function setPath(target: Record<string, unknown>, path: string[], value: string, inPlace: boolean): void {
+  let node: Record<string | number, unknown> | unknown[] = target;
   for (const [i, key] of path.entries()) {
-    if (typeof node !== 'object' || node === null) return;
-    const holder = node as Record<string, unknown> & unknown[];
-    const at = Array.isArray(holder) ? (key === '-1' ? holder.length - 1 : Number(key)) : key;
-    if (Array.isArray(holder) && !(typeof at === 'number' && at >= 0 && at < holder.length)) return;
+    const at: string | number = Array.isArray(node) ? (key === '-1' ? node.length - 1 : Number(key)) : key;
+    if (Array.isArray(node) && !(typeof at === 'number' && at >= 0 && at < node.length)) return;
+    const holder = node as Record<string | number, unknown>;
     if (i === path.length - 1) {
-      (holder as Record<string | number, unknown>)[at] = value;
+      holder[at] = value;
       return;
     }
-    node = (holder as Record<string | number, unknown>)[at];
+    const next: unknown = holder[at];
+    if (typeof next !== 'object' || next === null) return;
+    const copy: Record<string, unknown> | unknown[] = inPlace
+      ? (next as Record<string, unknown>)
+      : Array.isArray(next)
+        ? [...next]
+        : { ...(next as Record<string, unknown>) };
+    holder[at] = copy;
+    node = copy;
   }
 }
 

@@ -51,20 +51,43 @@ export function scenariosAllowed(env: NodeJS.ProcessEnv): { on: boolean; why: st
   return { on: true, why: 'on' };
 }
 
-/** The scenario as the answer's header says it was applied: outcome first, then fault. */
-const appliedText = (s: Scenario) =>
-  [
-    s.outcome?.name ?? (s.internalError ? 'internalError' : undefined),
-    s.fault && (s.fault.value === undefined ? s.fault.name : `${s.fault.name}=${s.fault.value}`),
-  ]
-    .filter(Boolean)
-    .join(',');
+/** The scenario as the answer's header says it was applied: outcome first, then fault (made once for each). */
+const appliedTexts = new WeakMap<Scenario, string>();
+function appliedText(s: Scenario): string {
+  let text = appliedTexts.get(s);
+  if (text === undefined) {
+    text = [
+      s.outcome?.name ?? (s.internalError ? 'internalError' : undefined),
+      s.fault && (s.fault.value === undefined ? s.fault.name : `${s.fault.name}=${s.fault.value}`),
+    ]
+      .filter(Boolean)
+      .join(',');
+    appliedTexts.set(s, text);
+  }
+  return text;
+}
 
 const processed = (answer: unknown) =>
   typeof answer === 'object' &&
   answer !== null &&
   'responseCode' in answer &&
   Number((answer as { responseCode: unknown }).responseCode) >= 0;
+
+/**
+ * A scenario read once for each operation and text (a CI job sends the same few again and again): the
+ * parse costs about a microsecond a request otherwise. At most CACHED kept; past that, parsed anew.
+ */
+const CACHED = 2000;
+const parsedOnce = new Map<string, ReturnType<typeof parseScenario>>();
+function parsedScenario(text: string, operationId: string): ReturnType<typeof parseScenario> {
+  const key = `${operationId}\n${text}`;
+  let parsed = parsedOnce.get(key);
+  if (parsed === undefined) {
+    parsed = parseScenario(text, scenarios, operationId);
+    if (parsedOnce.size < CACHED) parsedOnce.set(key, parsed);
+  }
+  return parsed;
+}
 
 /**
  * The handlers with the request's scenario honoured: checked against the operation (a name it does
@@ -86,7 +109,7 @@ export function withScenarios(
       if (!state) return handler(input, ctx);
       const refuse = refusedAs.bind(null, ctx.operation.refusalCode);
       if (!allowed.on) return refuse(refusals.scenarioOff(scenarios.header, allowed.why));
-      const parsed = parseScenario(state.text, scenarios, ctx.operation.operationId);
+      const parsed = parsedScenario(state.text, ctx.operation.operationId);
       if ('why' in parsed) return refuse(refusals.scenarioInvalid(scenarios.header, parsed.why));
       const s = parsed.scenario;
       state.scenario = s;
@@ -96,7 +119,8 @@ export function withScenarios(
       if (s.fault?.name === 'resetBeforeCommit') return refuse(refusals.scenarioNotProcessed(s.fault.name));
       const answer = handler(input, ctx);
       if (!s.outcome) return answer;
-      const shaped = (a: unknown) => (processed(a) ? withOutcome(a, s.outcome!) : a);
+      // The handler's answer is its own, made for this request: the outcome is laid on it in place.
+      const shaped = (a: unknown) => (processed(a) ? withOutcome(a, s.outcome!, true) : a);
       return answer instanceof Promise ? answer.then(shaped) : shaped(answer);
     };
   }
@@ -106,25 +130,35 @@ export function withScenarios(
 /**
  * The gateway's answer to a request that names a scenario: run with it, then a latency waited or a
  * 503 made, and the header saying what was applied (which tells the edge what to do to the connection).
+ * Synchronous where the gateway answered so (no promise, no microtask more than a request naming none).
  */
-export async function respondWithScenario(
+export function respondWithScenario(
   text: string,
   request: GatewayRequest,
   respond: (request: GatewayRequest) => GatewayResponse | Promise<GatewayResponse>,
-): Promise<GatewayResponse> {
+): GatewayResponse | Promise<GatewayResponse> {
   const state: ScenarioState = { text };
-  const response = await current.run(state, () => respond(request));
+  const found = current.run(state, () => respond(request));
+  return found instanceof Promise ? found.then((response) => applied(response, state)) : applied(found, state);
+}
+
+function applied(response: GatewayResponse, state: ScenarioState): GatewayResponse | Promise<GatewayResponse> {
   const s = state.scenario;
   if (!s) return response;
-  const headers = { ...response.headers, [SCENARIO_HEADER]: appliedText(s) };
-  if (s.fault?.name === 'latency') await new Promise((resolve) => setTimeout(resolve, s.fault!.value));
-  if (s.fault?.name === 'unavailable')
-    return { ...response, status: 503, headers: { ...headers, 'retry-after': String(s.fault.value) } };
-  return { ...response, headers };
+  // The core makes a response, and its headers, for each request: changed in place, nothing copied.
+  response.headers[SCENARIO_HEADER] = appliedText(s);
+  if (s.fault?.name === 'unavailable') {
+    response.status = 503;
+    response.headers['retry-after'] = String(s.fault.value);
+  }
+  return s.fault?.name === 'latency'
+    ? new Promise((resolve) => setTimeout(() => resolve(response), s.fault!.value))
+    : response;
 }
 
 /** The faults done to the connection, by the name the answer's header gives. */
 const CONNECTION_FAULTS = new Set(['noAnswer', 'resetBeforeCommit', 'resetAfterCommit', 'answerLost', 'truncated']);
+const CONNECTION_FAULT_NAMED = new RegExp(`(^|[\\s,])(${[...CONNECTION_FAULTS].join('|')})(\\s*$|\\s*,)`);
 
 /**
  * At the HTTP edge, before the gateway reads the request: a scenario in the path prefix is moved to the
@@ -139,7 +173,9 @@ export function scenarioEdge(req: http.IncomingMessage, res: http.ServerResponse
     const given = req.headers[SCENARIO_HEADER];
     req.headers[SCENARIO_HEADER] = given === undefined ? inPath.text : `${given},${inPath.text}`;
   }
-  if (req.headers[SCENARIO_HEADER] === undefined) return;
+  const asked = req.headers[SCENARIO_HEADER];
+  // Only a request that names a fault of the connection has its answer watched.
+  if (asked === undefined || !CONNECTION_FAULT_NAMED.test(String(asked))) return;
   const writeHead = res.writeHead.bind(res) as (status: number, headers: http.OutgoingHttpHeaders) => unknown;
   const fault = (headers: http.OutgoingHttpHeaders | undefined) =>
     String(headers?.[SCENARIO_HEADER] ?? '')

@@ -131,7 +131,7 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     await console_.getByTestId('try-it-passphrase').fill(passphrase);
   });
 
-  it('asks the sandbox for a scenario, and reads back the reader\'s own request log: the scenario, a hash refused with its recipe and text', async () => {
+  it("asks the sandbox for a scenario, and reads back the reader's own request log: the scenario, a hash refused with its recipe and text", async () => {
     const console_ = await open('processCard');
     await console_.getByTestId('try-it-scenario').selectOption('expired');
     expect(await send(console_)).toBe('Processed, declined or pending (responseCode 4)');
