@@ -7,7 +7,7 @@
 import type http from 'node:http';
 import { scenarios } from '../generated/scenarios.ts';
 import { parseScenario, scenarioInPath, withOutcome, type ScenarioOutcome } from '../runtime/scenarios.ts';
-import { forms, refuse, type Refusal } from '../server-stubs/index.ts';
+import { refusals, type Refusal } from '../server-stubs/index.ts';
 
 const HEADER = scenarios.header.toLowerCase();
 
@@ -25,21 +25,16 @@ export function mockScenario(
   operationId: string,
 ): { outcome: ScenarioOutcome } | { refusal: Refusal } | undefined {
   const parsed = parseScenario(text, scenarios, operationId);
-  if ('why' in parsed) return { refusal: refuse(-2, forms.invalid(scenarios.header, parsed.why, 'Header')) };
+  if ('why' in parsed) return { refusal: refusals.scenarioInvalid(scenarios.header, parsed.why) };
   const s = parsed.scenario;
   if (s.fault)
     return {
-      refusal: refuse(
-        -2,
-        forms.invalid(
-          scenarios.header,
-          `the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`,
-          'Header',
-        ),
+      refusal: refusals.scenarioInvalid(
+        scenarios.header,
+        `the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`,
       ),
     };
-  if (s.internalError)
-    return { refusal: refuse(-4, 'Internal gateway error (scenario internalError): nothing was processed') };
+  if (s.internalError) return { refusal: refusals.scenarioInternalError() };
   return s.outcome ? { outcome: s.outcome } : undefined;
 }
 

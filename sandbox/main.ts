@@ -75,6 +75,8 @@ export const sandboxSpec = (name: string): CommandSpec => ({
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     [ORIGINS_ENV]:
       'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (pages opened from disk), loopback (any local port), * or none; default null,loopback (docs/DEPLOY.md)',
+    PGW_SANDBOX_SCENARIOS:
+      'off: a request may not ask for an outcome or a fault (SVC-SANDBOX-SCENARIO, docs/SCENARIOS.md); it is refused -2',
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [

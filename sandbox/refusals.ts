@@ -304,13 +304,6 @@ export const sandboxRefusals = {
     entries: numberedRefusalEntries,
   }),
   // Scenarios per request (sandbox/scenarios.ts, docs/SCENARIOS.md).
-  scenarioInvalid: entry(
-    'PGW_ERR_SANDBOX_SCENARIO_INVALID',
-    "A request names a scenario its operation does not have, or a fault's value out of its range",
-    (header: string, why: string) => refuse(-2, forms.invalid(header, why, 'Header')),
-    'SVC-SANDBOX-SCENARIO',
-    "'x' is neither an outcome of processCard (approved, …) nor a fault (latency, …)",
-  ),
   scenarioOff: entry(
     'PGW_ERR_SANDBOX_SCENARIO_OFF',
     'A request names a scenario on a sandbox whose operator turned them off',
@@ -318,11 +311,6 @@ export const sandboxRefusals = {
       refuse(-2, forms.invalid(header, `scenarios are turned off on this sandbox (${why})`, 'Header')),
     'SVC-SANDBOX-SCENARIO',
     'PGW_SANDBOX_SCENARIOS=off',
-  ),
-  scenarioInternalError: entry(
-    'PGW_ERR_SANDBOX_SCENARIO_INTERNAL_ERROR',
-    'The scenario internalError: the -4 of a gateway that failed, nothing processed',
-    () => refuse(-4, 'Internal gateway error (scenario internalError): nothing was processed'),
   ),
   scenarioUnavailable: entry(
     'PGW_ERR_SANDBOX_SCENARIO_UNAVAILABLE',

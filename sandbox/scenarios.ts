@@ -20,6 +20,7 @@ import {
   type ScenarioOutcome,
 } from '../runtime/scenarios.ts';
 import type { GatewayHandlers, GatewayRequest, GatewayResponse, HandlerContext } from '../server-stubs/index.ts';
+import { refusals as stubRefusals } from '../server-stubs/index.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 
 /** The header, in the lower case node:http gives headers. */
@@ -110,11 +111,11 @@ export function withScenarios(
       const refuse = refusedAs.bind(null, ctx.operation.refusalCode);
       if (!allowed.on) return refuse(refusals.scenarioOff(scenarios.header, allowed.why));
       const parsed = parsedScenario(state.text, ctx.operation.operationId);
-      if ('why' in parsed) return refuse(refusals.scenarioInvalid(scenarios.header, parsed.why));
+      if ('why' in parsed) return refuse(stubRefusals.scenarioInvalid(scenarios.header, parsed.why));
       const s = parsed.scenario;
       state.scenario = s;
       state.set = scenarios.operations[ctx.operation.operationId]?.set;
-      if (s.internalError) return refuse(refusals.scenarioInternalError());
+      if (s.internalError) return refuse(stubRefusals.scenarioInternalError());
       if (s.fault?.name === 'unavailable') return refuse(refusals.scenarioUnavailable(s.fault.value!));
       if (s.fault?.name === 'resetBeforeCommit') return refuse(refusals.scenarioNotProcessed(s.fault.name));
       const answer = handler(input, ctx);

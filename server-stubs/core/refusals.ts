@@ -219,6 +219,19 @@ export const refusals = {
     (pathMethod: string) => refuse(-2, forms.invalid('method', `must be ${pathMethod}, the method the path names`)),
     '{method}',
   ),
+  // A request's scenario (x-sandbox-scenarios, docs/SCENARIOS.md), as the sandbox and the mock answer it.
+  scenarioInvalid: entry(
+    'PGW_ERR_SCENARIO_INVALID',
+    "A request names a scenario its operation does not have, a fault's value out of its range, or one the server cannot honour (the mock: a fault of the connection)",
+    (header: string, why: string) => refuse(-2, forms.invalid(header, why, 'Header')),
+    'SVC-SANDBOX-SCENARIO',
+    "'x' is neither an outcome of processCard (approved, …) nor a fault (latency, …)",
+  ),
+  scenarioInternalError: entry(
+    'PGW_ERR_SCENARIO_INTERNAL_ERROR',
+    'The scenario internalError: the -4 of a gateway that failed, nothing processed',
+    () => refuse(-4, 'Internal gateway error (scenario internalError): nothing was processed'),
+  ),
 };
 
 /** A field's schema rule broken, by JSON Schema keyword: one stable code per keyword (refusalFor chooses). */
