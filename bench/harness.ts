@@ -25,19 +25,21 @@ export type Mix = typeof mix;
 const formOps = mix.filter((m) => m.op.formTypes !== null);
 export const wireMixes: Record<'json' | 'form', Mix> = {
   json: formOps,
-  form: formOps.map(({ op }) => {
-    const r = buildRequest(op, { body: requestExamples(op)[0]!.value, wire: 'form' });
-    return {
-      op,
-      request: {
-        method: 'POST' as const,
-        path: r.url,
-        headers: r.headers as Record<string, string>,
-        body: r.body as string,
-      },
-    };
-  }),
+  form: formOps.map(({ op }) => entryOf(op, buildRequest(op, { body: requestExamples(op)[0]!.value, wire: 'form' }))),
 };
+
+/** A built request as autocannon sends it. */
+function entryOf(op: Mix[number]['op'], r: ReturnType<typeof buildRequest>): Mix[number] {
+  return {
+    op,
+    request: {
+      method: 'POST' as const,
+      path: r.url,
+      headers: r.headers as Record<string, string>,
+      body: r.body as string,
+    },
+  };
+}
 
 /**
  * A request naming a scenario beside the same request naming none (x-sandbox-scenarios), on the
@@ -56,15 +58,7 @@ const scenarioMix = (named: boolean): Mix =>
       signBody: true,
       ...(named ? { headers: { [scenarios.header]: outcome } } : {}),
     });
-    return {
-      op,
-      request: {
-        method: 'POST' as const,
-        path: r.url,
-        headers: r.headers as Record<string, string>,
-        body: r.body as string,
-      },
-    };
+    return entryOf(op, r);
   });
 export const scenarioMixes: Record<'plain' | 'named', Mix> = { plain: scenarioMix(false), named: scenarioMix(true) };
 

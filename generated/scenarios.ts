@@ -4,6 +4,468 @@
 import type { ScenarioCatalogue } from '../runtime/scenarios.ts';
 import type { OperationId } from './operations.ts';
 
+/** The outcome sets, each written once; the operations of a set share its list. */
+const sets = {
+  "card": [
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Transaction approved",
+      "set": {
+        "authResponseCode": "00",
+        "authMessage": "Approved or completed successfully"
+      }
+    },
+    {
+      "name": "approvedWithIdentification",
+      "responseCode": 0,
+      "responseMessage": "Transaction approved",
+      "set": {
+        "authResponseCode": "08",
+        "authMessage": "Honour with identification"
+      },
+      "amount": "102.08"
+    },
+    {
+      "name": "notRecognised",
+      "responseCode": 1,
+      "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "14",
+        "authMessage": "Invalid card number"
+      },
+      "amount": "102.14"
+    },
+    {
+      "name": "declined",
+      "responseCode": 2,
+      "responseMessage": "Transaction declined",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "05",
+        "authMessage": "Do not honour"
+      },
+      "amount": "102.02"
+    },
+    {
+      "name": "stolen",
+      "responseCode": 2,
+      "responseMessage": "Transaction declined, contact issuing bank",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "43",
+        "authMessage": "Stolen card, pick up"
+      },
+      "amount": "102.43"
+    },
+    {
+      "name": "securityCodeMismatch",
+      "responseCode": 2,
+      "responseMessage": "Transaction declined",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "N7",
+        "authMessage": "Security code does not match"
+      },
+      "amount": "102.70"
+    },
+    {
+      "name": "expiryMismatch",
+      "responseCode": 2,
+      "responseMessage": "Transaction declined",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "54",
+        "authMessage": "Expiry date does not match"
+      },
+      "amount": "102.54"
+    },
+    {
+      "name": "threeDSFailed",
+      "responseCode": 2,
+      "responseMessage": "Transaction declined: 3D Secure authentication failed",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "05",
+        "authMessage": "Do not honour"
+      }
+    },
+    {
+      "name": "noReply",
+      "responseCode": 3,
+      "responseMessage": "No reply from processing host",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "91",
+        "authMessage": "Issuer unavailable"
+      },
+      "amount": "102.91"
+    },
+    {
+      "name": "expired",
+      "responseCode": 4,
+      "responseMessage": "Card has expired",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "54",
+        "authMessage": "Expired card"
+      },
+      "amount": "102.33"
+    },
+    {
+      "name": "expiredCard",
+      "responseCode": 4,
+      "responseMessage": "Transaction declined",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "54",
+        "authMessage": "Expired card"
+      },
+      "amount": "102.04"
+    },
+    {
+      "name": "insufficientFunds",
+      "responseCode": 5,
+      "responseMessage": "Insufficient funds",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "51",
+        "authMessage": "Not sufficient funds"
+      },
+      "amount": "102.05"
+    },
+    {
+      "name": "bankError",
+      "responseCode": 6,
+      "responseMessage": "Error communicating with bank",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "96",
+        "authMessage": "System malfunction"
+      },
+      "amount": "102.96"
+    },
+    {
+      "name": "bankRejected",
+      "responseCode": 7,
+      "responseMessage": "Bank rejected request",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "12",
+        "authMessage": "Invalid transaction"
+      },
+      "amount": "102.12"
+    },
+    {
+      "name": "notSupported",
+      "responseCode": 8,
+      "responseMessage": "Transaction declined: transaction type not supported",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "57",
+        "authMessage": "Transaction not permitted to cardholder"
+      },
+      "amount": "102.57"
+    },
+    {
+      "name": "restricted",
+      "responseCode": 9,
+      "responseMessage": "Transaction declined, do not contact bank",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "62",
+        "authMessage": "Restricted card"
+      },
+      "amount": "102.62"
+    },
+    {
+      "name": "blacklisted",
+      "responseCode": 9,
+      "responseMessage": "Transaction declined: card is blacklisted",
+      "set": {
+        "authCode": "",
+        "authResponseCode": "62",
+        "authMessage": "Restricted card"
+      }
+    }
+  ],
+  "threeDSEnrolment": [
+    {
+      "name": "enrolled",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "enrolled": "Y"
+      }
+    },
+    {
+      "name": "notEnrolled",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "enrolled": "N"
+      },
+      "unset": [
+        "threeDSV2Version",
+        "acsURL",
+        "challenge"
+      ]
+    },
+    {
+      "name": "enrolmentUnknown",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "enrolled": "U"
+      },
+      "unset": [
+        "threeDSV2Version",
+        "acsURL",
+        "challenge"
+      ]
+    }
+  ],
+  "threeDSAuthentication": [
+    {
+      "name": "authenticated",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "threeDSStatus": "Y",
+        "threeDSEci": "05"
+      }
+    },
+    {
+      "name": "attempted",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "threeDSStatus": "A",
+        "threeDSEci": "06"
+      }
+    },
+    {
+      "name": "notAuthenticated",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "threeDSStatus": "N",
+        "threeDSEci": "07"
+      },
+      "unset": [
+        "threeDSCavv",
+        "threeDSXid"
+      ]
+    },
+    {
+      "name": "unavailable3DS",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "threeDSStatus": "U",
+        "threeDSEci": "07"
+      },
+      "unset": [
+        "threeDSCavv",
+        "threeDSXid"
+      ]
+    },
+    {
+      "name": "rejected",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "threeDSStatus": "R",
+        "threeDSEci": "07"
+      },
+      "unset": [
+        "threeDSCavv",
+        "threeDSXid"
+      ]
+    }
+  ],
+  "directDebitStatus": [
+    {
+      "name": "pending",
+      "responseCode": 10,
+      "responseMessage": "Transaction pending"
+    },
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Transaction approved"
+    },
+    {
+      "name": "dishonoured",
+      "responseCode": 7,
+      "responseMessage": "Transaction declined"
+    }
+  ],
+  "merchantRequest": [
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "status": "approved"
+      }
+    },
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "status": "pending"
+      },
+      "unset": [
+        "merchantUUID"
+      ]
+    },
+    {
+      "name": "declined",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "status": "declined"
+      },
+      "unset": [
+        "merchantUUID"
+      ]
+    }
+  ],
+  "batchStatus": [
+    {
+      "name": "completed",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "status": "completed"
+      }
+    },
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "status": "pending"
+      }
+    }
+  ],
+  "payToPaymentCreated": [
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.transaction.status": "approved"
+      }
+    },
+    {
+      "name": "declined",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.transaction.status": "declined"
+      }
+    },
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.transaction.status": "pending"
+      }
+    }
+  ],
+  "payToPaymentStatus": [
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.status": "approved"
+      }
+    },
+    {
+      "name": "declined",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.status": "declined"
+      }
+    },
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.status": "pending"
+      }
+    }
+  ],
+  "payoutStatus": [
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.status": "pending"
+      }
+    },
+    {
+      "name": "completed",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.status": "completed"
+      }
+    }
+  ],
+  "payoutTransaction": [
+    {
+      "name": "pending",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.payouts.-1.status": "pending"
+      }
+    },
+    {
+      "name": "approved",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.payouts.-1.status": "approved"
+      }
+    },
+    {
+      "name": "declined",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.payouts.-1.status": "declined"
+      }
+    },
+    {
+      "name": "returned",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.payouts.-1.status": "returned"
+      }
+    },
+    {
+      "name": "returnDeclined",
+      "responseCode": 0,
+      "responseMessage": "Operation successful",
+      "set": {
+        "result.payouts.-1.status": "returnDeclined"
+      }
+    }
+  ]
+} as const;
+
 export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
   "header": "SVC-SANDBOX-SCENARIO",
   "pathPrefix": "/_scenario",
@@ -73,190 +535,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
   "operations": {
     "processCard": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -266,190 +545,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "processAuth": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -519,190 +615,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "verifyCard": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -727,42 +640,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "checkEnrollment": {
       "set": "threeDSEnrolment",
-      "outcomes": [
-        {
-          "name": "enrolled",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "enrolled": "Y"
-          }
-        },
-        {
-          "name": "notEnrolled",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "enrolled": "N"
-          },
-          "unset": [
-            "threeDSV2Version",
-            "acsURL",
-            "challenge"
-          ]
-        },
-        {
-          "name": "enrolmentUnknown",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "enrolled": "U"
-          },
-          "unset": [
-            "threeDSV2Version",
-            "acsURL",
-            "challenge"
-          ]
-        }
-      ],
+      "outcomes": sets.threeDSEnrolment,
       "refusals": [
         "credentials",
         "invalidField",
@@ -772,65 +650,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "checkTDSAuth": {
       "set": "threeDSAuthentication",
-      "outcomes": [
-        {
-          "name": "authenticated",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "Y",
-            "threeDSEci": "05"
-          }
-        },
-        {
-          "name": "attempted",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "A",
-            "threeDSEci": "06"
-          }
-        },
-        {
-          "name": "notAuthenticated",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "N",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        },
-        {
-          "name": "unavailable3DS",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "U",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        },
-        {
-          "name": "rejected",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "R",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        }
-      ],
+      "outcomes": sets.threeDSAuthentication,
       "refusals": [
         "credentials",
         "invalidField",
@@ -840,65 +660,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "checkPARes": {
       "set": "threeDSAuthentication",
-      "outcomes": [
-        {
-          "name": "authenticated",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "Y",
-            "threeDSEci": "05"
-          }
-        },
-        {
-          "name": "attempted",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "A",
-            "threeDSEci": "06"
-          }
-        },
-        {
-          "name": "notAuthenticated",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "N",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        },
-        {
-          "name": "unavailable3DS",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "U",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        },
-        {
-          "name": "rejected",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "threeDSStatus": "R",
-            "threeDSEci": "07"
-          },
-          "unset": [
-            "threeDSCavv",
-            "threeDSXid"
-          ]
-        }
-      ],
+      "outcomes": sets.threeDSAuthentication,
       "refusals": [
         "credentials",
         "invalidField",
@@ -938,23 +700,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "queryDD": {
       "set": "directDebitStatus",
-      "outcomes": [
-        {
-          "name": "pending",
-          "responseCode": 10,
-          "responseMessage": "Transaction pending"
-        },
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved"
-        },
-        {
-          "name": "dishonoured",
-          "responseCode": 7,
-          "responseMessage": "Transaction declined"
-        }
-      ],
+      "outcomes": sets.directDebitStatus,
       "refusals": [
         "credentials",
         "invalidField",
@@ -1101,190 +847,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "tokenProcessCard": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -1294,190 +857,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "tokenProcessAuth": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -1577,38 +957,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "checkMerchant": {
       "set": "merchantRequest",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "approved"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "pending"
-          },
-          "unset": [
-            "merchantUUID"
-          ]
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "declined"
-          },
-          "unset": [
-            "merchantUUID"
-          ]
-        }
-      ],
+      "outcomes": sets.merchantRequest,
       "refusals": [
         "credentials",
         "invalidField",
@@ -1618,190 +967,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "walletProcessCard": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -1811,190 +977,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "payframeProcessCard": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -2004,190 +987,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "payframeProcessAuth": {
       "set": "card",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "00",
-            "authMessage": "Approved or completed successfully"
-          }
-        },
-        {
-          "name": "approvedWithIdentification",
-          "responseCode": 0,
-          "responseMessage": "Transaction approved",
-          "set": {
-            "authResponseCode": "08",
-            "authMessage": "Honour with identification"
-          },
-          "amount": "102.08"
-        },
-        {
-          "name": "notRecognised",
-          "responseCode": 1,
-          "responseMessage": "Transaction could not be processed: card not recognised by the sandbox",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "14",
-            "authMessage": "Invalid card number"
-          },
-          "amount": "102.14"
-        },
-        {
-          "name": "declined",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          },
-          "amount": "102.02"
-        },
-        {
-          "name": "stolen",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined, contact issuing bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "43",
-            "authMessage": "Stolen card, pick up"
-          },
-          "amount": "102.43"
-        },
-        {
-          "name": "securityCodeMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "N7",
-            "authMessage": "Security code does not match"
-          },
-          "amount": "102.70"
-        },
-        {
-          "name": "expiryMismatch",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expiry date does not match"
-          },
-          "amount": "102.54"
-        },
-        {
-          "name": "threeDSFailed",
-          "responseCode": 2,
-          "responseMessage": "Transaction declined: 3D Secure authentication failed",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "05",
-            "authMessage": "Do not honour"
-          }
-        },
-        {
-          "name": "noReply",
-          "responseCode": 3,
-          "responseMessage": "No reply from processing host",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "91",
-            "authMessage": "Issuer unavailable"
-          },
-          "amount": "102.91"
-        },
-        {
-          "name": "expired",
-          "responseCode": 4,
-          "responseMessage": "Card has expired",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.33"
-        },
-        {
-          "name": "expiredCard",
-          "responseCode": 4,
-          "responseMessage": "Transaction declined",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "54",
-            "authMessage": "Expired card"
-          },
-          "amount": "102.04"
-        },
-        {
-          "name": "insufficientFunds",
-          "responseCode": 5,
-          "responseMessage": "Insufficient funds",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "51",
-            "authMessage": "Not sufficient funds"
-          },
-          "amount": "102.05"
-        },
-        {
-          "name": "bankError",
-          "responseCode": 6,
-          "responseMessage": "Error communicating with bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "96",
-            "authMessage": "System malfunction"
-          },
-          "amount": "102.96"
-        },
-        {
-          "name": "bankRejected",
-          "responseCode": 7,
-          "responseMessage": "Bank rejected request",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "12",
-            "authMessage": "Invalid transaction"
-          },
-          "amount": "102.12"
-        },
-        {
-          "name": "notSupported",
-          "responseCode": 8,
-          "responseMessage": "Transaction declined: transaction type not supported",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "57",
-            "authMessage": "Transaction not permitted to cardholder"
-          },
-          "amount": "102.57"
-        },
-        {
-          "name": "restricted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined, do not contact bank",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          },
-          "amount": "102.62"
-        },
-        {
-          "name": "blacklisted",
-          "responseCode": 9,
-          "responseMessage": "Transaction declined: card is blacklisted",
-          "set": {
-            "authCode": "",
-            "authResponseCode": "62",
-            "authMessage": "Restricted card"
-          }
-        }
-      ],
+      "outcomes": sets.card,
       "refusals": [
         "credentials",
         "invalidField",
@@ -2197,24 +997,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "retrieveBatchResponse": {
       "set": "batchStatus",
-      "outcomes": [
-        {
-          "name": "completed",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "completed"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "pending"
-          }
-        }
-      ],
+      "outcomes": sets.batchStatus,
       "refusals": [
         "credentials",
         "internalError"
@@ -2222,24 +1005,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "retrieveBatchNotify": {
       "set": "batchStatus",
-      "outcomes": [
-        {
-          "name": "completed",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "completed"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "status": "pending"
-          }
-        }
-      ],
+      "outcomes": sets.batchStatus,
       "refusals": [
         "credentials",
         "internalError"
@@ -2277,32 +1043,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "createPayToPayment": {
       "set": "payToPaymentCreated",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.transaction.status": "approved"
-          }
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.transaction.status": "declined"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.transaction.status": "pending"
-          }
-        }
-      ],
+      "outcomes": sets.payToPaymentCreated,
       "refusals": [
         "credentials",
         "invalidField",
@@ -2312,32 +1053,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "getPayToPayment": {
       "set": "payToPaymentStatus",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "approved"
-          }
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "declined"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "pending"
-          }
-        }
-      ],
+      "outcomes": sets.payToPaymentStatus,
       "refusals": [
         "credentials",
         "internalError"
@@ -2345,32 +1061,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "getPayToPaymentStatus": {
       "set": "payToPaymentStatus",
-      "outcomes": [
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "approved"
-          }
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "declined"
-          }
-        },
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "pending"
-          }
-        }
-      ],
+      "outcomes": sets.payToPaymentStatus,
       "refusals": [
         "credentials",
         "internalError"
@@ -2506,24 +1197,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "getPayoutStatus": {
       "set": "payoutStatus",
-      "outcomes": [
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "pending"
-          }
-        },
-        {
-          "name": "completed",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.status": "completed"
-          }
-        }
-      ],
+      "outcomes": sets.payoutStatus,
       "refusals": [
         "credentials",
         "internalError"
@@ -2544,48 +1218,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "getPayoutTransactionStatus": {
       "set": "payoutTransaction",
-      "outcomes": [
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "pending"
-          }
-        },
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "approved"
-          }
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "declined"
-          }
-        },
-        {
-          "name": "returned",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "returned"
-          }
-        },
-        {
-          "name": "returnDeclined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "returnDeclined"
-          }
-        }
-      ],
+      "outcomes": sets.payoutTransaction,
       "refusals": [
         "credentials",
         "internalError"
@@ -2593,48 +1226,7 @@ export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = {
     },
     "getPayoutTransactionStatusAlias": {
       "set": "payoutTransaction",
-      "outcomes": [
-        {
-          "name": "pending",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "pending"
-          }
-        },
-        {
-          "name": "approved",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "approved"
-          }
-        },
-        {
-          "name": "declined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "declined"
-          }
-        },
-        {
-          "name": "returned",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "returned"
-          }
-        },
-        {
-          "name": "returnDeclined",
-          "responseCode": 0,
-          "responseMessage": "Operation successful",
-          "set": {
-            "result.payouts.-1.status": "returnDeclined"
-          }
-        }
-      ],
+      "outcomes": sets.payoutTransaction,
       "refusals": [
         "credentials",
         "internalError"

@@ -13,6 +13,7 @@ import { maskCardNumbers, parseJson } from '../server-stubs/index.ts';
 import { holdsCardNumber } from './guard.ts';
 import { SCENARIO_HEADER } from './scenarios.ts';
 import type { Store } from './store.ts';
+import type { components } from '../generated/sandbox-control.ts';
 
 /** Lines each account keeps: older ones go as new ones come. */
 export const KEEP = 1000;
@@ -25,27 +26,8 @@ const MOST = 500;
 export type Outcome = 'approved' | 'declined' | 'pending' | 'refused';
 export const OUTCOMES: readonly Outcome[] = ['approved', 'declined', 'pending', 'refused'];
 
-/** One line of an account's log, as the control API answers it. */
-export interface RequestLogEntry {
-  id: number;
-  /** When it arrived (UTC, the machine's clock, not the sandbox clock a test may move). */
-  at: string;
-  verb: string;
-  path: string;
-  operation?: string;
-  method?: string;
-  wire?: string;
-  status: number;
-  responseCode?: string;
-  responseMessage?: string;
-  outcome: Outcome;
-  errorCode?: string;
-  /** The scenario the request asked for (SVC-SANDBOX-SCENARIO, or the base URL's /_scenario/…). */
-  scenario?: string;
-  ms: number;
-  /** Why it was refused: the check, the field and the rule; for a hash, the recipe and its text. */
-  explanation?: Record<string, string>;
-}
+/** One line of an account's log, as the control API answers it (RequestLine of sandbox/control.openapi.yaml). */
+export type RequestLogEntry = components['schemas']['RequestLine'];
 
 type Owner = { kind: 'merchant' | 'partner'; id: string };
 type Pending = { record: RequestRecord; request: GatewayRequest; at: string };
@@ -180,11 +162,13 @@ export class RequestLog {
     return safeEntry(entry);
   }
 
-  private explanation(record: RequestRecord): Record<string, string> | undefined {
+  private explanation(record: RequestRecord): RequestLogEntry['explanation'] {
     if (Number(record.responseCode) >= 0 || record.check === undefined) return undefined;
     if (record.check === 'credentials' && record.explain) {
       const why = record.explain();
-      return Object.fromEntries(Object.entries(why).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      return Object.fromEntries(
+        Object.entries(why).filter(([, v]) => v !== undefined),
+      ) as RequestLogEntry['explanation'];
     }
     return {
       check: record.check,

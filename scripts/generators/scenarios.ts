@@ -85,6 +85,25 @@ export function scenarioCatalogue(doc: Doc, ops: Operation[]): ScenarioCatalogue
   };
 }
 
+/** Each set's outcomes, by name, from the operations that have one. */
+function setsOf(c: ScenarioCatalogue): Record<string, readonly ScenarioOutcome[]> {
+  const sets: Record<string, readonly ScenarioOutcome[]> = {};
+  for (const o of Object.values(c.operations)) if (o.set) sets[o.set] = o.outcomes;
+  return sets;
+}
+
+/** The catalogue as TypeScript, an operation of a set pointing at the set's list (`sets.card`). */
+function withSetsNamed(c: ScenarioCatalogue): string {
+  const MARK = '\u0000set:';
+  const operations = Object.fromEntries(
+    Object.entries(c.operations).map(([id, o]) => [id, o.set ? { ...o, outcomes: `${MARK}${o.set}` } : o]),
+  );
+  return JSON.stringify({ ...c, operations }, null, 2).replace(
+    new RegExp(`"${MARK.replace('\u0000', '\\\\u0000')}([A-Za-z0-9]+)"`, 'g'),
+    (_, set: string) => `sets.${set}`,
+  );
+}
+
 const union = (names: Iterable<string>) =>
   [...new Set(names)]
     .sort()
@@ -102,7 +121,10 @@ export function scenariosModule(doc: Doc, ops: Operation[]): string {
 import type { ScenarioCatalogue } from '../runtime/scenarios.ts';
 import type { OperationId } from './operations.ts';
 
-export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = ${JSON.stringify(c, null, 2)};
+/** The outcome sets, each written once; the operations of a set share its list. */
+const sets = ${JSON.stringify(setsOf(c), null, 2)} as const;
+
+export const scenarios: ScenarioCatalogue<OperationId, ScenarioFaultName> = ${withSetsNamed(c)};
 
 /** Every outcome's name, over every operation (an operation takes its own: scenarios.operations[id]). */
 export type ScenarioOutcomeName = ${union(outcomeNames)};

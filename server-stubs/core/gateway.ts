@@ -115,21 +115,24 @@ export interface RequestRecord {
   explain?: (() => CredentialExplanation) | undefined;
 }
 
-/** What the pipeline learns of a request on its way, for the request log. */
-interface Note {
-  method?: string | undefined;
-  operationId?: string | undefined;
-  reason?: string | undefined;
-  /** The code of the handler's refusal (the gateway's own are read from the response). */
-  errorCode?: ErrorCode | undefined;
-  message?: string | undefined;
-  wire?: Wire | undefined;
-  check?: string | undefined;
-  field?: string | undefined;
-  rule?: string | undefined;
-  account?: { kind: 'merchant' | 'partner'; id: string } | undefined;
-  explain?: (() => CredentialExplanation) | undefined;
-}
+/**
+ * What the pipeline learns of a request on its way, for the request log (the record's fields; the code
+ * of a handler's refusal, the gateway's own being read from the response).
+ */
+type Note = Pick<
+  RequestRecord,
+  | 'method'
+  | 'operationId'
+  | 'reason'
+  | 'errorCode'
+  | 'message'
+  | 'wire'
+  | 'check'
+  | 'field'
+  | 'rule'
+  | 'account'
+  | 'explain'
+>;
 const NO_NOTE: Note = {};
 
 /** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */

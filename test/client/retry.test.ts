@@ -13,7 +13,7 @@ import {
   type RetryEvent,
 } from '../../generated/client.ts';
 import { scenarios } from '../../generated/scenarios.ts';
-import { card, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { card, clientOf, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { startDroppingProxy, type DroppingProxy, type Fate } from '../support/dropping-proxy.ts';
 import { bankDebit } from '../support/requests.ts';
 import { retryTables, unmarkedMoneyMovers } from './retry-checks.ts';
@@ -264,12 +264,7 @@ describe('against every fault the sandbox can be asked for, per request', () => 
    */
   const faulty = (fault: string, every: boolean, op: string, reference: string, waits: number[] = []) => {
     let tries = 0;
-    const s = t.sandbox.seed;
-    return createGatewayClient({
-      baseUrl: t.base,
-      merchantUUID: s.merchantUUID,
-      apiKey: s.apiKey,
-      passphrase: s.passphrase,
+    return clientOf(t.sandbox, t.base, {
       // The waits are recorded, not waited: a Retry-After of seconds would make this file minutes long.
       retry: { attempts: 4, baseDelayMs: 1, sleep: async (ms) => void waits.push(ms) },
       fetch: async (request) => {

@@ -4,10 +4,9 @@
 // spec says. Over HTTP, with the clients' own fetch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
-import { createGatewayClient } from '../../generated/client.ts';
 import { scenarios } from '../../generated/scenarios.ts';
 import { createControlClient } from '../../sandbox/control-client.ts';
-import { card, customer, startSandbox, type TestSandbox } from './support.ts';
+import { card, clientOf, customer, startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -44,16 +43,7 @@ async function ending(sent: Promise<Response>): Promise<{ status?: number; body?
     return { error: `${error.name} ${error.cause?.code ?? error.message}` };
   }
 }
-const withScenario = (scenario: string) => {
-  const s = t.sandbox.seed;
-  return createGatewayClient({
-    baseUrl: t.base,
-    merchantUUID: s.merchantUUID,
-    apiKey: s.apiKey,
-    passphrase: s.passphrase,
-    headers: { [HEADER]: scenario },
-  });
-};
+const withScenario = (scenario: string) => clientOf(t.sandbox, t.base, { headers: { [HEADER]: scenario } });
 
 describe('an outcome asked for in the header', () => {
   it('is answered and stored as the bank would have it: queryCard finds the decline', async () => {

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import type { ClientOptions } from '../../runtime/client.ts';
 import { sandbox as sandboxData } from '../../contract/index.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
@@ -88,14 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
   http.listen(0, '127.0.0.1');
   await once(http, 'listening');
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const s = sandbox.seed;
-  const client = createGatewayClient({
-    baseUrl: base,
-    merchantUUID: s.merchantUUID,
-    apiKey: s.apiKey,
-    passphrase: s.passphrase,
-    partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase },
-  });
+  const client = clientOf(sandbox, base);
   return {
     sandbox,
     client,
@@ -107,6 +101,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
       await database?.drop();
     },
   };
+}
+
+/** A typed client of the sandbox's merchant (and partner), with more options (headers, fetch, retry). */
+export function clientOf(sandbox: RunningSandbox, base: string, options: Partial<ClientOptions> = {}): GatewayClient {
+  const s = sandbox.seed;
+  return createGatewayClient({
+    baseUrl: base,
+    merchantUUID: s.merchantUUID,
+    apiKey: s.apiKey,
+    passphrase: s.passphrase,
+    partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase },
+    ...options,
+  });
 }
 
 /**
