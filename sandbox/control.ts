@@ -81,6 +81,33 @@ function refusalOf(error: ErrorObject): Refusal {
   return refusals.invalid(at, ruleInWords(error));
 }
 
+/**
+ * A long poll: `read` again as soon as `watch` says something changed (or every 250 ms), until it
+ * answers something, the time is up or the caller hangs up.
+ */
+async function longPoll<T>(
+  read: () => Promise<T[]>,
+  watch: (changed: () => void) => () => void,
+  waitSeconds: number,
+  req: http.IncomingMessage,
+): Promise<T[]> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  let found = await read();
+  while (!found.length && Date.now() < deadline && !req.socket.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      };
+      const stop = watch(done);
+      const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+    });
+    found = await read();
+  }
+  return found;
+}
+
 export class Control {
   private readonly sb: Sandbox;
   private readonly log: RequestLog;
@@ -710,22 +737,8 @@ export class Control {
               latest,
             )
           ).reverse();
-    const deadline = Date.now() + waitSeconds * 1000;
-    let rows = await query();
-    // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
-    // account's arrives, the time is up or the caller hangs up.
-    while (!rows.length && Date.now() < deadline && !req.socket.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          stop();
-          resolve();
-        };
-        const stop = this.sb.notifier.onQueued(done);
-        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
-      });
-      rows = await query();
-    }
+    // Look again as soon as a notification is queued, until one of this account's arrives.
+    const rows = await longPoll(query, (done) => this.sb.notifier.onQueued(done), waitSeconds, req);
     return Promise.all(rows.map((row) => this.delivery(row)));
   }
 
@@ -737,21 +750,13 @@ export class Control {
     req: http.IncomingMessage,
   ) {
     const owner = { kind: account.kind as 'merchant' | 'partner', id: account.id };
-    const deadline = Date.now() + waitSeconds * 1000;
-    let lines = await this.log.list(owner, filter);
-    while (!lines.length && Date.now() < deadline && !req.socket.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          stop();
-          resolve();
-        };
-        const stop = this.log.onWritten(done);
-        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
-      });
-      lines = await this.log.list(owner, filter);
-    }
-    return lines;
+    // Look again as soon as lines are written, until one of this account's comes.
+    return longPoll(
+      () => this.log.list(owner, filter),
+      (done) => this.log.onWritten(done),
+      waitSeconds,
+      req,
+    );
   }
 
   private reset(merchantId: string) {
