@@ -11,6 +11,7 @@ import { scenarios } from '../../generated/scenarios.ts';
 import { computeHash, PASSPHRASE_MD5_PLACEHOLDER } from '../../runtime/signing.ts';
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { widgetsMerchant } from '../support/requests.ts';
+import { KEEP } from '../../sandbox/request-log.ts';
 import { startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
@@ -204,6 +205,20 @@ describe('filters and follow', () => {
     await send('queryBIN', { ...example('queryBIN'), hash: '0'.repeat(32) });
     const { requests } = await waiting;
     expect(requests.map((l) => l.operation)).toEqual(['queryBIN']);
+  });
+
+  it(`keeps each account's newest ${KEEP} lines: older ones go as new ones come`, async () => {
+    const { transactionAmount: _, ...missing } = example('queryBIN');
+    const request = buildRequest(operation('queryBIN'), { body: { ...missing, cardBin: 'x' } });
+    for (let i = 0; i < KEEP + 5; i++) await t.sandbox.gateway.handle(request);
+    const lines = (await log.requests({ latest: 500 })).requests;
+    const kept = await t.sandbox.store.get<{ n: number; first: number }>(
+      'SELECT count(*) AS n, min(id) AS first FROM request_log WHERE account_kind = ? AND account_id = ?',
+      'merchant',
+      t.sandbox.seed.merchantUUID,
+    );
+    expect(Number(kept!.n)).toBe(KEEP);
+    expect(Number(kept!.first)).toBe(lines.at(-1)!.id - KEEP + 1);
   });
 
   it('refuses a filter it cannot read, naming it', async () => {
