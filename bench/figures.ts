@@ -13,6 +13,9 @@ export interface SavedRow {
   p99: number;
   correct: string;
   rounds: number[];
+  /** The server's CPU per answered request in its median round (µs), and in each round (the sandbox's rows). */
+  cpuUs?: number;
+  cpuRounds?: number[];
 }
 
 export interface SavedRun {
@@ -32,6 +35,8 @@ export interface SavedRun {
 }
 
 export const SERVERS_FILE = 'bench/saved/servers.json';
+/** The sandbox's requests naming a scenario beside the same naming none (npm run bench -- --only sandbox,sandbox-scenario --save). */
+export const SCENARIOS_FILE = 'bench/saved/scenarios.json';
 
 const NAMES: Record<string, string> = {
   stubs: 'this package',
@@ -42,6 +47,8 @@ const NAMES: Record<string, string> = {
   'stubs-json': 'this package, the form-mode operations in JSON',
   'stubs-form': 'this package, the same operations form-encoded, answered in XML',
   floor: "the floor (the contract's checks alone)",
+  sandbox: 'the sandbox, requests naming no scenario',
+  'sandbox-scenario': 'the sandbox, the same requests naming their outcome (SVC-SANDBOX-SCENARIO)',
   bare: 'bare node:http (ceiling)',
 };
 const nameOf = (server: string) => NAMES[server] ?? server.replace(/^bare\+(\d+)us$/, 'bare + $1 µs of work a request');
@@ -55,9 +62,11 @@ const RATIOS: [string, string][] = [
   ['shareOfFloor', "share of the floor (the contract's checks alone)"],
   ['vsBaseline', 'this package vs the --baseline checkout'],
   ['formVsJson', 'form/XML vs JSON, the same operations'],
+  ['scenarioVsPlain', 'a request naming a scenario vs the same naming none (target 0.95 or more)'],
+  ['scenarioCpuRatio', "its CPU per request over the plain request's (target 1.05 or less)"],
 ];
 /** Ratios written as shares (0.85), not as multiples (3.17×). */
-const SHARES = new Set(['shareOfBareCeiling', 'shareOfFloor', 'formVsJson']);
+const SHARES = new Set(['shareOfBareCeiling', 'shareOfFloor', 'formVsJson', 'scenarioVsPlain', 'scenarioCpuRatio']);
 /**
  * The server each ratio divides this package's rate by: the round-by-round ratios are shown beside the
  * ratio of the medians, because rounds drift together (±10 % here) and a pair measured minutes apart
@@ -106,6 +115,30 @@ export function serversFigures(run: SavedRun): string {
       );
   }
   return lines.join('\n');
+}
+
+/**
+ * The Markdown of the scenario comparison: the sandbox's two rows, round by round, and their ratio
+ * with each round's own (the two measured a few seconds apart, taking turns).
+ */
+export function scenarioFigures(run: SavedRun): string {
+  const when = `${run.date.slice(0, 10)} ${run.date.slice(11, 16)} UTC`;
+  const plain = run.rows.find((r) => r.server === 'sandbox')!;
+  const named = run.rows.find((r) => r.server === 'sandbox-scenario')!;
+  const rounds = named.rounds.map((rps, i) => (rps / plain.rounds[i]!).toFixed(3));
+  const cpu = named.cpuRounds?.map((us, i) => (us / plain.cpuRounds![i]!).toFixed(3));
+  return [
+    `\`npm run bench -- --only sandbox,sandbox-scenario\` of ${when} (Node ${run.node}, ${run.cpus} cores, load average ${run.loadAverage.toFixed(1)} as it started; ${run.rounds} rounds of ${run.duration} s, taking turns, ${run.connections} connections), saved in \`${SCENARIOS_FILE}\`:`,
+    '',
+    '| server | req/s, median round | rounds | p50 | p99 | CPU per request, each round | mix answered correctly |',
+    '|---|---:|---|---:|---:|---|---:|',
+    ...[plain, named].map(
+      (r) =>
+        `| ${nameOf(r.server)} | ${thousands(r.rps)} | ${r.rounds.map(thousands).join(' / ')} | ${r.p50} ms | ${r.p99} ms | ${r.cpuRounds?.map((us) => `${us} µs`).join(' / ') ?? '—'} | ${r.correct} |`,
+    ),
+    '',
+    `Naming a scenario: ${run.ratios.scenarioVsPlain} of the throughput of naming none (target 0.95 or more: within 5 %); round by round ${rounds.join(', ')}.${cpu ? ` Its CPU per request: ${run.ratios.scenarioCpuRatio} of the plain request's, the median round's (target 1.05 or less); round by round ${cpu.join(', ')}.` : ''}`,
+  ].join('\n');
 }
 
 /** A figures block, `<!-- figures:NAME -->` … `<!-- /figures:NAME -->`, replaced by `figures`. */

@@ -2,10 +2,12 @@
 // contract says, before any load: shared by npm run bench and by the test that keeps the servers
 // honest, so that no server is measured while refusing quickly.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRequest, requestExamples } from '../contract/index.ts';
+import { buildRequest, operation, requestExamples } from '../contract/index.ts';
 import { protocols } from '../generated/protocols.ts';
+import { scenarios } from '../generated/scenarios.ts';
 import { mix as floorMix } from './floor.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -28,20 +30,45 @@ export const wireMixes: Record<string, Mix> = Object.fromEntries(
     protocol.id,
     protocol === protocols.canonical
       ? multi
-      : multi.map(({ op }) => {
-          const r = buildRequest(op, { body: requestExamples(op)[0]!.value, wire: protocol.id });
-          return {
-            op,
-            request: {
-              method: 'POST' as const,
-              path: r.url,
-              headers: r.headers as Record<string, string>,
-              body: r.body as string,
-            },
-          };
-        }),
+      : multi.map(({ op }) =>
+          entryOf(op, buildRequest(op, { body: requestExamples(op)[0]!.value, wire: protocol.id })),
+        ),
   ]),
 );
+
+/** A built request as autocannon sends it. */
+function entryOf(op: Mix[number]['op'], r: ReturnType<typeof buildRequest>): Mix[number] {
+  return {
+    op,
+    request: {
+      method: 'POST' as const,
+      path: r.url,
+      headers: r.headers as Record<string, string>,
+      body: r.body as string,
+    },
+  };
+}
+
+/**
+ * A request naming a scenario beside the same request naming none (x-sandbox-scenarios), on the
+ * sandbox: a card purchase and a BIN query from their examples, signed; the scenario each names is
+ * its own outcome (approved, ok), so that both do the same work but the scenario's.
+ */
+const SCENARIO_OPS = [
+  ['processCard', 'approved'],
+  ['queryBIN', 'ok'],
+] as const;
+const scenarioMix = (named: boolean): Mix =>
+  SCENARIO_OPS.map(([id, outcome]) => {
+    const op = operation(id);
+    const r = buildRequest(op, {
+      body: requestExamples(op)[0]!.value,
+      signBody: true,
+      ...(named ? { headers: { [scenarios.header]: outcome } } : {}),
+    });
+    return entryOf(op, r);
+  });
+export const scenarioMixes: Record<'plain' | 'named', Mix> = { plain: scenarioMix(false), named: scenarioMix(true) };
 
 export interface Started {
   child: ChildProcess;
@@ -94,4 +121,15 @@ export async function check(
       failures.push(`${op.operationId}: ${response.status} ${body.slice(0, 120)}`);
   }
   return { ok: requests.length - failures.length, total: requests.length, failures };
+}
+
+/**
+ * A process's CPU time so far, in ms (user + system, from /proc: Linux), 0 where it cannot be read.
+ * What a server spends per answered request does not change with the machine's other load, where its
+ * throughput does.
+ */
+export function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
 }

@@ -19,8 +19,9 @@
 //
 // Each server runs in its own process. Before loading a server, every request of the mix is sent to
 // it once and its status checked, so that no server wins by refusing quickly. The servers take turns
-// for several rounds and each is reported by its median round: on a shared 2-core machine the
-// throughput of one 10 s run drifts by ±15 %, and a drift would otherwise land on one server only.
+// for several rounds (every other round in the reverse order) and each is reported by its median
+// round: on a shared 2-core machine the throughput of one 10 s run drifts by ±15 %, and a drift would
+// otherwise land on one server only.
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,8 +29,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { type SavedRun, SERVERS_FILE, serversFigures, withServersFigures } from './figures.ts';
-import { check, mix, type Mix, start, wireMixes } from './harness.ts';
+import {
+  type SavedRun,
+  SCENARIOS_FILE,
+  scenarioFigures,
+  SERVERS_FILE,
+  serversFigures,
+  withFigures,
+  withServersFigures,
+} from './figures.ts';
+import { check, mix, type Mix, processCpuMs, scenarioMixes, start, wireMixes } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
@@ -117,6 +126,21 @@ const SERVERS = [
     script: 'servers/stubs.ts',
     mix: wireMixes.form,
   },
+  // A request naming a scenario beside the same request naming none, on the sandbox as npm start runs it.
+  {
+    name: 'sandbox',
+    label: 'the sandbox as npm start runs it (in memory), a card purchase and a BIN query naming no scenario',
+    script: 'servers/sandbox.ts',
+    mix: scenarioMixes.plain,
+    env: { NODE_ENV: 'development' },
+  },
+  {
+    name: 'sandbox-scenario',
+    label: 'the same requests, each naming its own outcome in SVC-SANDBOX-SCENARIO (docs/SCENARIOS.md)',
+    script: 'servers/sandbox.ts',
+    mix: scenarioMixes.named,
+    env: { NODE_ENV: 'development' },
+  },
   {
     name: 'floor',
     label: 'the floor: node:http and only the checks the contract asks for, no routing or refusals (bench/floor.ts)',
@@ -178,6 +202,8 @@ async function coldStart(): Promise<number[]> {
 
 interface Round {
   rps: number;
+  /** The server process's CPU per answered request, µs (0 where /proc cannot be read). */
+  cpuUs: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -191,9 +217,12 @@ async function measure(script: string, env?: Record<string, string>, requests: M
   try {
     const correctness = await check(port, requests);
     if (warmup > 0) await load(port, warmup, requests);
+    const cpuBefore = processCpuMs(child.pid);
     const r = await load(port, Number(args.duration), requests);
+    const cpuMs = processCpuMs(child.pid) - cpuBefore;
     return {
       rps: Math.round(r.requests.average),
+      cpuUs: r.requests.total ? Math.round((cpuMs * 1000) / r.requests.total) : 0,
       p50: r.latency.p50,
       p99: r.latency.p99,
       non2xx: r.non2xx,
@@ -208,11 +237,13 @@ async function measure(script: string, env?: Record<string, string>, requests: M
 
 const rounds = Number(args.rounds);
 console.log(
-  `mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, ${warmup > 0 ? `after a ${warmup} s warm-up` : 'no warm-up'}; ${rounds} rounds, servers taking turns\n`,
+  `mix: ${mix.length} operations' example requests; ${args.connections} connections, ${args.duration} s each, ${warmup > 0 ? `after a ${warmup} s warm-up` : 'no warm-up'}; ${rounds} rounds, servers taking turns (every other round in the reverse order)\n`,
 );
 const measured = new Map<string, Round[]>(SERVERS.map((s) => [s.name, []]));
 for (let round = 1; round <= rounds; round++) {
-  for (const server of SERVERS) {
+  // Every other round in the reverse order: a server measured right after another one (its caches,
+  // the machine's state) is not always the same one, so a pair's ratio carries no order's bias.
+  for (const server of round % 2 ? SERVERS : [...SERVERS].reverse()) {
     const r = await measure(
       server.script,
       'env' in server ? server.env : undefined,
@@ -220,7 +251,7 @@ for (let round = 1; round <= rounds; round++) {
     );
     measured.get(server.name)!.push(r);
     console.log(
-      `round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  correct ${r.correct}  non-2xx ${r.non2xx}`,
+      `round ${round}  ${server.name.padEnd(26)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  CPU ${r.cpuUs} µs/request  correct ${r.correct}  non-2xx ${r.non2xx}`,
     );
   }
 }
@@ -248,6 +279,14 @@ function describeCheckout(dir: string): string {
 }
 
 const rate = (name: string) => rows.find((r) => r.server === name)?.rps;
+/** The median over rounds of `a`'s CPU per request over `b`'s, each round's pair measured seconds apart. */
+function cpuRatio(a: string, b: string): number | undefined {
+  const ours = measured.get(a);
+  const theirs = measured.get(b);
+  if (!ours?.length || !theirs?.length || ours.some((r) => !r.cpuUs) || theirs.some((r) => !r.cpuUs)) return undefined;
+  const ratios = ours.map((r, i) => r.cpuUs / theirs[i]!.cpuUs).sort((x, y) => x - y);
+  return +ratios[Math.floor(ratios.length / 2)]!.toFixed(3);
+}
 const ours = rate('stubs');
 const ratios = {
   vsExpressOpenapiValidator:
@@ -260,6 +299,13 @@ const ratios = {
   vsBaseline: ours && rate('stubs-baseline') ? +(ours / rate('stubs-baseline')!).toFixed(2) : undefined,
   formVsJson:
     rate('stubs-form') && rate('stubs-json') ? +(rate('stubs-form')! / rate('stubs-json')!).toFixed(2) : undefined,
+  scenarioVsPlain:
+    rate('sandbox-scenario') && rate('sandbox')
+      ? +(rate('sandbox-scenario')! / rate('sandbox')!).toFixed(3)
+      : undefined,
+  // The same comparison in the server's own CPU per request, round by round: what a scenario costs,
+  // whatever else the machine runs (its median round's ratio; 1.05 or less is within 5 %).
+  scenarioCpuRatio: cpuRatio('sandbox-scenario', 'sandbox'),
 };
 for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare')))
   console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
@@ -298,6 +344,24 @@ if (ratios.formVsJson) {
     `form/XML vs JSON, the same ${wireMixes.form!.length} operations: ${ratios.formVsJson} of the JSON throughput (target 0.85 or more); round by round: ${byRound}`,
   );
 }
+if (ratios.scenarioVsPlain) {
+  const byRound = measured
+    .get('sandbox-scenario')!
+    .map((r, i) => +(r.rps / measured.get('sandbox')![i]!.rps).toFixed(3))
+    .join(', ');
+  console.log(
+    `a request naming a scenario vs the same naming none, on the sandbox: ${ratios.scenarioVsPlain} of the throughput (target 0.95 or more: within 5 %); round by round: ${byRound}`,
+  );
+  if (ratios.scenarioCpuRatio) {
+    const cpu = measured
+      .get('sandbox-scenario')!
+      .map((r, i) => +(r.cpuUs / measured.get('sandbox')![i]!.cpuUs).toFixed(3))
+      .join(', ');
+    console.log(
+      `  its CPU per request: ${ratios.scenarioCpuRatio} of the plain request's, median round (target 1.05 or less); round by round: ${cpu}`,
+    );
+  }
+}
 if (median !== undefined)
   console.log(
     `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`,
@@ -314,7 +378,15 @@ const run: SavedRun = {
   connections: Number(args.connections),
   duration: Number(args.duration),
   rounds,
-  rows: rows.map(({ server, rps, p50, p99, correct, rounds }) => ({ server, rps, p50, p99, correct, rounds })),
+  rows: rows.map(({ server, rps, p50, p99, correct, rounds, cpuUs }) => ({
+    server,
+    rps,
+    p50,
+    p99,
+    correct,
+    rounds,
+    ...(server.startsWith('sandbox') ? { cpuUs, cpuRounds: measured.get(server)!.map((r) => r.cpuUs) } : {}),
+  })),
   ratios,
   coldStartMs: cold.map((t) => Math.round(t)),
   ...(args.baseline ? { baseline: describeCheckout(args.baseline) } : {}),
@@ -324,8 +396,23 @@ await writeFile(path.join(HERE, 'results', 'latest.json'), `${JSON.stringify(run
 if (args.save) {
   const root = path.join(HERE, '..');
   await mkdir(path.dirname(path.join(root, SERVERS_FILE)), { recursive: true });
-  await writeFile(path.join(root, SERVERS_FILE), `${JSON.stringify(run, null, 2)}\n`);
   const page = path.join(root, 'docs/BENCHMARKS.md');
-  await writeFile(page, withServersFigures(await readFile(page, 'utf8'), serversFigures(run)));
-  console.log(`\nsaved in ${SERVERS_FILE}; its figures written into docs/BENCHMARKS.md`);
+  // The servers' run is saved when it measured this package's server (a run of --only other servers
+  // leaves it); the scenario comparison, when it was measured, in a file of its own.
+  if (rate('stubs')) {
+    await writeFile(path.join(root, SERVERS_FILE), `${JSON.stringify(run, null, 2)}\n`);
+    await writeFile(page, withServersFigures(await readFile(page, 'utf8'), serversFigures(run)));
+    console.log(`\nsaved in ${SERVERS_FILE}; its figures written into docs/BENCHMARKS.md`);
+  }
+  if (ratios.scenarioVsPlain) {
+    const pair = {
+      ...run,
+      rows: run.rows.filter((r) => r.server.startsWith('sandbox')),
+      ratios: { scenarioVsPlain: ratios.scenarioVsPlain, scenarioCpuRatio: ratios.scenarioCpuRatio },
+      coldStartMs: [],
+    };
+    await writeFile(path.join(root, SCENARIOS_FILE), `${JSON.stringify(pair, null, 2)}\n`);
+    await writeFile(page, withFigures(await readFile(page, 'utf8'), 'scenarios', scenarioFigures(pair)));
+    console.log(`saved in ${SCENARIOS_FILE}; its figures written into docs/BENCHMARKS.md`);
+  }
 }

@@ -14,6 +14,7 @@ const SUBCOMMANDS: Record<string, string> = {
   deliveries: "list the sandbox's notifications for your account, with every delivery attempt",
   resend: 'send one of your notifications again, exactly as first sent',
   chaos: 'deliver your notifications to an address under chaos, and see what its receiver answered',
+  logs: 'your requests as the sandbox answered them, and why it refused one (--follow for new ones)',
 };
 
 const NAME = 'payment-gateway';
@@ -66,6 +67,12 @@ export async function main(argv: string[]): Promise<void> {
     case 'chaos':
       process.exitCode = await (await import('./commands/chaos.ts')).run(rest);
       return;
+    case 'logs': {
+      const stop = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+      process.exitCode = await (await import('./commands/logs.ts')).run(rest, { signal: stop.signal });
+      return;
+    }
     case 'sign':
       return (await import('./sign.ts')).signCommand(name, rest);
     case 'docs':

@@ -4,12 +4,13 @@ import spec from '../generated/openapi.json' with { type: 'json' };
 // The sandbox's merchant, its approved test card and a customer, as the spec names them (info.x-sandbox).
 const sandbox = spec.info['x-sandbox'];
 
-// A network that loses the first answer after the gateway has done the purchase (a dropped connection).
-let lose = 1;
-const flaky = async (request: Request) => {
-  const response = await fetch(request);
-  if (lose-- > 0) throw new TypeError('socket hang up');
-  return response;
+// The sandbox loses the first answer after it has done the purchase: the first request asks for the
+// fault answerLost (docs/SCENARIOS.md), or the one FAULT names (resetAfterCommit, truncated, noAnswer…).
+let first = true;
+const faulty = async (request: Request) => {
+  if (first) request.headers.set(spec['x-sandbox-scenarios'].header, process.env.FAULT ?? 'answerLost');
+  first = false;
+  return fetch(request);
 };
 
 const gateway = createGatewayClient({
@@ -17,7 +18,8 @@ const gateway = createGatewayClient({
   merchantUUID: sandbox.merchantUUID,
   apiKey: sandbox.apiKey,
   passphrase: sandbox.passphrase,
-  fetch: flaky,
+  fetch: faulty,
+  timeoutMs: Number(process.env.TIMEOUT_MS ?? 10_000),
   retry: { attempts: 3, onRetry: (e) => console.log(`${e.operation}: try ${e.attempt} -> ${e.action}`) },
 });
 const result = await gateway.processCard({

@@ -403,6 +403,32 @@ export const refusalCatalogue = {
       "example": [
         "{method}"
       ]
+    },
+    "scenarioInvalid": {
+      "code": "PGW_ERR_SCENARIO_INVALID",
+      "responseCode": -2,
+      "args": [
+        [
+          "header",
+          "string"
+        ],
+        [
+          "why",
+          "string"
+        ]
+      ],
+      "message": "Header '{header}' is invalid: {why}",
+      "when": "A request names a scenario its operation does not have, a fault's value out of its range, or one the server cannot honour (the mock: a fault of the connection)",
+      "example": [
+        "SVC-SANDBOX-SCENARIO",
+        "'x' is neither an outcome of processCard (approved, …) nor a fault (latency, …)"
+      ]
+    },
+    "scenarioInternalError": {
+      "code": "PGW_ERR_SCENARIO_INTERNAL_ERROR",
+      "responseCode": -4,
+      "message": "Internal gateway error (scenario internalError): nothing was processed",
+      "when": "The scenario internalError: the -4 of a gateway that failed, nothing processed"
     }
   },
   "validationRefusals": {
@@ -1543,6 +1569,57 @@ export const refusalCatalogue = {
       "message": "The request conflicts with a stored record",
       "when": "A request clashes with a stored record and no single field says which"
     },
+    "scenarioOff": {
+      "code": "PGW_ERR_SANDBOX_SCENARIO_OFF",
+      "responseCode": -2,
+      "args": [
+        [
+          "header",
+          "string"
+        ],
+        [
+          "why",
+          "string"
+        ]
+      ],
+      "message": "Header '{header}' is invalid: scenarios are turned off on this sandbox ({why})",
+      "when": "A request names a scenario on a sandbox whose operator turned them off",
+      "example": [
+        "SVC-SANDBOX-SCENARIO",
+        "PGW_SANDBOX_SCENARIOS=off"
+      ]
+    },
+    "scenarioUnavailable": {
+      "code": "PGW_ERR_SANDBOX_SCENARIO_UNAVAILABLE",
+      "responseCode": -4,
+      "status": 503,
+      "args": [
+        [
+          "seconds",
+          "number"
+        ]
+      ],
+      "message": "The gateway is unavailable (scenario unavailable): retry after {seconds} s",
+      "when": "The scenario unavailable: HTTP 503 with Retry-After, nothing processed",
+      "example": [
+        1
+      ]
+    },
+    "scenarioNotProcessed": {
+      "code": "PGW_ERR_SANDBOX_SCENARIO_NOT_PROCESSED",
+      "responseCode": -4,
+      "args": [
+        [
+          "fault",
+          "string"
+        ]
+      ],
+      "message": "The connection was reset before the request was processed (scenario {fault})",
+      "when": "A fault that resets the connection before the request is processed: never sent, the request log shows it",
+      "example": [
+        "resetBeforeCommit"
+      ]
+    },
     "hostNotAllowed": {
       "code": "PGW_ERR_SANDBOX_HOST_NOT_ALLOWED",
       "responseCode": -2,
@@ -1872,6 +1949,8 @@ export interface RefusalArgs {
     "methodRequired": [allowed: string];
     "methodInvalid": [allowed: string];
     "methodNotThePath": [pathMethod: string];
+    "scenarioInvalid": [header: string, why: string];
+    "scenarioInternalError": [];
   };
   validationRefusals: {
     "required": [field: string, kind?: RefusalKind];
@@ -1950,6 +2029,9 @@ export interface RefusalArgs {
     "conflictsWithStored": [field: string];
     "storeUnavailable": [seconds: number];
     "conflictsWithStoredRecord": [];
+    "scenarioOff": [header: string, why: string];
+    "scenarioUnavailable": [seconds: number];
+    "scenarioNotProcessed": [fault: string];
     "hostNotAllowed": [setting: string];
     "originNotAllowed": [setting: string];
   };

@@ -215,6 +215,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's own request log, oldest first
+         * @description Every gateway request made with the account's credentials (its id and api key, or an access token it was issued; a request whose hash or body was wrong is there too, a request that named another account or a wrong api key is not), with its outcome and, for a refusal, the explanation: the check that failed, the field and the rule, and for a hash its recipe and the text it was computed over with every secret part a placeholder ({md5(passphrase)}). Never a hash, never a card number. Each account keeps its newest 1000. With waitSeconds, waits (long poll) until there is a line after `after` (follow).
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chaos": {
         parameters: {
             query?: never;
@@ -414,6 +434,52 @@ export interface components {
             /** @constant */
             responseCode: 0;
             deliveries: components["schemas"]["Delivery"][];
+        };
+        Requests: {
+            /** @constant */
+            responseCode: 0;
+            requests: components["schemas"]["RequestLine"][];
+        };
+        RequestLine: {
+            id: number;
+            /**
+             * Format: date-time
+             * @description When it arrived (UTC
+             */
+            at: string;
+            verb: string;
+            path: string;
+            operation?: string;
+            method?: string;
+            /** @description The wire format the request was in: its id in the spec's x-wire-formats (json, form). */
+            wire?: string;
+            /** @description The HTTP status the gateway answered. */
+            status: number;
+            responseCode?: string;
+            responseMessage?: string;
+            /** @enum {string} */
+            outcome: "approved" | "declined" | "pending" | "refused";
+            /** @description The refusal's stable code (docs/REFUSALS.md). */
+            errorCode?: string;
+            /** @description The scenario the request asked for (docs/SCENARIOS.md). */
+            scenario?: string;
+            ms: number;
+            explanation?: components["schemas"]["Explanation"];
+        };
+        /** @description Why it was refused. Never a hash, nothing derived from the passphrase. */
+        Explanation: {
+            /** @description The check that failed: schema, body, method, query, size, version, route; for a -1 account, apiKey, accessToken, accounts, credentials or hash. */
+            check: string;
+            field?: string;
+            rule?: string;
+            /** @description The hash recipe (x-hash-recipes). */
+            recipe?: string;
+            /** @description The recipe in words. */
+            formula?: string;
+            /** @description The text the hash was computed over, from the request as sent, with {md5(passphrase)} or {passphrase} where the secret goes: compute yours and compare. */
+            preimage?: string;
+            /** @description What keys an HMAC recipe ({passphrase}). */
+            key?: string;
         };
         Reset: {
             /** @constant */
@@ -694,6 +760,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Queued"] | components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Only lines with a larger id. */
+                after?: number;
+                /** @description Only this operationId. */
+                operation?: string;
+                outcome?: "approved" | "declined" | "pending" | "refused";
+                /** @description Only lines at or after this time (UTC). */
+                since?: string;
+                /** @description Only lines at or before this time (UTC). */
+                until?: string;
+                /** @description Only the newest N, still oldest first. */
+                latest?: number;
+                waitSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Requests"] | components["schemas"]["Refusal"];
                 };
             };
         };

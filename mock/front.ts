@@ -12,7 +12,15 @@ import { operations, type ContractOperation } from '../generated/operations.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
 import type { Protocol } from '../runtime/protocols/protocol.ts';
 import { compile, methodPath, normalised, protocols, withoutUnknownFields } from '../server-stubs/index.ts';
-import { createGateway, type GatewayRequest, type GatewayResponse, type RequestRecord } from '../server-stubs/index.ts';
+import {
+  createGateway,
+  refusalFields,
+  type GatewayRequest,
+  type GatewayResponse,
+  type RequestRecord,
+} from '../server-stubs/index.ts';
+import { type ScenarioOutcome, withOutcome } from '../runtime/scenarios.ts';
+import { askedScenario, mockScenario } from './scenarios.ts';
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
@@ -89,6 +97,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
   };
   const refusals = gatewayRefusals();
   return http.createServer((req, res) => {
+    // A scenario the request names (mock/scenarios.ts): its path prefix is taken off here.
+    const asked = choosesExamples ? askedScenario(req) : undefined;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -169,6 +179,17 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       }
       const chosen = Boolean(route && !req.headers.prefer);
       if (route && chosen) headers.prefer = `example=${route.example}`;
+      const scenario = route && asked !== undefined && !refusal ? mockScenario(asked, route.operationId) : undefined;
+      if (scenario && 'refusal' in scenario) {
+        const scenarioOp = operations.find((o) => o.operationId === route!.operationId)!;
+        const fields = refusalFields(scenarioOp.refusalCode, scenario.refusal);
+        return refuse({
+          status: scenario.refusal.status ?? scenarioOp.status,
+          headers: { 'content-type': protocol.answerType },
+          body: protocol.writeAnswer(fields, scenarioOp.shapes.refusal),
+        });
+      }
+      const outcome = scenario?.outcome;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
       const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
         const status = answer.statusCode!;
@@ -185,8 +206,8 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
           res.writeHead(status, { 'content-type': route.accept!, 'content-length': bytes.length });
           return res.end(bytes);
         }
-        if (translated && status < 400 && protocols.answeredIn(answer.headers['content-type']) === own)
-          return void writeTranslated(answer, res, protocol, op);
+        if ((translated || outcome) && status < 400 && protocols.answeredIn(answer.headers['content-type']) === own)
+          return void writeTranslated(answer, res, protocol, op, outcome);
         if (status < 400) {
           res.writeHead(status, answer.headers);
           return answer.pipe(res);
@@ -224,18 +245,23 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
   });
 }
 
-/** Prism's example, in the spec's own protocol, written in the protocol the request was in. */
+/**
+ * Prism's example, in the spec's own protocol, written in the protocol the request was in, with the
+ * outcome of a scenario the request named laid on it.
+ */
 function writeTranslated(
   answer: http.IncomingMessage,
   res: http.ServerResponse,
   protocol: Protocol,
   op: ContractOperation | undefined,
+  outcome: ScenarioOutcome | undefined,
 ): void {
   const parts: Buffer[] = [];
   answer.on('data', (c: Buffer) => parts.push(c));
   answer.on('end', () => {
     const read = protocols.canonical.readAnswer(Buffer.concat(parts).toString('utf8'));
-    const value = 'ok' in read ? read.ok : {};
+    const example = 'ok' in read ? read.ok : {};
+    const value = outcome ? (withOutcome(example, outcome) as Record<string, unknown>) : example;
     const shape = op && (Number(value.responseCode) < 0 ? op.shapes.refusal : op.shapes.result);
     const text = protocol.writeAnswer(value, shape);
     res.writeHead(answer.statusCode!, {

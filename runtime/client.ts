@@ -79,17 +79,28 @@ export class GatewayNetworkError extends Error {
   }
 }
 
-/** The gateway (or something in front of it) answered with a status and body that are not in the contract. */
+/**
+ * The gateway (or something in front of it) answered with a status and body that are not in the
+ * contract, or could not process the request: 502, 503 or 504, whatever the body (a sandbox whose
+ * store is away answers 503 with a -4), with the seconds its Retry-After asks for.
+ */
 export class GatewayHttpError extends Error {
   override readonly name = 'GatewayHttpError';
   readonly status: number;
   readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    super(`The gateway answered HTTP ${status} without a result or refusal`);
+  readonly retryAfterSeconds: number | undefined;
+  constructor(status: number, body: unknown, retryAfterSeconds?: number) {
+    super(
+      `The gateway answered HTTP ${status} ${UNAVAILABLE.includes(status) ? 'and processed nothing' : 'without a result or refusal'}`,
+    );
     this.status = status;
     this.body = body;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+/** The statuses of a gateway that could not process the request (a retry may be answered). */
+const UNAVAILABLE = [502, 503, 504];
 
 type Coded = { responseCode: string | number };
 type Bare = 'responseCode' | 'responseMessage';
@@ -176,6 +187,9 @@ export function buildClient(options: ClientOptions, contract: ClientContract): R
       if (structured) data = JSON.parse(new TextDecoder().decode(data));
       else if (response.ok) return op.result === 'zip' ? new Uint8Array(data) : new TextDecoder().decode(data);
     }
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    if (UNAVAILABLE.includes(response.status))
+      throw new GatewayHttpError(response.status, data, Number.isFinite(retryAfter) ? retryAfter : undefined);
     if (isObject(data) && 'responseCode' in data) return data;
     throw new GatewayHttpError(response.status, data);
   }

@@ -111,8 +111,15 @@ export interface RetryCall {
 export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<unknown> {
   const attempts = Math.max(1, policy.attempts ?? 3);
   const sleep = policy.sleep ?? defaultSleep;
-  const wait = (n: number) =>
-    sleep(Math.random() * Math.min(policy.maxDelayMs ?? 5000, (policy.baseDelayMs ?? 250) * 2 ** (n - 1)));
+  const most = policy.maxDelayMs ?? 5000;
+  // A gateway that answered 503 with Retry-After is given that long (within maxDelayMs) before the next try.
+  const wait = (n: number, error?: unknown) =>
+    sleep(
+      Math.max(
+        Math.random() * Math.min(most, (policy.baseDelayMs ?? 250) * 2 ** (n - 1)),
+        Math.min(most, ((error as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 0) * 1000),
+      ),
+    );
   const note = (attempt: number, action: RetryEvent['action'], error?: unknown) =>
     policy.onRetry?.({ operation: call.operation, attempt, action, ...(error === undefined ? {} : { error }) });
   const mark = call.mark ?? (call.verb === 'GET' ? ({ safe: true } as const) : undefined);
@@ -125,7 +132,7 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
       } catch (error) {
         if (!isLostAnswer(error) || attempt >= attempts) throw error;
         note(attempt, 'resend', error);
-        await wait(attempt);
+        await wait(attempt, error);
       }
     }
   }
@@ -143,7 +150,7 @@ export async function withRetry(call: RetryCall, policy: RetryPolicy): Promise<u
   let tries = 1;
   while (tries < attempts) {
     note(tries, 'lookup', lastError);
-    await wait(tries);
+    await wait(tries, lastError);
     tries++;
     let found: unknown;
     try {

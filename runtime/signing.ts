@@ -206,6 +206,28 @@ export function hashPreimage(
   return recipe.lowercase ? joined.toLowerCase() : joined;
 }
 
+/** How a redacted preimage shows the passphrase and its md5 (redactedPreimage). */
+export const PASSPHRASE_PLACEHOLDER = '{passphrase}';
+export const PASSPHRASE_MD5_PLACEHOLDER = '{md5(passphrase)}';
+
+/**
+ * The text a recipe hashes with every secret part shown as a placeholder: what a request log may show
+ * a caller whose hash did not match (nothing in it is derived from the passphrase). An HMAC recipe's
+ * text holds no secret (its key is the passphrase); a file recipe's is the file's bytes, named only.
+ */
+export function redactedPreimage(recipe: HashRecipe, input: HashInput): string {
+  if (recipe.algorithm === 'hmac-sha256') return canonicalJson(merged(input));
+  if (recipe.file) return `{the bytes of ${recipe.file.field}, base64-decoded}`;
+  let joined = '';
+  for (const part of recipe.parts ?? [])
+    joined += part.secret
+      ? part.digest === 'md5'
+        ? PASSPHRASE_MD5_PLACEHOLDER
+        : PASSPHRASE_PLACEHOLDER
+      : partText(part, '', input, portableDigests);
+  return recipe.lowercase ? joined.toLowerCase() : joined;
+}
+
 /** The hash a recipe gives for these fields, in lowercase hex. */
 export function computeHash(
   recipe: HashRecipe,

@@ -1,6 +1,9 @@
 // The card engine: Luhn, scheme, expiry, the test cards' outcomes, amount triggers and the blacklist,
-// giving the bank's answer to an authorisation. Masking: six digits, XXXXXX, four digits.
-import { AMOUNT_TRIGGERS, LOW_FUNDS_LIMIT, TEST_CARDS } from './data.ts';
+// giving the bank's answer to an authorisation, in the spec's card outcomes (x-sandbox-scenarios).
+// Masking: six digits, XXXXXX, four digits.
+import { scenarios } from '../generated/scenarios.ts';
+import type { ScenarioOutcome } from '../runtime/scenarios.ts';
+import { type CardOutcome, LOW_FUNDS_LIMIT, TEST_CARDS } from './data.ts';
 
 // The one Luhn check of the package: the server's card-number guard uses it too.
 export { luhn } from '../server-stubs/index.ts';
@@ -44,52 +47,61 @@ export interface BankAnswer {
   authMessage: string;
 }
 
-const approved: BankAnswer = {
-  code: 0,
-  message: 'Transaction approved',
-  authResponseCode: '00',
-  authMessage: 'Approved or completed successfully',
-};
-const declined = (code: number, message: string, authResponseCode: string, authMessage: string): BankAnswer => ({
-  code,
-  message,
-  authResponseCode,
-  authMessage,
-});
+/** The card bank's outcomes, by name, as the spec states them (x-sandbox-scenarios.outcomes.card). */
+const CARD_OUTCOMES = new Map<string, ScenarioOutcome>(
+  scenarios.operations.processCard.outcomes.map((o) => [o.name, o]),
+);
+/** The amounts that force an outcome whatever the test card (the real service's 102.33, and the spec's others). */
+const AMOUNT_TRIGGERS = new Map(
+  [...CARD_OUTCOMES.values()].flatMap((o) => (o.amount ? [[o.amount, o.name] as const] : [])),
+);
 
-/** What the sandbox's bank answers to charging `cents` (as a two-decimal string `amount`) to the card. */
-export function authorise(card: Card, amount: string, cents: number, blacklisted: boolean): BankAnswer {
+/** The bank's answer of a card outcome the spec names. */
+export function bankAnswer(name: string): BankAnswer {
+  const outcome = CARD_OUTCOMES.get(name);
+  if (!outcome) throw new Error(`The spec names no card outcome '${name}'`);
+  return {
+    code: outcome.responseCode,
+    message: outcome.responseMessage,
+    authResponseCode: outcome.set!.authResponseCode!,
+    authMessage: outcome.set!.authMessage!,
+  };
+}
+
+/** The test cards' own outcomes (data.ts), by the spec's names. */
+const TEST_CARD_OUTCOMES: Record<Exclude<CardOutcome, 'lowFunds' | 'approved'>, string> = {
+  expired: 'expiredCard',
+  stolen: 'stolen',
+  invalidCsc: 'securityCodeMismatch',
+  restricted: 'restricted',
+};
+
+/** Which outcome the sandbox's bank gives charging `cents` (as a two-decimal string `amount`) to the card. */
+export function outcomeOf(card: Card, amount: string, cents: number, blacklisted: boolean): string {
   const test = TEST_CARDS[card.number];
-  if (!test)
-    return declined(
-      1,
-      'Transaction could not be processed: card not recognised by the sandbox',
-      '14',
-      'Invalid card number',
-    );
-  if (blacklisted) return declined(9, 'Transaction declined: card is blacklisted', '62', 'Restricted card');
-  const trigger = AMOUNT_TRIGGERS[amount];
-  if (trigger) return declined(...trigger);
+  if (!test) return 'notRecognised';
+  if (blacklisted) return 'blacklisted';
+  const trigger = AMOUNT_TRIGGERS.get(amount);
+  if (trigger) return trigger;
   // The public test cards keep their historical expiries (5163200000000008 is approved with 08/20):
   // the test bank does not hold an expiry against the calendar. Each card must be sent with its own
   // expiry; the one listed with any expiry takes any, past ones included (the Python client of 2016
   // pays with it expiring 05/17, jimbocoder/merchantwarrior-python@4c96b2782c28b26b7e5ba3d81033ae87fadec43f:test.py).
   // The expired test card answers 'Transaction declined' (ActiveMerchant's remote suite); the amount trigger 102.33 says 'Card has expired'.
-  if (test.outcome === 'expired') return declined(4, 'Transaction declined', '54', 'Expired card');
-  if (test.expiry !== 'any' && test.expiry !== `${card.expiryMonth}${card.expiryYear}`)
-    return declined(2, 'Transaction declined', '54', 'Expiry date does not match');
-  if (card.csc !== undefined && card.csc !== test.csc)
-    return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
+  if (test.outcome === 'expired') return TEST_CARD_OUTCOMES.expired;
+  if (test.expiry !== 'any' && test.expiry !== `${card.expiryMonth}${card.expiryYear}`) return 'expiryMismatch';
+  if (card.csc !== undefined && card.csc !== test.csc) return 'securityCodeMismatch';
   switch (test.outcome) {
     case 'lowFunds':
-      return cents > LOW_FUNDS_LIMIT ? declined(5, 'Insufficient funds', '51', 'Not sufficient funds') : approved;
-    case 'stolen':
-      return declined(2, 'Transaction declined, contact issuing bank', '43', 'Stolen card, pick up');
-    case 'invalidCsc':
-      return declined(2, 'Transaction declined', 'N7', 'Security code does not match');
-    case 'restricted':
-      return declined(9, 'Transaction declined, do not contact bank', '62', 'Restricted card');
+      return cents > LOW_FUNDS_LIMIT ? 'insufficientFunds' : 'approved';
+    case 'approved':
+      return 'approved';
     default:
-      return approved;
+      return TEST_CARD_OUTCOMES[test.outcome];
   }
+}
+
+/** What the sandbox's bank answers to charging `cents` (as a two-decimal string `amount`) to the card. */
+export function authorise(card: Card, amount: string, cents: number, blacklisted: boolean): BankAnswer {
+  return bankAnswer(outcomeOf(card, amount, cents, blacklisted));
 }

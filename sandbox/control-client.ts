@@ -71,6 +71,18 @@ export function createControlClient(options: ControlClientOptions) {
     delivery: (id: number) => settled(http.GET('/deliveries/{id}', { params: { path: { id } } })),
     resendDelivery: (id: number, to: ControlSchemas['Resend'] = {}) =>
       settled(http.POST('/deliveries/{id}/resend', { params: { path: { id } }, body: to })),
+    requests: (
+      query: {
+        after?: number;
+        operation?: string;
+        outcome?: 'approved' | 'declined' | 'pending' | 'refused';
+        since?: string;
+        until?: string;
+        latest?: number;
+        waitSeconds?: number;
+      } = {},
+      signal?: AbortSignal,
+    ) => settled(http.GET('/requests', { params: { query }, ...(signal ? { signal } : {}) })),
     chaos: () => settled(http.GET('/chaos')),
     setChaos: (setting: ControlSchemas['ChaosSetting']) => settled(http.PUT('/chaos', { body: setting })),
     stopChaos: (notifyURL: string) => settled(http.DELETE('/chaos', { params: { query: { notifyURL } } })),

@@ -9,12 +9,14 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { parseJson } from '../runtime/protocols/json.ts';
 import { type GatewayHandlers, type HandlerContext, type Refusal, ruleInWords } from '../server-stubs/index.ts';
-import { AMOUNT_TRIGGERS } from './data.ts';
+import { bankAnswer } from './cards.ts';
 import { forcedOutcomesPending } from './accounts.ts';
 import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';
 import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
+import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
+import { askedOutcome } from './scenarios.ts';
 import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
@@ -56,11 +58,11 @@ export function controlAllowed(requested: boolean, env: NodeJS.ProcessEnv): { on
   return requested ? { on: true, why: 'on' } : { on: false, why: 'not requested' };
 }
 
-/** The bank answers a forced decline gives: the sandbox's own amount-trigger declines (data.ts). */
+/** The bank answers a forced decline gives: the spec's card outcomes of these names (x-sandbox-scenarios). */
 const FORCED = {
-  insufficientFunds: AMOUNT_TRIGGERS['102.05']!,
-  expired: AMOUNT_TRIGGERS['102.33']!,
-  noReply: AMOUNT_TRIGGERS['102.91']!,
+  insufficientFunds: bankAnswer('insufficientFunds'),
+  expired: bankAnswer('expired'),
+  noReply: bankAnswer('noReply'),
 } as const;
 type Outcome = keyof typeof FORCED;
 
@@ -93,13 +95,42 @@ function decoded(segment: string): string | undefined {
   }
 }
 
+/**
+ * A long poll: `read` again as soon as `watch` says something changed (or every 250 ms), until it
+ * answers something, the time is up or the caller hangs up.
+ */
+async function longPoll<T>(
+  read: () => Promise<T[]>,
+  watch: (changed: () => void) => () => void,
+  waitSeconds: number,
+  req: http.IncomingMessage,
+): Promise<T[]> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  let found = await read();
+  while (!found.length && Date.now() < deadline && !req.socket.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      };
+      const stop = watch(done);
+      const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+    });
+    found = await read();
+  }
+  return found;
+}
+
 export class Control {
   private readonly sb: Sandbox;
+  private readonly log: RequestLog;
   private readonly validators: Record<string, ValidateFunction>;
   readonly document: string;
 
-  constructor(sb: Sandbox) {
+  constructor(sb: Sandbox, log: RequestLog) {
     this.sb = sb;
+    this.log = log;
     this.document = readFileSync(DOCUMENT_FILE, 'utf8');
     const doc = parse(this.document);
     const ajv = new Ajv2020({ strict: false });
@@ -130,7 +161,8 @@ export class Control {
     ] as const) {
       const handler = handlers[operationId] as (input: unknown, ctx: HandlerContext) => unknown;
       wrapped[operationId] = async (input: unknown, ctx: HandlerContext) => {
-        if (forcedOutcomesPending(ctx.account) === false) return handler(input, ctx);
+        // A request that asked for its own outcome (a scenario) gets it, and leaves the account's forced one for the next.
+        if (forcedOutcomesPending(ctx.account) === false || askedOutcome('card')) return handler(input, ctx);
         const result = (await handler(input, ctx)) as Record<string, unknown>;
         if (result.responseCode !== '0' || typeof result.transactionID !== 'string') return result;
         const { store } = this.sb;
@@ -146,7 +178,7 @@ export class Control {
             ctx.account.id,
             operationId,
           );
-          const [code, message, network, networkText] = FORCED[forced.outcome];
+          const { code, message, authResponseCode: network, authMessage: networkText } = FORCED[forced.outcome];
           await store.run(
             "UPDATE transactions SET status = 'declined', response_code = ?, response_message = ?, captured = 0, auth_code = '', auth_response_code = ?, auth_message = ?, settled_date = NULL WHERE id = ?",
             code,
@@ -274,7 +306,7 @@ export class Control {
         });
         return json({
           responseCode: 0,
-          responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome][1]}`,
+          responseMessage: `The next ${operationId} of ${account.id} will be declined: ${FORCED[outcome].message}`,
         });
       }
       case 'POST /payouts/:p/transactions/:t/return':
@@ -325,6 +357,47 @@ export class Control {
         if (latest !== undefined && !(Number.isInteger(latest) && latest >= 1 && latest <= 100))
           return json(refusedInteger(refusals.badLatest()));
         return json({ responseCode: 0, deliveries: await this.deliveries(account, after, wait, req, latest) });
+      }
+      case 'GET /requests': {
+        const q = url.searchParams;
+        const integer = (name: string, most: number, fallback?: number) => {
+          const v = q.get(name);
+          if (v === null) return fallback;
+          const n = /^[0-9]{1,12}$/.test(v) ? Number(v) : Number.NaN;
+          return n <= most ? n : Number.NaN;
+        };
+        const after = integer('after', Number.MAX_SAFE_INTEGER, 0)!;
+        const wait = integer('waitSeconds', 60, 0)!;
+        const latest = integer('latest', 500);
+        if (Number.isNaN(after)) return json(refusedInteger(refusals.badAfter()));
+        if (Number.isNaN(wait)) return json(refusedInteger(refusals.badWaitSeconds()));
+        if (Number.isNaN(latest ?? 0) || latest === 0)
+          return json(refusedInteger(refusals.invalid('latest', 'must be an integer from 1 to 500')));
+        const outcome = q.get('outcome');
+        if (outcome !== null && !OUTCOMES.includes(outcome as LogOutcome))
+          return json(refusedInteger(refusals.invalid('outcome', `must be one of ${OUTCOMES.join(', ')}`)));
+        const times: Record<'since' | 'until', string | undefined> = { since: undefined, until: undefined };
+        for (const name of ['since', 'until'] as const) {
+          const v = q.get(name);
+          if (v === null) continue;
+          const at = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/.test(v) ? new Date(v) : undefined;
+          if (!at || Number.isNaN(at.getTime()))
+            return json(refusedInteger(refusals.invalid(name, 'must be a UTC time such as 2026-11-27T09:30:00Z')));
+          times[name] = at.toISOString();
+        }
+        const operation = q.get('operation') ?? undefined;
+        if (operation !== undefined && !/^[a-zA-Z]{1,64}$/.test(operation))
+          return json(refusedInteger(refusals.invalid('operation', 'must be an operationId')));
+        const filter = {
+          after,
+          ...(operation ? { operation } : {}),
+          ...(outcome ? { outcome: outcome as LogOutcome } : {}),
+          ...(times.since ? { since: times.since } : {}),
+          ...(times.until ? { until: times.until } : {}),
+          limit: latest ?? 100,
+          ...(latest ? { latest: true } : {}),
+        };
+        return json({ responseCode: 0, requests: await this.requests(account, filter, wait, req) });
       }
       case 'GET /deliveries/:id': {
         const row = await this.ownDelivery(account, parts[2]!);
@@ -698,23 +771,26 @@ export class Control {
               latest,
             )
           ).reverse();
-    const deadline = Date.now() + waitSeconds * 1000;
-    let rows = await query();
-    // Long poll: look again as soon as a notification is queued (or every 250 ms), until one of this
-    // account's arrives, the time is up or the caller hangs up.
-    while (!rows.length && Date.now() < deadline && !req.socket.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          stop();
-          resolve();
-        };
-        const stop = this.sb.notifier.onQueued(done);
-        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
-      });
-      rows = await query();
-    }
+    // Look again as soon as a notification is queued, until one of this account's arrives.
+    const rows = await longPoll(query, (done) => this.sb.notifier.onQueued(done), waitSeconds, req);
     return Promise.all(rows.map((row) => this.delivery(row)));
+  }
+
+  /** The caller's own request log (request-log.ts); a follow waits for lines after `after`, as deliveries do. */
+  private async requests(
+    account: { kind: string; id: string },
+    filter: Parameters<RequestLog['list']>[1],
+    waitSeconds: number,
+    req: http.IncomingMessage,
+  ) {
+    const owner = { kind: account.kind as 'merchant' | 'partner', id: account.id };
+    // Look again as soon as lines are written, until one of this account's comes.
+    return longPoll(
+      () => this.log.list(owner, filter),
+      (done) => this.log.onWritten(done),
+      waitSeconds,
+      req,
+    );
   }
 
   private reset(merchantId: string) {

@@ -9,6 +9,7 @@
 // stubs as any other, credentials and hashes included.
 import type http from 'node:http';
 import { apiVersion, operations } from '../generated/operations.ts';
+import { scenarios } from '../generated/scenarios.ts';
 import { sandboxRefusals, refused } from './refusals.ts';
 
 export const ORIGINS_ENV = 'PGW_SANDBOX_ALLOWED_ORIGINS';
@@ -57,6 +58,9 @@ const ALLOWED_HEADERS = [
   'content-type',
   apiVersion.name,
   ...new Set(operations.flatMap((o) => Object.values(o.headers ?? {}) as string[])),
+  // A request's scenario (x-sandbox-scenarios), and the control API's Basic credentials (the request log).
+  scenarios.header,
+  'authorization',
 ].join(', ');
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;

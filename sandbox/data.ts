@@ -25,12 +25,8 @@ export const DEFAULT_TOKEN_CARD = { number: '4564710000000004', expiry: '0229', 
 /** The low-funds card's limit, in cents. */
 export const LOW_FUNDS_LIMIT = 1000;
 
-/** Amounts that force an outcome whatever the card: amount → [responseCode, message, network code, network text]. */
-export const AMOUNT_TRIGGERS: Record<string, [number, string, string, string]> = {
-  '102.33': [4, 'Card has expired', '54', 'Expired card'],
-  '102.05': [5, 'Insufficient funds', '51', 'Not sufficient funds'],
-  '102.91': [3, 'No reply from processing host', '91', 'Issuer unavailable'],
-};
+// The amounts that force an outcome whatever the test card are the spec's (x-sandbox-scenarios: the
+// card outcomes' `amount`), read by cards.ts.
 
 /** Payout test accounts (BSB 802950): the attempts each one goes through. */
 export const PAYOUT_ACCOUNTS: Record<
@@ -59,11 +55,6 @@ export const PAYOUT_ACCOUNTS: Record<
     { type: 'DE', status: 'returnDeclined' },
   ],
 };
-/**
- * What a dishonoured direct debit answers: code 7, "bank rejected request" among the gateway's codes
- * (gateway facts), with the decline message the gateway uses. Inferred: no source shows a dishonour.
- */
-export const DISHONOURED: [number, string] = [7, 'Transaction declined'];
 
 /** A BSB the sandbox banks refuse. */
 export const INVALID_BSB = '111111';

@@ -40,6 +40,8 @@ import { settlementHandlers } from './handlers/settlement.ts';
 import { threeDSHandlers } from './handlers/three-ds.ts';
 import { vaultHandlers } from './handlers/vault.ts';
 import { guarded } from './guard.ts';
+import { RequestLog } from './request-log.ts';
+import { respondWithScenario, SCENARIO_HEADER, scenarioEdge, scenariosAllowed, withScenarios } from './scenarios.ts';
 import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
@@ -209,19 +211,31 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
   notifier.onRun(() => payoutsDue(sb));
   let handlers = sandboxHandlers(sb, batches);
-  const control = controlAllowed(options.control ?? false, env).on ? new Control(sb) : undefined;
+  const accounts = storeAccounts(store, clock);
+  // Each account's own request log, read through the control API: kept only where that is on.
+  const requestLog = controlAllowed(options.control ?? false, env).on ? new RequestLog(store, accounts) : undefined;
+  const control = requestLog ? new Control(sb, requestLog) : undefined;
   if (control) {
     handlers = control.wrap(handlers);
   }
+  // A request's own scenario (x-sandbox-scenarios), unless the operator turned them off.
+  handlers = withScenarios(handlers, scenariosAllowed(env));
   const core = createGateway({
     // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
     handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
-    accounts: storeAccounts(store, clock),
+    accounts,
     transaction: (work, operationId) =>
       OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
     // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
     logger: options.logger ?? false,
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    ...(requestLog || options.onRequest
+      ? {
+          onRequest: (record: RequestRecord, request: GatewayRequest) => {
+            requestLog?.record(record, request);
+            options.onRequest?.(record);
+          },
+        }
+      : {}),
   });
   // Requests under way, so that close() lets them finish before the store goes: a request that
   // outlived its client would otherwise run on into a closed pool.
@@ -244,8 +258,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const respond: Gateway['respond'] = (request) => {
     const wait = health.retryAfter();
     if (wait !== undefined) return unavailable(request, wait);
+    const scenario = request.headers[SCENARIO_HEADER];
     // Dated on the caller's clock (its Date header), as every date the sandbox writes.
-    const found = datedOnCallersTime(clock, () => core.respond(request));
+    const found = datedOnCallersTime(clock, () =>
+      scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond),
+    );
     // A request that found the store gone (its failure opened the breaker) is told so, as 503.
     const outage = (response: GatewayResponse) =>
       response.status === 500 && health.down ? unavailable(request, health.waitSeconds()) : response;
@@ -293,6 +310,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     control,
     server: () => {
       const server = createNodeServer(gateway, serverOptions(env));
+      // The connections a noAnswer scenario holds open: ended when the server closes.
+      const held = new Set<http.ServerResponse>();
+      const close = server.close.bind(server);
+      server.close = ((callback?: (error?: Error) => void) => {
+        for (const res of held) res.socket?.destroy();
+        return close(callback);
+      }) as typeof server.close;
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
@@ -307,6 +331,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
             .end(wrongHost);
         // A browser's preflight is answered here; an allowed page's answers are marked readable.
         if (cors(req, res)) return;
+        scenarioEdge(req, res, held);
         if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
           return void res.writeHead(302, { location: '/docs' }).end();
         if (control && req.url?.startsWith('/_sandbox/')) {
@@ -330,6 +355,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       closing = true;
       const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, waits.closeGraceMs).unref())]);
+      await requestLog?.close();
       await store.close();
     },
   };

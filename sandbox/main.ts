@@ -80,6 +80,8 @@ export const sandboxSpec = (name: string): CommandSpec => ({
       'the web pages whose browsers may call the sandbox (CORS): origins separated by commas, null (the opaque origin: pages opened from disk, sandboxed frames), loopback (any local port), * or none; default loopback (docs/DEPLOY.md)',
     [HOSTS_ENV]:
       'the host names requests may name (Host) besides localhost, 127.0.0.1, [::1] and --host: names separated by commas, *.example.com, or * for any; default none (docs/DEPLOY.md)',
+    PGW_SANDBOX_SCENARIOS:
+      'off: a request may not ask for an outcome or a fault (SVC-SANDBOX-SCENARIO, docs/SCENARIOS.md); it is refused -2',
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [

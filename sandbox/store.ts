@@ -100,6 +100,12 @@ export const MIGRATIONS: string[] = [
    CREATE TABLE chaos_posts (
      notification_id INTEGER NOT NULL, attempt INTEGER NOT NULL, n INTEGER NOT NULL, kind TEXT NOT NULL, value INTEGER NOT NULL,
      at TEXT NOT NULL, PRIMARY KEY (notification_id, attempt, n));`,
+  // v13: each account's request log (request-log.ts): a line per request made with its credentials, the
+  // operation and outcome to filter by, the line itself as JSON.
+  `CREATE TABLE request_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, account_kind TEXT NOT NULL, account_id TEXT NOT NULL, at TEXT NOT NULL,
+     operation TEXT, outcome TEXT NOT NULL, entry TEXT NOT NULL);
+   CREATE INDEX request_log_account ON request_log (account_kind, account_id, id);`,
 ];
 
 export type Row = Record<string, any>;

@@ -30,6 +30,7 @@ import {
   refusalsDoc,
 } from './generators/refusal-catalogue.ts';
 import { rulesDoc } from './generators/rules-table.ts';
+import { scenariosDoc, scenariosModule } from './generators/scenarios.ts';
 import { specConstantsModule } from './generators/spec-constants.ts';
 import { typesModule } from './generators/types.ts';
 import { validatorDeclarations, validatorSources } from './generators/validators.ts';
@@ -50,6 +51,12 @@ export function toldInWords(error: unknown): never {
 export async function rulesDocText(root = ROOT): Promise<string> {
   const doc = await bundleSpec(root);
   return rulesDoc(doc, contractOperations(doc));
+}
+
+/** docs/SCENARIOS.md as the spec's x-sandbox-scenarios and the descriptors' outcomes write it. */
+export async function scenariosDocText(root = ROOT): Promise<string> {
+  const doc = await bundleSpec(root);
+  return scenariosDoc(doc, contractOperations(doc));
 }
 
 /** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) writes it. */
@@ -84,6 +91,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT): Prom
     'operations.ts': operationsModule(doc, ops),
     'protocols.ts': protocolsModule(doc),
     'webhooks.ts': webhooksModule(doc, ops),
+    'scenarios.ts': scenariosModule(doc, ops),
     'sandbox-control.ts': await controlTypesModule(root),
     'spec-constants.ts': specConstantsModule(doc),
     'handlers.ts': handlersModule(entries),
@@ -127,6 +135,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   });
   const started = performance.now();
   if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText().catch(toldInWords));
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/SCENARIOS.md'), await scenariosDocText().catch(toldInWords));
   const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined).catch(toldInWords);
   if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText());
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);

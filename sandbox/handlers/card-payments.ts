@@ -1,7 +1,8 @@
 // Card payments: purchases and authorisations from every card source, captures, refunds, voids,
 // queries and verifications. Each handler's writes happen in one transaction; a refusal writes nothing.
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
-import { authorise, cardType, luhn, mask, type Card } from '../cards.ts';
+import { authorise, bankAnswer, cardType, luhn, mask, type Card } from '../cards.ts';
+import { askedOutcome } from '../scenarios.ts';
 import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_TOKEN_CARD } from '../data.ts';
@@ -177,15 +178,11 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
   // failed_purchase_response carries authSettledDate).
   const settlementDay = sb.clock.settlementDay();
   // The bank's answer either way; the insert's own read of the blacklist chooses which is stored.
+  // The outcome the request asked for (a scenario), whatever the card: stored as it is answered.
+  const asked = askedOutcome('card');
   const chargeRow = (id: string, blacklisted: boolean): ChargeRow => {
-    let answer = authorise(card, amount, cents, blacklisted);
-    if (input.threeDSFailed && answer.code === 0)
-      answer = {
-        code: 2,
-        message: 'Transaction declined: 3D Secure authentication failed',
-        authResponseCode: '05',
-        authMessage: 'Do not honour',
-      };
+    let answer = asked ? bankAnswer(asked.name) : authorise(card, amount, cents, blacklisted);
+    if (!asked && input.threeDSFailed && answer.code === 0) answer = bankAnswer('threeDSFailed');
     const approved = answer.code === 0;
     return {
       id,

@@ -3,23 +3,25 @@
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { customEcho, customOf, findByIdOrReference, ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
-import { DIRECT_DEBIT_DAYS, DISHONOURED } from '../data.ts';
+import { scenarios } from '../../generated/scenarios.ts';
+import { DIRECT_DEBIT_DAYS } from '../data.ts';
 import { fingerprint as newFingerprint, transactionId } from '../ids.ts';
 import { fromCents, toCents } from '../money.ts';
 import type { Row } from '../store.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 
+/** A debit's states as the spec words them (x-sandbox-scenarios.outcomes.directDebitStatus). */
+const state = (name: 'pending' | 'approved' | 'dishonoured') =>
+  scenarios.operations.queryDD.outcomes.find((o) => o.name === name)!;
+const STATES = { pending: state('pending'), approved: state('approved'), dishonoured: state('dishonoured') };
+
 export function directDebitResult(sb: Sandbox, row: Row) {
   const settled = sb.clock.date() >= row.settlement_date;
-  const [code, message] = row.dishonoured_at
-    ? [String(DISHONOURED[0]), DISHONOURED[1]]
-    : settled
-      ? ['0', 'Transaction approved']
-      : ['10', 'Transaction pending'];
+  const state = STATES[row.dishonoured_at ? 'dishonoured' : settled ? 'approved' : 'pending'];
   return {
-    responseCode: code,
-    responseMessage: message,
+    responseCode: String(state.responseCode),
+    responseMessage: state.responseMessage,
     transactionID: row.id,
     ...(row.reference ? { transactionReferenceID: row.reference } : {}),
     transactionAmount: fromCents(row.amount),

@@ -2,6 +2,7 @@
 // creation); a payment is approved unless it is above the agreement's maximum (refused) or the
 // payer's account is 11111111 (declined by the payer's bank).
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { askedOutcome } from '../scenarios.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refusedInteger, sandboxRefusals as refusals } from '../refusals.ts';
 import { reference, transactionId } from '../ids.ts';
@@ -88,7 +89,13 @@ export function paytoHandlers(sb: Sandbox) {
         if (maximum !== undefined && cents > Math.floor(maximum * 100 + 1e-6))
           return refusedInteger(refusals.aboveAgreementMaximum(maximum));
         const payer = JSON.parse(row.payer);
-        const status = payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved';
+        // A scenario's status (approved, declined, pending) is stored: the payment's queries answer it.
+        const asked = askedOutcome('payToPaymentCreated')?.set?.['result.transaction.status'] as
+          | 'approved'
+          | 'declined'
+          | 'pending'
+          | undefined;
+        const status = asked ?? (payer.account.accountNumber === DECLINING_ACCOUNT ? 'declined' : 'approved');
         const id = await store.freshId('payto_payments', 'id', transactionId);
         const t = body.transaction;
         await store.run(

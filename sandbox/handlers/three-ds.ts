@@ -8,6 +8,7 @@ import { cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { cavv, threeDSXid, token } from '../ids.ts';
+import { askedOutcome } from '../scenarios.ts';
 import { cardOf } from './card-payments.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -48,7 +49,9 @@ export function threeDSHandlers(sb: Sandbox) {
       if ('refusal' in source) return source.refusal;
       if (!luhn(source.card.number)) return refused(refusals.failsLuhn(source.field));
       const type = cardType(source.card.number);
-      const enrolled = type === 'visa' || type === 'mc';
+      // A scenario's answer (Y, N or U) is the session's too: checkTDSAuth finds it enrolled or not.
+      const asked = askedOutcome('threeDSEnrolment')?.set?.enrolled as 'Y' | 'N' | 'U' | undefined;
+      const enrolled = asked ? asked === 'Y' : type === 'visa' || type === 'mc';
       const threeDSToken = await store.transaction(async () => {
         const id = await store.freshId('three_ds_sessions', 'token', () => token('tds'));
         await store.run(
@@ -64,7 +67,7 @@ export function threeDSHandlers(sb: Sandbox) {
         responseCode: '0',
         responseMessage: ok,
         threeDSToken,
-        enrolled: enrolled ? ('Y' as const) : ('N' as const),
+        enrolled: asked ?? (enrolled ? ('Y' as const) : ('N' as const)),
         ...(enrolled
           ? {
               threeDSV2Version: '2.2.0',

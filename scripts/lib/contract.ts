@@ -47,6 +47,8 @@ export interface Descriptor {
   /** The fields a triggered notification may be given (webhooks: x-operation.trigger.set). */
   trigger?: { set: string[] };
   retry?: { safe: true } | { lookup: string; by: string };
+  /** The operation's set of documented outcomes (x-sandbox-scenarios.outcomes), by name. */
+  outcomes?: string;
 }
 
 export interface Operation extends Descriptor {

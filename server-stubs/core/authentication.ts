@@ -8,8 +8,12 @@ import {
   constantTimeEqual,
   hashesEqual,
   legacyRecipe,
+  PASSPHRASE_PLACEHOLDER,
+  redactedPreimage,
   type HashRecipe,
 } from '../../runtime/signing.ts';
+import { recipeFormula } from '../../runtime/recipe-text.ts';
+import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refusals, type Refusal } from './refusals.ts';
@@ -17,6 +21,28 @@ import { CLI_COMMAND } from '../../runtime/command.ts';
 import type { Steps } from './steps.ts';
 import type { HeaderRole } from '../../generated/operations.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
+
+/**
+ * Why a -1 was answered, for the request log of the account it was made with: the check that failed
+ * first, the field, and for a hash its recipe and the text it was computed over with every secret part
+ * a placeholder. Never the expected hash, nor anything derived from the passphrase.
+ */
+export interface CredentialExplanation {
+  check: 'account' | 'apiKey' | 'accessToken' | 'accounts' | 'credentials' | 'hash';
+  field?: string;
+  recipe?: string;
+  /** The recipe in words (its legacy form too, where the gateway accepts it). */
+  formula?: string;
+  preimage?: string;
+  /** What keys an HMAC recipe. */
+  key?: string;
+}
+
+/** The fields with every card number in a text value masked (a recipe hashes some: the blacklist's). */
+const cardsMasked = (fields: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? maskCardNumbers(v) : v]));
+const merged = (layers: ReturnType<typeof canonicalParameters>): Record<string, unknown> =>
+  Array.isArray(layers) ? Object.assign({}, ...[...layers].reverse()) : (layers as Record<string, unknown>);
 
 /** A -1, with the check that failed for the request log (no secret in it). */
 const denied = (reason: string): Refusal => refusals.credentials(reason);
@@ -79,13 +105,24 @@ export function* authenticate(
   input: AuthInput,
   accounts: Accounts,
   acceptLegacy = true,
-): Steps<{ account: Account } | { refusal: Refusal }> {
+): Steps<{ account: Account } | { refusal: Refusal; explain?: () => CredentialExplanation; account?: Account }> {
   let account: Account | undefined;
   // The first check that failed, for the log (never the answer); every check still runs.
   let reason: string | undefined;
-  const deny = (why: string) => {
-    reason ??= why;
+  // What it was, for the log of the account the request was made with: made only when the log asks
+  // (after the answer), so that every refusal costs the same work whichever check failed.
+  let explain: (() => CredentialExplanation) | undefined;
+  // Whether the account's id and api key checked out: the request is then that account's (its log's).
+  let keyMatched = true;
+  const deny = (why: string, what: () => CredentialExplanation) => {
+    if (reason !== undefined) return;
+    reason = why;
+    explain = what;
+    if (what !== hashFailure) keyMatched = false;
   };
+  const failure = (check: CredentialExplanation['check'], field?: string) => (): CredentialExplanation =>
+    field === undefined ? { check } : { check, field };
+  let hashFailure: () => CredentialExplanation = failure('hash');
   const body = input.body ?? {};
 
   if (op.headers) {
@@ -97,9 +134,10 @@ export function* authenticate(
     const found: Account | undefined = yield accounts.find('merchant', id);
     account = found ?? DECOY;
     const key = headerOf(input.headers, op.headers.apiKey);
-    if (!found) deny(`unknown merchant '${id}' (header ${op.headers.accountId})`);
+    if (!found)
+      deny(`unknown merchant '${id}' (header ${op.headers.accountId})`, failure('account', op.headers.accountId));
     if (!sameSecret(key ?? '', account.apiKey) && key !== undefined)
-      deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`);
+      deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`, failure('apiKey', op.headers.apiKey));
   }
 
   for (const kind of op.credentials) {
@@ -110,7 +148,7 @@ export function* authenticate(
       if (!token) continue;
       found = yield accounts.findByAccessToken(token);
       if (!found) {
-        deny(`${fields.token} is unknown or expired`);
+        deny(`${fields.token} is unknown or expired`, failure('accessToken', fields.token));
         found = DECOY;
       }
     } else {
@@ -118,16 +156,22 @@ export function* authenticate(
       if (!id) continue;
       found = yield accounts.find(fields.account, id);
       if (!found) {
-        deny(`unknown ${fields.account} '${id}' (${fields.id})`);
+        deny(`unknown ${fields.account} '${id}' (${fields.id})`, failure('account', fields.id));
         found = DECOY;
       }
       const key = text(body[fields.key!]) ?? '';
       if (!sameSecret(key, found.apiKey))
-        deny(`${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`);
+        deny(
+          `${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`,
+          failure('apiKey', fields.key),
+        );
     }
     // An access token must stand for the merchant the body names, when it names one.
     if (account && account !== DECOY && found !== DECOY && (account.kind !== found.kind || account.id !== found.id)) {
-      deny(`the credentials name two accounts: ${account.kind} '${account.id}' and ${found.kind} '${found.id}'`);
+      deny(
+        `the credentials name two accounts: ${account.kind} '${account.id}' and ${found.kind} '${found.id}'`,
+        failure('accounts'),
+      );
     }
     account = found;
   }
@@ -136,6 +180,7 @@ export function* authenticate(
       refusal: denied(
         `no credentials: send ${op.credentials.map((k) => bodyCredentials[k as keyof typeof bodyCredentials].account).join(' or ')} credentials`,
       ),
+      explain: failure('credentials'),
     };
 
   for (const use of op.hashes) {
@@ -149,7 +194,18 @@ export function* authenticate(
         canonicalParameters({ params: input.params, query: input.query, body }),
         nodeDigests,
       );
-      if (!hashesEqual(given, expected)) deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy}`);
+      if (!hashesEqual(given, expected)) {
+        const canonical = canonicalParameters({ params: input.params, query: input.query, body });
+        hashFailure = () => ({
+          check: 'hash',
+          field: use.name,
+          recipe: use.recipe,
+          formula: recipeFormula(recipe),
+          preimage: redactedPreimage(recipe, cardsMasked(merged(canonical))),
+          key: PASSPHRASE_PLACEHOLDER,
+        });
+        deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy}`, hashFailure);
+      }
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
       let matches: boolean;
@@ -162,8 +218,22 @@ export function* authenticate(
           (recipe as HashRecipe).file?.field ?? (recipe as HashRecipe).parts?.find((p) => p.decode)?.field;
         return { refusal: refusals.notHashable(decoded === undefined ? undefined : String(decoded)) };
       }
-      if (!matches) deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`);
+      if (!matches) {
+        const legacy = acceptLegacy ? legacyRecipe(recipe) : undefined;
+        hashFailure = () => ({
+          check: 'hash',
+          field: use.name,
+          recipe: use.recipe,
+          formula: `${recipeFormula(recipe)}${legacy ? `, or in its legacy form ${recipeFormula(legacy)}` : ''}`,
+          preimage: redactedPreimage(recipe, cardsMasked(body)),
+        });
+        deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`, hashFailure);
+      }
     }
   }
-  return reason !== undefined ? { refusal: denied(reason) } : { account };
+  if (reason === undefined) return { account };
+  // The request is the account's when its id and api key (or access token) checked out: only a hash failed.
+  return keyMatched && account !== DECOY
+    ? { refusal: denied(reason), explain: explain!, account }
+    : { refusal: denied(reason), explain: explain! };
 }

@@ -14,7 +14,7 @@ import {
   type Answered,
   type ByteStream,
 } from './answer.ts';
-import { authenticate } from './authentication.ts';
+import { authenticate, type CredentialExplanation } from './authentication.ts';
 import { chooseLogger } from './log.ts';
 import { defaultMaxBodyBytes, operations, packageFile, protocols, unknownFieldsPolicy } from './contract.ts';
 import { errorCodeOf, refusals, refusalResponse, type Refusal } from './refusals.ts';
@@ -74,9 +74,14 @@ export interface GatewayOptions {
    */
   transaction?: (work: () => unknown, operationId: string) => unknown;
 
-  /** Called once per answered request (the sandbox's request log); costs nothing when absent. */
-  onRequest?: (record: RequestRecord) => void;
+  /**
+   * Called once per answered request (the sandbox's request log), with the request as it came; costs
+   * nothing when absent.
+   */
+  onRequest?: (record: RequestRecord, request: GatewayRequest) => void;
 }
+
+export type { CredentialExplanation };
 
 /** One answered request, for a request log. */
 export interface RequestRecord {
@@ -97,16 +102,45 @@ export interface RequestRecord {
    * entry (refusalFields); never sent to the caller.
    */
   errorCode?: ErrorCode | undefined;
+  /** The answer's responseMessage, where the gateway made it or the handler answered one. */
+  message?: string | undefined;
+  /** The protocol the request was in: its id in x-wire-formats. */
+  wire?: string | undefined;
+  /** Which check refused it (route, version, body, method, size, query, schema, credentials, handler). */
+  check?: string | undefined;
+  /** The field (header, parameter) a refusal names, and the rule it broke. */
+  field?: string | undefined;
+  rule?: string | undefined;
+  /**
+   * The account the request was made with: the one it authenticated as, or, refused -1, the one whose
+   * id and api key (or access token) it carried when only its hash failed. Absent when unknown.
+   */
+  account?: { kind: 'merchant' | 'partner'; id: string } | undefined;
+  /**
+   * Why a -1 was answered, with nothing secret (authentication.ts): made when called, so that a log
+   * pays for it after the answer, and a refusal costs the same whichever check failed.
+   */
+  explain?: (() => CredentialExplanation) | undefined;
 }
 
-/** What the pipeline learns of a request on its way, for the request log. */
-interface Note {
-  method?: string | undefined;
-  operationId?: string | undefined;
-  reason?: string | undefined;
-  /** The code of the handler's refusal (the gateway's own are read from the response). */
-  errorCode?: ErrorCode | undefined;
-}
+/**
+ * What the pipeline learns of a request on its way, for the request log (the record's fields; the code
+ * of a handler's refusal, the gateway's own being read from the response).
+ */
+type Note = Pick<
+  RequestRecord,
+  | 'method'
+  | 'operationId'
+  | 'reason'
+  | 'errorCode'
+  | 'message'
+  | 'wire'
+  | 'check'
+  | 'field'
+  | 'rule'
+  | 'account'
+  | 'explain'
+>;
 const NO_NOTE: Note = {};
 
 /** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */
@@ -227,8 +261,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     check: string,
     protocol: Protocol,
     extra?: Record<string, string>,
+    note: Note = NO_NOTE,
   ): GatewayResponse => {
     metrics.refusals++;
+    if (note !== NO_NOTE) {
+      note.check = check;
+      note.message = refusal.message;
+      note.field = refusal.field;
+      note.rule = refusal.rule;
+    }
     // One line per refusal: the caller's fault at info, a 5xx (no handler) is the server's, at error.
     const serverFault = (refusal.status ?? 200) >= 500;
     if (serverFault || logger.info) {
@@ -317,20 +358,22 @@ export function createGateway(options: GatewayOptions): Gateway {
         'route',
         protocols.choose(request.headers, undefined),
         routed.allow ? { allow: routed.allow } : undefined,
+        note,
       );
     const { candidates, params, route: path } = routed.match;
     const first = candidates[0]!;
     // The protocol the request is in, among those that serve the path (x-wire-formats).
     const protocol = protocols.choose(request.headers, path.served);
+    if (note !== NO_NOTE) note.wire = protocol.id;
 
     const header = protocol.checkHeaders(request.headers);
-    if (header) return refused(first, refusalOf(header), 'version', protocol);
+    if (header) return refused(first, refusalOf(header), 'version', protocol, undefined, note);
     const parsed = parseBody(request, path.readLimit, protocol, path.served);
-    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', protocol);
+    if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', protocol, undefined, note);
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);
-    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method', protocol);
+    if ('refusal' in chosen) return refused(first, chosen.refusal, 'method', protocol, undefined, note);
     const op = chosen.op;
     // POST /token/processCard: the body is validated and handled as if it carried its method.
     if (routed.match.pathMethod && typeof parsed.ok === 'object' && parsed.ok !== null && !('method' in parsed.ok))
@@ -339,9 +382,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     parsed.ok = protocol.typed(parsed.ok, op.shapes.request);
     if (note !== NO_NOTE) note.operationId = op.operationId;
     if (byteLength(request.body) > op.maxBodyBytes)
-      return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size', protocol);
+      return refused(op, refusals.bodyTooLarge(op.maxBodyBytes), 'size', protocol, undefined, note);
     const query = queryOf(op, search);
-    if ('refusal' in query) return refused(op, query.refusal, 'query', protocol);
+    if ('refusal' in query) return refused(op, query.refusal, 'query', protocol, undefined, note);
     let sent = parsed.ok;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
@@ -351,7 +394,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     sent = normalised(op, sent);
     const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
-    if (invalid) return refused(op, invalid, 'schema', protocol);
+    if (invalid) return refused(op, invalid, 'schema', protocol, undefined, note);
 
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
@@ -363,15 +406,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       options.legacyHashes !== 'refuse',
     );
     if ('refusal' in auth) {
-      if (note !== NO_NOTE) note.reason = auth.refusal.reason;
-      return refused(op, auth.refusal, 'credentials', protocol);
+      if (note !== NO_NOTE) {
+        note.reason = auth.refusal.reason;
+        note.explain = auth.explain;
+        if (auth.account) note.account = { kind: auth.account.kind, id: auth.account.id };
+      }
+      return refused(op, auth.refusal, 'credentials', protocol, undefined, note);
     }
+    if (note !== NO_NOTE) note.account = { kind: auth.account.kind, id: auth.account.id };
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
       | ((input: unknown, context: HandlerContext) => unknown)
       | undefined;
-    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler', protocol);
+    if (!handler) return refused(op, refusals.notImplemented(target.operationId), 'handler', protocol, undefined, note);
 
     let returned: unknown;
     let answered: Answered | undefined;
@@ -431,7 +479,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
     answered ??= answer(op, auth.account, body ?? {}, returned, false, protocol);
-    if (note !== NO_NOTE) note.errorCode = errorCodeOf(returned);
+    if (note !== NO_NOTE) {
+      note.errorCode = errorCodeOf(returned);
+      const message = (returned as { responseMessage?: unknown } | null)?.responseMessage;
+      if (typeof message === 'string') note.message = message;
+    }
     if ('response' in answered && isByteStream(answered.response.body)) {
       // Until its first chunk a stream can still be answered as any other failure; after it, the
       // status is sent and a failure can only end the connection (the adapter does), logged here.
@@ -481,7 +533,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const started = performance.now();
         const note: Note = {};
         const done = (response: GatewayResponse) => {
-          onRequest(record(request, note, response, performance.now() - started));
+          onRequest(record(request, note, response, performance.now() - started), request);
           return response;
         };
         const response = guardedRun(request, note);

@@ -1,7 +1,8 @@
 // The benchmark compares servers only if each answers the mix as the contract says: this keeps every
 // server of npm run bench honest, the floor included, without timing anything.
 import { afterAll, describe, expect, it } from 'vitest';
-import { check, mix, start, wireMixes, type Started } from '../../bench/harness.ts';
+import { check, mix, scenarioMixes, start, wireMixes, type Started } from '../../bench/harness.ts';
+import { scenarios } from '../../generated/scenarios.ts';
 
 const running: Started[] = [];
 afterAll(() => {
@@ -40,6 +41,29 @@ describe('the benchmark servers answer the whole mix', () => {
     }
     // A form request answered in JSON is no answer of the form mode: the check tells.
     expect((await check(server.port, [{ ...wireMixes.form![0]!, request: wireMixes.json![0]!.request }])).ok).toBe(1);
+  });
+
+  it('the scenario comparison: the sandbox answers both mixes, and honours the scenario each request of the second names', async () => {
+    const server = await start('servers/sandbox.ts', { NODE_ENV: 'development' });
+    running.push(server);
+    for (const requests of [scenarioMixes.plain, scenarioMixes.named]) {
+      const { ok, failures } = await check(server.port, requests);
+      expect(failures).toEqual([]);
+      expect(ok).toBe(requests.length);
+    }
+    for (const [i, { request }] of scenarioMixes.named.entries()) {
+      const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? null,
+      });
+      await response.text();
+      const header = scenarios.header.toLowerCase();
+      expect(response.headers.get(header)).toBe(request.headers[header]);
+      expect(request.headers[header]).toMatch(/^(approved|ok)$/);
+      expect(scenarioMixes.plain[i]!.request.headers[header]).toBeUndefined();
+    }
+    expect(server.stderr()).toBe('');
   });
 
   it('the bare ceiling answers its constant to all, which the check sees as wrong only for the 201 of Get PayID', async () => {

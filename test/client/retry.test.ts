@@ -1,5 +1,8 @@
 // Retries that never pay twice, against the sandbox behind a proxy that loses answers after the
 // sandbox has committed them (and, for contrast, before it sees the request).
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGatewayClient,
@@ -9,11 +12,13 @@ import {
   recoveredBy,
   type RetryEvent,
 } from '../../generated/client.ts';
-import { card, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
+import { scenarios } from '../../generated/scenarios.ts';
+import { card, clientOf, customer, startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { startDroppingProxy, type DroppingProxy, type Fate } from '../support/dropping-proxy.ts';
 import { bankDebit } from '../support/requests.ts';
 import { retryTables, unmarkedMoneyMovers } from './retry-checks.ts';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 let t: TestSandbox;
 let proxy: DroppingProxy;
 let fates: Fate[] = [];
@@ -188,5 +193,151 @@ describe('other operations', () => {
   it("the client guide's table of retries says what the spec marks, operation by operation", async () => {
     const { documented, marked } = await retryTables();
     expect(documented).toEqual(marked);
+  });
+});
+
+// The sandbox's own faults, named per request (x-sandbox-scenarios, docs/SCENARIOS.md): each fault on
+// each operation that moves money, once on its first try only (a fault that passes) and once on every
+// request the call makes, its lookups included (one that does not). Whatever the fault, the call never
+// charges twice: a fault that passes ends in the one charge, recovered or sent again after a lookup that
+// found nothing; one that does not ends in GatewayOutcomeUnknownError or a refusal, with at most the one.
+describe('against every fault the sandbox can be asked for, per request', () => {
+  const HEADER = scenarios.header;
+  const FAULTS = Object.keys(scenarios.faults).map((name) =>
+    name === 'latency' ? 'latency=50' : name === 'unavailable' ? 'unavailable=1' : name,
+  );
+  const rows: string[] = [];
+  let cardID = '';
+  beforeAll(async () => {
+    cardID = (
+      (await t.client.token.addCard({
+        cardName: 'Jane Citizen',
+        cardNumber: '4564710000000004',
+        cardExpiryMonth: '02',
+        cardExpiryYear: '29',
+      })) as { cardID: string }
+    ).cardID;
+  });
+  const stored = async (op: string, reference: string) =>
+    Number(
+      (await t.sandbox.store.get(
+        op === 'processDDebit'
+          ? 'SELECT count(*) AS n FROM direct_debits WHERE reference = ?'
+          : "SELECT count(*) AS n FROM transactions WHERE reference = ? AND kind IN ('purchase', 'auth')",
+        reference,
+      ))!.n,
+    );
+  const movers: Record<string, (c: GatewayClient, reference: string) => Promise<unknown>> = {
+    processCard: (c, reference) => c.processCard(purchase(reference)),
+    processAuth: (c, reference) => c.processAuth(purchase(reference) as never),
+    tokenProcessCard: (c, reference) =>
+      c.token.processCard({
+        cardID,
+        transactionAmount: '10.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Retry',
+        transactionReferenceID: reference,
+      }),
+    tokenProcessAuth: (c, reference) =>
+      c.token.processAuth({
+        cardID,
+        transactionAmount: '10.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Retry',
+        transactionReferenceID: reference,
+      } as never),
+    walletProcessCard: (c, reference) =>
+      c.wallet.processCard({
+        digitalWalletToken: 'wallet-token',
+        transactionAmount: '10.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Retry',
+        transactionReferenceID: reference,
+      } as never),
+    processDDebit: (c, reference) => c.processDDebit(bankDebit('10.00', { transactionReferenceID: reference })),
+  };
+
+  /**
+   * A client whose requests carry the fault: the first only, or every one. A request left without an
+   * answer (noAnswer) is given up once the sandbox has stored its purchase, as a client's time-out
+   * would, or at once when it stores nothing (a lookup).
+   */
+  const faulty = (fault: string, every: boolean, op: string, reference: string, waits: number[] = []) => {
+    let tries = 0;
+    return clientOf(t.sandbox, t.base, {
+      // The waits are recorded, not waited: a Retry-After of seconds would make this file minutes long.
+      retry: { attempts: 4, baseDelayMs: 1, sleep: async (ms) => void waits.push(ms) },
+      fetch: async (request) => {
+        const first = tries++ === 0;
+        if (!every && !first) return fetch(request);
+        const faulted = new Request(request);
+        faulted.headers.set(HEADER, fault);
+        if (fault !== 'noAnswer') return fetch(faulted);
+        const giveUp = new AbortController();
+        const waiting = fetch(faulted, { signal: giveUp.signal });
+        void (async () => {
+          if (first) while (!(await stored(op, reference))) await new Promise((resolve) => setTimeout(resolve, 10));
+          giveUp.abort(new DOMException('the client gave up', 'TimeoutError'));
+        })();
+        return waiting;
+      },
+    });
+  };
+
+  for (const fault of FAULTS)
+    for (const every of [false, true])
+      it(`${fault}, ${every ? 'on every request' : 'on the first try'}: no operation charges twice`, async () => {
+        for (const [op, send] of Object.entries(movers)) {
+          const reference = `F-${op}-${fault.split('=')[0]}-${every ? 'all' : 'once'}`;
+          const ended = await send(faulty(fault, every, op, reference), reference).then(
+            (answer) => {
+              const a = answer as { responseCode: string };
+              return recoveredBy(answer) ? `recovered ${a.responseCode}` : `answered ${a.responseCode}`;
+            },
+            (e: Error) => e.name,
+          );
+          const charges = await stored(op, reference);
+          rows.push(
+            `${fault.padEnd(18)} ${(every ? 'every request' : 'first try').padEnd(14)} ${op.padEnd(18)} ${ended.padEnd(28)} charges ${charges}`,
+          );
+          expect(charges, `${op}: ${ended}`).toBeLessThanOrEqual(1);
+          const stores = scenarios.faults[fault.split('=')[0] as keyof typeof scenarios.faults].stores;
+          // A fault that passes ends in the one charge, answered (the first try's own answer, or the
+          // second's after a lookup that found nothing) or recovered from the lookup.
+          if (!every) expect(`${ended}, charges ${charges}`, op).toMatch(/^(answered|recovered) (0|10), charges 1$/);
+          if (every && !stores) expect(charges, op).toBe(0);
+        }
+      });
+
+  it('examples/purchase-retry.ts, run against each fault in turn (FAULT=…), charges once', async () => {
+    const run = promisify(execFile);
+    for (const fault of FAULTS) {
+      const order = `EX-${fault.split('=')[0]}`;
+      const { stdout } = await run(process.execPath, ['examples/purchase-retry.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, GATEWAY_URL: t.base, ORDER: order, FAULT: fault, TIMEOUT_MS: '2000' },
+      });
+      const last = stdout.trim().split('\n').at(-1)!;
+      rows.push(`${fault.padEnd(18)} example        processCard        ${last.slice(0, 60)}`);
+      expect(last, fault).toMatch(
+        new RegExp(`^(answer lost; queryCard found ${order}: paid, not sent again|paid: 1336-)`),
+      );
+      expect(await stored('processCard', order), fault).toBe(1);
+    }
+  }, 60_000);
+
+  it('waits what a 503 asks for (Retry-After, within maxDelayMs) before it looks up and sends again', async () => {
+    const waits: number[] = [];
+    const answer = await faulty('unavailable=3', false, 'processCard', 'F-RETRY-AFTER', waits).processCard(
+      purchase('F-RETRY-AFTER'),
+    );
+    expect(answer.responseCode).toBe('0');
+    expect(waits).toEqual([3000]);
+  });
+
+  afterAll(() => {
+    console.log(
+      `the retry layer against each fault (fault, where, operation, how the call ended, charges):\n  ${rows.join('\n  ')}`,
+    );
   });
 });

@@ -15,6 +15,8 @@ import {
   savedProfiles,
   type SavedGrowthRun,
   type SavedRun,
+  SCENARIOS_FILE,
+  scenarioFigures,
   SERVERS_FILE,
   serversFigures,
   serversFiguresIn,
@@ -45,6 +47,18 @@ describe('the benchmark figures', () => {
       serversFigures({ ...saved, rows: saved.rows.map((r) => ({ ...r, rps: r.rps + 1 })) }),
     );
     expect(serversFiguresIn(edited)).not.toBe(serversFigures(saved));
+  });
+});
+
+describe("the scenario comparison's figures", () => {
+  const run: SavedRun = JSON.parse(readFileSync(path.join(ROOT, SCENARIOS_FILE), 'utf8'));
+  it('are the saved run, rendered (npm run bench -- --only sandbox,sandbox-scenario --save writes both)', () => {
+    expect(figuresIn(page, 'scenarios')).toBe(scenarioFigures(run));
+    expect(run.rows.map((r) => r.server)).toEqual(['sandbox', 'sandbox-scenario']);
+    expect(run.ratios.scenarioVsPlain).toBe(+(run.rows[1]!.rps / run.rows[0]!.rps).toFixed(3));
+    // Each round's CPU per request is in the saved run, and the ratio is their median round's.
+    const ratios = run.rows[1]!.cpuRounds!.map((us, i) => us / run.rows[0]!.cpuRounds![i]!).sort((a, b) => a - b);
+    expect(run.ratios.scenarioCpuRatio).toBe(+ratios[Math.floor(ratios.length / 2)]!.toFixed(3));
   });
 });
 

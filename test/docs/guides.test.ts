@@ -29,6 +29,7 @@ const SUBCOMMANDS = [
   'deliveries',
   'resend',
   'chaos',
+  'logs',
 ];
 
 describe('the README is a front door', () => {

@@ -165,6 +165,31 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
     await console_.getByTestId('try-it-passphrase').fill(passphrase);
   });
 
+  it("asks the sandbox for a scenario, and reads back the reader's own request log: the scenario, a hash refused with its recipe and text", async () => {
+    const console_ = await open('processCard');
+    await console_.getByTestId('try-it-scenario').selectOption('expired');
+    expect(await send(console_)).toBe('Processed, declined or pending (responseCode 4)');
+    expect(await answer(console_)).toMatchObject({ responseMessage: 'Card has expired', authResponseCode: '54' });
+    expect(await console_.getByTestId('try-it-headers').innerText()).toContain('SVC-SANDBOX-SCENARIO: expired');
+    await console_.getByTestId('try-it-scenario').selectOption('');
+    await console_.getByTestId('try-it-passphrase').fill('not-the-passphrase');
+    expect(await send(console_)).toBe('Refused (responseCode -1): nothing was processed');
+    await console_.getByTestId('try-it-passphrase').fill(passphrase);
+    const log = console_.locator('div.pgw-try-it-log');
+    await log.getByTestId('try-it-log-read').click();
+    const lines = log.getByTestId('try-it-log-line');
+    await lines.first().waitFor({ timeout: 30_000 });
+    const newest = await lines.first().innerText();
+    expect(newest.split('\n')).toEqual([
+      expect.stringMatching(/^#\d+ \S+ processCard -1 refused PGW_ERR_CREDENTIALS$/),
+      'Invalid authentication credentials',
+      'check hash, field hash',
+      expect.stringMatching(/^recipe transaction: md5\(lower\(md5\(passphrase\) \+ merchantUUID/),
+      `computed over: {md5(passphrase)}${merchantUUID}10.00aud`,
+    ]);
+    expect(await lines.nth(1).innerText()).toMatch(/ processCard 4 declined \[scenario expired\]$/);
+  });
+
   it('sends a payout with its two credential headers and the message hash over the canonical JSON', async () => {
     const console_ = await open('createPayouts');
     expect(await send(console_)).toBe('Approved (responseCode 0)');

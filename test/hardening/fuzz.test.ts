@@ -14,6 +14,7 @@
 // process still answers. The figures are printed (`fuzz: {...}`) and written to
 // test-results/fuzz.json for CI.
 import type { SqliteStore } from '../../sandbox/store-sqlite.ts';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -673,6 +674,38 @@ describe('hostile input over every operation (seeded)', () => {
     }
     expect(failures.slice(0, 20)).toEqual([]);
     expect(stats.redirectsFollowed).toBe(0);
+  });
+
+  it("the request log the hostile requests left: each account's lines readable, no card number, no control character, nothing of a secret", async () => {
+    const { merchantUUID, partnerUUID, apiKey, passphrase } = sb.seed;
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const secrets = [passphrase, md5(passphrase)];
+    const UNSAFE = '[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]';
+    let lines = 0;
+    for (const id of [merchantUUID, partnerUUID]) {
+      const answer = await request({
+        verb: 'GET',
+        url: '/_sandbox/requests?latest=500',
+        headers: { authorization: `Basic ${Buffer.from(`${id}:${apiKey}`).toString('base64')}` },
+      });
+      expect(answer.status).toBe(200);
+      const text = answer.body.toString('utf8');
+      const { requests } = JSON.parse(text) as { requests: Record<string, unknown>[] };
+      lines += requests.length;
+      expect(findCardNumber(text), id).toBe(false);
+      for (const secret of secrets) expect(text.includes(secret), id).toBe(false);
+      const strings: string[] = [];
+      const walk = (v: unknown) =>
+        typeof v === 'string' ? strings.push(v) : v && typeof v === 'object' && Object.values(v).forEach(walk);
+      walk(requests);
+      for (const value of strings) {
+        expect(new RegExp(UNSAFE).test(value), JSON.stringify(value)).toBe(false);
+        expect(findCardNumber(value), JSON.stringify(value)).toBe(false);
+      }
+    }
+    // Thousands of the hostile requests were made with the sandbox's credentials: many lines, kept to each account's 1000.
+    expect(lines).toBeGreaterThan(100);
+    (stats as Record<string, unknown>).requestLogLines = lines;
   });
 
   afterAll(() => {

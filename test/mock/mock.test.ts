@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
+import { scenarios } from '../../generated/scenarios.ts';
 import { startMock } from '../../mock/run.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, requestExamples } from '../../contract/index.ts';
@@ -118,6 +119,43 @@ describe('npm run mock', () => {
     expect(v(answer), errorsOf(v)).toBe(true);
     // Prism's own finding, passed on.
     expect(response.headers.get('sl-violations')).toContain('captureAmount');
+  });
+
+  it("honours a scenario's outcome (x-sandbox-scenarios) on the example, in the header or a form client's base URL; refuses a fault", async () => {
+    const card = operations.find((o) => o.operationId === 'processCard')!;
+    const body = requestExamples(card)[0]!.value;
+    const declined = await send(mock.url, buildRequest(card, { body }), { [scenarios.header]: 'insufficientFunds' });
+    expect(json(declined.bytes)).toMatchObject({
+      responseCode: '5',
+      responseMessage: 'Insufficient funds',
+      authCode: '',
+      authResponseCode: '51',
+    });
+    const form = buildRequest(card, { body, wire: 'form' });
+    const response = await fetch(`${mock.url}${scenarios.pathPrefix}/expired${form.url}/`, {
+      method: 'POST',
+      headers: form.headers as Record<string, string>,
+      body: form.body as string,
+    });
+    expect(await response.text()).toMatch(
+      /<responseCode>4<\/responseCode><responseMessage>Card has expired<\/responseMessage>/,
+    );
+    const pending = operations.find((o) => o.operationId === 'getPayoutTransactionStatus')!;
+    const status = json((await send(mock.url, buildRequest(pending), { [scenarios.header]: 'pending' })).bytes);
+    expect(status.result.payouts.at(-1).status).toBe('pending');
+    expect(
+      json((await send(mock.url, buildRequest(card, { body }), { [scenarios.header]: 'internalError' })).bytes),
+    ).toEqual({
+      responseCode: '-4',
+      responseMessage: 'Internal gateway error (scenario internalError): nothing was processed',
+    });
+    expect(
+      json((await send(mock.url, buildRequest(card, { body }), { [scenarios.header]: 'answerLost' })).bytes),
+    ).toEqual({
+      responseCode: '-2',
+      responseMessage:
+        "Header 'SVC-SANDBOX-SCENARIO' is invalid: the mock keeps no state: the fault answerLost is the sandbox's (docs/SCENARIOS.md)",
+    });
   });
 
   it('answers a missing field -3, an unknown method and malformed JSON at once, as the sandbox does', async () => {

@@ -135,6 +135,7 @@ describe('every bin of the installed package', () => {
     'payment-gateway deliveries',
     'payment-gateway resend',
     'payment-gateway chaos',
+    'payment-gateway logs',
     'payment-gateway contract --notifications=http://127.0.0.1:9',
   ])('%s --help explains itself and exits 0', (command) => {
     const [name, ...sub] = command.split(' ');
@@ -156,6 +157,7 @@ describe('every bin of the installed package', () => {
     'payment-gateway deliveries',
     'payment-gateway resend',
     'payment-gateway chaos',
+    'payment-gateway logs',
   ])('%s --version prints the version', (command) => {
     const [name, ...sub] = command.split(' ');
     expect(run(name!, [...sub, '--version'])).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
@@ -182,6 +184,8 @@ describe('every bin of the installed package', () => {
     ['payment-gateway', ['resend']],
     ['payment-gateway', ['resend', 'abc']],
     ['payment-gateway', ['chaos', '--kinds', 'stale']],
+    ['payment-gateway', ['logs', '--outcome', 'lost']],
+    ['payment-gateway', ['logs', '--since', 'yesterday']],
     ['payment-gateway', ['chaos', '--notify-url', 'http://127.0.0.1:9/', '--kinds', 'duplicate=3']],
     [
       'payment-gateway',

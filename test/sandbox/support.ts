@@ -6,6 +6,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import type { ClientOptions } from '../../runtime/client.ts';
 import { sandbox as sandboxData } from '../../contract/index.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
@@ -88,14 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
   http.listen(0, '127.0.0.1');
   await once(http, 'listening');
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const s = sandbox.seed;
-  const client = createGatewayClient({
-    baseUrl: base,
-    merchantUUID: s.merchantUUID,
-    apiKey: s.apiKey,
-    passphrase: s.passphrase,
-    partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase },
-  });
+  const client = clientOf(sandbox, base);
   return {
     sandbox,
     client,
@@ -109,10 +103,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
   };
 }
 
-/** Row counts of every table: a refusal must leave them all as they were. */
+/** A typed client of the sandbox's merchant (and partner), with more options (headers, fetch, retry). */
+export function clientOf(sandbox: RunningSandbox, base: string, options: Partial<ClientOptions> = {}): GatewayClient {
+  const s = sandbox.seed;
+  return createGatewayClient({
+    baseUrl: base,
+    merchantUUID: s.merchantUUID,
+    apiKey: s.apiKey,
+    passphrase: s.passphrase,
+    partner: { partnerUUID: s.partnerUUID, apiKey: s.apiKey, passphrase: s.passphrase },
+    ...options,
+  });
+}
+
+/**
+ * Row counts of every table: a refusal must leave them all as they were. The request log is not
+ * counted: it is where a refusal is told (request-log.ts), not a change the request made.
+ */
 export async function counts(sandbox: RunningSandbox): Promise<Record<string, number>> {
   const counted: Record<string, number> = {};
-  for (const table of await tablesWithColumn(sandbox.store))
+  for (const table of (await tablesWithColumn(sandbox.store)).filter((t) => t !== 'request_log'))
     counted[table] = Number((await sandbox.store.get(`SELECT count(*) AS n FROM ${table}`))!.n);
   return counted;
 }

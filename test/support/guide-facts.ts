@@ -7,7 +7,6 @@
 // payout accounts from the sandbox's data. test/docs/guide-facts.test.ts holds the page to it.
 import { authorise, cardType, type Card } from '../../sandbox/cards.ts';
 import {
-  AMOUNT_TRIGGERS,
   DEFAULT_SURCHARGE_BP,
   DEFAULT_TOKEN_CARD,
   DIRECT_DEBIT_DAYS,
@@ -17,13 +16,15 @@ import {
   PAYOUT_ACCOUNTS,
   TEST_CARDS,
 } from '../../sandbox/data.ts';
+import { scenarios } from '../../generated/scenarios.ts';
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
 import type { Doc } from '../../runtime/document.ts';
 
 /** What the facts are made of: the sandbox's data as it is, or changed (a test of the check itself). */
 export interface SandboxFacts {
   cards: typeof TEST_CARDS;
-  triggers: typeof AMOUNT_TRIGGERS;
+  /** The amounts that force a card outcome: amount → [responseCode, message, network code, network text]. */
+  triggers: Record<string, [number, string, string, string]>;
   surchargeBp: typeof DEFAULT_SURCHARGE_BP;
   directDebitDays: number;
   payIdPayment: number;
@@ -36,7 +37,13 @@ export interface SandboxFacts {
 
 export const sandboxFacts = (): SandboxFacts => ({
   cards: TEST_CARDS,
-  triggers: AMOUNT_TRIGGERS,
+  triggers: Object.fromEntries(
+    scenarios.operations.processCard.outcomes.flatMap((o) =>
+      'amount' in o && o.amount
+        ? [[o.amount, [o.responseCode, o.responseMessage, o.set?.authResponseCode, o.set?.authMessage]]]
+        : [],
+    ),
+  ) as SandboxFacts['triggers'],
   surchargeBp: DEFAULT_SURCHARGE_BP,
   directDebitDays: DIRECT_DEBIT_DAYS,
   payIdPayment: PAYID_WELCOME_PAYMENT.amount,
@@ -143,8 +150,11 @@ export function sandboxFactsBlock(doc: Doc, facts: SandboxFacts = sandboxFacts()
     ...rows,
     '',
     `  A number failing the Luhn check is refused (\`-2\`); another number is ${outcome(unknown)}; a`,
-    `  wrong expiry or CSC for a test card is ${outcome(wrongExpiry)}; amounts ${list(triggers.map(([a]) => a))}`,
-    `  force codes ${list(triggers.map(([, t]) => String(t[0])))} whatever the card; a blacklisted card is ${outcome(blacklisted)}.`,
+    `  wrong expiry or CSC for a test card is ${outcome(wrongExpiry)}; ${triggers.length} amounts (${triggers
+      .slice(0, 3)
+      .map(([a]) => a)
+      .join(', ')}, … in [SCENARIOS.md](SCENARIOS.md))`,
+    `  force codes ${list([...new Set(triggers.map(([, t]) => t[0]))].sort((a, b) => a - b).map(String))} whatever the card; a blacklisted card is ${outcome(blacklisted)}.`,
     `  Payframe and wallet tokens stand for the ${SCHEME[cardType(facts.tokenCard)]} test card ${facts.tokenCard} (\`pf-<number>\` names another).`,
     '- **Payments:** authorise → capture in parts up to the authorisation, never beyond → refund up to',
     '  what was captured → void of an uncaptured authorisation; queryCard shows the state. Token',

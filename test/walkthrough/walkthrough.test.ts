@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe("the client teams' walkthrough", () => {
   it('shows the example files as they are', () => {
-    for (const example of ['examples/hooks-app.ts', 'examples/purchase-retry.ts'])
+    for (const example of ['examples/hooks-app.ts', 'examples/purchase-retry.ts', 'examples/error-handling.ts'])
       expect(guide).toContain(asInstalled(readFileSync(path.join(ROOT, example), 'utf8').trimEnd()));
   });
 

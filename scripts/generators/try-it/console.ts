@@ -9,6 +9,7 @@ import type { SigningAccount } from '../../../runtime/signing.ts';
 import { SANDBOX_META } from '../../../runtime/try-it-page.ts';
 import type { TryItData, TryItOperation } from './data.ts';
 import { whenRedrawn } from './redrawn.ts';
+import { requestLogPanel, scenarioPicker } from './scenario-panel.ts';
 
 export const DATA_ELEMENT_ID = 'pgw-try-it-data';
 
@@ -175,6 +176,8 @@ async function send(op: TryItOperation, data: TryItData, settings: Settings, inp
   }
   const headers: Record<string, string> = { ...signed.headers };
   if (signed.body) headers['content-type'] = data.requestType;
+  const scenario = inputs.scenario?.();
+  if (scenario) headers[data.scenarios.header] = scenario;
   const bodyText = signed.body ? JSON.stringify(signed.body) : undefined;
   // The answer first (it comes last), then what was hashed, then the request as sent.
   const answerBox = element('div', { class: 'answer' });
@@ -234,6 +237,8 @@ interface Inputs {
   params: Record<string, string>;
   query: Record<string, string>;
   body?: HTMLTextAreaElement;
+  /** The scenario to ask the sandbox for (scenario-panel.ts), '' for none. */
+  scenario?: () => string;
 }
 
 /** The console of one operation: a closed <details> until the reader opens it. */
@@ -273,7 +278,12 @@ export function buildConsole(op: TryItOperation, data: TryItData, shared: Settin
       values[p.name] = v;
     });
   });
-  const parts: Node[] = [element('div', { class: 'fields' }, ...credentials, ...parameters)];
+  const names = data.scenarios.byOperation[op.operationId];
+  const picker = names && scenarioPicker(element, names);
+  if (picker) inputs.scenario = picker.value;
+  const parts: Node[] = [
+    element('div', { class: 'fields' }, ...credentials, ...parameters, ...(picker ? [picker.element] : [])),
+  ];
   if (op.call.forms) {
     inputs.body = element('textarea', { 'data-testid': 'try-it-body', spellcheck: 'false' });
     inputs.body.value = JSON.stringify(op.body ?? {}, null, 2);
@@ -299,6 +309,14 @@ export function buildConsole(op: TryItOperation, data: TryItData, shared: Settin
     });
   });
   parts.push(button, out);
+  if (op.accounts.length)
+    parts.push(
+      requestLogPanel(element, () => ({
+        url: settings.url,
+        id: op.accounts.includes('merchant') ? settings.merchantUUID : settings.partnerUUID,
+        apiKey: settings.apiKey,
+      })),
+    );
   return element(
     'details',
     { class: 'pgw-try-it', 'data-operation': op.operationId },
@@ -313,7 +331,7 @@ const STYLE = `
 .pgw-try-it .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:8px;margin:12px 0}
 .pgw-try-it label{display:flex;flex-direction:column;gap:2px}
 .pgw-try-it label span{font-size:12px;color:#555}
-.pgw-try-it input,.pgw-try-it textarea{font:12px monospace;padding:4px;border:1px solid #bbb;border-radius:3px}
+.pgw-try-it input,.pgw-try-it textarea,.pgw-try-it select{font:12px monospace;padding:4px;border:1px solid #bbb;border-radius:3px}
 .pgw-try-it textarea{width:100%;box-sizing:border-box}
 .pgw-try-it button{margin:8px 0;padding:6px 14px;font-weight:600;cursor:pointer;color:#fff;background:#0044d4;border:0;border-radius:4px}
 .pgw-try-it button:disabled{opacity:.6}

@@ -5,8 +5,10 @@
 import type { ClientOperation } from '../../../runtime/client.ts';
 import type { SigningContract } from '../../../runtime/sign-request.ts';
 import { hashRecipes } from '../../../generated/hash-recipes.ts';
-import { exampleValue, type Doc } from '../../lib/contract.ts';
+import { contractOperations, exampleValue, type Doc } from '../../lib/contract.ts';
 import { clientTable } from '../client.ts';
+import { scenarioCatalogue } from '../scenarios.ts';
+import type { TryItScenarios } from './scenario-panel.ts';
 import type { TableEntry } from '../operations.ts';
 import { protocolsOf } from '../../lib/protocols.ts';
 
@@ -30,6 +32,23 @@ export interface TryItData extends SigningContract {
   /** The media types of the spec's own requests and answers, which the console sends and reads. */
   requestType: string;
   answerType: string;
+  /** What each operation may ask the sandbox for (x-sandbox-scenarios), and the header it goes in. */
+  scenarios: TryItScenarios;
+}
+
+/** Each operation's scenarios as the console offers them: its outcomes, internalError, the faults (a value's default). */
+function scenariosOf(doc: Doc): TryItScenarios {
+  const c = scenarioCatalogue(doc, contractOperations(doc));
+  const faults = Object.entries(c.faults).map(([name, f]) => (f.value ? `${name}=${f.value.default}` : name));
+  const refusals = Object.entries(c.refusals)
+    .filter(([, r]) => r.scenario)
+    .map(([name]) => name);
+  return {
+    header: c.header,
+    byOperation: Object.fromEntries(
+      Object.entries(c.operations).map(([id, o]) => [id, [...o.outcomes.map((x) => x.name), ...refusals, ...faults]]),
+    ),
+  };
 }
 
 /** The fields the signer fills in whatever the body says: method, credentials and hashes of every form. */
@@ -86,5 +105,6 @@ export function tryItData(doc: Doc, entries: TableEntry[]): TryItData {
     defaultUrl,
     requestType: protocolsOf(doc).canonical.requestType,
     answerType: protocolsOf(doc).canonical.answerType,
+    scenarios: scenariosOf(doc),
   };
 }

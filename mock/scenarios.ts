@@ -1,0 +1,39 @@
+// Scenarios on the mock (x-sandbox-scenarios, docs/SCENARIOS.md): what a stateless server can honour.
+// An outcome of the operation is laid on the example Prism answers (its code, message and fields), and
+// internalError answered at once; a fault of the connection is the sandbox's (a stored purchase whose
+// answer is lost needs a store), so the mock refuses it -2 naming the header, as it refuses a name the
+// operation does not have. The request names it as it names it to the sandbox: the header, or the
+// path prefix of a form client's base URL.
+import type http from 'node:http';
+import { scenarios } from '../generated/scenarios.ts';
+import { parseScenario, scenarioInPath, type ScenarioOutcome } from '../runtime/scenarios.ts';
+import { refusals, type Refusal } from '../server-stubs/index.ts';
+
+const HEADER = scenarios.header.toLowerCase();
+
+/** The scenario a request names, its path prefix taken off req.url (as the sandbox's edge does). */
+export function askedScenario(req: http.IncomingMessage): string | undefined {
+  const inPath = req.url?.startsWith(scenarios.pathPrefix) ? scenarioInPath(req.url, scenarios.pathPrefix) : undefined;
+  if (inPath) req.url = inPath.url;
+  const header = req.headers[HEADER] as string | undefined;
+  return inPath ? (header === undefined ? inPath.text : `${header},${inPath.text}`) : header;
+}
+
+/** What the mock does for it: an outcome to lay on the example, the -4 of internalError, or a refusal. */
+export function mockScenario(
+  text: string,
+  operationId: string,
+): { outcome: ScenarioOutcome } | { refusal: Refusal } | undefined {
+  const parsed = parseScenario(text, scenarios, operationId);
+  if ('why' in parsed) return { refusal: refusals.scenarioInvalid(scenarios.header, parsed.why) };
+  const s = parsed.scenario;
+  if (s.fault)
+    return {
+      refusal: refusals.scenarioInvalid(
+        scenarios.header,
+        `the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`,
+      ),
+    };
+  if (s.internalError) return { refusal: refusals.scenarioInternalError() };
+  return s.outcome ? { outcome: s.outcome } : undefined;
+}
