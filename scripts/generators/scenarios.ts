@@ -4,6 +4,7 @@
 // mock, the docs' console and the tests; and docs/SCENARIOS.md, the table of every outcome of every
 // operation with the triggers that reach it. Never edited by hand: test/contract/scenarios.test.ts
 // fails when either is stale.
+import { protocolsOf } from '../lib/protocols.ts';
 import type { ScenarioCatalogue, ScenarioOutcome } from '../../runtime/scenarios.ts';
 import { exampleValue, resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { tsHeader } from './banner.ts';
@@ -23,7 +24,7 @@ const specOf = (doc: Doc): Spec => (doc as unknown as { 'x-sandbox-scenarios': S
 
 /** An operation's single outcome, from its first result example: approved, pending, or ok. */
 function singleOutcome(doc: Doc, op: Operation): ScenarioOutcome {
-  if (op.resultType && op.resultType !== 'application/json')
+  if (op.resultType && op.resultType !== protocolsOf(doc).canonical.answerType)
     return { name: 'ok', responseCode: 0, responseMessage: `the ${op.resultType} file`, file: true };
   const example = exampleValue(doc, op.examples.result![0]!) as { responseCode: unknown; responseMessage: string };
   const code = Number(example.responseCode);

@@ -5,7 +5,7 @@
 // every outcome of its operation; the isolation test sends many at once.
 import { buildRequest, operation, requestExamples, type BuildOptions } from '../../contract/index.ts';
 import type { GatewayClient } from '../../generated/client.ts';
-import type { OperationId } from '../../generated/operations.ts';
+import { type OperationId, operations } from '../../generated/operations.ts';
 import type { ControlClient } from '../../sandbox/control-client.ts';
 
 type Subject = () => Promise<BuildOptions>;
@@ -145,7 +145,8 @@ export function subjects(client: GatewayClient, control: ControlClient): Record<
   };
 
   const body = (id: OperationId, extra: Rec = {}) => ({ body: { ...example(id), ...extra } });
-  return {
+  // The operations that need state made first; any other (a method added since) is sent its own first example.
+  const made: Partial<Record<OperationId, Subject>> = {
     processCard: async () => body('processCard', { transactionReferenceID: fresh('PC') }),
     processAuth: async () => body('processAuth', { transactionReferenceID: fresh('PA') }),
     processCapture: async () =>
@@ -277,4 +278,7 @@ export function subjects(client: GatewayClient, control: ControlClient): Record<
     getPayoutTransactionStatusAlias: async () => ({ params: await payout() }),
     getPayoutTransactionNotify: async () => ({ params: await payout(true) }),
   };
+  return Object.fromEntries(
+    operations.map((o) => [o.operationId, made[o.operationId] ?? (async () => body(o.operationId))]),
+  ) as Record<OperationId, Subject>;
 }
