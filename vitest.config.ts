@@ -14,6 +14,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // One folder for the run, where work several files need is done once (test/support/once-per-run.ts).
     globalSetup: ['./test/support/run-folder.global.ts'],
+    // Each file's CPU, for npm run test:times (scripts/test-times.ts).
+    setupFiles: ['./test/support/cpu-meter.ts'],
     // Vitest's summary, then one plain closing line that log readers recognise. Reporters run side by
     // side, so a reporter that prints later (the JSON one announces its file) would push that line up.
     reporters: ['default', './test/support/closing-line-reporter.ts'],
