@@ -11,7 +11,14 @@ import path from 'node:path';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
 import type { Protocol } from '../runtime/protocols/protocol.ts';
-import { compile, methodPath, normalised, protocols, withoutUnknownFields } from '../server-stubs/index.ts';
+import {
+  compile,
+  methodPath,
+  normalised,
+  protocols,
+  serverDefaults,
+  withoutUnknownFields,
+} from '../server-stubs/index.ts';
 import {
   createGateway,
   refusalFields,
@@ -96,7 +103,10 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
     return files.get(name)!;
   };
   const refusals = gatewayRefusals();
-  return http.createServer((req, res) => {
+  // An idle connection is kept as long as the stubs' server keeps one (65 s), longer than any client's
+  // keep-alive: with Node's 5 s a client that reused a connection the front was closing at that moment
+  // got "other side closed" (seen under load, issue 44: a client's idle timer runs late there).
+  return http.createServer({ keepAliveTimeout: serverDefaults.keepAliveTimeout }, (req, res) => {
     // A scenario the request names (mock/scenarios.ts): its path prefix is taken off here.
     const asked = choosesExamples ? askedScenario(req) : undefined;
     const chunks: Buffer[] = [];
@@ -191,7 +201,7 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
       }
       const outcome = scenario?.outcome;
       if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
-      const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
+      const onAnswer = (answer: http.IncomingMessage) => {
         const status = answer.statusCode!;
         if (refusal) {
           // The gateway's refusal, with Prism's violations of the request beside it.
@@ -233,14 +243,22 @@ export function createFront({ target, choosesExamples, onViolation, onRefusal, r
           res.writeHead(status, answer.headers);
           res.end(out);
         });
-      });
-      upstream.on('error', (error) => {
-        if (refusal) return refuse(refusal);
-        const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
-        res.writeHead(502, { 'content-type': protocol.answerType });
-        res.end(protocol.writeAnswer(unavailable));
-      });
-      upstream.end(forwarded);
+      };
+      const send = () => {
+        const upstream = http.request({ ...target, method: req.method, path: url, headers }, onAnswer);
+        upstream.on('error', (error: NodeJS.ErrnoException) => {
+          // A kept-alive connection to Prism that Prism closed as it was reused (its idle time-out, 5 s,
+          // met the request): sent again on another connection, as Node's documentation advises. No
+          // answer had begun, so Prism never saw the request.
+          if (upstream.reusedSocket && error.code === 'ECONNRESET') return send();
+          if (refusal) return refuse(refusal);
+          const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
+          res.writeHead(502, { 'content-type': protocol.answerType });
+          res.end(protocol.writeAnswer(unavailable));
+        });
+        upstream.end(forwarded);
+      };
+      send();
     });
   });
 }
