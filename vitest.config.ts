@@ -12,8 +12,9 @@ export default defineConfig({
     // Lint, tsc and npm pack start real tools; none of them is timed by the tests.
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // One folder for the run, where work several files need is done once (test/support/once-per-run.ts).
-    globalSetup: ['./test/support/run-folder.global.ts'],
+    // One folder for the run, where work several files need is done once (test/support/once-per-run.ts);
+    // servers several files use (Prism, Chromium), started once per run when a file first asks.
+    globalSetup: ['./test/support/run-folder.global.ts', './test/support/shared-servers.global.ts'],
     // Each file's CPU, for npm run test:times (scripts/test-times.ts).
     setupFiles: ['./test/support/cpu-meter.ts'],
     // Vitest's summary, then one plain closing line that log readers recognise. Reporters run side by

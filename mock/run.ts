@@ -85,6 +85,11 @@ export async function startMock(options: {
   onPrismStart?: () => void;
   onViolation?: (request: string, violations: Violation[]) => void;
   onRefusal?: (request: string, message: string) => void;
+  /**
+   * A Prism already serving the contract (startPrism's port) to front instead of starting one: it is
+   * not stopped by close(). Several mocks may front one Prism (the tests share one per run).
+   */
+  prism?: { port: number };
 }) {
   // The front takes its port first: a port in use is refused before Prism is started at all.
   const target = { host: '127.0.0.1', port: 0 };
@@ -99,21 +104,24 @@ export async function startMock(options: {
   });
   const bound = await listen(front, options.port, options.host, '--port');
   options.onListening?.(`http://${options.host}:${bound}`);
-  let prism: ChildProcess;
-  options.onPrismStart?.();
-  try {
-    const started = await startPrism(options.proxy, options.onLine);
-    prism = started.prism;
-    target.port = started.port;
-    prismListens();
-  } catch (error) {
-    front.close();
-    throw error;
+  let prism: ChildProcess | undefined;
+  if (options.prism && !options.proxy) target.port = options.prism.port;
+  else {
+    options.onPrismStart?.();
+    try {
+      const started = await startPrism(options.proxy, options.onLine);
+      prism = started.prism;
+      target.port = started.port;
+    } catch (error) {
+      front.close();
+      throw error;
+    }
   }
+  prismListens();
   return {
     url: `http://${options.host}:${bound}`,
     close: async () => {
-      prism.kill();
+      prism?.kill();
       await new Promise((resolve) => front.close(resolve));
     },
   };
