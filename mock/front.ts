@@ -27,6 +27,7 @@ import {
   type GatewayResponse,
   type RequestRecord,
 } from '../server-stubs/index.ts';
+import { withExactSchemas } from '../runtime/exact-requests.ts';
 import { withOutcome } from '../runtime/scenarios.ts';
 import { exampleAnswer, type MockDocument } from './answers.ts';
 import { mockAccounts, sandboxAccounts } from './accounts.ts';
@@ -40,7 +41,7 @@ const routeOf = new Map(routes.map((r) => [r.operationId, r]));
 
 /** The published document: the sandbox's accounts, the result schemas' rule marks, the example tokens. */
 export const mockDocument = (): MockDocument =>
-  JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
+  withExactSchemas(JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8')));
 
 export interface Violation {
   location: string[];
