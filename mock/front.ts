@@ -22,12 +22,16 @@ import {
   refusalFields,
   refusals,
   type Account,
+  type ErrorCode,
   type Gateway,
   type GatewayRequest,
   type GatewayResponse,
   type RequestRecord,
 } from '../server-stubs/index.ts';
+import { refusalCatalogue, type RefusalArgs } from '../generated/refusal-catalogue.ts';
+import { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
+import { catalogueOf } from '../runtime/refusal-catalogue.ts';
 import { withOutcome } from '../runtime/scenarios.ts';
 import { exampleAnswer, type MockDocument } from './answers.ts';
 import { mockAccounts, sandboxAccounts } from './accounts.ts';
@@ -95,6 +99,9 @@ interface Exchange {
 
 const exchanges = new AsyncLocalStorage<Exchange>();
 
+/** The sandbox's refusals the mock makes too: those of a rule that needs the request only. */
+const sandboxRefusals = catalogueOf<RefusalArgs['sandboxRefusals'], ErrorCode>(refusalCatalogue.sandboxRefusals);
+
 /** Headers the front does not pass to Prism: its own, the body's (rewritten), the scenario's. */
 const NOT_FORWARDED = new Set([
   'host',
@@ -120,6 +127,7 @@ function exampleServer({
   prismTimeoutMs = PRISM_TIMEOUT_MS,
 }: FrontOptions): http.Server {
   const doc = mockDocument();
+  const cardFields = cardNumberFields(doc);
   const own = protocols.canonical;
   const timeoutSeconds = Math.max(1, Math.ceil(prismTimeoutMs / 1000));
   const files = new Map<string, Buffer>();
@@ -139,13 +147,23 @@ function exampleServer({
 
   /** The one handler: Prism's example for the operation, made to keep the rules for this request. */
   const fromPrism = async (
-    input: { body?: Record<string, unknown>; params: Record<string, string> },
+    input: { body?: Record<string, unknown>; params: Record<string, string>; query?: Record<string, string> },
     context: { operation: ContractOperation; account: Account },
   ): Promise<unknown> => {
     const exchange = exchanges.getStore()!;
     exchange.handled = true;
     const op = context.operation;
     const route = routeOf.get(op.operationId)!;
+    // A card number in a field that is not a card number's is refused as the sandbox refuses it.
+    const field =
+      cardNumberOutsideCardFields(input.body, cardFields, new Set(op.hashes.map((h) => h.name))) ??
+      cardNumberOutsideCardFields(input.params, cardFields) ??
+      cardNumberOutsideCardFields(input.query, cardFields);
+    if (field !== undefined) {
+      const refusal = sandboxRefusals.cardNumberInField(field);
+      exchange.refused = refusal.message;
+      return refusalFields(op.refusalCode, refusal);
+    }
     const scenario = exchange.scenario === undefined ? undefined : mockScenario(exchange.scenario, op.operationId);
     if (scenario && 'refusal' in scenario) {
       exchange.refused = scenario.refusal.message;

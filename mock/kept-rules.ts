@@ -20,6 +20,8 @@ export const NEEDS_STATE: Readonly<Record<string, string>> = {
   'x-attempts': 'the attempts a payout has made: what is stored',
   'x-rollup': 'a status summing up stored items',
 };
+/** The sandbox's refusals of a rule that needs the request only, which the mock makes too (mock/front.ts). */
+export const SANDBOX_REFUSALS_KEPT = ['cardNumberInField'] as const;
 /** The marks the mock keeps (mock/answers.ts, through runtime/answer-rules.ts). */
 export const KEPT_MARKS = ['x-echo', 'x-sum'] as const;
 
@@ -99,14 +101,22 @@ export function keptRules(doc: MockDocument): string {
   lines.push(
     `- **Card numbers** never unmasked in an answer (the stubs' check), and the **result schemas**: every answer is held to its operation's own.`,
   );
+  for (const name of SANDBOX_REFUSALS_KEPT) {
+    const entry = refusalCatalogue.sandboxRefusals[name] as { code: string; when: string };
+    lines.push(
+      `- The sandbox's \`${entry.code}\`: ${entry.when.charAt(0).toLowerCase()}${entry.when.slice(1)} (runtime/card-fields.ts, the one reading of it).`,
+    );
+  }
   const faults = Object.keys(scenarios.faults);
   lines.push(
     `- **Scenarios** (\`${scenarios.header}\`, \`${scenarios.pathPrefix}/NAME/\`): every documented outcome of the operation, laid on its example, and internalError.`,
   );
   lines.push('', '**They need the sandbox** (a store or a clock):', '');
-  const business = Object.values(refusalCatalogue.sandboxRefusals) as { code: string; when: string }[];
+  const business = Object.entries(refusalCatalogue.sandboxRefusals)
+    .filter(([name]) => !(SANDBOX_REFUSALS_KEPT as readonly string[]).includes(name))
+    .map(([, entry]) => entry as { code: string; when: string });
   lines.push(
-    `- **The sandbox's own refusals** (${business.length} entries of \`sandboxRefusals\`, docs/REFUSALS.md): most need what is stored (a capture above its authorisation, a card not in the vault); the rest are the sandbox's checks of a valid request, written in the sandbox (a card number that fails Luhn, an amount of zero, a backwards settlement range, a batch file's shape). The mock answers a valid request with its example: ${business.map((e) => `\`${e.code}\``).join(', ')}.`,
+    `- **The sandbox's own refusals** (${business.length} entries of \`sandboxRefusals\`, docs/REFUSALS.md): most need what is stored (a capture above its authorisation, a card not in the vault); the rest are the sandbox's checks of a valid request, still written in its handlers (a card number that fails Luhn, an amount of zero, a backwards settlement range, a batch file's shape, a notification address its policy forbids). The mock answers a valid request with its example: ${business.map((e) => `\`${e.code}\``).join(', ')}.`,
   );
   const marks = ruleMarks(doc);
   for (const [mark, why] of Object.entries(NEEDS_STATE)) {

@@ -1,7 +1,8 @@
 // The mock keeps every rule that needs no state, as the sandbox keeps it, in both wire modes: a wrong,
 // missing or unknown credential or hash refused with the sandbox's refusal word for word; echoed fields
 // as sent (the card masked as the sandbox masks it), sums that add up, result hashes computed from
-// their recipes; access tokens it issues taken back, others refused; an operator's accounts known.
+// their recipes; a card number in a free-text field refused; access tokens it issues taken back,
+// others refused; an operator's accounts known.
 // Each request is sent to the mock and to an in-process sandbox, and the two answers compared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
@@ -78,6 +79,20 @@ describe('the mock refuses credentials and hashes as the sandbox does', () => {
         expect(fromMock).toEqual(fromSandbox);
         expect(Number(fromMock.answer.responseCode)).toBeLessThan(0);
       });
+
+  for (const wire of wires)
+    it(`a card number in a free-text field, in any spelling, refused -2 naming it (${wire})`, async () => {
+      for (const [field, text] of [
+        ['custom1', 'card 4564 7100 0000 0004'],
+        ['transactionProduct', 'x4564-7100-0000-0004y'],
+        ['customerName', 'Jane 4564.7100.0000.0004'],
+      ]) {
+        const request = buildRequest(card, { body: { ...cardExample, [field!]: text }, signBody: true, wire });
+        const [fromMock, fromSandbox] = [await toMock(request), await toSandbox(request)];
+        expect(fromMock, field).toEqual(fromSandbox);
+        expect(String(fromMock.answer.responseMessage)).toContain(`'${field}'`);
+      }
+    });
 
   it('a wrong message hash header, a wrong api key header and an unknown merchant header (the NPP paths)', async () => {
     const op = operation('listPayIds');
