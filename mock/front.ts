@@ -294,6 +294,8 @@ function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }:
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
     const upstream = http.request({ ...target, method: req.method, path: req.url, headers }, (answer) => {
+      // The time-out is for the answer's head: a long file streamed after it is not cut.
+      clearTimeout(timer);
       const status = answer.statusCode ?? 502;
       if (status < 400) {
         res.writeHead(status, answer.headers);

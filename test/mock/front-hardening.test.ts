@@ -302,6 +302,37 @@ describe('the front without a working Prism', () => {
     expect(asked).toBe(0);
   });
 
+  it('in proxy mode, waits a bounded time for the head of an answer, not for a long body streamed after it', async () => {
+    // An upstream (Prism's proxy) that answers its head at once and its body over 600 ms, and one that never answers.
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      let sent = 0;
+      const tick = setInterval(() => {
+        res.write(`row ${sent}\n`);
+        if (++sent === 6) {
+          clearInterval(tick);
+          res.end();
+        }
+      }, 100);
+    });
+    const silent = net.createServer(() => {});
+    servers.push(slow, silent);
+    const proxy = async (port: number) => {
+      const server = createFront({ target: { host: '127.0.0.1', port }, choosesExamples: false, prismTimeoutMs: 300 });
+      servers.push(server);
+      return listen(server);
+    };
+    const streamed = await exchange(await proxy(await listen(slow)), 'POST', '/post', {}, json);
+    expect(streamed).toMatchObject({ status: 200, text: 'row 0\nrow 1\nrow 2\nrow 3\nrow 4\nrow 5\n' });
+    const none = await exchange(await proxy(await listen(silent)), 'POST', '/post', {}, json);
+    expect(none).toMatchObject({ status: 502 });
+    expect(JSON.parse((none as { text: string }).text)).toEqual({
+      responseCode: '-4',
+      responseMessage: 'Mock unavailable: no answer within 300 ms',
+    });
+  });
+
   it('answers a client that half-closes after sending, whole', async () => {
     // A Prism stand-in that answers processCard's example after a moment.
     const example = mockDocument().components.examples as Record<string, { value: unknown }>;
