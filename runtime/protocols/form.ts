@@ -16,6 +16,7 @@ import {
   CannotCarry,
   declared,
   define,
+  MAX_FIELDS,
   mediaType,
   peeker,
   type AnswerRead,
@@ -24,6 +25,7 @@ import {
   type Protocol,
   type Read,
   type Shape,
+  TOO_MANY_FIELDS,
   type WireFormatDeclaration,
 } from './protocol.ts';
 
@@ -81,6 +83,8 @@ function keysOf(name: string): string[] | undefined {
  * name is refused, naming the field where there is one. Empty pairs (`a=1&&b=2`) are skipped.
  */
 export function readForm(text: string): FormRead {
+  // Before anything is decoded: what a refusal costs is bounded by the body's size and MAX_FIELDS.
+  if (holdsMorePairsThan(text, MAX_FIELDS)) return { body: TOO_MANY_FIELDS };
   const fields: FormFields = {};
   let start = 0;
   while (start <= text.length) {
@@ -119,6 +123,19 @@ export function readForm(text: string): FormRead {
     define(into as Record<string, unknown>, last, value);
   }
   return { ok: fields };
+}
+
+/** Whether the form holds more than `max` pairs (empty ones skipped, as readForm skips them). */
+function holdsMorePairsThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max) return false;
+  let n = 0;
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('&', start);
+    if (end < 0) end = text.length;
+    if (end > start && ++n > max) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;

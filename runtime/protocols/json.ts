@@ -13,8 +13,10 @@
 // only then is its path looked for.
 import {
   declared,
+  MAX_FIELDS,
   mediaType,
   peeker,
+  TOO_MANY_FIELDS,
   type Limit,
   type Protocol,
   type Read,
@@ -63,7 +65,40 @@ function holdsMoreBracketsThan(text: string, max: number): boolean {
 
 const KEY_END = /"\s*:/g;
 
+/** What stands before every field and list item but the first of its object or list. */
+const SEPARATORS = /,/g;
+
+/**
+ * Whether the text holds more than `max` fields and list items: more than `max` commas outside
+ * strings. Texts too short to hold so many, and those with few commas at all (a long base64 value
+ * has none), are passed over without a scan.
+ */
+export function holdsMoreValuesThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max) return false;
+  SEPARATORS.lastIndex = 0;
+  let rough = 0;
+  while (SEPARATORS.test(text)) if (++rough > max) break;
+  if (rough <= max) return false;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      i = text.indexOf('"', i + 1);
+      while (i > 0 && text.charCodeAt(i - 1) === 92 /* \ */) {
+        let slashes = 1;
+        while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+        i = text.indexOf('"', i + 1);
+      }
+      if (i < 0) return false;
+    } else if (c === 44 /* , */ && ++n > max) return true;
+  }
+  return false;
+}
+
 export function parseJson(text: string): Parsed {
+  // Before anything is parsed: what a refusal costs is bounded by the body's size and MAX_FIELDS.
+  if (holdsMoreValuesThan(text, MAX_FIELDS)) return { body: TOO_MANY_FIELDS };
   if (holdsMoreBracketsThan(text, MAX_DEPTH) && nestsDeeperThan(text, MAX_DEPTH))
     return { body: `nests deeper than ${MAX_DEPTH} levels` };
   const value: unknown = JSON.parse(text);
