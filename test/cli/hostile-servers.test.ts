@@ -5,8 +5,7 @@
 // silent party given up on after a few exchanges, each failure one line) and prints through the one
 // log writer's rules. Every hostile party here is a server this test starts on loopback: an endpoint,
 // a sandbox control API, and a catcher where every redirect points, which must never be reached.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as checkNotifications, GIVE_UP_AFTER } from '../../cli/commands/check-notifications.ts';
 import { run as chaos } from '../../cli/commands/chaos.ts';
@@ -14,71 +13,26 @@ import { run as deliveries } from '../../cli/commands/deliveries.ts';
 import { run as listen } from '../../cli/commands/listen.ts';
 import { run as logs } from '../../cli/commands/logs.ts';
 import { CONTROL_GIVE_UP_AFTER } from '../../cli/commands/sandbox-account.ts';
-import { findCardNumber } from '../../runtime/card-numbers.ts';
+import {
+  closeParties,
+  HOSTILE_TEXT,
+  type Mode,
+  misbehave,
+  type Parties,
+  startParties,
+  startServer,
+  unsafeLines,
+} from '../support/hostile-party.ts';
 import { captured } from './captured.ts';
 
-/** What a hostile party says: a card number, a screen-clearing escape, a title change, a forged line, BiDi and a lone surrogate. */
-const HOSTILE_TEXT = 'Approved 4564 7100 0000 0004\u001b[2J\u001b]0;owned\u0007\nforged line\r\u2028\u202e\ud800 done';
-/** Text a terminal would act on, or that forges a line: none of it may be printed raw. */
-const RAW = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/u;
-
-type Mode = 'redirect' | 'endless' | 'silent' | 'drip' | 'drop' | 'hostile' | 'ok';
-
-const servers: http.Server[] = [];
-const caught: string[] = [];
-const seen = { endpoint: 0, control: 0, mostWritten: 0 };
+const seen = { endpoint: 0, control: 0 };
 let endpointMode: Mode = 'ok';
 let controlMode: Mode | 'deliveries' = 'ok';
 const received: http.IncomingHttpHeaders[] = [];
-let catcherUrl = '';
+let parties: Parties;
+let caught: string[];
 let endpointUrl = '';
 let controlUrl = '';
-
-async function start(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** Answers as the mode says; `hostile` and `ok` answer `body`. */
-function misbehave(mode: Mode, req: http.IncomingMessage, res: http.ServerResponse, body: () => string): void {
-  req.resume();
-  switch (mode) {
-    case 'redirect': {
-      const status = [301, 302, 303, 307, 308][Math.floor(Math.random() * 5)]!;
-      return void res.writeHead(status, { location: `${catcherUrl}/stolen${req.url}` }).end();
-    }
-    case 'endless': {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(64 * 1024, 'x');
-      let written = 0;
-      const pump = () => {
-        while (!res.destroyed && written < 512 * 1024 * 1024) {
-          written += chunk.length;
-          seen.mostWritten = Math.max(seen.mostWritten, written);
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
-    }
-    case 'drip': {
-      res.writeHead(200);
-      const t = setInterval(() => res.write(' '), 100);
-      return void res.on('close', () => clearInterval(t));
-    }
-    case 'drop':
-      return void req.socket.destroy();
-    case 'silent':
-      return;
-    case 'hostile':
-      return void res.writeHead(400, { 'content-type': 'text/plain' }).end(HOSTILE_TEXT);
-    case 'ok':
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(body());
-  }
-}
 
 const DELIVERY = {
   id: 7,
@@ -99,16 +53,14 @@ const DELIVERY = {
 };
 
 beforeAll(async () => {
-  catcherUrl = await start((req, res) => {
-    caught.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
-    res.end('{}');
-  });
-  endpointUrl = await start((req, res) => {
+  parties = await startParties();
+  caught = parties.caught;
+  endpointUrl = await startServer(parties, (req, res) => {
     seen.endpoint++;
     received.push(req.headers);
-    misbehave(endpointMode, req, res, () => '{"ok":true}');
+    misbehave(parties, endpointMode, req, res, () => '{"ok":true}');
   });
-  controlUrl = await start((req, res) => {
+  controlUrl = await startServer(parties, (req, res) => {
     seen.control++;
     if (controlMode === 'deliveries') {
       req.resume();
@@ -120,23 +72,17 @@ beforeAll(async () => {
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ responseCode: 0, deliveries: list }));
     }
-    misbehave(controlMode, req, res, () => JSON.stringify({ responseCode: 0, deliveries: [DELIVERY], requests: [] }));
+    misbehave(parties, controlMode, req, res, () =>
+      JSON.stringify({ responseCode: 0, deliveries: [DELIVERY], requests: [] }),
+    );
   });
 });
 
-afterAll(() => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
+afterAll(() => closeParties(parties));
 
-/** Every line a command printed: one line each, nothing raw, no card number. */
+/** Every line a command printed: nothing raw, no card number. */
 function expectSafe(lines: string[]): void {
-  for (const line of lines.flatMap((l) => l.split('\n'))) {
-    expect(line, line).not.toMatch(RAW);
-    expect(findCardNumber(line), line).toBeFalsy();
-  }
+  expect(unsafeLines(lines)).toEqual({ raw: [], cards: [] });
 }
 
 const reset = (endpoint: Mode, control: Mode | 'deliveries') => {
@@ -167,7 +113,7 @@ describe('contract --notifications against a hostile endpoint', () => {
       expectSafe([...out, ...err]);
       expect(caught).toEqual([]);
       expect(out.at(-1)).toMatch(/^\d+ passed, \d+ failed$/);
-      if (mode === 'endless') expect(seen.mostWritten).toBeLessThan(64 * 1024 * 1024);
+      if (mode === 'endless') expect(parties.mostWritten).toBeLessThan(64 * 1024 * 1024);
       if (mode === 'hostile') expect(out.join('\n')).toContain('forged line');
     },
     60_000,
@@ -267,7 +213,7 @@ describe('listen against a hostile sandbox and a hostile endpoint', () => {
       expect(seen.endpoint).toBe(1);
       expect(out.some((l) => l.startsWith('#7 '))).toBe(true);
       expectSafe([...out, ...err]);
-      if (mode === 'endless') expect(seen.mostWritten).toBeLessThan(64 * 1024 * 1024);
+      if (mode === 'endless') expect(parties.mostWritten).toBeLessThan(64 * 1024 * 1024);
     },
     60_000,
   );
