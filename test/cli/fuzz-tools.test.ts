@@ -1,0 +1,202 @@
+// The fuzz run's part for the package's tools as clients (#39): `contract --notifications`, `listen`,
+// `deliveries` and `logs`, each run in-process against an endpoint and a sandbox control API this test
+// starts on loopback, each misbehaving as a seeded plan draws it (redirects to a catcher, endless,
+// silent, dripping and dropped answers, answers holding a card number, escape sequences and a forged
+// line). Counted for every run: crashes (a run that throws, or prints a stack), hangs (a run not
+// over when a watchdog of a minute ends), card numbers and raw control characters in what it printed,
+// redirects followed (requests that reached the catcher: a stand-in for leaving loopback). All but
+// runs and requests must be 0. The figures are printed (`fuzz-tools: {...}`) and written to
+// test-results/fuzz-tools.json for CI, beside the sandbox's (test/hardening/fuzz.test.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommandOutput } from '../../cli-kit/index.ts';
+import { run as checkNotifications } from '../../cli/commands/check-notifications.ts';
+import { run as deliveries } from '../../cli/commands/deliveries.ts';
+import { run as listen } from '../../cli/commands/listen.ts';
+import { run as logs } from '../../cli/commands/logs.ts';
+import {
+  closeParties,
+  HOSTILE_TEXT,
+  MODES,
+  type Mode,
+  misbehave,
+  type Parties,
+  startParties,
+  startServer,
+  unsafeLines,
+} from '../support/hostile-party.ts';
+
+const SEED = 20261127;
+const RUNS = 24;
+const WATCHDOG_MS = 60_000;
+
+const DELIVERY = {
+  id: 9,
+  event: 'batchNotify',
+  subject: `batch-1 ${HOSTILE_TEXT}`,
+  url: 'http://merchant.example/hooks',
+  body: JSON.stringify({ event: 'batchNotify', batchUUID: `b1 ${HOSTILE_TEXT}` }),
+  headers: { 'content-type': 'application/json', 'SVC-MESSAGEHASH': 'abc', authorization: 'Basic eDp5' },
+  delivered: false,
+  attempts: [{ at: HOSTILE_TEXT, status: 0, ms: 1 }],
+};
+
+let parties: Parties;
+let endpointMode: Mode = 'ok';
+let controlMode: Mode | 'deliveries' = 'ok';
+let endpointUrl = '';
+let controlUrl = '';
+let requests = 0;
+
+beforeAll(async () => {
+  parties = await startParties();
+  endpointUrl = await startServer(parties, (req, res) => {
+    requests++;
+    misbehave(parties, endpointMode, req, res, () => '{"ok":true}');
+  });
+  controlUrl = await startServer(parties, (req, res) => {
+    requests++;
+    const url = new URL(req.url ?? '/', controlUrl);
+    if (controlMode === 'deliveries') {
+      req.resume();
+      const after = Number(url.searchParams.get('after') ?? 0);
+      const list = url.searchParams.has('latest') || after >= DELIVERY.id ? [] : [DELIVERY];
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ responseCode: 0, deliveries: list }));
+    }
+    misbehave(parties, controlMode, req, res, () =>
+      JSON.stringify({
+        responseCode: 0,
+        deliveries: [DELIVERY],
+        requests: [
+          {
+            id: 1,
+            at: HOSTILE_TEXT,
+            verb: 'POST',
+            path: `/post ${HOSTILE_TEXT}`,
+            status: 200,
+            outcome: 'refused',
+            ms: 1,
+          },
+        ],
+      }),
+    );
+  });
+});
+afterAll(() => closeParties(parties));
+
+type Tool = 'notifications' | 'listen' | 'deliveries' | 'logs';
+type Command = (argv: string[], options: CommandOutput) => Promise<number>;
+const TOOLS: Record<Tool, { command: Command; args: () => string[] }> = {
+  notifications: {
+    command: checkNotifications,
+    args: () => [
+      '--notifications',
+      `${endpointUrl}/hooks`,
+      '--passphrase',
+      'sandbox-passphrase',
+      '--timeout-seconds',
+      '1',
+      '--effects',
+      `${controlUrl}/effects`,
+    ],
+  },
+  listen: {
+    command: listen,
+    args: () => [
+      '--forward-to',
+      `${endpointUrl}/hooks`,
+      '--base',
+      controlUrl,
+      '--sandbox-timeout-seconds',
+      '1',
+      '--timeout-seconds',
+      '1',
+      '--poll-seconds',
+      '0',
+      '--count',
+      '1',
+    ],
+  },
+  deliveries: { command: deliveries, args: () => ['--base', controlUrl, '--sandbox-timeout-seconds', '1'] },
+  logs: { command: logs, args: () => ['--base', controlUrl, '--sandbox-timeout-seconds', '1'] },
+};
+
+const plan = fc.sample(
+  fc.record({
+    tool: fc.constantFrom(...(Object.keys(TOOLS) as Tool[])),
+    endpoint: fc.constantFrom(...MODES),
+    control: fc.constantFrom<Mode | 'deliveries'>(...MODES, 'deliveries', 'deliveries'),
+  }),
+  { seed: SEED, numRuns: RUNS },
+);
+
+describe('the tools against hostile servers (seeded)', () => {
+  const stats = {
+    runs: 0,
+    requests: 0,
+    crashes: 0,
+    hangs: 0,
+    cardNumbersInOutput: 0,
+    rawOutputLines: 0,
+    redirectsFollowed: 0,
+    mostBytesWrittenToOneReader: 0,
+    byTool: {} as Record<string, number>,
+  };
+  const failures: string[] = [];
+
+  it(`${RUNS} runs of contract --notifications, listen, deliveries and logs: no crash, no hang, nothing raw, nothing followed`, async () => {
+    for (const [i, { tool, endpoint, control }] of plan.entries()) {
+      endpointMode = endpoint;
+      controlMode = control;
+      const out: string[] = [];
+      const name = `#${i} ${tool} (endpoint ${endpoint}, control API ${control})`;
+      let timer: NodeJS.Timeout | undefined;
+      const watchdog = new Promise<'hang'>((resolve) => {
+        timer = setTimeout(() => resolve('hang'), WATCHDOG_MS);
+      });
+      const stop = new AbortController();
+      const ran = TOOLS[tool]
+        .command(TOOLS[tool].args(), {
+          print: (l) => out.push(l),
+          printError: (l) => out.push(l),
+          ...(tool === 'listen' ? { signal: stop.signal } : {}),
+        } as CommandOutput)
+        .then(
+          (code) => ({ code }),
+          (error: unknown) => ({ error }),
+        );
+      const result = await Promise.race([ran, watchdog]);
+      clearTimeout(timer);
+      stats.runs++;
+      stats.byTool[tool] = (stats.byTool[tool] ?? 0) + 1;
+      if (result === 'hang') {
+        stats.hangs++;
+        failures.push(`${name}: still running after ${WATCHDOG_MS / 1000} s`);
+        stop.abort();
+        await ran;
+      } else if ('error' in result || out.some((l) => /\n\s+at /.test(l))) {
+        stats.crashes++;
+        failures.push(`${name}: ${'error' in result ? String(result.error) : 'printed a stack'}`);
+      }
+      const unsafe = unsafeLines(out);
+      stats.cardNumbersInOutput += unsafe.cards.length;
+      stats.rawOutputLines += unsafe.raw.length;
+      for (const l of [...unsafe.cards, ...unsafe.raw]) failures.push(`${name}: printed ${JSON.stringify(l)}`);
+    }
+    stats.requests = requests;
+    stats.redirectsFollowed = parties.caught.length;
+    stats.mostBytesWrittenToOneReader = parties.mostWritten;
+    for (const c of parties.caught) failures.push(`a redirect was followed: ${c}`);
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(Object.keys(stats.byTool).sort()).toEqual(Object.keys(TOOLS).sort());
+  }, 600_000);
+
+  afterAll(() => {
+    console.log(`fuzz-tools: ${JSON.stringify(stats)}`);
+    mkdirSync('test-results', { recursive: true });
+    writeFileSync('test-results/fuzz-tools.json', `${JSON.stringify({ seed: SEED, ...stats }, null, 2)}\n`);
+  });
+});
