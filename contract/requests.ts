@@ -12,9 +12,13 @@ import type { Protocol } from '../runtime/protocols/protocol.ts';
 import { signBodyHashes, signHeaders } from '../runtime/signing.ts';
 import type { GatewayRequest } from '../server-stubs/index.ts';
 import { exampleValue, type Doc } from '../runtime/document.ts';
+import { withExactSchemas } from '../runtime/exact-requests.ts';
 
 const require = createRequire(import.meta.url);
-export const doc: Doc = JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
+/** The published contract, its exact request schemas among the components (the suite sends exact requests). */
+export const doc: Doc = withExactSchemas(
+  JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8')),
+);
 
 export const sandbox = doc.info['x-sandbox'];
 /** The access token the spec's examples carry (getAccessToken's example result). */

@@ -429,6 +429,22 @@ export const refusalCatalogue = {
       "responseCode": -4,
       "message": "Internal gateway error (scenario internalError): nothing was processed",
       "when": "The scenario internalError: the -4 of a gateway that failed, nothing processed"
+    },
+    "mockEngineUnavailable": {
+      "code": "PGW_ERR_MOCK_ENGINE_UNAVAILABLE",
+      "responseCode": -4,
+      "status": 503,
+      "args": [
+        [
+          "seconds",
+          "number"
+        ]
+      ],
+      "message": "The mock cannot serve its example now (Prism did not answer): retry after {seconds} s",
+      "when": "The mock's example engine (Prism) did not answer within its time-out, or went away: HTTP 503 with Retry-After, nothing processed",
+      "example": [
+        1
+      ]
     }
   },
   "validationRefusals": {
@@ -1971,6 +1987,7 @@ export interface RefusalArgs {
     "methodNotThePath": [pathMethod: string];
     "scenarioInvalid": [header: string, why: string];
     "scenarioInternalError": [];
+    "mockEngineUnavailable": [seconds: number];
   };
   validationRefusals: {
     "required": [field: string, kind?: RefusalKind];

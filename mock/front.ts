@@ -1,40 +1,51 @@
-// The mock's front: a thin node:http proxy before Prism that reads the body's `method` and asks
-// Prism for that method's own result example (Prefer: example=…), the pattern Prism's maintainers
-// point to, since Prism cannot choose an example from the body. A client's own Prefer header wins.
-// A request the gateway would refuse is answered as the gateway answers it (HTTP 200 and a negative
-// responseCode naming the field, from the server stubs' own checks), with Prism's violations of it in
-// the sl-violations header; a malformed body is answered at once (Prism would never answer it).
+// The mock's front: the server stubs' own core (server-stubs/) with one handler for every operation,
+// which asks Prism for that method's own example (Prefer: example=…, the pattern Prism's maintainers
+// point to, since Prism cannot choose an example from the body) and makes it keep every rule that
+// needs no state. So the mock reads a request with the stubs' one reader (routing, the body cap, the
+// wire format, a byte-order mark, unknown fields, normalisation), refuses what they refuse as they
+// word it (a missing or broken field, a wrong key or hash for an account it knows, an account it does
+// not), and answers in the caller's wire format with the result hashes the stubs compute, the card
+// numbers they forbid and the schema they hold an answer to. What the handler adds to Prism's example
+// is read from the spec's marks (mock/answers.ts). A client's own Prefer header chooses another
+// example. In proxy mode the front only passes requests through to Prism's validating proxy.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import type { MockRoute } from '../runtime/operation-model.ts';
-import type { Protocol } from '../runtime/protocols/protocol.ts';
-import { compile, methodPath, normalised, protocols, withoutUnknownFields } from '../server-stubs/index.ts';
 import {
   createGateway,
+  createNodeServer,
+  protocols,
   refusalFields,
+  refusals,
+  type Account,
+  type ErrorCode,
+  type Gateway,
   type GatewayRequest,
   type GatewayResponse,
   type RequestRecord,
 } from '../server-stubs/index.ts';
-import { type ScenarioOutcome, withOutcome } from '../runtime/scenarios.ts';
+import { refusalCatalogue, type RefusalArgs } from '../generated/refusal-catalogue.ts';
+import { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
+import { withExactSchemas } from '../runtime/exact-requests.ts';
+import { catalogueOf } from '../runtime/refusal-catalogue.ts';
+import { withOutcome } from '../runtime/scenarios.ts';
+import { exampleAnswer, type MockDocument } from './answers.ts';
+import { mockAccounts, sandboxAccounts } from './accounts.ts';
+import { askPrism, type PrismAnswer, type PrismTarget } from './prism-client.ts';
 import { askedScenario, mockScenario } from './scenarios.ts';
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
-const routes: (MockRoute & { pattern: RegExp })[] = (
-  JSON.parse(readFileSync(configFile, 'utf8')).routes as MockRoute[]
-).map((r) => ({
-  ...r,
-  pattern: compile(r.path).pattern,
-}));
+const routes: MockRoute[] = JSON.parse(readFileSync(configFile, 'utf8')).routes;
+const routeOf = new Map(routes.map((r) => [r.operationId, r]));
 
-export function routeFor(verb: string, pathname: string, body: unknown): MockRoute | undefined {
-  const method = typeof body === 'object' && body !== null ? (body as { method?: unknown }).method : undefined;
-  return routes.find((r) => r.verb === verb && r.pattern.test(pathname) && (r.method === null || r.method === method));
-}
+/** The published document: the sandbox's accounts, the result schemas' rule marks, the example tokens. */
+export const mockDocument = (): MockDocument =>
+  withExactSchemas(JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8')));
 
 export interface Violation {
   location: string[];
@@ -45,236 +56,285 @@ export interface Violation {
 
 export interface FrontOptions {
   /** Where Prism listens. */
-  target: { host: string; port: number };
+  target: PrismTarget;
   /** In proxy mode Prism answers from the upstream: the front only passes requests through. */
   choosesExamples: boolean;
   /** Each contract violation Prism finds in proxy mode, in the request or the upstream's answer. */
   onViolation?: (request: string, violations: Violation[]) => void;
   /**
-   * Each request the mock refuses as the gateway does, with the refusal's message: one short line for
-   * its log (Prism's violations of it stay in the sl-violations header, several kilobytes for an
-   * unknown method).
+   * Each request the mock refuses, with the refusal's message: one short line for its log (Prism's
+   * violations of it stay in the sl-violations header, several kilobytes for an unknown method).
    */
   onRefusal?: (request: string, message: string) => void;
   /** Settles when Prism listens: a request that arrives before waits for it (the front takes its port first). */
   ready?: Promise<void>;
+  /** Accounts beside the spec's sandbox accounts (--accounts FILE). */
+  accounts?: readonly Account[];
+  /** How long Prism may take over one example before the caller is refused 503 (default 10 s). */
+  prismTimeoutMs?: number;
 }
 
 /** The header that carries Prism's violations of a refused request (Prism's own name for it). */
 export const VIOLATIONS_HEADER = 'sl-violations';
 
-/**
- * The gateway's own refusals, for the mock to answer as the gateway does: the server stubs' core with
- * no handler and no account. A request it refuses before authentication (malformed JSON, an unknown
- * path or method, an invalid or missing field) gets the gateway's answer: the operation's status
- * and a negative responseCode naming the field. A request that reaches authentication (refused -1
- * for want of accounts) is valid, and goes to Prism for its example.
- */
-function gatewayRefusals(): (request: GatewayRequest) => Promise<GatewayResponse | undefined> {
-  const seen: { last?: RequestRecord } = {};
-  const core = createGateway({
-    handlers: {},
-    accounts: { find: () => undefined, findByAccessToken: () => undefined },
-    onRequest: (r) => (seen.last = r),
-    // The front logs the refusals it answers itself (onRefusal), in one line each.
-    logger: false,
-  });
-  return async (request) => {
-    delete seen.last;
-    const response = await core.respond(request);
-    const record = seen.last as RequestRecord | undefined; // set by onRequest, during respond()
-    return record?.reason ? undefined : response;
-  };
+export const PRISM_TIMEOUT_MS = 10_000;
+
+/** What one request's handler tells the front beyond its answer. */
+interface Exchange {
+  request: GatewayRequest;
+  /** The scenario the request names (header or path prefix). */
+  scenario: string | undefined;
+  /** The core's record of it: which check refused it, if one did. */
+  record?: RequestRecord;
+  /** The handler ran: the request passed every check. */
+  handled: boolean;
+  /** An answer that replaces the core's (Prism's own for a client's Prefer it answers >= 400). */
+  replaced?: GatewayResponse;
+  /** The status and headers to answer with where not the operation's (a 503 and its Retry-After). */
+  status?: number;
+  headers?: Record<string, string>;
+  /** The message of a refusal the handler made (a scenario's, Prism away), for the log. */
+  refused?: string;
 }
 
-const SPEC_PATHS = new Set(['/openapi.json', '/openapi.yaml', '/docs', '/docs/']);
+const exchanges = new AsyncLocalStorage<Exchange>();
 
-export function createFront({ target, choosesExamples, onViolation, onRefusal, ready }: FrontOptions): http.Server {
+/** The sandbox's refusals the mock makes too: those of a rule that needs the request only. */
+const sandboxRefusals = catalogueOf<RefusalArgs['sandboxRefusals'], ErrorCode>(refusalCatalogue.sandboxRefusals);
+
+/** Headers the front does not pass to Prism: its own, the body's (rewritten), the scenario's. */
+const NOT_FORWARDED = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'accept',
+  'prefer',
+  'svc-sandbox-scenario',
+]);
+
+export function createFront(options: FrontOptions): http.Server {
+  return options.choosesExamples ? exampleServer(options) : proxyServer(options);
+}
+
+function exampleServer({
+  target,
+  onRefusal,
+  ready,
+  accounts = [],
+  prismTimeoutMs = PRISM_TIMEOUT_MS,
+}: FrontOptions): http.Server {
+  const doc = mockDocument();
+  const cardFields = cardNumberFields(doc);
+  const own = protocols.canonical;
+  const timeoutSeconds = Math.max(1, Math.ceil(prismTimeoutMs / 1000));
   const files = new Map<string, Buffer>();
   const fileFor = (name: string) => {
     if (!files.has(name)) files.set(name, readFileSync(path.join(path.dirname(configFile), name)));
     return files.get(name)!;
   };
-  const refusals = gatewayRefusals();
-  return http.createServer((req, res) => {
-    // A scenario the request names (mock/scenarios.ts): its path prefix is taken off here.
-    const asked = choosesExamples ? askedScenario(req) : undefined;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      await ready;
-      /** Answers the gateway's refusal, and says so in one line. */
-      const refuse = (answer: GatewayResponse, headers: Record<string, string> = {}) => {
-        if (onRefusal) {
-          const message = refusalMessage(answer);
-          onRefusal(`${req.method} ${req.url}`, message ?? `HTTP ${answer.status}`);
-        }
-        res.writeHead(answer.status, { ...answer.headers, ...headers }).end(answer.body);
+
+  /** Prism is away: -4 in the operation's refusal, answered 503 with Retry-After (the handler's status). */
+  const engineAway = (exchange: Exchange, op: ContractOperation) => {
+    const refusal = refusals.mockEngineUnavailable(timeoutSeconds);
+    exchange.status = refusal.status ?? 503;
+    exchange.headers = { 'retry-after': String(timeoutSeconds) };
+    exchange.refused = refusal.message;
+    return refusalFields(op.refusalCode, refusal);
+  };
+
+  /** The one handler: Prism's example for the operation, made to keep the rules for this request. */
+  const fromPrism = async (
+    input: { body?: Record<string, unknown>; params: Record<string, string>; query?: Record<string, string> },
+    context: { operation: ContractOperation; account: Account },
+  ): Promise<unknown> => {
+    const exchange = exchanges.getStore()!;
+    exchange.handled = true;
+    const op = context.operation;
+    const route = routeOf.get(op.operationId)!;
+    // A card number in a field that is not a card number's is refused as the sandbox refuses it.
+    const field =
+      cardNumberOutsideCardFields(input.body, cardFields, new Set(op.hashes.map((h) => h.name))) ??
+      cardNumberOutsideCardFields(input.params, cardFields) ??
+      cardNumberOutsideCardFields(input.query, cardFields);
+    if (field !== undefined) {
+      const refusal = sandboxRefusals.cardNumberInField(field);
+      exchange.refused = refusal.message;
+      return refusalFields(op.refusalCode, refusal);
+    }
+    const scenario = exchange.scenario === undefined ? undefined : mockScenario(exchange.scenario, op.operationId);
+    if (scenario && 'refusal' in scenario) {
+      exchange.refused = scenario.refusal.message;
+      if (scenario.refusal.status !== undefined) exchange.status = scenario.refusal.status;
+      return refusalFields(op.refusalCode, scenario.refusal);
+    }
+    await ready;
+    const clientPrefers = exchange.request.headers.prefer;
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(exchange.request.headers))
+      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
+    const body = op.request && input.body ? own.writeRequest(input.body) : undefined;
+    for (const [name, value] of Object.entries(own.requestHeaders(body !== undefined)))
+      headers[name.toLowerCase()] = value;
+    // The form mode reads no Accept (Omnipay sends text/xml, which Prism would refuse 406): Prism is
+    // asked for what it answers, or a file result's own type.
+    headers.accept = route.accept ?? own.answerType;
+    headers.prefer = clientPrefers ?? `example=${route.example}`;
+    const search = exchange.request.url.indexOf('?');
+    const url = pathOf(op, input.params) + (search < 0 ? '' : exchange.request.url.slice(search));
+    const answer: PrismAnswer = await askPrism(target, { verb: op.verb, url, headers, body }, prismTimeoutMs);
+    if ('failed' in answer) return engineAway(exchange, op);
+    const type = String(answer.headers['content-type'] ?? '');
+    if (answer.status >= 400) {
+      // What the client's own Prefer asked of Prism (code=400, say), or Prism's own failure: as Prism answers it.
+      exchange.replaced = { status: answer.status, headers: { 'content-type': type }, body: answer.body };
+      return refusalFields(op.refusalCode, refusals.internal());
+    }
+    // Prism cannot serve a binary example inline: a zip result is answered with its file.
+    if (route.file && route.accept && type.startsWith(route.accept)) return fileFor(route.file);
+    if (route.accept && type.startsWith(route.accept)) return answer.body.toString('utf8');
+    const read = own.readAnswer(answer.body.toString('utf8'));
+    if (!('ok' in read)) return engineAway(exchange, op);
+    const outcome = scenario?.outcome;
+    const example = outcome ? withOutcome(read.ok, outcome) : read.ok;
+    return exampleAnswer(doc, op, input.body ?? {}, example, context.account);
+  };
+
+  const handlers = Object.fromEntries(operations.map((op) => [op.operationId, fromPrism]));
+  const core = createGateway({
+    handlers,
+    accounts: mockAccounts([...sandboxAccounts(doc.info['x-sandbox']), ...accounts], exampleTokens(doc)),
+    // The front logs the refusals it answers (onRefusal), in one line each.
+    logger: false,
+    onRequest: (record) => {
+      const exchange = exchanges.getStore();
+      if (exchange) exchange.record = record;
+    },
+  });
+
+  /** Prism's own violations of a request the stubs refused for its schema, for the sl-violations header. */
+  const violationsOf = async (request: GatewayRequest): Promise<string | undefined> => {
+    await ready;
+    const answer = await askPrism(
+      target,
+      { verb: request.verb, url: request.url, headers: { ...request.headers }, body: request.body },
+      prismTimeoutMs,
+    );
+    return 'failed' in answer ? undefined : (answer.headers[VIOLATIONS_HEADER] as string | undefined);
+  };
+
+  const respond = async (sent: GatewayRequest): Promise<GatewayResponse> => {
+    const asked = askedScenario(sent.url, sent.headers);
+    const exchange: Exchange = { request: { ...sent, url: asked.url }, scenario: asked.text, handled: false };
+    let response = await exchanges.run(exchange, () => core.respond(exchange.request));
+    if (exchange.replaced) return exchange.replaced;
+    if (exchange.status !== undefined || exchange.headers)
+      response = {
+        ...response,
+        status: exchange.status ?? response.status,
+        headers: { ...response.headers, ...exchange.headers },
       };
-      const raw = Buffer.concat(chunks);
-      let url = req.url ?? '/';
-      let pathname = url.split('?')[0]!;
-      let refusal: GatewayResponse | undefined;
-      let body: unknown;
-      // Prism speaks the spec's own protocol: a request in another (the form/XML mode, by its
-      // Content-Type; docs/WIRE-FORMATS.md) is asked of Prism in it, and its answer written back.
-      const own = protocols.canonical;
-      const protocol = choosesExamples
-        ? protocols.choose(req.headers as Record<string, string | undefined>, undefined)
-        : own;
-      const translated = protocol !== own;
-      if (choosesExamples) {
-        refusal = await refusals({
-          verb: req.method ?? 'GET',
-          url,
-          headers: req.headers as Record<string, string | undefined>,
-          body: raw.length ? raw : undefined,
-        }).catch(() => undefined);
-        if (refusal && SPEC_PATHS.has(pathname) && refusal.status === 200)
-          return void res.writeHead(200, refusal.headers).end(refusal.body);
-        const read = raw.length ? protocol.read(raw) : { ok: undefined };
-        // Malformed: Prism would wait for a body it can read. Answer as the gateway does, now.
-        if (!('ok' in read)) return refuse(refusal!);
-        body = read.ok;
-        // An unknown path or method: Prism's answer would be a list of every branch's violations.
-        if (refusal && !routeFor(req.method ?? 'GET', pathname, body)) return refuse(refusal);
+    const check = exchange.record?.check;
+    if (!exchange.handled && check && onRefusal)
+      onRefusal(`${sent.verb} ${sent.url}`, exchange.record?.message ?? `HTTP ${response.status}`);
+    if (exchange.refused && onRefusal) onRefusal(`${sent.verb} ${sent.url}`, exchange.refused);
+    if (check === 'schema' || check === 'query') {
+      const violations = await violationsOf(exchange.request);
+      if (violations) response = { ...response, headers: { ...response.headers, [VIOLATIONS_HEADER]: violations } };
+    }
+    return response;
+  };
+
+  // The scenario's path prefix is not the contract's: the stubs' limits are those of the path under it.
+  const under = (pathname: string) => askedScenario(pathname, {}).url;
+  const gateway: Gateway = {
+    handle: respond,
+    respond,
+    readLimit: (pathname) => core.readLimit(under(pathname)),
+    bodyLimit: (pathname, head) => core.bodyLimit(under(pathname), head),
+    serves: (pathname) => core.serves(under(pathname)),
+    refusal: (pathname, headers, refusal) => core.refusal(under(pathname), headers, refusal),
+    metrics: core.metrics,
+  };
+  // The stubs' own server: the body cap while reading, time-outs, a half-closed client answered.
+  return createNodeServer(gateway);
+}
+
+/** The operation's path with its parameters put back. */
+function pathOf(op: ContractOperation, params: Record<string, string>): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
+/** Every access token the spec's examples send: each stands for the sandbox merchant on the mock. */
+function exampleTokens(doc: MockDocument): string[] {
+  const tokens = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'accessToken' && typeof value === 'string') tokens.add(value);
+      else visit(value);
+    }
+  };
+  visit(doc.components?.examples);
+  visit(doc.paths);
+  return [...tokens];
+}
+
+/** Proxy mode: every request passed to Prism's validating proxy, each violation it reports told. */
+function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }: FrontOptions): http.Server {
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 });
+  // A client that half-closes after sending still gets its answer (as the stubs' server does).
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
+    const upstream = http.request({ ...target, method: req.method, path: req.url, headers }, (answer) => {
+      // The time-out is for the answer's head: a long file streamed after it is not cut.
+      clearTimeout(timer);
+      const status = answer.statusCode ?? 502;
+      if (status < 400) {
+        res.writeHead(status, answer.headers);
+        return void answer.pipe(res);
       }
-      // What Prism is sent: the request as the gateway reads it. Prism knows neither a trailing slash
-      // (clients post to /post/), nor /token/processCard (x-method-in-path), nor a field no form declares
-      // (x-unknown-fields: ignore), nor a lower-case currency (x-normalise).
-      let forwarded = raw;
-      let op: ContractOperation | undefined;
-      if (choosesExamples) {
-        let rewritten = false;
-        if (pathname.length > 1 && pathname.endsWith('/')) pathname = pathname.replace(/\/+$/, '') || '/';
-        const named = methodPath(pathname);
-        if (named && typeof body === 'object' && body !== null && !Array.isArray(body)) {
-          body = { method: named.method, ...body };
-          pathname = named.path;
-          rewritten = true;
-        }
-        url = pathname + url.slice(url.split('?')[0]!.length);
-        const found = routeFor(req.method ?? 'GET', pathname, body);
-        op = found && operations.find((o) => o.operationId === found.operationId);
-        if (op) body = protocol.typed(body, op.shapes.request);
-        const known = op ? withoutUnknownFields(op, body) : undefined;
-        const read = op && known ? normalised(op, known.body) : body;
-        if (known && (translated || known.unknown.length || rewritten || read !== known.body)) {
-          forwarded = Buffer.from(own.writeRequest(read as Record<string, unknown>));
-          body = read;
-        }
-      }
-      const route = choosesExamples ? routeFor(req.method ?? 'GET', pathname, body) : undefined;
-      const headers: http.OutgoingHttpHeaders = {
-        ...req.headers,
-        host: `${target.host}:${target.port}`,
-        'content-length': String(forwarded.length),
-      };
-      delete headers['transfer-encoding'];
-      if (translated) {
-        for (const [name, value] of Object.entries(own.requestHeaders(true))) headers[name.toLowerCase()] = value;
-        // The form mode reads no Accept (docs/WIRE-FORMATS.md; Omnipay sends text/xml, which Prism
-        // would refuse 406): Prism is asked for what it answers, or a file result's own type.
-        headers.accept = route?.accept ?? own.answerType;
-      }
-      const chosen = Boolean(route && !req.headers.prefer);
-      if (route && chosen) headers.prefer = `example=${route.example}`;
-      const scenario = route && asked !== undefined && !refusal ? mockScenario(asked, route.operationId) : undefined;
-      if (scenario && 'refusal' in scenario) {
-        const scenarioOp = operations.find((o) => o.operationId === route!.operationId)!;
-        const fields = refusalFields(scenarioOp.refusalCode, scenario.refusal);
-        return refuse({
-          status: scenario.refusal.status ?? scenarioOp.status,
-          headers: { 'content-type': protocol.answerType },
-          body: protocol.writeAnswer(fields, scenarioOp.shapes.refusal),
-        });
-      }
-      const outcome = scenario?.outcome;
-      if (route?.accept && (!req.headers.accept || req.headers.accept === '*/*')) headers.accept = route.accept;
-      const upstream = http.request({ ...target, method: req.method, path: url, headers }, (answer) => {
-        const status = answer.statusCode!;
-        if (refusal) {
-          // The gateway's refusal, with Prism's violations of the request beside it.
-          answer.resume();
-          const violations = answer.headers[VIOLATIONS_HEADER] as string | undefined;
-          return refuse(refusal, violations ? { [VIOLATIONS_HEADER]: violations } : {});
-        }
-        // Prism cannot serve a binary example inline: a zip result is answered with its file.
-        if (route?.file && chosen && status < 300 && answer.headers['content-type']?.startsWith(route.accept!)) {
-          answer.resume();
-          const bytes = fileFor(route.file);
-          res.writeHead(status, { 'content-type': route.accept!, 'content-length': bytes.length });
-          return res.end(bytes);
-        }
-        if ((translated || outcome) && status < 400 && protocols.answeredIn(answer.headers['content-type']) === own)
-          return void writeTranslated(answer, res, protocol, op, outcome);
-        if (status < 400) {
-          res.writeHead(status, answer.headers);
-          return answer.pipe(res);
-        }
-        const parts: Buffer[] = [];
-        answer.on('data', (c: Buffer) => parts.push(c));
-        answer.on('end', () => {
-          const out: Buffer = Buffer.concat(parts);
-          if (!choosesExamples && onViolation) {
-            try {
-              const problem = JSON.parse(out.toString('utf8')) as { type?: string; validation?: Violation[] };
-              if (problem.type?.endsWith('#VIOLATIONS') && problem.validation) {
-                const seen = new Set<string>();
-                const unique = problem.validation.filter(
-                  (v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)),
-                );
-                onViolation(`${req.method} ${url}`, unique);
-              }
-            } catch {
-              // Not Prism's problem document: the upstream's own error, passed on as it is.
-            }
+      const parts: Buffer[] = [];
+      answer.on('data', (c: Buffer) => parts.push(c));
+      answer.on('end', () => {
+        const out = Buffer.concat(parts);
+        try {
+          const problem = JSON.parse(out.toString('utf8')) as { type?: string; validation?: Violation[] };
+          if (onViolation && problem.type?.endsWith('#VIOLATIONS') && problem.validation) {
+            const seen = new Set<string>();
+            const unique = problem.validation.filter(
+              (v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)),
+            );
+            onViolation(`${req.method} ${req.url}`, unique);
           }
-          res.writeHead(status, answer.headers);
-          res.end(out);
-        });
+        } catch {
+          // Not Prism's problem document: the upstream's own error, passed on as it is.
+        }
+        res.writeHead(status, answer.headers);
+        res.end(out);
       });
-      upstream.on('error', (error) => {
-        if (refusal) return refuse(refusal);
-        const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
-        res.writeHead(502, { 'content-type': protocol.answerType });
-        res.end(protocol.writeAnswer(unavailable));
-      });
-      upstream.end(forwarded);
     });
+    const timer = setTimeout(
+      () => upstream.destroy(new Error(`no answer within ${prismTimeoutMs} ms`)),
+      prismTimeoutMs,
+    );
+    upstream.on('close', () => clearTimeout(timer));
+    upstream.on('error', (error) => {
+      if (res.headersSent) return void res.destroy();
+      const unavailable = { responseCode: '-4', responseMessage: `Mock unavailable: ${error.message}` };
+      res.writeHead(502, { 'content-type': own().answerType });
+      res.end(own().writeAnswer(unavailable));
+    });
+    req.pipe(upstream);
   });
+  return server;
 }
 
-/**
- * Prism's example, in the spec's own protocol, written in the protocol the request was in, with the
- * outcome of a scenario the request named laid on it.
- */
-function writeTranslated(
-  answer: http.IncomingMessage,
-  res: http.ServerResponse,
-  protocol: Protocol,
-  op: ContractOperation | undefined,
-  outcome: ScenarioOutcome | undefined,
-): void {
-  const parts: Buffer[] = [];
-  answer.on('data', (c: Buffer) => parts.push(c));
-  answer.on('end', () => {
-    const read = protocols.canonical.readAnswer(Buffer.concat(parts).toString('utf8'));
-    const example = 'ok' in read ? read.ok : {};
-    const value = outcome ? (withOutcome(example, outcome) as Record<string, unknown>) : example;
-    const shape = op && (Number(value.responseCode) < 0 ? op.shapes.refusal : op.shapes.result);
-    const text = protocol.writeAnswer(value, shape);
-    res.writeHead(answer.statusCode!, {
-      'content-type': protocol.answerType,
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  });
-}
-
-/** A refusal's message, read back in the protocol it is written in. */
-function refusalMessage(answer: GatewayResponse): string | undefined {
-  const read = protocols.answeredIn(answer.headers['content-type'])?.readAnswer(String(answer.body));
-  const message = read && 'ok' in read ? read.ok.responseMessage : undefined;
-  return typeof message === 'string' ? message : undefined;
-}
+const own = () => protocols.canonical;

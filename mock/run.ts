@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli-kit/index.ts';
+import { accountsFromFile } from './accounts.ts';
 import { createFront, type Violation } from './front.ts';
+import type { Account } from '../server-stubs/index.ts';
 import { type LineSink, logWriter } from '../runtime/log-line.ts';
 
 const require = createRequire(import.meta.url);
@@ -85,6 +87,10 @@ export async function startMock(options: {
   onPrismStart?: () => void;
   onViolation?: (request: string, violations: Violation[]) => void;
   onRefusal?: (request: string, message: string) => void;
+  /** Accounts beside the spec's sandbox accounts. */
+  accounts?: readonly Account[];
+  /** How long Prism may take over one example (default 10 s). */
+  prismTimeoutMs?: number;
 }) {
   // The front takes its port first: a port in use is refused before Prism is started at all.
   const target = { host: '127.0.0.1', port: 0 };
@@ -96,6 +102,8 @@ export async function startMock(options: {
     choosesExamples: !options.proxy,
     ...(options.onViolation ? { onViolation: options.onViolation } : {}),
     ...(options.onRefusal ? { onRefusal: options.onRefusal } : {}),
+    ...(options.accounts ? { accounts: options.accounts } : {}),
+    ...(options.prismTimeoutMs ? { prismTimeoutMs: options.prismTimeoutMs } : {}),
   });
   const bound = await listen(front, options.port, options.host, '--port');
   options.onListening?.(`http://${options.host}:${bound}`);
@@ -142,12 +150,17 @@ export function mockLog(sink: LineSink, verbose = false) {
 
 export const mockSpec = (name: string): CommandSpec => ({
   name,
-  usage: '[--port PORT] [--host HOST] [--proxy URL]',
+  usage: '[--port PORT] [--host HOST] [--accounts FILE] [--proxy URL]',
   summary:
-    "Serves the whole contract from its examples (Prism behind a front that picks each method's own example). A request the gateway would refuse gets the gateway's refusal (HTTP 200, negative responseCode naming the field), with Prism's violations in the sl-violations header and the refusal in one line on the console. With --proxy, Prism validates the traffic to a real server instead and prints each contract violation.",
+    "Serves the whole contract from its examples (Prism behind a front that picks each method's own example and keeps every rule that needs no state: credentials and hashes checked for the accounts it knows, echoes, sums, the card masked). A request the gateway would refuse gets the gateway's refusal (a negative responseCode naming the field, or -1), with Prism's violations in the sl-violations header and the refusal in one line on the console. With --proxy, Prism validates the traffic to a real server instead and prints each contract violation.",
   options: {
     port: { type: 'string', short: 'p', value: 'PORT', default: '4011', help: 'port to listen on (0: any free port)' },
     host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
+    accounts: {
+      type: 'string',
+      value: 'FILE',
+      help: "a JSON array of accounts ({kind: merchant|partner, id, apiKey, passphrase}) the mock knows beside the spec's sandbox accounts",
+    },
     proxy: {
       type: 'string',
       value: 'URL',
@@ -163,16 +176,23 @@ export const mockSpec = (name: string): CommandSpec => ({
 export async function main(name: string, argv: string[]): Promise<void> {
   const parsed = parse(mockSpec(name), argv);
   if (parsed === 'exit') return;
-  const values = parsed.values as { port?: string; host?: string; proxy?: string };
+  const values = parsed.values as { port?: string; host?: string; proxy?: string; accounts?: string };
   if (values.proxy !== undefined && !URL.canParse(values.proxy))
     throw new UsageError(`--proxy takes the server's URL, e.g. http://127.0.0.1:4010, not '${values.proxy}'`);
   const port = portOf(values.port, '--port', 4011);
   const host = values.host ?? '127.0.0.1';
+  let accounts: Account[] | undefined;
+  try {
+    accounts = values.accounts === undefined ? undefined : accountsFromFile(values.accounts);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const started = performance.now();
   const mock = await startMock({
     port,
     host,
     ...(values.proxy ? { proxy: values.proxy } : {}),
+    ...(accounts ? { accounts } : {}),
     ...mockLog(process.stdout, Boolean(process.env.MOCK_VERBOSE)),
   });
   console.log(

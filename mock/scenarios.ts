@@ -4,19 +4,24 @@
 // answer is lost needs a store), so the mock refuses it -2 naming the header, as it refuses a name the
 // operation does not have. The request names it as it names it to the sandbox: the header, or the
 // path prefix of a form client's base URL.
-import type http from 'node:http';
 import { scenarios } from '../generated/scenarios.ts';
 import { parseScenario, scenarioInPath, type ScenarioOutcome } from '../runtime/scenarios.ts';
 import { refusals, type Refusal } from '../server-stubs/index.ts';
 
 const HEADER = scenarios.header.toLowerCase();
 
-/** The scenario a request names, its path prefix taken off req.url (as the sandbox's edge does). */
-export function askedScenario(req: http.IncomingMessage): string | undefined {
-  const inPath = req.url?.startsWith(scenarios.pathPrefix) ? scenarioInPath(req.url, scenarios.pathPrefix) : undefined;
-  if (inPath) req.url = inPath.url;
-  const header = req.headers[HEADER] as string | undefined;
-  return inPath ? (header === undefined ? inPath.text : `${header},${inPath.text}`) : header;
+/**
+ * The scenario a request names, and its URL with the scenario's path prefix taken off (as the
+ * sandbox's edge does): the header, the path prefix of a form client's base URL, or both.
+ */
+export function askedScenario(
+  url: string,
+  headers: Readonly<Record<string, string | undefined>>,
+): { url: string; text: string | undefined } {
+  const inPath = url.startsWith(scenarios.pathPrefix) ? scenarioInPath(url, scenarios.pathPrefix) : undefined;
+  const header = headers[HEADER];
+  if (!inPath) return { url, text: header };
+  return { url: inPath.url, text: header === undefined ? inPath.text : `${header},${inPath.text}` };
 }
 
 /** What the mock does for it: an outcome to lay on the example, the -4 of internalError, or a refusal. */

@@ -25,6 +25,11 @@ export interface ContractExtensions {
   'x-notification-delivery': { timeoutSeconds: number; retryAfterMinutes: number[]; 'x-inferred'?: string };
   /** The wire formats, each served by runtime/protocols/<id>.ts: the spec's own first. */
   'x-wire-formats': Record<string, WireFormatDeclaration>;
+  /**
+   * The published document's exact request schemas, by name: those its request bodies' tolerant
+   * copies are made of, which no operation uses as sent (runtime/exact-requests.ts).
+   */
+  'x-exact-requests'?: Record<string, Record<string, any>>;
 }
 
 /** A tag with the typed client's placement of its operations (x-client). */

@@ -8,7 +8,8 @@
 // - a store constraint failure the handlers did not foresee is answered as a refusal naming the field
 //   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
 import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
-import { cardNumberPath, findCardNumber } from '../runtime/card-numbers.ts';
+import { findCardNumber } from '../runtime/card-numbers.ts';
+import { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 import { notifyFieldRefusal, type UrlPolicy } from './url-policy.ts';
 
@@ -24,39 +25,9 @@ type Handler = (
  */
 export const holdsCardNumber = (text: string): boolean => findCardNumber(text);
 
-/** The fields whose schema is the contract's CardNumber: the only ones a card number may be sent in. */
-export function cardNumberFields(spec: Record<string, any>): Set<string> {
-  const names = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    const properties = (node as { properties?: Record<string, { $ref?: string }> }).properties;
-    if (properties)
-      for (const [name, schema] of Object.entries(properties))
-        if (schema?.$ref?.endsWith('/CardNumber')) names.add(name);
-    for (const child of Object.values(node)) walk(child);
-  };
-  walk(spec.components);
-  walk(spec.paths);
-  return names;
-}
-
-/**
- * The sandbox's own payframe and wallet tokens may name a test card (pf-<number>, see cards): they
- * stand for a card the way a real payframe token does, and are never stored.
- */
-const SANDBOX_TOKENS = new Set(['payframeToken', 'digitalWalletToken']);
-
-/**
- * The path of the first value holding a card number outside the card-number fields, each field read
- * on its own; `hashes` are the request's own body hashes (hex a client computed over the rest).
- */
-export function cardNumberOutsideCardFields(
-  value: unknown,
-  cardFields: Set<string>,
-  hashes: ReadonlySet<string> = new Set(),
-): string | undefined {
-  return cardNumberPath(value, (name) => cardFields.has(name) || SANDBOX_TOKENS.has(name) || hashes.has(name));
-}
+// Which fields may carry a card number, and the first value outside them that holds one: the rule the
+// mock keeps too (runtime/card-fields.ts).
+export { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
 
 /**
  * Store columns → the refusal a constraint failure on them is. A handler checks first; the constraint

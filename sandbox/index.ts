@@ -50,6 +50,7 @@ import { openStore } from './open-store.ts';
 import type { Store } from './store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { VaultCrypto } from './vault-crypto.ts';
+import { withExactSchemas } from '../runtime/exact-requests.ts';
 import { waitsFromEnv } from './waits.ts';
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
@@ -58,8 +59,9 @@ export type { Store } from './store.ts';
 
 const require = createRequire(import.meta.url);
 
+/** The published contract as the package reads it: its exact request schemas among the components. */
 export function loadSpec(): Record<string, any> {
-  return JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8'));
+  return withExactSchemas(JSON.parse(readFileSync(require.resolve('payment-gateway-contract/openapi.json'), 'utf8')));
 }
 
 /** Every operation of the contract; the type makes the compiler check that none is missing. */

@@ -61,6 +61,8 @@ export class Notifier {
   /** This instance's name in the queue's claims. */
   readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private running: Promise<number> | undefined;
+  /** The run that starts when the one under way ends, for those who asked meanwhile. */
+  private following: Promise<number> | undefined;
   /** How long a claim holds (sandbox time), how long a post may take (the lease is the longer), how often deliveries run. */
   private readonly times: Pick<Waits, 'leaseMs' | 'postTimeoutMs' | 'deliveryEveryMs'>;
 
@@ -278,7 +280,18 @@ export class Notifier {
    * A run already under way on this instance is joined rather than doubled.
    */
   deliverDue(): Promise<number> {
-    this.running ??= this.deliverClaimed().finally(() => (this.running = undefined));
+    // A run under way may have looked for due notifications before the caller queued its own: the
+    // caller waits for a run that starts after it asked (one, shared by all who ask meanwhile).
+    if (this.running) {
+      this.following ??= this.running
+        .catch(() => 0)
+        .then(() => {
+          this.following = undefined;
+          return this.deliverDue();
+        });
+      return this.following;
+    }
+    this.running = this.deliverClaimed().finally(() => (this.running = undefined));
     return this.running;
   }
 
@@ -448,5 +461,6 @@ export class Notifier {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.running?.catch(() => {});
+    await this.following?.catch(() => {});
   }
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import semver from 'semver';
 import YAML from 'yaml';
+import { withExactSchemas } from '../../runtime/exact-requests.ts';
 import { bundleSpec } from '../generators/bundle.ts';
 import type { Doc } from '../lib/contract.ts';
 
@@ -66,7 +67,8 @@ async function fromFile(file: string): Promise<Loaded> {
   delete bundled['x-generated-by'];
   // A release snapshot (releases/openapi-X.Y.Z.json) names its package version.
   const version = /(?:^|[/\\])openapi-(\d+\.\d+\.\d+[^/\\]*)\.json$/.exec(file)?.[1];
-  return { label: file, doc: bundled, ...(version && { version }) };
+  // A published document keeps its exact request schemas at its root: compared as the bundle has them.
+  return { label: file, doc: withExactSchemas(bundled), ...(version && { version }) };
 }
 
 async function fromTarball(file: string, label = file): Promise<Loaded> {
@@ -75,7 +77,7 @@ async function fromTarball(file: string, label = file): Promise<Loaded> {
     const doc = JSON.parse(await readFile(path.join(dir, 'package/generated/openapi.json'), 'utf8'));
     delete doc['x-generated-by'];
     const pkg = JSON.parse(await readFile(path.join(dir, 'package/package.json'), 'utf8'));
-    return { label, doc, version: pkg.version };
+    return { label, doc: withExactSchemas(doc), version: pkg.version };
   });
 }
 

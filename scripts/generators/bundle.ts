@@ -8,7 +8,7 @@ import { contractOperations, type Doc } from '../lib/contract.ts';
 import { BANNER } from './banner.ts';
 import { ComposingResolver } from './compose.ts';
 import { hasRecipeTable, recipeTable, withRecipeTable } from './recipe-table.ts';
-import { withTolerantRequests } from './tolerant-requests.ts';
+import { published, withTolerantRequests } from './tolerant-requests.ts';
 import { withWireFormats } from './wire-formats.ts';
 
 export { SpecProblem } from './wire-formats.ts';
@@ -35,6 +35,9 @@ export async function bundleSpec(root: string): Promise<Doc> {
   return withTolerantRequests(withWireFormats(doc, root));
 }
 
-export const bundledJson = (doc: Doc): string => `${JSON.stringify({ 'x-generated-by': BANNER, ...doc }, null, 2)}\n`;
+// Written as published: the exact request schemas, which no operation uses once every body points at
+// its tolerant copy, out of the components (x-exact-requests); the generators read the bundle itself.
+export const bundledJson = (doc: Doc): string =>
+  `${JSON.stringify({ 'x-generated-by': BANNER, ...published(doc) }, null, 2)}\n`;
 export const bundledYaml = (doc: Doc): string =>
-  `# ${BANNER}\n${YAML.stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+  `# ${BANNER}\n${YAML.stringify(published(doc), { lineWidth: 0, aliasDuplicateObjects: false })}`;

@@ -9,14 +9,14 @@ import type { Doc, Operation } from '../lib/contract.ts';
 /** The rule marks, in the order the table lists them, with what each says and who checks it. */
 export const RULE_MARKS = {
   'x-echo': {
-    checkedBy: 'contract/rules.ts',
+    checkedBy: 'contract/rules.ts (read by runtime/answer-rules.ts, which the mock keeps it by)',
     says: (m: any) =>
       typeof m === 'string'
         ? `the request's \`${m}\` as sent`
         : `the request's \`${m.field}\`${m.masked ? ', masked (first six, XXXXXX, last four)' : ''}`,
   },
   'x-sum': {
-    checkedBy: 'contract/rules.ts',
+    checkedBy: 'contract/rules.ts (read by runtime/answer-rules.ts, which the mock keeps it by)',
     says: (m: string[]) => `the sum of ${m.map((f) => `\`${f}\``).join(' + ')}, to the cent`,
   },
   'x-time': {

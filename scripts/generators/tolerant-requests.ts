@@ -18,9 +18,11 @@
 //   as if/then to the same end); where the protocol carries only text, a boolean, integer or number
 //   field also takes the text its reader turns into one.
 import { deref } from '../../runtime/document.ts';
+import { withExactSchemas, withExactSchemasAtRoot } from '../../runtime/exact-requests.ts';
 import type { Protocol } from '../../runtime/protocols/protocol.ts';
 import type { Doc, DocNode } from '../lib/contract.ts';
 import { protocolsOf } from '../lib/protocols.ts';
+import { SpecProblem } from './wire-formats.ts';
 
 /** A protocol as its tolerant copies need it: what its reader does, and the copies' names. */
 interface Mode {
@@ -148,8 +150,12 @@ class Tolerant {
         declared ??
         new Set([...fieldsOf(this.doc, exact), ...forms.flatMap((f) => fieldsOf(this.doc, this.schemas[f]))]);
       const { oneOf: _forms, ...method } = exact;
+      if (forms.length) apart(this.doc, name, forms);
+      // The forms' copies exclude each other by construction (apart), so a request matches one of
+      // them at most: `anyOf` takes what `oneOf` would, without asking a validator to count matches
+      // (nor Redocly's no-illogical-composition-keywords to see a `false` field as a refusal).
       const copy = forms.length
-        ? { ...this.object(method, mode, undefined), oneOf: forms.map((form) => this.request(form, mode, fields)) }
+        ? { ...this.object(method, mode, undefined), anyOf: forms.map((form) => this.request(form, mode, fields)) }
         : this.object(exact, mode, fields);
       this.schemas[target] = {
         title: `${exact.title ?? name} (${mode.label}, as sent)`,
@@ -162,6 +168,23 @@ class Tolerant {
 }
 
 const fieldsOf = (doc: Doc, schema: DocNode): string[] => Object.keys(deref(doc, schema)?.properties ?? {});
+
+/**
+ * Each two forms of a request are told apart by a field one of them requires and the other does not
+ * declare. Their copies then exclude each other in every mode: that form's copy asks the field for a
+ * value, the other's refuses it (`false`; where an empty value is the field not sent, it takes '' only).
+ */
+function apart(doc: Doc, request: string, forms: string[]): void {
+  const schemas = forms.map((form) => deref(doc, doc.components.schemas[form]));
+  const requiresUndeclared = (a: DocNode, b: DocNode) =>
+    (a.required ?? []).some((field: string) => !(field in (b.properties ?? {})));
+  for (const [i, a] of schemas.entries())
+    for (const [j, b] of schemas.entries())
+      if (i < j && !requiresUndeclared(a, b) && !requiresUndeclared(b, a))
+        throw new SpecProblem(
+          `${request}: its forms ${forms[i]} and ${forms[j]} are told apart by no field: each declares every field the other requires, so a request the gateway reads with its fields unknown to both dropped could be either (the published document's tolerant copies could not refuse it in the one and take it in the other). Give one of them a required field the other does not declare.`,
+        );
+}
 
 /**
  * The requirements where an empty value is the field not sent: each `required` of the schema (and of its if/then/else and
@@ -234,11 +257,53 @@ export function withTolerantRequests(doc: Doc): Doc {
   return doc;
 }
 
+/** The component schema each $ref under `node` names (a pointer into one names it too). */
+function schemasNamed(node: unknown, seen = new Set<unknown>(), out = new Set<string>()): Set<string> {
+  if (!node || typeof node !== 'object' || seen.has(node)) return out;
+  seen.add(node);
+  const ref = (node as DocNode).$ref;
+  const name = typeof ref === 'string' ? nameOf(ref)?.split('/')[0] : undefined;
+  if (name) out.add(name);
+  for (const value of Object.values(node)) schemasNamed(value, seen, out);
+  return out;
+}
+
+/** The names `from` $refs, and every schema those $ref in turn. */
+function closure(schemas: Record<string, DocNode>, from: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  const todo = [...from];
+  for (let name = todo.pop(); name !== undefined; name = todo.pop()) {
+    if (out.has(name) || !schemas[name]) continue;
+    out.add(name);
+    todo.push(...schemasNamed(schemas[name]));
+  }
+  return out;
+}
+
+/**
+ * The document as it is published (generated/openapi.json): the exact request schemas its tolerant
+ * copies are made of, which no operation uses, kept out of its components under x-exact-requests
+ * (runtime/exact-requests.ts), with what only they use.
+ */
+export function published(doc: Doc): Doc {
+  const schemas: Record<string, DocNode> = doc.components?.schemas ?? {};
+  // What the wire uses: every component schema the paths, webhooks and other components reach by $ref.
+  const { schemas: _named, ...components } = doc.components;
+  const used = closure(schemas, schemasNamed({ ...doc, components }));
+  // The schemas copies are made of that the wire no longer uses, and what they alone use (their forms).
+  const unused = (name: string) => !used.has(name);
+  const copied: string[] = Object.values(schemas).flatMap((s) => s['x-tolerant-of'] ?? []);
+  const exact = [...closure(schemas, copied.filter(unused))].filter(unused);
+  return withExactSchemasAtRoot(doc, new Set(exact));
+}
+
 /**
  * The document with every request body pointing at the exact schema its tolerant copy was made from,
- * and without the copies: what the types are made from (the typed client sends exact requests).
+ * and without the copies: what the types are made from (the typed client sends exact requests). The
+ * published document's exact schemas are taken back among the components first (withExactSchemas).
  */
-export function withExactRequests(doc: Doc): Doc {
+export function withExactRequests(published: Doc): Doc {
+  const doc = withExactSchemas(published);
   const schemas = doc.components?.schemas ?? {};
   const exact = (node: DocNode): DocNode => {
     const name = typeof node?.$ref === 'string' ? nameOf(node.$ref) : undefined;

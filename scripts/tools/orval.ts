@@ -1,5 +1,5 @@
-// orval generates a fetch client (one function per path operation, with the document's types); the
-// matrix typechecks it with the package's tsc and calls processAuth (body hashes) and listPayIds
+// orval generates a fetch client (one function per path operation, with the document's types), for
+// the JSON mode (override.contentType: see the limits); the matrix typechecks it with the package's tsc and calls processAuth (body hashes) and listPayIds
 // (the credential headers and SVC-MESSAGEHASH) through it against the sandbox, signed by the package.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,7 @@ const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
   const config = path.join(ctx.workDir, 'orval.config.mjs');
   await writeFile(
     config,
-    `export default { gateway: { input: { target: ${JSON.stringify(ctx.documentJson)} }, output: { target: 'orval/client.ts', client: 'fetch', baseUrl: ${JSON.stringify(ctx.baseUrl)} } } };\n`,
+    `export default { gateway: { input: { target: ${JSON.stringify(ctx.documentJson)} }, output: { target: 'orval/client.ts', client: 'fetch', baseUrl: ${JSON.stringify(ctx.baseUrl)}, override: { contentType: { include: ['application/json'] } } } } };\n`,
   );
   const generated = await runCommand(process.execPath, [toolBin(ctx, 'orval'), '--config', config], {
     cwd: ctx.workDir,
@@ -47,6 +47,13 @@ ${driverCalls({
         what: "one function per path: a shared path (/post) is one function taking the union of its methods' requests, answering the union of their results",
         why: 'orval generates per path and verb; nothing in OpenAPI ties a result to the method sent',
         workaround: "the package's client (payment-gateway-contract/client) has one typed method per operation",
+        outsideDocument: true,
+      },
+      {
+        what: "generated for one request mode: a path whose JSON and form bodies differ (each mode's tolerant copy) gets, by default, one function over both bodies that sends no Content-Type, which the gateway refuses (-2)",
+        why: 'orval merges the media types of a request body into one parameter and then names none of them',
+        workaround:
+          "generate for the mode you speak: override.contentType.include ['application/json'] (this check's configuration) or ['application/x-www-form-urlencoded']",
         outsideDocument: true,
       },
       {

@@ -33,7 +33,7 @@ describe('rule marks', async () => {
     expect(Object.keys(RULE_MARKS).sort()).toEqual([...declared].sort());
     expect(new Set(marks.map((m) => m.mark))).toEqual(new Set(declared));
     for (const [mark, { checkedBy }] of Object.entries(RULE_MARKS)) {
-      const files = [...checkedBy.matchAll(/contract\/[\w-]+\.ts/g)].map((m) => m[0]);
+      const files = [...checkedBy.matchAll(/(?:contract|runtime)\/[\w-]+\.ts/g)].map((m) => m[0]);
       const sources = (await Promise.all(files.map(text))).join('\n');
       // x-status-progression is read by the checks of the marks that name it.
       expect(sources.includes(`'${mark}'`) || sources.includes('x-status-progression'), mark).toBe(true);

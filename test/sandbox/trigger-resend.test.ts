@@ -248,6 +248,40 @@ describe('resend and the latest deliveries', () => {
     expect((await control.deliveries({ latest: 2 })).deliveries.map((d) => d.id)).toEqual([a.id, b.id]);
   });
 
+  it('a resend that arrives as a delivery run is ending is delivered before it answers, not left to the next run', async () => {
+    // The run under way has just looked for due notifications and found none: the resend queued now
+    // joins it. Its caller must still see its delivery attempted (the CLI prints "delivered"), so the
+    // wait is for a run that starts after the notification was queued.
+    await payout('RACE-1', ['123321']);
+    const first = (await control.deliveries({ latest: 1 })).deliveries[0]!;
+    const { store, notifier } = t.sandbox;
+    const transaction = store.transaction.bind(store);
+    const runs = notifier.deliverDue.bind(notifier);
+    let asked = 0;
+    notifier.deliverDue = () => {
+      asked++;
+      return runs();
+    };
+    let resent: Promise<{ deliveries: number[] }> | undefined;
+    store.transaction = (async (work: () => Promise<unknown>) => {
+      const result = await transaction(work);
+      if (!resent && Array.isArray(result) && result.length === 0) {
+        const before = asked;
+        resent = control.resendDelivery(first.id);
+        for (let i = 0; i < 10_000 && asked === before; i++) await new Promise((r) => setTimeout(r, 1));
+      }
+      return result;
+    }) as typeof store.transaction;
+    try {
+      await notifier.deliverDue();
+      const queued = (await resent!).deliveries[0]!;
+      expect((await control.delivery(queued)).delivery).toMatchObject({ resentFrom: first.id, delivered: true });
+    } finally {
+      store.transaction = transaction;
+      notifier.deliverDue = runs;
+    }
+  });
+
   it("resends none of another account's deliveries: not found, and nothing queued", async () => {
     const mine = (await control.deliveries({ latest: 1 })).deliveries[0]!;
     const before = await counts(t.sandbox);

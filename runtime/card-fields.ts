@@ -1,0 +1,39 @@
+// A card number may be sent only in a field whose schema is the contract's CardNumber: in any other
+// (custom1, transactionProduct, customerName, a PayTo reference...) it is refused -2 naming the field
+// (the sandbox's cardNumberInField), by the sandbox before any handler stores it and by the mock
+// before it answers. One reading of the rule for both.
+import { cardNumberPath } from './card-numbers.ts';
+
+/** The fields whose schema is the contract's CardNumber: the only ones a card number may be sent in. */
+export function cardNumberFields(spec: Record<string, any>): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const properties = (node as { properties?: Record<string, { $ref?: string }> }).properties;
+    if (properties)
+      for (const [name, schema] of Object.entries(properties))
+        if (schema?.$ref?.endsWith('/CardNumber')) names.add(name);
+    for (const child of Object.values(node)) walk(child);
+  };
+  walk(spec.components);
+  walk(spec.paths);
+  return names;
+}
+
+/**
+ * The sandbox's own payframe and wallet tokens may name a test card (pf-<number>, see cards): they
+ * stand for a card the way a real payframe token does, and are never stored.
+ */
+const SANDBOX_TOKENS = new Set(['payframeToken', 'digitalWalletToken']);
+
+/**
+ * The path of the first value holding a card number outside the card-number fields, each field read
+ * on its own; `hashes` are the request's own body hashes (hex a client computed over the rest).
+ */
+export function cardNumberOutsideCardFields(
+  value: unknown,
+  cardFields: Set<string>,
+  hashes: ReadonlySet<string> = new Set(),
+): string | undefined {
+  return cardNumberPath(value, (name) => cardFields.has(name) || SANDBOX_TOKENS.has(name) || hashes.has(name));
+}
