@@ -1,5 +1,6 @@
-// The fuzz run's part for the package's tools as clients (#39): `contract --notifications`, `listen`,
-// `deliveries` and `logs`, each run in-process against an endpoint and a sandbox control API this test
+// The fuzz run's part for the package's tools as clients (#39): the contract suite (its own program,
+// a process of its own), and `contract --notifications`, `listen`, `deliveries` and `logs`, run
+// in-process, each against an endpoint and a sandbox control API this test
 // starts on loopback, each misbehaving as a seeded plan draws it (redirects to a catcher, endless,
 // silent, dripping and dropped answers, answers holding a card number, escape sequences and a forged
 // line). Counted for every run: crashes (a run that throws, or prints a stack), hangs (a run not
@@ -7,7 +8,10 @@
 // redirects followed (requests that reached the catcher: a stand-in for leaving loopback). All but
 // runs and requests must be 0. The figures are printed (`fuzz-tools: {...}`) and written to
 // test-results/fuzz-tools.json for CI, beside the sandbox's (test/hardening/fuzz.test.ts).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandOutput } from '../../cli-kit/index.ts';
@@ -27,8 +31,9 @@ import {
   unsafeLines,
 } from '../support/hostile-party.ts';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SPEC = readFileSync(path.join(ROOT, 'generated/openapi.json'));
 const SEED = 20261127;
-const RUNS = 24;
 const WATCHDOG_MS = 60_000;
 
 const DELIVERY = {
@@ -48,10 +53,13 @@ let controlMode: Mode | 'deliveries' = 'ok';
 let endpointUrl = '';
 let controlUrl = '';
 let requests = 0;
+const reports = mkdtempSync(path.join(os.tmpdir(), 'pgw-fuzz-tools-'));
 
 beforeAll(async () => {
   parties = await startParties();
   endpointUrl = await startServer(parties, (req, res) => {
+    // The suite reads the document first: served whatever the mode, so that its checks are sent.
+    if (req.url === '/openapi.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(SPEC);
     requests++;
     misbehave(parties, endpointMode, req, res, () => '{"ok":true}');
   });
@@ -85,11 +93,55 @@ beforeAll(async () => {
     );
   });
 });
-afterAll(() => closeParties(parties));
+afterAll(() => {
+  closeParties(parties);
+  rmSync(reports, { recursive: true, force: true });
+});
 
-type Tool = 'notifications' | 'listen' | 'deliveries' | 'logs';
+type Tool = 'suite' | 'notifications' | 'listen' | 'deliveries' | 'logs';
 type Command = (argv: string[], options: CommandOutput) => Promise<number>;
+
+/**
+ * The contract suite as a user runs it, its own process, against the endpoint: its exit code (2 and
+ * 1 are its answers; anything else, or a signal, a crash), every line it printed.
+ */
+const suite: Command = (argv, options) =>
+  new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['contract/run.ts', ...argv],
+      { cwd: ROOT, timeout: WATCHDOG_MS * 2, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        for (const line of stdout.split('\n')) options.print?.(line);
+        for (const line of stderr.split('\n')) options.printError?.(line);
+        const code = (error as { code?: unknown } | null)?.code ?? 0;
+        if (typeof code === 'number' && code <= 2) resolve(code);
+        else
+          reject(
+            new Error(`the suite ended ${String(code)} ${String((error as { signal?: string } | null)?.signal ?? '')}`),
+          );
+      },
+    );
+  });
+
 const TOOLS: Record<Tool, { command: Command; args: () => string[] }> = {
+  suite: {
+    command: suite,
+    args: () => [
+      '--base-url',
+      endpointUrl,
+      '--only',
+      'processCard,getAccessToken',
+      '--timeout',
+      '1',
+      '--deadline',
+      '30',
+      '--json',
+      path.join(reports, 'run.json'),
+      '--junit',
+      path.join(reports, 'run.xml'),
+    ],
+  },
   notifications: {
     command: checkNotifications,
     args: () => [
@@ -124,14 +176,24 @@ const TOOLS: Record<Tool, { command: Command; args: () => string[] }> = {
   logs: { command: logs, args: () => ['--base', controlUrl, '--sandbox-timeout-seconds', '1'] },
 };
 
-const plan = fc.sample(
-  fc.record({
-    tool: fc.constantFrom(...(Object.keys(TOOLS) as Tool[])),
-    endpoint: fc.constantFrom(...MODES),
-    control: fc.constantFrom<Mode | 'deliveries'>(...MODES, 'deliveries', 'deliveries'),
-  }),
-  { seed: SEED, numRuns: RUNS },
-);
+/**
+ * Every tool that talks to an endpoint meets every endpoint mode, and every tool that calls the
+ * control API every control mode; the other party's mode is drawn by the seed.
+ */
+const CONTROL_MODES: (Mode | 'deliveries')[] = [...MODES, 'deliveries'];
+const drawn = fc.sample(fc.tuple(fc.constantFrom(...MODES), fc.constantFrom(...CONTROL_MODES)), {
+  seed: SEED,
+  numRuns: 64,
+});
+const plan: { tool: Tool; endpoint: Mode; control: Mode | 'deliveries' }[] = [
+  ...(['suite', 'notifications', 'listen'] as const).flatMap((tool) =>
+    MODES.map((endpoint) => ({ tool, endpoint, control: drawn.pop()![1] })),
+  ),
+  ...(['listen', 'deliveries', 'logs'] as const).flatMap((tool) =>
+    CONTROL_MODES.map((control) => ({ tool, endpoint: drawn.pop()![0], control })),
+  ),
+];
+const RUNS = plan.length;
 
 describe('the tools against hostile servers (seeded)', () => {
   const stats = {
@@ -147,7 +209,7 @@ describe('the tools against hostile servers (seeded)', () => {
   };
   const failures: string[] = [];
 
-  it(`${RUNS} runs of contract --notifications, listen, deliveries and logs: no crash, no hang, nothing raw, nothing followed`, async () => {
+  it(`${RUNS} runs of the contract suite, contract --notifications, listen, deliveries and logs: no crash, no hang, nothing raw, nothing followed`, async () => {
     for (const [i, { tool, endpoint, control }] of plan.entries()) {
       endpointMode = endpoint;
       controlMode = control;
