@@ -3,6 +3,7 @@
 //
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
+//   node bench/run.ts --work-before-refusal [--baseline DIR]     (bench/work-before-refusal.ts)
 //   node bench/run.ts [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--baseline DIR] [--save]
 //   node bench/run.ts --only stubs-json,stubs-form               (the two wire formats side by side)
 //
@@ -52,7 +53,9 @@ const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
   --store sqlite|postgres --instances 1,2 [--baseline DIR] [--variant NAME=VALUE] [--save]
                                          a deployment of sandboxes beside the stubs and the mock
   --growth [--sizes 10000,100000,1000000] [--store sqlite|postgres] [--baseline DIR] [--save]
-                                         the sandbox's costs as its data grows (the settlement export)`;
+                                         the sandbox's costs as its data grows (the settlement export)
+  --work-before-refusal [--rounds 5] [--baseline DIR]
+                                         the event loop's hold while a body built to cost work is refused`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(USAGE);
   process.exit(0);
@@ -61,9 +64,11 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 // bench/growth.ts) and --store/--instances (a deployment of several sandboxes, bench/deployment.ts).
 const other = process.argv.includes('--growth')
   ? './growth.ts'
-  : process.argv.some((a) => a.startsWith('--instances') || a.startsWith('--store'))
-    ? './deployment.ts'
-    : undefined;
+  : process.argv.includes('--work-before-refusal')
+    ? './work-before-refusal.ts'
+    : process.argv.some((a) => a.startsWith('--instances') || a.startsWith('--store'))
+      ? './deployment.ts'
+      : undefined;
 if (other) {
   await import(other);
   process.exit(0);

@@ -3,6 +3,7 @@
 // default are written once. A user's mistake ends in one line on stderr and exit 2, never a stack.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { logSafeLines } from '../runtime/log-line.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -158,8 +159,13 @@ export function startCommand(
   argv: string[],
   options: CommandOutput = {},
 ): { print: (line: string) => void; printError: (line: string) => void; parsed: Parsed | number } {
-  const print = options.print ?? ((line: string) => console.log(line));
-  const printError = options.printError ?? ((line: string) => console.error(line));
+  // What a command prints holds others' text (an endpoint's answer, a sandbox's record, a server's
+  // refusal): each line goes through the one log writer's rules, its own line ends kept, so no escape
+  // sequence reaches the terminal raw, no line is forged, no card number is shown.
+  const out = options.print ?? ((line: string) => console.log(line));
+  const err = options.printError ?? ((line: string) => console.error(line));
+  const print = (line: string) => out(logSafeLines(line));
+  const printError = (line: string) => err(logSafeLines(line));
   return { print, printError, parsed: parseOrExitCode(spec, argv, print, printError) };
 }
 

@@ -5,6 +5,7 @@ import { readSettlement } from '../runtime/settlement.ts';
 import { instantOf, instantsOf, wallTime } from '../runtime/gateway-time.ts';
 import { payoutTimeZone, settlementDates } from '../generated/spec-constants.ts';
 import { ControlError, createControlClient } from '../sandbox/control-client.ts';
+import { ExchangeFailed } from '../runtime/bounded-fetch.ts';
 
 /** How long the payout scenario waits for an NPP attempt to end (NPP is real time: seconds). */
 const PAYOUT_WAIT_MS = 30_000;
@@ -125,12 +126,15 @@ async function movableClock(ctx: RunContext) {
     baseUrl: ctx.base,
     accountId: ctx.creds.merchantUUID,
     apiKey: ctx.creds.apiKey,
+    // Through the run's bounded client, as every other exchange of the suite.
+    fetch: exchange,
   });
   try {
     await control.clock();
     return control;
   } catch (error) {
-    if (error instanceof ControlError || error instanceof TypeError) return undefined;
+    if (error instanceof ControlError || error instanceof TypeError || error instanceof ExchangeFailed)
+      return undefined;
     throw error;
   }
 }

@@ -74,21 +74,35 @@ function check(node: any, value: unknown, path: string, now: Date | undefined, o
   }
 }
 
+/**
+ * Whether wall time `a` is surely after wall time `b` in the zone they are written in: each a time of
+ * the repeated hour stands for two instants, so only when a's earliest is after b's latest.
+ */
+function surelyAfter(a: string, b: string, zone: string | undefined): boolean {
+  if (!zone) return a > b;
+  const [as, bs] = [instantsOf(a, zone), instantsOf(b, zone)];
+  if (!as.length || !bs.length) return a > b;
+  return as[0]!.getTime() > bs.at(-1)!.getTime();
+}
+
 function checkAttempts(mark: any, itemSchema: any, list: Record<string, string>[], path: string, out: string[]) {
   const retriedBy = progressionOf(itemSchema, mark.status)?.retriedBy ?? [];
+  const zoneOf = (field: string) =>
+    marksOf(deref(doc, deref(doc, itemSchema)?.properties?.[field]))['x-time']?.zone as string | undefined;
+  const zone = zoneOf(mark.createdAt) ?? zoneOf(mark.lastUpdated);
   list.forEach((a, i) => {
     if (a[mark.rail] !== mark.rails[Math.min(i, mark.rails.length - 1)])
       out.push(
         `${path}[${i}].${mark.rail} is ${a[mark.rail]}: attempt ${i + 1} is made on ${mark.rails[i] ?? mark.rails.at(-1)}`,
       );
-    if (String(a[mark.createdAt]) > String(a[mark.lastUpdated]))
+    if (surelyAfter(String(a[mark.createdAt]), String(a[mark.lastUpdated]), zone))
       out.push(`${path}[${i}] was last updated (${a[mark.lastUpdated]}) before it was made (${a[mark.createdAt]})`);
     if (i < list.length - 1 && !retriedBy.includes(a[mark.status]!))
       out.push(
         `${path}[${i}].${mark.status} is ${a[mark.status]}, yet another attempt follows (only after ${retriedBy.join(', ')})`,
       );
     const before = list[i - 1];
-    if (before && String(a[mark.createdAt]) < String(before[mark.lastUpdated]))
+    if (before && surelyAfter(String(before[mark.lastUpdated]), String(a[mark.createdAt]), zone))
       out.push(`${path}[${i}] was made (${a[mark.createdAt]}) before attempt ${i} ended (${before[mark.lastUpdated]})`);
   });
 }

@@ -1513,6 +1513,26 @@ export const refusalCatalogue = {
         10000
       ]
     },
+    "batchLineTooLong": {
+      "code": "PGW_ERR_SANDBOX_BATCH_LINE_TOO_LONG",
+      "responseCode": -2,
+      "args": [
+        [
+          "line",
+          "number"
+        ],
+        [
+          "chars",
+          "number"
+        ]
+      ],
+      "message": "Field 'batchFile' is invalid: line {line} must not be longer than {chars} characters",
+      "when": "A batch line is longer than any line of valid fields can be (refused before the file is parsed)",
+      "example": [
+        2,
+        4096
+      ]
+    },
     "batchLineShape": {
       "code": "PGW_ERR_SANDBOX_BATCH_LINE_SHAPE",
       "responseCode": -2,
@@ -2041,6 +2061,7 @@ export interface RefusalArgs {
     "batchNotUtf8": [];
     "batchColumns": [columns: readonly string[]];
     "batchTooManyLines": [lines: number];
+    "batchLineTooLong": [line: number, chars: number];
     "batchLineShape": [count: number, columns: number];
     "batchLineHoldsCard": [line: number];
     "conflictsWithStored": [field: string];

@@ -254,6 +254,22 @@ export function signTestNotification(
   return { body: JSON.stringify(signed), headers };
 }
 
+/**
+ * The headers a notification is posted with, and only those: the media type the gateway posts, and
+ * the webhook's signature header where it signs in one, taken from `given` (a delivery's headers as
+ * the sandbox recorded them). Whatever else `given` names (credentials, cookies, Host, hop-by-hop
+ * headers) is not the gateway's to send, and is dropped: what `listen` forwards.
+ */
+export function notificationHeaders(event: string, given: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const sig = Object.hasOwn(table, event) ? table[event]!.signature : undefined;
+  if (sig?.in !== 'header') return headers;
+  const name = sig.name.toLowerCase();
+  for (const [key, value] of Object.entries(given))
+    if (key.toLowerCase() === name && typeof value === 'string') headers[sig.name] = value;
+  return headers;
+}
+
 /** Remembers delivery keys for a while, so that a repeat (a retry, a resend) is handled once. */
 export interface DuplicateCheck {
   /** True the first time a key is seen (and records it); false for a repeat. */

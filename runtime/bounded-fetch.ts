@@ -1,9 +1,12 @@
-// An HTTP client for the package's tools that talk to a server someone else runs (the contract suite
-// today; `listen` and `check-notifications` can take it the same way): fetch, held to what a tool may
-// spend on one server.
+// The HTTP client of every package tool that talks to a server someone else runs: the contract suite,
+// `contract --notifications`, `listen` (the endpoint and the control API) and every command that calls
+// the control API (cli/commands/http-client.ts adapts it). fetch, held to what a tool may spend on one
+// server.
 // - It never follows a redirect: a 3xx is the answer. The suite signs bodies and sends keys; a
 //   server that says "go elsewhere" must not get them re-sent wherever it points.
 // - It reads at most `maxBytes` of an answer, then stops reading: an endless answer costs that much.
+//   An exchange may take an answer cut there (`read(..., { cut: true })`: a receiver's words shown in
+//   a line) instead of failing.
 // - Each exchange has `timeoutMs` to be answered whole (a silent or dripping server included), and
 //   every exchange ends at `deadline` (an instant, epoch ms), whatever is under way.
 // - After `giveUpAfter` exchanges in a row that got no usable answer (no answer in time, a refused or
@@ -37,9 +40,23 @@ export class ExchangeFailed extends Error {
   }
 }
 
+/** One exchange's own bounds, within the client's (a long poll's longer wait, a smaller cap). */
+export interface ExchangeBounds {
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Past maxBytes, stop reading and answer what was read (cut: true), instead of failing. */
+  cut?: boolean;
+}
+
 export interface BoundedClient {
   /** fetch, bounded: the answer read whole (at most maxBytes) into the Response it returns. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** fetch with this exchange's own bounds; `cut` says whether the answer was longer than what it holds. */
+  read(
+    input: string | URL | Request,
+    init?: RequestInit,
+    bounds?: ExchangeBounds,
+  ): Promise<{ response: Response; cut: boolean }>;
   /** Why it gave up (every exchange now fails at once with it), or undefined while it goes on. */
   readonly gaveUp: string | undefined;
   readonly limits: Readonly<ClientLimits>;
@@ -74,20 +91,26 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
     throw new ExchangeFailed(kind, message);
   };
 
-  async function exchange(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  async function exchange(
+    input: string | URL | Request,
+    init: RequestInit = {},
+    bounds: ExchangeBounds = {},
+  ): Promise<{ response: Response; cut: boolean }> {
     if (gaveUp) throw new ExchangeFailed('given-up', gaveUp);
+    const timeoutMs = bounds.timeoutMs ?? limits.timeoutMs;
+    const maxBytes = bounds.maxBytes ?? limits.maxBytes;
     const request = new Request(input, init);
     const where = origin(request.url);
     const left = limits.deadline === undefined ? Number.POSITIVE_INFINITY : limits.deadline - Date.now();
     if (left <= 0) failed('deadline', `the run's deadline passed before a request to ${where}`);
-    const timer = AbortSignal.timeout(Math.max(1, Math.min(limits.timeoutMs, left)));
+    const timer = AbortSignal.timeout(Math.max(1, Math.min(timeoutMs, left)));
     const stop = new AbortController();
     const signals = [timer, stop.signal, ...(init.signal ? [init.signal] : [request.signal])];
     const signal = AbortSignal.any(signals);
     const timedOut = () =>
-      left < limits.timeoutMs
+      left < timeoutMs
         ? failed('deadline', `the run's deadline passed while ${where} was answering`)
-        : failed('timeout', `no whole answer from ${where} within ${limits.timeoutMs / 1000} s`);
+        : failed('timeout', `no whole answer from ${where} within ${timeoutMs / 1000} s`);
     let response: Response;
     try {
       // Never followed: a redirect's Location is not sent what this request carries.
@@ -98,21 +121,27 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
       return failed('unreachable', `${where} could not be reached (${causeOf(error)})`);
     }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (declared > limits.maxBytes) {
+    if (declared > maxBytes && !bounds.cut) {
       stop.abort();
-      return failed('too-large', `the answer from ${where} is ${declared} bytes, more than ${limits.maxBytes} read`);
+      return failed('too-large', `the answer from ${where} is ${declared} bytes, more than ${maxBytes} read`);
     }
     const chunks: Uint8Array[] = [];
     let size = 0;
+    let cut = false;
     try {
       const reader = response.body?.getReader();
       for (let step = await reader?.read(); step && !step.done; step = await reader!.read()) {
-        size += step.value.byteLength;
-        if (size > limits.maxBytes) {
+        if (size + step.value.byteLength > maxBytes) {
           stop.abort();
           await reader!.cancel().catch(() => {});
-          return failed('too-large', `the answer from ${where} passed ${limits.maxBytes} bytes; reading stopped`);
+          if (!bounds.cut)
+            return failed('too-large', `the answer from ${where} passed ${maxBytes} bytes; reading stopped`);
+          chunks.push(step.value.subarray(0, maxBytes - size));
+          size = maxBytes;
+          cut = true;
+          break;
         }
+        size += step.value.byteLength;
         chunks.push(step.value);
       }
     } catch (error) {
@@ -128,15 +157,17 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
       bytes.set(chunk, at);
       at += chunk.byteLength;
     }
-    return new Response(NO_BODY.has(response.status) ? null : bytes, {
+    const answer = new Response(NO_BODY.has(response.status) ? null : bytes, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
+    return { response: answer, cut };
   }
 
   return {
-    fetch: exchange,
+    fetch: async (input, init) => (await exchange(input, init)).response,
+    read: exchange,
     get gaveUp() {
       return gaveUp;
     },

@@ -280,6 +280,7 @@ export class Notifier {
    * A run already under way on this instance is joined rather than doubled.
    */
   deliverDue(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
     // A run under way may have looked for due notifications before the caller queued its own: the
     // caller waits for a run that starts after it asked (one, shared by all who ask meanwhile).
     if (this.running) {
@@ -457,14 +458,18 @@ export class Notifier {
   }
 
   start(intervalMs = DEFAULT_WAITS.deliveryEveryMs): void {
-    this.timer = setInterval(() => void this.deliverDue().catch(() => {}), intervalMs);
+    // The timer has queued nothing of its own: it joins a run under way rather than asking for another.
+    this.timer = setInterval(() => void (this.running ?? this.deliverDue()).catch(() => {}), intervalMs);
     this.timer.unref();
   }
 
   /** Stops the timer and waits for a delivery run under way (its claims are settled before the store closes). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => {});
-    await this.following?.catch(() => {});
+    this.stopped = true;
+    // A following run may start as the one under way ends: wait until neither is left.
+    while (this.running || this.following) await (this.following ?? this.running)!.catch(() => {});
   }
+
+  private stopped = false;
 }

@@ -41,6 +41,8 @@ export type { ErrorCode } from '../generated/error-codes.ts';
 // operation and method, the request's normalisation, the card-number check and the digests.
 export { bodyBytes } from './core/answer.ts';
 export { findCardNumber, luhn, maskCardNumber, maskCardNumbers } from '../runtime/card-numbers.ts';
+/** The published document with its exact request schemas back among its components (x-exact-requests). */
+export { withExactSchemas } from '../runtime/exact-requests.ts';
 export { nodeDigests } from './core/digests.ts';
 // The stubs' console log (one safe line per entry, runtime/log-line.ts), for a server that logs elsewhere than stderr.
 export { consoleLogger } from './core/log.ts';

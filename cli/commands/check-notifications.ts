@@ -23,7 +23,8 @@ import {
   type WebhookName,
 } from '../../notifications/index.ts';
 import { wallTime } from '../../runtime/gateway-time.ts';
-import { request, TimedOut } from './http-client.ts';
+import type { BoundedClient } from '../../runtime/bounded-fetch.ts';
+import { commandClient, ExchangeFailed, isTimeout, request } from './http-client.ts';
 
 export interface Check {
   webhook: WebhookName;
@@ -35,6 +36,9 @@ export interface Check {
   ok: boolean;
 }
 
+/** Posts in a row without an answer (none in time, refused, dropped, past the cap) after which no more are sent. */
+export const GIVE_UP_AFTER = 3;
+
 export interface CheckOptions {
   passphrase: string;
   partnerPassphrase?: string;
@@ -45,6 +49,8 @@ export interface CheckOptions {
   effects?: string;
   /** How long one answer may take: the gateway's time-out (x-notification-delivery) by default. */
   timeoutSeconds?: number;
+  /** The endpoint's client; its `gaveUp` says afterwards whether the endpoint stopped answering. */
+  client?: BoundedClient;
 }
 
 /** The checks --effects adds, named for the line that says they were not made. */
@@ -102,23 +108,40 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
   const timeoutSeconds = options.timeoutSeconds ?? notificationDelivery.timeoutSeconds;
   const staleSeconds = options.staleSeconds ?? 3600;
   const tag = tags();
+  // One client for the endpoint (runtime/bounded-fetch.ts): after GIVE_UP_AFTER posts in a row without
+  // an answer, every later one fails at once with the same line, so a silent endpoint costs a few
+  // time-outs, not one per check. --effects is another party, with its own.
+  const endpoint = options.client ?? commandClient(GIVE_UP_AFTER);
+  const effects = commandClient(GIVE_UP_AFTER);
   const post = async (signed: { body: string; headers: Record<string, string> }) => {
     try {
       const answer = await request(
+        endpoint,
         url,
         { method: 'POST', headers: signed.headers, body: signed.body },
         { timeoutMs: timeoutSeconds * 1000, maxBytes: ANSWER_BYTES },
       );
       // The endpoint's own words say why it refused (listen shows them the same way).
-      return { status: answer.status, answer: answer.text.replace(/\s+/g, ' ').trim().slice(0, 200), late: false };
+      return {
+        status: answer.status,
+        answer: answer.text.replace(/\s+/g, ' ').trim().slice(0, 200),
+        late: false,
+        unsent: false,
+      };
     } catch (error) {
-      return { status: 0, answer: (error as Error).message, late: error instanceof TimedOut };
+      return {
+        status: 0,
+        answer: (error as Error).message,
+        late: isTimeout(error),
+        unsent: error instanceof ExchangeFailed && error.kind === 'given-up',
+      };
     }
   };
   /** What the endpoint says it applied, or why that could not be read. */
   const applied = async (): Promise<Notification[] | string> => {
     try {
       const answer = await request(
+        effects,
         options.effects!,
         { method: 'GET' },
         { timeoutMs: timeoutSeconds * 1000, maxBytes: EFFECTS_BYTES },
@@ -169,11 +192,13 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
     const sign = (n: Notification, p = passphrase) =>
       signTestNotification(n, { passphrase: p, hashSalt: options.hashSalt ?? '' });
     let late = 0;
+    let unsent = 0;
     let posts = 0;
     const send = async (signed: { body: string; headers: Record<string, string> }) => {
       const a = await post(signed);
       posts++;
       if (a.late) late++;
+      if (a.unsent) unsent++;
       return a;
     };
     const record = (name: string, expect: '2xx' | 'refused', a: { status: number; answer: string }) =>
@@ -249,10 +274,17 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
       webhook,
       name: `every answer comes within the gateway's time-out (${timeoutSeconds} s)`,
       expect: `${posts} within ${timeoutSeconds} s`,
-      got: late
-        ? `${late} of ${posts} not answered within ${timeoutSeconds} s (each counts as failed and is sent again)`
-        : `${posts} in time`,
-      ok: late === 0,
+      got:
+        late || unsent
+          ? [
+              late &&
+                `${late} of ${posts} not answered within ${timeoutSeconds} s (each counts as failed and is sent again)`,
+              unsent && `${unsent} of ${posts} not sent (the endpoint had stopped answering)`,
+            ]
+              .filter(Boolean)
+              .join('; ')
+          : `${posts} in time`,
+      ok: late === 0 && unsent === 0,
     });
   }
   return checks;
@@ -330,7 +362,9 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
         printError,
       );
   }
+  const client = commandClient(GIVE_UP_AFTER);
   const checks = await checkNotificationEndpoint(url, {
+    client,
     passphrase: values.passphrase,
     ...(values['partner-passphrase'] ? { partnerPassphrase: values['partner-passphrase'] } : {}),
     ...(values['hash-salt'] !== undefined ? { hashSalt: values['hash-salt'] } : {}),
@@ -342,6 +376,7 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
   const failed = checks.filter((c) => !c.ok).length;
   if (!values.effects) print(`not checked without --effects URL: ${EFFECT_CHECKS}`);
   print(`${checks.length - failed} passed, ${failed} failed`);
+  if (client.gaveUp) printError(`${COMMAND.name}: the endpoint stopped answering: ${client.gaveUp}`);
   return failed ? 1 : 0;
 }
 

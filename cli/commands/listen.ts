@@ -6,7 +6,7 @@
 // order, late, replayed, forged, and sent again after a 5xx, no answer or a dropped answer, on the
 // gateway's retry schedule with its minutes as seconds; then sums up what was sent and answered.
 import { type CommandOutput, type CommandSpec, startCommand, usageMistake } from '../../cli-kit/index.ts';
-import { notificationDelivery } from '../../notifications/index.ts';
+import { notificationDelivery, notificationHeaders } from '../../notifications/index.ts';
 import {
   CHAOS_DEFAULTS,
   type Chaos,
@@ -24,7 +24,7 @@ import {
 import type { Delivery } from '../../sandbox/control-client.ts';
 import { logSafe } from '../../runtime/log-line.ts';
 import { describeDelivery } from './deliveries.ts';
-import { request } from './http-client.ts';
+import { commandClient, request } from './http-client.ts';
 import { ACCOUNT_OPTIONS, controlClient, sandboxAccount } from './sandbox-account.ts';
 
 const RETRY_SECONDS = notificationDelivery.retryAfterMinutes;
@@ -195,11 +195,14 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
         { once: true },
       );
     });
+  // The endpoint's client never gives up: an endpoint down a while is sent again, as the gateway does.
+  const endpoint = commandClient(Number.POSITIVE_INFINITY);
   /** Posts one body to the endpoint: its status (0 for none) and its answer as a line shows it. */
   const post = async (posting: Posting) => {
     const started = performance.now();
     try {
       const a = await request(
+        endpoint,
         target,
         { method: 'POST', headers: posting.headers, body: posting.body },
         {
@@ -234,7 +237,8 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
   /** One attempt of one notification, with the faults the chaos gives it. */
   const attempt = async (p: Pending) => {
     const plan = chaos ? planFor(chaos, p.seq, p.attempt) : NO_FAULTS;
-    const posting = { body: p.d.body, headers: p.d.headers };
+    // Only what the gateway posts: the sandbox's record may name other headers, never sent on.
+    const posting = { body: p.d.body, headers: notificationHeaders(p.d.event, p.d.headers) };
     const what = `#${p.d.id} ${describeDelivery(p.d)}`;
     if (plan.delayMs) {
       tally.delayed++;
@@ -292,6 +296,12 @@ export async function run(argv: string[], options: ListenOptions = {}): Promise<
       batch = (await control.deliveries({ after, waitSeconds: wait }, options.signal)).deliveries;
     } catch (error) {
       if (stopped()) break;
+      if (control.gaveUp) {
+        printError(
+          `${COMMAND.name}: the sandbox control API at ${account.base}/_sandbox stopped answering: ${control.gaveUp}`,
+        );
+        return 1;
+      }
       print(logSafe(`listen: the sandbox did not answer (${(error as Error).message}); trying again in 1 s`));
       await sleep(1000);
       continue;

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { notificationKinds, webhooks, type WebhookName } from '../../notifications/index.ts';
 import type { ControlClient } from '../../sandbox/control-client.ts';
 import { NotificationOverrides, type Overrides } from '../../sandbox/notification-overrides.ts';
-import { ACCOUNT_OPTIONS, controlClient, controlFailure, sandboxAccount } from './sandbox-account.ts';
+import { ACCOUNT_OPTIONS, controlClient, controlFailure, sandboxAccount, sandboxFetch } from './sandbox-account.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
 const PAYOUT_ACCOUNTS = {
@@ -244,6 +244,7 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
     apiKey: a.apiKey,
     passphrase: a.passphrase,
     partner: { partnerUUID: a.partnerUUID, apiKey: a.apiKey, passphrase: a.passphrase },
+    fetch: sandboxFetch(a),
   });
   try {
     const control = controlClient(a, a.merchantUUID);

@@ -17,6 +17,7 @@ import {
   CannotCarry,
   declared,
   define,
+  MAX_FIELDS,
   mediaType,
   peeker,
   type AnswerRead,
@@ -25,6 +26,7 @@ import {
   type Protocol,
   type Read,
   type Shape,
+  TOO_MANY_FIELDS,
   type WireFormatDeclaration,
 } from './protocol.ts';
 
@@ -82,6 +84,8 @@ function keysOf(name: string): string[] | undefined {
  * name is refused, naming the field where there is one. Empty pairs (`a=1&&b=2`) are skipped.
  */
 export function readForm(text: string): FormRead {
+  // Before anything is decoded: what a refusal costs is bounded by the body's size and MAX_FIELDS.
+  if (holdsMorePairsThan(text, MAX_FIELDS)) return { body: TOO_MANY_FIELDS };
   const fields: FormFields = {};
   let start = 0;
   while (start <= text.length) {
@@ -120,6 +124,19 @@ export function readForm(text: string): FormRead {
     define(into as Record<string, unknown>, last, value);
   }
   return { ok: fields };
+}
+
+/** Whether the form holds more than `max` pairs (empty ones skipped, as readForm skips them). */
+function holdsMorePairsThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max) return false;
+  let n = 0;
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('&', start);
+    if (end < 0) end = text.length;
+    if (end > start && ++n > max) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
@@ -197,15 +214,18 @@ export function writeForm(body: Readonly<Record<string, unknown>>): string {
 }
 
 // What XML 1.0 character data cannot hold as it is: `&`, `<` and `>` (quotes need no escape outside
-// attributes, and clients reading text by pattern would see `&apos;`), and the characters it cannot
-// carry at all (control characters but tab, LF and CR; U+FFFE, U+FFFF; a lone surrogate).
+// attributes, and clients reading text by pattern would see `&apos;`); CR, which every conforming
+// reader turns into LF (XML 1.0 §2.11: libxml2 under SimpleXML, Nokogiri, ElementTree, .NET), so a
+// value holding one would come back changed and its hash (customHash) would no longer match: written
+// `&#13;`, which a reader gives back as CR; and the characters it cannot carry at all (control
+// characters but tab, LF and CR; U+FFFE, U+FFFF; a lone surrogate), not even as a reference.
 const UNSAFE =
-  '[&<>\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+  '[&<>\\r\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
 const NEEDS_ESCAPE = new RegExp(UNSAFE);
 const ESCAPES = new RegExp(UNSAFE, 'g');
-const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
-/** Text as XML 1.0 character data: markup escaped; a character XML cannot carry written as U+FFFD. */
+/** Text as XML 1.0 character data: markup and CR escaped; a character XML cannot carry written as U+FFFD. */
 export function xmlText(text: string): string {
   return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, (c) => ENTITY[c] ?? '\uFFFD') : text;
 }
@@ -277,13 +297,31 @@ function xmlReader(): { parser: XMLParser; validator: typeof XMLValidator } {
         parseTagValue: false,
         trimValues: false,
         ignoreDeclaration: true,
-        processEntities: true,
+        // References are decoded below, in one pass over each text: fast-xml-parser's own decoder leaves a
+        // character reference (&#13;) as it is, and would expand entities a DOCTYPE declares.
+        processEntities: false,
         isArray: () => true,
       }),
       validator: library.XMLValidator,
     };
   }
   return xml;
+}
+
+const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#(\d{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** An element's text with XML's predefined entities and character references read (any other `&` left as it is). */
+function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(
+    REFERENCE,
+    (whole, name: string | undefined, decimal: string | undefined, hex: string | undefined) => {
+      if (name) return PREDEFINED[name]!;
+      const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    },
+  );
 }
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
@@ -309,7 +347,7 @@ function readElement(
   shape: Shape | undefined,
 ): { ok: unknown } | { error: string } {
   if (node === undefined || typeof node !== 'object' || node === null)
-    return { ok: typedText(node === undefined ? '' : String(node), shape) };
+    return { ok: typedText(node === undefined ? '' : decodeReferences(String(node)), shape) };
   const list = shape?.types?.includes('array') && shape.itemName !== undefined;
   const object = shape?.types?.includes('object');
   if (!list && !object) return { error: `<${name}> is not text` };

@@ -13,8 +13,10 @@
 // only then is its path looked for.
 import {
   declared,
+  MAX_FIELDS,
   mediaType,
   peeker,
+  TOO_MANY_FIELDS,
   type Limit,
   type Protocol,
   type Read,
@@ -32,19 +34,25 @@ export const MAX_DEPTH = 32;
  */
 const BRACKETS = /[[{]/g;
 
+/** The index of the quote that closes the string opened at `open`, or -1 when none does. */
+function closingQuote(text: string, open: number): number {
+  let i = text.indexOf('"', open + 1);
+  while (i > 0 && text.charCodeAt(i - 1) === 92 /* \ */) {
+    let slashes = 1;
+    while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) break;
+    i = text.indexOf('"', i + 1);
+  }
+  return i;
+}
+
 /** Whether the text nests deeper than max, strings skipped; it stops at the first level too deep. */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      i = text.indexOf('"', i + 1);
-      while (i > 0 && text.charCodeAt(i - 1) === 92 /* \ */) {
-        let slashes = 1;
-        while (text.charCodeAt(i - 1 - slashes) === 92) slashes++;
-        if (slashes % 2 === 0) break;
-        i = text.indexOf('"', i + 1);
-      }
+      i = closingQuote(text, i);
       if (i < 0) return false;
     } else if (c === 123 || c === 91) {
       if (++depth > max) return true;
@@ -53,18 +61,42 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-function holdsMoreBracketsThan(text: string, max: number): boolean {
-  BRACKETS.lastIndex = 0;
+/** Whether a global pattern matches more than max times; it stops counting there. */
+function matchesMoreThan(pattern: RegExp, text: string, max: number): boolean {
+  pattern.lastIndex = 0;
   let n = 0;
   // test(), not exec(): a global expression's test() advances the same way without making a match array.
-  while (BRACKETS.test(text)) if (++n > max) return true;
+  while (pattern.test(text)) if (++n > max) return true;
   return false;
 }
 
 const KEY_END = /"\s*:/g;
 
+/** What stands before every field and list item but the first of its object or list. */
+const SEPARATORS = /,/g;
+
+/**
+ * Whether the text holds more than `max` fields and list items: more than `max` commas outside
+ * strings. Texts too short to hold so many, and those with few commas at all (a long base64 value
+ * has none), are passed over without a scan.
+ */
+export function holdsMoreValuesThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max || !matchesMoreThan(SEPARATORS, text, max)) return false;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      i = closingQuote(text, i);
+      if (i < 0) return false;
+    } else if (c === 44 /* , */ && ++n > max) return true;
+  }
+  return false;
+}
+
 export function parseJson(text: string): Parsed {
-  if (holdsMoreBracketsThan(text, MAX_DEPTH) && nestsDeeperThan(text, MAX_DEPTH))
+  // Before anything is parsed: what a refusal costs is bounded by the body's size and MAX_FIELDS.
+  if (holdsMoreValuesThan(text, MAX_FIELDS)) return { body: TOO_MANY_FIELDS };
+  if (matchesMoreThan(BRACKETS, text, MAX_DEPTH) && nestsDeeperThan(text, MAX_DEPTH))
     return { body: `nests deeper than ${MAX_DEPTH} levels` };
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null) return { ok: value };

@@ -155,7 +155,10 @@ class Tolerant {
       // them at most: `anyOf` takes what `oneOf` would, without asking a validator to count matches
       // (nor Redocly's no-illogical-composition-keywords to see a `false` field as a refusal).
       const copy = forms.length
-        ? { ...this.object(method, mode, undefined), anyOf: forms.map((form) => this.request(form, mode, fields)) }
+        ? {
+            ...this.object(withoutRepeated(method, formSchemas(this.doc, forms)), mode, undefined),
+            anyOf: forms.map((form) => this.request(form, mode, fields)),
+          }
         : this.object(exact, mode, fields);
       this.schemas[target] = {
         title: `${exact.title ?? name} (${mode.label}, as sent)`,
@@ -168,6 +171,28 @@ class Tolerant {
 }
 
 const fieldsOf = (doc: Doc, schema: DocNode): string[] => Object.keys(deref(doc, schema)?.properties ?? {});
+
+const formSchemas = (doc: Doc, forms: string[]): DocNode[] =>
+  forms.map((form) => deref(doc, doc.components.schemas[form]));
+
+/**
+ * A method's schema without what every form says alike (its `method`, declared and required): each
+ * form's copy says it. Left beside the forms, a generator makes the copy "those fields, or a form"
+ * (openapi-typescript: `{ method } | A | B`), which takes a body of `method` alone.
+ */
+function withoutRepeated(method: DocNode, forms: DocNode[]): DocNode {
+  const declaredAlike = (field: string) =>
+    forms.every((form) => JSON.stringify(form.properties?.[field]) === JSON.stringify(method.properties?.[field]));
+  const requiredByAll = (field: string) => forms.every((form) => (form.required ?? []).includes(field));
+  const { properties: all, required: asked, ...rest } = method;
+  const properties = Object.fromEntries(Object.entries(all ?? {}).filter(([field]) => !declaredAlike(field)));
+  const required = (asked ?? []).filter((field: string) => !(declaredAlike(field) && requiredByAll(field)));
+  return {
+    ...rest,
+    ...(Object.keys(properties).length && { properties }),
+    ...(required.length && { required }),
+  };
+}
 
 /**
  * Each two forms of a request are told apart by a field one of them requires and the other does not

@@ -3,6 +3,7 @@
 // (the credential headers and SVC-MESSAGEHASH) through it against the sandbox, signed by the package.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { protocols } from '../../generated/protocols.ts';
 import type { ToolContext, ToolReport, ToolRunner } from './report.ts';
 import { checkGeneratedClient, clientCheckReport, driverCalls, SIGNED_REQUEST_MODULE } from './lib/generated-client.ts';
 import { installedVersion, runCommand, secondsSince, toolBin } from './lib/tool.ts';
@@ -13,7 +14,7 @@ const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
   const config = path.join(ctx.workDir, 'orval.config.mjs');
   await writeFile(
     config,
-    `export default { gateway: { input: { target: ${JSON.stringify(ctx.documentJson)} }, output: { target: 'orval/client.ts', client: 'fetch', baseUrl: ${JSON.stringify(ctx.baseUrl)}, override: { contentType: { include: ['application/json'] } } } } };\n`,
+    `export default { gateway: { input: { target: ${JSON.stringify(ctx.documentJson)} }, output: { target: 'orval/client.ts', client: 'fetch', baseUrl: ${JSON.stringify(ctx.baseUrl)}, override: { contentType: { include: [${JSON.stringify(protocols.canonical.requestType)}] } } } } };\n`,
   );
   const generated = await runCommand(process.execPath, [toolBin(ctx, 'orval'), '--config', config], {
     cwd: ctx.workDir,
@@ -53,7 +54,7 @@ ${driverCalls({
         what: "generated for one request mode: a path whose JSON and form bodies differ (each mode's tolerant copy) gets, by default, one function over both bodies that sends no Content-Type, which the gateway refuses (-2)",
         why: 'orval merges the media types of a request body into one parameter and then names none of them',
         workaround:
-          "generate for the mode you speak: override.contentType.include ['application/json'] (this check's configuration) or ['application/x-www-form-urlencoded']",
+          "generate for the mode you speak: override.contentType.include with that mode's request media type (this check's configuration names the JSON mode's)",
         outsideDocument: true,
       },
       {

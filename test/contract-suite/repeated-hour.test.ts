@@ -48,3 +48,42 @@ describe('a recorded payout time in the repeated hour', () => {
     expect(late('2026-10-04 02:30:00', '2026-10-03T17:00:00Z').join()).toMatch(/never shows/);
   });
 });
+
+describe('the order of the times of payout attempts across the repeated hour', () => {
+  const op = operations.find((o) => o.operationId === 'getPayoutTransactionStatus')!;
+  const order = (payouts: Record<string, string>[]) =>
+    valueViolations(op.result, { responseCode: 0, result: { payouts } }, undefined).filter((v) =>
+      /before it was made|before attempt/.test(v),
+    );
+  const attempt = (type: string, status: string, createdAt: string, lastUpdated: string) => ({
+    type,
+    status,
+    createdAt,
+    lastUpdated,
+  });
+
+  it('takes an update written after the clocks went back (02:00 AEST) for an attempt made at 02:59:59 AEDT', () => {
+    // The pinned-instants run under load: made a second before 03:00 AEDT, updated a second after.
+    expect(order([attempt('NPP', 'declined', '2027-04-04 02:59:59', '2027-04-04 02:00:00')])).toEqual([]);
+    expect(
+      order([
+        attempt('NPP', 'declined', '2027-04-04 02:59:59', '2027-04-04 02:59:59'),
+        attempt('DE', 'approved', '2027-04-04 02:00:01', '2027-04-04 02:00:02'),
+      ]),
+    ).toEqual([]);
+  });
+  it('still refuses an update surely before the attempt was made', () => {
+    expect(order([attempt('NPP', 'declined', '2027-04-04 03:30:00', '2027-04-04 02:00:00')]).join()).toMatch(
+      /before it was made/,
+    );
+    expect(order([attempt('NPP', 'declined', '2026-12-01 10:00:01', '2026-12-01 10:00:00')]).join()).toMatch(
+      /before it was made/,
+    );
+    expect(
+      order([
+        attempt('NPP', 'declined', '2026-12-01 10:00:00', '2026-12-01 10:05:00'),
+        attempt('DE', 'approved', '2026-12-01 10:04:00', '2026-12-01 10:06:00'),
+      ]).join(),
+    ).toMatch(/before attempt 1 ended/);
+  });
+});

@@ -24,7 +24,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contract/index.ts';
+import { buildRequest, operation as operationOf, requestExamples, SANDBOX_ACCESS_TOKEN } from '../../contract/index.ts';
 import { protocols } from '../../generated/protocols.ts';
 import { operations, type ContractOperation } from '../../generated/operations.ts';
 import { urlRefusal } from '../../sandbox/url-policy.ts';
@@ -35,7 +35,9 @@ import {
   maskCardNumbers,
   numbersIn,
 } from '../../runtime/card-numbers.ts';
-import type { GatewayRequest } from '../../server-stubs/index.ts';
+import { consoleLogger, type GatewayRequest } from '../../server-stubs/index.ts';
+import { logWriter } from '../../runtime/log-line.ts';
+import { logLine as requestLogLine } from '../../sandbox/main.ts';
 
 /** A protocol's id in x-wire-formats. */
 type Wire = string;
@@ -60,6 +62,12 @@ const SEED = 20261123;
 const RUNS_PER_OPERATION = 60;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-fuzz-'));
+/**
+ * Every write to the sandbox's two logs, as npm start writes them: the stubs' console log (warnings
+ * and errors: an unknown field's name among them) and the request log (the path, the body's method).
+ */
+const logWrites: string[] = [];
+const logSink = logWriter({ write: (text: string) => logWrites.push(text) });
 /** What the notifier asked to send: the URL, and whether it would have followed a redirect. */
 const sends: { url: string; redirect: string | undefined }[] = [];
 let sendNo = 0;
@@ -68,6 +76,8 @@ const sb = await hardeningSandbox(
   {},
   {
     control: true,
+    logger: consoleLogger(logSink),
+    onRequest: (record) => logSink(requestLogLine(record)),
     // Names resolve through this stub only (nothing leaves loopback): each to a public address.
     resolve: async () => ['93.184.216.34'],
     // A receiver that answers with redirects to the metadata service now and then.
@@ -495,7 +505,60 @@ const batchLine = fc
  * (branch h25) go here when they land: a surface that sends each operation's request as
  * application/x-www-form-urlencoded (runtime/forms.ts chooses the form), mutated as `hostile` does.
  */
+/** Caller text aimed at the log lines: a card number in disguise, a forged line, terminal escapes. */
+const logText = fc.oneof(
+  disguisedNoted,
+  fc.constantFrom(
+    '\n12:00:00.000 POST /post processCard processCard 0 1.0ms',
+    '\r\u001b[2K12:00:00.000 GET / - - 0 0.1ms',
+    '\u001b]0;owned\u0007\u001b[2J',
+    '\u2028forged\u2029line',
+    '\u202egnp.exe',
+    noteCards(`x${FOREIGN_CARD}y`),
+    noteCards(`0x${FOREIGN_CARD}`),
+    noteCards('4564:7100:0000:0004'),
+  ),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+);
+
 const SURFACES: { name: string; runs: number; requests: fc.Arbitrary<Raw> }[] = [
+  {
+    // What a caller controls that reaches a log line: the body's method, the path, an unknown field's
+    // name, a header's value; signed half of the time, so that some reach the handlers' warnings.
+    name: 'log lines',
+    runs: 300,
+    requests: fc
+      .tuple(fc.constantFrom('method', 'path', 'field', 'header', 'form'), logText, fc.boolean())
+      .map(([where, text, sign]) => {
+        if (where === 'path')
+          return {
+            verb: 'POST',
+            url: `/post/${encodeURIComponent(text)}`,
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          };
+        if (where === 'header') {
+          const built = signed('processCard', purchase());
+          // A header value carries no control character (HTTP refuses one): the rest of the text.
+          const value = text.replace(/[^\x20-\x7e]/g, ' ');
+          return {
+            verb: built.verb,
+            url: built.url,
+            headers: { ...built.headers, 'svc-api-version': value },
+            body: built.body,
+          };
+        }
+        const body =
+          where === 'method'
+            ? { ...purchase(), method: text }
+            : { ...purchase(), [text || 'x']: 'unknown', [`custom${text}`]: text };
+        const built = sign ? signed('processCard', body) : buildRequest(operationOf('processCard'), { body });
+        if (where !== 'form')
+          return { verb: built.verb, url: built.url, headers: { ...built.headers }, body: built.body };
+        const form = buildRequest(operationOf('processCard'), { body, wire: 'form' });
+        return { verb: form.verb, url: form.url, headers: { ...form.headers }, body: form.body };
+      }),
+  },
   {
     name: 'control API',
     runs: 400,
@@ -575,6 +638,9 @@ describe('hostile input over every operation (seeded)', () => {
     cardNumbersSeen: 0,
     forbiddenSends: 0,
     redirectsFollowed: 0,
+    logLines: 0,
+    cardNumbersInLogs: 0,
+    forgedLogLines: 0,
     bySurface: {} as Record<string, number>,
   };
   const formOperations = operations.filter((op) => op.protocols.includes('form'));
@@ -706,6 +772,26 @@ describe('hostile input over every operation (seeded)', () => {
     // Thousands of the hostile requests were made with the sandbox's credentials: many lines, kept to each account's 1000.
     expect(lines).toBeGreaterThan(100);
     (stats as Record<string, unknown>).requestLogLines = lines;
+  });
+
+  it('the log lines the hostile requests left: one line per write, no card number, no control character', () => {
+    const UNSAFE_IN_LOG = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])/u;
+    stats.logLines = logWrites.length;
+    for (const write of logWrites) {
+      const line = write.endsWith('\n') ? write.slice(0, -1) : write;
+      if (!write.endsWith('\n') || UNSAFE_IN_LOG.test(line)) {
+        stats.forgedLogLines++;
+        failures.push(`log line with a raw control character: ${JSON.stringify(line.slice(0, 160))}`);
+      }
+      if (findCardNumber(line)) {
+        stats.cardNumbersInLogs++;
+        failures.push(`card number in a log line: ${maskCardNumbers(line).slice(0, 160)}`);
+      }
+    }
+    expect(failures.slice(0, 20)).toEqual([]);
+    // Every request left its request-log line, and the caller's text reached many.
+    expect(stats.logLines).toBeGreaterThan(1000);
+    expect(logWrites.some((w) => w.includes('\\u001b') || w.includes('\\x1b'))).toBe(true);
   });
 
   afterAll(() => {

@@ -13,7 +13,7 @@ export { counts };
 export function hardeningSandbox(
   dbPath = ':memory:',
   env: NodeJS.ProcessEnv = {},
-  options: Pick<SandboxOptions, 'control' | 'fetch' | 'resolve'> = {},
+  options: Pick<SandboxOptions, 'control' | 'fetch' | 'resolve' | 'logger' | 'onRequest'> = {},
 ): Promise<RunningSandbox> {
   const sent: string[] = [];
   const fetch = async (url: string) => {

@@ -6,6 +6,8 @@ import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kindOf, verifyNotification, type Notification } from '../../notifications/index.ts';
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import { loadSpec } from '../../sandbox/index.ts';
+import { Notifier } from '../../sandbox/notifier.ts';
 import { approved } from '../support/approved.ts';
 import { bankDebit, widgetsMerchant } from '../support/requests.ts';
 import { card, counts, startSandbox, type TestSandbox } from './support.ts';
@@ -298,5 +300,32 @@ describe('resend and the latest deliveries', () => {
     expect(await refusalOf(control.deliveries({ latest: 0 }))).toBe(
       "-2 Field 'latest' is invalid: must be an integer from 1 to 100",
     );
+  });
+});
+
+describe('stopping the deliveries', () => {
+  it('waits for a run that follows the one under way: none is left running when stop() resolves', async () => {
+    const notifier: any = new Notifier({} as never, {} as never, loadSpec(), (async () => new Response('')) as never);
+    let started = 0;
+    let active = 0;
+    const ends: (() => void)[] = [];
+    notifier.deliverClaimed = () => {
+      started++;
+      active++;
+      return new Promise<number>((done) =>
+        ends.push(() => {
+          active--;
+          done(0);
+        }),
+      );
+    };
+    void notifier.deliverDue(); // a run under way
+    void notifier.deliverDue(); // a resend meanwhile: a run to follow it
+    const stopped = notifier.stop().then(() => ({ started, active }));
+    ends.shift()!();
+    // The run under way ends; whatever follows must be over (or not started) when stop() answers.
+    const seen = await stopped;
+    for (const end of ends) end();
+    expect(seen.active).toBe(0);
   });
 });

@@ -31,11 +31,12 @@ export function readYaml(relative: string): any {
   return YAML.parse(readFileSync(path.join(ROOT, relative), 'utf8'));
 }
 
-export function createAjv(): Ajv2020 {
+/** An ajv holding a document as 'openapi.json' (by default the package's reading of it). */
+export function createAjv(document: Doc = doc): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addFormat('binary', true);
-  ajv.addSchema(doc, 'openapi.json');
+  ajv.addSchema(document, 'openapi.json');
   return ajv;
 }
 

@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_TIMEOUT_MS } from '../../runtime/client.ts';
-import { MAX_BATCH_CSV_BYTES, MAX_BATCH_LINES } from '../../sandbox/handlers/batch.ts';
+import { MAX_BATCH_CSV_BYTES, MAX_BATCH_LINE_CHARS, MAX_BATCH_LINES } from '../../sandbox/handlers/batch.ts';
 import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
 import { DEFAULT_WAITS, WAIT_ENV } from '../../sandbox/waits.ts';
 import { MAX_DEPTH } from '../../runtime/protocols/json.ts';
+import { MAX_FIELDS } from '../../runtime/protocols/protocol.ts';
 import { serverDefaults } from '../../server-stubs/index.ts';
 import { doc, operations, ROOT } from './contract.ts';
 
@@ -56,6 +57,16 @@ export function guideFigures(): GuideFigure[] {
       page: 'docs/DEPLOY.md',
       says: `| a body nesting deeper than ${MAX_DEPTH} levels, whatever its size |`,
       source: 'runtime/protocols/json.ts MAX_DEPTH',
+    },
+    {
+      page: 'docs/DEPLOY.md',
+      says: `| a body holding more than ${MAX_FIELDS} fields and list items, at any depth, JSON or form |`,
+      source: 'runtime/protocols/protocol.ts MAX_FIELDS',
+    },
+    {
+      page: 'docs/DEPLOY.md',
+      says: `| a batch line longer than ${MAX_BATCH_LINE_CHARS} characters |`,
+      source: 'sandbox/handlers/batch.ts MAX_BATCH_LINE_CHARS',
     },
     {
       page: 'docs/DEPLOY.md',
