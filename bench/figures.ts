@@ -30,6 +30,8 @@ export interface SavedRun {
   rows: SavedRow[];
   ratios: Record<string, number | undefined>;
   coldStartMs: number[];
+  /** Each launch's CPU (ms, /proc) at its first answer, ascending; absent in runs saved before it was measured. */
+  coldStartCpuMs?: number[];
   /** The checkout whose server ran as stubs-baseline (--baseline DIR). */
   baseline?: string;
 }

@@ -40,11 +40,13 @@ import {
   withServersFigures,
 } from './figures.ts';
 import { check, mix, type Mix, processCpuMs, scenarioMixes, start, wireMixes } from './harness.ts';
+import { coldProfile } from './cold-profile.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
   [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--baseline DIR] [--save]
                                          the validating servers side by side, then the cold start
+                                         (--cold-profile: and where one cold start's CPU went, bench/cold-profile.ts)
                                          (--baseline DIR: another checkout's server too, as stubs-baseline)
                                          (--warmup 0: no warm-up, for a run that only shows the output)
   --only stubs-json,stubs-form           the two wire formats side by side
@@ -82,6 +84,7 @@ const { values: args } = (() => {
         rounds: { type: 'string', default: '3' },
         only: { type: 'string' },
         'cold-starts': { type: 'string', default: '7' },
+        'cold-profile': { type: 'boolean', default: false },
         'busy-us': { type: 'string' },
         baseline: { type: 'string' },
         save: { type: 'boolean', default: false },
@@ -185,11 +188,15 @@ function load(port: number, seconds: number, requests: Mix = mix) {
   });
 }
 
-/** Launch to first answer of the compiled server (dist/), as users deploy it. */
-async function coldStart(): Promise<number[]> {
+/**
+ * Launch to first answer of the compiled server (dist/), as users deploy it: each launch's wall time,
+ * and the CPU its process had used by then (/proc; what other work on the machine barely changes).
+ */
+async function coldStart(): Promise<{ times: number[]; cpu: number[] }> {
   execFileSync('npm', ['run', '-s', 'build'], { cwd: path.join(HERE, '..'), stdio: 'inherit' });
   const { op, request } = mix.find((m) => m.op.operationId === 'getSurcharge')!;
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < Number(args['cold-starts']); i++) {
     const { child, port, startedAt } = await start('servers/cold-start.js');
     const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
@@ -200,9 +207,11 @@ async function coldStart(): Promise<number[]> {
     await response.text();
     if (response.status !== op.status) throw new Error('cold start: first answer was not a success');
     times.push(performance.now() - startedAt);
+    cpu.push(processCpuMs(child.pid));
     child.kill();
   }
-  return times.sort((a, b) => a - b);
+  if (args['cold-profile']) await coldProfile(request);
+  return { times: times.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b) };
 }
 
 interface Round {
@@ -314,7 +323,9 @@ const ratios = {
 };
 for (const row of rows.filter((r) => (r.server.startsWith('bare+') || r.server === 'floor') && rate('bare')))
   console.log(`${row.server} / bare node:http ceiling: ${(row.rps / rate('bare')!).toFixed(2)}`);
-const cold = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : [];
+const { times: cold, cpu: coldCpu } = SERVERS.some((s) => s.name === 'stubs')
+  ? await coldStart()
+  : { times: [], cpu: [] };
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');
 if (ratios.vsExpressOpenapiValidator)
@@ -369,7 +380,7 @@ if (ratios.scenarioVsPlain) {
 }
 if (median !== undefined)
   console.log(
-    `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms)`,
+    `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms); its CPU by then: median ${coldCpu[Math.floor(coldCpu.length / 2)]} ms (${coldCpu[0]} – ${coldCpu.at(-1)}; /proc, in 10 ms ticks); load average ${os.loadavg()[0]!.toFixed(2)}`,
   );
 for (const row of rows)
   if (row.failures.length)
@@ -394,6 +405,7 @@ const run: SavedRun = {
   })),
   ratios,
   coldStartMs: cold.map((t) => Math.round(t)),
+  coldStartCpuMs: coldCpu,
   ...(args.baseline ? { baseline: describeCheckout(args.baseline) } : {}),
 };
 await mkdir(path.join(HERE, 'results'), { recursive: true });
@@ -415,6 +427,7 @@ if (args.save) {
       rows: run.rows.filter((r) => r.server.startsWith('sandbox')),
       ratios: { scenarioVsPlain: ratios.scenarioVsPlain, scenarioCpuRatio: ratios.scenarioCpuRatio },
       coldStartMs: [],
+      coldStartCpuMs: [],
     };
     await writeFile(path.join(root, SCENARIOS_FILE), `${JSON.stringify(pair, null, 2)}\n`);
     await writeFile(page, withFigures(await readFile(page, 'utf8'), 'scenarios', scenarioFigures(pair)));

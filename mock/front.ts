@@ -21,6 +21,7 @@ import {
   protocols,
   refusalFields,
   refusals,
+  serverDefaults,
   type Account,
   type ErrorCode,
   type Gateway,
@@ -288,7 +289,14 @@ function exampleTokens(doc: MockDocument): string[] {
 
 /** Proxy mode: every request passed to Prism's validating proxy, each violation it reports told. */
 function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }: FrontOptions): http.Server {
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 });
+  // Idle connections kept as the stubs' server keeps them (65 s), longer than any client's keep-alive:
+  // with Node's 5 s a client reused a connection the proxy was closing at that moment and got "other
+  // side closed" (seen under load, issue 44: a client's idle timer runs late there).
+  const server = http.createServer({
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: serverDefaults.keepAliveTimeout,
+  });
   // A client that half-closes after sending still gets its answer (as the stubs' server does).
   (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {

@@ -4,9 +4,7 @@
 // `--proxy URL` puts Prism as a validating proxy before a real server and prints each contract
 // violation it sees. Prism is an optional peer dependency: without it, one line says what to install.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli-kit/index.ts';
 import { accountsFromFile } from './accounts.ts';
@@ -15,14 +13,6 @@ import type { Account } from '../server-stubs/index.ts';
 import { type LineSink, logWriter } from '../runtime/log-line.ts';
 
 const require = createRequire(import.meta.url);
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 export const PRISM_VERSION = '5.16.0';
 
@@ -43,21 +33,23 @@ export async function startPrism(
   onLine: (line: string) => void = () => {},
 ): Promise<{ prism: ChildProcess; port: number }> {
   const cli = prismCli();
-  const port = await freePort();
   const spec = require.resolve('payment-gateway-contract/openapi.json');
   const args = proxy ? ['proxy', spec, proxy, '--errors'] : ['mock', spec];
-  const prism = spawn(process.execPath, [cli, ...args, '-p', String(port), '-h', '127.0.0.1'], {
+  // Port 0: Prism takes a free port as it listens and says which. A port found free and released
+  // first could be taken by another process before Prism binds it (seen on a loaded machine).
+  const prism = spawn(process.execPath, [cli, ...args, '-p', '0', '-h', '127.0.0.1'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let buffered = '';
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<number>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');
       buffered = lines.pop()!;
       for (const line of lines) {
         onLine(line);
-        if (line.includes('Prism is listening')) resolve();
+        const listening = /Prism is listening on https?:\/\/[^\s]*:(\d+)/.exec(line);
+        if (listening) resolve(Number(listening[1]));
       }
     };
     prism.stdout!.on('data', read);
@@ -74,7 +66,7 @@ export async function startPrism(
   const stop = () => prism.kill();
   process.once('exit', stop);
   prism.once('exit', () => process.off('exit', stop));
-  await ready;
+  const port = await ready;
   return { prism, port };
 }
 
@@ -87,6 +79,11 @@ export async function startMock(options: {
   onPrismStart?: () => void;
   onViolation?: (request: string, violations: Violation[]) => void;
   onRefusal?: (request: string, message: string) => void;
+  /**
+   * A Prism already serving the contract (startPrism's port) to front instead of starting one: it is
+   * not stopped by close(). Several mocks may front one Prism (the tests share one per run).
+   */
+  prism?: { port: number };
   /** Accounts beside the spec's sandbox accounts. */
   accounts?: readonly Account[];
   /** How long Prism may take over one example (default 10 s). */
@@ -107,21 +104,24 @@ export async function startMock(options: {
   });
   const bound = await listen(front, options.port, options.host, '--port');
   options.onListening?.(`http://${options.host}:${bound}`);
-  let prism: ChildProcess;
-  options.onPrismStart?.();
-  try {
-    const started = await startPrism(options.proxy, options.onLine);
-    prism = started.prism;
-    target.port = started.port;
-    prismListens();
-  } catch (error) {
-    front.close();
-    throw error;
+  let prism: ChildProcess | undefined;
+  if (options.prism && !options.proxy) target.port = options.prism.port;
+  else {
+    options.onPrismStart?.();
+    try {
+      const started = await startPrism(options.proxy, options.onLine);
+      prism = started.prism;
+      target.port = started.port;
+    } catch (error) {
+      front.close();
+      throw error;
+    }
   }
+  prismListens();
   return {
     url: `http://${options.host}:${bound}`,
     close: async () => {
-      prism.kill();
+      prism?.kill();
       await new Promise((resolve) => front.close(resolve));
     },
   };

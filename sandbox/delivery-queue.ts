@@ -4,7 +4,10 @@
 // `claimed_until`. The claimer posts it outside any transaction and then records the attempt, only
 // while it still holds the claim. An instance that dies mid-delivery leaves its lease to run out;
 // another instance then claims the notification again. Delivery is therefore at-least-once: a
-// notification posted just before its instance died is posted again by the next claimer.
+// notification posted just before its instance died is posted again by the next claimer. A live
+// claimer renews its lease right before it posts, and does not post one it no longer holds: on a busy
+// machine the time from the claim to the post (its preparation, a slow store) can outlast the lease,
+// and another instance may have claimed and posted it meanwhile.
 import type { Row, Store } from './store.ts';
 
 export interface Claim {
@@ -57,6 +60,20 @@ export async function settle(
     attempt.at,
     attempt.status,
     attempt.retryAt,
+    id,
+    by,
+  );
+  return changes === 1;
+}
+
+/**
+ * Renews a claim for another lease (to `until`) right before its post. False when the claim was lost
+ * (another instance took it once its lease ran out, or it was delivered): then it must not be posted.
+ */
+export async function renew(store: Store, id: number, by: string, until: string): Promise<boolean> {
+  const { changes } = await store.run(
+    'UPDATE notifications SET claimed_until = ? WHERE id = ? AND claimed_by = ? AND delivered = 0',
+    until,
     id,
     by,
   );

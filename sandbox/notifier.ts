@@ -14,7 +14,7 @@ import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import { type Chaos, chaosOfRow, forged, planFor, type Posting, staled } from './chaos.ts';
-import { claimDue, settle } from './delivery-queue.ts';
+import { claimDue, renew, settle } from './delivery-queue.ts';
 import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
@@ -371,6 +371,10 @@ export class Notifier {
       faults.push({ kind: 'delay', value: plan.delayMs });
       await new Promise((r) => setTimeout(r, plan.delayMs));
     }
+    // Still ours, for a whole lease from now: the time since the claim may have outlasted it on a busy
+    // machine, and another instance posted it then (delivery-queue.ts).
+    if (!(await renew(this.store, Number(n.id), this.instanceId, this.clock.baseTimestamp(this.times.leaseMs))))
+      return false;
     const posting = { body: n.body, headers };
     if (plan?.badSignature) faults.push({ kind: 'bad-signature', value: await this.post(n, forged(posting)) });
     if (plan?.stale) {

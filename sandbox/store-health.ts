@@ -15,7 +15,10 @@ export function isUnreachable(error: unknown): boolean {
     // PostgreSQL: connection exceptions (class 08), an administrator or crash shut-down (57P01-57P03),
     // too many connections (53300).
     /^(08[0-9A-Z]{3}|57P0[123]|53300)$/.test(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i.test(
+    // A connection's attempt that timed out (pg's "timeout expired"; pg-pool's "Connection terminated
+    // due to connection timeout"). Not pg-pool's "timeout exceeded when trying to connect": that is a
+    // request's wait for a connection of a busy pool, a database that answers (store-postgres.ts).
+    /Connection terminated|^timeout expired$|Client has encountered a connection error|Connection refused/i.test(
       message,
     )
   );

@@ -147,6 +147,20 @@ const types = {
     oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format as 'text'),
 };
 
+/** How long a request may wait for a connection while the pool lends out every one. */
+const POOL_WAIT_MS = 30_000;
+
+/**
+ * A pool connection that gives up connecting after 2 s: a database that does not answer fails the
+ * request (and opens the breaker) rather than holding it, and the next ones, for as long as the
+ * operating system tries to connect. The error says "timeout expired" (store-health.ts).
+ */
+class ConnectingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: 2000 });
+  }
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
@@ -166,13 +180,18 @@ export class PostgresStore implements Store {
   readonly plannedPool: pg.Pool;
 
   private constructor(url: string, options: string) {
-    // A database that does not answer fails a connection within 2 s rather than holding the request (and
-    // the next ones) for as long as the operating system tries to connect.
     const pool = (sessionOptions: string, more: pg.PoolConfig = {}) => {
       const made = new pg.Pool({
         connectionString: url,
         max: Number(process.env.PGW_DB_POOL ?? 10),
-        connectionTimeoutMillis: 2000,
+        // Two waits that pg-pool would bound by one figure, kept apart: a new connection's attempt
+        // (the client's own time-out, below) and a request's wait for a connection while every one
+        // is lent out. The second is not the database being away, only busy: at 2 s a burst of
+        // requests on a loaded machine (200 at once on 3 instances, load 10) waited longer, failed
+        // "timeout exceeded when trying to connect", and opened the breaker on a database that was
+        // answering (store-health.ts).
+        Client: ConnectingClient,
+        connectionTimeoutMillis: POOL_WAIT_MS,
         types,
         // Set as each connection starts: no round trip of its own.
         options: sessionOptions,

@@ -1,36 +1,115 @@
-// npm run test:times: the whole test run's wall time and its ten slowest files, read from the vitest
-// JSON report that the script's `vitest run` writes (test-results/test-times.json). A file's time is
-// from its start to its end in its worker, waits included: the time it holds a worker, which is what
-// makes the run long. Exits 1 when the run failed, so that the figures of a red run are not taken
-// for a green one's.
+// npm run test:times [-- vitest arguments]: runs `vitest run` as `npm test` does, and then tells where
+// the time and the CPU went: the run's wall time, its CPU (user + system of vitest and every process
+// under it, read from /proc when the run has ended: it counts what the shared servers and the workers'
+// children used as well), the load average around it, and the files that cost the most, by wall time
+// and by CPU. A file's wall time runs from its start to its end in its worker, waits included: the time
+// it keeps a worker from other files. Its CPU is its worker's and its finished children's
+// (test/support/cpu-meter.ts). CPU is the figure to compare between runs on a shared machine: other
+// work barely changes it, while it stretches wall time.
+//
+// `npm run test:times -- --read [file]` prints the figures of a report already written.
+// Exits 1 when the run failed, so that the figures of a red run are not taken for a green one's.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { FileTimes, TimesReport } from './lib/test-times-report.ts';
 
-interface Report {
-  success: boolean;
-  startTime: number;
-  numTotalTests: number;
-  numFailedTests: number;
-  testResults: { name: string; startTime: number; endTime: number; status: string }[];
+const reportFile = 'test-results/test-times.json';
+
+/** CPU seconds (user + system) of this process's waited-for descendants, from /proc (Linux). */
+function childrenCpu(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
-const file = process.argv[2] ?? 'test-results/test-times.json';
-const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-const seconds = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
-// The checkout the report was made in: the folder of test/, whose files every name is under.
-const root = report.testResults[0]?.name.split(`${path.sep}test${path.sep}`)[0] ?? '';
-const files = report.testResults.map((r) => ({
-  name: path.relative(root, r.name),
-  ms: r.endTime - r.startTime,
-  status: r.status,
-}));
-const end = Math.max(...report.testResults.map((r) => r.endTime));
+/** The one-minute load average. */
+const load = (): number => os.loadavg()[0] ?? 0;
 
-console.log(
-  `npm test: ${files.length} files, ${report.numTotalTests} tests (${report.numFailedTests} failed), ` +
-    `${seconds(end - report.startTime).trim()} s from the run's start to its last file's end`,
-);
-console.log('the ten slowest files (start to end in their worker, waits included):');
-for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 10))
-  console.log(`${seconds(f.ms)} s  ${f.name}${f.status === 'passed' ? '' : ` (${f.status})`}`);
-process.exitCode = report.success ? 0 : 1;
+interface Run {
+  cpu: number | undefined;
+  loadBefore: number;
+  loadMean: number;
+  status: number;
+}
+
+async function run(args: string[]): Promise<Run> {
+  const loadBefore = load();
+  const loads: number[] = [];
+  const sampler = setInterval(() => loads.push(load()), 5_000);
+  const vitest = path.join('node_modules', 'vitest', 'vitest.mjs');
+  const child = spawn(
+    process.execPath,
+    [
+      vitest,
+      'run',
+      '--reporter=default',
+      '--reporter=./test/support/times-reporter.ts',
+      '--reporter=./test/support/closing-line-reporter.ts',
+      ...args,
+    ],
+    { stdio: 'inherit' },
+  );
+  const status = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  clearInterval(sampler);
+  const loadMean = loads.length ? loads.reduce((a, b) => a + b, 0) / loads.length : load();
+  return { cpu: childrenCpu(), loadBefore, loadMean, status };
+}
+
+const s = (seconds: number) => seconds.toFixed(1).padStart(6);
+const cpuOf = (f: FileTimes) => (f.cpuSelf ?? 0) + (f.cpuChildren ?? 0);
+const wallOf = (f: FileTimes) => (f.endMs - f.startMs) / 1000;
+
+function print(report: TimesReport, measured: Run | undefined): void {
+  const tests = report.files.reduce((n, f) => n + f.tests, 0);
+  const failed = report.files.reduce((n, f) => n + f.failed, 0);
+  const filesCpu = report.files.reduce((n, f) => n + cpuOf(f), 0);
+  console.log(
+    `\nnpm test: ${report.files.length} files, ${tests} tests (${failed} failed), ` +
+      `${(report.wallMs / 1000).toFixed(1)} s wall`,
+  );
+  if (measured?.cpu !== undefined) {
+    console.log(
+      `CPU (user + system, every process of the run): ${measured.cpu.toFixed(1)} s; ` +
+        `in the files' workers ${filesCpu.toFixed(1)} s, outside them (vitest itself, shared servers) ` +
+        `${(measured.cpu - filesCpu).toFixed(1)} s`,
+    );
+    console.log(
+      `load average: ${measured.loadBefore.toFixed(2)} at the start, ${measured.loadMean.toFixed(2)} on average ` +
+        `during the run (${os.cpus().length} cores)`,
+    );
+  } else console.log(`CPU in the files' workers: ${filesCpu.toFixed(1)} s`);
+  const table = (title: string, files: FileTimes[]) => {
+    console.log(`\n${title}\n  wall s   CPU s  (own + children)`);
+    for (const f of files)
+      console.log(
+        `${s(wallOf(f))}  ${s(cpuOf(f))}  (${(f.cpuSelf ?? 0).toFixed(1)} + ${(f.cpuChildren ?? 0).toFixed(1)})  ` +
+          `${f.file}${f.state === 'passed' ? '' : ` (${f.state})`}`,
+      );
+  };
+  table(
+    'the fifteen longest files (start to end in their worker, waits included):',
+    [...report.files].sort((a, b) => wallOf(b) - wallOf(a)).slice(0, 15),
+  );
+  table(
+    'the fifteen files that cost the most CPU:',
+    [...report.files].sort((a, b) => cpuOf(b) - cpuOf(a)).slice(0, 15),
+  );
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--read') {
+  const report = JSON.parse(readFileSync(args[1] ?? reportFile, 'utf8')) as TimesReport;
+  print(report, undefined);
+  process.exitCode = report.success ? 0 : 1;
+} else {
+  const measured = await run(args);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as TimesReport;
+  print(report, measured);
+  process.exitCode = report.success && measured.status === 0 ? 0 : 1;
+}

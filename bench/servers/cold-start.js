@@ -23,3 +23,6 @@ const handlers = {
 };
 const server = createNodeServer(createGateway({ handlers, accounts }));
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => console.log(`ready ${server.address().port}`));
+// Stopped as a deployed server is stopped (SIGTERM), it exits: Node then writes the profile of a run
+// under --cpu-prof (npm run bench -- --cold-profile, bench/cold-profile.ts).
+process.on('SIGTERM', () => process.exit(0));

@@ -11,7 +11,8 @@
 // object as an element holding its fields' elements and a list as an element holding one element per
 // item, named by the items' `xml.name` (`<refunds><refund>…</refund></refunds>`), which SimpleXML,
 // xmltodict, Hash.from_xml and Magento's parser read as nested values.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
   CannotCarry,
   declared,
@@ -281,16 +282,31 @@ export function writeXml(
   return `${declaration}\n<${root}>${children(body, shape)}</${root}>`;
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  parseTagValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  // References are decoded below, in one pass over each text: fast-xml-parser's own decoder leaves a
-  // character reference (&#13;) as it is, and would expand entities a DOCTYPE declares.
-  processEntities: false,
-  isArray: () => true,
-});
+/**
+ * fast-xml-parser, loaded when the first answer is read: a server of the form mode writes XML and
+ * never reads it, and the library's ES modules cost every start some 20 ms of CPU (its one CommonJS
+ * file, required when needed, 4 ms).
+ */
+let xml: { parser: XMLParser; validator: typeof XMLValidator } | undefined;
+function xmlReader(): { parser: XMLParser; validator: typeof XMLValidator } {
+  if (!xml) {
+    const library = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+    xml = {
+      parser: new library.XMLParser({
+        ignoreAttributes: false,
+        parseTagValue: false,
+        trimValues: false,
+        ignoreDeclaration: true,
+        // References are decoded below, in one pass over each text: fast-xml-parser's own decoder leaves a
+        // character reference (&#13;) as it is, and would expand entities a DOCTYPE declares.
+        processEntities: false,
+        isArray: () => true,
+      }),
+      validator: library.XMLValidator,
+    };
+  }
+  return xml;
+}
 
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#(\d{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -380,7 +396,8 @@ const XML_1_0_UTF8 =
 export function readXml(text: string, root: string, declaration: string, shape?: Shape | null): AnswerRead {
   if (!XML_1_0_UTF8.test(text))
     return { error: `it does not start with an XML 1.0 declaration in UTF-8, such as ${declaration}` };
-  const valid = XMLValidator.validate(text);
+  const { parser, validator } = xmlReader();
+  const valid = validator.validate(text);
   if (valid !== true) return { error: `it is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
   const parsed = parser.parse(text) as Record<string, unknown[]>;
   const roots = Object.keys(parsed);

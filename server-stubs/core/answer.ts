@@ -1,7 +1,8 @@
 // Turning what a handler returned into the response, held to the contract: the result hashes are
 // added from their recipes, the body is validated against the operation's own result or refusal
 // schema, and no unmasked card number may leave in it (runtime/card-numbers.ts finds them).
-import { Unzip, UnzipInflate, unzipSync } from 'fflate';
+import { createRequire } from 'node:module';
+import type * as Fflate from 'fflate';
 import { type CardReading, cardNumberIn, findCardNumber } from '../../runtime/card-numbers.ts';
 import { CannotCarry, type Protocol } from '../../runtime/protocols/protocol.ts';
 import { computeHash } from '../../runtime/signing.ts';
@@ -23,12 +24,19 @@ export const answersFile = (op: ContractOperation): boolean => op.resultType !==
  */
 const FILE: CardReading = { breaks: ',\r\n"' };
 
+/**
+ * fflate, loaded when the first file answer is scanned: most servers never answer a zip, and its
+ * module builds its tables as it loads (some 10 ms of CPU at every start).
+ */
+let zip: typeof Fflate | undefined;
+const fflate = (): typeof Fflate => (zip ??= createRequire(import.meta.url)('fflate') as typeof Fflate);
+
 /** Whether any entry of a zip holds a card number; bytes that are not a zip are scanned as they are. */
 function zipHoldsCardNumber(bytes: Uint8Array): boolean {
   const decoder = new TextDecoder();
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes);
+    entries = fflate().unzipSync(bytes);
   } catch {
     return findCardNumber(decoder.decode(bytes), FILE);
   }
@@ -53,7 +61,7 @@ class ZipScanner {
   found = false;
   private broken = false;
   private rawTail = '';
-  private readonly unzip = new Unzip((entry) => {
+  private readonly unzip = new (fflate().Unzip)((entry) => {
     const decoder = new TextDecoder();
     let tail = '';
     entry.ondata = (error, chunk, final) => {
@@ -67,7 +75,7 @@ class ZipScanner {
   });
 
   constructor() {
-    this.unzip.register(UnzipInflate);
+    this.unzip.register(fflate().UnzipInflate);
   }
 
   push(bytes: Uint8Array, final: boolean): void {

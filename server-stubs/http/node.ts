@@ -1,13 +1,19 @@
 // The node:http adapter: the default server. It reads at most what the path's operations accept,
 // hands the request to the gateway core and writes its response.
-import http from 'node:http';
+import type * as Http from 'node:http';
+import { createRequire } from 'node:module';
 import type { Gateway } from '../core/gateway.ts';
 import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
 
-function send(res: http.ServerResponse, response: GatewayResponse): void {
+// node:http by require, not import: an ES import of node:http builds its module namespace, which
+// reads its every export, WebSocket's included, and so loads undici (about 30 ms of CPU at each
+// start, a quarter of the server's cold start; nodejs/node#57649, #59686). Required, it is 3 ms.
+const http = createRequire(import.meta.url)('node:http') as typeof Http;
+
+function send(res: Http.ServerResponse, response: GatewayResponse): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
   const { body } = response;
   if (typeof body !== 'string' && !(body instanceof Uint8Array))
@@ -26,7 +32,7 @@ function send(res: http.ServerResponse, response: GatewayResponse): void {
  * is never taken for a whole one.
  */
 async function stream(
-  res: http.ServerResponse,
+  res: Http.ServerResponse,
   status: number,
   headers: Record<string, string>,
   chunks: AsyncIterable<Uint8Array>,
@@ -44,7 +50,7 @@ async function stream(
   }
 }
 
-const writable = (res: http.ServerResponse) =>
+const writable = (res: Http.ServerResponse) =>
   new Promise<void>((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -60,8 +66,8 @@ const failed = () => refusalResponse(undefined, refusals.internal());
 /** Hands a request whose body is already read to the core and writes the answer. */
 export function answerRequest(
   gateway: Gateway,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
   body: Buffer | string | undefined,
 ): void {
   const headers = req.headers as Record<string, string | undefined>;
@@ -89,7 +95,7 @@ const DRAIN_MS = 2_000;
  * or 2 s) before the socket is closed: closing a socket with unread data makes the kernel send a
  * reset, and a client still sending then loses the 413 it was sent.
  */
-function refuseTooLarge(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse, limit: number): void {
+function refuseTooLarge(gateway: Gateway, req: Http.IncomingMessage, res: Http.ServerResponse, limit: number): void {
   const headers = req.headers as Record<string, string | undefined>;
   const response = gateway.refusal(splitUrl(req.url ?? '/').pathname, headers, refusals.bodyTooLarge(limit));
   response.headers.connection = 'close';
@@ -113,7 +119,7 @@ function refuseTooLarge(gateway: Gateway, req: http.IncomingMessage, res: http.S
  * the body names its method it may be as large as the path's smallest limit; past that, the method
  * named in what was read decides (processBatch may send 16 MiB on /post, processCard 1 MiB).
  */
-export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: http.ServerResponse): void {
+export function readAndAnswer(gateway: Gateway, req: Http.IncomingMessage, res: Http.ServerResponse): void {
   const pathname = splitUrl(req.url ?? '/').pathname;
   const most = gateway.readLimit(pathname);
   let limit = gateway.bodyLimit(pathname);
@@ -139,7 +145,7 @@ export function readAndAnswer(gateway: Gateway, req: http.IncomingMessage, res: 
   });
 }
 
-export function createNodeHandler(gateway: Gateway): http.RequestListener {
+export function createNodeHandler(gateway: Gateway): Http.RequestListener {
   return (req, res) => readAndAnswer(gateway, req, res);
 }
 
@@ -183,7 +189,7 @@ export const serverDefaults: Required<
 };
 
 /** Holds each client to its share of connections, the cap included, however connections reach the server. */
-function shareConnections(server: http.Server, shares: ConnectionShares): void {
+function shareConnections(server: Http.Server, shares: ConnectionShares): void {
   server.on('connection', (socket) => {
     const client = shares.admit(socket.remoteAddress);
     if (client === undefined) {
@@ -194,7 +200,7 @@ function shareConnections(server: http.Server, shares: ConnectionShares): void {
   });
 }
 
-export function createNodeServer(gateway: Gateway, options: NodeServerOptions = {}): http.Server {
+export function createNodeServer(gateway: Gateway, options: NodeServerOptions = {}): Http.Server {
   const o = { ...serverDefaults, ...options };
   // Node checks the header and request time-outs every connectionsCheckingInterval (30 s by default,
   // which let a slow-header socket live 30 s whatever headersTimeout said): check every second.
@@ -215,7 +221,7 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
   // streamed settlement zip); with this it finishes the answer under way, then ends the connection.
   // The property is node:http's own (lib/_http_server.js), not in its type declarations;
   // test/hardening/half-close.test.ts fails if it stops working.
-  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  (server as Http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const perClient = options.maxConnectionsPerClient ?? Math.max(1, Math.floor(o.maxConnections / 2));
   const keepForNew =
     options.keepForNewClients ?? (perClient >= o.maxConnections ? 0 : Math.floor(o.maxConnections / 4));

@@ -11,6 +11,7 @@ import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { computeHash, legacyRecipe, type HashRecipe } from '../../runtime/signing.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/index.ts';
 import { bodyErrors } from '../../server-stubs/core/request.ts';
@@ -276,7 +277,7 @@ describe('the sandbox answers as the real gateway answered the client', () => {
 describe('the mock answers each request with its method’s result', () => {
   let mock: Awaited<ReturnType<typeof startMock>>;
   beforeAll(async () => {
-    mock = await startMock({ port: 0, host: '127.0.0.1' });
+    mock = await startMock({ port: 0, host: '127.0.0.1', prism: await sharedPrism() });
   });
   afterAll(() => mock.close());
 

@@ -13,20 +13,21 @@ import { Coverage } from '../../contract/coverage.ts';
 import { summary, type Result } from '../../contract/report.ts';
 import { operations } from '../../generated/operations.ts';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { buggySandbox, jsonToFormServer, naiveServer } from '../support/broken-gateways.ts';
 import { sandboxCredentials } from '../support/contract.ts';
 
 const creds = sandboxCredentials();
 const servers: http.Server[] = [];
-// One mock (one Prism, a few seconds to start), and one run of the suite against it with --wire both
+// One mock (the run's shared Prism behind a front of its own), and one run of the suite against it with --wire both
 // for the two tests that read it: its JSON checks are the --mock run's (allChecks), its form/XML
 // checks cover every form-mode operation. Prism's work per check is most of this file's time.
 let mock: ReturnType<typeof startMock> | undefined;
 let mockRun: Promise<Result[]> | undefined;
 const againstTheMock = () =>
   (mockRun ??= (async () => {
-    mock = startMock({ port: 0, host: '127.0.0.1' });
+    mock = sharedPrism().then((prism) => startMock({ port: 0, host: '127.0.0.1', prism }));
     return runContract({ base: (await mock).url, creds, mock: true, wire: 'both' });
   })());
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, doc } from '../support/contract.ts';
-import { launchChromium } from '../support/browser.ts';
+import { sharedBrowser } from '../support/browser.ts';
 
 const page_url = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
 const slug = (tag: string) => tag.toLowerCase().replace(/\s+/g, '-');
@@ -18,7 +18,7 @@ describe('generated/docs/index.html in Chromium', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await sharedBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => {
       if (!/^(file|data|blob):/.test(r.url())) outside.push(r.url());

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protocols } from '../../generated/protocols.ts';
 import { answersIn, codeSamples, samplesIn } from '../../scripts/generators/docs-view.ts';
 import { contractOperations, type Operation } from '../../scripts/lib/contract.ts';
-import { chromiumMissing, launchChromium } from '../support/browser.ts';
+import { chromiumMissing, sharedBrowser } from '../support/browser.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
 const PAGE = pathToFileURL(path.join(ROOT, 'generated/docs/index.html')).href;
@@ -55,7 +55,7 @@ describe.skipIf(missing !== undefined)(
     const reached = new Map<string, string[]>();
 
     beforeAll(async () => {
-      browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']);
+      browser = await sharedBrowser();
       page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
       page.on('pageerror', (e) => pageErrors.push(String(e)));
       mkdirSync(SHOTS, { recursive: true });

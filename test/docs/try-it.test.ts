@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '../../contract/index.ts';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { canonicalJson, computeHash, hashPreimage, portableDigests } from '../../runtime/signing.ts';
-import { chromiumMissing, launchChromium } from '../support/browser.ts';
+import { chromiumMissing, sharedBrowser } from '../support/browser.ts';
 import { doc, ROOT } from '../support/contract.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
@@ -53,7 +53,7 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
       PGW_QUIET: '1',
       PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com',
     });
-    browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']);
+    browser = await sharedBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => requests.push(r.url()));
     page.on('response', (r) => r.status() === 404 && failed.push(r.url()));

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { protocols } from '../../generated/protocols.ts';
@@ -111,7 +112,7 @@ async function sandboxTarget(): Promise<Target> {
 }
 
 async function mockTarget(): Promise<Target> {
-  const mock = await startMock({ port: 0, host: '127.0.0.1' });
+  const mock = await startMock({ port: 0, host: '127.0.0.1', prism: await sharedPrism() });
   return { name: 'mock', url: mock.url, close: async () => mock.close() };
 }
 

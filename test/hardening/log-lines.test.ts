@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { mockLog, startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { findCardNumber } from '../../runtime/card-numbers.ts';
 import { logWriter } from '../../runtime/log-line.ts';
 import { consoleLogger } from '../../server-stubs/core/log.ts';
@@ -164,7 +165,7 @@ describe('log lines hold no card number and no control character, whatever a cal
     const out = sink();
     let mock: Awaited<ReturnType<typeof startMock>>;
     beforeAll(async () => {
-      mock = await startMock({ port: 0, host: '127.0.0.1', ...mockLog(out) });
+      mock = await startMock({ port: 0, host: '127.0.0.1', ...mockLog(out), prism: await sharedPrism() });
     });
     afterAll(() => mock?.close());
 

@@ -15,6 +15,7 @@ import { buildRequest, operation, requestExamples } from '../../contract/index.t
 import { operations } from '../../generated/operations.ts';
 import { createFront, mockDocument } from '../../mock/front.ts';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { createGateway, findCardNumber, protocols, type GatewayRequest } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 
@@ -76,7 +77,7 @@ describe('the mock (Prism behind the front)', () => {
   let mock: Awaited<ReturnType<typeof startMock>>;
   let port: number;
   beforeAll(async () => {
-    mock = await startMock({ port: 0, host: '127.0.0.1' });
+    mock = await startMock({ port: 0, host: '127.0.0.1', prism: await sharedPrism() });
     port = Number(new URL(mock.url).port);
   });
   afterAll(() => mock?.close());

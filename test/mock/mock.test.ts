@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../generated/operations.ts';
 import { scenarios } from '../../generated/scenarios.ts';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { buildRequest, requestExamples } from '../../contract/index.ts';
 import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
@@ -36,6 +37,7 @@ describe('npm run mock', () => {
     mock = await startMock({
       port: 0,
       host: '127.0.0.1',
+      prism: await sharedPrism(),
       onRefusal: (request, message) => log.push(`refused: ${request}: ${message}`),
       onViolation: (request, violations) => log.push(`${request}: ${violations.length} violations`),
     });

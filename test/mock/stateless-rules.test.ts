@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { buildRequest, operation, requestExamples, sandbox as sandboxCreds } from '../../contract/index.ts';
 import { startMock } from '../../mock/run.ts';
+import { sharedPrism } from '../support/shared-servers.ts';
 import { computeHash } from '../../runtime/signing.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { maskCardNumber, protocols, type GatewayRequest } from '../../server-stubs/index.ts';
@@ -23,7 +24,7 @@ let mock: Awaited<ReturnType<typeof startMock>>;
 let sandbox: Awaited<ReturnType<typeof createSandbox>>;
 beforeAll(async () => {
   sandbox = await createSandbox({ dbPath: ':memory:', env: { ...process.env } });
-  mock = await startMock({ port: 0, host: '127.0.0.1', accounts: [operator] });
+  mock = await startMock({ port: 0, host: '127.0.0.1', accounts: [operator], prism: await sharedPrism() });
 });
 afterAll(async () => {
   await mock?.close();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvColumns } from '../../generated/spec-constants.ts';
-import { claimDue, settle } from '../../sandbox/delivery-queue.ts';
+import { claimDue, renew, settle } from '../../sandbox/delivery-queue.ts';
 import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
@@ -260,6 +260,19 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
       limit: 5,
     });
     expect(again?.subject).toBe('lost');
+    // A holder only late (a busy machine), not dead, finds its claim gone before it posts (finding,
+    // issue 44: it posted anyway, a duplicate the second holder posted too).
+    expect(await renew(store, taken!.id, 'dead', '2026-01-01T00:20:00Z')).toBe(false);
+    expect(await renew(store, again!.id, 'other', '2026-01-01T00:20:00Z')).toBe(true);
+    expect(
+      await claimDue(store, {
+        by: 'third',
+        now: '2026-01-01T00:15:00Z',
+        until: '2026-01-01T00:30:00Z',
+        maxAttempts: 5,
+        limit: 5,
+      }),
+    ).toEqual([]);
     expect(await settle(store, taken!.id, 'dead', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(false);
     expect(await settle(store, again!.id, 'other', { ok: true, status: 200, at: LATER, retryAt: LATER })).toBe(true);
     expect(await store.get('SELECT delivered, attempts FROM notifications WHERE id = ?', again!.id)).toEqual({

@@ -12,6 +12,7 @@ import { chooseMethod, route } from '../../server-stubs/core/router.ts';
 import {
   createGateway,
   createNodeServer,
+  serverDefaults,
   type GatewayHandlers,
   type HandlerContext,
 } from '../../server-stubs/index.ts';
@@ -566,7 +567,10 @@ export async function brokenSandbox(b: Break): Promise<{ server: http.Server; cl
   });
   const inner = createNodeServer(gateway);
   inner.listen(0, '127.0.0.1');
-  const server = http.createServer((req, res) => {
+  // Idle connections kept as the stubs' server keeps them (65 s), not Node's 5 s: the suite's client,
+  // its idle timer late on a loaded machine, reused a connection the proxy was closing and got
+  // ECONNRESET (issue 44: 'nothing broken' failed so under load).
+  const server = http.createServer({ keepAliveTimeout: serverDefaults.keepAliveTimeout }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -3,8 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer } from 'playwright-core';
 import { ROOT } from './contract.ts';
+import { sharedChromium } from './shared-servers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -13,23 +14,31 @@ export function ensureChromium(): string {
   return CHROMIUM;
 }
 
-/** Chromium with no background traffic; `args` adds flags (a test's host resolver rules). */
-export function launchChromium(args: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: ensureChromium(),
-    // No background traffic: this machine's network is closed, and the docs must need none.
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...args,
-    ],
-  });
+/** Chromium's flags: no background traffic, and every host but the loopback unresolvable. */
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // This machine's network is closed, and the docs must need none: a request elsewhere fails at once.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+/** Chromium as a server that test files connect to (test/support/shared-servers.global.ts starts one per run). */
+export function chromiumServer(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: ensureChromium(), args: FLAGS });
+}
+
+/**
+ * The run's shared Chromium (started by the first file that asks), connected: a file makes its own
+ * contexts and pages, and its browser.close() disconnects it without stopping the shared one.
+ */
+export async function sharedBrowser(): Promise<Browser> {
+  return chromium.connect((await sharedChromium()).wsEndpoint);
 }
 
 /** Why a browser test cannot run here, if it cannot: Chromium is missing and cannot be installed. */
