@@ -281,8 +281,9 @@ const specmatic: ToolRunner = async (ctx) => {
       'the runner hides that mode with an OpenAPI Overlay (--overlay-file); the stubs and the contract suite test it',
     outsideDocument: true,
   });
+  const severalForms = operations.filter((o) => (o.forms?.length ?? 0) > 1).map((o) => o.operationId);
   limits.splice(1, 0, {
-    what: 'generated requests of an operation with several forms (processCard, processAuth, the wallet purchase) mix the forms: a body with a card, a token and a wallet at once, which the sandbox refuses (-2, the field named) as the answers document, and Specmatic counts as passed',
+    what: `generated requests of an operation with several forms (${severalForms.join(', ')}) mix the forms: a body with a card, a token and a wallet at once, which the sandbox refuses (-2, the field named) as the answers document, and Specmatic counts as passed`,
     why: "a request of several forms is an anyOf of forms that exclude each other (each refuses a field another requires); Specmatic reads anyOf as 'any combination of the branches' and does not apply a branch's refusal of a field",
     workaround: 'none needed for the check; read those passes as refusals checked, not as purchases made',
     outsideDocument: true,
