@@ -29,6 +29,7 @@ import {
   startParties,
   startServer,
   unsafeLines,
+  listenOnce,
 } from '../support/hostile-party.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -157,20 +158,7 @@ const TOOLS: Record<Tool, { command: Command; args: () => string[] }> = {
   },
   listen: {
     command: listen,
-    args: () => [
-      '--forward-to',
-      `${endpointUrl}/hooks`,
-      '--base',
-      controlUrl,
-      '--sandbox-timeout-seconds',
-      '1',
-      '--timeout-seconds',
-      '1',
-      '--poll-seconds',
-      '0',
-      '--count',
-      '1',
-    ],
+    args: () => listenOnce(endpointUrl, controlUrl),
   },
   deliveries: { command: deliveries, args: () => ['--base', controlUrl, '--sandbox-timeout-seconds', '1'] },
   logs: { command: logs, args: () => ['--base', controlUrl, '--sandbox-timeout-seconds', '1'] },

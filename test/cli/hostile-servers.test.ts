@@ -22,6 +22,7 @@ import {
   startParties,
   startServer,
   unsafeLines,
+  listenOnce,
 } from '../support/hostile-party.ts';
 import { captured } from './captured.ts';
 
@@ -150,21 +151,7 @@ describe('contract --notifications against a hostile endpoint', () => {
 });
 
 describe('listen against a hostile sandbox and a hostile endpoint', () => {
-  const args = (...more: string[]) => [
-    '--forward-to',
-    `${endpointUrl}/hooks`,
-    '--base',
-    controlUrl,
-    '--sandbox-timeout-seconds',
-    '1',
-    '--timeout-seconds',
-    '1',
-    '--poll-seconds',
-    '0',
-    '--count',
-    '1',
-    ...more,
-  ];
+  const args = (...more: string[]) => [...listenOnce(endpointUrl, controlUrl), ...more];
 
   it('forwards only what the gateway posts: the media type and the signature header, none the sandbox added', async () => {
     reset('ok', 'deliveries');

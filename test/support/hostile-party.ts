@@ -98,3 +98,19 @@ export function unsafeLines(lines: readonly string[]): { raw: string[]; cards: s
   const all = lines.flatMap((l) => l.split('\n'));
   return { raw: all.filter((l) => RAW.test(l)), cards: all.filter((l) => findCardNumber(l)) };
 }
+
+/** `listen` forwarding to `endpointUrl` from the control API at `controlUrl`, once, with 1 s time-outs and no pause between polls. */
+export const listenOnce = (endpointUrl: string, controlUrl: string): string[] => [
+  '--forward-to',
+  `${endpointUrl}/hooks`,
+  '--base',
+  controlUrl,
+  '--sandbox-timeout-seconds',
+  '1',
+  '--timeout-seconds',
+  '1',
+  '--poll-seconds',
+  '0',
+  '--count',
+  '1',
+];
