@@ -20,10 +20,10 @@ const ROOT = path.join(HERE, '..');
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
