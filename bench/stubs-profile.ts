@@ -5,11 +5,11 @@
 // places) and the functions that took the most samples themselves. The profile is kept
 // (bench/results/stubs.cpuprofile) for Chrome's DevTools or speedscope. The profiler slows what it
 // samples: read the shares, not the milliseconds, against an unprofiled round.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { byPlace, type Profile } from './cold-profile.ts';
+import { byPlace, type Profile, stopAndKeep } from './cold-profile.ts';
 import { check, processCpuMs, start } from './harness.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -48,20 +48,11 @@ export async function stubsProfile(
     const before = processCpuMs(child.pid);
     answered = (await load(port)).requests.total;
     cpuMs = processCpuMs(child.pid) - before;
-  } finally {
-    // SIGTERM: the server exits, and Node writes the profile as it does.
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+  } catch (error) {
+    child.kill();
+    throw error;
   }
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('stubs profile: Node wrote no profile');
-  const text = await readFile(path.join(dir, file), 'utf8');
-  await rm(dir, { recursive: true, force: true });
-  const kept = path.join(HERE, 'results', 'stubs.cpuprofile');
-  await mkdir(path.dirname(kept), { recursive: true });
-  await writeFile(kept, text);
-  const profile = JSON.parse(text) as Profile;
+  const { profile, kept } = await stopAndKeep(child, dir, 'stubs');
   const places = byPlace(profile, INTERVAL_US);
   const total = places.reduce((n, [, ms]) => n + ms, 0);
   const share = (ms: number) => `${((100 * ms) / total).toFixed(1).padStart(5)} %`;
