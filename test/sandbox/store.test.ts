@@ -323,8 +323,9 @@ describe('Store on SQLite (a file)', () => {
           let out = '';
           child.stdout!.on('data', (d) => (out += d));
           child.stderr!.on('data', (d) => (out += d));
+          // 'close', not 'exit': a child can exit before its output has been read from the pipe.
           return new Promise<{ code: number | null; out: string }>((resolve) =>
-            child.on('exit', (code) => resolve({ code, out })),
+            child.on('close', (code) => resolve({ code, out })),
           );
         }),
       );
