@@ -9,8 +9,8 @@
 //
 //   npm run bench -- --cold-profile     after the cold starts of a bench run
 //   npm run build && node bench/cold-profile.ts     alone
-import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +20,10 @@ const ROOT = path.join(HERE, '..');
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -73,6 +73,30 @@ export function byPlace(profile: Profile, intervalUs: number): [string, number][
 
 const INTERVAL_US = 100;
 
+/**
+ * Stops a server started with --cpu-prof-dir=dir (SIGTERM: it exits, and Node writes the profile as
+ * it does), keeps the profile as bench/results/<name>.cpuprofile and removes dir.
+ */
+export async function stopAndKeep(
+  child: ChildProcess,
+  dir: string,
+  name: string,
+): Promise<{ profile: Profile; kept: string }> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`${name} profile: Node wrote no profile`);
+  const text = await readFile(path.join(dir, file), 'utf8');
+  await rm(dir, { recursive: true, force: true });
+  const kept = path.join(HERE, 'results', `${name}.cpuprofile`);
+  await mkdir(path.dirname(kept), { recursive: true });
+  await writeFile(kept, text);
+  return { profile: JSON.parse(text) as Profile, kept };
+}
+
 /** One profiled cold start: launch, first answer, stop; the profile's places printed and the profile kept. */
 export async function coldProfile(request: {
   path: string;
@@ -105,17 +129,8 @@ export async function coldProfile(request: {
     body: request.body ?? null,
   });
   await answer.text();
-  // SIGTERM: cold-start.js exits, and Node writes the profile as it does.
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('cold profile: Node wrote no profile');
-  const text = await readFile(path.join(dir, file), 'utf8');
-  await rm(dir, { recursive: true, force: true });
-  const kept = path.join(HERE, 'results', 'cold-start.cpuprofile');
-  await writeFile(kept, text);
-  const places = byPlace(JSON.parse(text) as Profile, INTERVAL_US);
+  const { profile, kept } = await stopAndKeep(child, dir, 'cold-start');
+  const places = byPlace(profile, INTERVAL_US);
   const total = places.reduce((n, [, ms]) => n + ms, 0);
   console.log(
     `\nwhere one cold start's CPU went (launch to first answer: ${total.toFixed(0)} ms of CPU sampled, the profiler's own cost included):`,

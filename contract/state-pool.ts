@@ -37,16 +37,17 @@ export class StatePool {
       while (n < p.length && p[n] === path[n]) n++;
       return n;
     };
-    const held = (r: Found) => names.filter((n) => valueFor(r.values, n) !== undefined).length;
+    // Each record's value for each name, looked up once (the pool holds thousands of records).
+    const found = this.records.map((r) => names.map((n) => valueFor(r.values, n)));
     const ranked = this.records
-      .map((r, age) => ({ r, age }))
-      .filter(({ r }) => held(r) > 0)
-      .sort((a, b) => held(b.r) - held(a.r) || near(b.r.path) - near(a.r.path) || a.age - b.age)
-      .map(({ r }) => new Map(names.flatMap((n) => (valueFor(r.values, n) ? [[n, valueFor(r.values, n)!]] : []))));
+      .map((r, age) => ({ r, age, held: found[age]!.filter((v) => v !== undefined).length, near: near(r.path) }))
+      .filter(({ held }) => held > 0)
+      .sort((a, b) => b.held - a.held || b.near - a.near || a.age - b.age)
+      .map(({ age }) => new Map(names.flatMap((n, i) => (found[age]![i] ? [[n, found[age]![i]!]] : []))));
     const newest = (i: number) =>
       new Map(
-        names.flatMap((n) => {
-          const all = this.records.map((r) => valueFor(r.values, n)).filter((v): v is string => v !== undefined);
+        names.flatMap((n, j) => {
+          const all = found.map((f) => f[j]).filter((v): v is string => v !== undefined);
           return all.length ? [[n, all[Math.min(i, all.length - 1)]!]] : [];
         }),
       );

@@ -1,7 +1,7 @@
 // A batch line is a stored-card purchase: the fields of /token's processCard, held to that request's
 // own schema (the bundled contract's, compiled once), normalised as the gateway normalises them, and
 // refused in the words the request would be refused in. No second copy of the field rules.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { holdsNul } from '../runtime/nul-text.ts';
 import { addContractKeywords } from '../runtime/schema-keywords.ts';
@@ -19,25 +19,47 @@ export interface CheckedLine {
   reference?: string;
 }
 
+// One validator per document and columns, compiled on the first line checked and shared by every
+// checker of the process (a sandbox makes two, a test file many sandboxes). The document is the
+// bundled contract, whose schemas the generator's compile already held to the meta-schema: compiling
+// that meta-schema again here cost each start a tenth of a second.
+const lineValidators = new WeakMap<object, Map<string, ValidateFunction>>();
+
+function lineValidator(spec: Record<string, any>, request: string, columns: readonly string[]): ValidateFunction {
+  let byColumns = lineValidators.get(spec);
+  if (!byColumns) {
+    byColumns = new Map();
+    lineValidators.set(spec, byColumns);
+  }
+  const key = columns.join(',');
+  let validate = byColumns.get(key);
+  if (!validate) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    addFormats.default(ajv);
+    addContractKeywords(ajv);
+    ajv.addSchema(spec, 'openapi.json');
+    validate = ajv.compile({
+      type: 'object',
+      required: [...columns],
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        columns.map((c) => [c, { $ref: `openapi.json#/components/schemas/${request}/properties/${c}` }]),
+      ),
+    });
+    byColumns.set(key, validate);
+  }
+  return validate;
+}
+
 /** A checker of a batch file's lines (its cells, in the file's columns) against the line's request. */
 export function batchLineChecker(
   spec: Record<string, any>,
   columns: readonly string[],
 ): (cells: string[]) => CheckedLine {
   const op = operations.find((o) => o.operationId === LINE_OPERATION)!;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  addContractKeywords(ajv);
-  ajv.addSchema(spec, 'openapi.json');
-  const validate = ajv.compile({
-    type: 'object',
-    required: [...columns],
-    additionalProperties: false,
-    properties: Object.fromEntries(
-      columns.map((c) => [c, { $ref: `openapi.json#/components/schemas/${op.request}/properties/${c}` }]),
-    ),
-  });
+  let validate: ValidateFunction | undefined;
   return (cells) => {
+    validate ??= lineValidator(spec, op.request!, columns);
     const fields = normalised(op, Object.fromEntries(columns.map((c, i) => [c, cells[i] ?? '']))) as Record<
       string,
       string

@@ -33,22 +33,25 @@ export function isSettable(event: WebhookName, path: string): boolean {
 }
 
 export class NotificationOverrides {
-  private readonly ajv: Ajv2020;
+  private ajv: Ajv2020 | undefined;
   private readonly schemas: Record<string, Schema>;
   private readonly compiled = new Map<string, ValidateFunction>();
 
   /** doc: the bundled contract (generated/openapi.json), whose component schemas the webhooks name. */
   constructor(doc: { components?: { schemas?: Record<string, Schema> } }) {
     this.schemas = doc.components?.schemas ?? {};
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
-    addFormats.default(this.ajv);
-    // The schemas' own $refs (#/components/schemas/…) resolve inside this one.
-    this.ajv.addSchema({ $id: 'pgw', components: { schemas: this.schemas } });
   }
 
   private validator(pointer: string): ValidateFunction {
     let v = this.compiled.get(pointer);
     if (!v) {
+      // Made on the first override (few runs set one), not at every start: adding the components walks them all.
+      if (!this.ajv) {
+        this.ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+        addFormats.default(this.ajv);
+        // The schemas' own $refs (#/components/schemas/…) resolve inside this one.
+        this.ajv.addSchema({ $id: 'pgw', components: { schemas: this.schemas } });
+      }
       v = this.ajv.compile({ $ref: `pgw#${pointer}` });
       this.compiled.set(pointer, v);
     }

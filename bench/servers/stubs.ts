@@ -8,3 +8,5 @@ const server = createNodeServer(createGateway({ handlers: echoHandlers(), accoun
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () =>
   console.log(`ready ${(server.address() as AddressInfo).port}`),
 );
+// Stopped with SIGTERM (bench/stubs-profile.ts), it exits: Node then writes a --cpu-prof profile.
+process.on('SIGTERM', () => process.exit(0));

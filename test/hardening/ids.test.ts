@@ -14,6 +14,8 @@ vi.mock('node:crypto', async (original) => {
   };
 });
 
+// An earlier file of this worker may have loaded the sandbox with the real crypto module: load it again.
+vi.resetModules();
 const { counts, hardeningSandbox, merchant, send, signed } = await import('./support.ts');
 const sb = await hardeningSandbox();
 afterAll(() => sb.close());

@@ -304,7 +304,9 @@ describe('the front without a working Prism', () => {
   });
 
   it('in proxy mode, waits a bounded time for the head of an answer, not for a long body streamed after it', async () => {
-    // An upstream (Prism's proxy) that answers its head at once and its body over 600 ms, and one that never answers.
+    // An upstream (Prism's proxy) that answers its head at once and its body over 1.5 s, and one that never
+    // answers. The deadline (1 s) leaves a busy machine time to pass the head on, and the body goes on
+    // after it.
     const slow = http.createServer((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/csv' });
@@ -315,12 +317,12 @@ describe('the front without a working Prism', () => {
           clearInterval(tick);
           res.end();
         }
-      }, 100);
+      }, 250);
     });
     const silent = net.createServer(() => {});
     servers.push(slow, silent);
     const proxy = async (port: number) => {
-      const server = createFront({ target: { host: '127.0.0.1', port }, choosesExamples: false, prismTimeoutMs: 300 });
+      const server = createFront({ target: { host: '127.0.0.1', port }, choosesExamples: false, prismTimeoutMs: 1000 });
       servers.push(server);
       return listen(server);
     };
@@ -330,7 +332,7 @@ describe('the front without a working Prism', () => {
     expect(none).toMatchObject({ status: 502 });
     expect(JSON.parse((none as { text: string }).text)).toEqual({
       responseCode: '-4',
-      responseMessage: 'Mock unavailable: no answer within 300 ms',
+      responseMessage: 'Mock unavailable: no answer within 1000 ms',
     });
   });
 

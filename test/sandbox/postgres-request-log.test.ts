@@ -3,7 +3,4 @@
 // fifty jobs' scenarios on the store several instances share.
 import { onPostgres } from './support.ts';
 
-await onPostgres('request log and scenarios', async () => {
-  await import('./request-log.test.ts');
-  await import('./scenario-isolation.test.ts');
-});
+await onPostgres('request log and scenarios', import.meta.url, './request-log.test.ts', './scenario-isolation.test.ts');

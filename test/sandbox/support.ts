@@ -3,7 +3,7 @@
 // calls useStore first: each sandbox it starts then gets a fresh database of its own.
 import { once } from 'node:events';
 import pg from 'pg';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import type { ClientOptions } from '../../runtime/client.ts';
@@ -43,7 +43,7 @@ export function useStore(postgresUrl: string | undefined): void {
 
 /**
  * The stores a file's scenarios run on: the in-memory SQLite store, and PostgreSQL when
- * PGW_TEST_DATABASE_URL names a server (SKIP_PG says why not). `start` starts a sandbox on one,
+ * PGW_TEST_DATABASE_URL names a server (SKIP_PG says why not). startSandboxOn starts a sandbox on one,
  * leaving the process's own setting (useStore) as it was.
  */
 export const STORES: { name: string; url: string | undefined }[] = [
@@ -63,21 +63,29 @@ export async function startSandboxOn(url: string | undefined, options: SandboxOp
 }
 
 /**
- * A scenario file's tests again, each sandbox on a fresh PostgreSQL database: the same behaviour on
- * both stores. Called with top-level await from a test file, which then collects the file's tests.
+ * Scenario files' tests again, each sandbox on a fresh PostgreSQL database: the same behaviour on both
+ * stores. Called with top-level await from a test file (`import.meta.url` and the scenario files,
+ * relative to it), which then collects the files' tests.
  */
-export async function onPostgres(name: string, scenarios: () => Promise<unknown>): Promise<void> {
+export async function onPostgres(name: string, from: string, ...scenarioFiles: string[]): Promise<void> {
   if (!PG_URL) {
     it.skip(`${name} scenarios on PostgreSQL: ${SKIP_PG}`, () => {});
     return;
   }
   useStore(PG_URL);
+  // The next file run by this worker starts its sandboxes on its own store again.
+  afterAll(() => {
+    server = undefined;
+  });
   it('runs its sandboxes on PostgreSQL', async () => {
     const t = await startSandbox();
     expect(t.sandbox.store.kind).toBe('postgres');
     await t.close();
   });
-  await scenarios();
+  // A worker runs many files in one process and keeps the modules it loaded: a scenario file this
+  // worker has run already would be that module again, its tests collected by nobody. The query makes
+  // it a module of its own, evaluated here; what it imports (this module among them) stays shared.
+  for (const file of scenarioFiles) await import(`${new URL(file, from).pathname}?on=postgres`);
 }
 
 /** A fresh database on the server, and how to drop it. */

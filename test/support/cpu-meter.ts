@@ -1,15 +1,17 @@
 // A set-up file of every test file (vitest.config.ts): what the file cost in CPU, attached to the file's
-// task for test/support/times-reporter.ts. Each test file runs in a process of its own (vitest's forks
-// pool, isolated), so the worker's CPU from its start is the file's own: vitest's start-up, the imports,
-// the tests; its child processes (servers, compilers, browsers, interpreters) count once they are waited
-// for, which Node does for every child it spawned. Work shared across files (test/support/shared-*.ts)
-// is counted where it runs, in the run's total that scripts/test-times.ts reads.
+// task for test/support/times-reporter.ts. A worker process runs many files one after another
+// (isolate: false), so a file's CPU is what its worker used from the file's first hook to its last:
+// its imports (those not already loaded by an earlier file of the worker), its tests, and its child
+// processes (servers, compilers, browsers, interpreters), which count once they are waited for, as
+// Node does for every child it spawned. A worker's start-up counts in its first file. Work shared
+// across files (test/support/shared-*.ts) is counted where it runs, in the run's total that
+// scripts/test-times.ts reads.
 import { readFileSync } from 'node:fs';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 
 declare module 'vitest' {
   interface TaskMeta {
-    /** CPU seconds the file's worker used (user + system), its own and its finished children's. */
+    /** CPU seconds the file's worker used (user + system) while it ran the file, its own and its finished children's. */
     cpu?: { self: number; children: number };
   }
 }
@@ -28,10 +30,19 @@ function cpuSeconds(): { self: number; children: number } | undefined {
   return { self: ticks(14) + ticks(15), children: ticks(16) + ticks(17) };
 }
 
-// Registered before the file's own hooks, so with vitest's stacked hooks it runs after them: the
-// servers a file stops in its afterAll have ended and been counted.
+/** Where the worker's counters stood when the previous file ended: zero for a worker's first file. */
+const previous = globalThis as { pgwCpuAtLastFileEnd?: { self: number; children: number } };
+
+// The first hook of the file (set-up files' hooks come before the file's own), and, with vitest's
+// stacked hooks, the last afterAll: the servers a file stops in its afterAll have ended and been counted.
+let start: { self: number; children: number } | undefined;
+beforeAll(() => {
+  start = previous.pgwCpuAtLastFileEnd ?? { self: 0, children: 0 };
+});
 // biome-ignore lint/correctness/noEmptyPattern: vitest parses the first parameter as fixtures and wants a pattern.
 afterAll(({}, file) => {
   const cpu = cpuSeconds();
-  if (cpu) file.meta.cpu = cpu;
+  if (!cpu || !start) return;
+  previous.pgwCpuAtLastFileEnd = cpu;
+  file.meta.cpu = { self: cpu.self - start.self, children: cpu.children - start.children };
 });
