@@ -308,7 +308,9 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
               params: { [nulIn]: withNul(op.parameters.find((p) => p.name === nulIn)!.example ?? '') },
             };
         const expected = { codes: [-2], errorCode: validationRefusals.nul.errorCode };
-        expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, expected, `'${nulIn}'`);
+        // The rule's words, not only the field: a field with a pattern is refused -2 naming it anyway.
+        const naming = `'${nulIn}' is invalid: holds a NUL character`;
+        expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, expected, naming);
       },
     });
 
