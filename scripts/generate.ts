@@ -48,20 +48,20 @@ export function toldInWords(error: unknown): never {
 }
 
 /** docs/RULES.md as the spec's rule marks write it. */
-export async function rulesDocText(root = ROOT): Promise<string> {
-  const doc = await bundleSpec(root);
+export async function rulesDocText(root = ROOT, bundled?: Doc): Promise<string> {
+  const doc = bundled ?? (await bundleSpec(root));
   return rulesDoc(doc, contractOperations(doc));
 }
 
 /** docs/SCENARIOS.md as the spec's x-sandbox-scenarios and the descriptors' outcomes write it. */
-export async function scenariosDocText(root = ROOT): Promise<string> {
-  const doc = await bundleSpec(root);
+export async function scenariosDocText(root = ROOT, bundled?: Doc): Promise<string> {
+  const doc = bundled ?? (await bundleSpec(root));
   return scenariosDoc(doc, contractOperations(doc));
 }
 
 /** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) writes it. */
-export const refusalsDocText = async (root = ROOT): Promise<string> =>
-  refusalsDoc(refusalCatalogues(await bundleSpec(root), root));
+export const refusalsDocText = async (root = ROOT, bundled?: Doc): Promise<string> =>
+  refusalsDoc(refusalCatalogues(bundled ?? (await bundleSpec(root)), root));
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {
@@ -70,8 +70,8 @@ async function settlementExample(root: string): Promise<Uint8Array> {
 }
 
 /** Everything in generated/, from the spec under `root` (a copy of the package in the architecture test). */
-export async function generate(outDir: string, only?: 'docs', root = ROOT): Promise<string[]> {
-  const doc = await bundleSpec(root);
+export async function generate(outDir: string, only?: 'docs', root = ROOT, bundled?: Doc): Promise<string[]> {
+  const doc = bundled ?? (await bundleSpec(root));
   const ops = contractOperations(doc);
   if (only === 'docs') {
     await mkdir(path.join(outDir, 'docs'), { recursive: true });
@@ -134,9 +134,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
   });
   const started = performance.now();
-  if (!values.docs) await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText().catch(toldInWords));
-  if (!values.docs) await writeFile(path.join(ROOT, 'docs/SCENARIOS.md'), await scenariosDocText().catch(toldInWords));
-  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined).catch(toldInWords);
-  if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText());
+  // The spec is bundled once; each writer gets its own copy of the document (structuredClone is far
+  // cheaper than bundling again), so none sees what another may have changed in it.
+  const doc = await bundleSpec().catch(toldInWords);
+  const own = () => structuredClone(doc);
+  if (!values.docs)
+    await writeFile(path.join(ROOT, 'docs/RULES.md'), await rulesDocText(ROOT, own()).catch(toldInWords));
+  if (!values.docs)
+    await writeFile(path.join(ROOT, 'docs/SCENARIOS.md'), await scenariosDocText(ROOT, own()).catch(toldInWords));
+  const written = await generate(path.resolve(values.out), values.docs ? 'docs' : undefined, ROOT, own()).catch(
+    toldInWords,
+  );
+  if (!values.docs) await writeFile(path.join(ROOT, 'docs/REFUSALS.md'), await refusalsDocText(ROOT, own()));
   console.log(`generated ${written.length} files in ${values.out} (${Math.round(performance.now() - started)} ms)`);
 }

@@ -137,8 +137,14 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
       };
     }
   };
+  /**
+   * Why the record of effects is not read again: it answered past its cap once. A record only grows,
+   * so every later read would be past it too (32 MiB read and thrown away for each check).
+   */
+  let pastCap: string | undefined;
   /** What the endpoint says it applied, or why that could not be read. */
   const applied = async (): Promise<Notification[] | string> => {
+    if (pastCap) return pastCap;
     try {
       const answer = await request(
         effects,
@@ -147,7 +153,10 @@ export async function checkNotificationEndpoint(url: string, options: CheckOptio
         { timeoutMs: timeoutSeconds * 1000, maxBytes: EFFECTS_BYTES },
       );
       if (answer.status !== 200) return `--effects answered ${answer.status}`;
-      if (answer.cut) return `--effects answered more than ${EFFECTS_BYTES} bytes`;
+      if (answer.cut) {
+        pastCap = `--effects answered more than ${EFFECTS_BYTES} bytes (not read again)`;
+        return pastCap;
+      }
       const list: unknown = JSON.parse(answer.text);
       if (!Array.isArray(list)) return '--effects answered no JSON array';
       return list.flatMap((item) => {

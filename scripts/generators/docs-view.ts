@@ -13,6 +13,7 @@ import { protocolsOf } from '../lib/protocols.ts';
 import { shapeOf } from './shapes.ts';
 import { clientName } from './client.ts';
 import { languageSamples, stepLines } from './samples/index.ts';
+import { samplePlan } from './samples/plan.ts';
 
 const pointerName = (p: string) => p.split('/').pop()!;
 const examplesOf = (names: readonly string[] | undefined) =>
@@ -133,25 +134,14 @@ export interface CodeSample {
   source: string;
 }
 
-/**
- * The samples of an operation in each protocol it takes: the spec's own protocol's in every language
- * (the page's x-codeSamples), and each added protocol's where the operation takes it
- * (docs/WIRE-FORMATS.md), by protocol id, under the same language labels; the page shows a mode's
- * samples when the reader picks its media type.
- */
-export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; added: Record<string, CodeSample[]> } {
+/** What every curl sample of an operation starts from: its example body, its URL and its hashes' comments. */
+function sampleBasics(op: Operation, doc: Doc) {
   const example = op.examples.request[0];
   const body = example ? (exampleValue(doc, example) as Record<string, unknown>) : undefined;
   const params = Object.fromEntries(
     op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, p.example ?? `{${p.name}}`]),
   );
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
-  // curl sends GET, or POST once it has a body (-d): any other verb is named.
-  const implied = body ? 'post' : 'get';
-  const verb = op.verb === implied ? '' : ` -X ${op.verb.toUpperCase()}`;
-  const version = versionHeader(doc);
-  const own = ownProtocol(doc);
-  const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H '${version.name}: ${version.value}' \\`];
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
     const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
@@ -159,6 +149,22 @@ export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; add
       `# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`,
     );
   }
+  if (body && (op.hashes ?? []).some((h) => h.in === 'body'))
+    comments.push(
+      `# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`,
+    );
+  return { body, params, url, comments };
+}
+
+/** The spec's own protocol's samples: curl with the hash shown (and how to make it), the typed client's call, PHP, Python, Ruby, C#. */
+export function codeSamples(op: Operation, doc: Doc): CodeSample[] {
+  const { body, params, url, comments } = sampleBasics(op, doc);
+  // curl sends GET, or POST once it has a body (-d): any other verb is named.
+  const implied = body ? 'post' : 'get';
+  const verb = op.verb === implied ? '' : ` -X ${op.verb.toUpperCase()}`;
+  const version = versionHeader(doc);
+  const own = ownProtocol(doc);
+  const lines = [`curl -s${verb} "$GATEWAY_URL${url}" \\`, `  -H '${version.name}: ${version.value}' \\`];
   // The header names and the sandbox's credentials come from the operation table's source (its
   // security schemes) and info.x-sandbox, so a sample cannot name a header the gateway does not read.
   if (op.security.length) {
@@ -168,15 +174,14 @@ export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; add
     lines.push(...credentialHeaders(op, doc, sign));
   }
   if (body) {
-    if ((op.hashes ?? []).some((h) => h.in === 'body'))
-      comments.push(
-        `# The body below is signed for the sandbox; to sign your own: payment-gateway sign ${op.operationId} --body @body.json --signed-body`,
-      );
     lines.push(`  -H 'content-type: ${own.requestType}' \\`, `  -d '${own.writeRequest(body)}'`);
   } else {
     lines[lines.length - 1] = lines[lines.length - 1]!.replace(/ \\$/, '');
   }
-  const steps = stepLines(op, doc);
+  // The operation's one sample plan (samples/plan.ts): its steps head curl's and the client's sample,
+  // and the other languages render it whole.
+  const plan = samplePlan(op, doc);
+  const steps = stepLines(op, doc, plan);
   const curl = [
     ...steps.map((l) => `# ${l}`),
     ...comments,
@@ -186,25 +191,6 @@ export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; add
 
   const tag = doc.tags.find((t: { name: string }) => t.name === op.tags[0])?.['x-client'];
   const samples: CodeSample[] = [{ lang: 'Shell', label: 'curl', source: curl }];
-  // Each added protocol's samples, under the same language labels: the page shows a mode's samples
-  // when the reader picks its media type (sample-modes/).
-  const added: Record<string, CodeSample[]> = {};
-  for (const protocol of body ? addedProtocols(op, doc) : []) {
-    const headers = Object.entries(protocol.requestHeaders(true)).map(([k, v]) => `  -H '${k}: ${v}' \\`);
-    added[protocol.id] = [
-      {
-        lang: 'Shell',
-        label: 'curl',
-        source: [
-          `# ${protocol.docs!.note}`,
-          ...comments,
-          `curl -s "$GATEWAY_URL${protocol.docs!.path(url)}" \\`,
-          ...headers,
-          `  -d '${protocol.writeRequest(body!)}'`,
-        ].join('\n'),
-      },
-    ];
-  }
   if (tag && !op.webhook) {
     const call = `client${tag.group ? `.${tag.group}` : ''}.${clientName(op, tag)}`;
     const args = [
@@ -225,16 +211,34 @@ export function samplesByMode(op: Operation, doc: Doc): { own: CodeSample[]; add
     samples.push({ lang: 'TypeScript', label: 'TypeScript', source });
   }
   // PHP, Python, Ruby and C#, each computing its own hashes (scripts/generators/samples/).
-  for (const { lang, label, source } of languageSamples(op, doc)) samples.push({ lang, label, source });
-  return { own: samples, added };
+  for (const { lang, label, source } of languageSamples(op, doc, plan)) samples.push({ lang, label, source });
+  return samples;
 }
 
-/** The spec's own protocol's samples: curl with the hash shown (and how to make it), the typed client's call, PHP, Python, Ruby, C#. */
-export const codeSamples = (op: Operation, doc: Doc): CodeSample[] => samplesByMode(op, doc).own;
-
-/** An added protocol's samples of an operation (none where the operation does not take it). */
-export const samplesIn = (protocol: Protocol, op: Operation, doc: Doc): CodeSample[] =>
-  samplesByMode(op, doc).added[protocol.id] ?? [];
+/**
+ * An added protocol's samples of an operation (none where the operation does not take it), under the
+ * own protocol's language labels: the page shows a mode's samples when the reader picks its media type
+ * (sample-modes/, docs/WIRE-FORMATS.md). Only curl: the other languages send the own protocol.
+ */
+export function samplesIn(mode: Protocol, op: Operation, doc: Doc): CodeSample[] {
+  const { body, url, comments } = sampleBasics(op, doc);
+  const protocol = body && addedProtocols(op, doc).find((p) => p.id === mode.id);
+  if (!body || !protocol) return [];
+  const headers = Object.entries(protocol.requestHeaders(true)).map(([k, v]) => `  -H '${k}: ${v}' \\`);
+  return [
+    {
+      lang: 'Shell',
+      label: 'curl',
+      source: [
+        `# ${protocol.docs!.note}`,
+        ...comments,
+        `curl -s "$GATEWAY_URL${protocol.docs!.path(url)}" \\`,
+        ...headers,
+        `  -d '${protocol.writeRequest(body)}'`,
+      ].join('\n'),
+    },
+  ];
+}
 
 /** Replaces each shared path's one operation with one operation per method. */
 export function splitSharedPaths(out: Doc, ops: Operation[], describe: (op: Operation) => string): void {

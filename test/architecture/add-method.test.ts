@@ -46,6 +46,18 @@ async function copyWithMethod(prefix: string, fixture: string, name: string): Pr
   return copy;
 }
 
+/** tsc's errors over the whole copy (its tsconfig.json), empty when it type-checks. */
+function typeCheckCopy(copy: string): Promise<string> {
+  return promisify(execFile)(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(copy, 'tsconfig.json'), '--noEmit'],
+    { cwd: copy, maxBuffer: 16 << 20 },
+  ).then(
+    () => '',
+    (failure: { stdout?: string; message: string }) => failure.stdout || failure.message,
+  );
+}
+
 /** The checks a new method used to trip, run on the copy by the copy's own check modules. */
 async function checksOf(copy: string) {
   // The copy's own check modules, whose paths are the copy's (each takes them from where it is): the
@@ -218,6 +230,9 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
 
 describe('adding a method whose answer holds a list is its file, its handler and its changelog line', () => {
   let copy: string;
+  // tsc over the copy, started as soon as the copy is generated: it runs beside the checks below
+  // instead of after them, and the test that needs it waits for its output.
+  let tscOutput: Promise<string>;
 
   beforeAll(async () => {
     copy = await copyWithMethod('pgw-add-list-method-', LIST_FIXTURE, 'listRefunds');
@@ -230,8 +245,12 @@ describe('adding a method whose answer holds a list is its file, its handler and
       handlers.replace(end, `\n${await readFile(LIST_HANDLER, 'utf8')}${end}`),
     );
     await generate(path.join(copy, 'generated'), undefined, copy);
+    tscOutput = typeCheckCopy(copy);
   }, 120_000);
-  afterAll(() => copy && rm(copy, { recursive: true, force: true }));
+  afterAll(async () => {
+    await tscOutput; // never rejects: the copy is removed once tsc is done with it
+    if (copy) await rm(copy, { recursive: true, force: true });
+  }, 180_000);
 
   it('touches the method file, its handler and CHANGELOG.md, nothing else', async () => {
     expect(await changedFiles(copy)).toEqual(['CHANGELOG.md', HANDLERS, 'spec/methods/post/listRefunds.yaml']);
@@ -241,15 +260,7 @@ describe('adding a method whose answer holds a list is its file, its handler and
   it('passes the checks a new method used to trip, and the handler type-checks against its list result', async () => {
     const { actual, expected } = await checksOf(copy);
     expect(actual).toEqual(expected);
-    const tsc = await promisify(execFile)(
-      process.execPath,
-      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(copy, 'tsconfig.json'), '--noEmit'],
-      { cwd: copy, maxBuffer: 16 << 20 },
-    ).then(
-      () => '',
-      (failure: { stdout: string }) => failure.stdout,
-    );
-    expect(tsc).toBe('');
+    expect(await tscOutput).toBe('');
   }, 180_000);
 
   it('round-trips its examples through both protocols (the compliance checks of the copy)', async () => {

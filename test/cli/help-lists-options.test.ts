@@ -126,7 +126,8 @@ describe('every --help lists every option its command takes', async () => {
     expect(all.length).toBeGreaterThan(Object.keys(SOURCES).length + 3);
   });
 
-  it.each(all)(
+  // Side by side (vitest runs five at a time): a command's processes are its own, their records files of their own.
+  it.concurrent.each(all)(
     '%s',
     async (_label, bin, prefix) => {
       const { help, taken, refused } = await explore(bin, prefix);

@@ -42,6 +42,12 @@ const missing = chromiumMissing();
 
 /** A sample's text less its final line breaks (the page shows none after the last line). */
 const lines = (text: string) => text.replace(/\n+$/, '');
+/**
+ * How long a panel may take to show what was picked: the page re-renders after a pick's menu has
+ * closed, and on a loaded machine later than the pick's button says so (read at once, the panel
+ * still showed the previous language or mode, and the failure left the next test in the form mode).
+ */
+const settled = (message: string) => ({ message, timeout: 30_000 });
 /** The page's text of a code block: its lines as the reader copies them. */
 const shown = async (panel: Locator) => lines(await panel.locator('pre:visible').first().innerText());
 
@@ -102,7 +108,9 @@ describe.skipIf(missing !== undefined)(
         expect(offered).toEqual(['curl', 'TypeScript', 'PHP', 'Python', 'Ruby', 'C#']);
         for (const sample of json) {
           await pick(languagePicker(request), sample.label);
-          expect(await shown(request), `${op.operationId} ${sample.label}`).toBe(lines(sample.source));
+          await expect
+            .poll(() => shown(request), settled(`${op.operationId} ${sample.label}`))
+            .toBe(lines(sample.source));
           seen.push(`${sample.label}×json`);
           if (sample.label === 'TypeScript')
             await request.screenshot({ path: path.join(SHOTS, `${op.operationId}-json-TypeScript.png`) });
@@ -115,16 +123,20 @@ describe.skipIf(missing !== undefined)(
           for (const sample of json) {
             await pick(languagePicker(request), sample.label);
             const own = formMode.find((s) => s.label === sample.label);
-            const text = await shown(request);
-            expect(text, `${op.operationId} ${sample.label} form`).toBe(
-              lines((own ?? formMode.find((s) => s.label === 'curl')!).source),
-            );
-            const caption = await request.getByTestId('mode-sample').locator('p').innerText();
-            if (!own) expect(caption).toContain(`No ${sample.label} sample of the form/XML mode`);
+            await expect
+              .poll(() => shown(request), settled(`${op.operationId} ${sample.label} form`))
+              .toBe(lines((own ?? formMode.find((s) => s.label === 'curl')!).source));
+            const caption = () => request.getByTestId('mode-sample').locator('p').innerText();
+            if (!own)
+              await expect
+                .poll(caption, settled(`${op.operationId} ${sample.label} caption`))
+                .toContain(`No ${sample.label} sample of the form/XML mode`);
             seen.push(`${sample.label}×form${own ? '' : ' (curl)'}`);
             // The example answer in the mode: the one picked, in XML.
             const example = (await typeOf(answer, 'Example').innerText()).trim();
-            expect(await shown(answer), `${op.operationId} answer ${example}`).toBe(lines(answers[example]!));
+            await expect
+              .poll(() => shown(answer), settled(`${op.operationId} answer ${example}`))
+              .toBe(lines(answers[example]!));
           }
           await pick(languagePicker(request), 'curl');
           await request.screenshot({ path: path.join(SHOTS, `${op.operationId}-form-curl.png`) });
@@ -133,18 +145,30 @@ describe.skipIf(missing !== undefined)(
           const examples = Object.keys(answers);
           if (examples.length > 1) {
             await pick(typeOf(answer, 'Example'), examples.at(-1)!);
-            expect(await shown(answer)).toBe(lines(answers[examples.at(-1)!]!));
+            await expect
+              .poll(() => shown(answer), settled(`${op.operationId} answer`))
+              .toBe(lines(answers[examples.at(-1)!]!));
           }
           // The mode picked by the answer's media type: the XML answer, and the request's sample in the mode.
           await pick(typeOf(answer, 'Response media type'), form.answer);
-          expect(await shown(request)).toBe(lines(formMode.find((s) => s.label === 'curl')!.source));
-          expect((await shown(answer)).startsWith(form.xml.declaration)).toBe(true);
+          await expect
+            .poll(() => shown(request), settled(`${op.operationId} request, answer in XML`))
+            .toBe(lines(formMode.find((s) => s.label === 'curl')!.source));
+          await expect
+            .poll(async () => (await shown(answer)).startsWith(form.xml.declaration), settled(`${op.operationId} XML`))
+            .toBe(true);
           seen.push('answer×xml');
           // And back: JSON picked, the JSON samples and answer again.
           await pick(typeOf(answer, 'Response media type'), 'application/json');
-          expect(await shown(request)).toBe(lines(json[0]!.source));
-          expect(await request.getByTestId('mode-sample').count()).toBe(0);
-          expect((await shown(answer)).startsWith('{')).toBe(true);
+          await expect
+            .poll(() => shown(request), settled(`${op.operationId} back to JSON`))
+            .toBe(lines(json[0]!.source));
+          await expect
+            .poll(() => request.getByTestId('mode-sample').count(), settled(`${op.operationId} caption`))
+            .toBe(0);
+          await expect
+            .poll(async () => (await shown(answer)).startsWith('{'), settled(`${op.operationId} JSON answer`))
+            .toBe(true);
         }
         reached.set(op.operationId, seen);
       }, 120_000);

@@ -16,7 +16,7 @@ import { createSandbox } from '../../sandbox/index.ts';
 import { protocols } from '../../generated/protocols.ts';
 import { instantOf } from '../../runtime/gateway-time.ts';
 import { doc } from '../support/contract.ts';
-import { LANGUAGES, missing, runExample, type Language } from './interpreters.ts';
+import { exampleSession, type ExampleSession, LANGUAGES, missing, type Language } from './interpreters.ts';
 import { startRecordingProxy, type Exchange, type RecordingProxy } from './recording-proxy.ts';
 
 const account = doc.info['x-sandbox'] as { merchantUUID: string; apiKey: string; passphrase: string };
@@ -129,27 +129,30 @@ describe.each([
   describe.each(LANGUAGES)('%s', (language) => {
     const why = missing(language);
     let proxy: RecordingProxy;
+    /** examples/<language>/run.<ext>, its interpreter started once for all of this target's operations. */
+    let example: ExampleSession;
     beforeAll(async () => {
-      if (!why) proxy = await startRecordingProxy(target.url);
+      if (why) return;
+      proxy = await startRecordingProxy(target.url);
+      example = exampleSession(language, 'run', {
+        MW_BASE_URL: proxy.url,
+        MW_MERCHANT_UUID: account.merchantUUID,
+        MW_API_KEY: account.apiKey,
+        MW_PASSPHRASE: account.passphrase,
+      });
     });
-    afterAll(() => proxy?.close());
+    afterAll(async () => {
+      await example?.close();
+      await proxy?.close();
+    });
 
     /** Runs one operation of the example; answers what the client read and what the wire carried. */
     async function run(operation: string, args: Record<string, string>) {
       const before = proxy.exchanges.length;
-      const read = (await runExample(
-        language,
-        'run',
-        [operation, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)],
-        {
-          env: {
-            MW_BASE_URL: proxy.url,
-            MW_MERCHANT_UUID: account.merchantUUID,
-            MW_API_KEY: account.apiKey,
-            MW_PASSPHRASE: account.passphrase,
-          },
-        },
-      )) as Record<string, string | number | boolean>;
+      const read = (await example.run([operation, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)])) as Record<
+        string,
+        string | number | boolean
+      >;
       expect(proxy.exchanges.length, `${operation}: one request`).toBe(before + 1);
       const exchange = proxy.exchanges[before]!;
       const onWire = checkWire(language, operation, exchange);

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, xmlAnswerFields } from '../compat/corpus.ts';
-import { LANGUAGES, missing, runExample } from './interpreters.ts';
+import { exampleSession, type ExampleSession, LANGUAGES, missing } from './interpreters.ts';
 
 const recorded = loadCorpus().filter((e) => e.kind === 'answer' && e.wireBody !== undefined);
 
@@ -16,6 +16,7 @@ describe.each(LANGUAGES)('%s reads the recorded answers', (language) => {
   let answer = '';
   let server: http.Server;
   let url = '';
+  let example: ExampleSession | undefined;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       req.resume();
@@ -24,16 +25,25 @@ describe.each(LANGUAGES)('%s reads the recorded answers', (language) => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // One interpreter for all the answers (exampleSession: examples/<language>/run.<ext> run anew each time).
+    if (!why)
+      example = exampleSession(language, 'run', {
+        MW_BASE_URL: url,
+        MW_MERCHANT_UUID: 'm',
+        MW_API_KEY: 'k',
+        MW_PASSPHRASE: 'p',
+      });
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    await example?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   it.skipIf(why).each(recorded.map((e) => [e.id, e] as const))(
     `%s${why ? ` (skipped: ${why})` : ''}`,
     async (_id, entry) => {
       answer = entry.wireBody!;
-      const read = await runExample(language, 'run', ['queryCard', 'transactionID=1-1-1-1'], {
-        env: { MW_BASE_URL: url, MW_MERCHANT_UUID: 'm', MW_API_KEY: 'k', MW_PASSPHRASE: 'p' },
-      });
+      const read = await example!.run(['queryCard', 'transactionID=1-1-1-1']);
       expect(read).toEqual(xmlAnswerFields(entry.wireBody!));
     },
   );

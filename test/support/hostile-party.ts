@@ -93,6 +93,66 @@ export function misbehave(
   }
 }
 
+/** A delivery as the sandbox's control API records it, for the `deliveries` control mode. */
+export interface RecordedDelivery {
+  id: number;
+  [field: string]: unknown;
+}
+
+/**
+ * One tool run's own hostile parties: an endpoint and a sandbox control API, each answering as its mode
+ * says, and a catcher where their redirects point. A test starts one for each run, so that runs that
+ * wait out time-outs can run side by side (their waits overlap) without one run's mode or counts
+ * reaching another's.
+ */
+export interface World {
+  parties: Parties;
+  endpointUrl: string;
+  controlUrl: string;
+  /** Requests each party saw. */
+  seen: { endpoint: number; control: number };
+  /** The headers of each request the endpoint saw. */
+  received: http.IncomingHttpHeaders[];
+  close: () => void;
+}
+
+export async function startWorld(options: {
+  endpoint: Mode;
+  control: Mode | 'deliveries';
+  /** What the control API lists in the `deliveries` mode: once to a caller past the newest, then nothing new. */
+  delivery: RecordedDelivery;
+  /** The control API's answer in the `ok` mode. */
+  controlBody: () => string;
+  /** Served at /openapi.json whatever the endpoint's mode (the contract suite reads it first), not counted. */
+  spec?: Buffer;
+}): Promise<World> {
+  const parties = await startParties();
+  const seen = { endpoint: 0, control: 0 };
+  const received: http.IncomingHttpHeaders[] = [];
+  const endpointUrl = await startServer(parties, (req, res) => {
+    if (options.spec && req.url === '/openapi.json')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(options.spec);
+    seen.endpoint++;
+    received.push(req.headers);
+    misbehave(parties, options.endpoint, req, res, () => '{"ok":true}');
+  });
+  const controlUrl = await startServer(parties, (req, res) => {
+    seen.control++;
+    if (options.control === 'deliveries') {
+      req.resume();
+      // The newest delivery first (listen's start: none), then the one to forward, then nothing new.
+      const url = new URL(req.url ?? '/', 'http://control');
+      const after = Number(url.searchParams.get('after') ?? 0);
+      const list = url.searchParams.has('latest') || after >= options.delivery.id ? [] : [options.delivery];
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ responseCode: 0, deliveries: list }));
+    }
+    misbehave(parties, options.control, req, res, options.controlBody);
+  });
+  return { parties, endpointUrl, controlUrl, seen, received, close: () => closeParties(parties) };
+}
+
 /** The lines of what a tool printed that break the rules: a raw control character or a card number. */
 export function unsafeLines(lines: readonly string[]): { raw: string[]; cards: string[] } {
   const all = lines.flatMap((l) => l.split('\n'));

@@ -8,8 +8,11 @@ import { ROOT } from './contract.ts';
 
 // A node_modules folder at any depth (scripts/tools/ installs the tool matrix's own, 650 MB) is no part of the sources.
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
+// test/.types-*: the examples test/support/type-check.ts compiles while the run lasts, gone when it ends.
 const skipped = (file: string) =>
-  SKIPPED.has(file.split(path.sep)[0]!) || file.split(path.sep).includes('node_modules');
+  SKIPPED.has(file.split(path.sep)[0]!) ||
+  file.split(path.sep).includes('node_modules') ||
+  file.startsWith(`test${path.sep}.types-`);
 
 /** A fresh copy of the package (its sources, node_modules linked), in a folder named after `prefix`. */
 export async function copyPackage(prefix: string): Promise<string> {

@@ -43,7 +43,8 @@ async function runCollection(baseUrl: string) {
   };
 }
 
-describe('generated/postman.json', () => {
+// The two runs side by side (each against a sandbox of its own): the first runs while the second's Prism starts.
+describe.concurrent('generated/postman.json', () => {
   it('every request from the collection is accepted by the sandbox (Newman)', async () => {
     const { collection, summary, failures } = await runCollection(await startSandbox());
     expect(failures).toEqual([]);

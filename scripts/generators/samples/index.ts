@@ -36,8 +36,8 @@ export const SAMPLE_LANGUAGES = Object.keys(renderers) as SampleLanguage[];
 export function languageSamples(
   op: Operation,
   doc: Doc,
+  plan = samplePlan(op, doc),
 ): { language: SampleLanguage; lang: string; label: string; source: string }[] {
-  const plan = samplePlan(op, doc);
   if (!plan) return [];
   return SAMPLE_LANGUAGES.map((language) => {
     const { lang, label, sample } = renderers[language];
@@ -49,8 +49,7 @@ export function languageSamples(
  * The steps an operation's sample sends first, one comment line each, for the samples that only
  * show the call (curl, the typed client): the other languages' samples send them.
  */
-export function stepLines(op: Operation, doc: Doc): string[] {
-  const plan = samplePlan(op, doc);
+export function stepLines(op: Operation, doc: Doc, plan = samplePlan(op, doc)): string[] {
   if (!plan?.steps.length) return [];
   return [
     ...plan.steps.map((_, i) => stepComment(plan, i)),
