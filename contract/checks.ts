@@ -17,6 +17,8 @@ import {
   type Credentials,
 } from './http.ts';
 import { doc, protocolFor, requestExamples, type Wire } from './requests.ts';
+import { hashRecipes } from '../generated/hash-recipes.ts';
+import type { HashRecipe } from '../runtime/signing.ts';
 import { protocols } from '../generated/protocols.ts';
 import type { Coverage } from './coverage.ts';
 import type { StatePool } from './state-pool.ts';
@@ -102,6 +104,11 @@ function schemaRefusalCode(form: string, body: unknown): ErrorCode | undefined {
   const validate = requestValidators[form];
   return validate && !validate(body) ? refusalFor(validate.errors ?? []).errorCode : undefined;
 }
+
+/** The body fields that carry credentials (x-body-credentials): ids, keys and tokens. */
+const BODY_CREDENTIAL_FIELDS: string[] = Object.values(doc['x-body-credentials']).flatMap((c) =>
+  [c.id, c.key, c.token].filter((f): f is string => f !== undefined),
+);
 
 const credentialsRefused: Expected = { codes: [-1], errorCode: refusals.credentials.errorCode };
 
@@ -266,6 +273,46 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
       });
     }
   }
+
+  // No identifier or text of the gateway holds a NUL character (validationRefusals.nul, x-inferred):
+  // one in a text field (one a credential or a hash is not, where there is one), else in a path
+  // parameter, is refused -2 naming it, whatever else the server checks first (the body is signed
+  // with it).
+  const nulExample = examples[0]?.value;
+  // Nor a field a hash recipe decodes (batchFile): a client cannot sign one that does not decode.
+  const decoded = op.hashes.flatMap(({ recipe }) => {
+    const r: HashRecipe = hashRecipes[recipe];
+    return [
+      ...(r.file ? [r.file.field] : []),
+      ...(r.parts ?? []).filter((p) => p.decode === 'base64').flatMap((p) => p.field ?? []),
+    ];
+  });
+  const notCredentials = new Set([...BODY_CREDENTIAL_FIELDS, ...op.hashes.map((h) => h.name), ...decoded, 'method']);
+  const texts =
+    op.request && nulExample ? Object.keys(nulExample).filter((f) => typeof nulExample[f] === 'string') : [];
+  const nulField = texts.find((f) => !notCredentials.has(f)) ?? texts.find((f) => f !== 'method');
+  const nulParameter = op.parameters.find((p) => p.in === 'path')?.name;
+  const nulIn = nulField ?? nulParameter;
+  if (nulIn !== undefined)
+    checks.push({
+      ...base,
+      kind: 'invalid',
+      name: `with a NUL character in ${nulIn}: refused (-2) naming it`,
+      run: async (ctx) => {
+        const withNul = (text: string) => `${text.slice(0, 1)}\u0000${text.slice(1)}`;
+        const out = nulField
+          ? { op, body: signed(ctx, { ...nulExample!, [nulField]: withNul(String(nulExample![nulField])) }) }
+          : {
+              op,
+              body: signed(ctx, nulExample),
+              params: { [nulIn]: withNul(op.parameters.find((p) => p.name === nulIn)!.example ?? '') },
+            };
+        const expected = { codes: [-2], errorCode: validationRefusals.nul.errorCode };
+        // The rule's words, not only the field: a field with a pattern is refused -2 naming it anyway.
+        const naming = `'${nulIn}' is invalid: holds a NUL character`;
+        expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, expected, naming);
+      },
+    });
 
   // The version header marks the JSON mode, which refuses a request without it; the form mode's
   // clients send none (docs/WIRE-FORMATS.md).

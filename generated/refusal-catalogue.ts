@@ -1014,6 +1014,25 @@ export const refusalCatalogue = {
         "must have at most 2 decimals"
       ]
     },
+    "nul": {
+      "code": "PGW_ERR_FIELD_HOLDS_NUL",
+      "responseCode": -2,
+      "args": [
+        [
+          "field",
+          "string"
+        ],
+        [
+          "kind",
+          "kind"
+        ]
+      ],
+      "message": "{kind} '{field}' is invalid: holds a NUL character",
+      "when": "A body field (at any depth), a path or query parameter or a credential header holds a NUL character (U+0000), checked before the schema: no identifier or text of the gateway holds one. The sandbox refuses one in a batch line's field (that line) and in its control API's path parameters, bodies and query strings the same way",
+      "example": [
+        "{field}"
+      ]
+    },
     "other": {
       "code": "PGW_ERR_FIELD_INVALID",
       "responseCode": -2,
@@ -2011,6 +2030,7 @@ export interface RefusalArgs {
     "maxProperties": [field: string, rule: string, kind?: RefusalKind];
     "minProperties": [field: string, rule: string, kind?: RefusalKind];
     "x-decimals": [field: string, rule: string, kind?: RefusalKind];
+    "nul": [field: string, kind?: RefusalKind];
     "other": [field: string, rule: string, kind?: RefusalKind];
     "request": [];
   };

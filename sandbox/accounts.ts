@@ -1,6 +1,7 @@
 // Merchant and partner accounts, and access tokens, from the store: what the server stubs check
 // credentials and hashes against.
 import { randomBytes } from 'node:crypto';
+import { holdsNul } from '../runtime/nul-text.ts';
 import type { Account, Accounts } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
 import { clockOf, offsetReadWith, onAccountTime } from './clock-store.ts';
@@ -46,7 +47,10 @@ export function storeAccounts(store: Store, clock: Clock): Accounts {
   return {
     // The account's clock offset comes in the same statement (the request's handler runs on it), and
     // whether the control API forced outcomes for it (a payment then looks them up in its transaction).
+    // An id or token that holds a NUL character is no account's (none holds one): the gateway refuses
+    // such a request before it looks, and the request log's owner look-up finds nothing, on every store.
     find: async (kind, id) => {
+      if (holdsNul(id)) return undefined;
       const row = (await store.get(
         ACCOUNT_WITH_CLOCK,
         clockOf({ kind, id }),
@@ -67,6 +71,7 @@ export function storeAccounts(store: Store, clock: Clock): Accounts {
       return Number(row.decoy) === 0 ? account : undefined;
     },
     findByAccessToken: async (token) => {
+      if (holdsNul(token)) return undefined;
       const row = await store.get(
         'SELECT a.*, t.expires_at FROM access_tokens t JOIN accounts a ON a.kind = ? AND a.id = t.merchant_id WHERE t.token = ?',
         'merchant',

@@ -3,8 +3,9 @@
 // refused in the words the request would be refused in. No second copy of the field rules.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { holdsNul } from '../runtime/nul-text.ts';
 import { addContractKeywords } from '../runtime/schema-keywords.ts';
-import { normalised, operations, refusalFor, type Refusal } from '../server-stubs/index.ts';
+import { normalised, operations, refusalFor, type Refusal, validationRefusals } from '../server-stubs/index.ts';
 import { sandboxRefusals as refusals } from './refusals.ts';
 
 /** The request each line of a batch is run as. */
@@ -65,6 +66,14 @@ export function batchLineChecker(
     >;
     if (cells.length !== columns.length)
       return { refusal: refusals.batchLineShape(cells.length, columns.length), fields };
+    // As the request's own fields: a NUL character is refused before the schema (runtime/nul-text.ts).
+    const nul = columns.find((c) => holdsNul(fields[c]!));
+    if (nul !== undefined)
+      return {
+        refusal: validationRefusals.nul(nul, 'Field'),
+        fields,
+        ...(holdsNul(fields.transactionReferenceID!) ? {} : { reference: fields.transactionReferenceID! }),
+      };
     const valid: boolean = validate(fields);
     if (valid) return { fields, reference: fields.transactionReferenceID! };
     const errors = validate.errors ?? [];

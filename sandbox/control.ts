@@ -7,8 +7,15 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { holdsNul, nulField } from '../runtime/nul-text.ts';
 import { parseJson } from '../runtime/protocols/json.ts';
-import { type GatewayHandlers, type HandlerContext, type Refusal, ruleInWords } from '../server-stubs/index.ts';
+import {
+  type GatewayHandlers,
+  type HandlerContext,
+  type Refusal,
+  ruleInWords,
+  validationRefusals,
+} from '../server-stubs/index.ts';
 import { bankAnswer } from './cards.ts';
 import { forcedOutcomesPending } from './accounts.ts';
 import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';
@@ -104,6 +111,7 @@ const PATH_PARAMETERS: Record<string, Record<number, string>> = {
   'POST /payouts/:p/complete': { 2: 'payoutId' },
   'POST /direct-debits/:id/dishonour': { 2: 'transactionID' },
   'GET /deliveries/:id': { 2: 'id' },
+  'POST /deliveries/:id/resend': { 2: 'id' },
   'DELETE /merchants/:m/data': { 2: 'merchantUUID' },
 };
 
@@ -276,6 +284,13 @@ export class Control {
       if ('field' in parsed) return json(refusedInteger(refusals.invalid(parsed.field, parsed.rule)));
       body = parsed.ok;
     }
+    // No text of the gateway holds a NUL character (runtime/nul-text.ts): refused as the gateway's own
+    // requests are, before anything is looked up with it (PostgreSQL refuses the statement).
+    const nulInBody = nulField(body);
+    if (nulInBody !== undefined) return json(refusedInteger(validationRefusals.nul(nulInBody, 'Field')));
+    for (const [name, value] of url.searchParams)
+      if (holdsNul(name) || holdsNul(value))
+        return json(refusedInteger(validationRefusals.nul(name.replaceAll('\u0000', '\\u0000'), 'Parameter')));
     // The same address policy as the gateway's fields: a control route registers no address it refuses.
     const unsafe = notifyFieldRefusal(body, this.sb.policy);
     if (unsafe) return json(refusedInteger(refusals.invalid(unsafe.field, unsafe.why)));
@@ -288,8 +303,11 @@ export class Control {
       .replace(/^\/merchants\/[^/]+\/data$/, '/merchants/:m/data')}`;
     // Each route's parameters decoded by name: a malformed escape is the caller's, refused naming it.
     const raw = path.split('/');
-    for (const [at, name] of Object.entries(PATH_PARAMETERS[route] ?? {}))
-      if (decoded(raw[Number(at)]!) === undefined) return json(refusedInteger(refusals.pathEncoding(name)));
+    for (const [at, name] of Object.entries(PATH_PARAMETERS[route] ?? {})) {
+      const value = decoded(raw[Number(at)]!);
+      if (value === undefined) return json(refusedInteger(refusals.pathEncoding(name)));
+      if (holdsNul(value)) return json(refusedInteger(validationRefusals.nul(name, 'Parameter')));
+    }
     const parts = raw.map((part) => decoded(part) ?? part);
     switch (route) {
       case 'GET /clock':
@@ -440,7 +458,8 @@ export class Control {
     if (!match) return undefined;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
+    // Credentials that hold a NUL character are no account's (no id or key holds one).
+    if (colon < 0 || holdsNul(decoded)) return undefined;
     const row = await this.sb.store.get(
       'SELECT * FROM accounts WHERE id = ? AND api_key = ?',
       decoded.slice(0, colon),

@@ -22,6 +22,7 @@ import type { ErrorCode } from '../../generated/error-codes.ts';
 import {
   byteLength,
   checkBody,
+  checkNul,
   checkParameters,
   normalised,
   parseBody,
@@ -393,7 +394,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       sent = known.body;
     }
     sent = normalised(op, sent);
-    const invalid = checkParameters(op, params, query.ok) ?? checkBody(op, sent);
+    const invalid =
+      checkNul(op, params, query.ok, sent, request.headers) ??
+      checkParameters(op, params, query.ok) ??
+      checkBody(op, sent);
     if (invalid) return refused(op, invalid, 'schema', protocol, undefined, note);
 
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;

@@ -48,7 +48,7 @@ export const validationRefusals = catalogueOf<RefusalArgs['validationRefusals'],
 );
 
 /** The entries of validationRefusals that are not a keyword's own. */
-const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'other', 'request']);
+const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'nul', 'other', 'request']);
 /** The keywords whose broken rule has a code of its own (type, pattern, maxLength…), by keyword. */
 export const INVALID_BY_KEYWORD = Object.fromEntries(
   Object.entries(validationRefusals).filter(([name]) => !NOT_KEYWORDS.has(name)),

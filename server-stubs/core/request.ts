@@ -1,9 +1,10 @@
 // Reading and validating a request against its operation: headers, body, parameters. Each check
 // answers the refusal the contract documents; nothing here throws for bad input.
 import type { ErrorObject } from 'ajv';
+import { holdsNul, nulField } from '../../runtime/nul-text.ts';
 import type { Protocol, Unreadable } from '../../runtime/protocols/protocol.ts';
 import { protocols, requestValidators } from './contract.ts';
-import { refusals, refusalFor, type Refusal } from './refusals.ts';
+import { refusals, refusalFor, validationRefusals, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
 
 export type Checked<T> = { ok: T } | { refusal: Refusal };
@@ -112,6 +113,35 @@ export function normalised(op: ContractOperation, body: unknown): unknown {
   }
   return copy ?? body;
 }
+
+/**
+ * A NUL character (U+0000) in anything of the request the operation reads: a path or query parameter,
+ * a credential header, a body field at any depth (runtime/nul-text.ts). Checked before the schema, so
+ * that the refusal is the same whatever else the field breaks, and nothing is looked up with it.
+ */
+export function checkNul(
+  op: ContractOperation,
+  params: Record<string, string>,
+  query: Record<string, string>,
+  body: unknown,
+  headers: GatewayRequest['headers'],
+): Refusal | undefined {
+  for (const name in params) if (holdsNul(params[name]!)) return nulRefusal(name, 'Parameter');
+  for (const name in query) if (holdsNul(query[name]!)) return nulRefusal(name, 'Parameter');
+  if (op.headers)
+    for (const name of Object.values(op.headers)) {
+      const value = name === undefined ? undefined : headers[name.toLowerCase()];
+      if (typeof value === 'string' && holdsNul(value)) return nulRefusal(name!, 'Header');
+    }
+  const field = nulField(body);
+  return field === undefined ? undefined : nulRefusal(field, 'Field');
+}
+
+const nulRefusal = (field: string, kind: 'Field' | 'Header' | 'Parameter'): Refusal => ({
+  ...validationRefusals.nul(field, kind),
+  field,
+  rule: 'nul',
+});
 
 /** Path and query parameters against their schemas. */
 export function checkParameters(

@@ -32,9 +32,34 @@ export const SKIP_PG =
 
 let server: string | undefined;
 
-/** Every sandbox started after this (without a dbPath of its own) runs on a fresh database of this PostgreSQL server. */
-export function useStore(postgresUrl: string): void {
+/**
+ * Every sandbox started after this (without a dbPath of its own) runs on a fresh database of this
+ * PostgreSQL server; undefined: on an in-memory SQLite store again. The setting is the process's: a
+ * file that sets it resets it when it is done, since test files may share a worker.
+ */
+export function useStore(postgresUrl: string | undefined): void {
   server = postgresUrl;
+}
+
+/**
+ * The stores a file's scenarios run on: the in-memory SQLite store, and PostgreSQL when
+ * PGW_TEST_DATABASE_URL names a server (SKIP_PG says why not). startSandboxOn starts a sandbox on one,
+ * leaving the process's own setting (useStore) as it was.
+ */
+export const STORES: { name: string; url: string | undefined }[] = [
+  { name: 'SQLite', url: undefined },
+  ...(PG_URL ? [{ name: 'PostgreSQL', url: PG_URL }] : []),
+];
+
+/** A sandbox on this store (a fresh PostgreSQL database, or in-memory SQLite), whatever useStore says. */
+export async function startSandboxOn(url: string | undefined, options: SandboxOptions = {}): Promise<TestSandbox> {
+  const before = server;
+  server = url;
+  try {
+    return await startSandbox(options);
+  } finally {
+    server = before;
+  }
 }
 
 /**
