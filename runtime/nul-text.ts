@@ -14,21 +14,26 @@ const shownName = (name: string) => name.replaceAll('\u0000', '\\u0000');
  * that holds a NUL character, named as the refusals name fields ('payer.account.bsb',
  * 'transactions[0].reference'); a key that holds one is named itself. Undefined when none does.
  */
-export function nulField(value: unknown, name = ''): string | undefined {
-  if (typeof value === 'string') return holdsNul(value) ? name : undefined;
+export function nulField(value: unknown): string | undefined {
+  const at = nulPath(value);
+  return at === undefined ? undefined : at.reverse().join('').replace(/^\./, '');
+}
+
+/** The path's parts, innermost first, built only for the text found (every request is read): `.key` and `[index]`. */
+function nulPath(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return holdsNul(value) ? [] : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nulField(value[i], `${name}[${i}]`);
-      if (found !== undefined) return found;
+      const found = nulPath(value[i]);
+      if (found) return found.concat(`[${i}]`);
     }
     return undefined;
   }
   for (const key in value) {
-    const child = name ? `${name}.${shownName(key)}` : shownName(key);
-    if (holdsNul(key)) return child;
-    const found = nulField((value as Record<string, unknown>)[key], child);
-    if (found !== undefined) return found;
+    if (holdsNul(key)) return [`.${shownName(key)}`];
+    const found = nulPath((value as Record<string, unknown>)[key]);
+    if (found) return found.concat(`.${shownName(key)}`);
   }
   return undefined;
 }
