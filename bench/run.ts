@@ -388,7 +388,7 @@ if (ratios.scenarioVsPlain) {
 }
 if (median !== undefined)
   console.log(
-    `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 150 ms); its CPU by then: median ${coldCpu[Math.floor(coldCpu.length / 2)]} ms (${coldCpu[0]} – ${coldCpu.at(-1)}; /proc, in 10 ms ticks); load average ${os.loadavg()[0]!.toFixed(2)}`,
+    `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 100 ms); its CPU by then: median ${coldCpu[Math.floor(coldCpu.length / 2)]} ms (${coldCpu[0]} – ${coldCpu.at(-1)}; /proc, in 10 ms ticks); load average ${os.loadavg()[0]!.toFixed(2)}`,
   );
 for (const row of rows)
   if (row.failures.length)
