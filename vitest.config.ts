@@ -13,12 +13,13 @@ process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Two test files at a time. Vitest's default is one fewer worker than cores (one, on a 2-core CI
-    // runner), and most files wait on servers, child processes and PostgreSQL more than they compute:
-    // one worker left a core idle. Every file is safe beside any other (its own PostgreSQL database,
-    // ports from 0, temp folders of its own, test-results/ files of its own; shared work in
-    // test/support/once-per-run.ts).
-    maxWorkers: 2,
+    // Three test files at a time on the 2-core machine this was measured on. Many files wait on servers,
+    // browsers, child processes and PostgreSQL more than they compute, and a waiting file holds its
+    // worker: idle, the whole run took 258.7 s with two workers and 228.5 s with three, for the same CPU
+    // (354.8 and 354.5 s; npm run test:times, one run each). Every file is safe beside any other (its
+    // own PostgreSQL database, ports from 0, temp folders of its own, test-results/ files of its own;
+    // shared work in test/support/once-per-run.ts).
+    maxWorkers: 3,
     // A worker runs file after file in one process (each test file is still evaluated afresh): the
     // modules, the JIT's work and the worker's start-up are paid once per worker, not once per file.
     // Isolated, the files of test/sandbox, test/stubs and test/hardening took 149.7 s of CPU; shared,
