@@ -24,6 +24,7 @@ import {
   MODES,
   type Mode,
   listenOnce,
+  notificationsAt,
   startWorld,
   unsafeLines,
   type World,
@@ -112,16 +113,7 @@ const TOOLS: Record<Tool, { command: Command; args: (w: World, run: number) => s
   },
   notifications: {
     command: checkNotifications,
-    args: (w) => [
-      '--notifications',
-      `${w.endpointUrl}/hooks`,
-      '--passphrase',
-      'sandbox-passphrase',
-      '--timeout-seconds',
-      '1',
-      '--effects',
-      `${w.controlUrl}/effects`,
-    ],
+    args: (w) => notificationsAt(w, true),
   },
   listen: {
     command: listen,

@@ -12,7 +12,15 @@ import { run as deliveries } from '../../cli/commands/deliveries.ts';
 import { run as listen } from '../../cli/commands/listen.ts';
 import { run as logs } from '../../cli/commands/logs.ts';
 import { CONTROL_GIVE_UP_AFTER } from '../../cli/commands/sandbox-account.ts';
-import { HOSTILE_TEXT, type Mode, startWorld, unsafeLines, listenOnce, type World } from '../support/hostile-party.ts';
+import {
+  HOSTILE_TEXT,
+  listenOnce,
+  type Mode,
+  notificationsAt,
+  startWorld,
+  unsafeLines,
+  type World,
+} from '../support/hostile-party.ts';
 import { captured } from './captured.ts';
 
 const DELIVERY = {
@@ -63,15 +71,7 @@ function expectSafe(lines: string[]): void {
 }
 
 describe.concurrent('contract --notifications against a hostile endpoint', () => {
-  const args = (w: World, effects?: boolean) => [
-    '--notifications',
-    `${w.endpointUrl}/hooks`,
-    '--passphrase',
-    'sandbox-passphrase',
-    '--timeout-seconds',
-    '1',
-    ...(effects ? ['--effects', `${w.controlUrl}/effects`] : []),
-  ];
+  const args = notificationsAt;
 
   it.each(['redirect', 'endless', 'hostile'] as const)(
     'a %s endpoint: every check answered, nothing followed, nothing printed raw',

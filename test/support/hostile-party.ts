@@ -159,6 +159,17 @@ export function unsafeLines(lines: readonly string[]): { raw: string[]; cards: s
   return { raw: all.filter((l) => RAW.test(l)), cards: all.filter((l) => findCardNumber(l)) };
 }
 
+/** `contract --notifications` to a world's endpoint with 1 s time-outs, and its control API's record of effects when asked. */
+export const notificationsAt = (w: World, effects = false): string[] => [
+  '--notifications',
+  `${w.endpointUrl}/hooks`,
+  '--passphrase',
+  'sandbox-passphrase',
+  '--timeout-seconds',
+  '1',
+  ...(effects ? ['--effects', `${w.controlUrl}/effects`] : []),
+];
+
 /** `listen` forwarding to `endpointUrl` from the control API at `controlUrl`, once, with 1 s time-outs and no pause between polls. */
 export const listenOnce = (endpointUrl: string, controlUrl: string): string[] => [
   '--forward-to',
