@@ -71,13 +71,11 @@ function expectSafe(lines: string[]): void {
 }
 
 describe.concurrent('contract --notifications against a hostile endpoint', () => {
-  const args = notificationsAt;
-
   it.each(['redirect', 'endless', 'hostile'] as const)(
     'a %s endpoint: every check answered, nothing followed, nothing printed raw',
     (mode) =>
       against(mode, 'ok', async (w) => {
-        const { code, out, err } = await captured(checkNotifications, args(w));
+        const { code, out, err } = await captured(checkNotifications, notificationsAt(w));
         expect(code).toBe(1);
         expectSafe([...out, ...err]);
         expect(w.parties.caught).toEqual([]);
@@ -92,7 +90,7 @@ describe.concurrent('contract --notifications against a hostile endpoint', () =>
     'a %s endpoint: given up after a few posts in a row without an answer, said in one line',
     (mode) =>
       against(mode, 'ok', async (w) => {
-        const { code, out, err } = await captured(checkNotifications, args(w));
+        const { code, out, err } = await captured(checkNotifications, notificationsAt(w));
         expect(code).toBe(1);
         expect(w.seen.endpoint).toBe(GIVE_UP_AFTER);
         expect(err).toHaveLength(1);
@@ -109,7 +107,7 @@ describe.concurrent('contract --notifications against a hostile endpoint', () =>
     'an --effects record that is %s: read as unreadable, never followed',
     (mode) =>
       against('ok', mode, async (w) => {
-        const { out, err } = await captured(checkNotifications, args(w, true));
+        const { out, err } = await captured(checkNotifications, notificationsAt(w, true));
         expect(w.parties.caught).toEqual([]);
         const effects = out.filter((l) => l.includes('--effects'));
         expect(effects.length).toBeGreaterThan(0);
