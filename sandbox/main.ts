@@ -216,7 +216,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     throw error;
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
-  console.log(await banner(sandbox, host, bound, shown, env));
+  const ready = await banner(sandbox, host, bound, shown, env);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -231,8 +231,11 @@ export async function main(name: string, argv: string[]): Promise<void> {
       server.closeAllConnections();
     }, sandbox.waits.closeGraceMs).unref();
   };
+  // Listening for a stop before the banner says it is ready: a supervisor may send SIGTERM as soon
+  // as it reads the banner, and one that came first would end the process with its store open.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
   stopWhenOrphaned(env, stop);
+  console.log(ready);
 }
 
 /**

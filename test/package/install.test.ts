@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ended } from '../support/children.ts';
 import { ROOT } from '../support/contract.ts';
 import { followLinks } from '../support/links.ts';
 import { packed } from '../support/packed.ts';
@@ -101,7 +102,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const child of started) child.kill();
+  await Promise.all(started.map((child) => ended(child)));
   for (const server of endpoints) server.close();
   await rm(tmp, { recursive: true, force: true });
 });

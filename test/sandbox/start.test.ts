@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../sandbox/index.ts';
+import { ended } from '../support/children.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
 const MAIN = path.join(ROOT, 'sandbox/main.ts');
@@ -127,7 +128,9 @@ describe('npm start, before it listens', () => {
       });
       child.on('exit', (code) => reject(new Error(`exited ${code}`)));
     });
-    child.kill();
+    await ended(child);
+    // A stop closes the store as it should: no -wal or -shm file left beside it.
+    expect(readdirSync(dir).filter((f) => f.startsWith('accounts.db'))).toEqual(['accounts.db', 'accounts.db.key']);
     const { apiKey } = doc.info['x-sandbox'];
     expect(out).toContain(`apiKey ${apiKey}`);
     expect(out).not.toContain('apiKey another-key');

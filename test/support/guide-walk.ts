@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ended, groupEnded } from './children.ts';
 import { ROOT } from './contract.ts';
 
 export interface Block {
@@ -164,21 +165,23 @@ export async function walkGuide(file: string): Promise<Step[]> {
       session.stdin.write(`source ${script} > ${outFile} 2> ${outFile}.err; echo "@@done $?"\n`);
       const status = await new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${where}: still running after 120 s`)), 120_000);
-        const check = () => {
-          const m = /@@done (\d+)/.exec(sessionOut);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        };
-        session.stdout.on('data', check);
-        session.on('exit', (code) =>
+        const died = (code: number | null) =>
           reject(
             new Error(
               `${where}: a command failed (exit ${code}):\n${readFileSync(outFile, 'utf8')}\n${readFileSync(`${outFile}.err`, 'utf8')}`,
             ),
-          ),
-        );
+          );
+        const check = () => {
+          const m = /@@done (\d+)/.exec(sessionOut);
+          if (m) {
+            clearTimeout(timer);
+            session.stdout.off('data', check);
+            session.off('exit', died);
+            resolve(Number(m[1]));
+          }
+        };
+        session.stdout.on('data', check);
+        session.once('exit', died);
       });
       const out = readFileSync(outFile, 'utf8');
       const err = readFileSync(`${outFile}.err`, 'utf8');
@@ -190,9 +193,8 @@ export async function walkGuide(file: string): Promise<Step[]> {
     return steps;
   } finally {
     session.stdin.end();
-    session.kill();
-    for (const child of servers) if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await ended(session);
+    await Promise.all(servers.map((child) => groupEnded(child)));
     rmSync(tmp, { recursive: true, force: true });
   }
 }

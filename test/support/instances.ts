@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import { ended } from './children.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -215,11 +216,7 @@ export async function startDeployment(
 
 /** kill -9 (no clean-up of any kind, as a crashed machine), and wait for the process to be gone. */
 export function killed(instance: Instance): Promise<void> {
-  if (instance.exited) return Promise.resolve();
-  return new Promise((resolve) => {
-    instance.child.once('exit', () => resolve());
-    instance.child.kill('SIGKILL');
-  });
+  return ended(instance.child, 'SIGKILL');
 }
 
 export interface Delivery {
