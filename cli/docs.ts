@@ -62,6 +62,6 @@ export async function docsCommand(name: string, argv: string[]): Promise<void> {
       .end(file[0] === 'docs' ? withSandbox(bytes.toString('utf8'), sandbox) : bytes);
   });
   const bound = await listen(server, port, host, '--port');
-  console.log(`API reference on http://${host}:${bound}/ (Ctrl-C stops it); its try-it console sends to ${sandbox}`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.close(() => process.exit(0)));
+  console.log(`API reference on http://${host}:${bound}/ (Ctrl-C stops it); its try-it console sends to ${sandbox}`);
 }

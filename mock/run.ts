@@ -217,11 +217,13 @@ export async function main(name: string, argv: string[]): Promise<void> {
     ...(accounts ? { accounts } : {}),
     ...mockLog(process.stdout, Boolean(process.env.MOCK_VERBOSE)),
   });
+  // Listening for a stop before saying it is ready: a SIGTERM sent on reading that line would
+  // otherwise end this process alone and leave its Prism running with the port.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => mock.close().then(() => process.exit(0)));
   console.log(
     `${values.proxy ? `validating proxy before ${values.proxy}` : 'mock'} ready at ${mock.url} in ${Math.round(performance.now() - started)} ms`,
   );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.on(signal, () => mock.close().then(() => process.exit(0)));
 }
 
 // Run as a program (npm run mock, or the package's bin through its symlink), not when imported.

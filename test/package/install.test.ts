@@ -5,7 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -532,5 +532,26 @@ describe('a short real use of each', () => {
       `payment-gateway-mock: port ${port} is in use: stop what listens there, or choose another with --port (0 picks a free one)\n`,
     ]);
     expect(taken.out).toBe('');
+    // Stopped as a supervisor stops it, its Prism goes with it (an orphaned Prism keeps its port).
+    const prisms = childrenOf(mock.child.pid!);
+    expect(prisms).toHaveLength(1);
+    await ended(mock.child);
+    expect(await until(() => prisms.every((pid) => !running(pid)), 10_000)).toBe(true);
   }, 60_000);
 });
+
+/** The pids a process started (Linux's /proc lists them per thread). */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
