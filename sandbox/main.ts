@@ -12,7 +12,6 @@ import {
   portOf,
   runCommand,
   guidePath,
-  sandboxDefaults,
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
@@ -297,7 +296,9 @@ async function banner(
       );
     }
   }
-  const defaults = sandboxDefaults();
+  // The document the sandbox loaded already: reading the package's copy again cost a sandbox's start
+  // a second parse of the whole published document (about 1 MB) for these four fields.
+  const defaults = sandbox.spec.info['x-sandbox'];
   if (merchant.id !== defaults.merchantUUID)
     lines.push(
       `  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`,

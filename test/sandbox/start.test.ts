@@ -136,4 +136,25 @@ describe('npm start, before it listens', () => {
     expect(out).not.toContain('apiKey another-key');
     expect(out).toContain(`warning   PGW_SANDBOX_API_KEY is not applied: ${file} keeps the accounts it was made with`);
   });
+
+  it("notes a merchant that is not the spec's, with the variable clients then need", async () => {
+    const merchantUUID = '7a3c5e9b1d2f4';
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', ':memory:'], {
+      cwd: dir,
+      env: { ...clean, PGW_SANDBOX_MERCHANT_UUID: merchantUUID },
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        // The banner is one write, its control line before the notes: whole once that line has ended.
+        if (/\n {2}control .*\n/.test(out) && out.endsWith('\n')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    });
+    await ended(child);
+    expect(out).toContain(
+      `note      the merchant is not the spec's x-sandbox one (${doc.info['x-sandbox'].merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchantUUID}`,
+    );
+  });
 });
