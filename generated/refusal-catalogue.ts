@@ -192,6 +192,34 @@ export const refusalCatalogue = {
         "is sent more than once"
       ]
     },
+    "httpUnreadable": {
+      "code": "PGW_ERR_HTTP_UNREADABLE",
+      "responseCode": -2,
+      "status": 400,
+      "args": [
+        [
+          "why",
+          "string"
+        ],
+        [
+          "header",
+          "string?"
+        ],
+        [
+          "httpStatus",
+          "number?"
+        ]
+      ],
+      "message": [
+        "Header '{header}' is invalid: {why}",
+        "The request is not readable HTTP/1.1: {why}"
+      ],
+      "when": "The HTTP parser refuses the request before the server reads it: a header holding a control character (a NUL in the words the `nul` refusal uses), a header name that is no name, a malformed request line, a body length that is not one number or given twice over, headers larger than the server reads (431). The connection is closed after the answer",
+      "example": [
+        "holds a control character (U+0001)",
+        "X-Note"
+      ]
+    },
     "notJson": {
       "code": "PGW_ERR_NOT_JSON",
       "responseCode": -2,
@@ -1991,6 +2019,7 @@ export interface RefusalArgs {
     "contentType": [accepted: string];
     "formInvalid": [why: string, httpStatus?: number];
     "formFieldInvalid": [field: string, why: string, httpStatus?: number];
+    "httpUnreadable": [why: string, header?: string, httpStatus?: number];
     "notJson": [why: string];
     "noBodyTaken": [operationId: string];
     "bodyRequired": [];

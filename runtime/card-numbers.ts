@@ -311,3 +311,34 @@ function pathTo(value: unknown, skip: (name: string) => boolean): string[] | und
 /** Whether any value in it holds a card number (cardNumberPath), the names in `skip` not read. */
 export const cardNumberIn = (value: unknown, skip: ReadonlySet<string>): boolean =>
   cardNumberPath(value, (name) => skip.has(name)) !== undefined;
+
+/**
+ * A quick look at a JSON text as JSON.stringify writes it (an answer the stubs send): true when no
+ * value in it, nor any key, can hold a card number, so that reading its values one by one
+ * (cardNumberIn) would find none; false when they must be read (not that one is there). Every value
+ * stands whole in the text and a quote ends it; only a stretch of 13 digits between letters and
+ * quotes (outside strings, more digits are counted than any one number holds) sends it to the long
+ * way, unless the string it is in is just one of the gateway's dates or timestamps, as cannotHold
+ * judges a value. An escape (a backslash), a control character or any non-ASCII character also does.
+ */
+export function jsonCannotHoldCardNumber(text: string): boolean {
+  let digits = 0;
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (++digits < 13) continue;
+      if (!inString) return false;
+      const end = text.indexOf('"', i);
+      if (end < 0 || !JUST_A_TIME.test(text.slice(start, end))) return false;
+      i = end - 1;
+    } else if (c === 34 /* " */) {
+      inString = !inString;
+      start = i + 1;
+      digits = 0;
+    } else if (c === 92 /* \ */ || c > 126 || c < 32) return false;
+    else if (LETTERS[c]) digits = 0;
+  }
+  return true;
+}

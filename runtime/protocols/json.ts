@@ -6,11 +6,12 @@
 // last value, so a signed field can be shadowed) and a number no double can hold (1e309 parses as
 // Infinity, which JSON.stringify then writes as null). Each is refused naming the field.
 //
-// Both checks cost almost nothing on an ordinary body: one walk counts the parsed keys, one regular
-// expression counts the key terminators (`"` then `:`) in the text. Every key has one, so equal
+// Both checks cost almost nothing on an ordinary body: one walk counts the parsed keys, a look at
+// each `:` counts the key terminators (`"` then `:`) in the text. Every key has one, so equal
 // counts prove there is no duplicate; only when the text has more (a duplicate, or a string holding
 // `":`) does an exact scan of the text run. The same walk notes a number that parsed as Infinity;
 // only then is its path looked for.
+import { jsonCannotHoldCardNumber } from '../card-numbers.ts';
 import {
   declared,
   MAX_FIELDS,
@@ -70,7 +71,21 @@ function matchesMoreThan(pattern: RegExp, text: string, max: number): boolean {
   return false;
 }
 
-const KEY_END = /"\s*:/g;
+/**
+ * The key terminators of a text (a `"`, JSON's white space, then `:`), counted up to more than `max`:
+ * from each `:`, found by indexOf, back over the white space to a quote. A string holding `":`
+ * counts too, which only sends the text to the exact scan.
+ */
+function keyEndsMoreThan(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) {
+    let j = i - 1;
+    let c = text.charCodeAt(j);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(--j);
+    if (c === 34 /* " */ && ++n > max) return true;
+  }
+  return false;
+}
 
 /** What stands before every field and list item but the first of its object or list. */
 const SEPARATORS = /,/g;
@@ -101,10 +116,7 @@ export function parseJson(text: string): Parsed {
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null) return { ok: value };
   const { keys, nonFinite } = countKeys(value);
-  let terminators = 0;
-  KEY_END.lastIndex = 0;
-  while (KEY_END.test(text)) if (++terminators > keys) break;
-  if (terminators > keys) {
+  if (keyEndsMoreThan(text, keys)) {
     const duplicate = findDuplicateKey(text);
     if (duplicate !== undefined) return { field: duplicate, rule: 'is sent more than once' };
   }
@@ -277,6 +289,8 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
       withBody ? { [version.name]: version.value, 'content-type': type } : { [version.name]: version.value },
     writeRequest: (value) => JSON.stringify(value),
     writeAnswer: (value) => JSON.stringify(value),
+    // What JSON.stringify wrote holds every value whole, each between quotes or separators.
+    cannotHoldCardNumber: jsonCannotHoldCardNumber,
     peek: peeker((field) => new RegExp(`"${field}"\\s*:\\s*"([A-Za-z]+)"`)),
     readAnswer(text) {
       try {

@@ -127,6 +127,12 @@ export interface Protocol {
   writeRequest(value: Readonly<Record<string, unknown>>): string;
   /** An answer written in the protocol; throws (CannotCarry) on a value it cannot carry. */
   writeAnswer(value: Readonly<Record<string, unknown>>, shape?: Shape | null): string;
+  /**
+   * A quick look at an answer it wrote: true when no value in it can hold a card number, so that the
+   * value-by-value reading (runtime/card-numbers.ts cardNumberIn) may be skipped; false when the
+   * values must be read. Absent: they always are.
+   */
+  cannotHoldCardNumber?(written: string): boolean;
   /** An answer read back as the protocol's clients read it, typed by its schema's shape. */
   readAnswer(text: string, shape?: Shape | null): AnswerRead;
   /**

@@ -44,6 +44,13 @@ const cardsMasked = (fields: Record<string, unknown>): Record<string, unknown> =
 const merged = (layers: ReturnType<typeof canonicalParameters>): Record<string, unknown> =>
   Array.isArray(layers) ? Object.assign({}, ...[...layers].reverse()) : (layers as Record<string, unknown>);
 
+/** What an explanation says when only the check failed (no field to name). */
+const failure = (check: CredentialExplanation['check'], field?: string) => (): CredentialExplanation =>
+  field === undefined ? { check } : { check, field };
+
+/** The body of a request that sent none. */
+const NO_FIELDS: Record<string, unknown> = Object.freeze({});
+
 /** A -1, with the check that failed for the request log (no secret in it). */
 const denied = (reason: string): Refusal => refusals.credentials(reason);
 
@@ -118,12 +125,11 @@ export function* authenticate(
     if (reason !== undefined) return;
     reason = why;
     explain = what;
-    if (what !== hashFailure) keyMatched = false;
+    if (hashFailure === undefined || what !== hashFailure) keyMatched = false;
   };
-  const failure = (check: CredentialExplanation['check'], field?: string) => (): CredentialExplanation =>
-    field === undefined ? { check } : { check, field };
-  let hashFailure: () => CredentialExplanation = failure('hash');
-  const body = input.body ?? {};
+  // Set where a hash fails, to what it was: until then the closures a failure takes are not made.
+  let hashFailure: (() => CredentialExplanation) | undefined;
+  const body = input.body ?? NO_FIELDS;
 
   if (op.headers) {
     for (const role of Object.keys(op.headers) as HeaderRole[]) {
@@ -185,7 +191,8 @@ export function* authenticate(
 
   for (const use of op.hashes) {
     const recipe = hashRecipes[use.recipe];
-    const signedBy = `under the passphrase of ${account.kind} '${account.id}' (${CLI_COMMAND} sign ${op.operationId} --preimage shows what is hashed)`;
+    const signedBy = () =>
+      `under the passphrase of ${account!.kind} '${account!.id}' (${CLI_COMMAND} sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
       const given = input.headers[use.name.toLowerCase()]!;
       const expected = computeHash(
@@ -204,7 +211,7 @@ export function* authenticate(
           preimage: redactedPreimage(recipe, cardsMasked(merged(canonical))),
           key: PASSPHRASE_PLACEHOLDER,
         });
-        deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy}`, hashFailure);
+        deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
       }
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
@@ -227,7 +234,7 @@ export function* authenticate(
           formula: `${recipeFormula(recipe)}${legacy ? `, or in its legacy form ${recipeFormula(legacy)}` : ''}`,
           preimage: redactedPreimage(recipe, cardsMasked(body)),
         });
-        deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy}`, hashFailure);
+        deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
       }
     }
   }

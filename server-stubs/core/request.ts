@@ -176,9 +176,23 @@ export function queryOf(op: ContractOperation, search: string): Checked<Record<s
   const query: Record<string, string> = {};
   if (!search) return { ok: query };
   const known = queryNamesOf(op);
+  if (PLAIN_QUERY.test(search)) {
+    // Nothing to decode: the pairs as URLSearchParams reads them, without its object and its copy.
+    for (const pair of search.split('&')) {
+      if (!pair) continue;
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      if (!known.has(name)) return { refusal: refusals.parameterNotAllowed(name) };
+      query[name] = equals < 0 ? '' : pair.slice(equals + 1);
+    }
+    return { ok: query };
+  }
   for (const [name, value] of new URLSearchParams(search)) {
     if (!known.has(name)) return { refusal: refusals.parameterNotAllowed(name) };
     query[name] = value;
   }
   return { ok: query };
 }
+
+/** A query string with nothing URLSearchParams would decode or replace: printable ASCII, no `%`, no `+`, no leading `?`. */
+const PLAIN_QUERY = /^(?!\?)[\x20-\x24\x26-\x2a\x2c-\x7e]*$/;

@@ -125,7 +125,11 @@ export function route(verb: string, pathname: string): RouteResult {
     return { refusal: refusals.verbNotAllowed(verb, r.template), allow: [...r.byVerb.keys()].join(', ') };
   const params: Record<string, string> = {};
   try {
-    for (let i = 0; i < r.names.length; i++) params[r.names[i]!] = decodeURIComponent(m![i + 1]!);
+    for (let i = 0; i < r.names.length; i++) {
+      const sent = m![i + 1]!;
+      // Without a `%` there is nothing to decode (decodeURIComponent would answer the same text).
+      params[r.names[i]!] = sent.includes('%') ? decodeURIComponent(sent) : sent;
+    }
   } catch {
     return { refusal: refusals.badPathEncoding(pathname) };
   }

@@ -7,6 +7,7 @@ import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
+import { answerUnreadable } from './unreadable.ts';
 
 // node:http by require, not import: an ES import of node:http builds its module namespace, which
 // reads its every export, WebSocket's included, and so loads undici (about 30 ms of CPU at each
@@ -215,6 +216,7 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
     createNodeHandler(gateway),
   );
   server.maxConnections = o.maxConnections;
+  server.on('clientError', answerUnreadable(gateway));
   // A client that half-closes after sending still wants its answer (RFC 9112 9.6: a half-closed
   // connection neither ends a request nor says the client has lost interest). Node's default ends the
   // connection as soon as the client's side ends, which lost every answer made asynchronously (a

@@ -126,7 +126,7 @@ describe.concurrent('listen against a hostile sandbox and a hostile endpoint', (
   it('forwards only what the gateway posts: the media type and the signature header, none the sandbox added', () =>
     against('ok', 'deliveries', async (w) => {
       const { code, out, err } = await captured(listen, args(w));
-      expect(code).toBe(0);
+      expect(code, [...out, ...err].join('\n')).toBe(0);
       expect(w.received).toHaveLength(1);
       const headers = w.received[0]!;
       expect(headers['content-type']).toBe('application/json');
@@ -165,7 +165,7 @@ describe.concurrent('listen against a hostile sandbox and a hostile endpoint', (
     (mode) =>
       against(mode, 'deliveries', async (w) => {
         const { code, out, err } = await captured(listen, args(w));
-        expect(code).toBe(0);
+        expect(code, [...out, ...err].join('\n')).toBe(0);
         expect(w.parties.caught).toEqual([]);
         expect(w.seen.endpoint).toBe(1);
         expect(out.some((l) => l.startsWith('#7 '))).toBe(true);
@@ -203,7 +203,7 @@ describe.concurrent('the commands that call the sandbox, against a hostile contr
   it('deliveries prints what the sandbox recorded without a raw escape or a card number', () =>
     against('ok', 'ok', async (w) => {
       const { code, out, err } = await captured(deliveries, ['--base', w.controlUrl]);
-      expect(code).toBe(0);
+      expect(code, [...out, ...err].join('\n')).toBe(0);
       expect(out.join('\n')).toContain('forged line');
       expectSafe([...out, ...err]);
     }));

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
@@ -39,6 +40,26 @@ export interface Database {
   /** What PGW_DB says: the SQLite file, or the postgres:// URL. */
   url: string;
   drop(): Promise<void>;
+}
+
+/** How many delivery attempts the store records for each notification, by its body. */
+export async function recordedAttempts(db: Database): Promise<{ body: string; attempts: number }[]> {
+  const sql = 'SELECT body, attempts FROM notifications';
+  if (db.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const file = new DatabaseSync(db.url, { readOnly: true });
+  try {
+    return file.prepare(sql).all() as { body: string; attempts: number }[];
+  } finally {
+    file.close();
+  }
 }
 
 /** A new SQLite file in a new temporary folder. */
