@@ -12,17 +12,15 @@
 // XML writer and the suite's reader could not carry a list). The copy's sandbox answers it in both
 // wire formats, the list as <refunds><refund>…</refund></refunds> in the form/XML mode, and its
 // examples round-trip through both protocols (test/protocols/compliance-checks.ts).
-import { execFile } from 'node:child_process';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changelogSections, diffDocs, lastRelease, load, workingTree } from '../../scripts/diff/index.ts';
 import { withExactSchemas } from '../../runtime/exact-requests.ts';
 import { bundleSpec, generate } from '../../scripts/generate.ts';
 import { withExactRequests } from '../../scripts/generators/tolerant-requests.ts';
 import { ROOT } from '../support/contract.ts';
-import { changedFiles, copyPackage } from '../support/package-copy.ts';
+import { changedFiles, copyPackage, typeCheckCopy } from '../support/package-copy.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
 const LIST_FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/listRefunds.yaml');
@@ -44,18 +42,6 @@ async function copyWithMethod(prefix: string, fixture: string, name: string): Pr
     changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelogSections(report)}`),
   );
   return copy;
-}
-
-/** tsc's errors over the whole copy (its tsconfig.json), empty when it type-checks. */
-function typeCheckCopy(copy: string): Promise<string> {
-  return promisify(execFile)(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(copy, 'tsconfig.json'), '--noEmit'],
-    { cwd: copy, maxBuffer: 16 << 20 },
-  ).then(
-    () => '',
-    (failure: { stdout?: string; message: string }) => failure.stdout || failure.message,
-  );
 }
 
 /** The checks a new method used to trip, run on the copy by the copy's own check modules. */
@@ -245,7 +231,7 @@ describe('adding a method whose answer holds a list is its file, its handler and
       handlers.replace(end, `\n${await readFile(LIST_HANDLER, 'utf8')}${end}`),
     );
     await generate(path.join(copy, 'generated'), undefined, copy);
-    tscOutput = typeCheckCopy(copy);
+    tscOutput = typeCheckCopy(copy, 'add-list-method');
   }, 120_000);
   afterAll(async () => {
     await tscOutput; // never rejects: the copy is removed once tsc is done with it

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
-import { changedFiles, copyPackage } from '../support/package-copy.ts';
+import { changedFiles, copyPackage, typeCheckCopy } from '../support/package-copy.ts';
 
 const MODULE = path.join(ROOT, 'test/fixtures/protocols/lines.ts.fixture');
 const DECLARATION = `  lines:
@@ -40,7 +40,7 @@ describe('a third wire format is one module and the spec', () => {
     expect(spec.split('\npaths:\n')).toHaveLength(2);
     await writeFile(path.join(copy, 'spec/openapi.yaml'), spec.replace('\npaths:\n', `\n${DECLARATION}paths:\n`));
     expect(await run(copy, 'scripts/generate.ts')).toBe('');
-    tscOutput = run(copy, path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit');
+    tscOutput = typeCheckCopy(copy, 'third-format');
   }, 180_000);
   afterAll(async () => {
     await tscOutput; // never rejects: the copy is removed once tsc is done with it

@@ -41,7 +41,7 @@ describe('npm pack', () => {
 
   it('ships nothing a consumer does not need', () => {
     const unwanted = files.filter((f) =>
-      /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$/.test(
+      /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$|\.tsbuildinfo$/.test(
         f,
       ),
     );

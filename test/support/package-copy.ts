@@ -1,10 +1,13 @@
 // A copy of the package in a temporary folder, for the tests that make a change there as a
 // contributor would (add-method.test.ts, third-format.test.ts) and compare the files after with the
 // package's own: what git, npm and runs leave is not copied, and node_modules is linked.
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './contract.ts';
+import { buildInfo, tsc } from './tsc.ts';
+import { TYPES_CACHE, typeCheck } from './type-check.ts';
 
 // A node_modules folder at any depth (scripts/tools/ installs the tool matrix's own, 650 MB) is no part of the sources.
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'data', 'test-results']);
@@ -43,4 +46,24 @@ export async function changedFiles(copy: string): Promise<string[]> {
   const before = await tree(ROOT);
   const after = await tree(copy);
   return [...after.keys()].filter((file) => before.get(file) !== after.get(file)).sort();
+}
+
+/**
+ * tsc's errors over the whole copy (its tsconfig.json), empty when it type-checks. Incremental
+ * (test/support/tsc.ts): it starts from the state the copy made by the same change left in the last
+ * run (`cache`), or else from the package's own, which the run's type check (test/support/type-check.ts,
+ * made once per run by whichever file asks first) leaves. When there is neither (a clean checkout, as
+ * CI's), that check is awaited first, so that the copy re-checks only what it changed rather than
+ * everything a second time.
+ */
+export async function typeCheckCopy(copy: string, cache: string): Promise<string> {
+  // Its outcome is the type tests' to judge; here it only leaves the state to start from.
+  if (!existsSync(buildInfo(cache)) && !existsSync(buildInfo(TYPES_CACHE))) await typeCheck().catch(() => undefined);
+  return tsc({
+    project: path.join(copy, 'tsconfig.json'),
+    cache,
+    copy: { folder: copy, seed: TYPES_CACHE },
+    args: ['--noEmit'],
+    cwd: copy,
+  });
 }

@@ -7,11 +7,13 @@
 // The examples are compiled as readme-types.test.ts compiled them: with the project's options, the
 // package's subpaths mapped to their sources (`paths`), which no project file imports by that name,
 // so the mapping changes nothing for them; each example a module of its own.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { oncePerRun } from './once-per-run.ts';
+import { tsc } from './tsc.ts';
+
+/** The name the program's build info is kept under, from which the copies of the package start too. */
+export const TYPES_CACHE = 'types';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -103,21 +105,12 @@ export function typeCheck(): Promise<TypeCheck> {
           files: files.map(([name]) => path.join(dir, name)),
         }),
       );
-      const output = await promisify(execFile)(
-        process.execPath,
-        [
-          path.join(ROOT, 'node_modules/typescript/bin/tsc'),
-          '-p',
-          path.join(dir, 'tsconfig.json'),
-          '--pretty',
-          'false',
-        ],
-        { cwd: ROOT, maxBuffer: 32 << 20 },
-      ).then(
-        ({ stdout }) => stdout,
-        (failure: { stdout?: string; stderr?: string; message: string }) =>
-          failure.stdout || failure.stderr || failure.message,
-      );
+      // Incremental (test/support/tsc.ts): a second run re-checks only what changed since the first.
+      const output = await tsc({
+        project: path.join(dir, 'tsconfig.json'),
+        cache: TYPES_CACHE,
+        args: ['--pretty', 'false'],
+      });
       const ours = `${path.relative(ROOT, dir)}/`;
       const errors: Record<string, string[]> = {};
       let other = '';

@@ -1,0 +1,107 @@
+// tsc for the tests, incremental: what a run learns (which file has which errors, and each file's
+// hash) is kept in node_modules/.cache/pgw-tsc/NAME.tsbuildinfo, so that the next run re-checks only
+// the files that changed and those that depend on them. tsc itself decides what to re-check from the
+// hashes of every file of the program (node_modules' declarations and TypeScript's own libraries
+// included) and from the options: a file edited since, a new file, or another version of TypeScript
+// is seen as such, never answered from the cache.
+//
+// A copy of the package (test/support/package-copy.ts) starts from its own last state, or else from
+// the package's (the type tests' program): tsc's build info names each file by its path relative to
+// the build info file, so the package's paths are moved to the copy's before tsc reads them; the files
+// the copy did not change keep their hash and are not re-checked, those it changed and their
+// dependents are.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+/** Where the build info lives between runs: node_modules is neither copied nor committed, and `npm ci` starts it afresh. */
+export const TSC_CACHE = path.join(ROOT, 'node_modules/.cache/pgw-tsc');
+
+/** The build info kept under `name`. */
+export const buildInfo = (name: string) => path.join(TSC_CACHE, `${name}.tsbuildinfo`);
+
+export interface TscRun {
+  /** tsc's project (a tsconfig.json). */
+  project: string;
+  /** The name its build info is kept under (a word: types, add-list-method …). */
+  cache: string;
+  /**
+   * For a copy of the package: its folder, and the cache of the package's own program to start from
+   * when the copy has none yet. The copy's build info is kept with its files named as the package's
+   * (the copy's folder is another each run), and moved to the next copy before tsc reads it.
+   */
+  copy?: { folder: string; seed: string };
+  /** More arguments for tsc (--pretty false, --noEmit …). */
+  args?: string[];
+  cwd?: string;
+}
+
+/**
+ * Runs tsc --incremental over `project`; resolves with its output (empty when it found no error),
+ * never rejects. Each run works on a private copy of the build info and puts it in place by rename
+ * once tsc has written it, so two runs at once (two workers, two test runs in one checkout) never
+ * read a half-written one; the last to finish wins, and either is a true state.
+ */
+export async function tsc(run: TscRun): Promise<string> {
+  mkdirSync(TSC_CACHE, { recursive: true });
+  const kept = buildInfo(run.cache);
+  const mine = path.join(TSC_CACHE, `${run.cache}.${process.pid}.${Date.now()}.tsbuildinfo`);
+  const start = run.copy
+    ? (moved(kept, ROOT, run.copy.folder) ?? moved(buildInfo(run.copy.seed), ROOT, run.copy.folder))
+    : readable(kept);
+  if (start !== undefined) writeFileSync(mine, start);
+  try {
+    const output = await promisify(execFile)(
+      process.execPath,
+      [TSC, '-p', run.project, '--incremental', '--tsBuildInfoFile', mine, ...(run.args ?? [])],
+      { cwd: run.cwd ?? ROOT, maxBuffer: 32 << 20 },
+    ).then(
+      ({ stdout }) => stdout,
+      (failure: { stdout?: string; stderr?: string; message: string }) =>
+        failure.stdout || failure.stderr || failure.message,
+    );
+    const end = run.copy ? moved(mine, run.copy.folder, ROOT) : readable(mine);
+    if (end !== undefined) {
+      writeFileSync(mine, end);
+      renameSync(mine, kept);
+    }
+    return output;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+function readable(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The build info `file` (in TSC_CACHE) with each file under `from` (its node_modules aside) named by
+ * its place under `to`; every other file (node_modules, which a copy links, TypeScript's libraries)
+ * stays where it is. Undefined when there is none, or it is not a build info this knows.
+ */
+function moved(file: string, from: string, to: string): string | undefined {
+  const text = readable(file);
+  if (text === undefined) return undefined;
+  let info: { fileNames?: unknown };
+  try {
+    info = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(info.fileNames)) return undefined;
+  const modules = path.join(from, 'node_modules') + path.sep;
+  info.fileNames = info.fileNames.map((name: string) => {
+    const absolute = path.resolve(TSC_CACHE, name);
+    if (!absolute.startsWith(from + path.sep) || absolute.startsWith(modules)) return name;
+    return path.relative(TSC_CACHE, path.join(to, path.relative(from, absolute)));
+  });
+  return JSON.stringify(info);
+}
