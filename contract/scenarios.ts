@@ -579,4 +579,43 @@ export const scenarioChecks = (): Check[] => [
       await read(renamed);
     },
   ),
+  scenario(
+    'refundPayIdTransaction',
+    ['PayID'],
+    'A payment to a new PayID is refunded in parts, and never past what it received',
+    async (g) => {
+      // A PayID of its own, made by this run: a payment the suite refunded on an earlier run against
+      // the same server (the spec example's PayID) has nothing left to refund.
+      const payId = `ct-refund-${Date.now()}@merchant.payid.test`;
+      const created = await g.payid.create({ payId, name: 'Contract refunds' });
+      expect(isApproved(created), `createPayId: ${show(created)}`);
+      const listed = await g.payid.listTransactions(payId, {});
+      expect(isApproved(listed), `listPayIdTransactions: ${show(listed)}`);
+      const payment = 'result' in listed ? listed.result.transactions[0] : undefined;
+      if (!payment)
+        return {
+          skip: `the server lists no payment to the new PayID ${payId}: a refund needs one received (the sandbox makes one when a PayID is registered)`,
+        };
+      const cents = Math.round(Number(payment.amount) * 100);
+      if (cents < 2) return { skip: `the payment to ${payId} is ${payment.amount}: too small to refund in two parts` };
+      const first = Math.floor(cents / 2);
+      const part = await g.payid.refundTransaction(payment.transactionId, {
+        amount: first / 100,
+        reason: 'Contract, part',
+      });
+      expect(isApproved(part), `refundPayIdTransaction of ${first / 100} of ${payment.amount}: ${show(part)}`);
+      // One cent more than what is left: refused, and nothing refunded by it.
+      const over = (cents - first + 1) / 100;
+      const past = await g.payid.refundTransaction(payment.transactionId, { amount: over, reason: 'Contract, past' });
+      expect(
+        code(past) < 0,
+        `refundPayIdTransaction of ${over}, past the ${(cents - first) / 100} left of ${payment.amount}, answered ${show(past)}`,
+      );
+      const rest = await g.payid.refundTransaction(payment.transactionId, {
+        amount: (cents - first) / 100,
+        reason: 'Contract, the rest',
+      });
+      expect(isApproved(rest), `refundPayIdTransaction of the ${(cents - first) / 100} left: ${show(rest)}`);
+    },
+  ),
 ];
