@@ -119,13 +119,19 @@ async function signedExample(doc: Doc, op: ContractOperation, table: Operation[]
   };
 }
 
-/** A proxy in front of the sandbox that keeps every exchange. */
+/**
+ * A proxy in front of the sandbox that keeps every exchange. An exchange the sandbox cannot answer
+ * (Specmatic gave up on it and the run ended, the sandbox stopped) is answered 502 and not kept, and
+ * close() waits for those under way: an exchange left running once the run ended crashed the tools
+ * run (an unhandled `fetch failed`, ECONNREFUSED, seen on a loaded CI machine).
+ */
 async function recordingProxy(
   target: string,
   account: string,
-): Promise<{ url: string; exchanges: Exchange[]; close(): void }> {
+): Promise<{ url: string; exchanges: Exchange[]; close(): Promise<void> }> {
   const exchanges: Exchange[] = [];
-  const server = http.createServer(async (req, res) => {
+  const underWay = new Set<Promise<void>>();
+  const relay = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -153,10 +159,26 @@ async function recordingProxy(
     });
     res.writeHead(answer.status, { 'content-type': type });
     res.end(bytes);
+  };
+  const server = http.createServer((req, res) => {
+    const exchange = relay(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    underWay.add(exchange);
+    void exchange.finally(() => underWay.delete(exchange));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, exchanges, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges,
+    close: async () => {
+      server.close();
+      server.closeIdleConnections();
+      await Promise.all(underWay);
+    },
+  };
 }
 
 /** The operation an exchange called: its route, and on a shared path the body's `method`. */
@@ -249,7 +271,7 @@ const specmatic: ToolRunner = async (ctx) => {
       '--overlay-file=overlay.yaml',
     ]);
   } finally {
-    proxy.close();
+    await proxy.close();
   }
   await writeFile(path.join(ctx.workDir, 'specmatic.log'), log);
   await writeFile(path.join(ctx.workDir, 'exchanges.json'), JSON.stringify(proxy.exchanges, null, 1));
