@@ -25,15 +25,24 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOOLS_DIR = import.meta.dirname;
 const NOT_RUNNERS = new Set(['run.ts', 'report.ts']);
 
-const { values } = parseArgs({
-  options: {
-    save: { type: 'boolean', default: false },
-    only: { type: 'string', multiple: true },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+const USAGE = 'usage: npm run tools -- [--only TOOL]... [--save]';
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        save: { type: 'boolean', default: false },
+        only: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    // A mistyped option is one line and exit 2, not node's stack trace.
+    console.error(`tools: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
 if (values.help) {
-  console.log(`usage: npm run tools -- [--only TOOL]... [--save]
+  console.log(`${USAGE}
   Runs each scripts/tools/<tool>.ts on generated/openapi.* against a fresh sandbox and prints the matrix.
   --only TOOL  run this tool only (its file name without .ts; repeatable)
   --save       write ${MATRIX_FILE} and the matrix blocks of ${TOOLS_PAGE}
