@@ -5,14 +5,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ended } from '../support/children.ts';
+import { alive, childrenOf, ended } from '../support/children.ts';
 import { ROOT } from '../support/contract.ts';
 import { followLinks } from '../support/links.ts';
 import { packed } from '../support/packed.ts';
@@ -536,22 +536,6 @@ describe('a short real use of each', () => {
     const prisms = childrenOf(mock.child.pid!);
     expect(prisms).toHaveLength(1);
     await ended(mock.child);
-    expect(await until(() => prisms.every((pid) => !running(pid)), 10_000)).toBe(true);
+    expect(await until(() => prisms.every((pid) => !alive(pid)), 10_000)).toBe(true);
   }, 60_000);
 });
-
-/** The pids a process started (Linux's /proc lists them per thread). */
-function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-  );
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

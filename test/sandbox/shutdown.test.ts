@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
+import { alive } from '../support/children.ts';
 import { startSandboxProcess } from '../support/sandbox-process.ts';
 
 const stop: Array<() => void> = [];
@@ -64,13 +65,3 @@ describe('stopping the sandbox', () => {
     expect(alive(sandboxPid)).toBe(false);
   }, 60_000);
 });
-
-/** Whether the process still runs (signal 0 checks without sending; a zombie reaped by init is gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

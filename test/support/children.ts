@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Signals a child and resolves once it has exited: a test that removes the folder a server works in
@@ -22,20 +23,28 @@ export function ended(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): 
  */
 export async function groupEnded(child: ChildProcess, graceMs = 10_000): Promise<void> {
   const group = child.pid;
-  if (group === undefined) return;
-  const alive = () => {
-    try {
-      process.kill(-group, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!alive()) return;
+  if (group === undefined || !alive(-group)) return;
   process.kill(-group, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (alive() && Date.now() < deadline + 1000) {
+  while (alive(-group) && Date.now() < deadline + 1000) {
     if (Date.now() > deadline) process.kill(-group, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Whether a process (or, given -pgid, any process of a group) still runs: signal 0 checks without sending. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids a process started (Linux's /proc lists them per thread). */
+export function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
 }
