@@ -25,7 +25,7 @@ import { DEFAULT_WAITS, type Waits } from './waits.ts';
 const RETRY_AFTER_MS = notificationDelivery.retryAfterMinutes.map((minutes) => minutes * 60_000);
 export const MAX_ATTEMPTS = RETRY_AFTER_MS.length + 1;
 /** Notifications claimed at a time. */
-const CLAIM_LIMIT = 20;
+export const CLAIM_LIMIT = 20;
 
 /** Whose notification it is (its passphrase signs it; read from the store when not given). */
 type Signer = Pick<Account, 'kind' | 'id'> & { passphrase?: string };
