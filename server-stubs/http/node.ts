@@ -1,18 +1,13 @@
 // The node:http adapter: the default server. It reads at most what the path's operations accept,
 // hands the request to the gateway core and writes its response.
 import type * as Http from 'node:http';
-import { createRequire } from 'node:module';
 import type { Gateway } from '../core/gateway.ts';
 import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
+import { http } from './node-http.ts';
 import { answerUnreadable } from './unreadable.ts';
-
-// node:http by require, not import: an ES import of node:http builds its module namespace, which
-// reads its every export, WebSocket's included, and so loads undici (about 30 ms of CPU at each
-// start, a quarter of the server's cold start; nodejs/node#57649, #59686). Required, it is 3 ms.
-const http = createRequire(import.meta.url)('node:http') as typeof Http;
 
 function send(res: Http.ServerResponse, response: GatewayResponse): void {
   // A string body stays a string: node:http then writes head and body in one write() call.

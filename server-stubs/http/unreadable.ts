@@ -3,16 +3,12 @@
 // alone, answers them with a bare status line. Here they get the gateway's refusal: -2, naming the
 // header where one is to blame, in the wire format the request's Content-Type names (what the parser
 // had read of the request is all there is to go on), and the connection is closed.
-import type * as Http from 'node:http';
-import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../core/gateway.ts';
 import { type Refusal, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
-
-// By require, as node.ts does: an ES import of node:http loads undici at each start.
-const http = createRequire(import.meta.url)('node:http') as typeof Http;
+import { http } from './node-http.ts';
 
 /** What the parser's errors (llhttp's codes, one told apart by its reason) say of the request. */
 const WHY: Readonly<Record<string, string>> = {
