@@ -7,11 +7,12 @@
 // x- extensions, credentials) and operations added or removed are contract-changes.ts's job. A shared
 // path is compared method by method (per-method.ts).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { withExactRequests } from '../generators/tolerant-requests.ts';
+import { cachedBuild } from '../lib/build-cache.ts';
 import type { Doc } from '../lib/contract.ts';
 import { verdict, type Bump, type Change } from './change.ts';
 import { ROOT } from './load.ts';
@@ -30,40 +31,48 @@ interface RedoclyChange {
   revision?: { pointer: string; value?: unknown };
 }
 
-/** Runs `redocly diff` (the project's @redocly/cli, rules `diff-recommended`) on two bundled documents. */
+/** Runs `redocly diff` (the project's @redocly/cli, rules `diff-recommended`) on two bundled documents, once per pair (scripts/lib/build-cache.ts). */
 export async function redoclyDiff(base: Doc, revision: Doc): Promise<RedoclyChange[]> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-redocly-diff-'));
-  try {
-    await writeFile(path.join(dir, 'base.json'), JSON.stringify(base));
-    await writeFile(path.join(dir, 'revision.json'), JSON.stringify(revision));
-    await writeFile(path.join(dir, 'redocly.yaml'), 'extends:\n  - diff-recommended\n');
-    const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-    await run(
-      process.execPath,
-      [
-        cli,
-        'diff',
-        'base.json',
-        'revision.json',
-        '--config',
-        'redocly.yaml',
-        '--format',
-        'json',
-        '-o',
-        'report.json',
-        '--fail-on',
-        'none',
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-        maxBuffer: 64 << 20,
-      },
-    );
-    return JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8')).changes;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const documents = { 'base.json': JSON.stringify(base), 'revision.json': JSON.stringify(revision) };
+  const config = 'extends:\n  - diff-recommended\n';
+  const report = await cachedBuild(
+    ROOT,
+    'redocly-diff',
+    [documents['base.json'], documents['revision.json'], config],
+    async (file) => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-redocly-diff-'));
+      try {
+        for (const [name, text] of Object.entries(documents)) await writeFile(path.join(dir, name), text);
+        await writeFile(path.join(dir, 'redocly.yaml'), config);
+        const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
+        await run(
+          process.execPath,
+          [
+            cli,
+            'diff',
+            'base.json',
+            'revision.json',
+            '--config',
+            'redocly.yaml',
+            '--format',
+            'json',
+            '-o',
+            file,
+            '--fail-on',
+            'none',
+          ],
+          {
+            cwd: dir,
+            env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+            maxBuffer: 64 << 20,
+          },
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+  return JSON.parse(report.toString('utf8')).changes;
 }
 
 type Effect = 'narrow' | 'widen' | 'both' | 'none';

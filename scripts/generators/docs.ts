@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { resolvePointer, type Doc, type Operation } from '../lib/contract.ts';
 import { asInstalled } from '../lib/as-installed.ts';
+import { cachedBuild } from '../lib/build-cache.ts';
 import { BANNER } from './banner.ts';
 import { showVersions } from './lifecycle.ts';
 import { codeSamples, methodPath, recipesSection, splitSharedPaths } from './docs-view.ts';
@@ -106,14 +107,7 @@ const offline = (html: string) =>
 
 /** The documentation page: Redoc inlined, nothing loaded from elsewhere. */
 export async function docsPage(root: string, doc: Doc, ops: Operation[]): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
-  try {
-    const file = path.join(dir, 'index.html');
-    await buildDocs(root, doc, ops, file);
-    return withTryIt(offline(await readFile(file, 'utf8')), doc, tableEntries(doc, ops), ops);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return withTryIt(offline(await buildDocs(root, doc, ops)), doc, tableEntries(doc, ops), ops);
 }
 
 /** The languages of the page's samples, in the order the operations first show them, as Redocly's list names them. */
@@ -125,40 +119,44 @@ export function sampleLanguages(decorated: Doc): { lang: string; label: string }
   return [...labels].map((label) => ({ lang: label, label }));
 }
 
-/** Builds the HTML into `file` with Redoc inlined. */
-async function buildDocs(root: string, doc: Doc, ops: Operation[], file: string): Promise<void> {
+/** Redoc's page for the decorated document, inlined (built once per input: scripts/lib/build-cache.ts). */
+async function buildDocs(root: string, doc: Doc, ops: Operation[]): Promise<string> {
   const quickStart = asInstalled(await readFile(path.join(root, 'examples/client-quick-start.ts'), 'utf8'));
   const decorated = await decorate(doc, ops, quickStart);
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   showVersions(decorated, pkg.name, pkg.version);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
-  try {
-    const input = path.join(dir, 'openapi.json');
-    await writeFile(input, JSON.stringify(decorated));
-    // Redocly offers a sample only in a language its list names (by default curl, JavaScript, Python,
-    // C#, PHP, Ruby…, not TypeScript): the list is the samples' own labels, so every one is reachable.
-    const config = path.join(dir, 'redocly.yaml');
-    await writeFile(config, YAML.stringify({ openapi: { codeSamples: { languages: sampleLanguages(decorated) } } }));
-    await promisify(execFile)(
-      process.execPath,
-      [
-        path.join(root, 'node_modules/@redocly/cli/bin/cli.js'),
-        'build-docs',
-        input,
-        '--output',
-        file,
-        '--inlineBundle',
-        '--title',
-        `${doc.info.title} ${doc.info.version}`,
-        '--config',
-        config,
-        '--lint-config',
-        'off',
-      ],
-      // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
-      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const input = JSON.stringify(decorated);
+  // Redocly offers a sample only in a language its list names (by default curl, JavaScript, Python,
+  // C#, PHP, Ruby…, not TypeScript): the list is the samples' own labels, so every one is reachable.
+  const config = YAML.stringify({ openapi: { codeSamples: { languages: sampleLanguages(decorated) } } });
+  const title = `${doc.info.title} ${doc.info.version}`;
+  const page = await cachedBuild(root, 'docs', [input, config, title], async (file) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
+    try {
+      await writeFile(path.join(dir, 'openapi.json'), input);
+      await writeFile(path.join(dir, 'redocly.yaml'), config);
+      await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(root, 'node_modules/@redocly/cli/bin/cli.js'),
+          'build-docs',
+          path.join(dir, 'openapi.json'),
+          '--output',
+          file,
+          '--inlineBundle',
+          '--title',
+          title,
+          '--config',
+          path.join(dir, 'redocly.yaml'),
+          '--lint-config',
+          'off',
+        ],
+        // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
+        { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  return page.toString('utf8');
 }
