@@ -160,11 +160,24 @@ export function clientOf(sandbox: RunningSandbox, base: string, options: Partial
  * counted: it is where a refusal is told (request-log.ts), not a change the request made.
  */
 export async function counts(sandbox: RunningSandbox): Promise<Record<string, number>> {
-  const counted: Record<string, number> = {};
-  for (const table of (await tablesWithColumn(sandbox.store)).filter((t) => t !== 'request_log'))
-    counted[table] = Number((await sandbox.store.get(`SELECT count(*) AS n FROM ${table}`))!.n);
-  return counted;
+  let query = countQueries.get(sandbox.store);
+  if (!query) {
+    query = tablesWithColumn(sandbox.store).then((all) => {
+      const tables = all.filter((t) => t !== 'request_log');
+      return { tables, sql: `SELECT ${tables.map((t, i) => `(SELECT count(*) FROM ${t}) AS n${i}`).join(', ')}` };
+    });
+    countQueries.set(sandbox.store, query);
+  }
+  const { tables, sql } = await query;
+  const row = (await sandbox.store.get(sql))!;
+  return Object.fromEntries(tables.map((table, i) => [table, Number(row[`n${i}`])]));
 }
+/**
+ * Each store's tables (its schema is made when it opens) and the one statement that counts them all:
+ * the fuzz counts before and after each of its 6,660 requests, and a statement per table cost it
+ * about 4 s of CPU in statements and their promises.
+ */
+const countQueries = new WeakMap<object, Promise<{ tables: string[]; sql: string }>>();
 
 export const card = {
   visa: { ...sandboxData.testCard, paymentCardName: sandboxData.customer.customerName },
