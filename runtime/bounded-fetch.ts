@@ -13,7 +13,9 @@
 //   dropped connection, an answer past the cap), it gives up: every later exchange fails at once with
 //   the same one-line reason, so a silent server costs a few time-outs, not one per request.
 // Each failure is an ExchangeFailed with one line that says what happened; no stack trace is needed
-// to read it. Runs wherever fetch does (Node, browsers).
+// to read it. The request goes out through node:http (runtime/http-transport.ts), or fetch when the
+// caller gives `transport: fetchTransport`; either way the answer is a whole Response.
+import { nodeTransport, type Transport } from './http-transport.ts';
 
 export interface ClientLimits {
   /** Time for one exchange, request sent to answer read whole. */
@@ -73,14 +75,16 @@ const origin = (url: string) => {
   }
 };
 
-/** Why a connection failed, in the words of its cause: ECONNREFUSED, other side closed, ... */
+/** Why a connection failed, in the words of its cause (fetch's) or its own (node:http's): ECONNREFUSED, other side closed, ... */
 function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const cause =
+    (error as { cause?: { code?: string; message?: string } }).cause ?? (error as { code?: string; message?: string });
   return [cause?.code, cause?.message].filter(Boolean).join(' ') || (error as Error).message || String(error);
 }
 
-export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient {
-  const limits: ClientLimits = { ...DEFAULT_LIMITS, ...given };
+export function boundedClient(given: Partial<ClientLimits> & { transport?: Transport } = {}): BoundedClient {
+  const { transport = nodeTransport, ...bounds } = given;
+  const limits: ClientLimits = { ...DEFAULT_LIMITS, ...bounds };
   let failedInARow = 0;
   let gaveUp: string | undefined;
 
@@ -131,16 +135,21 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
         left < timeoutMs
           ? failed('deadline', `the run's deadline passed while ${where} was answering`)
           : failed('timeout', `no whole answer from ${where} within ${timeoutMs / 1000} s`);
-      let response: Response;
+      let answered: Awaited<ReturnType<Transport>>;
       try {
         // Never followed: a redirect's Location is not sent what this request carries.
-        response = await fetch(request, { redirect: 'manual', signal: stop.signal });
+        answered = await transport(request, stop.signal);
       } catch (error) {
         if (timedOutHere) return timedOut();
-        if (callers.aborted) throw error;
+        if (callers.aborted) throw callers.reason ?? error;
         return failed('unreachable', `${where} could not be reached (${causeOf(error)})`);
       }
-      const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+      // A Response holds only what HTTP defines (200 to 599); fetch hands on any three digits.
+      if (answered.status < 200 || answered.status > 599) {
+        stop.abort();
+        return failed('unreachable', `${where} answered status ${answered.status}, which HTTP does not define`);
+      }
+      const declared = Number(answered.headers.get('content-length') ?? Number.NaN);
       if (declared > maxBytes && !bounds.cut) {
         stop.abort();
         return failed('too-large', `the answer from ${where} is ${declared} bytes, more than ${maxBytes} read`);
@@ -149,25 +158,23 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
       let size = 0;
       let cut = false;
       try {
-        const reader = response.body?.getReader();
-        for (let step = await reader?.read(); step && !step.done; step = await reader!.read()) {
-          if (size + step.value.byteLength > maxBytes) {
+        for await (const chunk of answered.body ?? []) {
+          if (size + chunk.byteLength > maxBytes) {
             stop.abort();
-            await reader!.cancel().catch(() => {});
             if (!bounds.cut)
               return failed('too-large', `the answer from ${where} passed ${maxBytes} bytes; reading stopped`);
-            chunks.push(step.value.subarray(0, maxBytes - size));
+            chunks.push(chunk.subarray(0, maxBytes - size));
             size = maxBytes;
             cut = true;
             break;
           }
-          size += step.value.byteLength;
-          chunks.push(step.value);
+          size += chunk.byteLength;
+          chunks.push(chunk);
         }
       } catch (error) {
         if (error instanceof ExchangeFailed) throw error;
         if (timedOutHere) return timedOut();
-        if (callers.aborted) throw error;
+        if (callers.aborted) throw callers.reason ?? error;
         return failed('unreachable', `the answer from ${where} was cut off (${causeOf(error)})`);
       }
       failedInARow = 0;
@@ -177,10 +184,10 @@ export function boundedClient(given: Partial<ClientLimits> = {}): BoundedClient 
         bytes.set(chunk, at);
         at += chunk.byteLength;
       }
-      const answer = new Response(NO_BODY.has(response.status) ? null : bytes, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
+      const answer = new Response(NO_BODY.has(answered.status) ? null : bytes, {
+        status: answered.status,
+        statusText: answered.statusText,
+        headers: answered.headers,
       });
       return { response: answer, cut };
     }

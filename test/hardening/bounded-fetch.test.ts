@@ -2,11 +2,14 @@
 // hostile server the test starts on loopback: it never follows a redirect, reads at most its cap, times
 // out a silent or dripping answer, keeps a deadline, gives up after a few exchanges in a row without
 // an answer (and starts counting again after one that has one), and says each in one line.
+import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedClient, ExchangeFailed } from '../../runtime/bounded-fetch.ts';
+import { boundedClient as clientOn, type ClientLimits, ExchangeFailed } from '../../runtime/bounded-fetch.ts';
+import { fetchTransport, nodeTransport } from '../../runtime/http-transport.ts';
 
 let server: http.Server;
 let catcher: http.Server;
@@ -28,6 +31,15 @@ beforeAll(async () => {
     if (what === 'redirect')
       return void res.writeHead(Number(arg), { location: `http://127.0.0.1:${catcherPort}/x` }).end();
     if (what === 'ok') return void res.end('fine');
+    if (what === 'echo') {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      return void req.on('end', () =>
+        res
+          .writeHead(201, 'Made', { 'content-type': 'application/json', 'x-two': ['a', 'b'] })
+          .end(JSON.stringify({ verb: req.method, headers: req.headers, body: Buffer.concat(parts).toString() })),
+      );
+    }
     if (what === 'empty') return void res.writeHead(204).end();
     if (what === 'declared') return void res.writeHead(200, { 'content-length': String(10 ** 9) }).end();
     if (what === 'endless') {
@@ -73,7 +85,69 @@ const kindOf = async (p: Promise<unknown>) => {
   }
 };
 
-describe('the bounded client', () => {
+// Both ways onto the wire (runtime/http-transport.ts): node:http, the default, and fetch.
+describe.each([
+  ['node:http', nodeTransport],
+  ['fetch', fetchTransport],
+])('the bounded client through %s', (_, transport) => {
+  const boundedClient = (limits: Partial<ClientLimits> = {}) => clientOn({ ...limits, transport });
+
+  it('sends the verb, headers and body given, and answers the status, its words, headers and body', async () => {
+    const client = boundedClient();
+    const answer = await client.fetch(`${base}/echo`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/xml', 'x-api-key': 'key' },
+      body: '<a>é</a>',
+    });
+    expect([answer.status, answer.statusText]).toEqual([201, 'Made']);
+    expect(answer.headers.get('x-two')).toBe('a, b');
+    const seen = await answer.json();
+    expect(seen).toMatchObject({ verb: 'PUT', body: '<a>é</a>' });
+    expect(seen.headers).toMatchObject({
+      'content-type': 'application/xml',
+      'x-api-key': 'key',
+      'content-length': '9',
+    });
+    // A Request, as a generated client passes it, the same.
+    const request = new Request(`${base}/echo`, { method: 'POST', body: 'form=1' });
+    expect(await (await client.fetch(request)).json()).toMatchObject({ verb: 'POST', body: 'form=1' });
+    const head = await client.fetch(`${base}/ok`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+  });
+
+  it('takes a status HTTP does not define for no answer, in one line', async () => {
+    // Written by hand: node:http's server writes no status outside 100 to 999, nor a 1xx as the answer.
+    const odd = net.createServer((socket) =>
+      socket.once('data', (head: Buffer) => {
+        const status = /^GET \/(\d+)/.exec(head.toString())![1];
+        socket.end(`HTTP/1.1 ${status} Odd\r\ncontent-length: 3\r\nconnection: close\r\n\r\nodd`);
+      }),
+    );
+    odd.listen(0, '127.0.0.1');
+    await once(odd, 'listening');
+    const at = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+    try {
+      const client = boundedClient({ giveUpAfter: 100 });
+      for (const status of [999, 600]) {
+        const failure = await client.fetch(`${at}/${status}`).catch((e: unknown) => e);
+        expect(failure).toBeInstanceOf(ExchangeFailed);
+        expect((failure as Error).message).toBe(`${at} answered status ${status}, which HTTP does not define`);
+      }
+      expect((await client.fetch(`${at}/599`)).status).toBe(599);
+    } finally {
+      odd.close();
+    }
+  });
+
+  it("ends an exchange its caller aborts, with the caller's reason", async () => {
+    const client = boundedClient({ giveUpAfter: 1 });
+    const caller = new AbortController();
+    const pending = client.fetch(`${base}/silent`, { signal: caller.signal });
+    caller.abort(new Error('the user pressed Ctrl-C'));
+    await expect(pending).rejects.toThrow('the user pressed Ctrl-C');
+    expect(client.gaveUp).toBeUndefined();
+  });
+
   it('answers a redirect as it is, never following it, whatever the verb and status', async () => {
     const client = boundedClient();
     await fc.assert(
