@@ -1,7 +1,7 @@
 // The HTTP client of every package tool that talks to a server someone else runs: the contract suite,
 // `contract --notifications`, `listen` (the endpoint and the control API) and every command that calls
-// the control API (cli/commands/http-client.ts adapts it). fetch, held to what a tool may spend on one
-// server.
+// the control API (cli/commands/http-client.ts adapts it), held to what a tool may spend on one
+// server. It answers as fetch does (a Response), whichever transport sends the request.
 // - It never follows a redirect: a 3xx is the answer. The suite signs bodies and sends keys; a
 //   server that says "go elsewhere" must not get them re-sent wherever it points.
 // - It reads at most `maxBytes` of an answer, then stops reading: an endless answer costs that much.
@@ -64,8 +64,8 @@ export interface BoundedClient {
   readonly limits: Readonly<ClientLimits>;
 }
 
-/** Statuses whose answer has no body (a Response cannot be made with one). */
-const NO_BODY = new Set([101, 103, 204, 205, 304]);
+/** Statuses whose answer has no body (a Response cannot be made with one); below 200 none reaches it. */
+const NO_BODY = new Set([204, 205, 304]);
 
 const origin = (url: string) => {
   try {

@@ -108,6 +108,12 @@ describe.each([
       'x-api-key': 'key',
       'content-length': '9',
     });
+    // What a firewall before a gateway may require: an agent and an accept header, the caller's own winning.
+    expect(seen.headers).toMatchObject({ 'user-agent': 'node', accept: '*/*' });
+    const own = await client.fetch(`${base}/echo`, {
+      headers: { 'user-agent': 'suite/1', accept: 'application/json' },
+    });
+    expect((await own.json()).headers).toMatchObject({ 'user-agent': 'suite/1', accept: 'application/json' });
     // A Request, as a generated client passes it, the same.
     const request = new Request(`${base}/echo`, { method: 'POST', body: 'form=1' });
     expect(await (await client.fetch(request)).json()).toMatchObject({ verb: 'POST', body: 'form=1' });
@@ -137,6 +143,15 @@ describe.each([
     } finally {
       odd.close();
     }
+  });
+
+  it('times out a request whose body stalls as it is sent', async () => {
+    const client = boundedClient({ timeoutMs: 300, giveUpAfter: 100 });
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"method":')),
+    });
+    const init = { method: 'POST', body: stalled, duplex: 'half' } as RequestInit;
+    expect(await kindOf(client.fetch(`${base}/echo`, init))).toBe('timeout');
   });
 
   it("ends an exchange its caller aborts, with the caller's reason", async () => {
