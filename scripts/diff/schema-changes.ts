@@ -35,38 +35,37 @@ interface RedoclyChange {
 export async function redoclyDiff(base: Doc, revision: Doc): Promise<RedoclyChange[]> {
   const documents = { 'base.json': JSON.stringify(base), 'revision.json': JSON.stringify(revision) };
   const config = 'extends:\n  - diff-recommended\n';
+  const command = (output: string) => [
+    'diff',
+    'base.json',
+    'revision.json',
+    '--config',
+    'redocly.yaml',
+    '--format',
+    'json',
+    '-o',
+    output,
+    '--fail-on',
+    'none',
+  ];
+  const env = { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+  // The command and its environment are part of the key: a changed option diffs anew.
+  const how = JSON.stringify({ command: command('<output>'), env });
   const report = await cachedBuild(
     ROOT,
     'redocly-diff',
-    [documents['base.json'], documents['revision.json'], config],
+    [documents['base.json'], documents['revision.json'], config, how],
     async (file) => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-redocly-diff-'));
       try {
         for (const [name, text] of Object.entries(documents)) await writeFile(path.join(dir, name), text);
         await writeFile(path.join(dir, 'redocly.yaml'), config);
         const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-        await run(
-          process.execPath,
-          [
-            cli,
-            'diff',
-            'base.json',
-            'revision.json',
-            '--config',
-            'redocly.yaml',
-            '--format',
-            'json',
-            '-o',
-            file,
-            '--fail-on',
-            'none',
-          ],
-          {
-            cwd: dir,
-            env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-            maxBuffer: 64 << 20,
-          },
-        );
+        await run(process.execPath, [cli, ...command(file)], {
+          cwd: dir,
+          env: { ...process.env, ...env },
+          maxBuffer: 64 << 20,
+        });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -130,7 +130,24 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[]): Promise<stri
   // C#, PHP, Ruby…, not TypeScript): the list is the samples' own labels, so every one is reachable.
   const config = YAML.stringify({ openapi: { codeSamples: { languages: sampleLanguages(decorated) } } });
   const title = `${doc.info.title} ${doc.info.version}`;
-  const page = await cachedBuild(root, 'docs', [input, config, title], async (file) => {
+  const command = (document: string, output: string, options: string) => [
+    'build-docs',
+    document,
+    '--output',
+    output,
+    '--inlineBundle',
+    '--title',
+    title,
+    '--config',
+    options,
+    '--lint-config',
+    'off',
+  ];
+  // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
+  const env = { REDOCLY_TELEMETRY: 'off' };
+  // The command and its environment are part of the key: a changed option builds the page anew.
+  const how = JSON.stringify({ command: command('<document>', '<output>', '<config>'), env });
+  const page = await cachedBuild(root, 'docs', [input, config, how], async (file) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-docs-'));
     try {
       await writeFile(path.join(dir, 'openapi.json'), input);
@@ -139,20 +156,9 @@ async function buildDocs(root: string, doc: Doc, ops: Operation[]): Promise<stri
         process.execPath,
         [
           path.join(root, 'node_modules/@redocly/cli/bin/cli.js'),
-          'build-docs',
-          path.join(dir, 'openapi.json'),
-          '--output',
-          file,
-          '--inlineBundle',
-          '--title',
-          title,
-          '--config',
-          path.join(dir, 'redocly.yaml'),
-          '--lint-config',
-          'off',
+          ...command(path.join(dir, 'openapi.json'), file, path.join(dir, 'redocly.yaml')),
         ],
-        // Off: the CLI's own telemetry, and the page's (it sets Redoc's disableTelemetry).
-        { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+        { cwd: root, env: { ...process.env, ...env } },
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

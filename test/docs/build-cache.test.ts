@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cachedBuild } from '../../scripts/lib/build-cache.ts';
 
 let root: string;
@@ -19,6 +19,15 @@ const build = (input: string) =>
   });
 const entries = async () => (await readdir(path.join(root, 'node_modules/.cache/pgw-build/docs'))).sort();
 
+// The switch is the caller's: off for the test that turns it off, put back as it was for the files after.
+const given = process.env.PGW_BUILD_CACHE;
+beforeAll(() => {
+  delete process.env.PGW_BUILD_CACHE;
+});
+afterAll(() => {
+  if (given === undefined) delete process.env.PGW_BUILD_CACHE;
+  else process.env.PGW_BUILD_CACHE = given;
+});
 beforeEach(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'pgw-build-cache-'));
   await mkdir(path.join(root, 'node_modules'));
