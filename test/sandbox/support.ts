@@ -174,8 +174,8 @@ export async function counts(sandbox: RunningSandbox): Promise<Record<string, nu
 }
 /**
  * Each store's tables (its schema is made when it opens) and the one statement that counts them all:
- * the fuzz counts before and after each of its 6,660 requests, and a statement per table cost it
- * about 4 s of CPU in statements and their promises.
+ * the fuzz counts before and after each of its 6,660 requests, and with a statement per table the
+ * file took 11.95 s of CPU, 9.41 s with one.
  */
 const countQueries = new WeakMap<object, Promise<{ tables: string[]; sql: string }>>();
 
