@@ -1,8 +1,9 @@
 // False positives of the card-number reading (runtime/card-numbers.ts), measured on what the sandbox
 // itself writes: its identifiers (transaction IDs, card IDs and keys, batch IDs, tokens, references,
-// fingerprints, 3-D Secure values, receipt and authorisation numbers), its times (the gateway's
-// timestamps in UTC and Sydney, dates, times in milliseconds) and the hashes it computes. A false
-// positive there is a merchant's own refund refused, or a good answer withheld as a leak.
+// fingerprints (the direct debits' and the vault's keyed ones), 3-D Secure values, receipt and
+// authorisation numbers), its times (the gateway's timestamps in UTC and Sydney, dates, times in
+// milliseconds) and the hashes it computes. A false positive there is a merchant's own refund
+// refused, or a good answer withheld as a leak.
 //
 // Each source is drawn SAMPLES times (PGW_FP_SAMPLES; 20,000 in npm test, millions for a
 // measurement), and its rate written to test-results/card-false-positives.json:
@@ -17,14 +18,17 @@
 //   stubs and the guard do not read the hashes of the operation (they are computed over the rest),
 //   and that reading is checked to be zero.
 // Times are drawn from a fixed range with a seeded generator: no figure depends on the day it runs.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cardNumberPath, findCardNumber } from '../../runtime/card-numbers.ts';
 import { wallTime } from '../../runtime/gateway-time.ts';
 import * as ids from '../../sandbox/ids.ts';
+import { VaultCrypto } from '../../sandbox/vault-crypto.ts';
 
 const SAMPLES = Number(process.env.PGW_FP_SAMPLES ?? 20_000);
+/** The card the vault's fingerprints are drawn for: one card, a fresh key each draw. */
+const VISA = '4564710000000004';
 
 /** A seeded generator (mulberry32): the same times on every run. */
 function seeded(seed: number): () => number {
@@ -70,6 +74,18 @@ const sources: Source[] = [
     { name: `${name} (a raw draw)`, design: 'how often the sandbox draws again', draw: raw, zero: false },
     { name, design: 'zero by design: drawn again until the reading finds none', draw: made, zero: true },
   ]),
+  {
+    name: 'vault card fingerprint (a raw keyed digest)',
+    design: 'how often the vault derives it again',
+    draw: () => createHmac('sha256', randomBytes(32)).update(VISA).digest('hex').slice(0, 32),
+    zero: false,
+  },
+  {
+    name: 'vault card fingerprint',
+    design: 'zero by design: derived again until the reading finds none',
+    draw: () => new VaultCrypto().fingerprint(VISA),
+    zero: true,
+  },
   { name: 'card ID', design: 'zero by form: KOCI and 8 digits', draw: ids.cardId, zero: true },
   { name: 'blacklist entry ID', design: 'zero by form: BLCK and 8 digits', draw: ids.blacklistId, zero: true },
   { name: 'receipt or authorisation number', design: 'zero by form: 9 digits', draw: () => ids.digits(9), zero: true },

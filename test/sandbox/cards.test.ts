@@ -1,8 +1,10 @@
 // The sandbox's card payments and vault, through the typed client: outcomes of the test cards,
 // authorise → capture → refund → void, the vault's rotating key (and 50 purchases racing for one key),
 // refusals that store nothing, and card numbers that never come back unmasked.
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isApproved } from '../../generated/client.ts';
+import { findCardNumber } from '../../runtime/card-numbers.ts';
 import { card, counts, customer, startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
@@ -424,5 +426,35 @@ describe('the vault', () => {
       JSON.stringify(await t.sandbox.store.all('SELECT * FROM transactions'));
     expect(dump).not.toContain('5123456789012346');
     expect(dump).not.toMatch(/"123"/);
+  });
+});
+
+describe("the vault's fingerprint of a card", () => {
+  const VISA = '4564710000000004';
+  /** A vault key whose first keyed digest of the card reads as a card number (about 1 key in 500). */
+  function keyWithCardLikeDigest(): Buffer {
+    for (let i = 0; ; i++) {
+      const key = createHash('sha256').update(`vault key ${i}`).digest();
+      if (findCardNumber(createHmac('sha256', key).update(VISA).digest('hex').slice(0, 32))) return key;
+    }
+  }
+
+  it('never reads as a card number: cardInfo answers it, the same for every entry of the card', async () => {
+    const key = keyWithCardLikeDigest();
+    const s = await startSandbox({ env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
+    try {
+      const entry = { cardName: 'Jane Citizen', cardNumber: VISA, cardExpiryMonth: '02', cardExpiryYear: '29' };
+      const info = async () => {
+        const added = (await s.client.token.addCard(entry)) as { cardID: string; cardKey: string };
+        return s.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey, paymentFingerprint: '1' });
+      };
+      const [first, second] = [await info(), await info()];
+      expect(first).toMatchObject({ responseCode: '0', paymentFingerprint: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      const print = (first as { paymentFingerprint: string }).paymentFingerprint;
+      expect(findCardNumber(print)).toBe(false);
+      expect(second).toMatchObject({ responseCode: '0', paymentFingerprint: print });
+    } finally {
+      await s.close();
+    }
   });
 });
