@@ -4,9 +4,7 @@
 // through fetch, 2.03 s through node:http, three runs each), fetch's spec algorithm and web streams
 // being more than an exchange needs. Neither follows a redirect. Both send an agent and an accept
 // header; only fetch asks for a compressed answer (and decompresses it), node:http never does.
-import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import { createRequire } from 'node:module';
+import { http, https } from './node-http.ts';
 
 /** An answer's head, and its body as it arrives (nothing read until asked for). */
 export interface Answered {
@@ -39,11 +37,6 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint
   }
 }
 
-// Required, not imported: an ES import of node:http reads every export of its namespace, WebSocket's
-// included, which loads undici (server-stubs/http/node-http.ts says the same of the server).
-const nodeRequire = createRequire(import.meta.url);
-let modules: { http: typeof Http; https: typeof Https } | undefined;
-
 /**
  * What fetch sends unasked that a server may look for: a firewall in front of a gateway may refuse a
  * request that names no agent (AWS WAF's NoUserAgent_HEADER rule), and every check would then read
@@ -73,14 +66,13 @@ function bodyOf(request: Request, signal: AbortSignal): Promise<Uint8Array | und
 
 /** node:http or node:https by the URL's scheme, on their global agents (kept-alive connections). */
 export const nodeTransport: Transport = async (request, signal) => {
-  modules ??= { http: nodeRequire('node:http'), https: nodeRequire('node:https') };
   const url = new URL(request.url);
   const body = await bodyOf(request, signal);
   const headers: Record<string, string> = { ...FETCH_DEFAULTS };
   request.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const library = url.protocol === 'https:' ? modules.https : modules.http;
+  const library = url.protocol === 'https:' ? https() : http;
   return new Promise<Answered>((resolve, reject) => {
     const sent = library.request(url, { method: request.method, headers, signal }, (answer) => {
       const answered = new Headers();

@@ -6,7 +6,7 @@ import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
-import { http } from './node-http.ts';
+import { http } from '../../runtime/node-http.ts';
 import { answerUnreadable } from './unreadable.ts';
 
 function send(res: Http.ServerResponse, response: GatewayResponse): void {

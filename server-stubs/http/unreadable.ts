@@ -8,7 +8,7 @@ import type { Gateway } from '../core/gateway.ts';
 import { type Refusal, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
-import { http } from './node-http.ts';
+import { http } from '../../runtime/node-http.ts';
 
 /** What the parser's errors (llhttp's codes, one told apart by its reason) say of the request. */
 const WHY: Readonly<Record<string, string>> = {
