@@ -69,6 +69,10 @@ async function settlementExample(root: string): Promise<Uint8Array> {
   return zipSync({ 'settlement.csv': [csv, { mtime: new Date('2026-01-01T00:00:00Z'), level: 6 }] });
 }
 
+/** Each validator's own module, `<folder>/<name>.cjs`. */
+const moduleFiles = (folder: string, modules: Record<string, string>) =>
+  Object.fromEntries(Object.entries(modules).map(([name, code]) => [`${folder}/${name}.cjs`, code]));
+
 /** Everything in generated/, from the spec under `root` (a copy of the package in the architecture test). */
 export async function generate(outDir: string, only?: 'docs', root = ROOT, bundled?: Doc): Promise<string[]> {
   const doc = bundled ?? (await bundleSpec(root));
@@ -102,12 +106,14 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT, bundl
       ops,
       JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version,
     ),
-    'validators/requests.cjs': validators.requests,
+    'validators/requests.cjs': validators.requests.index,
+    ...moduleFiles('validators/requests', validators.requests.modules),
     'validators/requests.d.cts': validatorDeclarations(
       validators.names.requests,
       'Request validators: one per request branch and form, and <operationId>Parameters.',
     ),
-    'validators/results.cjs': validators.results,
+    'validators/results.cjs': validators.results.index,
+    ...moduleFiles('validators/results', validators.results.modules),
     'validators/results.d.cts': validatorDeclarations(
       validators.names.results,
       'Result validators: one per result and refusal schema.',

@@ -1,6 +1,7 @@
 // The package is publishable: `npm pack` ships the spec, the generated artifacts and the compiled
 // runtime and nothing a consumer does not need, and a consumer can import every export from it.
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,10 @@ describe('npm pack', () => {
       'generated/openapi.yaml',
       'generated/validators/requests.cjs',
       'generated/validators/results.cjs',
+      // Each validator's own module, which the index requires on first use.
+      ...['requests', 'results'].flatMap((kind) =>
+        readdirSync(path.join(ROOT, 'generated/validators', kind)).map((f) => `generated/validators/${kind}/${f}`),
+      ),
       'dist/generated/types.d.ts',
       'dist/generated/methods.d.ts',
       'dist/generated/client.js',
