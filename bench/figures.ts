@@ -32,6 +32,9 @@ export interface SavedRun {
   coldStartMs: number[];
   /** Each launch's CPU (ms, /proc) at its first answer, ascending; absent in runs saved before it was measured. */
   coldStartCpuMs?: number[];
+  /** The --baseline checkout's cold starts, launched taking turns with this package's (ms, ascending). */
+  coldStartBaselineMs?: number[];
+  coldStartBaselineCpuMs?: number[];
   /** The checkout whose server ran as stubs-baseline (--baseline DIR). */
   baseline?: string;
 }
@@ -114,6 +117,11 @@ export function serversFigures(run: SavedRun): string {
     if (cold.length)
       lines.push(
         `| cold start, launch to first answer (dist/) | ${cold[Math.floor(cold.length / 2)]} ms median (${cold[0]} – ${cold.at(-1)}) |`,
+      );
+    const before = run.coldStartBaselineMs ?? [];
+    if (before.length)
+      lines.push(
+        `| cold start of the --baseline checkout, launched taking turns | ${before[Math.floor(before.length / 2)]} ms median (${before[0]} – ${before.at(-1)}) |`,
       );
   }
   return lines.join('\n');

@@ -11,7 +11,8 @@
 // docs/BENCHMARKS.md (bench/figures.ts): the guide's figures are a saved run's, with its date.
 //
 // --baseline DIR adds the server of another checkout of this package (DIR, with node_modules), on
-// the same mix, as `stubs-baseline`: a change's before and after in one run.
+// the same mix, as `stubs-baseline`, and launches its compiled server for the cold start, taking
+// turns with this one's: a change's before and after in one run.
 //
 // --busy-us adds the bare server with that many microseconds of busy work per request: what a given
 // cost per request does to throughput on this machine, against which this package's can be read.
@@ -49,7 +50,7 @@ const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
                                          the validating servers side by side, then the cold start
                                          (--cold-profile: and where one cold start's CPU went, bench/cold-profile.ts)
                                          (--stubs-profile: and where the stubs server's CPU went under the load, bench/stubs-profile.ts)
-                                         (--baseline DIR: another checkout's server too, as stubs-baseline)
+                                         (--baseline DIR: another checkout's server too, as stubs-baseline, and its cold start)
                                          (--warmup 0: no warm-up, for a run that only shows the output)
   --only stubs-json,stubs-form           the two wire formats side by side
   --store sqlite|postgres --instances 1,2 [--baseline DIR] [--variant NAME=VALUE] [--save]
@@ -191,30 +192,54 @@ function load(port: number, seconds: number, requests: Mix = mix) {
   });
 }
 
+/** One launch of a checkout's compiled server to its first answer: the wall time, and its CPU by then. */
+async function launchOnce(root: string, request: (typeof mix)[number]['request'], status: number) {
+  const { child, port, startedAt } = await start(path.join(root, 'bench/servers/cold-start.js'));
+  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+  });
+  await response.text();
+  if (response.status !== status) throw new Error(`cold start of ${root}: first answer was not a success`);
+  const launched = { ms: performance.now() - startedAt, cpu: processCpuMs(child.pid) };
+  child.kill();
+  return launched;
+}
+
+interface ColdStarts {
+  times: number[];
+  cpu: number[];
+}
+
 /**
  * Launch to first answer of the compiled server (dist/), as users deploy it: each launch's wall time,
  * and the CPU its process had used by then (/proc; what other work on the machine barely changes).
+ * With --baseline, the other checkout's server (built there first) is launched as many times, taking
+ * turns with this one's, so that the two are measured under the same conditions: before and after in
+ * one run. Each list is sorted.
  */
-async function coldStart(): Promise<{ times: number[]; cpu: number[] }> {
-  execFileSync('npm', ['run', '-s', 'build'], { cwd: path.join(HERE, '..'), stdio: 'inherit' });
+async function coldStart(): Promise<{ ours: ColdStarts; baseline: ColdStarts | undefined }> {
+  const root = path.join(HERE, '..');
+  const roots = args.baseline ? [root, path.resolve(args.baseline)] : [root];
+  for (const dir of roots) execFileSync('npm', ['run', '-s', 'build'], { cwd: dir, stdio: 'inherit' });
   const { op, request } = mix.find((m) => m.op.operationId === 'getSurcharge')!;
-  const times: number[] = [];
-  const cpu: number[] = [];
+  const measured = roots.map((): ColdStarts => ({ times: [], cpu: [] }));
   for (let i = 0; i < Number(args['cold-starts']); i++) {
-    const { child, port, startedAt } = await start('servers/cold-start.js');
-    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body ?? null,
-    });
-    await response.text();
-    if (response.status !== op.status) throw new Error('cold start: first answer was not a success');
-    times.push(performance.now() - startedAt);
-    cpu.push(processCpuMs(child.pid));
-    child.kill();
+    // Every other pair in the reverse order, so that neither always runs first.
+    const order = i % 2 ? roots.map((_, j) => j).reverse() : roots.map((_, j) => j);
+    for (const j of order) {
+      const { ms, cpu } = await launchOnce(roots[j]!, request, op.status);
+      measured[j]!.times.push(ms);
+      measured[j]!.cpu.push(cpu);
+    }
   }
   if (args['cold-profile']) await coldProfile(request);
-  return { times: times.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b) };
+  const [ours, baseline] = measured.map((m) => ({
+    times: m.times.sort((a, b) => a - b),
+    cpu: m.cpu.sort((a, b) => a - b),
+  }));
+  return { ours: ours!, baseline };
 }
 
 interface Round {
@@ -331,9 +356,9 @@ if (args['stubs-profile'] && SERVERS.some((s) => s.name === 'stubs'))
     (port) => load(port, Number(args.duration)),
     (port) => (warmup > 0 ? load(port, warmup) : Promise.resolve()),
   );
-const { times: cold, cpu: coldCpu } = SERVERS.some((s) => s.name === 'stubs')
-  ? await coldStart()
-  : { times: [], cpu: [] };
+const coldStarts = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : undefined;
+const { times: cold, cpu: coldCpu } = coldStarts?.ours ?? { times: [], cpu: [] };
+const coldBaseline = coldStarts?.baseline;
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');
 if (ratios.vsExpressOpenapiValidator)
@@ -390,6 +415,12 @@ if (median !== undefined)
   console.log(
     `cold start (dist/), launch to first answer: median ${median.toFixed(0)} ms of ${cold.length} (min ${cold[0]!.toFixed(0)}, max ${cold.at(-1)!.toFixed(0)}; target 100 ms); its CPU by then: median ${coldCpu[Math.floor(coldCpu.length / 2)]} ms (${coldCpu[0]} – ${coldCpu.at(-1)}; /proc, in 10 ms ticks); load average ${os.loadavg()[0]!.toFixed(2)}`,
   );
+if (coldBaseline?.times.length) {
+  const at = Math.floor(coldBaseline.times.length / 2);
+  console.log(
+    `  the --baseline checkout's, taking turns with it: median ${coldBaseline.times[at]!.toFixed(0)} ms (min ${coldBaseline.times[0]!.toFixed(0)}, max ${coldBaseline.times.at(-1)!.toFixed(0)}); its CPU by then: median ${coldBaseline.cpu[at]} ms (${coldBaseline.cpu[0]} – ${coldBaseline.cpu.at(-1)})`,
+  );
+}
 for (const row of rows)
   if (row.failures.length)
     console.log(`\n${row.server} refused some requests of the mix:\n  ${row.failures.join('\n  ')}`);
@@ -414,6 +445,12 @@ const run: SavedRun = {
   ratios,
   coldStartMs: cold.map((t) => Math.round(t)),
   coldStartCpuMs: coldCpu,
+  ...(coldBaseline
+    ? {
+        coldStartBaselineMs: coldBaseline.times.map((t) => Math.round(t)),
+        coldStartBaselineCpuMs: coldBaseline.cpu,
+      }
+    : {}),
   ...(args.baseline ? { baseline: describeCheckout(args.baseline) } : {}),
 };
 await mkdir(path.join(HERE, 'results'), { recursive: true });

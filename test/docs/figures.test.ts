@@ -41,6 +41,15 @@ describe('the benchmark figures', () => {
     expect(figures).toContain(`load average ${saved.loadAverage.toFixed(1)}`);
   });
 
+  it("show the --baseline checkout's cold start, launched taking turns, where the run measured it", () => {
+    const withBefore = serversFigures({ ...saved, coldStartBaselineMs: [110, 112, 120] });
+    expect(withBefore).toContain(
+      '| cold start of the --baseline checkout, launched taking turns | 112 ms median (110 – 120) |',
+    );
+    const { coldStartBaselineMs: _, ...without } = saved;
+    expect(serversFigures(without)).not.toContain('cold start of the --baseline checkout');
+  });
+
   it('a changed figure in the page is caught', () => {
     const edited = withServersFigures(
       page,
