@@ -28,11 +28,30 @@ function childrenCpu(): number | undefined {
   }
 }
 
+/**
+ * The machine's busy CPU seconds since it started: every process's and the kernel's (user, nice,
+ * system, irq and softirq of /proc/stat's first line, in Linux's 100 ticks a second). Over a run it
+ * counts what the run's own figure cannot: processes that nobody in the run waits for (one started
+ * detached and killed, one left running when the npm before it was killed), PostgreSQL's server,
+ * and whatever else the machine did meanwhile.
+ */
+function machineCpu(): number | undefined {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = ticks;
+    return (user + nice + system + irq + softirq) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The one-minute load average. */
 const load = (): number => os.loadavg()[0] ?? 0;
 
 interface Run {
   cpu: number | undefined;
+  /** The machine's busy CPU over the run (machineCpu), and the run's wall time in seconds. */
+  machine: { cpu: number; wall: number } | undefined;
   loadBefore: number;
   loadMean: number;
   status: number;
@@ -40,6 +59,8 @@ interface Run {
 
 async function run(args: string[]): Promise<Run> {
   const loadBefore = load();
+  const machineBefore = machineCpu();
+  const started = performance.now();
   const loads: number[] = [];
   const sampler = setInterval(() => loads.push(load()), 5_000);
   const vitest = path.join('node_modules', 'vitest', 'vitest.mjs');
@@ -58,7 +79,12 @@ async function run(args: string[]): Promise<Run> {
   const status = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
   clearInterval(sampler);
   const loadMean = loads.length ? loads.reduce((a, b) => a + b, 0) / loads.length : load();
-  return { cpu: childrenCpu(), loadBefore, loadMean, status };
+  const machineAfter = machineCpu();
+  const machine =
+    machineBefore === undefined || machineAfter === undefined
+      ? undefined
+      : { cpu: machineAfter - machineBefore, wall: (performance.now() - started) / 1000 };
+  return { cpu: childrenCpu(), machine, loadBefore, loadMean, status };
 }
 
 const s = (seconds: number) => seconds.toFixed(1).padStart(6);
@@ -79,6 +105,13 @@ function print(report: TimesReport, measured: Run | undefined): void {
         `in the files' workers ${filesCpu.toFixed(1)} s, outside them (vitest itself, shared servers) ` +
         `${(measured.cpu - filesCpu).toFixed(1)} s`,
     );
+    if (measured.machine)
+      console.log(
+        `the machine's CPU over the run (every process and the kernel, /proc/stat): ` +
+          `${measured.machine.cpu.toFixed(1)} s, ${(measured.machine.cpu / measured.machine.wall).toFixed(2)} of ` +
+          `${os.cpus().length} cores busy on average; ${(measured.machine.cpu - measured.cpu).toFixed(1)} s beyond ` +
+          `the run's own (processes nobody in the run waits for, PostgreSQL's server, other work)`,
+      );
     console.log(
       `load average: ${measured.loadBefore.toFixed(2)} at the start, ${measured.loadMean.toFixed(2)} on average ` +
         `during the run (${os.cpus().length} cores)`,
