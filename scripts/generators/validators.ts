@@ -56,7 +56,8 @@ export interface ValidatorModules {
 /**
  * The index of one kind: each validator is required from its own module on first use, then kept as
  * a plain property. A server answering one operation compiles only that operation's validators, not
- * the 1.5 MB of them all (the cold start's CPU, npm run bench: 70 ms so, 90 ms reading them all at start).
+ * the 2 MB of them all (the cold start's CPU, npm run bench -- --baseline: 80 ms so, 100 ms when one
+ * module held them all).
  * The last line is never run: it lists the names in the form Node's CommonJS reader (cjs-module-lexer)
  * finds, so that an ES module may import them by name, as it could when they were assigned directly.
  */
