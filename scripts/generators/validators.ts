@@ -55,24 +55,39 @@ export interface ValidatorModules {
 
 /**
  * The index of one kind: each validator is required from its own module on first use, then kept as
- * a plain property. A server answering one operation compiles only that operation's validators, not
- * the 2 MB of them all (the cold start's CPU, npm run bench -- --baseline: 80 ms so, 100 ms when one
- * module held them all).
- * The last line is never run: it lists the names in the form Node's CommonJS reader (cjs-module-lexer)
- * finds, so that an ES module may import them by name, as it could when they were assigned directly.
+ * a plain property, writable as the old single module's were (a team may wrap one). A server answering
+ * one operation compiles only that operation's validators, not the 2 MB of them all (the cold start's
+ * CPU, npm run bench -- --baseline: 80 ms so, 100 ms when one module held them all). An index frozen
+ * by its user still reads: the validator is kept in the closure whether or not the property could be
+ * replaced. Only require() is lazy: an ES import builds the module's namespace, which reads every
+ * name. The last line is never run: it lists the names in the form Node's CommonJS reader
+ * (cjs-module-lexer) finds, so that an ES module may import them by name.
  */
 function indexModule(header: string, kind: string, names: string[]): string {
   return [
     header.trimEnd(),
     '"use strict";',
+    'function plain(name, value) {',
+    '  Object.defineProperty(exports, name, { enumerable: true, configurable: true, writable: true, value });',
+    '}',
     'function lazy(name, load) {',
+    '  let validate;',
     '  Object.defineProperty(exports, name, {',
     '    enumerable: true,',
     '    configurable: true,',
     '    get() {',
-    '      const validate = load()[name];',
-    '      Object.defineProperty(exports, name, { enumerable: true, value: validate });',
+    '      if (validate === undefined) {',
+    '        validate = load()[name];',
+    '        try {',
+    '          plain(name, validate);',
+    '        } catch {',
+    '          // A frozen index: the getter stays, and answers from the closure.',
+    '        }',
+    '      }',
     '      return validate;',
+    '    },',
+    '    set(value) {',
+    '      plain(name, value);',
     '    },',
     '  });',
     '}',

@@ -50,6 +50,34 @@ describe.each([
     expect(seen.functions).toBe(declared(kind).length);
   });
 
+  it('stay as usable as the single module was: frozen, the index still reads; a validator may be replaced, before or after its first read', async () => {
+    const seen = await run([
+      '-e',
+      `'use strict';
+const [kind, name] = process.argv.slice(1);
+const path = 'payment-gateway-contract/validators/' + kind;
+const frozen = Object.freeze(require(path));
+const read = typeof frozen[name];
+delete require.cache[require.resolve(path)];
+const index = require(path);
+const names = Object.keys(index);
+const [before, after] = [names[0], names[1]];
+const original = index[after];
+index[before] = () => 'before';
+index[after] = () => 'after';
+console.log(JSON.stringify({ read, again: typeof frozen[name], before: index[before](), after: index[after](), original: typeof original }));`,
+      kind,
+      name,
+    ]);
+    expect(seen).toEqual({
+      read: 'function',
+      again: 'function',
+      before: 'before',
+      after: 'after',
+      original: 'function',
+    });
+  });
+
   it('has a module of its own for each declared name, and no other', () => {
     const files = readdirSync(path.join(ROOT, 'generated/validators', kind)).sort();
     expect(files).toEqual(
