@@ -106,6 +106,7 @@ export async function generate(outDir: string, only?: 'docs', root = ROOT, bundl
       ops,
       JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version,
     ),
+    'validators/lazy.cjs': validators.lazy,
     'validators/requests.cjs': validators.requests.index,
     ...moduleFiles('validators/requests', validators.requests.modules),
     'validators/requests.d.cts': validatorDeclarations(

@@ -53,6 +53,39 @@ export interface ValidatorModules {
   modules: Record<string, string>;
 }
 
+/** The helper both indexes require (validators/lazy.cjs): one property of `target` read from its module on first use. */
+function lazyModule(header: string): string {
+  return [
+    header.trimEnd(),
+    '"use strict";',
+    'function plain(target, name, value) {',
+    '  Object.defineProperty(target, name, { enumerable: true, configurable: true, writable: true, value });',
+    '}',
+    'exports.lazy = function lazy(target, name, load) {',
+    '  let validate;',
+    '  Object.defineProperty(target, name, {',
+    '    enumerable: true,',
+    '    configurable: true,',
+    '    get() {',
+    '      if (validate === undefined) {',
+    '        validate = load()[name];',
+    '        try {',
+    '          plain(target, name, validate);',
+    '        } catch {',
+    '          // A frozen index: the getter stays, and answers from the closure.',
+    '        }',
+    '      }',
+    '      return validate;',
+    '    },',
+    '    set(value) {',
+    '      plain(target, name, value);',
+    '    },',
+    '  });',
+    '};',
+    '',
+  ].join('\n');
+}
+
 /**
  * The index of one kind: each validator is required from its own module on first use, then kept as
  * a plain property, writable as the old single module's were (a team may wrap one). A server answering
@@ -67,32 +100,9 @@ function indexModule(header: string, kind: string, names: string[]): string {
   return [
     header.trimEnd(),
     '"use strict";',
-    'function plain(name, value) {',
-    '  Object.defineProperty(exports, name, { enumerable: true, configurable: true, writable: true, value });',
-    '}',
-    'function lazy(name, load) {',
-    '  let validate;',
-    '  Object.defineProperty(exports, name, {',
-    '    enumerable: true,',
-    '    configurable: true,',
-    '    get() {',
-    '      if (validate === undefined) {',
-    '        validate = load()[name];',
-    '        try {',
-    '          plain(name, validate);',
-    '        } catch {',
-    '          // A frozen index: the getter stays, and answers from the closure.',
-    '        }',
-    '      }',
-    '      return validate;',
-    '    },',
-    '    set(value) {',
-    '      plain(name, value);',
-    '    },',
-    '  });',
-    '}',
+    'const { lazy } = require("./lazy.cjs");',
     // A literal path in each require(), so that a bundler follows it.
-    ...names.map((n) => `lazy(${JSON.stringify(n)}, () => require(${JSON.stringify(`./${kind}/${n}.cjs`)}));`),
+    ...names.map((n) => `lazy(exports, ${JSON.stringify(n)}, () => require(${JSON.stringify(`./${kind}/${n}.cjs`)}));`),
     `0 && (module.exports = { ${names.join(', ')} });`,
     '',
   ].join('\n');
@@ -110,7 +120,12 @@ function modulesOf(ajv: Ajv2020, refs: Record<string, string>, header: string, k
 export function validatorSources(
   doc: Doc,
   entries: TableEntry[],
-): { requests: ValidatorModules; results: ValidatorModules; names: { requests: string[]; results: string[] } } {
+): {
+  requests: ValidatorModules;
+  results: ValidatorModules;
+  lazy: string;
+  names: { requests: string[]; results: string[] };
+} {
   const requestAjv = newAjv(true, doc);
   const requestRefs: Record<string, string> = {};
   for (const e of entries) {
@@ -133,6 +148,7 @@ export function validatorSources(
   return {
     requests,
     results,
+    lazy: lazyModule(header),
     names: { requests: Object.keys(requests.modules), results: Object.keys(results.modules) },
   };
 }
