@@ -15,7 +15,7 @@
 // Each failure is an ExchangeFailed with one line that says what happened; no stack trace is needed
 // to read it. The request goes out through node:http (runtime/http-transport.ts), or fetch when the
 // caller gives `transport: fetchTransport`; either way the answer is a whole Response.
-import { nodeTransport, type Transport } from './http-transport.ts';
+import { nodeTransport, type Outgoing, type Transport } from './http-transport.ts';
 
 export interface ClientLimits {
   /** Time for one exchange, request sent to answer read whole. */
@@ -82,6 +82,63 @@ function causeOf(error: unknown): string {
   return [cause?.code, cause?.message].filter(Boolean).join(' ') || (error as Error).message || String(error);
 }
 
+/** Methods a plain request may name as they are; any other goes through a Request, which checks and normalises it. */
+const PLAIN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * The request as the package's tools make it (a URL, a common method, headers, a body of text or
+ * bytes), ready to send without a Request. Building one and reading its body back as a stream, then
+ * writing the body as bytes, took the client 268 µs of CPU per exchange against 215 µs without
+ * (6,000 exchanges with a trivial server), and a contract run against the sandbox 2.55 s against
+ * 2.40 s (four runs each, in turns). Anything else (a Request, a stream or form body, a URL with
+ * credentials, a GET with a body, an unusual method) is undefined, and goes through a Request, which
+ * refuses what fetch refuses.
+ */
+function plainRequest(input: string | URL | Request, init: RequestInit): Outgoing | undefined {
+  if (input instanceof Request) return undefined;
+  const method = init.method ?? 'GET';
+  const body = init.body ?? undefined;
+  if (!PLAIN_METHODS.has(method) || !(body === undefined || typeof body === 'string' || body instanceof Uint8Array))
+    return undefined;
+  if (body !== undefined && (method === 'GET' || method === 'HEAD')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return undefined;
+  }
+  if (url.username || url.password) return undefined;
+  const headers = new Headers(init.headers);
+  // What a Request adds to a text body sent with no type.
+  if (typeof body === 'string' && !headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
+  return { url: url.href, method, headers, body: body as string | Uint8Array<ArrayBuffer> | undefined };
+}
+
+/** The request's body, read whole, unless `signal` ends the exchange first (a body that stalls). */
+function bodyOf(request: Request, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (!request.body) return Promise.resolve(undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    request.arrayBuffer().then(
+      (bytes) => {
+        signal.removeEventListener('abort', stop);
+        resolve(new Uint8Array(bytes));
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A Request as a transport sends it, its body read whole (within the exchange's time). */
+async function outgoingOf(request: Request, signal: AbortSignal): Promise<Outgoing> {
+  return { url: request.url, method: request.method, headers: request.headers, body: await bodyOf(request, signal) };
+}
+
 export function boundedClient(given: Partial<ClientLimits> & { transport?: Transport } = {}): BoundedClient {
   const { transport = nodeTransport, ...bounds } = given;
   const limits: ClientLimits = { ...DEFAULT_LIMITS, ...bounds };
@@ -103,7 +160,8 @@ export function boundedClient(given: Partial<ClientLimits> & { transport?: Trans
     if (gaveUp) throw new ExchangeFailed('given-up', gaveUp);
     const timeoutMs = bounds.timeoutMs ?? limits.timeoutMs;
     const maxBytes = bounds.maxBytes ?? limits.maxBytes;
-    const request = new Request(input, init);
+    const plain = plainRequest(input, init);
+    const request = plain ?? new Request(input, init);
     const where = origin(request.url);
     const left = limits.deadline === undefined ? Number.POSITIVE_INFINITY : limits.deadline - Date.now();
     if (left <= 0) failed('deadline', `the run's deadline passed before a request to ${where}`);
@@ -119,15 +177,15 @@ export function boundedClient(given: Partial<ClientLimits> & { transport?: Trans
       },
       Math.max(1, Math.min(timeoutMs, left)),
     );
-    const callers = init.signal ?? request.signal;
-    const callerAborted = () => stop.abort(callers.reason);
-    if (callers.aborted) callerAborted();
-    else callers.addEventListener('abort', callerAborted, { once: true });
+    const callers = init.signal ?? (plain ? undefined : (request as Request).signal);
+    const callerAborted = () => stop.abort(callers?.reason);
+    if (callers?.aborted) callerAborted();
+    else callers?.addEventListener('abort', callerAborted, { once: true });
     try {
       return await readWhole();
     } finally {
       clearTimeout(timer);
-      callers.removeEventListener('abort', callerAborted);
+      callers?.removeEventListener('abort', callerAborted);
     }
 
     async function readWhole(): Promise<{ response: Response; cut: boolean }> {
@@ -138,10 +196,10 @@ export function boundedClient(given: Partial<ClientLimits> & { transport?: Trans
       let answered: Awaited<ReturnType<Transport>>;
       try {
         // Never followed: a redirect's Location is not sent what this request carries.
-        answered = await transport(request, stop.signal);
+        answered = await transport(plain ?? (await outgoingOf(request as Request, stop.signal)), stop.signal);
       } catch (error) {
         if (timedOutHere) return timedOut();
-        if (callers.aborted) throw callers.reason ?? error;
+        if (callers?.aborted) throw callers.reason ?? error;
         return failed('unreachable', `${where} could not be reached (${causeOf(error)})`);
       }
       // A Response holds only what HTTP defines (200 to 599); fetch hands on any three digits.
@@ -174,7 +232,7 @@ export function boundedClient(given: Partial<ClientLimits> & { transport?: Trans
       } catch (error) {
         if (error instanceof ExchangeFailed) throw error;
         if (timedOutHere) return timedOut();
-        if (callers.aborted) throw callers.reason ?? error;
+        if (callers?.aborted) throw callers.reason ?? error;
         return failed('unreachable', `the answer from ${where} was cut off (${causeOf(error)})`);
       }
       failedInARow = 0;

