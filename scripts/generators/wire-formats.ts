@@ -2,11 +2,11 @@
 // First what each protocol cannot carry (its limits, runtime/protocols/): a schema of an operation it
 // serves that breaks one stops the bundle, naming the method's file and the fix. Then every operation
 // of an added protocol's paths (the form/XML mode's) gets that protocol's request and answer content
-// entries, each a $ref to the spec's own schema (the protocol adds what it needs beside it: the XML
-// root's name, the form's encoding of object fields), so no schema is written twice. Their examples
-// are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example: the spec's own example
-// as the protocol's reader finds it once its writer (the code the server runs) has written it, and
-// the spec's own example itself (the same $ref) where that reads back unchanged.
+// entries, each the spec's own schema node: $refs to components (the protocol adds what it needs
+// beside them: the XML root's name, the form's encoding of object fields), so no schema is written
+// twice. Their examples are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example:
+// the spec's own example as the protocol's reader finds it once its writer (the code the server runs)
+// has written it, and the spec's own example itself (the same $ref) where that reads back unchanged.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -18,7 +18,13 @@ import { addedDeclarations, ownMediaType, protocolsOf } from '../lib/protocols.t
 import { shapeOf } from './shapes.ts';
 
 const escapeKey = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
-const pointerTo = (...keys: string[]) => `#/${keys.map(escapeKey).join('/')}`;
+/**
+ * The spec's own schema as an added media type names it: the same node (its $ref to a component, or
+ * the list of component $refs a shared path answers with), not a $ref to where it stands under
+ * #/paths. openapi-typescript writes such a $ref as paths[…]["content"]["application/json"]["schema"],
+ * which its own types do not have (5 tsc errors on the published file, one per shared path's answer).
+ */
+const sameSchema = (schema: DocNode): DocNode => structuredClone(schema);
 
 /** The bundled document walked by pointer, for the limits' walk. */
 const walkerOf = (doc: Doc): SchemaWalker<string> => ({
@@ -152,16 +158,13 @@ export function withWireFormats(doc: Doc, root?: string): Doc {
     for (const p of declaration.paths ?? Object.keys(doc.paths)) {
       const item = doc.paths[p];
       if (!item) throw new Error(`x-wire-formats.${id}.paths: ${p} is not a path of the contract`);
-      for (const [verb, op] of Object.entries<DocNode>(item)) {
+      for (const op of Object.values<DocNode>(item)) {
         // The spec's own media type: its first wire format's, or (a spec from before it was declared) the first its files write.
         const ownType = declaredOwn ?? Object.keys(op?.requestBody?.content ?? {})[0];
         const own = ownType === undefined ? undefined : op?.requestBody?.content?.[ownType];
         if (!own) continue;
         op.requestBody.content[protocol.requestType] = {
-          ...protocol.describeRequest!(
-            { $ref: pointerTo('paths', p, verb, 'requestBody', 'content', ownType!, 'schema') },
-            nestedFields(doc, own.schema),
-          ),
+          ...protocol.describeRequest!(sameSchema(own.schema), nestedFields(doc, own.schema)),
           ...(own.examples
             ? {
                 examples: examplesIn(doc, own.examples, (value, name) => {
@@ -178,9 +181,7 @@ export function withWireFormats(doc: Doc, root?: string): Doc {
           // Shared error responses (components) stay described in the spec's own; the 2xx answer carries the mode.
           if (!answer || response.$ref || !status.startsWith('2')) continue;
           response.content[protocol.answerType] = {
-            ...protocol.describeAnswer!({
-              $ref: pointerTo('paths', p, verb, 'responses', status, 'content', ownType!, 'schema'),
-            }),
+            ...protocol.describeAnswer!(sameSchema(answer.schema)),
             ...(answer.examples
               ? {
                   examples: examplesIn(doc, answer.examples, (value, name) => {

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
-import { exampleBlocks, typeCheck } from '../support/type-check.ts';
+import { exampleBlocks, PUBLISHED_TYPES, typeCheck } from '../support/type-check.ts';
 
 describe('the compiler', () => {
   it('gives every schema with a format a real type, not unknown (Email, IpAddress, Country)', async () => {
@@ -31,6 +31,13 @@ describe('the compiler', () => {
     // No error in an example, nor in the sources they import (only the bad handlers below have errors).
     expect(Object.entries(errors).filter(([file]) => file !== 'bad-handlers.ts')).toEqual([]);
     expect(other).toBe('');
+  }, 300_000);
+
+  // A client team's own generator run on the published file (openapi-typescript, as its README says):
+  // every reference it follows is one it can write as a type (a $ref into #/paths/… it cannot).
+  it('compiles the types openapi-typescript makes of the published document', async () => {
+    const { errors } = await typeCheck();
+    expect(errors[PUBLISHED_TYPES] ?? []).toEqual([]);
   }, 300_000);
 
   it('refuses a handler whose result lacks fields, and a refusal not made by the catalogue', async () => {

@@ -1,7 +1,7 @@
 // One `tsc` run per test run for every type test: the project (tsconfig.json, whose files hold the
 // type assertions of test/contract/types.test.ts), every ```ts example of the README and the guides
-// that imports the package, and the handler file that must fail (test/contract/readme-types.test.ts),
-// in one program. The two files used to run three compilations of mostly the same sources (the
+// that imports the package, the handler file that must fail (test/contract/readme-types.test.ts), and
+// the types openapi-typescript makes of the published document, in one program. The two files used to run three compilations of mostly the same sources (the
 // examples import them); each now reads its part of this one's output.
 //
 // The examples are compiled as readme-types.test.ts compiled them: with the project's options, the
@@ -9,6 +9,7 @@
 // so the mapping changes nothing for them; each example a module of its own.
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { oncePerRun } from './once-per-run.ts';
 import { tsc } from './tsc.ts';
 
@@ -61,6 +62,13 @@ function exampleModule(block: string): string {
   return `${prelude}${block}\nexport {};\n`;
 }
 
+/** What a client team gets from openapi-typescript run on the published document, compiled with the rest. */
+export const PUBLISHED_TYPES = 'published-types.ts';
+async function publishedTypes(): Promise<string> {
+  const shipped = JSON.parse(await readFile(path.join(ROOT, 'generated/openapi.json'), 'utf8'));
+  return astToString(await openapiTS(shipped));
+}
+
 /** The package's subpaths as the sources they are built from (exports: dist/x.d.ts → x.ts). */
 async function packagePaths(): Promise<Record<string, string[]>> {
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
@@ -94,7 +102,11 @@ export function typeCheck(): Promise<TypeCheck> {
     const dir = await mkdtemp(path.join(ROOT, 'test/.types-'));
     try {
       const examples = (await exampleBlocks()).map((block, i) => [`readme-${i}.ts`, exampleModule(block)] as const);
-      const files = [...examples, ['bad-handlers.ts', BAD_HANDLERS] as const];
+      const files = [
+        ...examples,
+        ['bad-handlers.ts', BAD_HANDLERS] as const,
+        [PUBLISHED_TYPES, await publishedTypes()] as const,
+      ];
       for (const [name, text] of files) await writeFile(path.join(dir, name), text);
       // The project's include and exclude (inherited), and these files beside them (`files` are taken whatever exclude says).
       await writeFile(
