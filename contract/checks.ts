@@ -308,8 +308,10 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
               params: { [nulIn]: withNul(op.parameters.find((p) => p.name === nulIn)!.example ?? '') },
             };
         const expected = { codes: [-2], errorCode: validationRefusals.nul.errorCode };
-        // The rule's words, not only the field: a field with a pattern is refused -2 naming it anyway.
-        const naming = `'${nulIn}' is invalid: holds a NUL character`;
+        // The rule's words, not only the field (a field with a pattern is refused -2 naming it anyway):
+        // the refusal's own, from the name on (the kind before it is Field or Parameter).
+        const words = validationRefusals.nul(nulIn).message;
+        const naming = words.slice(words.indexOf(`'${nulIn}'`));
         expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, expected, naming);
       },
     });

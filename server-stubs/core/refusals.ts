@@ -47,6 +47,13 @@ export const validationRefusals = catalogueOf<RefusalArgs['validationRefusals'],
   refusalCatalogue.validationRefusals,
 );
 
+/**
+ * The rule in the `nul` refusal's own words, after the field it names ("Field 'x' is invalid: holds a
+ * NUL character"), for a refusal that names it in its own: a header Node's parser refuses
+ * (http/unreadable.ts).
+ */
+export const NUL_RULE = refusalCatalogue.validationRefusals.nul.message.split(': ').at(-1)!;
+
 /** The entries of validationRefusals that are not a keyword's own. */
 const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'nul', 'other', 'request']);
 /** The keywords whose broken rule has a code of its own (type, pattern, maxLength…), by keyword. */

@@ -5,7 +5,7 @@
 // had read of the request is all there is to go on), and the connection is closed.
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../core/gateway.ts';
-import { type Refusal, refusals } from '../core/refusals.ts';
+import { NUL_RULE, type Refusal, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
 import type { GatewayResponse } from '../core/types.ts';
 import { http } from '../../runtime/node-http.ts';
@@ -69,7 +69,7 @@ function readHead(packet: Buffer | undefined): Head {
     if (control !== undefined)
       head.refusal ??= refusals.httpUnreadable(
         control === 0
-          ? 'holds a NUL character' // the core's words for a NUL in a header that reaches it
+          ? NUL_RULE // the core's words for a NUL in a header that reaches it
           : `holds a control character (U+${control.toString(16).toUpperCase().padStart(4, '0')})`,
         name,
       );
