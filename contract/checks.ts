@@ -311,7 +311,9 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         // The rule's words, not only the field (a field with a pattern is refused -2 naming it anyway):
         // the refusal's own, from the name on (the kind before it is Field or Parameter).
         const words = validationRefusals.nul(nulIn).message;
-        const naming = words.slice(words.indexOf(`'${nulIn}'`));
+        const at = words.indexOf(`'${nulIn}'`);
+        if (at < 0) throw new Error(`the nul refusal's words do not name the field: ${words}`);
+        const naming = words.slice(at);
         expectRefusal(op, await send(ctx.base, out, ctx.creds, ctx.wire), ctx, expected, naming);
       },
     });

@@ -84,22 +84,31 @@ function causeOf(error: unknown): string {
 
 /** Methods a plain request may name as they are; any other goes through a Request, which checks and normalises it. */
 const PLAIN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** What a plain request's init may hold; any other option (redirect, mode, cache…) is a Request's to check. */
+const PLAIN_INIT = new Set(['method', 'headers', 'body', 'signal']);
 
 /**
- * The request as the package's tools make it (a URL, a common method, headers, a body of text or
- * bytes), ready to send without a Request. Building one and reading its body back as a stream, then
- * writing the body as bytes, took the client 268 µs of CPU per exchange against 215 µs without
- * (6,000 exchanges with a trivial server), and a contract run against the sandbox 2.55 s against
- * 2.40 s (four runs each, in turns). Anything else (a Request, a stream or form body, a URL with
- * credentials, a GET with a body, an unusual method) is undefined, and goes through a Request, which
- * refuses what fetch refuses.
+ * The request as the contract suite and `request()` make it (a URL, a common method, headers, a body
+ * of text or bytes), ready to send without a Request. Building one and reading its body back as a
+ * stream, then writing the body as bytes, took the client 268 µs of CPU per exchange against 215 µs
+ * without (6,000 exchanges with a trivial server), and a contract run against the sandbox 2.55 s
+ * against 2.40 s (four runs each, in turns). Anything else is undefined, and goes through a Request,
+ * which refuses what fetch refuses: a Request, a stream or form body, any other option, a URL with
+ * credentials, a GET with a body, a method not written as fetch sends it.
  */
 function plainRequest(input: string | URL | Request, init: RequestInit): Outgoing | undefined {
   if (input instanceof Request) return undefined;
-  const method = init.method ?? 'GET';
-  const body = init.body ?? undefined;
-  if (!PLAIN_METHODS.has(method) || !(body === undefined || typeof body === 'string' || body instanceof Uint8Array))
-    return undefined;
+  for (const key in init) if (!PLAIN_INIT.has(key)) return undefined;
+  if (init.signal != null && !(init.signal instanceof AbortSignal)) return undefined;
+  const method = init.method === undefined ? 'GET' : init.method;
+  if (!PLAIN_METHODS.has(method)) return undefined;
+  const given = init.body ?? undefined;
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
+  if (given === undefined || typeof given === 'string') body = given;
+  // Copied, as a Request copies it: the caller may fill its buffer again before the socket takes it.
+  else if (given instanceof Uint8Array && given.buffer instanceof ArrayBuffer)
+    body = (given as Uint8Array<ArrayBuffer>).slice();
+  else return undefined;
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) return undefined;
   let url: URL;
   try {
@@ -111,32 +120,7 @@ function plainRequest(input: string | URL | Request, init: RequestInit): Outgoin
   const headers = new Headers(init.headers);
   // What a Request adds to a text body sent with no type.
   if (typeof body === 'string' && !headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
-  return { url: url.href, method, headers, body: body as string | Uint8Array<ArrayBuffer> | undefined };
-}
-
-/** The request's body, read whole, unless `signal` ends the exchange first (a body that stalls). */
-function bodyOf(request: Request, signal: AbortSignal): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  if (!request.body) return Promise.resolve(undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    request.arrayBuffer().then(
-      (bytes) => {
-        signal.removeEventListener('abort', stop);
-        resolve(new Uint8Array(bytes));
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** A Request as a transport sends it, its body read whole (within the exchange's time). */
-async function outgoingOf(request: Request, signal: AbortSignal): Promise<Outgoing> {
-  return { url: request.url, method: request.method, headers: request.headers, body: await bodyOf(request, signal) };
+  return { url: url.href, method, headers, body };
 }
 
 export function boundedClient(given: Partial<ClientLimits> & { transport?: Transport } = {}): BoundedClient {
@@ -196,7 +180,7 @@ export function boundedClient(given: Partial<ClientLimits> & { transport?: Trans
       let answered: Awaited<ReturnType<Transport>>;
       try {
         // Never followed: a redirect's Location is not sent what this request carries.
-        answered = await transport(plain ?? (await outgoingOf(request as Request, stop.signal)), stop.signal);
+        answered = await transport(request, stop.signal);
       } catch (error) {
         if (timedOutHere) return timedOut();
         if (callers?.aborted) throw callers.reason ?? error;

@@ -16,25 +16,6 @@ export const methodPath = (path: string, method: string) => `${path}/method=${me
 const pick = (examples: DocNode | undefined, names: string[]) =>
   examples && Object.fromEntries(Object.entries(examples).filter(([name]) => names.includes(name)));
 
-/**
- * An entry whose schema is a $ref to a sibling entry's schema (the form/XML mode's media types point
- * at the JSON mode's, wire-formats.ts) takes that sibling's per-method schema: the shared path it
- * points into is not in the per-method document.
- */
-function withSiblingsResolved(out: DocNode): DocNode {
-  for (const entry of Object.values<DocNode>(out)) {
-    const ref = entry.schema?.$ref;
-    const sibling = typeof ref === 'string' && /\/content\/([^/]+)\/schema$/.exec(ref)?.[1];
-    if (!ref?.startsWith('#/paths/') || !sibling) continue;
-    const own = out[sibling.replace(/~1/g, '/').replace(/~0/g, '~')]?.schema;
-    if (own) {
-      const { $ref: _, ...rest } = entry.schema;
-      entry.schema = { ...own, ...rest };
-    }
-  }
-  return out;
-}
-
 function requestContent(content: DocNode, method: string, request: string | undefined, names: string[]): DocNode {
   const out: DocNode = {};
   for (const [type, entry] of Object.entries<DocNode>(content)) {
@@ -49,7 +30,7 @@ function requestContent(content: DocNode, method: string, request: string | unde
       ...(entry.examples && { examples: pick(entry.examples, names) }),
     };
   }
-  return withSiblingsResolved(out);
+  return out;
 }
 
 function responseContent(content: DocNode, own: Set<string>, claimed: Set<string>, mine: string | undefined): DocNode {
@@ -64,7 +45,7 @@ function responseContent(content: DocNode, own: Set<string>, claimed: Set<string
       ...(list && { schema: { ...schema, [list]: schema[list].filter((s: DocNode) => own.has(s.$ref)) } }),
     };
   }
-  return withSiblingsResolved(out);
+  return out;
 }
 
 function methodOperation(op: DocNode, name: string, d: DocNode, resultTypes: Set<string>): DocNode {

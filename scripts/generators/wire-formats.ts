@@ -4,7 +4,7 @@
 // of an added protocol's paths (the form/XML mode's) gets that protocol's request and answer content
 // entries, each the spec's own schema node: $refs to components (the protocol adds what it needs
 // beside them: the XML root's name, the form's encoding of object fields), so no schema is written
-// twice. Their examples are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example:
+// twice, only the list of $refs a shared path answers with. Their examples are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example:
 // the spec's own example as the protocol's reader finds it once its writer (the code the server runs)
 // has written it, and the spec's own example itself (the same $ref) where that reads back unchanged.
 import { existsSync } from 'node:fs';
@@ -23,8 +23,15 @@ const escapeKey = (k: string | number) => String(k).replace(/~/g, '~0').replace(
  * the list of component $refs a shared path answers with), not a $ref to where it stands under
  * #/paths. openapi-typescript writes such a $ref as paths[…]["content"]["application/json"]["schema"],
  * which its own types do not have (5 tsc errors on the published file, one per shared path's answer).
+ * A schema that names itself ($id, $anchor) cannot be written twice: the spec must put it in the
+ * components and $ref it.
  */
-const sameSchema = (schema: DocNode): DocNode => structuredClone(schema);
+function sameSchema(schema: DocNode, where: string): DocNode {
+  const named = JSON.stringify(schema).match(/"\$(id|anchor|dynamicAnchor)":/);
+  if (named)
+    throw new SpecProblem(`${where}: a schema with $${named[1]} written in place; make it a component and $ref it`);
+  return structuredClone(schema);
+}
 
 /** The bundled document walked by pointer, for the limits' walk. */
 const walkerOf = (doc: Doc): SchemaWalker<string> => ({
@@ -158,13 +165,16 @@ export function withWireFormats(doc: Doc, root?: string): Doc {
     for (const p of declaration.paths ?? Object.keys(doc.paths)) {
       const item = doc.paths[p];
       if (!item) throw new Error(`x-wire-formats.${id}.paths: ${p} is not a path of the contract`);
-      for (const op of Object.values<DocNode>(item)) {
+      for (const [verb, op] of Object.entries<DocNode>(item)) {
         // The spec's own media type: its first wire format's, or (a spec from before it was declared) the first its files write.
         const ownType = declaredOwn ?? Object.keys(op?.requestBody?.content ?? {})[0];
         const own = ownType === undefined ? undefined : op?.requestBody?.content?.[ownType];
         if (!own) continue;
         op.requestBody.content[protocol.requestType] = {
-          ...protocol.describeRequest!(sameSchema(own.schema), nestedFields(doc, own.schema)),
+          ...protocol.describeRequest!(
+            sameSchema(own.schema, `${verb.toUpperCase()} ${p} request`),
+            nestedFields(doc, own.schema),
+          ),
           ...(own.examples
             ? {
                 examples: examplesIn(doc, own.examples, (value, name) => {
@@ -181,7 +191,7 @@ export function withWireFormats(doc: Doc, root?: string): Doc {
           // Shared error responses (components) stay described in the spec's own; the 2xx answer carries the mode.
           if (!answer || response.$ref || !status.startsWith('2')) continue;
           response.content[protocol.answerType] = {
-            ...protocol.describeAnswer!(sameSchema(answer.schema)),
+            ...protocol.describeAnswer!(sameSchema(answer.schema, `${verb.toUpperCase()} ${p} ${status} answer`)),
             ...(answer.examples
               ? {
                   examples: examplesIn(doc, answer.examples, (value, name) => {

@@ -52,7 +52,14 @@ export const validationRefusals = catalogueOf<RefusalArgs['validationRefusals'],
  * NUL character"), for a refusal that names it in its own: a header Node's parser refuses
  * (http/unreadable.ts).
  */
-export const NUL_RULE = refusalCatalogue.validationRefusals.nul.message.split(': ').at(-1)!;
+export const NUL_RULE = ((message: string) => {
+  const words = /^\{kind\} '\{field\}' is invalid: ([^{}]+)$/.exec(message)?.[1];
+  if (!words)
+    throw new Error(
+      `spec/refusals.yaml: the nul refusal's message no longer reads "{kind} '{field}' is invalid: <rule>": ${message}`,
+    );
+  return words;
+})(refusalCatalogue.validationRefusals.nul.message);
 
 /** The entries of validationRefusals that are not a keyword's own. */
 const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'nul', 'other', 'request']);

@@ -125,7 +125,7 @@ describe.each([
 
   // The tools' own requests (a URL, a common method, a text or bytes body) are sent without a Request
   // (runtime/bounded-fetch.ts plainRequest); what a Request would do to them still happens.
-  it('sends a plain request as a Request would: the text type added, bytes as they are, the method normalised', async () => {
+  it('sends a plain request as a Request would: the text type added, bytes as they are, a method upper-cased', async () => {
     const client = boundedClient();
     const text = await (await client.fetch(`${base}/echo`, { method: 'POST', body: 'a=1' })).json();
     expect(text.headers['content-type']).toBe('text/plain;charset=UTF-8');
@@ -139,6 +139,23 @@ describe.each([
     expect((await (await client.fetch(new URL(`${base}/echo`))).json()).verb).toBe('GET');
   });
 
+  it('sends what a Request would have sent: bytes as they were given, a head beyond ASCII as latin1, every option applied', async () => {
+    const client = boundedClient();
+    // The caller's buffer, filled again before the socket has taken it.
+    const bytes = new TextEncoder().encode('AAAA');
+    const pending = client.fetch(`${base}/echo`, { method: 'POST', body: bytes });
+    bytes.fill(66);
+    expect((await (await pending).json()).body).toBe('AAAA');
+    // A header's é is one byte, whatever the body (node:http writes a head joined to a text body as UTF-8).
+    const seen = await (
+      await client.fetch(`${base}/echo`, { method: 'POST', headers: { 'x-name': 'café' }, body: 'hi' })
+    ).json();
+    expect(seen.headers['x-name']).toBe('café');
+    // An option a plain request does not hold goes through a Request, and fetch applies it.
+    const fresh = await (await client.fetch(`${base}/echo`, { cache: 'no-store' })).json();
+    expect(fresh.headers['cache-control']).toBe(transport === fetchTransport ? 'no-cache' : undefined);
+  });
+
   it('refuses what a Request refuses, sending nothing: credentials in the URL, a GET with a body', async () => {
     const client = boundedClient();
     const before = received;
@@ -146,6 +163,8 @@ describe.each([
     await expect(client.fetch(`${withCredentials}/echo`)).rejects.toThrow(TypeError);
     await expect(client.fetch(`${base}/echo`, { method: 'GET', body: 'x' })).rejects.toThrow(TypeError);
     await expect(client.fetch('not a url')).rejects.toThrow(TypeError);
+    await expect(client.fetch(`${base}/echo`, { redirect: 'bogus' as RequestRedirect })).rejects.toThrow(TypeError);
+    await expect(client.fetch(`${base}/echo`, { signal: {} as AbortSignal })).rejects.toThrow(TypeError);
     expect(received).toBe(before);
     expect(client.gaveUp).toBeUndefined();
   });

@@ -1,8 +1,9 @@
 // One `tsc` run per test run for every type test: the project (tsconfig.json, whose files hold the
 // type assertions of test/contract/types.test.ts), every ```ts example of the README and the guides
 // that imports the package, the handler file that must fail (test/contract/readme-types.test.ts), and
-// the types openapi-typescript makes of the published document, in one program. The two files used to run three compilations of mostly the same sources (the
-// examples import them); each now reads its part of this one's output.
+// the types openapi-typescript makes of the published document, in one program. The two files used
+// to run three compilations of mostly the same sources (the examples import them); each now reads
+// its part of this one's output.
 //
 // The examples are compiled as readme-types.test.ts compiled them: with the project's options, the
 // package's subpaths mapped to their sources (`paths`), which no project file imports by that name,
