@@ -4,9 +4,10 @@
 // of an added protocol's paths (the form/XML mode's) gets that protocol's request and answer content
 // entries, each the spec's own schema node: $refs to components (the protocol adds what it needs
 // beside them: the XML root's name, the form's encoding of object fields), so no schema is written
-// twice, only the list of $refs a shared path answers with. Their examples are values those schemas describe, as OpenAPI 3.1 gives a non-JSON example:
-// the spec's own example as the protocol's reader finds it once its writer (the code the server runs)
-// has written it, and the spec's own example itself (the same $ref) where that reads back unchanged.
+// twice, only the list of $refs a shared path answers with. Their examples are values those schemas
+// describe, as OpenAPI 3.1 gives a non-JSON example: the spec's own example as the protocol's reader
+// finds it once its writer (the code the server runs) has written it, and the spec's own example
+// itself (the same $ref) where that reads back unchanged.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';

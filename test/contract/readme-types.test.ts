@@ -33,7 +33,7 @@ describe('the compiler', () => {
     expect(other).toBe('');
   }, 300_000);
 
-  // A client team's own generator run on the published file (openapi-typescript, as its README says):
+  // openapi-typescript run on the published file, as a client team that makes its own types runs it:
   // every reference it follows is one it can write as a type (a $ref into #/paths/… it cannot).
   it('compiles the types openapi-typescript makes of the published document', async () => {
     const { errors } = await typeCheck();
