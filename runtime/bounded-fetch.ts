@@ -84,8 +84,24 @@ function causeOf(error: unknown): string {
 
 /** Methods a plain request may name as they are; any other goes through a Request, which checks and normalises it. */
 const PLAIN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-/** What a plain request's init may hold; any other option (redirect, mode, cache…) is a Request's to check. */
-const PLAIN_INIT = new Set(['method', 'headers', 'body', 'signal']);
+/**
+ * The options of a RequestInit beyond method, headers, body and signal: a plain request holds none
+ * (each is read, as a Request reads it, so a getter counts too); any is a Request's to check and apply.
+ */
+const REQUEST_OPTIONS = [
+  'cache',
+  'credentials',
+  'integrity',
+  'keepalive',
+  'mode',
+  'priority',
+  'redirect',
+  'referrer',
+  'referrerPolicy',
+  'window',
+  'duplex',
+  'dispatcher',
+] as const;
 
 /**
  * The request as the contract suite and `request()` make it (a URL, a common method, headers, a body
@@ -98,16 +114,16 @@ const PLAIN_INIT = new Set(['method', 'headers', 'body', 'signal']);
  */
 function plainRequest(input: string | URL | Request, init: RequestInit): Outgoing | undefined {
   if (input instanceof Request) return undefined;
-  for (const key in init) if (!PLAIN_INIT.has(key)) return undefined;
+  for (const option of REQUEST_OPTIONS) if ((init as Record<string, unknown>)[option] !== undefined) return undefined;
   if (init.signal != null && !(init.signal instanceof AbortSignal)) return undefined;
   const method = init.method === undefined ? 'GET' : init.method;
   if (!PLAIN_METHODS.has(method)) return undefined;
   const given = init.body ?? undefined;
   let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (given === undefined || typeof given === 'string') body = given;
-  // Copied, as a Request copies it: the caller may fill its buffer again before the socket takes it.
-  else if (given instanceof Uint8Array && given.buffer instanceof ArrayBuffer)
-    body = (given as Uint8Array<ArrayBuffer>).slice();
+  // Copied, as a Request copies it: the caller may fill its buffer again before the socket takes it
+  // (a Buffer's own slice() would share its memory).
+  else if (given instanceof Uint8Array && given.buffer instanceof ArrayBuffer) body = new Uint8Array(given);
   else return undefined;
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) return undefined;
   let url: URL;

@@ -142,10 +142,11 @@ describe.each([
   it('sends what a Request would have sent: bytes as they were given, a head beyond ASCII as latin1, every option applied', async () => {
     const client = boundedClient();
     // The caller's buffer, filled again before the socket has taken it.
-    const bytes = new TextEncoder().encode('AAAA');
-    const pending = client.fetch(`${base}/echo`, { method: 'POST', body: bytes });
-    bytes.fill(66);
-    expect((await (await pending).json()).body).toBe('AAAA');
+    for (const bytes of [new TextEncoder().encode('AAAA'), Buffer.from('AAAA')]) {
+      const pending = client.fetch(`${base}/echo`, { method: 'POST', body: bytes });
+      bytes.fill(66);
+      expect((await (await pending).json()).body).toBe('AAAA');
+    }
     // A header's é is one byte, whatever the body (node:http writes a head joined to a text body as UTF-8).
     const seen = await (
       await client.fetch(`${base}/echo`, { method: 'POST', headers: { 'x-name': 'café' }, body: 'hi' })
@@ -154,6 +155,9 @@ describe.each([
     // An option a plain request does not hold goes through a Request, and fetch applies it.
     const fresh = await (await client.fetch(`${base}/echo`, { cache: 'no-store' })).json();
     expect(fresh.headers['cache-control']).toBe(transport === fetchTransport ? 'no-cache' : undefined);
+    // An option read as a Request reads it: a getter counts.
+    const init = Object.defineProperty({}, 'redirect', { get: () => 'bogus' }) as RequestInit;
+    await expect(client.fetch(`${base}/echo`, init)).rejects.toThrow(TypeError);
   });
 
   it('refuses what a Request refuses, sending nothing: credentials in the URL, a GET with a body', async () => {
