@@ -106,11 +106,11 @@ const REQUEST_OPTIONS = [
 /**
  * The request as the contract suite and `request()` make it (a URL, a common method, headers, a body
  * of text or bytes), ready to send without a Request. Building one and reading its body back as a
- * stream, then writing the body as bytes, took the client 268 µs of CPU per exchange against 215 µs
- * without (6,000 exchanges with a trivial server), and a contract run against the sandbox 2.55 s
- * against 2.40 s (four runs each, in turns). Anything else is undefined, and goes through a Request,
- * which refuses what fetch refuses: a Request, a stream or form body, any other option, a URL with
- * credentials, a GET with a body, a method not written as fetch sends it.
+ * stream, then writing the body as bytes, took the client 279 µs of CPU per exchange against 247 µs
+ * without (6,000 exchanges with a trivial server, four runs each, in turns), and a contract run
+ * against the sandbox 2.95 s against 2.81 s (three each, in turns). Anything else is undefined, and
+ * goes through a Request, which refuses what fetch refuses: a Request, a stream or form body, any
+ * other option, a URL with credentials, a GET with a body, a method not written as fetch sends it.
  */
 function plainRequest(input: string | URL | Request, init: RequestInit): Outgoing | undefined {
   if (input instanceof Request) return undefined;
