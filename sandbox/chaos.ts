@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { webhooks, type WebhookName } from '../generated/webhooks.ts';
 import { instantOf, wallTime } from '../runtime/gateway-time.ts';
-import { computeHash, type HashRecipe } from '../runtime/signing.ts';
+import { computeHash, type HashRecipe } from '../runtime/recipe-hashes.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 
 export const CHAOS_KINDS = ['duplicate', 'reorder', 'delay', 'stale', 'bad-signature', 'timeout'] as const;

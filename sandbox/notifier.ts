@@ -7,7 +7,7 @@
 // claimed again when its lease runs out.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { computeHash, type HashRecipe } from '../runtime/signing.ts';
+import { computeHash, type HashRecipe } from '../runtime/recipe-hashes.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { notificationDelivery, type WebhookName } from '../generated/webhooks.ts';
 import type { Account } from '../server-stubs/index.ts';

@@ -7,7 +7,7 @@
 // a card number, never another account's line. Lines are written in batches after their answers, and
 // each account keeps its newest KEEP.
 import { logSafe } from '../runtime/log-line.ts';
-import { constantTimeEqual } from '../runtime/signing.ts';
+import { constantTimeEqual } from '../runtime/recipe-hashes.ts';
 import type { Accounts, GatewayRequest, RequestRecord } from '../server-stubs/index.ts';
 import { protocols, servedAt } from '../server-stubs/index.ts';
 import { holdsCardNumber } from './guard.ts';

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type * as Fflate from 'fflate';
 import { type CardReading, cardNumberIn, findCardNumber } from '../../runtime/card-numbers.ts';
 import { CannotCarry, type Protocol } from '../../runtime/protocols/protocol.ts';
-import { computeHash } from '../../runtime/signing.ts';
+import { computeHash } from '../../runtime/recipe-hashes.ts';
 import { hashRecipes, protocols, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { fieldName, forms } from './refusals.ts';

@@ -11,7 +11,7 @@ import {
   PASSPHRASE_PLACEHOLDER,
   redactedPreimage,
   type HashRecipe,
-} from '../../runtime/signing.ts';
+} from '../../runtime/recipe-hashes.ts';
 import { recipeFormula } from '../../runtime/recipe-text.ts';
 import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { bodyCredentials, hashRecipes } from './contract.ts';
@@ -208,7 +208,7 @@ export function* authenticate(
           field: use.name,
           recipe: use.recipe,
           formula: recipeFormula(recipe),
-          preimage: redactedPreimage(recipe, cardsMasked(merged(canonical))),
+          preimage: redactedPreimage(recipe, cardsMasked(merged(canonical)), nodeDigests),
           key: PASSPHRASE_PLACEHOLDER,
         });
         deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
@@ -232,7 +232,7 @@ export function* authenticate(
           field: use.name,
           recipe: use.recipe,
           formula: `${recipeFormula(recipe)}${legacy ? `, or in its legacy form ${recipeFormula(legacy)}` : ''}`,
-          preimage: redactedPreimage(recipe, cardsMasked(body)),
+          preimage: redactedPreimage(recipe, cardsMasked(body), nodeDigests),
         });
         deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
       }

@@ -1,0 +1,32 @@
+// What a server's start loads: the package's server entry imported in a process of its own, every module
+// it loads recorded. Two libraries a server does not need stay out, because each was a measured part of
+// the cold start (npm run bench): @noble/hashes, the portable digests of clients and browsers (the
+// server hashes with node:crypto; about 7 ms), and undici, which an ES import of node:http pulls in
+// (runtime/node-http.ts; about 30 ms). A change that brings either back fails here, not only in a figure.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/contract.ts';
+
+/** Imports the server entry in a child and prints the URLs of the modules it loaded and Node's internal ones. */
+const RECORDER = `
+import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+await import(${JSON.stringify(path.join(ROOT, 'server-stubs/index.ts'))});
+process.stdout.write(JSON.stringify({ loaded, internal: process.moduleLoadList }));
+`;
+
+describe("a server's start", () => {
+  it('loads neither @noble/hashes nor undici', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', RECORDER], {
+      cwd: ROOT,
+    });
+    const { loaded, internal } = JSON.parse(stdout) as { loaded: string[]; internal: string[] };
+    // The recorder sees the server's own modules: it is no empty list that passes by saying nothing.
+    expect(loaded.some((url) => url.endsWith('/server-stubs/core/gateway.ts'))).toBe(true);
+    expect(loaded.filter((url) => url.includes('/@noble/'))).toEqual([]);
+    expect(internal.filter((name) => name.includes('undici'))).toEqual([]);
+  });
+});
