@@ -18,6 +18,8 @@ export interface Change {
   operations: string[];
   /** Where in the bundled document (a JSON pointer), when one place says it. */
   pointer?: string;
+  /** What the change is of, where that is outside the bundled document (a refusal's code). */
+  subject?: string;
   message: string;
   clients: boolean;
   servers: boolean;

@@ -9,7 +9,8 @@
 // operations it reaches: the form/XML mode's new request media type on 35 methods is one line
 // (`minor: request-media-type-added requestBody/content/application/x-www-form-urlencoded in
 // addBlacklistedCard, addCard, …`), not 35 JSON pointers. A change of a shared schema is named by
-// the schema and where in it (`major: result-field-optional BatchLine/required`).
+// the schema and where in it (`major: result-field-optional BatchLine/required`), a refusal's by its
+// code (`minor: refusal-added PGW_ERR_…`).
 import semver from 'semver';
 import { maxBump, type Bump, type Change } from './change.ts';
 import { npmVersionArgument } from './version.ts';
@@ -46,7 +47,11 @@ export function changeGroups(changes: Change[]): ChangeGroup[] {
   const groups = new Map<string, ChangeGroup & { where: string; inOperation: boolean }>();
   for (const c of changes) {
     if (c.kind === 'documentation') continue;
-    const { where, inOperation } = c.pointer ? place(c.pointer) : { where: '', inOperation: true };
+    const { where, inOperation } = c.pointer
+      ? place(c.pointer)
+      : c.subject
+        ? { where: c.subject, inOperation: false }
+        : { where: '', inOperation: true };
     // A whole operation (added, removed) is its own line: a second method added since the release
     // gets a line of its own, and the first one's line stays as it was written.
     const key = `${c.bump}: ${c.kind} ${where || c.operations.join(',')}`;

@@ -5,11 +5,13 @@ import type { Doc } from '../lib/contract.ts';
 import { maxBump, type Bump, type Change } from './change.ts';
 import { type ChangeGroup, changeGroups } from './changelog-gate.ts';
 import { contractChanges } from './contract-changes.ts';
+import { type Refusals, refusalChanges } from './refusal-changes.ts';
 import { schemaChanges } from './schema-changes.ts';
 
 import { npmVersionArgument, versionStep } from './version.ts';
 
 export type { Bump, Change } from './change.ts';
+export type { RefusalEntry, Refusals, RefusalSnapshot } from './refusal-changes.ts';
 export { npmVersionArgument, versionStep } from './version.ts';
 export { lastRelease, load, releaseSnapshot, workingTree, type Loaded } from './load.ts';
 export {
@@ -36,11 +38,20 @@ export interface DiffReport {
   needed?: string;
 }
 
-export async function diffDocs(
-  base: { label: string; doc: Doc; version?: string | undefined },
-  revision: { label: string; doc: Doc; version?: string | undefined },
-): Promise<DiffReport> {
-  const changes = [...contractChanges(base.doc, revision.doc), ...(await schemaChanges(base.doc, revision.doc))];
+/** One side of a diff: its bundled document, and its refusal catalogue where it was read (refusal-changes.ts). */
+export interface DiffSide {
+  label: string;
+  doc: Doc;
+  version?: string | undefined;
+  refusals?: Refusals;
+}
+
+export async function diffDocs(base: DiffSide, revision: DiffSide): Promise<DiffReport> {
+  const changes = [
+    ...contractChanges(base.doc, revision.doc),
+    ...(await schemaChanges(base.doc, revision.doc)),
+    ...refusalChanges(base.refusals, revision.refusals),
+  ];
   const bump = maxBump(changes.map((c) => c.bump));
   const report: DiffReport = {
     base: { label: base.label, version: base.version, api: base.doc.info?.version },

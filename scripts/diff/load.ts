@@ -1,7 +1,8 @@
 // Where the two documents of a diff come from: the working tree's spec/, a git ref (its spec/ and
 // redocly.yaml extracted into a temporary folder and bundled the same way), a bundled document on
 // disk, a packed package (.tgz, as `npm pack` writes it) or a published version (`npm:0.1.0`).
-// Each answers the bundled document and the package version it was released as.
+// Each answers the bundled document, the package version it was released as, and its refusal
+// catalogue where that can be read (refusal-changes.ts).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import YAML from 'yaml';
 import { withExactSchemas } from '../../runtime/exact-requests.ts';
 import { bundleSpec } from '../generators/bundle.ts';
 import type { Doc } from '../lib/contract.ts';
+import { type Refusals, type RefusalSnapshot, refusalEntries } from './refusal-changes.ts';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -24,6 +26,8 @@ export interface Loaded {
   doc: Doc;
   /** package.json's version at that point, when known. */
   version?: string;
+  /** Its refusal catalogue: null where it had none, undefined where it could not be read. */
+  refusals?: Refusals;
 }
 
 async function withTemp<T>(job: (dir: string) => Promise<T>): Promise<T> {
@@ -46,38 +50,51 @@ async function fromGitRef(ref: string): Promise<Loaded> {
     })
   ).trim();
   const pkg = JSON.parse(await git(['show', `${commit}:package.json`]));
-  const doc = await withTemp(async (dir) => {
+  const { doc, refusals } = await withTemp(async (dir) => {
     // git archive writes the ref's own spec: the base is bundled by the same code as the revision.
     // Bundling needs no lint rules (whose plugins the archive would lack): a bare configuration.
     await run('sh', ['-c', `git archive ${commit} spec | tar -x -C "${dir}"`], { cwd: ROOT });
     await writeFile(path.join(dir, 'redocly.yaml'), 'apis:\n  gateway:\n    root: spec/openapi.yaml\n');
-    return bundleSpec(dir);
+    const bundled = await bundleSpec(dir);
+    return { doc: bundled, refusals: refusalEntries(bundled, dir) };
   });
-  return { label: `${ref} (${commit.slice(0, 7)})`, doc, version: pkg.version };
+  return { label: `${ref} (${commit.slice(0, 7)})`, doc, version: pkg.version, refusals };
 }
 
 async function fromFile(file: string): Promise<Loaded> {
   const text = await readFile(file, 'utf8');
   const doc = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   // A hand-written root (with $refs to other files) is bundled; a bundled document is read as is.
-  const bundled =
-    text.includes("$ref: '../") || text.includes('$ref: paths/')
-      ? await bundleSpec(path.dirname(path.dirname(file)))
-      : doc;
+  const root = path.dirname(path.dirname(file));
+  const handWritten = text.includes("$ref: '../") || text.includes('$ref: paths/');
+  const bundled = handWritten ? await bundleSpec(root) : doc;
   delete bundled['x-generated-by'];
-  // A release snapshot (releases/openapi-X.Y.Z.json) names its package version.
+  // A release snapshot (releases/openapi-X.Y.Z.json) names its package version, and may keep its
+  // refusal catalogue beside it.
   const version = /(?:^|[/\\])openapi-(\d+\.\d+\.\d+[^/\\]*)\.json$/.exec(file)?.[1];
+  const kept = version ? refusalSnapshot(version, path.dirname(file)) : undefined;
+  const refusals = handWritten
+    ? refusalEntries(bundled, root)
+    : existsSync(kept ?? '')
+      ? (JSON.parse(await readFile(kept!, 'utf8')) as RefusalSnapshot).refusals
+      : undefined;
   // A published document keeps its exact request schemas at its root: compared as the bundle has them.
-  return { label: file, doc: withExactSchemas(bundled), ...(version && { version }) };
+  return { label: file, doc: withExactSchemas(bundled), ...(version && { version }), refusals };
 }
 
 async function fromTarball(file: string, label = file): Promise<Loaded> {
   return withTemp(async (dir) => {
     await run('tar', ['-xzf', file, '-C', dir, 'package/generated/openapi.json', 'package/package.json']);
+    // The package ships spec/: its catalogue, where the version has one (tar fails on a missing path).
+    const catalogue = await run('tar', ['-xzf', file, '-C', dir, 'package/spec/refusals.yaml']).then(
+      () => true,
+      () => false,
+    );
     const doc = JSON.parse(await readFile(path.join(dir, 'package/generated/openapi.json'), 'utf8'));
     delete doc['x-generated-by'];
     const pkg = JSON.parse(await readFile(path.join(dir, 'package/package.json'), 'utf8'));
-    return { label, doc: withExactSchemas(doc), version: pkg.version };
+    const refusals = catalogue ? refusalEntries(doc, path.join(dir, 'package')) : null;
+    return { label, doc: withExactSchemas(doc), version: pkg.version, refusals };
   });
 }
 
@@ -94,7 +111,8 @@ async function fromRegistry(version: string): Promise<Loaded> {
 
 export async function workingTree(): Promise<Loaded> {
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
-  return { label: 'working tree', doc: await bundleSpec(ROOT), version: pkg.version };
+  const doc = await bundleSpec(ROOT);
+  return { label: 'working tree', doc, version: pkg.version, refusals: refusalEntries(doc, ROOT) };
 }
 
 /** Loads a base or revision as the user named it. */
@@ -108,7 +126,9 @@ export async function load(source: string | undefined): Promise<Loaded> {
 
 /** Where each release's bundled document is kept, written by `npm version` (release-changelog.ts). */
 export const RELEASES = path.join(ROOT, 'releases');
-export const releaseSnapshot = (version: string) => path.join(RELEASES, `openapi-${version}.json`);
+export const releaseSnapshot = (version: string, dir = RELEASES) => path.join(dir, `openapi-${version}.json`);
+/** Where a release keeps its refusal catalogue, beside its document (refusal-changes.ts). */
+export const refusalSnapshot = (version: string, dir = RELEASES) => path.join(dir, `refusals-${version}.json`);
 
 /**
  * The last release, the base the CI gate compares with: the newest snapshot in releases/ (the bundled

@@ -2,13 +2,24 @@
 // committed. First the gate: every contract change since the last release snapshot must be tagged
 // under Unreleased (changelog-gate.ts), and the new version must be the step the largest class
 // asks (a breaking change under 1.0.0: `npm version minor`), no smaller and no larger. Then the Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a
-// fresh empty Unreleased, and releases/openapi-X.Y.Z.json keeps the version's bundled document. npm version then commits it with the regenerated files and tags vX.Y.Z,
+// fresh empty Unreleased, releases/openapi-X.Y.Z.json keeps the version's bundled document and
+// releases/refusals-X.Y.Z.json its refusal catalogue. npm version then commits them with the regenerated files and tags vX.Y.Z,
 // the tag the breaking-change gate compares with from then on.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { changelogProblems, checkChangelog, releaseVersion } from './changelog-gate.ts';
 import { diffDocs } from './index.ts';
-import { lastRelease, load, ROOT, releaseSnapshot, workingTree } from './load.ts';
+import {
+  type Loaded,
+  lastRelease,
+  load,
+  RELEASES,
+  ROOT,
+  refusalSnapshot,
+  releaseSnapshot,
+  workingTree,
+} from './load.ts';
+import type { RefusalSnapshot } from './refusal-changes.ts';
 
 /** Why this release may not be cut (empty when it may): changes not recorded, or the wrong step. */
 export function releaseProblems(
@@ -46,6 +57,19 @@ export function releaseChangelog(text: string, version: string, date: string): s
   return `${text.slice(0, match.index)}## [Unreleased]\n\n## [${version}] - ${date}\n\n${body}\n\n${rest}`;
 }
 
+/**
+ * Keeps a release's bundled document (releases/openapi-X.Y.Z.json), the base the breaking-change gate
+ * compares with from then on, and its refusal catalogue beside it (releases/refusals-X.Y.Z.json: a file
+ * of spec/, not of the bundled document; refusal-changes.ts). Answers the files written.
+ */
+export async function keepRelease(version: string, release: Loaded, dir = RELEASES): Promise<string[]> {
+  const files = [releaseSnapshot(version, dir), refusalSnapshot(version, dir)];
+  const kept: RefusalSnapshot = { refusals: release.refusals ?? null };
+  await writeFile(files[0]!, `${JSON.stringify(release.doc, null, 2)}\n`);
+  await writeFile(files[1]!, `${JSON.stringify(kept, null, 2)}\n`);
+  return files;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const version =
     process.env.npm_package_version ?? JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version;
@@ -63,7 +87,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   await writeFile(file, releaseChangelog(changelog, version, new Date().toISOString().slice(0, 10)));
   console.log(`CHANGELOG.md: Unreleased is now ${version}`);
-  // The release's own document, the base the breaking-change gate compares with from now on.
-  await writeFile(releaseSnapshot(version), `${JSON.stringify((await workingTree()).doc, null, 2)}\n`);
-  console.log(`${path.relative(ROOT, releaseSnapshot(version))}: the bundled document of ${version}`);
+  for (const file of await keepRelease(version, await workingTree()))
+    console.log(`${path.relative(ROOT, file)}: kept for ${version}`);
 }

@@ -1,18 +1,28 @@
 // The breaking-change check (scripts/diff) on a copy of the spec changed in many ways at once, each
 // with the verdict a client team and a server team would give it. Redocly's own rating is the
 // outside opinion: where a change travels on one side only, it must agree with ours for clients.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  changeGroups,
   diffDocs,
+  load,
   npmVersionArgument,
+  releaseSnapshot,
   versionStep,
   workingTree,
   type Change,
   type DiffReport,
+  type Refusals,
 } from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
 import { contractOperations, type Doc, type DocNode } from '../../scripts/lib/contract.ts';
+import { keepRelease } from '../../scripts/diff/release-changelog.ts';
 import { canonicalOnly } from '../../runtime/document.ts';
+import { ROOT } from '../support/contract.ts';
 
 let base: Doc;
 let report: DiffReport;
@@ -244,5 +254,72 @@ describe('the form/XML mode (x-wire-formats) against a spec without it', () => {
     expect(byKind('documentation').filter((c) => /form-mode-answer-added/.test(c.message))).toHaveLength(methods);
     const control = diff.changes.filter((c) => c.pointer?.includes('npp~1payid'));
     expect(control.map(verdictOf)).toEqual([{ clients: true, servers: false, bump: 'major' }]);
+  });
+});
+
+describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document)', () => {
+  it('each refusal by its code: added, removed, its responseCode, status and words, each with its verdict and tag', async () => {
+    const now = await workingTree();
+    const entries = now.refusals!;
+    expect(entries.length).toBeGreaterThan(100);
+    const [first, second, third, fourth] = entries;
+    const revised = structuredClone(entries).filter((e) => e.code !== second!.code); // removed
+    revised.push({ catalogue: 'refusals', code: 'PGW_ERR_TEST_NEW', responseCode: -2, message: 'New' }); // added
+    const changed = (code: string) => revised.find((e) => e.code === code)!;
+    changed(first!.code).responseCode = -9; // responseCode
+    changed(third!.code).status = 418; // status
+    changed(fourth!.code).message = 'Reworded'; // words
+    const diff = await diffDocs(
+      { label: 'a', doc: now.doc, version: '0.3.0', refusals: entries },
+      { label: 'b', doc: now.doc, version: '0.3.0', refusals: revised },
+    );
+    expect(
+      diff.changes
+        .map((c) => ({ kind: c.kind, subject: c.subject, ...verdictOf(c) }))
+        .sort((a, b) => (a.kind < b.kind ? -1 : 1)),
+    ).toEqual([
+      { kind: 'refusal-added', subject: 'PGW_ERR_TEST_NEW', clients: false, servers: true, bump: 'minor' },
+      { kind: 'refusal-message-changed', subject: fourth!.code, clients: false, servers: false, bump: 'patch' },
+      { kind: 'refusal-removed', subject: second!.code, clients: false, servers: true, bump: 'minor' },
+      { kind: 'refusal-response-code-changed', subject: first!.code, clients: true, servers: true, bump: 'major' },
+      { kind: 'refusal-status-changed', subject: third!.code, clients: true, servers: true, bump: 'major' },
+    ]);
+    // The changelog names each by its code.
+    expect(changeGroups(diff.changes).map((g) => g.tag)).toContain('minor: refusal-added PGW_ERR_TEST_NEW');
+    expect(diff.bump).toBe('major');
+  });
+
+  it('a version without a catalogue against one with it is the catalogue added; one not read is not compared', async () => {
+    const now = await workingTree();
+    const kinds = async (refusals: Refusals) =>
+      (await diffDocs({ label: 'a', doc: now.doc, refusals }, now)).changes.map((c) => `${c.bump}: ${c.kind}`);
+    expect(await kinds(null)).toEqual(['minor: refusal-catalogue-added']);
+    expect(await kinds(undefined)).toEqual([]);
+  });
+
+  it('reads each side where it keeps its catalogue: a git ref, a release snapshot, the working tree', async () => {
+    // What `npm version` keeps of a release is read back as it was.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-release-'));
+    try {
+      const now = await workingTree();
+      const [document, catalogue] = await keepRelease('9.9.9', now, dir);
+      expect(path.basename(catalogue!)).toBe('refusals-9.9.9.json');
+      const kept = await load(document!);
+      expect(kept.version).toBe('9.9.9');
+      expect(kept.refusals).toEqual(now.refusals);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    // 0.2.0 predates the catalogue, and its snapshot says so (releases/refusals-0.2.0.json).
+    const released = await load(path.relative(process.cwd(), releaseSnapshot('0.2.0')));
+    expect(released.refusals).toBeNull();
+    // The last commit that changed spec/refusals.yaml reads it from its own spec/: every code the
+    // file writes, so the same codes as the working tree's (a family's words come from the document).
+    const commit = execFileSync('git', ['log', '-1', '--format=%H', '--', 'spec/refusals.yaml'], { cwd: ROOT })
+      .toString()
+      .trim();
+    const [atCommit, now] = await Promise.all([load(commit), workingTree()]);
+    const codes = (refusals: Refusals) => refusals!.map((e) => e.code).sort();
+    expect(codes(atCommit.refusals)).toEqual(codes(now.refusals));
   });
 });
