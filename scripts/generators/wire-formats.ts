@@ -27,11 +27,37 @@ const escapeKey = (k: string | number) => String(k).replace(/~/g, '~0').replace(
  * A schema that names itself ($id, $anchor) cannot be written twice: the spec must put it in the
  * components and $ref it.
  */
-function sameSchema(schema: DocNode, where: string): DocNode {
-  const named = JSON.stringify(schema).match(/"\$(id|anchor|dynamicAnchor)":/);
+export function sameSchema(schema: DocNode, where: string): DocNode {
+  const named = selfNaming(schema);
   if (named)
-    throw new SpecProblem(`${where}: a schema with $${named[1]} written in place; make it a component and $ref it`);
+    throw new SpecProblem(`${where}: a schema with ${named} written in place; make it a component and $ref it`);
   return structuredClone(schema);
+}
+
+const NAMING = ['$id', '$anchor', '$dynamicAnchor'];
+/** Keywords whose members are named by their keys, each member a schema. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose values are data, not schemas: an example may hold any key. */
+const DATA = new Set(['example', 'examples', 'default', 'const', 'enum']);
+
+/**
+ * The naming keyword a schema or any of its subschemas holds, read as JSON Schema reads it: a property
+ * called `$id`, or an example holding one, names nothing.
+ */
+function selfNaming(schema: unknown): string | undefined {
+  if (!schema || typeof schema !== 'object') return undefined;
+  if (Array.isArray(schema)) return schema.map(selfNaming).find(Boolean);
+  const own = NAMING.find((k) => k in schema);
+  if (own) return own;
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA.has(key) || key.startsWith('x-')) continue;
+    const found =
+      NAME_MAPS.has(key) && value && typeof value === 'object'
+        ? Object.values(value).map(selfNaming).find(Boolean)
+        : selfNaming(value);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The bundled document walked by pointer, for the limits' walk. */

@@ -48,18 +48,24 @@ export const validationRefusals = catalogueOf<RefusalArgs['validationRefusals'],
 );
 
 /**
+ * The rule of a catalogue message of the form "{kind} '{field}' is invalid: <rule>", in its words;
+ * a message of another form is a spec change the caller must follow, so it throws.
+ */
+export function ruleWords(entry: string, message: string): string {
+  const words = /^\{kind\} '\{field\}' is invalid: ([^{}]+)$/.exec(message)?.[1];
+  if (!words)
+    throw new Error(
+      `spec/refusals.yaml: the ${entry} refusal's message no longer reads "{kind} '{field}' is invalid: <rule>": ${message}`,
+    );
+  return words;
+}
+
+/**
  * The rule in the `nul` refusal's own words, after the field it names ("Field 'x' is invalid: holds a
  * NUL character"), for a refusal that names it in its own: a header Node's parser refuses
  * (http/unreadable.ts).
  */
-export const NUL_RULE = ((message: string) => {
-  const words = /^\{kind\} '\{field\}' is invalid: ([^{}]+)$/.exec(message)?.[1];
-  if (!words)
-    throw new Error(
-      `spec/refusals.yaml: the nul refusal's message no longer reads "{kind} '{field}' is invalid: <rule>": ${message}`,
-    );
-  return words;
-})(refusalCatalogue.validationRefusals.nul.message);
+export const NUL_RULE = ruleWords('nul', refusalCatalogue.validationRefusals.nul.message);
 
 /** The entries of validationRefusals that are not a keyword's own. */
 const NOT_KEYWORDS = new Set(['required', 'dependentRequired', 'additionalProperties', 'nul', 'other', 'request']);

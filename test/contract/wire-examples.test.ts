@@ -10,6 +10,7 @@ import { protocols } from '../../generated/protocols.ts';
 import { operations as table } from '../../generated/operations.ts';
 import { deref } from '../../runtime/document.ts';
 import { exampleValue } from '../../scripts/lib/contract.ts';
+import { SpecProblem, sameSchema } from '../../scripts/generators/wire-formats.ts';
 import { doc, operations } from '../support/contract.ts';
 
 const own = protocols.canonical;
@@ -73,3 +74,22 @@ for (const protocol of protocols.all.filter((p) => p !== own)) {
     }
   });
 }
+
+describe("an added media type's schema: the spec's own node, copied", () => {
+  it('copies a schema with a property named $id or an example holding one; refuses one that names itself', () => {
+    const named = {
+      type: 'object',
+      properties: { $id: { type: 'string' }, $anchor: { type: 'string' } },
+      examples: [{ $id: 'x' }],
+      'x-note': { $id: 'not a schema' },
+    };
+    const copy = sameSchema(named, 'a request');
+    expect(copy).toEqual(named);
+    expect(copy).not.toBe(named);
+    expect(() => sameSchema({ $id: 'https://example.com/s', type: 'string' }, 'the answer')).toThrow(SpecProblem);
+    expect(() =>
+      sameSchema({ type: 'object', properties: { a: { oneOf: [{ $anchor: 'a' }] } } }, 'the answer'),
+    ).toThrow('the answer: a schema with $anchor written in place');
+    expect(() => sameSchema({ items: { $dynamicAnchor: 'node' } }, 'x')).toThrow(/\$dynamicAnchor/);
+  });
+});

@@ -7,7 +7,7 @@ import { breaking, buildRequest, requestExamples } from '../../contract/index.ts
 import { operations } from '../../generated/operations.ts';
 import { expectedValues } from '../../generated/spec-constants.ts';
 import { expectedWords, ruleUses } from '../../scripts/lib/expected.ts';
-import { refusalFor } from '../../server-stubs/core/refusals.ts';
+import { NUL_RULE, refusalFor, ruleWords } from '../../server-stubs/core/refusals.ts';
 import { createGateway } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { doc } from '../support/contract.ts';
@@ -121,5 +121,16 @@ describe('refusals of the gateway', () => {
       }
     }
     expect(broken).toBeGreaterThan(100);
+  });
+});
+
+describe('a rule in the words of a catalogue message', () => {
+  it("is what follows the field's name; a message of another form stops the package loading, naming the entry", () => {
+    expect(NUL_RULE).toBe('holds a NUL character');
+    expect(ruleWords('nul', "{kind} '{field}' is invalid: holds a NUL byte")).toBe('holds a NUL byte');
+    expect(() => ruleWords('nul', "{kind} '{field}' must not hold a NUL")).toThrow(
+      /spec\/refusals\.yaml: the nul refusal's message no longer reads/,
+    );
+    expect(() => ruleWords('nul', "{kind} '{field}' is invalid: holds {what}")).toThrow(/the nul refusal/);
   });
 });
