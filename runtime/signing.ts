@@ -26,40 +26,61 @@ export const portableDigests: Digests = {
   hmacSha256Hex: (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message))),
 };
 
-// Each of these is recipe-hashes.ts's function of the same name (documented there), with the
-// portable digests when none are given.
+// Each of these is recipe-hashes.ts's function of the same name, with the portable digests when none
+// are given; its parameters are written again here because a default cannot be added to a type.
 
-export const hashPreimage = (recipe: HashRecipe, passphrase: string, input: HashInput, digests = portableDigests) =>
-  recipes.hashPreimage(recipe, passphrase, input, digests);
+/** The string a recipe hashes, before hashing: useful to show a caller why two hashes differ. */
+export function hashPreimage(recipe: HashRecipe, passphrase: string, input: HashInput, digests = portableDigests) {
+  return recipes.hashPreimage(recipe, passphrase, input, digests);
+}
 
-export const redactedPreimage = (recipe: HashRecipe, input: HashInput, digests = portableDigests) =>
-  recipes.redactedPreimage(recipe, input, digests);
+/** The text a recipe hashes with every secret part shown as a placeholder (see recipe-hashes.ts). */
+export function redactedPreimage(recipe: HashRecipe, input: HashInput, digests = portableDigests) {
+  return recipes.redactedPreimage(recipe, input, digests);
+}
 
-export const computeHash = (recipe: HashRecipe, passphrase: string, input: HashInput, digests = portableDigests) =>
-  recipes.computeHash(recipe, passphrase, input, digests);
+/** The hash a recipe gives for these fields, in lowercase hex. */
+export function computeHash(recipe: HashRecipe, passphrase: string, input: HashInput, digests = portableDigests) {
+  return recipes.computeHash(recipe, passphrase, input, digests);
+}
 
-export const messageHash = (
+/** The message hash of a header-authenticated request: the recipe over its canonical parameters. */
+export function messageHash(
   recipe: HashRecipe,
   passphrase: string,
   request: SignedRequest,
   digests = portableDigests,
   observe?: PreimageObserver,
   name?: string,
-) => recipes.messageHash(recipe, passphrase, request, digests, observe, name);
+) {
+  return recipes.messageHash(recipe, passphrase, request, digests, observe, name);
+}
 
-export const signHeaders = (
+/**
+ * The one request signer for header-authenticated operations: the account id, the API key and the
+ * message hash over the request's canonical parameters, in that order.
+ */
+export function signHeaders(
   names: HeaderNames,
   recipe: HashRecipe,
   account: SigningAccount,
   request: SignedRequest,
   digests = portableDigests,
   observe?: PreimageObserver,
-) => recipes.signHeaders(names, recipe, account, request, digests, observe);
+) {
+  return recipes.signHeaders(names, recipe, account, request, digests, observe);
+}
 
-export const signBodyHashes = <B extends Record<string, unknown>>(
+/**
+ * The one body signer: writes each hash field into the body, in the order given, each computed over
+ * the body as it stands (a later hash sees an earlier one, as the gateway computes them).
+ */
+export function signBodyHashes<B extends Record<string, unknown>>(
   body: B,
   uses: Iterable<{ name: string; recipe: HashRecipe }>,
   passphrase: string,
   digests = portableDigests,
   observe?: PreimageObserver,
-) => recipes.signBodyHashes(body, uses, passphrase, digests, observe);
+): B {
+  return recipes.signBodyHashes(body, uses, passphrase, digests, observe);
+}

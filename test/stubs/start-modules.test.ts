@@ -1,7 +1,7 @@
 // What a server's start loads: the package's server entry imported in a process of its own, every module
 // it loads recorded. Two libraries a server does not need stay out, because each was a measured part of
 // the cold start (npm run bench): @noble/hashes, the portable digests of clients and browsers (the
-// server hashes with node:crypto; about 7 ms), and undici, which an ES import of node:http pulls in
+// server hashes with node:crypto; about 6 ms), and undici, which an ES import of node:http pulls in
 // (runtime/node-http.ts; about 30 ms). A change that brings either back fails here, not only in a figure.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
