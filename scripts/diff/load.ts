@@ -85,16 +85,17 @@ async function fromFile(file: string): Promise<Loaded> {
 async function fromTarball(file: string, label = file): Promise<Loaded> {
   return withTemp(async (dir) => {
     await run('tar', ['-xzf', file, '-C', dir, 'package/generated/openapi.json', 'package/package.json']);
-    // The package ships spec/: its catalogue, where the version has one (tar fails on a missing path).
-    const catalogue = await run('tar', ['-xzf', file, '-C', dir, 'package/spec/refusals.yaml']).then(
-      () => true,
-      () => false,
-    );
+    // The package ships spec/: its catalogue, where the version has one (tar fails on a path it lacks).
+    await run('tar', ['-xzf', file, '-C', dir, 'package/spec/refusals.yaml']).catch(() => undefined);
     const doc = JSON.parse(await readFile(path.join(dir, 'package/generated/openapi.json'), 'utf8'));
     delete doc['x-generated-by'];
     const pkg = JSON.parse(await readFile(path.join(dir, 'package/package.json'), 'utf8'));
-    const refusals = catalogue ? refusalEntries(doc, path.join(dir, 'package')) : null;
-    return { label, doc: withExactSchemas(doc), version: pkg.version, refusals };
+    return {
+      label,
+      doc: withExactSchemas(doc),
+      version: pkg.version,
+      refusals: refusalEntries(doc, path.join(dir, 'package')),
+    };
   });
 }
 

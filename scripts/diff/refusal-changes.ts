@@ -48,6 +48,13 @@ export interface RefusalSnapshot {
 
 const words = (message: RefusalEntry['message']) => JSON.stringify(message);
 
+/**
+ * The catalogues every server of the contract makes (the stubs' own and the schema rules'); the others
+ * are the sandbox's and its control API's, which ask nothing of a gateway's server.
+ */
+const GATEWAY_CATALOGUES = new Set(['refusals', 'validationRefusals']);
+const ofGateway = (e: RefusalEntry) => GATEWAY_CATALOGUES.has(e.catalogue);
+
 export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
   if (base === undefined || revision === undefined) return [];
   if (base === null || revision === null) {
@@ -75,17 +82,30 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
     out.push({ kind, operations: [], subject: code, message: `refusal ${code}: ${message}`, ...v });
   const before = new Map(base.map((e) => [e.code, e]));
   const after = new Map(revision.map((e) => [e.code, e]));
-  // A new refusal is a new obligation for a server not built on the stubs; a client meets it as one
-  // more responseMessage of a responseCode it already handles.
+  // A new refusal of the gateway's is a new obligation for a server not built on the stubs; a client
+  // meets it as one more responseMessage of a responseCode it already handles.
   for (const [code, e] of after)
     if (!before.has(code))
-      add(code, 'refusal-added', `added (${e.catalogue}, responseCode ${e.responseCode}).`, verdict(false, true, true));
-  // Gone: a server may still refuse what it named; clients lose nothing they relied on.
-  for (const code of before.keys())
-    if (!after.has(code)) add(code, 'refusal-removed', 'removed.', verdict(false, true));
+      add(
+        code,
+        'refusal-added',
+        `added (${e.catalogue}, responseCode ${e.responseCode}).`,
+        verdict(false, ofGateway(e), true),
+      );
+  // Gone: a server written for the base may still refuse what it named; clients lose nothing they relied on.
+  for (const [code, e] of before)
+    if (!after.has(code)) add(code, 'refusal-removed', `removed (${e.catalogue}).`, verdict(false, false, true));
   for (const [code, a] of after) {
     const b = before.get(code);
     if (!b) continue;
+    // Moved into the gateway's catalogues, it asks servers to make it.
+    if (b.catalogue !== a.catalogue)
+      add(
+        code,
+        'refusal-catalogue-changed',
+        `moved from ${b.catalogue} to ${a.catalogue}.`,
+        verdict(false, ofGateway(a) && !ofGateway(b), true),
+      );
     // What clients branch on: the responseCode and the HTTP status.
     if (b.responseCode !== a.responseCode)
       add(

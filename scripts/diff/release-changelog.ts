@@ -1,10 +1,11 @@
 // Run by `npm version` (package.json's "version" script), after the version is bumped and before it is
 // committed. First the gate: every contract change since the last release snapshot must be tagged
 // under Unreleased (changelog-gate.ts), and the new version must be the step the largest class
-// asks (a breaking change under 1.0.0: `npm version minor`), no smaller and no larger. Then the Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a
-// fresh empty Unreleased, releases/openapi-X.Y.Z.json keeps the version's bundled document and
-// releases/refusals-X.Y.Z.json its refusal catalogue. npm version then commits them with the regenerated files and tags vX.Y.Z,
-// the tag the breaking-change gate compares with from then on.
+// asks (a breaking change under 1.0.0: `npm version minor`), no smaller and no larger. Then the
+// Unreleased section of CHANGELOG.md becomes the new version's, dated today, under a fresh empty
+// Unreleased; releases/openapi-X.Y.Z.json keeps the version's bundled document and
+// releases/refusals-X.Y.Z.json its refusal catalogue, the base the gate compares with from then on
+// (load.ts lastRelease). npm version then commits them with the regenerated files and tags vX.Y.Z.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { changelogProblems, checkChangelog, releaseVersion } from './changelog-gate.ts';
@@ -64,7 +65,9 @@ export function releaseChangelog(text: string, version: string, date: string): s
  */
 export async function keepRelease(version: string, release: Loaded, dir = RELEASES): Promise<string[]> {
   const files = [releaseSnapshot(version, dir), refusalSnapshot(version, dir)];
-  const kept: RefusalSnapshot = { refusals: release.refusals ?? null };
+  // Not read is not "had none": a snapshot saying null would make the next diff report the catalogue's arrival.
+  if (release.refusals === undefined) throw new Error(`the refusal catalogue of ${version} was not read`);
+  const kept: RefusalSnapshot = { refusals: release.refusals };
   await writeFile(files[0]!, `${JSON.stringify(release.doc, null, 2)}\n`);
   await writeFile(files[1]!, `${JSON.stringify(kept, null, 2)}\n`);
   return files;

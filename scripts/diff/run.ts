@@ -2,7 +2,8 @@
 //
 // Compares the spec at REF (a git ref, a bundled openapi.json/yaml, a packed .tgz or npm:<version>)
 // with the working tree (or --revision) and prints each change with its verdict for clients and for
-// servers. --base defaults to the last release (tag vX.Y.Z, or the commit that last set the version).
+// servers. --base defaults to the last release (load.ts lastRelease: the newest snapshot in releases/,
+// else the newest tag vX.Y.Z, else the release commit CHANGELOG.md records).
 // Exit status: 1 when --check-version is given and the changes need a larger version step than
 // package.json took (a breaking change without a major bump), or --check-changelog is given and a
 // change is not tagged under CHANGELOG.md's Unreleased (changelog-gate.ts); 2 when a version cannot

@@ -245,6 +245,8 @@ export function withTolerantRequests(doc: Doc): Doc {
   const tolerant = new Tolerant(doc);
   const protocols = protocolsOf(doc);
   const own = protocols.canonical;
+  // A spec from before the wire formats (an older release, bundled by the diff) declares none.
+  if (!own) return doc;
   for (const item of Object.values<DocNode>(doc.paths ?? {})) {
     for (const op of Object.values<DocNode>(item)) {
       const content = op?.requestBody?.content;

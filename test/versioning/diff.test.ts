@@ -1,11 +1,12 @@
 // The breaking-change check (scripts/diff) on a copy of the spec changed in many ways at once, each
 // with the verdict a client team and a server team would give it. Redocly's own rating is the
 // outside opinion: where a change travels on one side only, it must agree with ours for clients.
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import {
   changeGroups,
   diffDocs,
@@ -25,6 +26,10 @@ import { canonicalOnly } from '../../runtime/document.ts';
 import { ROOT } from '../support/contract.ts';
 
 let base: Doc;
+/** The commit that wrote spec/refusals.yaml (a shallow clone lacks it: that test is skipped). */
+const CATALOGUE_ADDED = 'b03d7d9';
+const hasCommit = (commit: string) =>
+  spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT }).status === 0;
 let report: DiffReport;
 let alternative: string;
 
@@ -258,17 +263,21 @@ describe('the form/XML mode (x-wire-formats) against a spec without it', () => {
 });
 
 describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document)', () => {
-  it('each refusal by its code: added, removed, its responseCode, status and words, each with its verdict and tag', async () => {
+  it('each refusal by its code: added, removed, moved, its responseCode, status and words, each with its verdict and tag', async () => {
     const now = await workingTree();
     const entries = now.refusals!;
     expect(entries.length).toBeGreaterThan(100);
-    const [first, second, third, fourth] = entries;
+    const gateway = entries.filter((e) => e.catalogue === 'refusals');
+    const [first, second, third, fourth] = gateway;
+    const sandboxOnly = entries.find((e) => e.catalogue === 'sandboxRefusals')!;
     const revised = structuredClone(entries).filter((e) => e.code !== second!.code); // removed
     revised.push({ catalogue: 'refusals', code: 'PGW_ERR_TEST_NEW', responseCode: -2, message: 'New' }); // added
+    revised.push({ catalogue: 'sandboxRefusals', code: 'PGW_ERR_TEST_SANDBOX', responseCode: -2, message: 'New' });
     const changed = (code: string) => revised.find((e) => e.code === code)!;
     changed(first!.code).responseCode = -9; // responseCode
     changed(third!.code).status = 418; // status
     changed(fourth!.code).message = 'Reworded'; // words
+    changed(sandboxOnly.code).catalogue = 'refusals'; // moved into the gateway's
     const diff = await diffDocs(
       { label: 'a', doc: now.doc, version: '0.3.0', refusals: entries },
       { label: 'b', doc: now.doc, version: '0.3.0', refusals: revised },
@@ -276,11 +285,14 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     expect(
       diff.changes
         .map((c) => ({ kind: c.kind, subject: c.subject, ...verdictOf(c) }))
-        .sort((a, b) => (a.kind < b.kind ? -1 : 1)),
+        .sort((a, b) => `${a.kind} ${a.subject}`.localeCompare(`${b.kind} ${b.subject}`)),
     ).toEqual([
       { kind: 'refusal-added', subject: 'PGW_ERR_TEST_NEW', clients: false, servers: true, bump: 'minor' },
+      // The sandbox's own refusals ask nothing of a gateway's server.
+      { kind: 'refusal-added', subject: 'PGW_ERR_TEST_SANDBOX', clients: false, servers: false, bump: 'minor' },
+      { kind: 'refusal-catalogue-changed', subject: sandboxOnly.code, clients: false, servers: true, bump: 'minor' },
       { kind: 'refusal-message-changed', subject: fourth!.code, clients: false, servers: false, bump: 'patch' },
-      { kind: 'refusal-removed', subject: second!.code, clients: false, servers: true, bump: 'minor' },
+      { kind: 'refusal-removed', subject: second!.code, clients: false, servers: false, bump: 'minor' },
       { kind: 'refusal-response-code-changed', subject: first!.code, clients: true, servers: true, bump: 'major' },
       { kind: 'refusal-status-changed', subject: third!.code, clients: true, servers: true, bump: 'major' },
     ]);
@@ -295,31 +307,60 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
       (await diffDocs({ label: 'a', doc: now.doc, refusals }, now)).changes.map((c) => `${c.bump}: ${c.kind}`);
     expect(await kinds(null)).toEqual(['minor: refusal-catalogue-added']);
     expect(await kinds(undefined)).toEqual([]);
+    // What npm version keeps is never "had none" for a catalogue nobody read.
+    await expect(keepRelease('9.9.9', { ...now, refusals: undefined }, os.tmpdir())).rejects.toThrow(/not read/);
   });
 
-  it('reads each side where it keeps its catalogue: a git ref, a release snapshot, the working tree', async () => {
-    // What `npm version` keeps of a release is read back as it was.
+  it('reads each side where it keeps its catalogue: a release snapshot, a packed package', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-release-'));
     try {
+      // What `npm version` keeps of a release is read back as it was.
       const now = await workingTree();
       const [document, catalogue] = await keepRelease('9.9.9', now, dir);
       expect(path.basename(catalogue!)).toBe('refusals-9.9.9.json');
       const kept = await load(document!);
       expect(kept.version).toBe('9.9.9');
       expect(kept.refusals).toEqual(now.refusals);
+      // A packed package reads its own spec/refusals.yaml; one without it had none.
+      const pkg = path.join(dir, 'package');
+      await mkdir(path.join(pkg, 'generated'), { recursive: true });
+      await mkdir(path.join(pkg, 'spec'));
+      await writeFile(path.join(pkg, 'generated/openapi.json'), JSON.stringify(now.doc));
+      await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'p', version: '9.9.9' }));
+      await writeFile(path.join(pkg, 'spec/refusals.yaml'), await readFile(path.join(ROOT, 'spec/refusals.yaml')));
+      execFileSync('tar', ['-czf', 'with.tgz', 'package'], { cwd: dir });
+      await rm(path.join(pkg, 'spec'), { recursive: true });
+      execFileSync('tar', ['-czf', 'without.tgz', 'package'], { cwd: dir });
+      expect((await load(path.join(dir, 'with.tgz'))).refusals).toEqual(now.refusals);
+      expect((await load(path.join(dir, 'without.tgz'))).refusals).toBeNull();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
     // 0.2.0 predates the catalogue, and its snapshot says so (releases/refusals-0.2.0.json).
     const released = await load(path.relative(process.cwd(), releaseSnapshot('0.2.0')));
     expect(released.refusals).toBeNull();
-    // The last commit that changed spec/refusals.yaml reads it from its own spec/: every code the
-    // file writes, so the same codes as the working tree's (a family's words come from the document).
-    const commit = execFileSync('git', ['log', '-1', '--format=%H', '--', 'spec/refusals.yaml'], { cwd: ROOT })
-      .toString()
-      .trim();
-    const [atCommit, now] = await Promise.all([load(commit), workingTree()]);
-    const codes = (refusals: Refusals) => refusals!.map((e) => e.code).sort();
-    expect(codes(atCommit.refusals)).toEqual(codes(now.refusals));
+  });
+
+  it.skipIf(!hasCommit(CATALOGUE_ADDED))("reads a git ref's catalogue from that ref's own spec/", async () => {
+    // The commit that wrote the catalogue had fewer refusals than the working tree: each code it
+    // reads is one that commit's file writes (an entry's code, or a family's codes).
+    const written = YAML.parse(
+      execFileSync('git', ['show', `${CATALOGUE_ADDED}:spec/refusals.yaml`], { cwd: ROOT }).toString(),
+      { merge: true },
+    );
+    const codesIn = (node: unknown): string[] =>
+      !node || typeof node !== 'object'
+        ? []
+        : Object.entries(node).flatMap(([key, value]) =>
+            key === 'code' && typeof value === 'string'
+              ? [value]
+              : key === 'codes'
+                ? Object.values(value as Record<string, string>)
+                : codesIn(value),
+          );
+    const [atCommit, now] = await Promise.all([load(CATALOGUE_ADDED), workingTree()]);
+    const codes = atCommit.refusals!.map((e) => e.code).sort();
+    expect(codes).toEqual([...new Set(codesIn(written))].sort());
+    expect(codes.length).toBeLessThan(now.refusals!.length);
   });
 });
