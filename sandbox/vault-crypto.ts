@@ -46,12 +46,27 @@ export class VaultCrypto {
    * identifiers the same way).
    */
   fingerprint(pan: string): string {
-    for (let round = 0; ; round++) {
-      const digest = createHmac('sha256', this.key)
-        .update(round === 0 ? pan : `${pan}:${round}`)
-        .digest('hex')
-        .slice(0, 32);
-      if (!findCardNumber(digest)) return digest;
+    return this.fingerprints(pan).current;
+  }
+
+  /**
+   * The card's fingerprint, and where it differs, the one a sandbox stored for it before the digest
+   * was derived again (its first digest, which reads as a card number): rows stored under that one
+   * move to the current one (sandbox/card-fingerprint.ts).
+   */
+  fingerprints(pan: string): { current: string; earlier?: string } {
+    const first = this.digest(pan, 0);
+    if (!findCardNumber(first)) return { current: first };
+    for (let round = 1; ; round++) {
+      const digest = this.digest(pan, round);
+      if (!findCardNumber(digest)) return { current: digest, earlier: first };
     }
+  }
+
+  private digest(pan: string, round: number): string {
+    return createHmac('sha256', this.key)
+      .update(round === 0 ? pan : `${pan}:${round}`)
+      .digest('hex')
+      .slice(0, 32);
   }
 }

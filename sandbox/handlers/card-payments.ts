@@ -11,6 +11,7 @@ import { fromCents, toCents } from '../money.ts';
 import { lastWrite, plannedOnce, type Row } from '../store.ts';
 import { storeCard } from './vault.ts';
 import { insertFresh } from '../fresh-id.ts';
+import { cardFingerprint } from '../card-fingerprint.ts';
 
 type H = GatewayHandlers<HandlerContext>;
 type Body = Record<string, any>;
@@ -171,7 +172,7 @@ export async function charge(sb: Sandbox, merchantId: string, input: ChargeInput
   const amount: string = body.transactionAmount;
   const cents = toCents(amount);
   if (cents <= 0 && input.kind !== 'verify') return refused(refusals.notPositive('transactionAmount'));
-  const fingerprint = sb.vault.fingerprint(card.number);
+  const fingerprint = await cardFingerprint(sb, merchantId, card.number);
   // The day the transaction settles: stored for what settles (an approved purchase, which the
   // settlement file lists; an approved authorisation, whose captures list themselves) and answered
   // on every outcome, as the real service answers even a decline (ActiveMerchant's recorded

@@ -3,6 +3,7 @@
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { BRAND, cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
+import { cardFingerprint, entryFingerprint } from '../card-fingerprint.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { blacklistId, cardId, cardKey, digits } from '../ids.ts';
 
@@ -37,7 +38,7 @@ export async function storeCard(
 }
 
 export function vaultHandlers(sb: Sandbox) {
-  const { store, vault } = sb;
+  const { store } = sb;
   // key undefined: the operation takes cardKey as optional (removeCard) and the client sent none.
   // lock: the row is read to be changed (FOR UPDATE, until the commit).
   const stored = async (merchantId: string, id: string, key: string | undefined, lock = false) => {
@@ -88,7 +89,7 @@ export function vaultHandlers(sb: Sandbox) {
         cardExpiryMonth: row.expiry_month,
         cardExpiryYear: row.expiry_year,
         cardAdded: row.added_at,
-        ...(body.paymentFingerprint === '1' ? { paymentFingerprint: row.fingerprint } : {}),
+        ...(body.paymentFingerprint === '1' ? { paymentFingerprint: await entryFingerprint(sb, row) } : {}),
       };
     },
     removeCard: ({ body }, { account }) =>
@@ -113,7 +114,7 @@ export function vaultHandlers(sb: Sandbox) {
     addBlacklistedCard: ({ body }, { account }) =>
       store.transaction(async () => {
         if (!luhn(body.cardNumber)) return refused(refusals.failsLuhn('cardNumber'));
-        const fingerprint = vault.fingerprint(body.cardNumber);
+        const fingerprint = await cardFingerprint(sb, account.id, body.cardNumber);
         // Added once per card and merchant (UNIQUE): a concurrent add of the same card waits on the
         // index, inserts nothing, and reads back the entry the other one made.
         await store.run(
@@ -138,7 +139,7 @@ export function vaultHandlers(sb: Sandbox) {
       const row = await store.get(
         'SELECT * FROM blacklist WHERE merchant_id = ? AND fingerprint = ?',
         account.id,
-        vault.fingerprint(body.cardNumber),
+        await cardFingerprint(sb, account.id, body.cardNumber),
       );
       return row
         ? { responseCode: '0', responseMessage: ok, blacklisted: '1' as const, ...entry(row) }

@@ -457,4 +457,51 @@ describe("the vault's fingerprint of a card", () => {
       await s.close();
     }
   });
+
+  // A store kept from before the fingerprint was derived again holds such a card's rows under its
+  // first digest (sandbox/card-fingerprint.ts): made here by writing that digest into the rows.
+  it('finds the rows a sandbox stored under the earlier fingerprint: the blacklist still declines, the vault answers the current one', async () => {
+    const key = keyWithCardLikeDigest();
+    const earlier = createHmac('sha256', key).update(VISA).digest('hex').slice(0, 32);
+    const s = await startSandbox({ env: { PGW_SANDBOX_DATA_KEY: key.toString('base64') } });
+    try {
+      const listed = { cardName: 'X', cardNumber: VISA, cardExpiryMonth: '02', cardExpiryYear: '29' };
+      const query = { cardNumber: VISA, cardExpiryMonth: '02', cardExpiryYear: '29' };
+      const { cardID: entryID } = (await s.client.addBlacklistedCard(listed)) as { cardID: string };
+      const asBefore = () => s.sandbox.store.run('UPDATE blacklist SET fingerprint = ?', earlier);
+      const rows = () => s.sandbox.store.all('SELECT entry_id, fingerprint FROM blacklist');
+
+      await asBefore();
+      expect(await s.client.queryBlacklistedCard(query)).toMatchObject({ blacklisted: '1', cardID: entryID });
+      const [moved] = await rows();
+      expect(moved).toMatchObject({ entry_id: entryID });
+      expect(moved!.fingerprint).not.toBe(earlier);
+
+      await asBefore();
+      const declined = await s.client.processCard({
+        transactionAmount: '10.00',
+        transactionCurrency: 'AUD',
+        transactionProduct: 'Tea',
+        ...customer,
+        ...card.visa,
+      } as never);
+      expect(declined.responseCode).toBe('9');
+
+      await asBefore();
+      expect(await s.client.addBlacklistedCard(listed)).toMatchObject({ cardID: entryID });
+      expect(await rows()).toEqual([{ entry_id: entryID, fingerprint: moved!.fingerprint }]);
+
+      const added = (await s.client.token.addCard({ ...listed, cardName: 'Jane Citizen' })) as {
+        cardID: string;
+        cardKey: string;
+      };
+      await s.sandbox.store.run('UPDATE cards SET fingerprint = ?', earlier);
+      expect(
+        await s.client.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey, paymentFingerprint: '1' }),
+      ).toMatchObject({ responseCode: '0', paymentFingerprint: moved!.fingerprint });
+      expect(await s.sandbox.store.all('SELECT fingerprint FROM cards')).toEqual([{ fingerprint: moved!.fingerprint }]);
+    } finally {
+      await s.close();
+    }
+  });
 });
