@@ -43,6 +43,21 @@ export const SERVERS_FILE = 'bench/saved/servers.json';
 /** The sandbox's requests naming a scenario beside the same naming none (npm run bench -- --only sandbox,sandbox-scenario --save). */
 export const SCENARIOS_FILE = 'bench/saved/scenarios.json';
 
+/** The least time of rounds (rounds × duration, seconds) the scenario comparison is saved from. */
+export const SCENARIO_SAVE_SECONDS = 80;
+
+/**
+ * Why a run's scenario comparison is not saved, if it is not: its two targets are 5 % apart, within a
+ * short round's noise. A run of every server with 11 rounds of 5 s measured 0.961 and a CPU ratio of
+ * 1.078 where a dedicated run of 8 rounds of 10 s measured 0.953 and 1.049.
+ */
+export function scenarioSaveRefusal(rounds: number, duration: number): string | undefined {
+  const seconds = rounds * duration;
+  return seconds < SCENARIO_SAVE_SECONDS
+    ? `${SCENARIOS_FILE} left as it was: ${seconds} s of rounds is under the ${SCENARIO_SAVE_SECONDS} s its figures are saved from (npm run bench -- --only sandbox,sandbox-scenario --rounds 8 --duration 10 --save)`
+    : undefined;
+}
+
 const NAMES: Record<string, string> = {
   stubs: 'this package',
   'express-openapi-validator': 'express + express-openapi-validator',

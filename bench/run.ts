@@ -35,6 +35,7 @@ import {
   type SavedRun,
   SCENARIOS_FILE,
   scenarioFigures,
+  scenarioSaveRefusal,
   SERVERS_FILE,
   serversFigures,
   withFigures,
@@ -466,7 +467,9 @@ if (args.save) {
     await writeFile(page, withServersFigures(await readFile(page, 'utf8'), serversFigures(run)));
     console.log(`\nsaved in ${SERVERS_FILE}; its figures written into docs/BENCHMARKS.md`);
   }
-  if (ratios.scenarioVsPlain) {
+  const unsaved = scenarioSaveRefusal(Number(args.rounds), Number(args.duration));
+  if (ratios.scenarioVsPlain && unsaved) console.log(unsaved);
+  else if (ratios.scenarioVsPlain) {
     const pair = {
       ...run,
       rows: run.rows.filter((r) => r.server.startsWith('sandbox')),

@@ -15,8 +15,10 @@ import {
   savedProfiles,
   type SavedGrowthRun,
   type SavedRun,
+  SCENARIO_SAVE_SECONDS,
   SCENARIOS_FILE,
   scenarioFigures,
+  scenarioSaveRefusal,
   SERVERS_FILE,
   serversFigures,
   serversFiguresIn,
@@ -68,6 +70,11 @@ describe("the scenario comparison's figures", () => {
     // Each round's CPU per request is in the saved run, and the ratio is their median round's.
     const ratios = run.rows[1]!.cpuRounds!.map((us, i) => us / run.rows[0]!.cpuRounds![i]!).sort((a, b) => a - b);
     expect(run.ratios.scenarioCpuRatio).toBe(+ratios[Math.floor(ratios.length / 2)]!.toFixed(3));
+  });
+  it('come from a run long enough for targets 5 % apart; a shorter run leaves them, saying so', () => {
+    expect(run.rounds * run.duration).toBeGreaterThanOrEqual(SCENARIO_SAVE_SECONDS);
+    expect(scenarioSaveRefusal(8, 10)).toBeUndefined();
+    expect(scenarioSaveRefusal(11, 5)).toContain(`${SCENARIOS_FILE} left as it was: 55 s of rounds`);
   });
 });
 
