@@ -112,14 +112,14 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
         code,
         'refusal-response-code-changed',
         `responseCode ${b.responseCode} → ${a.responseCode}.`,
-        verdict(true, true),
+        verdict(true, ofGateway(a) || ofGateway(b)),
       );
     if (b.status !== a.status)
       add(
         code,
         'refusal-status-changed',
         `HTTP status ${b.status ?? "the operation's own"} → ${a.status ?? "the operation's own"}.`,
-        verdict(true, true),
+        verdict(true, ofGateway(a) || ofGateway(b)),
       );
     // A message may be reworded (spec/refusals.yaml): a client reading it sees the new words.
     if (words(b.message) !== words(a.message))

@@ -36,9 +36,17 @@ export function sameSchema(schema: DocNode, where: string): DocNode {
 
 const NAMING = ['$id', '$anchor', '$dynamicAnchor'];
 /** Keywords whose members are named by their keys, each member a schema. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose values are data, not schemas: an example may hold any key. */
-const DATA = new Set(['example', 'examples', 'default', 'const', 'enum']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependentRequired',
+  'dependencies',
+]);
+/** Keywords whose values are data, not schemas: an example may hold any key, a mapping any value. */
+const DATA = new Set(['example', 'examples', 'default', 'const', 'enum', 'discriminator', 'xml', 'externalDocs']);
 
 /**
  * The naming keyword a schema or any of its subschemas holds, read as JSON Schema reads it: a property

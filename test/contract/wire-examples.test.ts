@@ -81,6 +81,8 @@ describe("an added media type's schema: the spec's own node, copied", () => {
       type: 'object',
       properties: { $id: { type: 'string' }, $anchor: { type: 'string' } },
       examples: [{ $id: 'x' }],
+      dependentRequired: { $id: ['$anchor'] },
+      discriminator: { propertyName: 'kind', mapping: { $id: '#/components/schemas/X' } },
       'x-note': { $id: 'not a schema' },
     };
     const copy = sameSchema(named, 'a request');

@@ -491,6 +491,17 @@ describe("the vault's fingerprint of a card", () => {
       expect(await s.client.addBlacklistedCard(listed)).toMatchObject({ cardID: entryID });
       expect(await rows()).toEqual([{ entry_id: entryID, fingerprint: moved!.fingerprint }]);
 
+      // Listed again since (the old advice): the newer entry is the card's one entry, the older one
+      // dropped, so that removing the newer unblocks the card.
+      await s.sandbox.store.run(
+        "INSERT INTO blacklist (entry_id, merchant_id, fingerprint, bin, last4, expiry_month, expiry_year, name) SELECT 'BLOLDENTRY01', merchant_id, ?, bin, last4, '01', '28', name FROM blacklist",
+        earlier,
+      );
+      expect(await s.client.queryBlacklistedCard(query)).toMatchObject({ blacklisted: '1', cardID: entryID });
+      expect(await rows()).toEqual([{ entry_id: entryID, fingerprint: moved!.fingerprint }]);
+      await s.client.removeBlacklistedCard({ cardID: entryID });
+      expect(await s.client.queryBlacklistedCard(query)).toMatchObject({ blacklisted: '0' });
+
       const added = (await s.client.token.addCard({ ...listed, cardName: 'Jane Citizen' })) as {
         cardID: string;
         cardKey: string;

@@ -269,7 +269,7 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     expect(entries.length).toBeGreaterThan(100);
     const gateway = entries.filter((e) => e.catalogue === 'refusals');
     const [first, second, third, fourth] = gateway;
-    const sandboxOnly = entries.find((e) => e.catalogue === 'sandboxRefusals')!;
+    const [sandboxOnly, sandboxOther] = entries.filter((e) => e.catalogue === 'sandboxRefusals');
     const revised = structuredClone(entries).filter((e) => e.code !== second!.code); // removed
     revised.push({ catalogue: 'refusals', code: 'PGW_ERR_TEST_NEW', responseCode: -2, message: 'New' }); // added
     revised.push({ catalogue: 'sandboxRefusals', code: 'PGW_ERR_TEST_SANDBOX', responseCode: -2, message: 'New' });
@@ -277,7 +277,8 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     changed(first!.code).responseCode = -9; // responseCode
     changed(third!.code).status = 418; // status
     changed(fourth!.code).message = 'Reworded'; // words
-    changed(sandboxOnly.code).catalogue = 'refusals'; // moved into the gateway's
+    changed(sandboxOnly!.code).catalogue = 'refusals'; // moved into the gateway's
+    changed(sandboxOther!.code).responseCode = -9; // a sandbox refusal's responseCode
     const diff = await diffDocs(
       { label: 'a', doc: now.doc, version: '0.3.0', refusals: entries },
       { label: 'b', doc: now.doc, version: '0.3.0', refusals: revised },
@@ -290,10 +291,18 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
       { kind: 'refusal-added', subject: 'PGW_ERR_TEST_NEW', clients: false, servers: true, bump: 'minor' },
       // The sandbox's own refusals ask nothing of a gateway's server.
       { kind: 'refusal-added', subject: 'PGW_ERR_TEST_SANDBOX', clients: false, servers: false, bump: 'minor' },
-      { kind: 'refusal-catalogue-changed', subject: sandboxOnly.code, clients: false, servers: true, bump: 'minor' },
+      { kind: 'refusal-catalogue-changed', subject: sandboxOnly!.code, clients: false, servers: true, bump: 'minor' },
       { kind: 'refusal-message-changed', subject: fourth!.code, clients: false, servers: false, bump: 'patch' },
       { kind: 'refusal-removed', subject: second!.code, clients: false, servers: false, bump: 'minor' },
       { kind: 'refusal-response-code-changed', subject: first!.code, clients: true, servers: true, bump: 'major' },
+      // Clients read it; no gateway's server makes it.
+      {
+        kind: 'refusal-response-code-changed',
+        subject: sandboxOther!.code,
+        clients: true,
+        servers: false,
+        bump: 'major',
+      },
       { kind: 'refusal-status-changed', subject: third!.code, clients: true, servers: true, bump: 'major' },
     ]);
     // The changelog names each by its code.
