@@ -65,7 +65,8 @@ async function fromFile(file: string): Promise<Loaded> {
   const text = await readFile(file, 'utf8');
   const doc = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   // A hand-written root (with $refs to other files) is bundled; a bundled document is read as is.
-  const root = path.dirname(path.dirname(file));
+  // Absolute: the bundler composes the methods of a relative root '.' into nothing.
+  const root = path.dirname(path.dirname(path.resolve(file)));
   const handWritten = text.includes("$ref: '../") || text.includes('$ref: paths/');
   const bundled = handWritten ? await bundleSpec(root) : doc;
   delete bundled['x-generated-by'];

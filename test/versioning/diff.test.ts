@@ -345,6 +345,10 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+    // A hand-written root named by a relative path is bundled with its own catalogue.
+    const root = await load(path.relative(process.cwd(), path.join(ROOT, 'spec/openapi.yaml')));
+    expect(root.doc).toEqual((await workingTree()).doc);
+    expect(root.refusals).toEqual((await workingTree()).refusals);
     // 0.2.0 predates the catalogue, and its snapshot says so (releases/refusals-0.2.0.json).
     const released = await load(path.relative(process.cwd(), releaseSnapshot('0.2.0')));
     expect(released.refusals).toBeNull();
