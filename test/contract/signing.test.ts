@@ -2,7 +2,9 @@
 // the public clients write them (node:crypto, string concatenation).
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as recipes from '../../runtime/recipe-hashes.ts';
+import * as signing from '../../runtime/signing.ts';
 import {
   canonicalJson,
   canonicalParameters,
@@ -170,5 +172,24 @@ describe('the server digests (node:crypto) agree with the portable ones', async 
         expect(nodeDigests.md5Hex(message)).toBe(portableDigests.md5Hex(message));
       }
     }
+  });
+});
+
+// runtime/signing.ts writes each defaulting function's parameters again (a default cannot be added to
+// a type): tsc holds them to recipe-hashes.ts's, digests aside, here (test/contract/types.test.ts runs it).
+describe("signing.ts's defaulting functions take recipe-hashes.ts's parameters, the digests optional", () => {
+  it('has the same parameters and result for each of the six', () => {
+    /** A function's parameters, each required, and its result. */
+    type Shape<F extends (...args: never[]) => unknown> = [Required<Parameters<F>>, ReturnType<F>];
+    expectTypeOf<Shape<typeof signing.hashPreimage>>().toEqualTypeOf<Shape<typeof recipes.hashPreimage>>();
+    expectTypeOf<Shape<typeof signing.redactedPreimage>>().toEqualTypeOf<Shape<typeof recipes.redactedPreimage>>();
+    expectTypeOf<Shape<typeof signing.computeHash>>().toEqualTypeOf<Shape<typeof recipes.computeHash>>();
+    expectTypeOf<Shape<typeof signing.messageHash>>().toEqualTypeOf<Shape<typeof recipes.messageHash>>();
+    expectTypeOf<Shape<typeof signing.signHeaders>>().toEqualTypeOf<Shape<typeof recipes.signHeaders>>();
+    expectTypeOf<Shape<typeof signing.signBodyHashes>>().toEqualTypeOf<Shape<typeof recipes.signBodyHashes>>();
+    // And the digests may be left out: the portable ones are taken.
+    expect(signing.computeHash(hashRecipes.transaction!, 'p', {})).toBe(
+      recipes.computeHash(hashRecipes.transaction!, 'p', {}, signing.portableDigests),
+    );
   });
 });
