@@ -283,28 +283,28 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
       { label: 'a', doc: now.doc, version: '0.3.0', refusals: entries },
       { label: 'b', doc: now.doc, version: '0.3.0', refusals: revised },
     );
-    expect(
-      diff.changes
-        .map((c) => ({ kind: c.kind, subject: c.subject, ...verdictOf(c) }))
-        .sort((a, b) => `${a.kind} ${a.subject}`.localeCompare(`${b.kind} ${b.subject}`)),
-    ).toEqual([
-      { kind: 'refusal-added', subject: 'PGW_ERR_TEST_NEW', clients: false, servers: true, bump: 'minor' },
-      // The sandbox's own refusals ask nothing of a gateway's server.
-      { kind: 'refusal-added', subject: 'PGW_ERR_TEST_SANDBOX', clients: false, servers: false, bump: 'minor' },
-      { kind: 'refusal-catalogue-changed', subject: sandboxOnly!.code, clients: false, servers: true, bump: 'minor' },
-      { kind: 'refusal-message-changed', subject: fourth!.code, clients: false, servers: false, bump: 'patch' },
-      { kind: 'refusal-removed', subject: second!.code, clients: false, servers: false, bump: 'minor' },
-      { kind: 'refusal-response-code-changed', subject: first!.code, clients: true, servers: true, bump: 'major' },
-      // Clients read it; no gateway's server makes it.
-      {
-        kind: 'refusal-response-code-changed',
-        subject: sandboxOther!.code,
-        clients: true,
-        servers: false,
-        bump: 'major',
-      },
-      { kind: 'refusal-status-changed', subject: third!.code, clients: true, servers: true, bump: 'major' },
-    ]);
+    const byKind = <T extends { kind: string; subject?: string | undefined }>(list: T[]) =>
+      list.sort((a, b) => `${a.kind} ${a.subject}`.localeCompare(`${b.kind} ${b.subject}`));
+    expect(byKind(diff.changes.map((c) => ({ kind: c.kind, subject: c.subject, ...verdictOf(c) })))).toEqual(
+      byKind([
+        { kind: 'refusal-added', subject: 'PGW_ERR_TEST_NEW', clients: false, servers: true, bump: 'minor' },
+        // The sandbox's own refusals ask nothing of a gateway's server.
+        { kind: 'refusal-added', subject: 'PGW_ERR_TEST_SANDBOX', clients: false, servers: false, bump: 'minor' },
+        { kind: 'refusal-catalogue-changed', subject: sandboxOnly!.code, clients: false, servers: true, bump: 'minor' },
+        { kind: 'refusal-message-changed', subject: fourth!.code, clients: false, servers: false, bump: 'patch' },
+        { kind: 'refusal-removed', subject: second!.code, clients: false, servers: false, bump: 'minor' },
+        { kind: 'refusal-response-code-changed', subject: first!.code, clients: true, servers: true, bump: 'major' },
+        // Clients read it; no gateway's server makes it.
+        {
+          kind: 'refusal-response-code-changed',
+          subject: sandboxOther!.code,
+          clients: true,
+          servers: false,
+          bump: 'major',
+        },
+        { kind: 'refusal-status-changed', subject: third!.code, clients: true, servers: true, bump: 'major' },
+      ]),
+    );
     // The changelog names each by its code.
     expect(changeGroups(diff.changes).map((g) => g.tag)).toContain('minor: refusal-added PGW_ERR_TEST_NEW');
     expect(diff.bump).toBe('major');
