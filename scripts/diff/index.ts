@@ -1,11 +1,11 @@
 // The contract's breaking-change check: every change between two versions of the bundled spec, each
 // judged for clients and for servers, the semver bump they need together, and whether the package
 // version moved far enough. Public entry of scripts/diff/ (run.ts is its command line).
-import type { Doc } from '../lib/contract.ts';
 import { maxBump, type Bump, type Change } from './change.ts';
 import { type ChangeGroup, changeGroups } from './changelog-gate.ts';
 import { contractChanges } from './contract-changes.ts';
-import { type Refusals, refusalChanges } from './refusal-changes.ts';
+import { refusalChanges } from './refusal-changes.ts';
+import type { Loaded } from './load.ts';
 import { schemaChanges } from './schema-changes.ts';
 
 import { npmVersionArgument, versionStep } from './version.ts';
@@ -38,15 +38,8 @@ export interface DiffReport {
   needed?: string;
 }
 
-/** One side of a diff: its bundled document, and its refusal catalogue where it was read (refusal-changes.ts). */
-export interface DiffSide {
-  label: string;
-  doc: Doc;
-  version?: string | undefined;
-  refusals?: Refusals;
-}
-
-export async function diffDocs(base: DiffSide, revision: DiffSide): Promise<DiffReport> {
+/** Each side as load.ts answers it: its bundled document, version, and refusal catalogue where it was read. */
+export async function diffDocs(base: Loaded, revision: Loaded): Promise<DiffReport> {
   const changes = [
     ...contractChanges(base.doc, revision.doc),
     ...(await schemaChanges(base.doc, revision.doc)),
