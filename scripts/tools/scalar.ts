@@ -1,5 +1,5 @@
 // Scalar's API reference (the standalone browser bundle of @scalar/api-reference) renders the
-// document in Debian's headless Chromium, as a team would host it: one page, the bundle and the
+// document in Debian's headless Chromium (../lib/chromium.ts), as a team would host it: one page, the bundle and the
 // document served from 127.0.0.1. Only the loopback resolves (--host-resolver-rules) and background
 // networking is off, so a page that needs the internet shows it. Checked: every path operation and
 // webhook appears by its summary, and the page throws no error.
@@ -9,10 +9,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../lib/chromium.ts';
 import type { ToolContext, ToolReport, ToolRunner } from './report.ts';
 import { installedVersion, secondsSince, ToolNotInstalled } from './lib/tool.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const VERBS = ['get', 'post', 'put', 'patch', 'delete'];
 
 const page = (title: string) => `<!doctype html>
@@ -58,16 +58,7 @@ const run: ToolRunner = async (ctx: ToolContext): Promise<ToolReport> => {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
-    ],
+    args: [...CHROMIUM_FLAGS],
   });
   const errors: string[] = [];
   const outside = new Set<string>();

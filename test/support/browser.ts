@@ -1,36 +1,22 @@
-// Debian's Chromium for the browser tests, installed by the project's own set-up script when it is
-// missing (CI machines start without it; `npx playwright install` cannot download browsers here).
+// Debian's headless Chromium for the browser tests (scripts/lib/chromium.ts), installed by the project's
+// own set-up script when it is missing (CI machines start without it; `npx playwright install` cannot
+// download browsers here).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserServer } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../scripts/lib/chromium.ts';
 import { ROOT } from './contract.ts';
 import { sharedChromium } from './shared-servers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 export function ensureChromium(): string {
   if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts/setup/chromium.sh')], { stdio: 'inherit' });
   return CHROMIUM;
 }
 
-/** Chromium's flags: no background traffic, and every host but the loopback unresolvable. */
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // This machine's network is closed, and the docs must need none: a request elsewhere fails at once.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
-
 /** Chromium as a server that test files connect to (test/support/shared-servers.global.ts starts one per run). */
 export function chromiumServer(): Promise<BrowserServer> {
-  return chromium.launchServer({ executablePath: ensureChromium(), args: FLAGS });
+  return chromium.launchServer({ executablePath: ensureChromium(), args: [...CHROMIUM_FLAGS] });
 }
 
 /**
