@@ -12,6 +12,7 @@ import { npmVersionArgument, versionStep } from './version.ts';
 
 export type { Bump, Change } from './change.ts';
 export type { RefusalEntry, Refusals, RefusalSnapshot } from './refusal-changes.ts';
+export { refusalEntries } from './refusal-changes.ts';
 export { npmVersionArgument, versionStep } from './version.ts';
 export { lastRelease, load, releaseSnapshot, workingTree, type Loaded } from './load.ts';
 export {

@@ -56,7 +56,7 @@ async function fromGitRef(ref: string): Promise<Loaded> {
     await run('sh', ['-c', `git archive ${commit} spec | tar -x -C "${dir}"`], { cwd: ROOT });
     await writeFile(path.join(dir, 'redocly.yaml'), 'apis:\n  gateway:\n    root: spec/openapi.yaml\n');
     const bundled = await bundleSpec(dir);
-    return { doc: bundled, refusals: refusalEntries(bundled, dir) };
+    return { doc: bundled, refusals: refusalEntries(bundled, dir, true) };
   });
   return { label: `${ref} (${commit.slice(0, 7)})`, doc, version: pkg.version, refusals };
 }
@@ -75,7 +75,7 @@ async function fromFile(file: string): Promise<Loaded> {
   const version = /(?:^|[/\\])openapi-(\d+\.\d+\.\d+[^/\\]*)\.json$/.exec(file)?.[1];
   const kept = version ? refusalSnapshot(version, path.dirname(file)) : undefined;
   const refusals = handWritten
-    ? refusalEntries(bundled, root)
+    ? refusalEntries(bundled, root, true)
     : existsSync(kept ?? '')
       ? (JSON.parse(await readFile(kept!, 'utf8')) as RefusalSnapshot).refusals
       : undefined;
@@ -95,7 +95,7 @@ async function fromTarball(file: string, label = file): Promise<Loaded> {
       label,
       doc: withExactSchemas(doc),
       version: pkg.version,
-      refusals: refusalEntries(doc, path.join(dir, 'package')),
+      refusals: refusalEntries(doc, path.join(dir, 'package'), true),
     };
   });
 }

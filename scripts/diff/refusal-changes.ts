@@ -7,12 +7,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Doc } from '../lib/contract.ts';
-import { CATALOGUE_FILE, refusalCatalogues } from '../generators/refusal-catalogue.ts';
+import { CATALOGUE_FILE, type MadeBy, refusalCatalogues } from '../generators/refusal-catalogue.ts';
 import { verdict, type Change } from './change.ts';
 
 /** One refusal as a diff compares it: what a caller reads of it (the code only names it). */
 export interface RefusalEntry {
   catalogue: string;
+  /** Who makes it (its catalogue's madeBy); absent where the catalogue was written before the field. */
+  madeBy?: MadeBy;
   code: string;
   responseCode: number;
   status?: number;
@@ -25,12 +27,16 @@ export interface RefusalEntry {
  */
 export type Refusals = RefusalEntry[] | null | undefined;
 
-/** The refusal entries of the spec under `root` (null when it has no catalogue file), read with its bundled document. */
-export function refusalEntries(doc: Doc, root: string): RefusalEntry[] | null {
+/**
+ * The refusal entries of the spec under `root` (null when it has no catalogue file), read with its
+ * bundled document. `past`: an earlier version's spec (a git ref, a packed package).
+ */
+export function refusalEntries(doc: Doc, root: string, past = false): RefusalEntry[] | null {
   if (!existsSync(path.join(root, CATALOGUE_FILE))) return null;
-  return refusalCatalogues(doc, root).flatMap((c) =>
+  return refusalCatalogues(doc, root, past).flatMap((c) =>
     c.texts.map(({ text }) => ({
       catalogue: c.name,
+      ...(c.madeBy === undefined ? {} : { madeBy: c.madeBy }),
       code: text.code,
       responseCode: text.responseCode,
       ...(text.status === undefined ? {} : { status: text.status }),
@@ -49,11 +55,13 @@ export interface RefusalSnapshot {
 const words = (message: RefusalEntry['message']) => JSON.stringify(message);
 
 /**
- * The catalogues every server of the contract makes (the stubs' own and the schema rules'); the others
- * are the sandbox's and its control API's, which ask nothing of a gateway's server.
+ * The catalogues every server made in a spec written before `madeBy` (b03d7d9, which wrote the
+ * catalogue, up to the commit that added the field): the stubs' own and the schema rules'.
  */
-const GATEWAY_CATALOGUES = new Set(['refusals', 'validationRefusals']);
-const ofGateway = (e: RefusalEntry) => GATEWAY_CATALOGUES.has(e.catalogue);
+const SERVERS_BEFORE_MADE_BY = new Set(['refusals', 'validationRefusals']);
+/** Whether every server of the contract makes it (else the sandbox alone, which asks nothing of a server). */
+const ofServers = (e: RefusalEntry) =>
+  e.madeBy === undefined ? SERVERS_BEFORE_MADE_BY.has(e.catalogue) : e.madeBy === 'servers';
 
 export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
   if (base === undefined || revision === undefined) return [];
@@ -82,7 +90,7 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
     out.push({ kind, operations: [], subject: code, message: `refusal ${code}: ${message}`, ...v });
   const before = new Map(base.map((e) => [e.code, e]));
   const after = new Map(revision.map((e) => [e.code, e]));
-  // A new refusal of the gateway's is a new obligation for a server not built on the stubs; a client
+  // A new refusal that every server makes is a new obligation for a server not built on the stubs; a client
   // meets it as one more responseMessage of a responseCode it already handles.
   for (const [code, e] of after)
     if (!before.has(code))
@@ -90,7 +98,7 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
         code,
         'refusal-added',
         `added (${e.catalogue}, responseCode ${e.responseCode}).`,
-        verdict(false, ofGateway(e), true),
+        verdict(false, ofServers(e), true),
       );
   // Gone: a server written for the base may still refuse what it named; clients lose nothing they relied on.
   for (const [code, e] of before)
@@ -98,13 +106,21 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
   for (const [code, a] of after) {
     const b = before.get(code);
     if (!b) continue;
-    // Moved into the gateway's catalogues, it asks servers to make it.
+    // Moved into a catalogue every server makes, it asks servers to make it.
     if (b.catalogue !== a.catalogue)
       add(
         code,
         'refusal-catalogue-changed',
         `moved from ${b.catalogue} to ${a.catalogue}.`,
-        verdict(false, ofGateway(a) && !ofGateway(b), true),
+        verdict(false, ofServers(a) && !ofServers(b), true),
+      );
+    // Its catalogue now made by every server (or no longer): the first asks servers to make it.
+    else if (ofServers(a) !== ofServers(b))
+      add(
+        code,
+        'refusal-made-by-changed',
+        `now made by ${ofServers(a) ? 'every server' : 'the sandbox alone'} (${a.catalogue}).`,
+        verdict(false, ofServers(a), true),
       );
     // What clients branch on: the responseCode and the HTTP status.
     if (b.responseCode !== a.responseCode)
@@ -112,14 +128,14 @@ export function refusalChanges(base: Refusals, revision: Refusals): Change[] {
         code,
         'refusal-response-code-changed',
         `responseCode ${b.responseCode} → ${a.responseCode}.`,
-        verdict(true, ofGateway(a) || ofGateway(b)),
+        verdict(true, ofServers(a) || ofServers(b)),
       );
     if (b.status !== a.status)
       add(
         code,
         'refusal-status-changed',
         `HTTP status ${b.status ?? "the operation's own"} → ${a.status ?? "the operation's own"}.`,
-        verdict(true, ofGateway(a) || ofGateway(b)),
+        verdict(true, ofServers(a) || ofServers(b)),
       );
     // A message may be reworded (spec/refusals.yaml): a client reading it sees the new words.
     if (words(b.message) !== words(a.message))

@@ -13,10 +13,19 @@ import { tsHeader } from './banner.ts';
 
 export const CATALOGUE_FILE = 'spec/refusals.yaml';
 
-/** A catalogue as the page shows it: its name, what it covers, and its entries in order. */
+/**
+ * Who makes a catalogue's refusals: every server of the contract, or the sandbox alone (then a change
+ * to them asks nothing of a gateway's server).
+ */
+export const MADE_BY = ['servers', 'sandbox'] as const;
+export type MadeBy = (typeof MADE_BY)[number];
+
+/** A catalogue as the page shows it: its name, what it covers, who makes it, and its entries in order. */
 export interface Catalogue {
   name: string;
   about: string;
+  /** Undefined in a catalogue written before the field (a git ref's spec, read by `npm run diff`). */
+  madeBy: MadeBy | undefined;
   entries: { name: string; entry: CatalogueEntry<unknown[]> }[];
   /** Its entries as the spec writes them (a family's, one per name), for generated/refusal-catalogue.ts. */
   texts: { name: string; text: EntryText; family?: string }[];
@@ -36,7 +45,9 @@ interface WrittenEntry {
 }
 
 /** The catalogue file, read as written (its x- keys are the file's own shorthands: YAML anchors). */
-function readCatalogueFile(root: string): Record<string, { about: string; entries: Record<string, WrittenEntry> }> {
+function readCatalogueFile(
+  root: string,
+): Record<string, { about: string; madeBy?: string; entries: Record<string, WrittenEntry> }> {
   const parsed = YAML.parse(readFileSync(path.join(root, CATALOGUE_FILE), 'utf8'), { merge: true });
   return Object.fromEntries(Object.entries(parsed).filter(([key]) => !key.startsWith('x-'))) as never;
 }
@@ -55,9 +66,14 @@ const text = (e: WrittenEntry, where: string): EntryText => {
   };
 };
 
-/** Every catalogue of the spec, in its order (the stubs' first: every server makes those). */
-export function refusalCatalogues(doc: Doc, root: string): Catalogue[] {
-  return Object.entries(readCatalogueFile(root)).map(([name, { about, entries }]) => {
+/**
+ * Every catalogue of the spec, in its order (the stubs' first: every server makes those). `past`: the
+ * spec of an earlier commit, whose catalogues may have been written before `madeBy`.
+ */
+export function refusalCatalogues(doc: Doc, root: string, past = false): Catalogue[] {
+  return Object.entries(readCatalogueFile(root)).map(([name, { about, madeBy, entries }]) => {
+    if (!(MADE_BY as readonly unknown[]).includes(madeBy) && !(past && madeBy === undefined))
+      throw new Error(`${CATALOGUE_FILE}: ${name}.madeBy must be one of ${MADE_BY.join(', ')}`);
     const texts: Catalogue['texts'] = [];
     for (const [entryName, written] of Object.entries(entries)) {
       if (!written.family) {
@@ -79,6 +95,7 @@ export function refusalCatalogues(doc: Doc, root: string): Catalogue[] {
     return {
       name,
       about,
+      madeBy: madeBy as MadeBy | undefined,
       texts,
       entries: texts.map((t) => ({
         name: t.family ? `${t.family}('${t.name}')` : t.name,
@@ -168,6 +185,8 @@ export function refusalsDoc(catalogues: Catalogue[]): string {
       `## \`${c.name}\` (${CATALOGUE_FILE})`,
       '',
       c.about,
+      '',
+      `Made by ${c.madeBy === 'servers' ? 'every server of the contract: a refusal added here, or a changed responseCode or HTTP status, asks each server to change' : "the sandbox alone: a change here asks nothing of a gateway's server"} (\`madeBy: ${c.madeBy}\`, read by \`npm run diff\`).`,
       '',
       '| code | responseCode | HTTP status | message (an example) | when | entry |',
       '|---|---|---|---|---|---|',

@@ -12,11 +12,13 @@ import {
   diffDocs,
   load,
   npmVersionArgument,
+  refusalEntries,
   releaseSnapshot,
   versionStep,
   workingTree,
   type Change,
   type DiffReport,
+  type RefusalEntry,
   type Refusals,
 } from '../../scripts/diff/index.ts';
 import { schemaUsage } from '../../scripts/diff/usage.ts';
@@ -271,13 +273,26 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     const [first, second, third, fourth] = gateway;
     const [sandboxOnly, sandboxOther] = entries.filter((e) => e.catalogue === 'sandboxRefusals');
     const revised = structuredClone(entries).filter((e) => e.code !== second!.code); // removed
-    revised.push({ catalogue: 'refusals', code: 'PGW_ERR_TEST_NEW', responseCode: -2, message: 'New' }); // added
-    revised.push({ catalogue: 'sandboxRefusals', code: 'PGW_ERR_TEST_SANDBOX', responseCode: -2, message: 'New' });
+    // added
+    revised.push({
+      catalogue: 'refusals',
+      madeBy: 'servers',
+      code: 'PGW_ERR_TEST_NEW',
+      responseCode: -2,
+      message: 'New',
+    });
+    revised.push({
+      catalogue: 'sandboxRefusals',
+      madeBy: 'sandbox',
+      code: 'PGW_ERR_TEST_SANDBOX',
+      responseCode: -2,
+      message: 'New',
+    });
     const changed = (code: string) => revised.find((e) => e.code === code)!;
     changed(first!.code).responseCode = -9; // responseCode
     changed(third!.code).status = 418; // status
     changed(fourth!.code).message = 'Reworded'; // words
-    changed(sandboxOnly!.code).catalogue = 'refusals'; // moved into the gateway's
+    Object.assign(changed(sandboxOnly!.code), { catalogue: 'refusals', madeBy: 'servers' }); // moved into the servers'
     changed(sandboxOther!.code).responseCode = -9; // a sandbox refusal's responseCode
     const diff = await diffDocs(
       { label: 'a', doc: now.doc, version: '0.3.0', refusals: entries },
@@ -308,6 +323,74 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     // The changelog names each by its code.
     expect(changeGroups(diff.changes).map((g) => g.tag)).toContain('minor: refusal-added PGW_ERR_TEST_NEW');
     expect(diff.bump).toBe('major');
+  });
+
+  it("who makes a refusal is its catalogue's madeBy, not its name; a catalogue written before the field is read by its name", async () => {
+    const now = await workingTree();
+    expect(new Set(now.refusals!.map((e) => `${e.catalogue} ${e.madeBy}`))).toEqual(
+      new Set(['refusals servers', 'validationRefusals servers', 'sandboxRefusals sandbox', 'controlRefusals sandbox']),
+    );
+    const added = async (base: RefusalEntry[], entries: RefusalEntry[]) =>
+      Object.fromEntries(
+        (
+          await diffDocs({ label: 'a', doc: now.doc, refusals: base }, { ...now, refusals: [...base, ...entries] })
+        ).changes.map((c) => [c.subject, verdictOf(c).servers]),
+      );
+    const entry = (code: string, catalogue: string, madeBy?: RefusalEntry['madeBy']): RefusalEntry => ({
+      catalogue,
+      ...(madeBy && { madeBy }),
+      code,
+      responseCode: -2,
+      message: 'New',
+    });
+    expect(
+      await added(now.refusals!, [
+        entry('PGW_ERR_TEST_PARTNER', 'partnerRefusals', 'servers'),
+        entry('PGW_ERR_TEST_NAMED', 'refusals', 'sandbox'),
+      ]),
+    ).toEqual({ PGW_ERR_TEST_PARTNER: true, PGW_ERR_TEST_NAMED: false });
+    // A catalogue's madeBy changed, its entries staying: now every server's asks servers to make them.
+    const [control] = now.refusals!.filter((e) => e.catalogue === 'controlRefusals');
+    const madeByServers = now.refusals!.map((e) => (e === control ? { ...e, madeBy: 'servers' as const } : e));
+    const changes = async (base: RefusalEntry[], revision: RefusalEntry[]) =>
+      (await diffDocs({ label: 'a', doc: now.doc, refusals: base }, { ...now, refusals: revision })).changes.map(
+        (c) => ({ kind: c.kind, subject: c.subject, ...verdictOf(c) }),
+      );
+    expect(await changes(now.refusals!, madeByServers)).toEqual([
+      { kind: 'refusal-made-by-changed', subject: control!.code, clients: false, servers: true, bump: 'minor' },
+    ]);
+    expect(await changes(madeByServers, now.refusals!)).toEqual([
+      { kind: 'refusal-made-by-changed', subject: control!.code, clients: false, servers: false, bump: 'minor' },
+    ]);
+    // A spec from before the field (b03d7d9 up to the commit that added it): the stubs' catalogue and
+    // the schema's were every server's.
+    const before = now.refusals!.map(({ madeBy: _, ...e }) => e);
+    expect(
+      await added(before, [
+        entry('PGW_ERR_TEST_STUBS', 'refusals'),
+        entry('PGW_ERR_TEST_SCHEMA', 'validationRefusals'),
+        entry('PGW_ERR_TEST_SANDBOX', 'sandboxRefusals'),
+      ]),
+    ).toEqual({ PGW_ERR_TEST_STUBS: true, PGW_ERR_TEST_SCHEMA: true, PGW_ERR_TEST_SANDBOX: false });
+  });
+
+  it('a catalogue of the working tree must say who makes it; an earlier version read by npm run diff need not', async () => {
+    const now = await workingTree();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-made-by-'));
+    try {
+      await mkdir(path.join(dir, 'spec'));
+      const file = await readFile(path.join(ROOT, 'spec/refusals.yaml'), 'utf8');
+      await writeFile(path.join(dir, 'spec/refusals.yaml'), file.replace(/^ {2}madeBy: sandbox\n/m, ''));
+      expect(() => refusalEntries(now.doc, dir)).toThrow(
+        'spec/refusals.yaml: sandboxRefusals.madeBy must be one of servers, sandbox',
+      );
+      const past = refusalEntries(now.doc, dir, true)!;
+      expect(past.filter((e) => e.madeBy === undefined).map((e) => e.catalogue)).toEqual(
+        now.refusals!.filter((e) => e.catalogue === 'sandboxRefusals').map(() => 'sandboxRefusals'),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a version without a catalogue against one with it is the catalogue added; one not read is not compared', async () => {
@@ -374,6 +457,8 @@ describe('the refusal catalogue (spec/refusals.yaml, beside the bundled document
     const [atCommit, now] = await Promise.all([load(CATALOGUE_ADDED), workingTree()]);
     const codes = atCommit.refusals!.map((e) => e.code).sort();
     expect(codes).toEqual([...new Set(codesIn(written))].sort());
+    // Written before madeBy: read all the same, each catalogue by its name (the test above).
+    expect(atCommit.refusals!.filter((e) => e.madeBy !== undefined)).toEqual([]);
     expect(codes.length).toBeLessThan(now.refusals!.length);
   });
 });
