@@ -30,7 +30,7 @@ import {
   type RequestRecord,
 } from '../server-stubs/index.ts';
 import { refusalCatalogue, type RefusalArgs } from '../generated/refusal-catalogue.ts';
-import { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
+import { cardNumberFields, cardNumberSentOutsideCardFields } from '../runtime/card-fields.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
 import { catalogueOf } from '../runtime/refusal-catalogue.ts';
 import { withOutcome } from '../runtime/scenarios.ts';
@@ -149,17 +149,18 @@ function exampleServer({
   /** The one handler: Prism's example for the operation, made to keep the rules for this request. */
   const fromPrism = async (
     input: { body?: Record<string, unknown>; params: Record<string, string>; query?: Record<string, string> },
-    context: { operation: ContractOperation; account: Account },
+    context: { operation: ContractOperation; account: Account; ignoredFields?: Readonly<Record<string, unknown>> },
   ): Promise<unknown> => {
     const exchange = exchanges.getStore()!;
     exchange.handled = true;
     const op = context.operation;
     const route = routeOf.get(op.operationId)!;
     // A card number in a field that is not a card number's is refused as the sandbox refuses it.
-    const field =
-      cardNumberOutsideCardFields(input.body, cardFields, new Set(op.hashes.map((h) => h.name))) ??
-      cardNumberOutsideCardFields(input.params, cardFields) ??
-      cardNumberOutsideCardFields(input.query, cardFields);
+    const field = cardNumberSentOutsideCardFields(
+      { ...input, ignored: context.ignoredFields },
+      cardFields,
+      new Set(op.hashes.map((h) => h.name)),
+    );
     if (field !== undefined) {
       const refusal = sandboxRefusals.cardNumberInField(field);
       exchange.refused = refusal.message;

@@ -1,8 +1,10 @@
 // A card number may be sent only in a field whose schema is the contract's CardNumber: in any other
 // (custom1, transactionProduct, customerName, a PayTo reference...) it is refused -2 naming the field
 // (the sandbox's cardNumberInField), by the sandbox before any handler stores it and by the mock
-// before it answers. One reading of the rule for both.
-import { cardNumberPath } from './card-numbers.ts';
+// before it answers. One reading of the rule for both. A field the operation does not declare, which
+// the stubs drop as the gateway ignores it, is read too, whatever its name: a token purchase that also
+// carries paymentCardNumber is refused, not charged to the stored card with the number dropped.
+import { cardNumberPath, maskCardNumbers } from './card-numbers.ts';
 
 /** The fields whose schema is the contract's CardNumber: the only ones a card number may be sent in. */
 export function cardNumberFields(spec: Record<string, any>): Set<string> {
@@ -36,4 +38,32 @@ export function cardNumberOutsideCardFields(
   hashes: ReadonlySet<string> = new Set(),
 ): string | undefined {
   return cardNumberPath(value, (name) => cardFields.has(name) || SANDBOX_TOKENS.has(name) || hashes.has(name));
+}
+
+/** What a handler is given of a request: its body, parameters, query, and the fields the stubs dropped. */
+export interface SentFields {
+  body?: unknown;
+  params?: unknown;
+  query?: unknown;
+  /** The body's fields no form of the operation declares (HandlerContext.ignoredFields). */
+  ignored?: unknown;
+}
+
+/**
+ * The path of the first value of a request holding a card number where none may be sent: a body
+ * field, a parameter or a query value outside the card-number fields (`hashes`: the request's own
+ * body hashes), or any field the operation does not declare. A name that is itself a card number (a
+ * field the operation does not declare may be named anything) comes masked: the refusal names it.
+ */
+export function cardNumberSentOutsideCardFields(
+  sent: SentFields,
+  cardFields: Set<string>,
+  hashes: ReadonlySet<string>,
+): string | undefined {
+  const at =
+    cardNumberOutsideCardFields(sent.body, cardFields, hashes) ??
+    cardNumberOutsideCardFields(sent.params, cardFields) ??
+    cardNumberOutsideCardFields(sent.query, cardFields) ??
+    cardNumberPath(sent.ignored);
+  return at === undefined ? undefined : maskCardNumbers(at);
 }

@@ -9,7 +9,7 @@
 //   (its transaction is rolled back by the gateway, as for every refusal), never as a 500.
 import type { GatewayHandlers, HandlerContext, Refusal } from '../server-stubs/index.ts';
 import { findCardNumber } from '../runtime/card-numbers.ts';
-import { cardNumberFields, cardNumberOutsideCardFields } from '../runtime/card-fields.ts';
+import { cardNumberFields, cardNumberSentOutsideCardFields } from '../runtime/card-fields.ts';
 import { refusedAs, sandboxRefusals as refusals } from './refusals.ts';
 import { notifyFieldRefusal, type UrlPolicy } from './url-policy.ts';
 
@@ -79,11 +79,11 @@ export function guarded(
   const wrapped: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(handlers as unknown as Record<string, Handler>)) {
     wrapped[name] = (input, context) => {
-      const hashes = bodyHashes(context.operation);
-      const field =
-        cardNumberOutsideCardFields(input.body, cardFields, hashes) ??
-        cardNumberOutsideCardFields(input.params, cardFields) ??
-        cardNumberOutsideCardFields(input.query, cardFields);
+      const field = cardNumberSentOutsideCardFields(
+        { ...input, ignored: context.ignoredFields },
+        cardFields,
+        bodyHashes(context.operation),
+      );
       if (field !== undefined) return refusedAs(context.operation.refusalCode, refusals.cardNumberInField(field));
       const unsafe = notifyFieldRefusal(input.body, policy);
       if (unsafe) return refusedAs(context.operation.refusalCode, refusals.unsafeUrl(unsafe.field, unsafe.why));

@@ -387,9 +387,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     const query = queryOf(op, search);
     if ('refusal' in query) return refused(op, query.refusal, 'query', protocol, undefined, note);
     let sent = parsed.ok;
+    let ignored: Record<string, unknown> | undefined;
     if (ignoreUnknown) {
       const known = withoutUnknownFields(op, sent);
-      if (known.unknown.length)
+      ignored = known.ignored;
+      if (ignored)
         logger.warn('unknown fields ignored', { operationId: op.operationId, fields: known.unknown.join(', ') });
       sent = known.body;
     }
@@ -428,7 +430,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     let returned: unknown;
     let answered: Answered | undefined;
     const input = { body, params, query: query.ok };
-    const context = { operation: op, account: auth.account };
+    const context: HandlerContext = {
+      operation: op,
+      account: auth.account,
+      ...(ignored && { ignoredFields: ignored }),
+    };
     // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
     // keeps the change it reports.
     const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);

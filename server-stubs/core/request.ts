@@ -76,17 +76,26 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
 }
 
 /**
- * The body without the fields no form of the operation declares (x-unknown-fields: ignore), and their
- * names. The body itself is returned when it has none, so a clean request costs one pass over its keys.
+ * The body without the fields no form of the operation declares (x-unknown-fields: ignore), their
+ * names (`unknown`) and those fields as sent (`ignored`, undefined when there are none). The body
+ * itself is returned when it has none, so a clean request costs one pass over its keys.
  */
-export function withoutUnknownFields(op: ContractOperation, body: unknown): { body: unknown; unknown: string[] } {
-  if (!op.fields || typeof body !== 'object' || body === null || Array.isArray(body)) return { body, unknown: [] };
+export function withoutUnknownFields(
+  op: ContractOperation,
+  body: unknown,
+): { body: unknown; unknown: string[]; ignored: Record<string, unknown> | undefined } {
+  if (!op.fields || typeof body !== 'object' || body === null || Array.isArray(body))
+    return { body, unknown: [], ignored: undefined };
   const fields = fieldsOf(op);
-  const unknown: string[] = [];
-  for (const name in body) if (!fields.has(name)) unknown.push(name);
-  if (!unknown.length) return { body, unknown };
+  let ignored: Record<string, unknown> | undefined;
+  for (const name in body) {
+    if (fields.has(name)) continue;
+    ignored ??= {};
+    ignored[name] = (body as Record<string, unknown>)[name];
+  }
+  if (!ignored) return { body, unknown: [], ignored };
   const known = Object.fromEntries(Object.entries(body).filter(([name]) => fields.has(name)));
-  return { body: known, unknown };
+  return { body: known, unknown: Object.keys(ignored), ignored };
 }
 
 // A set, not the list: processCard declares 37 fields, and a body's every key is looked up.

@@ -43,6 +43,13 @@ export interface HandlerContext {
   operation: ContractOperation;
   /** The authenticated account (the merchant an access token stands for, on token-only calls). */
   account: Account;
+  /**
+   * The body's fields that no form of the operation declares, as sent: dropped from the handler's
+   * input as the gateway ignores them (x-unknown-fields: ignore, logged `unknown fields ignored`), and
+   * given here for a rule that must still read them (the sandbox refuses a card number in one).
+   * Absent when there are none.
+   */
+  ignoredFields?: Readonly<Record<string, unknown>>;
 }
 
 /**

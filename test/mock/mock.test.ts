@@ -102,6 +102,15 @@ describe('npm run mock', () => {
     expect(answer.status).toBe(200);
     const v = validatorFor(`#/components/schemas/${op.result}`);
     expect(v(json(answer.bytes)), errorsOf(v)).toBe(true);
+    // One holding a card number is refused, as the sandbox refuses it (runtime/card-fields.ts).
+    const leaking = await send(
+      mock.url,
+      buildRequest(op, { body: { ...requestExamples(op)[0]!.value, descriptorPhone: '5555555555554444' } }),
+    );
+    expect(json(leaking.bytes)).toMatchObject({
+      responseCode: '-2',
+      responseMessage: "Field 'descriptorPhone' is invalid: must not hold a card number",
+    });
   });
 
   it("an invalid request is answered as the gateway answers it: HTTP 200, -2 naming the field; Prism's violations in sl-violations", async () => {
