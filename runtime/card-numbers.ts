@@ -18,6 +18,10 @@
 // - letters break a number: the digits of a hex hash or a token split by its letters are not joined;
 // - a date or date-time of the gateway's forms (2026-11-24, 2026-11-24 20:26:54, with T, fractions,
 //   a Z) that is a real calendar time is a time, not a card: its digits join nothing;
+// - a UUID written as UUIDs are (8-4-4-4-12 hex digits, glued to no other letter or digit) is an
+//   identifier, not a card: its digits join nothing. The gateway's transaction IDs are one after
+//   1336- (1336-20be3569-b600-11e6-b9c3-005056b209e0); a server that draws them so had one answer in
+//   about 340 withheld as a leak, where a UUID's last groups read as 13 digits that pass Luhn;
 // - what the caller says a field is: `breaks` makes characters end a number (a CSV file's commas and
 //   line ends, so that its cells are read one by one).
 // The sandbox makes its own identifiers with this same reading (sandbox/ids.ts draws again any that
@@ -173,12 +177,17 @@ function withoutDates(chain: Run[]): Run[][] {
   return parts;
 }
 
+const UUID = /(?<![\p{L}\p{N}])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\p{L}\p{N}])/giu;
+/** The text with each UUID in it written as letters, of the same length: where the digits are stays where it was. */
+const withoutUuids = (text: string): string =>
+  text.includes('-') ? text.replace(UUID, (uuid) => 'x'.repeat(uuid.length)) : text;
+
 /**
- * Each place a number begins in the text (a run's start, dates and date-times left out) with the
- * digits read from there: up to 19, over the separators between runs. What findCardNumbers judges.
+ * Each place a number begins in the text (a run's start, dates, date-times and UUIDs left out) with
+ * the digits read from there: up to 19, over the separators between runs. What findCardNumbers judges.
  */
 export function* numbersIn(text: string, reading: CardReading = {}): Generator<FoundCard> {
-  for (const whole of chains(text, reading.breaks ?? '')) {
+  for (const whole of chains(withoutUuids(text), reading.breaks ?? '')) {
     let total = 0;
     for (const run of whole) total += run.digits.length;
     if (total < 13) continue;

@@ -229,6 +229,12 @@ export function answer(
   let body = returned as Record<string, unknown>;
   const refusal = isRefusal(body);
   const plan = planOf(op);
+  // A violation is sent on as it stands in the log mode: never one that holds a card number, whatever
+  // else it breaks (a paymentCardNumber sent unmasked breaks its schema's pattern first).
+  const violation = (text: string): Answered =>
+    cardNumberIn(returned, plan.hashNames)
+      ? { violation: `${text}; and a card number appears unmasked in the answer`, sensitive: true }
+      : { violation: text };
   if (!refusal) {
     for (let i = 0; i < op.resultHashes.length; i++) {
       const use = op.resultHashes[i]!;
@@ -242,7 +248,7 @@ export function answer(
         if (body === returned) body = { ...body };
         body[use.name] = expected;
       } else if (body[use.name] !== expected)
-        return { violation: forms.field(use.name, `is not what recipe ${use.recipe} gives`) };
+        return violation(forms.field(use.name, `is not what recipe ${use.recipe} gives`));
     }
   }
   const schema = refusal ? op.refusal : op.result;
@@ -257,14 +263,14 @@ export function answer(
         : e.keyword === 'additionalProperties'
           ? 'is not in the contract'
           : `is invalid: ${e.message}`;
-    return { violation: `${name ? forms.field(name, what) : forms.body(what)} (${schema})` };
+    return violation(`${name ? forms.field(name, what) : forms.body(what)} (${schema})`);
   }
   // Held to its schema above whatever the protocol; only the writing differs.
   let text: string;
   try {
     text = protocol.writeAnswer(body, refusal ? op.shapes.refusal : op.shapes.result);
   } catch (error) {
-    if (error instanceof CannotCarry) return { violation: `${error.message} (${schema})` };
+    if (error instanceof CannotCarry) return violation(`${error.message} (${schema})`);
     throw error;
   }
   // Each value read on its own (the hashes this answer computed are hashes: they hold nothing sent),

@@ -18,10 +18,10 @@
 //   stubs and the guard do not read the hashes of the operation (they are computed over the rest),
 //   and that reading is checked to be zero.
 // Times are drawn from a fixed range with a seeded generator: no figure depends on the day it runs.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cardNumberPath, findCardNumber } from '../../runtime/card-numbers.ts';
+import { cardNumberPath, findCardNumber, maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { wallTime } from '../../runtime/gateway-time.ts';
 import * as ids from '../../sandbox/ids.ts';
 import { VaultCrypto } from '../../sandbox/vault-crypto.ts';
@@ -84,6 +84,13 @@ const sources: Source[] = [
     name: 'vault card fingerprint',
     design: 'zero by design: derived again until the reading finds none',
     draw: () => new VaultCrypto().fingerprint(VISA),
+    zero: true,
+  },
+  {
+    // What a server team's own IDs look like, made as the spec's example is (not the sandbox's own).
+    name: "transaction ID of the spec's form, 1336- and a random UUID",
+    design: 'zero by design: a UUID is an identifier, its digits join nothing',
+    draw: () => `1336-${randomUUID()}`,
     zero: true,
   },
   { name: 'card ID', design: 'zero by form: KOCI and 8 digits', draw: ids.cardId, zero: true },
@@ -179,6 +186,18 @@ describe('false positives of the card-number reading on what the sandbox writes'
       if (cardNumberPath(answer, (name) => name === 'customHash') !== undefined) hits++;
     }
     expect(hits).toBe(0);
+  });
+
+  it("a UUID's digits join nothing, but a card beside one, or in a text that is not quite a UUID, is read", () => {
+    // A UUID whose last groups read as a card that passes Luhn (565 659869529893), as a server drew it.
+    expect(findCardNumber('1336-b7d4d1d9-1075-4d36-a565-659869529893')).toBe(false);
+    expect(findCardNumber('1336-B7D4D1D9-1075-4D36-A565-659869529893')).toBe(false);
+    expect(findCardNumber('b7d4d1d9-1075-4d36-a565-659869529893 4564710000000004')).toBe(true);
+    expect(findCardNumber('b7d4d1d9-1075-4d36-a565-6598695298931')).toBe(true); // 13 hex in the last group
+    expect(findCardNumber('b7d4d1d9-1075-4d36-a565-659869529893-4')).toBe(false);
+    expect(maskCardNumbers('id 1336-b7d4d1d9-1075-4d36-a565-659869529893, card 4564 7100 0000 0004')).toBe(
+      'id 1336-b7d4d1d9-1075-4d36-a565-659869529893, card 4564 71XX XXXX 0004',
+    );
   });
 
   it('writes the rates', () => {

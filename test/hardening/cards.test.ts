@@ -119,6 +119,51 @@ describe('card numbers are never stored or returned in clear', () => {
     expect(answer.json.responseCode).toBe('0');
   });
 
+  it("an answer whose transaction ID is of the spec's form is sent, the UUID's digits read as no card", async () => {
+    // Drawn by a server team as 1336-<randomUUID()>: its last groups read 565659869529893, which passes
+    // Luhn, and the approval was withheld as a leak (500) although the payment was made.
+    const transactionID = '1336-b7d4d1d9-1075-4d36-a565-659869529893';
+    const gateway = createGateway({
+      accounts,
+      handlers: echoHandlers(undefined, (_, result) => ({ ...(result as object), transactionID })),
+    });
+    const op = operation('processCard');
+    const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+    expect(response.status).toBe(200);
+    expect(JSON.parse(String(response.body))).toMatchObject({ responseCode: '0', transactionID });
+  });
+
+  it('in the log mode (production), an answer that breaks its schema and holds a card number is not sent on', async () => {
+    // The log mode sends a violating answer as it stands: a paymentCardNumber returned unmasked broke
+    // its pattern first, and was sent, HTTP 200, and so was a card in a field that broke its schema.
+    const logged: string[] = [];
+    for (const leak of [{ paymentCardNumber: FOREIGN_CARD }, { authCode: FOREIGN_CARD }]) {
+      const gateway = createGateway({
+        accounts,
+        responseValidation: 'log',
+        logger: { warn: () => {}, error: (message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`) },
+        handlers: echoHandlers(undefined, (_, result) => ({ ...(result as object), ...leak })),
+      });
+      const op = operation('processCard');
+      const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+      expect(String(response.body)).not.toContain(FOREIGN_CARD);
+      expect(response.status).toBe(500);
+      expect(JSON.parse(String(response.body)).responseCode).toBe('-4');
+    }
+    expect(logged).toHaveLength(2);
+    expect(logged.join('\n')).not.toContain(FOREIGN_CARD);
+    // Without a card number, the log mode still sends it on (it logs and counts it).
+    const gateway = createGateway({
+      accounts,
+      responseValidation: 'log',
+      logger: { warn: () => {}, error: () => {} },
+      handlers: echoHandlers(undefined, (_, result) => ({ ...(result as object), authCode: 'x'.repeat(200) })),
+    });
+    const op = operation('processCard');
+    const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
+    expect(response.status).toBe(200);
+  });
+
   it('a zip or CSV answer holding a card number is never sent', async () => {
     const gateway = createGateway({
       accounts,
