@@ -1472,7 +1472,7 @@ export interface components {
             transactionType?: "purchase" | "auth" | "refund";
             /** @description The transaction's own outcome code, as its answer gave it (responseCode above is the query's own, 0 for found). */
             transactionResponseCode?: components["schemas"]["OutcomeCode"];
-            /** @description The transaction's own outcome text */
+            /** @description The transaction's own outcome text, as its answer gave it. */
             transactionResponseMessage?: components["schemas"]["ResponseMessage"];
             /**
              * @description approved, declined, preauth and void are the settlement file's statuses; captured and refunded mark an authorisation captured and a transaction refunded in full or in part.

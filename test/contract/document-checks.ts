@@ -89,3 +89,24 @@ export async function unversionedOperations(): Promise<string[]> {
   }
   return missing;
 }
+
+/**
+ * Keys no OpenAPI or JSON Schema document has, outside its examples: a name with a space or a keyword
+ * set to null. YAML's flow mappings make them silently: `{description: Text, as it was.}` is a
+ * description `Text` and a key `as it was.` set to null.
+ */
+export async function malformedKeys(file = path.join(ROOT, 'generated/openapi.json')): Promise<string[]> {
+  const doc = JSON.parse(await readFile(file, 'utf8'));
+  const found: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'example' || key === 'examples') continue;
+      const where = `${at}/${key}`;
+      if (!Array.isArray(node) && (/\s/.test(key) || value === null)) found.push(`${where} = ${JSON.stringify(value)}`);
+      walk(value, where);
+    }
+  };
+  walk(doc, '#');
+  return found;
+}

@@ -2,7 +2,13 @@
 // checks are functions (document-checks.ts) that test/architecture/add-method.test.ts also runs on a
 // copy of the package with a method added.
 import { describe, expect, it } from 'vitest';
-import { bundleLintProblems, lintProblems, swaggerProblems, unversionedOperations } from './document-checks.ts';
+import {
+  bundleLintProblems,
+  lintProblems,
+  malformedKeys,
+  swaggerProblems,
+  unversionedOperations,
+} from './document-checks.ts';
 
 describe('the OpenAPI document', () => {
   it('passes Redocly lint (recommended-strict, invalid examples are errors) with no problem at all', async () => {
@@ -18,6 +24,10 @@ describe('the OpenAPI document', () => {
 
   it('is valid OpenAPI 3.1 for swagger-parser, as written and as bundled', async () => {
     expect(await swaggerProblems()).toEqual([]);
+  });
+
+  it('holds no key with a space and no keyword set to null, outside its examples (a YAML flow mapping cut at a comma)', async () => {
+    expect(await malformedKeys()).toEqual([]);
   });
 
   it('requires SVC-API-VERSION: 2.0 on every operation', async () => {

@@ -224,6 +224,44 @@ describe('the installed package is the checkout a reader was promised', () => {
   });
 });
 
+describe("a client team's TypeScript", () => {
+  it('compiles against every typed entry of the install, the libraries its types name checked too (skipLibCheck off)', async () => {
+    // A types file that names a package the install lacks fails a consumer whose tsc checks libraries:
+    // dist/runtime/document.d.ts imports openapi-types, which was a devDependency.
+    const entries = Object.entries<any>(pkg.exports)
+      .filter(([, target]) => typeof target === 'object' && target.types)
+      .map(([sub]) => `payment-gateway-contract${sub.slice(1)}`);
+    expect(entries).toContain('payment-gateway-contract/server');
+    await writeFile(
+      path.join(app, 'consumer.ts'),
+      entries.map((entry, i) => `import * as entry${i} from '${entry}';\nvoid entry${i};\n`).join(''),
+    );
+    await writeFile(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+          // A Node project's own @types/node (the checkout's, as the app installed none).
+          types: ['node'],
+          typeRoots: [path.join(ROOT, 'node_modules/@types')],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', app], {
+      cwd: app,
+      encoding: 'utf8',
+    });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+});
+
 describe('a short real use of each', () => {
   const passphrase = 'sandbox-passphrase';
   const md5 = (s: string) => createHash('md5').update(s).digest('hex');
