@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { isApproved, type GatewayClient } from '../generated/client.ts';
 import type { Check, RunContext } from './checks.ts';
-import { code, customer, expect, show, visa } from './stateful.ts';
+import { code, customer, expect, notApproved, show, visa } from './stateful.ts';
 
 interface Txn {
   id: string;
@@ -55,7 +55,7 @@ class Pay implements fc.AsyncCommand<Model, Real> {
       ...visa,
     } as never;
     const r = this.kind === 'auth' ? await g.processAuth(body) : await g.processCard(body);
-    expect(isApproved(r), `${this.toString()}: ${show(r)}`);
+    expect(isApproved(r), notApproved(this.toString(), r));
     m.txns.push({
       id: (r as unknown as { transactionID: string }).transactionID,
       kind: this.kind,
@@ -142,7 +142,7 @@ class Void extends Picking implements fc.AsyncCommand<Model, Real> {
         code(r) < 0,
         `void of a ${t.kind} (captured ${money(t.captured)}, refunded ${money(t.refunded)}${t.voided ? ', voided' : ''}) was not refused: ${show(r)}`,
       );
-    expect(isApproved(r), `void of a ${t.kind}: ${show(r)}`);
+    expect(isApproved(r), notApproved(`void of a ${t.kind}`, r));
     t.voided = true;
   }
   override toString = () => `void #${this.n}`;

@@ -11,7 +11,7 @@ import { ExchangeFailed } from '../runtime/bounded-fetch.ts';
 const PAYOUT_WAIT_MS = 30_000;
 import { chooseMethod, route } from '../server-stubs/index.ts';
 import { judge, type Check, type Outcome, type RunContext } from './checks.ts';
-import { code, customer, expect, show, visa } from './stateful.ts';
+import { code, customer, expect, notApproved, show, visa } from './stateful.ts';
 import { answerOf, exchange, send } from './http.ts';
 import { modelCheck } from './model.ts';
 import { record } from './recording.ts';
@@ -158,7 +158,7 @@ async function storedCard(g: GatewayClient) {
     cardExpiryMonth: '02',
     cardExpiryYear: '29',
   });
-  expect(isApproved(added), `addCard: ${show(added)}`);
+  expect(isApproved(added), notApproved('addCard', added));
   const buy = (key: string, replace: string, amount = '5.00') =>
     g.token.processCard({
       cardID: added.cardID,
@@ -194,10 +194,10 @@ export const scenarioChecks = (): Check[] => [
   scenario(
     'processCapture',
     ['Direct API'],
-    'authorise → capture → refund; a capture above the authorisation is refused',
+    'authorise → capture → refund; a capture above the authorisation, alone or with the captures before it, is refused; a captured authorisation is not voided',
     async (g) => {
       const auth = await pay(g.processAuth, '40.00');
-      expect(isApproved(auth), `processAuth: ${show(auth)}`);
+      expect(isApproved(auth), notApproved('processAuth', auth));
       const id = auth.transactionID;
       const over = await g.processCapture({
         transactionID: id,
@@ -212,14 +212,27 @@ export const scenarioChecks = (): Check[] => [
         transactionCurrency: 'AUD',
         captureAmount: '25.00',
       });
-      expect(isApproved(capture), `processCapture: ${show(capture)}`);
+      expect(isApproved(capture), notApproved('processCapture', capture));
+      // Captures add up: 25.00 captured, 15.01 more would pass 40.00.
+      const beyondAll = await g.processCapture({
+        transactionID: id,
+        transactionAmount: '40.00',
+        transactionCurrency: 'AUD',
+        captureAmount: '15.01',
+      });
+      expect(
+        code(beyondAll) < 0,
+        `a capture of 15.01 after 25.00 of 40.00 was not refused (captures add up to the authorisation): ${show(beyondAll)}`,
+      );
+      const voided = await g.processVoid({ transactionID: id });
+      expect(code(voided) < 0, `a captured authorisation was voided (it is refunded instead): ${show(voided)}`);
       const refund = await g.refundCard({
         transactionID: id,
         transactionAmount: '40.00',
         transactionCurrency: 'AUD',
         refundAmount: '10.00',
       });
-      expect(isApproved(refund), `refundCard: ${show(refund)}`);
+      expect(isApproved(refund), notApproved('refundCard', refund));
       const beyond = await g.refundCard({
         transactionID: id,
         transactionAmount: '40.00',
@@ -282,7 +295,7 @@ export const scenarioChecks = (): Check[] => [
       cardExpiryMonth: '12',
       cardExpiryYear: '40',
     });
-    expect(isApproved(listed), `addBlacklistedCard: ${show(listed)}`);
+    expect(isApproved(listed), notApproved('addBlacklistedCard', listed));
     try {
       const r = await g.processCard({
         transactionAmount: '5.00',
@@ -304,13 +317,13 @@ export const scenarioChecks = (): Check[] => [
       payer: { name: 'Contract', account: { name: 'Contract', bsb: '802950', accountNumber: '123321' } },
       agreement: { payment: { type: 'BALN', frequency: 'ADHO', maximum: 50 } },
     });
-    expect(isApproved(agreement), `createAgreement: ${show(agreement)}`);
+    expect(isApproved(agreement), notApproved('createAgreement', agreement));
     const id = agreement.result.agreementIdentification;
     const paid = await g.payto.createPayment(id, {
       payer: { name: 'Contract' },
       transaction: { reference: 'CT-1', amount: 12.5 },
     });
-    expect(isApproved(paid), `createPayment: ${show(paid)}`);
+    expect(isApproved(paid), notApproved('createPayment', paid));
     const status = await g.payto.getPaymentStatus(id, paid.result.transaction.id);
     expect(
       isApproved(status) && status.result.status === paid.result.transaction.status,
@@ -331,7 +344,7 @@ export const scenarioChecks = (): Check[] => [
           },
         ],
       });
-      expect(isApproved(created), `createPayouts: ${show(created)}`);
+      expect(isApproved(created), notApproved('createPayouts', created));
       const tx = created.result.transactions[0]!;
       // The attempts move on with time: NPP answers within seconds, then a DE attempt is made. Asked
       // again until the DE attempt is there (every answer judged on the way), for up to PAYOUT_WAIT_MS.
@@ -344,7 +357,7 @@ export const scenarioChecks = (): Check[] => [
         await new Promise((r) => setTimeout(r, 500));
         status = await read();
       }
-      expect(isApproved(status), `getTransactionStatus: ${show(status)}`);
+      expect(isApproved(status), notApproved('getTransactionStatus', status));
       const attempts = status.result.payouts.map((p) => `${p.type} ${p.status}`).join(', ');
       expect(
         /^NPP declined, DE /.test(attempts),
@@ -376,7 +389,7 @@ export const scenarioChecks = (): Check[] => [
         ['9.00', '4.50'],
       ] as const) {
         const auth = await pay(g.processAuth, authorised);
-        expect(isApproved(auth), `processAuth: ${show(auth)}`);
+        expect(isApproved(auth), notApproved('processAuth', auth));
         const capture = await g.processCapture({
           transactionID: auth.transactionID,
           transactionAmount: authorised,
@@ -446,9 +459,9 @@ export const scenarioChecks = (): Check[] => [
     'a voided authorisation refuses captures, refunds and a second void',
     async (g) => {
       const auth = await pay(g.processAuth, '9.00');
-      expect(isApproved(auth), `processAuth: ${show(auth)}`);
+      expect(isApproved(auth), notApproved('processAuth', auth));
       const voided = await g.processVoid({ transactionID: auth.transactionID });
-      expect(isApproved(voided), `processVoid: ${show(voided)}`);
+      expect(isApproved(voided), notApproved('processVoid', voided));
       const capture = await g.processCapture({
         transactionID: auth.transactionID,
         transactionAmount: '9.00',
@@ -474,14 +487,14 @@ export const scenarioChecks = (): Check[] => [
     async (g) => {
       const reference = `CT-Q-${Date.now()}`;
       const sale = await pay(g.processCard, '8.00', { transactionReferenceID: reference });
-      expect(isApproved(sale), `processCard: ${show(sale)}`);
+      expect(isApproved(sale), notApproved('processCard', sale));
       const refund = await g.refundCard({
         transactionID: sale.transactionID,
         transactionAmount: '3.00',
         transactionCurrency: 'AUD',
         refundAmount: '3.00',
       });
-      expect(isApproved(refund), `refundCard: ${show(refund)}`);
+      expect(isApproved(refund), notApproved('refundCard', refund));
       for (const by of [{ transactionID: sale.transactionID }, { transactionReferenceID: reference }]) {
         const found = await g.queryCard(by);
         expect(isApproved(found), `queryCard ${show(by)}: ${show(found)}`);
@@ -489,21 +502,21 @@ export const scenarioChecks = (): Check[] => [
           found.transactionID === sale.transactionID &&
             found.transactionAmount === '8.00' &&
             found.refundedAmount === '3.00',
-          `queryCard ${show(by)} answered ${show(found)}`,
+          `queryCard ${show(by)} answered transactionID ${found.transactionID}, transactionAmount ${found.transactionAmount}, refundedAmount ${found.refundedAmount}: expected ${sale.transactionID}, 8.00 and 3.00 (a purchase of 8.00 refunded 3.00)`,
         );
       }
     },
   ),
   scenario('refundCard', ['Direct API'], 'a purchase refunded in full refuses a further refund', async (g) => {
     const sale = await pay(g.processCard, '6.00');
-    expect(isApproved(sale), `processCard: ${show(sale)}`);
+    expect(isApproved(sale), notApproved('processCard', sale));
     const refund = await g.refundCard({
       transactionID: sale.transactionID,
       transactionAmount: '6.00',
       transactionCurrency: 'AUD',
       refundAmount: '6.00',
     });
-    expect(isApproved(refund), `refundCard: ${show(refund)}`);
+    expect(isApproved(refund), notApproved('refundCard', refund));
     const more = await g.refundCard({
       transactionID: sale.transactionID,
       transactionAmount: '0.01',
@@ -524,9 +537,9 @@ export const scenarioChecks = (): Check[] => [
         cardExpiryMonth: '05',
         cardExpiryYear: '30',
       });
-      expect(isApproved(added), `addCard: ${show(added)}`);
+      expect(isApproved(added), notApproved('addCard', added));
       const info = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
-      expect(isApproved(info), `cardInfo: ${show(info)}`);
+      expect(isApproved(info), notApproved('cardInfo', info));
       expect(
         info.cardBin === number.slice(0, 6) &&
           info.cardNumberFirst === number.slice(0, 4) &&
@@ -543,7 +556,7 @@ export const scenarioChecks = (): Check[] => [
         cardExpiryMonth: '06',
         cardExpiryYear: '31',
       });
-      expect(isApproved(changed), `changeExpiry: ${show(changed)}`);
+      expect(isApproved(changed), notApproved('changeExpiry', changed));
       const after = await g.token.cardInfo({ cardID: added.cardID, cardKey: added.cardKey });
       expect(
         isApproved(after) && after.cardExpiryMonth === '06' && after.cardExpiryYear === '31',
@@ -559,7 +572,7 @@ export const scenarioChecks = (): Check[] => [
       const payId = `ct-${Date.now()}@merchant.payid.test`;
       const name = `Contract ${payId.slice(3, 16)}`;
       const created = await g.payid.create({ payId, name });
-      expect(isApproved(created), `createPayId: ${show(created)}`);
+      expect(isApproved(created), notApproved('createPayId', created));
       const op = operations.find((o) => o.operationId === 'getPayId')!;
       const read = async (expected: string) => {
         const a = await send(ctx.base, { op, params: { payId } }, ctx.creds);
@@ -575,7 +588,7 @@ export const scenarioChecks = (): Check[] => [
       await read(name);
       const renamed = `${name} (renamed)`;
       const updated = await g.payid.update(payId, { name: renamed });
-      expect(isApproved(updated), `updatePayId: ${show(updated)}`);
+      expect(isApproved(updated), notApproved('updatePayId', updated));
       await read(renamed);
     },
   ),
@@ -588,9 +601,9 @@ export const scenarioChecks = (): Check[] => [
       // the same server (the spec example's PayID) has nothing left to refund.
       const payId = `ct-refund-${Date.now()}@merchant.payid.test`;
       const created = await g.payid.create({ payId, name: 'Contract refunds' });
-      expect(isApproved(created), `createPayId: ${show(created)}`);
+      expect(isApproved(created), notApproved('createPayId', created));
       const listed = await g.payid.listTransactions(payId, {});
-      expect(isApproved(listed), `listPayIdTransactions: ${show(listed)}`);
+      expect(isApproved(listed), notApproved('listPayIdTransactions', listed));
       const payment = 'result' in listed ? listed.result.transactions[0] : undefined;
       if (!payment)
         return {

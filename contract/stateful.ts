@@ -10,3 +10,6 @@ export function expect(condition: unknown, why: string): asserts condition {
 }
 export const code = (r: { responseCode: string | number }) => Number(r.responseCode);
 export const show = (r: unknown) => JSON.stringify(r).slice(0, 200);
+/** A step that should have been approved, as a failure says it: what was expected, then the answer. */
+export const notApproved = (step: string, r: unknown) =>
+  `${step} was not approved (responseCode 0 expected): ${show(r)}`;

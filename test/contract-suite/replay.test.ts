@@ -144,6 +144,27 @@ describe('a failure of the suite', () => {
     writeSample('contract-failure-masked', asGuideShows(`again: ${masked[1]!.again!}`));
   });
 
+  it('run against a server that passes that check, the replay line exits 0: a run of named checks has no coverage bar', async () => {
+    const fixed = await brokenSandbox({ name: 'nothing broken', kind: 'credentials', only, answer: () => undefined });
+    fixed.server.listen(0, '127.0.0.1');
+    await once(fixed.server, 'listening');
+    try {
+      const fixedBase = `http://127.0.0.1:${(fixed.server.address() as AddressInfo).port}`;
+      const run = await shell(
+        `${failures[0]!.replay!.replace(base, fixedBase)} --junit /dev/null --json /dev/null`,
+      ).then(
+        (stdout) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(run.stdout).toContain('1 passed, 0 failed');
+      expect(run.stdout).not.toContain('is below');
+      expect(run.code, run.stdout).toBe(0);
+    } finally {
+      fixed.server.close();
+      fixed.close();
+    }
+  });
+
   it('reruns just that check with its seed: the printed replay line, as a shell runs it', async () => {
     const f = failures[0]!;
     const run = await shell(`${f.replay} --junit /dev/null --json /dev/null`).then(
