@@ -89,6 +89,30 @@ describe('npm run contract', () => {
     ).toBe(true);
   });
 
+  it('refuses a count or a bar it cannot use in one line, exit 2, before sending anything', async () => {
+    // --concurrency 0 ran no worker and printed 'Cannot read properties of undefined'; 2.5 and 150 were taken.
+    const cases: [string[], string][] = [
+      [['--concurrency', '0'], "--concurrency takes a whole number above 0, not '0'"],
+      [['--concurrency', '2.5'], "--concurrency takes a whole number above 0, not '2.5'"],
+      [['--runs=-1'], "--runs takes a whole number above 0, not '-1'"],
+      [['--seed', 'x'], "--seed takes a whole number, not 'x'"],
+      [['--min-coverage', '150'], "--min-coverage takes a number from 0 to 100, not '150'"],
+    ];
+    for (const [args, said] of cases) {
+      const run = await promisify(execFile)(
+        process.execPath,
+        ['contract/run.ts', '--base-url', 'http://127.0.0.1:9', ...args],
+        { cwd: path.resolve(import.meta.dirname, '../..') },
+      ).then(
+        (done) => ({ ...done, code: 0 }),
+        (error) => error as { code: number; stdout: string; stderr: string },
+      );
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim()).toBe(`payment-gateway-contract-test: ${said}`);
+    }
+  });
+
   it('stops with one line naming the refused credential, exit 2, when given an API key the server does not know', async () => {
     const base = await serve((await sandbox()).server());
     const run = await promisify(execFile)(
