@@ -50,6 +50,19 @@ describe('the form reader', () => {
     expect(readForm('options=1&options[x]=2')).toEqual({ field: 'options', rule: 'is sent more than once' });
   });
 
+  it('refuses a value holding a control character the XML answer cannot carry, naming it; tab, LF, CR and NUL pass to their own rules', () => {
+    // Written back as U+FFFD, custom1=a%01b came back as a\uFFFDb, and its customHash no longer matched.
+    expect(readForm('custom1=a%01b')).toEqual({
+      field: 'custom1',
+      rule: 'holds the control character U+0001, which the XML answer cannot carry',
+    });
+    expect(readForm('options[note]=%1F')).toEqual({
+      field: 'options.note',
+      rule: 'holds the control character U+001F, which the XML answer cannot carry',
+    });
+    expect(readForm('custom1=a%09b%0Ac%0Dd&custom2=%00')).toEqual({ ok: { custom1: 'a\tb\nc\rd', custom2: '\u0000' } });
+  });
+
   it('keeps __proto__ as a field of its own, as JSON.parse does', () => {
     const read = readForm('__proto__=x&a[__proto__]=y') as { ok: Record<string, unknown> };
     expect(Object.hasOwn(read.ok, '__proto__')).toBe(true);
@@ -82,7 +95,7 @@ describe('the form reader', () => {
     expect(typedForm({ options: { storeInVaultOnSuccess: '' } }, types)).toEqual({});
   });
 
-  it('reads back what writeForm wrote, whatever the strings (property)', () => {
+  it('reads back what writeForm wrote, whatever the strings XML can carry (property)', () => {
     const name = fc.string({ minLength: 1 }).filter((s) => !/[[\]]/.test(s) && !s.includes('\uD800'));
     fc.assert(
       fc.property(fc.dictionary(name, fc.string({ unit: 'grapheme' })), (fields) => {
@@ -248,6 +261,12 @@ describe('the stubs in the form/XML mode (sandbox)', () => {
     const badEscape = await send(sb, form('/post/', `${amPurchase()}&customerName=Jane%2`));
     expect(badEscape.status).toBe(400);
     expect(xml(badEscape).responseMessage).toBe("Field 'customerName' is not correctly percent-encoded");
+    // Written back in XML as U+FFFD, its customHash would not match what the client sent.
+    const control = await send(sb, form('/post/', `${amPurchase()}&custom1=a%01b`));
+    expect(xml(control)).toEqual({
+      responseCode: '-2',
+      responseMessage: "Field 'custom1' holds the control character U+0001, which the XML answer cannot carry",
+    });
     const invalid = xml(await send(sb, form('/post/', amPurchase({ transactionAmount: '10' }))));
     expect(invalid.responseCode).toBe('-2');
     expect(invalid.responseMessage).toMatch(/^Field 'transactionAmount' is invalid/);
