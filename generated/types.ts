@@ -1001,8 +1001,9 @@ export interface components {
          * processVoid
          * @description Reverse the transaction transactionID: an authorisation that has not been captured, or a purchase
          *     (its amount goes back to the card). transactionAmount, when sent, is not read (clients write it
-         *     in different forms). A captured authorisation, a refunded purchase or one already voided is refused
-         *     ("transactionID has already been reversed").
+         *     in different forms). A captured authorisation is refused, to be refunded instead ("the authorisation
+         *     has been captured; refund it instead"); a refunded purchase, or a transaction already voided, is
+         *     refused ("transactionID has already been reversed").
          */
         ProcessVoidRequest: {
             /** @constant */
