@@ -21,7 +21,8 @@ export type Answer<T> = T | Promise<T>;
 export declare const refusalMark: unique symbol;
 
 /**
- * A refusal as a handler returns it: made by the catalogue (refused(), refusedInteger(), refusalFields()),
+ * A refusal as a handler returns it: made by the catalogue (server-stubs' refusalFields(), given an entry
+ * of refusals or validationRefusals, or refuse(code, message) for a server's own business rule),
  * whose codes are negative, never an object literal. A result missing one of its fields is then not
  * mistaken for a refusal by the compiler: it fails to type-check instead of failing at run time.
  */
