@@ -8,7 +8,7 @@ import { CannotCarry, type Protocol } from '../../runtime/protocols/protocol.ts'
 import { computeHash } from '../../runtime/recipe-hashes.ts';
 import { hashRecipes, protocols, resultValidators } from './contract.ts';
 import { nodeDigests } from './digests.ts';
-import { fieldName, forms } from './refusals.ts';
+import { fieldName, forms, ruleInWords } from './refusals.ts';
 import type { Account, ContractOperation, GatewayResponse } from './types.ts';
 
 /** The media type of a structured answer in the spec (the spec's own protocol's): any other result is a file. */
@@ -262,7 +262,7 @@ export function answer(
         ? 'is required'
         : e.keyword === 'additionalProperties'
           ? 'is not in the contract'
-          : `is invalid: ${e.message}`;
+          : `is invalid: ${ruleInWords(e)}`;
     return violation(`${name ? forms.field(name, what) : forms.body(what)} (${schema})`);
   }
   // Held to its schema above whatever the protocol; only the writing differs.

@@ -401,6 +401,13 @@ describe('answers held to the contract', () => {
     );
   });
 
+  it("a field that breaks its rule is named with the rule in the spec's words, never a regular expression", async () => {
+    const { response } = await run('error', (r) => ({ ...r, authSettledDate: '29/11/2016' }));
+    expect(json(response).responseMessage).toMatch(
+      /^Response of processCapture violates the contract: Field 'authSettledDate' is invalid: must be [^^$\\]+ \(CaptureResult\)$/,
+    );
+  });
+
   it('a wrong customHash from the handler is caught; a missing one is added from its recipe', async () => {
     const wrong = await run('error', (r) => ({ ...r, customHash: 'a'.repeat(32) }));
     expect(json(wrong.response).responseMessage).toContain("Field 'customHash' is not what recipe custom gives");
