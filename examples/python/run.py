@@ -38,4 +38,8 @@ operations = {
 }
 if operation not in operations:
     sys.exit("unknown operation '%s'" % operation)
-print(json.dumps(operations[operation]()))
+try:
+    answer = operations[operation]()
+except KeyError as missing:
+    sys.exit("%s needs %s=... (python3 run.py %s name=value ...)" % (operation, missing.args[0], operation))
+print(json.dumps(answer))

@@ -5,8 +5,10 @@
 // sent (form-encoded to the client's paths, an XML answer with the mwResponse root).
 // The account and the test cards are the sandbox's, read from the spec (info.x-sandbox) and the
 // sandbox's test-card table, and passed to the clients: none of them holds a credential or a card.
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../../mock/run.ts';
@@ -15,7 +17,7 @@ import { TEST_CARDS } from '../../sandbox/data.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { protocols } from '../../generated/protocols.ts';
 import { instantOf } from '../../runtime/gateway-time.ts';
-import { doc } from '../support/contract.ts';
+import { doc, ROOT } from '../support/contract.ts';
 import { exampleSession, type ExampleSession, LANGUAGES, missing, type Language } from './interpreters.ts';
 import { startRecordingProxy, type Exchange, type RecordingProxy } from './recording-proxy.ts';
 
@@ -252,4 +254,26 @@ describe.each([
       else expect(csv.split('\n')[0]).toMatch(/\w/);
     });
   });
+});
+
+describe('examples/python/run.py, as a reader runs it by hand', () => {
+  it.skipIf(missing('python'))(
+    'names the argument an operation lacks in one line, with no traceback (refund without transactionID)',
+    () => {
+      const run = spawnSync('python3', ['run.py', 'refund', 'amount=1.00', 'currency=AUD'], {
+        cwd: path.join(ROOT, 'examples/python'),
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          MW_BASE_URL: 'http://127.0.0.1:9',
+          MW_MERCHANT_UUID: 'm',
+          MW_API_KEY: 'k',
+          MW_PASSPHRASE: 'p',
+        },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe('refund needs transactionID=... (python3 run.py refund name=value ...)\n');
+    },
+  );
 });
