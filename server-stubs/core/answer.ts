@@ -170,6 +170,7 @@ async function* scannedZip(chunks: ByteStream): AsyncGenerator<Uint8Array> {
 export type Answered = { response: GatewayResponse; refusal?: boolean } | { violation: string; sensitive?: boolean };
 
 const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode) < 0;
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
  * What answering an operation needs of it beyond the table, made once per operation: for each result
@@ -222,19 +223,22 @@ export function answer(
     if (leaks) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: returned } };
   }
+  // A violation is sent on as it stands in the log mode: never one that holds a card number, whatever
+  // else it breaks (a paymentCardNumber sent unmasked breaks its schema's pattern first), in any field:
+  // the hashes too, which are the handler's own here (one that does not match, or a refusal's).
+  const violation = (text: string): Answered =>
+    cardNumberIn(returned, NO_NAMES)
+      ? { violation: `${text}; and a card number appears unmasked in the answer`, sensitive: true }
+      : { violation: text };
   if (!returned || typeof returned !== 'object' || Array.isArray(returned))
-    return { violation: `${op.operationId} answered ${returned === null ? 'null' : typeof returned}, not an object` };
+    return violation(
+      `${op.operationId} answered ${returned === null ? 'null' : Array.isArray(returned) ? 'a list' : typeof returned}, not an object`,
+    );
 
   // The handler's object is copied only when a result hash is added to it: it stays the handler's.
   let body = returned as Record<string, unknown>;
   const refusal = isRefusal(body);
   const plan = planOf(op);
-  // A violation is sent on as it stands in the log mode: never one that holds a card number, whatever
-  // else it breaks (a paymentCardNumber sent unmasked breaks its schema's pattern first).
-  const violation = (text: string): Answered =>
-    cardNumberIn(returned, plan.hashNames)
-      ? { violation: `${text}; and a card number appears unmasked in the answer`, sensitive: true }
-      : { violation: text };
   if (!refusal) {
     for (let i = 0; i < op.resultHashes.length; i++) {
       const use = op.resultHashes[i]!;

@@ -87,15 +87,17 @@ export function withoutUnknownFields(
   if (!op.fields || typeof body !== 'object' || body === null || Array.isArray(body))
     return { body, unknown: [], ignored: undefined };
   const fields = fieldsOf(op);
-  let ignored: Record<string, unknown> | undefined;
+  let unknown: string[] | undefined;
   for (const name in body) {
     if (fields.has(name)) continue;
-    ignored ??= {};
-    ignored[name] = (body as Record<string, unknown>)[name];
+    unknown ??= [];
+    unknown.push(name);
   }
-  if (!ignored) return { body, unknown: [], ignored };
+  if (!unknown) return { body, unknown: [], ignored: undefined };
+  // Object.fromEntries defines each key as its own (a field named __proto__ stays a field).
   const known = Object.fromEntries(Object.entries(body).filter(([name]) => fields.has(name)));
-  return { body: known, unknown: Object.keys(ignored), ignored };
+  const ignored = Object.fromEntries(unknown.map((name) => [name, (body as Record<string, unknown>)[name]]));
+  return { body: known, unknown, ignored };
 }
 
 // A set, not the list: processCard declares 37 fields, and a body's every key is looked up.

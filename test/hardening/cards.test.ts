@@ -74,6 +74,12 @@ cases.push(
   ['processCard', 'comment', purchase({ comment: FOREIGN_CARD })],
   ['tokenProcessCard', 'paymentCardNumber', { ...tokenPurchase, paymentCardNumber: FOREIGN_CARD }],
   ['tokenProcessCard', 'note.text', { ...tokenPurchase, note: { text: `card ${FOREIGN_CARD}` } }],
+  // A field named __proto__ is a field (JSON.parse and the form reader keep it as one), not a prototype.
+  [
+    'processCard',
+    '__proto__.paymentCardNumber',
+    purchase(JSON.parse(`{"__proto__":{"paymentCardNumber":"${FOREIGN_CARD}"}}`)),
+  ],
 );
 
 describe('card numbers are never stored or returned in clear', () => {
@@ -137,12 +143,21 @@ describe('card numbers are never stored or returned in clear', () => {
     // The log mode sends a violating answer as it stands: a paymentCardNumber returned unmasked broke
     // its pattern first, and was sent, HTTP 200, and so was a card in a field that broke its schema.
     const logged: string[] = [];
-    for (const leak of [{ paymentCardNumber: FOREIGN_CARD }, { authCode: FOREIGN_CARD }]) {
+    // A hash the handler wrote itself (one that does not match, or a refusal's), and a list for an answer.
+    const leaks: ((result: object) => unknown)[] = [
+      (result) => ({ ...result, paymentCardNumber: FOREIGN_CARD }),
+      (result) => ({ ...result, authCode: FOREIGN_CARD }),
+      (result) => ({ ...result, customHash: FOREIGN_CARD }),
+      () => ({ responseCode: '-2', responseMessage: 'no', customHash: FOREIGN_CARD }),
+      () => [FOREIGN_CARD],
+      () => [{ paymentCardNumber: FOREIGN_CARD }],
+    ];
+    for (const leak of leaks) {
       const gateway = createGateway({
         accounts,
         responseValidation: 'log',
         logger: { warn: () => {}, error: (message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`) },
-        handlers: echoHandlers(undefined, (_, result) => ({ ...(result as object), ...leak })),
+        handlers: echoHandlers(undefined, (_, result) => leak(result as object)),
       });
       const op = operation('processCard');
       const response = await gateway.handle(buildRequest(op, { body: requestExamples(op)[0]!.value }));
@@ -150,7 +165,7 @@ describe('card numbers are never stored or returned in clear', () => {
       expect(response.status).toBe(500);
       expect(JSON.parse(String(response.body)).responseCode).toBe('-4');
     }
-    expect(logged).toHaveLength(2);
+    expect(logged).toHaveLength(leaks.length);
     expect(logged.join('\n')).not.toContain(FOREIGN_CARD);
     // Without a card number, the log mode still sends it on (it logs and counts it).
     const gateway = createGateway({
