@@ -18,8 +18,9 @@
 // - letters break a number: the digits of a hex hash or a token split by its letters are not joined;
 // - a date or date-time of the gateway's forms (2026-11-24, 2026-11-24 20:26:54, with T, fractions,
 //   a Z) that is a real calendar time is a time, not a card: its digits join nothing;
-// - a UUID written as UUIDs are (8-4-4-4-12 hex digits, glued to no other letter or digit) is an
-//   identifier, not a card: its digits join nothing. The gateway's transaction IDs are one after
+// - a UUID written as UUIDs are (8-4-4-4-12 hex digits, glued to no other letter or digit, at least
+//   one of them a letter: one of decimal digits only may be a card written so) is an identifier, not a
+//   card: its digits join nothing. The gateway's transaction IDs are one after
 //   1336- (1336-20be3569-b600-11e6-b9c3-005056b209e0); a server that draws them so had one answer in
 //   about 340 withheld as a leak, where a UUID's last groups read as 13 digits that pass Luhn;
 // - what the caller says a field is: `breaks` makes characters end a number (a CSV file's commas and
@@ -179,8 +180,9 @@ function withoutDates(chain: Run[]): Run[][] {
 
 const UUID = /(?<![\p{L}\p{N}])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\p{L}\p{N}])/giu;
 /** The text with each UUID in it written as letters, of the same length: where the digits are stays where it was. */
+const HEX_LETTER = /[a-f]/i;
 const withoutUuids = (text: string): string =>
-  text.includes('-') ? text.replace(UUID, (uuid) => 'x'.repeat(uuid.length)) : text;
+  text.includes('-') ? text.replace(UUID, (uuid) => (HEX_LETTER.test(uuid) ? 'x'.repeat(uuid.length) : uuid)) : text;
 
 /**
  * Each place a number begins in the text (a run's start, dates, date-times and UUIDs left out) with

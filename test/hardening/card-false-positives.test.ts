@@ -195,6 +195,8 @@ describe('false positives of the card-number reading on what the sandbox writes'
     expect(findCardNumber('b7d4d1d9-1075-4d36-a565-659869529893 4564710000000004')).toBe(true);
     expect(findCardNumber('b7d4d1d9-1075-4d36-a565-6598695298931')).toBe(true); // 13 hex in the last group
     expect(findCardNumber('b7d4d1d9-1075-4d36-a565-659869529893-4')).toBe(false);
+    // Written as a UUID of decimal digits only: a card may be written so, and is read.
+    expect(findCardNumber('55555555-5555-4444-0000-000000000000')).toBe(true);
     expect(maskCardNumbers('id 1336-b7d4d1d9-1075-4d36-a565-659869529893, card 4564 7100 0000 0004')).toBe(
       'id 1336-b7d4d1d9-1075-4d36-a565-659869529893, card 4564 71XX XXXX 0004',
     );
