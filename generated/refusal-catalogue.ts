@@ -186,7 +186,7 @@ export const refusalCatalogue = {
         ]
       ],
       "message": "Field '{field}' {why}",
-      "when": "A form field's value is badly escaped, holds a control character the XML answer cannot carry, or its name is sent twice",
+      "when": "A form field's value is badly escaped, holds a character the XML answer cannot carry, or its name is sent twice",
       "example": [
         "{field}",
         "is sent more than once"

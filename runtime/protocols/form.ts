@@ -49,17 +49,18 @@ const KEY = /\[([^[\]]+)\]/g;
 export const MAX_FORM_DEPTH = 32;
 const INDEX = /^(0|[1-9][0-9]*)$/;
 
-/**
- * A value the XML answer could not give back as sent: a control character but tab, LF, CR (and NUL,
- * which the stubs refuse in every mode, naming it: nul-text.ts). Written back it would be U+FFFD, and
- * the hash a client computes over the echo (customHash) would not match: refused instead, naming it.
- */
 /** The control characters XML 1.0 cannot carry, NUL aside (a class's ranges, for the expressions below). */
 const XML_CONTROLS = '\\u0001-\\u0008\\u000B\\u000C\\u000E-\\u001F';
-const XML_CANNOT_CARRY = new RegExp(`[${XML_CONTROLS}]`);
+/**
+ * A value the XML answer could not give back as sent: a control character but tab, LF, CR (and NUL,
+ * which the stubs refuse in every mode, naming it: nul-text.ts), or U+FFFE, U+FFFF. Written back it
+ * would be U+FFFD, and the hash a client computes over the echo (customHash) would not match: refused
+ * instead, naming it. (A lone surrogate, the writer's other U+FFFD, is no UTF-8: the reader refuses it.)
+ */
+const XML_CANNOT_CARRY = new RegExp(`[${XML_CONTROLS}\\uFFFE\\uFFFF]`);
 const cannotCarryRule = (value: string) => {
   const code = value.match(XML_CANNOT_CARRY)![0].charCodeAt(0);
-  return `holds the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}, which the XML answer cannot carry`;
+  return `holds the character U+${code.toString(16).toUpperCase().padStart(4, '0')}, which the XML answer cannot carry`;
 };
 
 /** The text, or the rule it breaks (an object only then: most names and values decode). */

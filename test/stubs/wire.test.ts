@@ -54,11 +54,15 @@ describe('the form reader', () => {
     // Written back as U+FFFD, custom1=a%01b came back as a\uFFFDb, and its customHash no longer matched.
     expect(readForm('custom1=a%01b')).toEqual({
       field: 'custom1',
-      rule: 'holds the control character U+0001, which the XML answer cannot carry',
+      rule: 'holds the character U+0001, which the XML answer cannot carry',
     });
     expect(readForm('options[note]=%1F')).toEqual({
       field: 'options.note',
-      rule: 'holds the control character U+001F, which the XML answer cannot carry',
+      rule: 'holds the character U+001F, which the XML answer cannot carry',
+    });
+    expect(readForm('custom1=a%EF%BF%BEb')).toEqual({
+      field: 'custom1',
+      rule: 'holds the character U+FFFE, which the XML answer cannot carry',
     });
     expect(readForm('custom1=a%09b%0Ac%0Dd&custom2=%00')).toEqual({ ok: { custom1: 'a\tb\nc\rd', custom2: '\u0000' } });
   });
@@ -265,7 +269,7 @@ describe('the stubs in the form/XML mode (sandbox)', () => {
     const control = await send(sb, form('/post/', `${amPurchase()}&custom1=a%01b`));
     expect(xml(control)).toEqual({
       responseCode: '-2',
-      responseMessage: "Field 'custom1' holds the control character U+0001, which the XML answer cannot carry",
+      responseMessage: "Field 'custom1' holds the character U+0001, which the XML answer cannot carry",
     });
     const invalid = xml(await send(sb, form('/post/', amPurchase({ transactionAmount: '10' }))));
     expect(invalid.responseCode).toBe('-2');
