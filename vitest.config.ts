@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import type { Plugin } from 'vite';
 
@@ -11,7 +12,7 @@ import type { Plugin } from 'vite';
 // Node's own default folder for module.enableCompileCache(), which tsc uses too.
 process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
 
-const checkout = path.dirname(new URL(import.meta.url).pathname) + path.sep;
+const checkout = path.dirname(fileURLToPath(import.meta.url)) + path.sep;
 
 /**
  * Vitest's on-disk cache of the modules it transforms is kept for this checkout's files only. The

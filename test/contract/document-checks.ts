@@ -98,13 +98,14 @@ export async function unversionedOperations(): Promise<string[]> {
 export async function malformedKeys(file = path.join(ROOT, 'generated/openapi.json')): Promise<string[]> {
   const doc = JSON.parse(await readFile(file, 'utf8'));
   const found: string[] = [];
-  const walk = (node: unknown, at: string): void => {
+  const walk = (node: unknown, at: string, names = false): void => {
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'example' || key === 'examples') continue;
+      // Under properties a key is a field's name, which may be `examples`; elsewhere an example's values.
+      if (!names && (key === 'example' || key === 'examples')) continue;
       const where = `${at}/${key}`;
       if (!Array.isArray(node) && (/\s/.test(key) || value === null)) found.push(`${where} = ${JSON.stringify(value)}`);
-      walk(value, where);
+      walk(value, where, key === 'properties' && !names);
     }
   };
   walk(doc, '#');

@@ -1,6 +1,9 @@
 // The document itself: Redocly lint (recommended-strict, examples checked) and swagger-parser. The
 // checks are functions (document-checks.ts) that test/architecture/add-method.test.ts also runs on a
 // copy of the package with a method added.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   bundleLintProblems,
@@ -28,6 +31,26 @@ describe('the OpenAPI document', () => {
 
   it('holds no key with a space and no keyword set to null, outside its examples (a YAML flow mapping cut at a comma)', async () => {
     expect(await malformedKeys()).toEqual([]);
+    // What it finds: a cut flow mapping's key, under a property that is itself named examples too.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-keys-'));
+    try {
+      const broken = {
+        components: {
+          schemas: {
+            A: {
+              properties: { examples: { type: 'string', 'cut here.': null } },
+              examples: [{ 'an example may hold anything': null }],
+            },
+          },
+        },
+      };
+      await writeFile(path.join(dir, 'doc.json'), JSON.stringify(broken));
+      expect(await malformedKeys(path.join(dir, 'doc.json'))).toEqual([
+        '#/components/schemas/A/properties/examples/cut here. = null',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('requires SVC-API-VERSION: 2.0 on every operation', async () => {
