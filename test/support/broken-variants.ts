@@ -46,6 +46,15 @@ const when =
     op.operationId === id ? f(sent, got) : undefined;
 const onApproved = (id: string, f: (got: Json, sent: Json | undefined) => Json) =>
   when(id, (sent, got) => (approved(got) ? f(got, sent) : undefined));
+/** A void or refund approved where the sandbox refused it: what a broken server answers instead. */
+const approvedReversal = (sent: Json | undefined): Json => ({
+  responseCode: '0',
+  responseMessage: 'Transaction approved',
+  transactionID: String(sent?.transactionID),
+  authCode: '1',
+  authResponseCode: '00',
+  authMessage: 'Approved',
+});
 const refusal =
   (f: (got: Json) => Json | { status: number; json: Json } | undefined) =>
   (_op: ContractOperation, _sent: Json | undefined, got: Json) =>
@@ -339,16 +348,7 @@ export const breaks: Break[] = [
     kind: 'state',
     only: ['processCapture'],
     answer: when('processVoid', (s, g) =>
-      /has been captured/.test(String(g.responseMessage))
-        ? {
-            responseCode: '0',
-            responseMessage: 'Transaction approved',
-            transactionID: String(s?.transactionID),
-            authCode: '1',
-            authResponseCode: '00',
-            authMessage: 'Approved',
-          }
-        : undefined,
+      /has been captured/.test(String(g.responseMessage)) ? approvedReversal(s) : undefined,
     ),
   },
   {
@@ -462,16 +462,7 @@ export const breaks: Break[] = [
     kind: 'state',
     only: ['processVoid'],
     answer: when('processVoid', (s, g) =>
-      /already been reversed/.test(String(g.responseMessage))
-        ? {
-            responseCode: '0',
-            responseMessage: 'Transaction approved',
-            transactionID: String(s?.transactionID),
-            authCode: '1',
-            authResponseCode: '00',
-            authMessage: 'Approved',
-          }
-        : undefined,
+      /already been reversed/.test(String(g.responseMessage)) ? approvedReversal(s) : undefined,
     ),
   },
   {
@@ -479,16 +470,7 @@ export const breaks: Break[] = [
     kind: 'state',
     only: ['refundCard'],
     answer: when('refundCard', (s, g) =>
-      Number(g.responseCode) < 0 && /amount captured/.test(String(g.responseMessage))
-        ? {
-            responseCode: '0',
-            responseMessage: 'Transaction approved',
-            transactionID: String(s?.transactionID),
-            authCode: '1',
-            authResponseCode: '00',
-            authMessage: 'Approved',
-          }
-        : undefined,
+      Number(g.responseCode) < 0 && /amount captured/.test(String(g.responseMessage)) ? approvedReversal(s) : undefined,
     ),
   },
   {
