@@ -199,46 +199,25 @@ export const scenarioChecks = (): Check[] => [
       const auth = await pay(g.processAuth, '40.00');
       expect(isApproved(auth), notApproved('processAuth', auth));
       const id = auth.transactionID;
-      const over = await g.processCapture({
-        transactionID: id,
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        captureAmount: '40.01',
-      });
+      // Every step on the one authorisation of 40.00 AUD.
+      const on = { transactionID: id, transactionAmount: '40.00', transactionCurrency: 'AUD' } as const;
+      const capture = (captureAmount: string) => g.processCapture({ ...on, captureAmount });
+      const refund = (refundAmount: string) => g.refundCard({ ...on, refundAmount });
+      const over = await capture('40.01');
       expect(code(over) < 0, `a capture of 40.01 on 40.00 was not refused: ${show(over)}`);
-      const capture = await g.processCapture({
-        transactionID: id,
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        captureAmount: '25.00',
-      });
-      expect(isApproved(capture), notApproved('processCapture', capture));
+      const captured = await capture('25.00');
+      expect(isApproved(captured), notApproved('processCapture', captured));
       // Captures add up: 25.00 captured, 15.01 more would pass 40.00.
-      const beyondAll = await g.processCapture({
-        transactionID: id,
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        captureAmount: '15.01',
-      });
+      const beyondAll = await capture('15.01');
       expect(
         code(beyondAll) < 0,
         `a capture of 15.01 after 25.00 of 40.00 was not refused (captures add up to the authorisation): ${show(beyondAll)}`,
       );
       const voided = await g.processVoid({ transactionID: id });
       expect(code(voided) < 0, `a captured authorisation was voided (it is refunded instead): ${show(voided)}`);
-      const refund = await g.refundCard({
-        transactionID: id,
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        refundAmount: '10.00',
-      });
-      expect(isApproved(refund), notApproved('refundCard', refund));
-      const beyond = await g.refundCard({
-        transactionID: id,
-        transactionAmount: '40.00',
-        transactionCurrency: 'AUD',
-        refundAmount: '15.01',
-      });
+      const refunded = await refund('10.00');
+      expect(isApproved(refunded), notApproved('refundCard', refunded));
+      const beyond = await refund('15.01');
       expect(code(beyond) < 0 || code(beyond) > 0, `a refund beyond the capture was approved: ${show(beyond)}`);
     },
   ),
