@@ -181,7 +181,7 @@ export const hashRecipes = {
     ]
   },
   "custom": {
-    "summary": "customHash in results, over the custom fields as sent (an empty array counts as the empty string).",
+    "summary": "customHash in results, over the result's own custom1, custom2 and custom3 (an empty array counts as the empty string): the request's as sent, or in a capture's result the authorisation's, which it echoes.",
     "source": "public",
     "algorithm": "md5",
     "lowercase": true,
