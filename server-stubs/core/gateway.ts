@@ -53,7 +53,8 @@ export interface GatewayOptions {
   /**
    * Where the gateway tells its own console what it refused and could not answer (see log.ts): a
    * logger with info/warn/error (pino's shape), or `false` for none. Default: one line per entry on
-   * stderr in development (NODE_ENV neither production nor test), none otherwise.
+   * stderr in development (NODE_ENV neither production nor test), the errors alone (the server's own
+   * faults, a contract violation among them) under production, none in a test run.
    */
   logger?: Logger | false;
   /**

@@ -1,8 +1,11 @@
 // The gateway's own console, for the team running a server on the stubs: one line per refusal, per
 // request no handler answers and per answer that breaks the contract. The seam is the `logger`
 // option (Fastify's idea, kept tiny: give an object with the levels, or `false` for none).
-// Development is any NODE_ENV but `production` and `test`: a server started by hand logs; a
-// production one and a test run (vitest sets NODE_ENV=test) stay silent unless given a logger.
+// Development is any NODE_ENV but `production` and `test`: a server started by hand logs every line.
+// A production server logs its own faults only (an answer that breaks the contract, a 5xx, a handler
+// that failed): log mode sends a broken answer on, and the line is then the only trace of it; the
+// refusals are the callers' faults, too many to log by default. A test run (vitest sets
+// NODE_ENV=test) stays silent unless given a logger.
 // The fields are names and rules, never a value: the refusal messages name fields, never echo them.
 import { logSafe, logWriter } from '../../runtime/log-line.ts';
 import type { Logger } from './types.ts';
@@ -38,9 +41,13 @@ export const consoleLogger = (write: (line: string) => void = logWriter(process.
 export const inDevelopment = (env: NodeJS.ProcessEnv = process.env): boolean =>
   env.NODE_ENV !== 'production' && env.NODE_ENV !== 'test';
 
-/** The logger the gateway uses: the one given, none for `false`, else the console in development. */
-export function chooseLogger(given: Logger | false | undefined): Logger {
+/**
+ * The logger the gateway uses: the one given, none for `false`, else the console: every line in
+ * development, the errors alone in production, none in a test run.
+ */
+export function chooseLogger(given: Logger | false | undefined, env: NodeJS.ProcessEnv = process.env): Logger {
   if (given === false) return silent;
   if (given) return given;
-  return inDevelopment() ? consoleLogger() : silent;
+  if (inDevelopment(env)) return consoleLogger();
+  return env.NODE_ENV === 'production' ? { warn() {}, error: consoleLogger().error } : silent;
 }

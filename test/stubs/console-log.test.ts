@@ -33,30 +33,39 @@ async function post(base: string, id: string, body: Record<string, unknown>) {
   };
 }
 
-describe("a newcomer's server, started as a program", () => {
-  let child: ChildProcess;
-  let base: string;
-  let stderr = '';
+/** The newcomer's server as a program under this NODE_ENV (none: development): its base URL and its stderr so far. */
+function newcomerServer(nodeEnv: string | undefined) {
+  const server = { base: '', stderr: '', child: undefined as ChildProcess | undefined };
   beforeAll(async () => {
     const { NODE_ENV: _test, ...env } = process.env;
-    child = spawn(process.execPath, [fixture], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [fixture], {
+      env: nodeEnv === undefined ? env : { ...env, NODE_ENV: nodeEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.child = child;
     child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
+      server.stderr += chunk.toString();
     });
     const [port] = (await once(child.stdout!, 'data')) as [Buffer];
-    base = `http://127.0.0.1:${String(port).trim()}`;
+    server.base = `http://127.0.0.1:${String(port).trim()}`;
   });
-  afterAll(() => void child.kill('SIGTERM'));
+  afterAll(() => void server.child?.kill('SIGTERM'));
+  return server;
+}
+
+describe("a newcomer's server, started as a program", () => {
+  const server = newcomerServer(undefined);
 
   it('sees the missing handler, the wrong result and a refusal on its own console, one line each', async () => {
+    const { base } = server;
     const missing = await post(base, 'processCard', example('processCard'));
     expect(missing.status).toBe(500);
     const wrong = await post(base, 'getSurcharge', example('getSurcharge'));
     expect(wrong.status).toBe(500);
     const refused = await post(base, 'processCard', { ...example('processCard'), paymentCardExpiry: '02/29' });
     expect(refused.body.responseCode).toBe('-2');
-    await expect.poll(() => stderr.split('\n').filter(Boolean).length).toBe(3);
-    const lines = stderr.trim().split('\n');
+    await expect.poll(() => server.stderr.split('\n').filter(Boolean).length).toBe(3);
+    const lines = server.stderr.trim().split('\n');
     expect(lines[0]).toBe(
       'payment-gateway: ERROR answered 5xx operation=processCard method=processCard check=handler errorCode=PGW_ERR_NOT_IMPLEMENTED code=-4 status=500 message="processCard is not implemented by this server"',
     );
@@ -69,7 +78,27 @@ describe("a newcomer's server, started as a program", () => {
     writeSample('stubs-console', lines.join('\n'));
     const card = String(example('processCard').paymentCardNumber);
     for (const secret of [sandbox.apiKey, sandbox.passphrase, card, String(example('processCard').hash)])
-      expect(stderr).not.toContain(secret);
+      expect(server.stderr).not.toContain(secret);
+  });
+});
+
+describe('the same server under NODE_ENV=production', () => {
+  const server = newcomerServer('production');
+
+  it("logs its own faults, the broken answer log mode sends on among them, and not the callers' refusals", async () => {
+    const { base } = server;
+    const refused = await post(base, 'processCard', { ...example('processCard'), paymentCardExpiry: '02/29' });
+    expect(refused.body.responseCode).toBe('-2');
+    // Log mode (production's default) sends the answer that lacks totalAmount: the line is its only trace.
+    const wrong = await post(base, 'getSurcharge', example('getSurcharge'));
+    expect(wrong.status).toBe(200);
+    const missing = await post(base, 'processCard', example('processCard'));
+    expect(missing.status).toBe(500);
+    await expect.poll(() => server.stderr.split('\n').filter(Boolean).length).toBe(2);
+    expect(server.stderr.trim().split('\n')).toEqual([
+      'payment-gateway: ERROR answer violates the contract operation=getSurcharge method=getSurcharge check=result violation="Field \'totalAmount\' is required (SurchargeResult)"',
+      expect.stringMatching(/^payment-gateway: ERROR answered 5xx operation=processCard /),
+    ]);
   });
 });
 
@@ -112,7 +141,7 @@ describe('the logger option', () => {
     expect(seen[0]![1]).toMatchObject({ path: '/post', check: 'method', operation: undefined, method: undefined });
   });
 
-  it('is silenced by false, and off by default under NODE_ENV production or test', async () => {
+  it('is silenced by false, and off by default in a test run (NODE_ENV=test)', async () => {
     const lines: string[] = [];
     const original = process.stderr.write;
     process.stderr.write = ((chunk: unknown) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
