@@ -1,28 +1,14 @@
 // The sandbox's refusals: each business rule the sandbox enforces, and each refusal of its control
 // API, is an entry of the refusal catalogue (spec/refusals.yaml: sandboxRefusals, controlRefusals)
-// with its code and its words, made callable here, so that a handler names the entry and passes only
-// what varies. Which shape the answer takes (responseCode a string on the body APIs, an integer on
+// with its code and its words, made callable (the business rules by the stubs, which a server team
+// imports too; the control API's here), so that a handler names the entry and passes only what varies. Which shape the answer takes (responseCode a string on the body APIs, an integer on
 // the NPP and payout paths) is the stubs' `refusalFields`.
-import { refusalCatalogue, refusalFamilies, type RefusalArgs } from '../generated/refusal-catalogue.ts';
-import type { NumberedRefusal } from '../generated/spec-constants.ts';
+import { refusalCatalogue, type RefusalArgs } from '../generated/refusal-catalogue.ts';
 import { catalogueOf } from '../runtime/refusal-catalogue.ts';
 import { refusalFields, type ErrorCode, type Refusal } from '../server-stubs/index.ts';
 
-/** The numbered refusals' entries, one per name of the spec's x-numbered-refusals, each with its code. */
-export const numberedRefusalEntries = catalogueOf<Record<NumberedRefusal, []>, ErrorCode>(
-  refusalFamilies.sandboxRefusals.numbered,
-);
-
-export const sandboxRefusals = {
-  ...catalogueOf<RefusalArgs['sandboxRefusals'], ErrorCode>(refusalCatalogue.sandboxRefusals),
-  /**
-   * A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode
-   * -2: a family of entries, one code per number (`entries`, which the catalogue page lists).
-   */
-  numbered: Object.assign((name: NumberedRefusal) => numberedRefusalEntries[name](), {
-    entries: numberedRefusalEntries,
-  }),
-};
+// The business rules' catalogue is the stubs' (a server team makes the same answers with it).
+export { numberedRefusalEntries, sandboxRefusals } from '../server-stubs/index.ts';
 
 /** The control API's refusals (/_sandbox/…, its own OpenAPI document; responseCode an integer). */
 export const controlRefusals = catalogueOf<RefusalArgs['controlRefusals'], ErrorCode>(refusalCatalogue.controlRefusals);

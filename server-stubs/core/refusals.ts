@@ -4,8 +4,8 @@ import type { ErrorObject } from 'ajv';
 import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import type { ErrorCode } from '../../generated/error-codes.ts';
 import type { HandlerRefusal } from '../../generated/handlers.ts';
-import { refusalCatalogue, type RefusalArgs } from '../../generated/refusal-catalogue.ts';
-import { expectedValues } from '../../generated/spec-constants.ts';
+import { refusalCatalogue, refusalFamilies, type RefusalArgs } from '../../generated/refusal-catalogue.ts';
+import { expectedValues, type NumberedRefusal } from '../../generated/spec-constants.ts';
 import {
   catalogueOf,
   entry,
@@ -33,10 +33,31 @@ export { forms } from '../../runtime/refusal-text.ts';
  * The catalogue of the server's own refusals (Fastify's error-catalogue idea: one place holds each
  * refusal's stable code, responseCode, message and HTTP status; callers name the entry and pass only
  * what varies): spec/refusals.yaml's `refusals`. Validation refusals are `validationRefusals`, chosen
- * by refusalFor from the schema's errors; the sandbox's business rules are its own catalogues, in the
- * same file (sandbox/refusals.ts makes them).
+ * by refusalFor from the schema's errors; the sandbox's business rules are sandboxRefusals, below.
  */
 export const refusals = catalogueOf<RefusalArgs['refusals'], ErrorCode>(refusalCatalogue.refusals);
+
+/** The numbered refusals' entries, one per name of the spec's x-numbered-refusals, each with its code. */
+export const numberedRefusalEntries = catalogueOf<Record<NumberedRefusal, []>, ErrorCode>(
+  refusalFamilies.sandboxRefusals.numbered,
+);
+
+/**
+ * The business rules the sandbox enforces (spec/refusals.yaml's sandboxRefusals, `madeBy: sandbox`):
+ * what a valid request may still be refused for, given what is stored, in the real gateway's words
+ * where they are known. The contract suite does not ask a server for them; a server team that
+ * enforces the same rules makes the same answers with them (refusalFields), instead of retyping them.
+ */
+export const sandboxRefusals = {
+  ...catalogueOf<RefusalArgs['sandboxRefusals'], ErrorCode>(refusalCatalogue.sandboxRefusals),
+  /**
+   * A refusal the gateway words with its error number (x-numbered-refusals on Refusal), responseCode
+   * -2: a family of entries, one code per number (`entries`, which the catalogue page lists).
+   */
+  numbered: Object.assign((name: NumberedRefusal) => numberedRefusalEntries[name](), {
+    entries: numberedRefusalEntries,
+  }),
+};
 
 /**
  * The validation refusals, made by refusalFor from the schema's errors: a missing field first (-3),
