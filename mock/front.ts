@@ -21,18 +21,16 @@ import {
   protocols,
   refusalFields,
   refusals,
+  sandboxRefusals,
   serverDefaults,
   type Account,
-  type ErrorCode,
   type Gateway,
   type GatewayRequest,
   type GatewayResponse,
   type RequestRecord,
 } from '../server-stubs/index.ts';
-import { refusalCatalogue, type RefusalArgs } from '../generated/refusal-catalogue.ts';
 import { cardNumberFields, cardNumberSentOutsideCardFields } from '../runtime/card-fields.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
-import { catalogueOf } from '../runtime/refusal-catalogue.ts';
 import { withOutcome } from '../runtime/scenarios.ts';
 import { exampleAnswer, type MockDocument } from './answers.ts';
 import { mockAccounts, sandboxAccounts } from './accounts.ts';
@@ -99,9 +97,6 @@ interface Exchange {
 }
 
 const exchanges = new AsyncLocalStorage<Exchange>();
-
-/** The sandbox's refusals the mock makes too: those of a rule that needs the request only. */
-const sandboxRefusals = catalogueOf<RefusalArgs['sandboxRefusals'], ErrorCode>(refusalCatalogue.sandboxRefusals);
 
 /** Headers the front does not pass to Prism: its own, the body's (rewritten), the scenario's. */
 const NOT_FORWARDED = new Set([
