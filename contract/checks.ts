@@ -62,6 +62,19 @@ export interface Check {
   alone?: boolean;
 }
 
+/**
+ * A failure whose reason the check follows with lines of its own (a model-based counterexample, one
+ * step a line): the reports print each on its line under the reason. Only the suite writes these
+ * lines; what a server sent stays in the reason, escaped onto its one line.
+ */
+export class DetailedFailure extends Error {
+  readonly details: string[];
+  constructor(reason: string, details: string[]) {
+    super(reason);
+    this.details = details;
+  }
+}
+
 const fail = (why: string): never => {
   throw new Error(why);
 };

@@ -5,7 +5,7 @@
 // (`--seed`). Every exchange is judged by the watched client too (shapes, echoes, hashes).
 import fc from 'fast-check';
 import { isApproved, type GatewayClient } from '../generated/client.ts';
-import type { Check, RunContext } from './checks.ts';
+import { DetailedFailure, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, notApproved, show, visa } from './stateful.ts';
 
 interface Txn {
@@ -261,13 +261,42 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
       if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
       const problems: string[] = [];
       const g = client(ctx, problems);
-      await fc.assert(
+      // The steps of the run that failed last: after shrinking, fast-check's counterexample.
+      let failed: string[] = [];
+      const details = await fc.check(
         fc.asyncProperty(fc.commands(commands, { maxCommands: 20, size: 'max' }), async (cmds) => {
-          await fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), cmds);
-          if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
+          const steps: string[] = [];
+          const logged = {
+            *[Symbol.iterator]() {
+              for (const c of cmds)
+                yield {
+                  check: (m: Readonly<Model>) => c.check(m),
+                  run: (m: Model, r: Real) => {
+                    steps.push(String(c));
+                    return c.run(m, r);
+                  },
+                  toString: () => String(c),
+                };
+            },
+          };
+          try {
+            await fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), logged);
+            if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
+          } catch (error) {
+            failed = steps;
+            throw error;
+          }
         }),
         { seed: ctx.seed, numRuns: Math.max(25, ctx.runs * 6), endOnFailure: false },
       );
+      if (!details.failed) return;
+      const error = details.errorInstance;
+      // fast-check's own report is many lines with a hint meant for its API: the reason here is the
+      // error alone, and the sequence that led to it follows, one step a line.
+      throw new DetailedFailure(error instanceof Error ? error.message : String(error), [
+        `counterexample, the shortest failing sequence found (seed ${details.seed}, run ${details.numRuns}, shrunk ${details.numShrinks} times):`,
+        ...(failed.length ? failed.map((step, i) => `  ${i + 1}. ${step}`) : ['  (no step)']),
+      ]);
     },
   };
 }

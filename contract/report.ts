@@ -17,6 +17,8 @@ export interface Result {
   request?: string;
   again?: string;
   replay?: string;
+  /** Lines the check wrote under its reason (a model-based counterexample's steps), each printed on its own. */
+  details?: string[];
 }
 
 /**
@@ -32,13 +34,14 @@ function shown(r: Result): Result {
   if (r.request !== undefined) safe.request = logSafeLines(r.request);
   if (r.again !== undefined) safe.again = logSafe(r.again);
   if (r.replay !== undefined) safe.replay = logSafe(r.replay);
+  if (r.details !== undefined) safe.details = r.details.map(logSafe);
   if (r.id !== undefined) safe.id = logSafe(r.id);
   return safe;
 }
 
 /** A failure, then what it sent and how to see it again. */
 function failureLines(f: Result): string[] {
-  const lines = [`    ✗ ${f.name}`, `      ${f.reason}`];
+  const lines = [`    ✗ ${f.name}`, `      ${f.reason}`, ...(f.details ?? []).map((d) => `      ${d}`)];
   if (f.request) lines.push('      sent:', ...f.request.split('\n').map((l) => `        ${l}`));
   if (f.again) lines.push(`      again: ${f.again}`);
   if (f.replay) lines.push(`      replay: ${f.replay}`);
@@ -85,7 +88,9 @@ export function junit(results: Result[]): string {
     const cases = list.map((r) => {
       const inner =
         r.status === 'failed'
-          ? `<failure message="${xml(r.reason ?? '')}"/>`
+          ? r.details?.length
+            ? `<failure message="${xml(r.reason ?? '')}">${xml(r.details.join('\n'))}</failure>`
+            : `<failure message="${xml(r.reason ?? '')}"/>`
           : r.status === 'skipped'
             ? `<skipped message="${xml(r.reason ?? '')}"/>`
             : '';

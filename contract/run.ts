@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CredentialsRefused, credentialKinds, proveCredentials } from './credentials.ts';
-import { operationChecks, type Check, type RunContext } from './checks.ts';
+import { DetailedFailure, operationChecks, type Check, type RunContext } from './checks.ts';
 import { type Credentials, exchangeClient, withClient } from './http.ts';
 import { type BoundedClient, boundedClient, ExchangeFailed } from '../runtime/bounded-fetch.ts';
 import { summary, writeReports, type Result } from './report.ts';
@@ -241,6 +241,7 @@ async function runChecks(
           ...base,
           status: unreached ? 'skipped' : 'failed',
           reason: maskCardNumbers(failureReason(error)),
+          ...(error instanceof DetailedFailure ? { details: error.details.map((d) => maskCardNumbers(d)) } : {}),
           ms: elapsedMs(started),
           ...(last
             ? { request: maskCardNumbers(describeSent(last, mask)), again: maskCardNumbers(replayCommand(last, mask)) }

@@ -5,9 +5,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runContract } from '../../contract/run.ts';
+import { summary, type Result } from '../../contract/report.ts';
 import { CredentialsRefused } from '../../contract/credentials.ts';
 import { breaks, brokenSandbox, type Break } from '../support/broken-variants.ts';
 import { sandboxCredentials } from '../support/contract.ts';
+import { writeSample } from '../support/samples.ts';
 
 const creds = sandboxCredentials();
 
@@ -30,12 +32,18 @@ const shortNpp = (b: Break): Break =>
     : b;
 
 async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
+  const results = await resultsAgainst(b, only);
+  if (results instanceof CredentialsRefused) return [`stopped: ${results.message}`];
+  return results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`);
+}
+
+async function resultsAgainst(b: Break, only = b.only): Promise<Result[] | CredentialsRefused> {
   const broken = await brokenSandbox(shortNpp(b));
   broken.server.listen(0, '127.0.0.1');
   await once(broken.server, 'listening');
   try {
     // JSON only: the proxy breaks JSON answers (a form request's XML answer passes it untouched).
-    const results = await runContract({
+    return await runContract({
       base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`,
       creds,
       only,
@@ -45,8 +53,6 @@ async function failuresAgainst(b: Break, only = b.only): Promise<string[]> {
       if (error instanceof CredentialsRefused) return error;
       throw error;
     });
-    if (results instanceof CredentialsRefused) return [`stopped: ${results.message}`];
-    return results.filter((r) => r.status === 'failed').map((r) => `${r.operationId}: ${r.name}: ${r.reason}`);
   } finally {
     broken.server.close();
     broken.close();
@@ -78,7 +84,7 @@ describe('the contract-test suite against broken sandboxes', () => {
 });
 
 describe('the model-based sequences', () => {
-  it('find a ledger that drifts from the model, shrunk to a short sequence, with the seed that replays it', async () => {
+  it('find a ledger that drifts from the model, shrunk to a short sequence printed one step a line, with the seed that replays it', async () => {
     const drift: Break = {
       name: 'queryCard forgets refunds',
       kind: 'state',
@@ -88,10 +94,23 @@ describe('the model-based sequences', () => {
           ? { ...got, refundedAmount: '0.00' }
           : undefined,
     };
-    const failures = await failuresAgainst(drift);
-    const model = failures.find((f) => f.includes('model-based'));
-    expect(model).toMatch(/seed/i);
-    expect(model).toMatch(/Counterexample/);
-    expect(model).toMatch(/refund/);
+    const results = await resultsAgainst(drift);
+    if (results instanceof CredentialsRefused) throw results;
+    const model = results.find((r) => r.status === 'failed' && r.name.startsWith('model-based'));
+    expect(model?.reason).toMatch(/^queryCard of a \w+ says amount \/ captured \/ refunded .*, the run made /);
+    // The console: the counterexample under the reason, one step a line (not fast-check's report with
+    // its line breaks escaped onto one line), the seed named.
+    const lines = summary(results, 1).split('\n');
+    const at = lines.findIndex((l) =>
+      l.startsWith('      counterexample, the shortest failing sequence found (seed 20261122,'),
+    );
+    expect(at, lines.join('\n')).toBeGreaterThan(0);
+    expect(lines[at - 1]).toBe(`      ${model!.reason}`);
+    const steps = lines.slice(at + 1).filter((l) => /^ {8}\d+\. /.test(l));
+    expect(steps[0]).toMatch(/^ {8}1\. (auth|purchase) \d+\.\d\d$/);
+    expect(steps.some((l) => /\. refund #\d+ /.test(l))).toBe(true);
+    expect(steps.at(-1)).toMatch(/\. query #\d+$/);
+    expect(lines.filter((l) => l.includes('\\n'))).toEqual([]);
+    writeSample('contract-model-counterexample', lines.slice(at - 2, at + 1 + steps.length).join('\n'));
   });
 });

@@ -56,6 +56,7 @@ const result: fc.Arbitrary<Result> = fc.record({
   request: hostile.map((t) => `POST /post\ncontent-type: application/json\n\n${t}`),
   again: hostile,
   replay: hostile,
+  details: fc.array(hostile, { maxLength: 3 }),
 });
 
 const UNSAFE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|\p{Cs}/u;
