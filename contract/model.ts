@@ -266,14 +266,19 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
       const details = await fc.check(
         fc.asyncProperty(fc.commands(commands, { maxCommands: 20, size: 'max' }), async (cmds) => {
           const steps: string[] = [];
+          // Each sequence judged on its own answers: a problem an earlier one met failed every later
+          // sequence too, and fast-check shrank the failure to no step at all.
+          problems.length = 0;
           const logged = {
             *[Symbol.iterator]() {
               for (const c of cmds)
                 yield {
                   check: (m: Readonly<Model>) => c.check(m),
-                  run: (m: Model, r: Real) => {
+                  run: async (m: Model, r: Real) => {
                     steps.push(String(c));
-                    return c.run(m, r);
+                    await c.run(m, r);
+                    // The step whose answer broke the contract ends the sequence.
+                    if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
                   },
                   toString: () => String(c),
                 };
@@ -281,7 +286,6 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
           };
           try {
             await fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), logged);
-            if (problems.length) throw new Error(`an answer broke the contract: ${problems.join(' | ')}`);
           } catch (error) {
             failed = steps;
             throw error;

@@ -113,4 +113,22 @@ describe('the model-based sequences', () => {
     expect(lines.filter((l) => l.includes('\\n'))).toEqual([]);
     writeSample('contract-model-counterexample', lines.slice(at - 2, at + 1 + steps.length).join('\n'));
   });
+
+  const MODEL =
+    'processCapture/model-based-random-sequences-over-the-card-ledger-and-the-vault-keep-to-a-model-of-them';
+  const modelFailure = async (name: string) => {
+    const results = await resultsAgainst(breaks.find((b) => b.name === name)!, [MODEL]);
+    if (results instanceof CredentialsRefused) throw results;
+    expect(results.map((r) => r.status)).toEqual(['failed']);
+    return results[0]!;
+  };
+
+  it('end their counterexample at the step whose answer broke the contract', async () => {
+    // An answer that breaks its schema failed every later sequence too: shrunk to no step at all.
+    const failure = await modelFailure('addCard answers no ivrCardID');
+    expect(failure.reason).toMatch(
+      /^an answer broke the contract: addCard: AddCardResult: body must have required property 'ivrCardID'$/,
+    );
+    expect(failure.details?.slice(1)).toEqual(['  1. addCard']);
+  });
 });
