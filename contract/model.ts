@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { isApproved, type GatewayClient } from '../generated/client.ts';
 import { DetailedFailure, type Check, type RunContext } from './checks.ts';
 import { code, customer, expect, notApproved, show, visa } from './stateful.ts';
+import { record, recording, type Sent } from './recording.ts';
 
 interface Txn {
   id: string;
@@ -261,8 +262,10 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
       if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
       const problems: string[] = [];
       const g = client(ctx, problems);
-      // The steps of the run that failed last: after shrinking, fast-check's counterexample.
+      // The steps of the run that failed last (after shrinking, fast-check's counterexample) and the
+      // last request it sent: shrinking goes on to sequences that pass, whose requests come later.
       let failed: string[] = [];
+      let failedLast: Sent | undefined;
       const details = await fc.check(
         fc.asyncProperty(fc.commands(commands, { maxCommands: 20, size: 'max' }), async (cmds) => {
           const steps: string[] = [];
@@ -284,16 +287,20 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
                 };
             },
           };
-          try {
-            await fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), logged);
-          } catch (error) {
+          const { error, last } = await recording(() =>
+            fc.asyncModelRun(() => ({ model: { txns: [], cards: [], keys: 0 }, real: g }), logged),
+          );
+          if (error !== undefined) {
             failed = steps;
+            failedLast = last;
             throw error;
           }
         }),
         { seed: ctx.seed, numRuns: Math.max(25, ctx.runs * 6), endOnFailure: false },
       );
       if (!details.failed) return;
+      // The failure's request as sent (replay.ts prints the check's last one): the failing step's.
+      if (failedLast) record(failedLast);
       const error = details.errorInstance;
       // fast-check's own report is many lines with a hint meant for its API: the reason here is the
       // error alone, and the sequence that led to it follows, one step a line.

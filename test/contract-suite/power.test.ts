@@ -131,4 +131,14 @@ describe('the model-based sequences', () => {
     );
     expect(failure.details?.slice(1)).toEqual(['  1. addCard']);
   });
+
+  it("print as sent the failing step's request, not the last one shrinking tried", async () => {
+    const failure = await modelFailure('a second void approved');
+    expect(failure.details?.at(-1)).toMatch(/^ {2}\d+\. void #\d+$/);
+    // The answer the reason quotes echoes the transaction its void was sent for.
+    const voided = /"transactionID":"([^"]+)"/.exec(failure.reason!)?.[1];
+    expect(voided).toBeDefined();
+    expect(failure.request).toContain('"method":"processVoid"');
+    expect(failure.request).toContain(`"transactionID":"${voided}"`);
+  });
 });
