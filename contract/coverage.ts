@@ -22,6 +22,40 @@ export function documentedCodes(op: ContractOperation): number[] {
   return [...codes].sort((a, b) => a - b);
 }
 
+/**
+ * Whether an answer of this responseCode is the operation's success. The seed: "`0` means success";
+ * a decline (above 0) is a result the operation documents, not its success: a purchase declined was
+ * not made. A query (retry: safe, it changes nothing) succeeds with any result, as what it reads
+ * stands (queryDD's debit pending 10, approved 0, dishonoured 7). An operation that documents no
+ * answer of 0 succeeds with the code of its documented result (processDDebit's 10, pending until it
+ * settles). A file (a zip, a CSV) counts as 0.
+ */
+export function isSuccess(op: ContractOperation, code: number): boolean {
+  if (op.retry && 'safe' in op.retry) return code >= 0;
+  return code === successCode(op);
+}
+
+/** The responseCode of a success answer, in words: what a success check asks for. */
+export function successWords(op: ContractOperation): string {
+  return op.retry && 'safe' in op.retry ? 'responseCode 0 or above' : `responseCode ${successCode(op)}`;
+}
+
+const successCodes = new Map<string, number>();
+
+/** 0, or the code of the operation's documented result where it documents no answer of 0. */
+function successCode(op: ContractOperation): number {
+  let code = successCodes.get(op.operationId);
+  if (code === undefined) {
+    const codes = op.examples.result
+      .map((name) => (exampleValue(doc, name) as { responseCode?: unknown } | undefined)?.responseCode)
+      .filter((c) => c !== undefined)
+      .map(Number);
+    code = codes.length === 0 || codes.includes(0) ? 0 : codes[0]!;
+    successCodes.set(op.operationId, code);
+  }
+  return code;
+}
+
 export interface OperationCoverage {
   operationId: string;
   documented: number[];
@@ -50,7 +84,7 @@ export class Coverage {
       this.reached.set(op.operationId, seen);
     }
     seen.add(code);
-    if (code >= 0 && request && (op.requestForms?.length ?? 0) > 1)
+    if (isSuccess(op, code) && request && (op.requestForms?.length ?? 0) > 1)
       this.formsSucceeded.add(`${op.operationId} ${chooseForm(op.requestForms!, request).schema}`);
     // Cards the sandbox processed (approved or declined for a reason of its own, not "not recognised").
     if (code < 0 || code === 1) return;
@@ -83,10 +117,10 @@ export class Coverage {
     return documented ? Math.round(((documented - missed) / documented) * 1000) / 10 : 100;
   }
 
-  /** Whether the run reached the operation's success: an answer of its result, not a refusal. */
+  /** Whether the run reached the operation's success (isSuccess): not a refusal, and not a decline. */
   successReached(op: ContractOperation, form?: string): boolean {
     if (form && (op.requestForms?.length ?? 0) > 1) return this.formsSucceeded.has(`${op.operationId} ${form}`);
-    return [...(this.reached.get(op.operationId) ?? [])].some((code) => code >= 0);
+    return [...(this.reached.get(op.operationId) ?? [])].some((code) => isSuccess(op, code));
   }
 
   cardsUsed(): string[] {

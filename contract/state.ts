@@ -7,9 +7,10 @@
 import type { ContractOperation } from '../generated/operations.ts';
 import type { Check } from './checks.ts';
 import { judge } from './checks.ts';
-import { formOf, send, signBody } from './http.ts';
+import { formOf, send, signBody, type Answer } from './http.ts';
 import { doc, requestExamples } from './requests.ts';
 import { IDENTIFIER, OWN } from './state-pool.ts';
+import { isSuccess, successWords } from './coverage.ts';
 
 /** Sets of values tried per operation, from the best records and then name by name. */
 const TRIES = 12;
@@ -31,6 +32,15 @@ function formsOf(op: ContractOperation): { form?: string; example: Record<string
     form: f.schema,
     example: examples.find((e) => formOf(op, e.value) === f.schema)?.value,
   }));
+}
+
+/** What came instead of the success answer, in words: its code, its message, and what such a code is. */
+function answered(op: ContractOperation, answer: Answer): string {
+  const json = answer.json as { responseCode?: unknown; responseMessage?: unknown } | undefined;
+  if (json?.responseCode === undefined) return `HTTP ${answer.status} without a responseCode`;
+  const code = Number(json.responseCode);
+  const what = code < 0 ? ', a refusal' : code > 0 && !isSuccess(op, code) ? ', a decline' : '';
+  return `responseCode ${String(json.responseCode)}${json.responseMessage !== undefined ? ` "${String(json.responseMessage)}"` : ''}${what}`;
 }
 
 /** The words a form is named by in a check's name: its schema's title, else its name. */
@@ -71,10 +81,10 @@ function successCheck(
         const problem = judge(op, body, answer, ctx, pathParams);
         if (problem) throw new Error(problem);
         if (ctx.coverage?.successReached(op, form)) return;
-        last = `${answer.json?.responseCode} ${answer.json?.responseMessage ?? ''}`;
+        last = answered(op, answer);
       }
       throw new Error(
-        `no success answer reached${form ? ` with the form ${formTitle(form)}` : ''}: ${choices.length} tries with the run's state, the last answered ${last} (fields from the run: ${[...fields, ...params].join(', ') || 'none'})`,
+        `no success answer (${successWords(op)}) reached${form ? ` with the form ${formTitle(form)}` : ''}: the last of ${choices.length} tries with the run's state answered ${last} (fields from the run: ${[...fields, ...params].join(', ') || 'none'})`,
       );
     },
   };

@@ -83,6 +83,21 @@ describe('the contract-test suite against broken sandboxes', () => {
   }
 });
 
+describe('the success checks', () => {
+  it('take the approval they are named after, not a decline, and say what came instead', async () => {
+    const declining = breaks.find((b) => b.name.startsWith('every payframe purchase declined'))!;
+    const failures = await failuresAgainst(declining);
+    expect(failures.filter((f) => f.includes('its success answer is reached'))).toEqual([
+      expect.stringMatching(
+        /^processCard: its success answer is reached with the form processCard with a payframe token, on state the suite built: no success answer \(responseCode 0\) reached with the form processCard with a payframe token: the last of \d+ tries with the run's state answered responseCode 2 "Transaction declined", a decline \(/,
+      ),
+      expect.stringMatching(
+        /^payframeProcessCard: its success answer is reached, on state the suite built: no success answer \(responseCode 0\) reached: the last of \d+ tries with the run's state answered responseCode 2 "Transaction declined", a decline \(/,
+      ),
+    ]);
+  });
+});
+
 describe('the model-based sequences', () => {
   it('find a ledger that drifts from the model, shrunk to a short sequence printed one step a line, with the seed that replays it', async () => {
     const drift: Break = {

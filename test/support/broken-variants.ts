@@ -525,6 +525,25 @@ export const breaks: Break[] = [
     ),
   },
   {
+    // A decline keeps the result's shape: only a check that asks for the approval it is named after
+    // (its success answer reached) tells it from one.
+    name: 'every payframe purchase declined (responseCode 2), the other forms approved',
+    kind: 'refusal',
+    only: ['payframeProcessCard', 'processCard'],
+    answer: (op, sent, got) =>
+      (op.operationId === 'payframeProcessCard' || (op.operationId === 'processCard' && sent?.payframeToken)) &&
+      approved(got)
+        ? {
+            ...got,
+            responseCode: '2',
+            responseMessage: 'Transaction declined',
+            authCode: '',
+            authResponseCode: '05',
+            authMessage: 'Do not honour',
+          }
+        : undefined,
+  },
+  {
     name: 'a missing field refused with -2 instead of -3',
     kind: 'refusal',
     only: ['processCapture'],
