@@ -40,8 +40,14 @@ export interface RunContext {
   pool?: StatePool;
   /** An operation whose success the run cannot reach is skipped, not failed (--allow-unreached). */
   allowUnreached?: boolean;
-  /** Where a check says what it did to the server beyond its requests (it moved the sandbox clock). */
+  /** Where a check says what it did to the server beyond its requests (it moved the sandbox clock), or left out. */
   note?: (line: string) => void;
+  /**
+   * Whether the run's --only/--skip select this operation, by its operationId or a tag (a check id
+   * selects its check, not operations): what a check that sends several operations may send (the
+   * model-based sequences). Undefined: every operation.
+   */
+  selects?: (operationId: string) => boolean;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why
@@ -60,6 +66,8 @@ export interface Check {
    * a sandbox), which would move the time under checks still running (access tokens, settlement days).
    */
   alone?: boolean;
+  /** The operationIds a replay of this check must --skip to run as this run ran it (a narrowed model-based check). */
+  replaySkip?: (ctx: RunContext) => string[];
 }
 
 /**

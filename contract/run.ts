@@ -143,6 +143,23 @@ const matches = (c: Check & { id: string }, x: string) => x === c.id || x === c.
 const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =>
   (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
 
+/** Every operationId and tag: the names in --only and --skip that select operations, not checks. */
+const operationNames = new Set<string>(operations.flatMap((o) => [o.operationId, ...o.tags]));
+
+/**
+ * The operations the run's --only and --skip select, by operationId or tag (check ids select their
+ * checks, not operations): undefined when they name none, as a failure's replay: line names a check alone.
+ */
+function operationSelection(only?: string[], skip?: string[]): ((operationId: string) => boolean) | undefined {
+  const named = (list?: string[]) => (list ?? []).filter((x) => operationNames.has(x));
+  const [inOnly, inSkip] = [named(only), named(skip)];
+  if (!inOnly.length && !inSkip.length) return undefined;
+  return (operationId) => {
+    const its = [operationId, ...(operations.find((o) => o.operationId === operationId)?.tags ?? [])];
+    return (!inOnly.length || inOnly.some((x) => its.includes(x))) && !inSkip.some((x) => its.includes(x));
+  };
+}
+
 export function runContract(options: RunOptions): Promise<Result[]> {
   return withClient(options.client ?? boundedClient(), () => runWithClient(options));
 }
@@ -161,6 +178,8 @@ async function runWithClient(options: RunOptions): Promise<Result[]> {
     wire: 'json',
     ...(options.log ? { note: options.log } : {}),
   };
+  const selects = operationSelection(options.only, options.skip);
+  if (selects) ctx.selects = selects;
   const chosen = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
   // The credentials the chosen checks take proved first (each kind accepted), and a real access token
   // for the operations that take one.
@@ -237,6 +256,7 @@ async function runChecks(
         // and JUnit reports. The `again:` command then sends the masked number; `replay:` reruns
         // the check exactly.
         const unreached = check.kind === 'state' && ctx.allowUnreached;
+        const skipped = check.replaySkip?.(ctx) ?? [];
         results[offset + i] = {
           ...base,
           status: unreached ? 'skipped' : 'failed',
@@ -246,7 +266,7 @@ async function runChecks(
           ...(last
             ? { request: maskCardNumbers(describeSent(last, mask)), again: maskCardNumbers(replayCommand(last, mask)) }
             : {}),
-          replay: `${CLI_COMMAND} contract --base-url ${ctx.base}${check.wire ? ` --wire ${check.wire}` : ''} --only ${check.id} --seed ${ctx.seed}`,
+          replay: `${CLI_COMMAND} contract --base-url ${ctx.base}${check.wire ? ` --wire ${check.wire}` : ''} --only ${check.id}${skipped.length ? ` --skip ${skipped.join(',')}` : ''} --seed ${ctx.seed}`,
         };
       }
     }

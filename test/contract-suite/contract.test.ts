@@ -180,7 +180,8 @@ describe('npm run contract', () => {
     const results = await runContract({
       base: await serve(naiveServer()),
       creds,
-      only: ['processCapture', 'createPayToPayment'],
+      // processAuth: the authorisations the model-based sequences capture (they send only what --only selects).
+      only: ['processCapture', 'processAuth', 'createPayToPayment'],
       wire: 'json',
     });
     expect(

@@ -99,6 +99,9 @@ describe('the success checks', () => {
 });
 
 describe('the model-based sequences', () => {
+  // The check by its id: every operation of its sequences sent (an operationId in --only narrows them).
+  const MODEL =
+    'processCapture/model-based-random-sequences-over-the-card-ledger-and-the-vault-keep-to-a-model-of-them';
   it('find a ledger that drifts from the model, shrunk to a short sequence printed one step a line, with the seed that replays it', async () => {
     const drift: Break = {
       name: 'queryCard forgets refunds',
@@ -109,7 +112,7 @@ describe('the model-based sequences', () => {
           ? { ...got, refundedAmount: '0.00' }
           : undefined,
     };
-    const results = await resultsAgainst(drift);
+    const results = await resultsAgainst(drift, [MODEL]);
     if (results instanceof CredentialsRefused) throw results;
     const model = results.find((r) => r.status === 'failed' && r.name.startsWith('model-based'));
     expect(model?.reason).toMatch(/^queryCard of a \w+ says amount \/ captured \/ refunded .*, the run made /);
@@ -129,8 +132,6 @@ describe('the model-based sequences', () => {
     writeSample('contract-model-counterexample', lines.slice(at - 2, at + 1 + steps.length).join('\n'));
   });
 
-  const MODEL =
-    'processCapture/model-based-random-sequences-over-the-card-ledger-and-the-vault-keep-to-a-model-of-them';
   const modelFailure = async (name: string) => {
     const results = await resultsAgainst(breaks.find((b) => b.name === name)!, [MODEL]);
     if (results instanceof CredentialsRefused) throw results;

@@ -1,0 +1,99 @@
+// Finding: `--only` on a few operations still ran the model-based check whole (it is processCapture's,
+// and its sequences also drive the vault): `--only processCapture,refundCard` against a server
+// without addCard failed it on addCard, and a run of the Direct API alone was not narrowed. The check
+// now sends only the operations the run's --only/--skip select, says what it leaves out, is skipped
+// saying why when nothing selected makes what its sequences work on, and its failure's replay: line
+// leaves out what the run left out, so that it finds the same sequence.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { Result } from '../../contract/report.ts';
+import { runContract } from '../../contract/run.ts';
+import { type Break, breaks, brokenSandbox } from '../support/broken-variants.ts';
+import { sandboxCredentials } from '../support/contract.ts';
+import { writeSample } from '../support/samples.ts';
+
+const creds = sandboxCredentials();
+const MODEL = 'processCapture/model-based-random-sequences-over-the-card-ledger-and-the-vault-keep-to-a-model-of-them';
+const VAULT = ['addCard', 'tokenProcessCard', 'tokenProcessAuth', 'cardInfo', 'removeCard', 'changeExpiry'] as const;
+
+/** A server that implements no vault operation (the stubs answer each "not implemented", HTTP 500). */
+const vaultless = (also?: Break): Break => ({
+  name: `a server without the vault${also ? `, and ${also.name}` : ''}`,
+  kind: 'state',
+  only: [],
+  ...(also?.answer ? { answer: also.answer } : {}),
+  handlers: () => Object.fromEntries(VAULT.map((op) => [op, undefined])),
+});
+
+async function run(
+  b: Break,
+  selection: { only?: string[]; skip?: string[]; seed?: number },
+): Promise<{ results: Result[]; notes: string[] }> {
+  const broken = await brokenSandbox(b);
+  broken.server.listen(0, '127.0.0.1');
+  await once(broken.server, 'listening');
+  const notes: string[] = [];
+  try {
+    const results = await runContract({
+      base: `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`,
+      creds,
+      wire: 'json',
+      log: (line) => notes.push(line),
+      ...selection,
+    });
+    return { results, notes };
+  } finally {
+    broken.server.close();
+    broken.close();
+  }
+}
+
+const model = (results: Result[]) => results.find((r) => r.id === MODEL);
+const failures = (results: Result[]) => results.filter((r) => r.status === 'failed').map((r) => `${r.id}: ${r.reason}`);
+
+describe('the model-based check, narrowed by --only and --skip', () => {
+  it('runs the sequences of the operations selected on a server without the vault, saying what it leaves out', async () => {
+    const { results, notes } = await run(vaultless(), { only: ['processCapture', 'processAuth', 'refundCard'] });
+    expect(failures(results)).toEqual([]);
+    expect(model(results)?.status).toBe('passed');
+    expect(notes).toContain(
+      'model-based sequences (processCapture): sent without processCard, processVoid, queryCard, addCard, tokenProcessCard, cardInfo, removeCard, which --only/--skip leave out',
+    );
+  });
+
+  it('--skip Token runs the card ledger part, and the vault is not sent', async () => {
+    const { results, notes } = await run(vaultless(), { only: [MODEL], skip: ['Token'] });
+    expect(failures(results)).toEqual([]);
+    expect(model(results)?.status).toBe('passed');
+    expect(notes).toEqual([
+      'model-based sequences (processCapture): sent without addCard, tokenProcessCard, cardInfo, removeCard, which --only/--skip leave out',
+    ]);
+    writeSample('contract-model-narrowed', notes[0]!);
+  });
+
+  it('is skipped, saying why, when nothing selected makes a transaction or a card', async () => {
+    const { results } = await run(vaultless(), { only: ['processCapture', 'refundCard'] });
+    expect(failures(results)).toEqual([]);
+    writeSample('contract-model-skipped', `- skipped: ${model(results)?.reason}`);
+    expect(model(results)).toMatchObject({
+      status: 'skipped',
+      reason:
+        'the model-based sequences need an operation that makes a transaction or a card (processAuth, processCard or addCard), and --only/--skip leave all three out: add one to --only to run them',
+    });
+  });
+
+  it('replays a narrowed failure narrowed: its replay: line skips what the run left out, and finds the same sequence', async () => {
+    const overCapture = breaks.find((b) => b.name === 'a capture beyond the authorisation approved')!;
+    const first = await run(vaultless(overCapture), { only: ['processCapture', 'processAuth'] });
+    const failed = model(first.results)!;
+    expect(failed.status).toBe('failed');
+    expect(failed.replay).toMatch(
+      / --only processCapture\/model-based-[a-z-]+ --skip processCard,refundCard,processVoid,queryCard,addCard,tokenProcessCard,cardInfo,removeCard --seed 20261122$/,
+    );
+    const [, only, skip, seed] = / --only (\S+) --skip (\S+) --seed (\d+)$/.exec(failed.replay!)!;
+    const again = await run(vaultless(overCapture), { only: [only!], skip: skip!.split(','), seed: Number(seed) });
+    expect(again.results.map((r) => r.id)).toEqual([MODEL]);
+    expect(model(again.results)).toMatchObject({ status: 'failed', reason: failed.reason, details: failed.details });
+  });
+});
