@@ -43,6 +43,15 @@ export function chooseForm<F extends FormFields>(forms: readonly F[], body: Body
   return forms.reduce((best, f) => (score(f) > score(best) ? f : best));
 }
 
+/**
+ * Each form's own fields: those it requires that not every form of the operation requires (a card
+ * number, a payframe token, a wallet's cryptogram), the fields that tell the forms apart.
+ */
+export function ownFields(forms: readonly FormFields[]): ReadonlySet<string>[] {
+  const required = forms.map((f) => f.required ?? []);
+  return required.map((own) => new Set(own.filter((r) => !required.every((other) => other.includes(r)))));
+}
+
 /** The hash fields a body in this form is signed with: each the form takes, a conditional one only when its trigger is sent. */
 export function formHashes<H extends { name: string; when?: readonly string[] }>(
   form: { hashes: readonly H[] },

@@ -14,7 +14,7 @@ import {
 import { doc } from '../support/contract.ts';
 import { operations } from '../../generated/operations.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
+import { buildRequest, operation, requestExamples, SANDBOX_ACCESS_TOKEN, sandbox } from '../../contract/index.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const calls: Call[] = [];
@@ -367,6 +367,57 @@ describe('requests that cannot be read', () => {
       buildRequest(operation('searchPayToPayments'), { query: { from: '22/11/2026' } }),
       -2,
       /^Parameter 'from' is invalid/,
+    );
+  });
+});
+
+describe('a method with several forms', () => {
+  // Each form's own fields: those it requires and another form does not.
+  const ownFields = (o: (typeof operations)[number]) => {
+    const forms = o.requestForms!;
+    return new Set(forms.flatMap((f) => f.required.filter((r) => !forms.every((g) => g.required.includes(r)))));
+  };
+  const withForms = operations.filter((o) => (o.forms?.length ?? 0) > 1);
+  const CARD = ['paymentCardNumber', 'paymentCardExpiry', 'paymentCardName', 'paymentCardCSC'];
+  /** The operation's first example without any card field. */
+  const withoutCard = (id: string) =>
+    Object.fromEntries(Object.entries(example(id)).filter(([k]) => !CARD.includes(k)));
+
+  it("a body holding no form's own fields is refused as the first form: the card form names paymentCardNumber", async () => {
+    expect(withForms.map((o) => o.operationId).sort()).toEqual(['processAuth', 'processCard', 'walletProcessCard']);
+    for (const o of withForms) {
+      const first = o.requestForms![0]!;
+      const own = ownFields(o);
+      // The example of the first form, stripped of every field that would name a form.
+      const sent = requestExamples(o).find((e) => first.required.every((r) => r in e.value))!.value;
+      const body = Object.fromEntries(Object.entries(sent).filter(([name]) => !own.has(name)));
+      const wanted = first.required.find((r) => !(r in body))!;
+      await expectRefused(buildRequest(o, { body }), -3, `Field '${wanted}' is required`);
+    }
+    // The newcomer's purchase and authorisation, with no card fields at all.
+    for (const id of ['processCard', 'processAuth'])
+      await expectRefused(
+        buildRequest(operation(id), { body: withoutCard(id) }),
+        -3,
+        "Field 'paymentCardNumber' is required",
+      );
+  });
+
+  it("a body holding a form's own field is refused as the form, of those it points to, that fits best", async () => {
+    const op = operation('processCard');
+    const body = withoutCard('processCard');
+    await expectRefused(
+      buildRequest(op, { body: { ...body, payframeKey: 'k' } }),
+      -3,
+      "Field 'payframeToken' is required",
+    );
+    // An access token is the 3-D Secure forms' own field: the payframe form, which lacks fewer fields
+    // (it takes a token beside merchant credentials), is not the one named.
+    const { merchantUUID: _u, apiKey: _k, hash: _h, ...tokenBody } = body;
+    await expectRefused(
+      buildRequest(op, { body: { ...tokenBody, accessToken: SANDBOX_ACCESS_TOKEN } }),
+      -3,
+      "Field 'cardID' is required",
     );
   });
 });
