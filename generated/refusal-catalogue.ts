@@ -140,10 +140,25 @@ export const refusalCatalogue = {
         [
           "accepted",
           "string"
+        ],
+        [
+          "type",
+          "string?"
+        ],
+        [
+          "charset",
+          "string?"
+        ],
+        [
+          "reads",
+          "string?"
         ]
       ],
-      "message": "Header 'Content-Type' must be {accepted}",
-      "when": "The body is sent with a Content-Type the path does not take",
+      "message": [
+        "Header 'Content-Type' is invalid: charset {charset} is not accepted; {type} is read as {reads} (send charset={reads}, or no charset)",
+        "Header 'Content-Type' must be {accepted}"
+      ],
+      "when": "The body is sent with a Content-Type the path does not take; a form in another charset than UTF-8 is told the charset is what is wrong",
       "example": [
         "application/json"
       ]
@@ -2016,7 +2031,7 @@ export interface RefusalArgs {
     "fieldUnreadable": [field: string, why: string];
     "notImplemented": [operationId: string];
     "bodyTooLarge": [limit: number];
-    "contentType": [accepted: string];
+    "contentType": [accepted: string, type?: string, charset?: string, reads?: string];
     "formInvalid": [why: string, httpStatus?: number];
     "formFieldInvalid": [field: string, why: string, httpStatus?: number];
     "httpUnreadable": [why: string, header?: string, httpStatus?: number];

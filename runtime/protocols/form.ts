@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import type { XMLParser, XMLValidator } from 'fast-xml-parser';
 import {
   CannotCarry,
+  charsetOf,
   declared,
   define,
   MAX_FIELDS,
@@ -520,11 +521,12 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
     label: 'form/XML',
     mark: undefined,
     limits,
+    // A form is read as UTF-8 (its percent-escapes are UTF-8 bytes); a charset that says otherwise is not served.
+    charset: 'UTF-8',
     takes(contentType) {
       if (contentType === undefined) return false;
       if (mediaType(contentType) !== type) return false;
-      // A form is read as UTF-8 (its percent-escapes are UTF-8 bytes); a charset that says otherwise is not served.
-      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
+      const charset = charsetOf(contentType)?.toLowerCase();
       return charset === undefined || charset === 'utf-8' || charset === 'utf8';
     },
     checkHeaders: () => undefined,

@@ -3,7 +3,7 @@
 // Content-Type chooses; a request whose body type names none of the path's protocols (no body, an
 // unknown type) is in the protocol whose mark it carries (the JSON mode's version header), else in
 // the path's default one (the form/XML mode on its paths). Accept is never read (docs/WIRE-FORMATS.md).
-import type { Protocol } from './protocol.ts';
+import { charsetOf, mediaType, type Protocol } from './protocol.ts';
 
 export interface Protocols {
   /** Every protocol, in x-wire-formats' order. */
@@ -17,6 +17,15 @@ export interface Protocols {
   choose(headers: Readonly<Record<string, string | undefined>>, served: readonly Protocol[] | undefined): Protocol;
   /** The media types a body may be sent as where these serve, as a refusal names them. */
   acceptedTypes(served: readonly Protocol[]): string;
+  /**
+   * Why no protocol took a Content-Type when its media type is one that serves here and only its
+   * charset is wrong: the type, the charset it names (as sent, at most 40 characters) and the one the
+   * protocol reads. Undefined otherwise.
+   */
+  wrongCharset(
+    contentType: string | undefined,
+    served: readonly Protocol[],
+  ): { type: string; charset: string; reads: string } | undefined;
   /** The protocol that wrote an answer of this Content-Type, if one did. */
   answeredIn(contentType: string | undefined): Protocol | undefined;
 }
@@ -54,6 +63,15 @@ export function protocolSet(all: readonly Protocol[]): Protocols {
         accepted.set(served, text);
       }
       return text;
+    },
+    wrongCharset(contentType, served) {
+      if (contentType === undefined) return undefined;
+      const type = mediaType(contentType);
+      const named = served.find((p) => p.requestType === type && p.charset !== undefined);
+      const charset = named && charsetOf(contentType);
+      return named && charset
+        ? { type: named.requestType, charset: charset.slice(0, 40), reads: named.charset! }
+        : undefined;
     },
     answeredIn(contentType) {
       if (contentType === undefined) return undefined;

@@ -110,6 +110,12 @@ export interface Protocol {
   readonly mark: string | undefined;
   /** Whether it answers, on its paths, a request whose body type names no protocol (and that carries no mark). */
   readonly isDefault: boolean;
+  /**
+   * The one charset its bodies are read in, where its Content-Type may name one (a form's: UTF-8, its
+   * percent-escapes being UTF-8 bytes): a body of its media type naming another charset is not its,
+   * and is refused saying so. Absent: a charset named is not read.
+   */
+  readonly charset?: string;
   /** What it cannot carry, checked over the spec when it is bundled and linted (runtime/protocols/limits.ts). */
   readonly limits: readonly Limit[];
 
@@ -206,6 +212,11 @@ export function mediaType(contentType: string): string | undefined {
   if (contentType.includes(',')) return undefined;
   const semicolon = contentType.indexOf(';');
   return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/** The charset a Content-Type names (`; charset=…`, quotes taken off), as sent; undefined when it names none. */
+export function charsetOf(contentType: string): string | undefined {
+  return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
 }
 
 /**

@@ -41,8 +41,17 @@ export function parseBody(
   const size = byteLength(request.body);
   if (size > limit) return { refusal: refusals.bodyTooLarge(limit) };
   if (size === 0) return { ok: undefined };
-  if (!protocol.takes(request.headers['content-type']))
-    return { refusal: refusals.contentType(protocols.acceptedTypes(served)) };
+  const type = request.headers['content-type'];
+  if (!protocol.takes(type)) {
+    // A form's media type in another charset than the one it is read in: the charset is what is wrong.
+    const wrong = protocols.wrongCharset(type, served);
+    const accepted = protocols.acceptedTypes(served);
+    return {
+      refusal: wrong
+        ? refusals.contentType(accepted, wrong.type, wrong.charset, wrong.reads)
+        : refusals.contentType(accepted),
+    };
+  }
   const read = protocol.read(request.body!);
   return 'ok' in read ? read : { refusal: refusalOf(read.unreadable) };
 }

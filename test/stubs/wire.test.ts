@@ -304,6 +304,20 @@ describe('the stubs in the form/XML mode (sandbox)', () => {
     ).toBe('0');
   });
 
+  it('a form in another charset is refused 415 naming the charset and the one a form is read in, in XML; nothing is stored', async () => {
+    const before = await counts(sb);
+    for (const charset of ['ISO-8859-1', '"windows-1252"']) {
+      const refused = await send(sb, form('/post/', amPurchase(), { 'content-type': `${FORM}; charset=${charset}` }));
+      expect(refused.status).toBe(415);
+      expect(refused.headers['content-type']).toBe('application/xml');
+      expect(xml(refused)).toEqual({
+        responseCode: '-2',
+        responseMessage: `Header 'Content-Type' is invalid: charset ${charset.replaceAll('"', '')} is not accepted; ${FORM} is read as UTF-8 (send charset=UTF-8, or no charset)`,
+      });
+    }
+    expect(await counts(sb)).toEqual(before);
+  });
+
   it('a path without the form mode answers a form in JSON, naming the one type it takes', async () => {
     const answer = await send(sb, form('/npp/payid', 'payId=x', { 'svc-api-version': '2.0' }));
     expect(answer.headers['content-type']).toBe('application/json');
