@@ -358,7 +358,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         undefined,
         routed.refusal,
         'route',
-        protocols.choose(request.headers, undefined),
+        // A path that has operations (a wrong verb: 405, a malformed escape) is answered in the mode its
+        // protocols choose, as any refusal of the path: a form client's GET, which sends no
+        // Content-Type, in XML on the form paths. Only an unknown path (404) has no protocols of its own.
+        protocols.choose(request.headers, servedAt(pathname)),
         routed.allow ? { allow: routed.allow } : undefined,
         note,
       );

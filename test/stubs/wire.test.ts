@@ -400,6 +400,41 @@ describe('the stubs in the form/XML mode (handlers)', () => {
     });
   });
 
+  it("a wrong verb is refused 405 with Allow in the caller's mode, as any refusal of the path: XML to a form client, with or without a body", async () => {
+    const gateway = createGateway({ handlers: echoHandlers(), accounts, logger: false });
+    const refused = async (request: GatewayRequest, type: string) => {
+      const answer = (await gateway.handle(request)) as {
+        status: number;
+        headers: Record<string, string>;
+        body: string;
+      };
+      expect([answer.status, answer.headers['content-type'], answer.headers.allow], request.verb).toEqual([
+        405,
+        type,
+        'POST',
+      ]);
+      return answer;
+    };
+    // A form client's GET (no body, no Content-Type, no version header), and its PUT in another charset.
+    const get = await refused({ verb: 'GET', url: '/post/', headers: {} }, 'application/xml');
+    expect(xml(get)).toEqual({ responseCode: '-2', responseMessage: 'GET is not an operation of /post' });
+    await refused(
+      { verb: 'PUT', url: '/post/', headers: { 'content-type': `${FORM}; charset=ISO-8859-1` }, body: 'method=x' },
+      'application/xml',
+    );
+    await refused(
+      { verb: 'PUT', url: '/token/', headers: { 'content-type': FORM }, body: 'method=x' },
+      'application/xml',
+    );
+    // The JSON mode's mark, or a path that takes JSON only, answers JSON.
+    const json = await refused(
+      { verb: 'GET', url: '/post', headers: { 'svc-api-version': '2.0' } },
+      'application/json',
+    );
+    expect(JSON.parse(json.body)).toEqual({ responseCode: '-2', responseMessage: 'GET is not an operation of /post' });
+    await refused({ verb: 'GET', url: '/payout', headers: {} }, 'application/json');
+  });
+
   it('the request log reads the responseCode of an XML answer as of a JSON one', async () => {
     const records: RequestRecord[] = [];
     const gateway = createGateway({ handlers: echoHandlers(), accounts, onRequest: (r) => records.push(r) });
