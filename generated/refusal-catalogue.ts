@@ -243,12 +243,20 @@ export const refusalCatalogue = {
         [
           "why",
           "string"
+        ],
+        [
+          "contentType",
+          "string?"
         ]
       ],
-      "message": "Request body is not valid JSON: {why}",
-      "when": "The body is not JSON (or not UTF-8)",
+      "message": [
+        "Request body is not JSON, though its Content-Type {contentType} says it is: {why}",
+        "Request body is not valid JSON: {why}"
+      ],
+      "when": "The body sent as JSON is not JSON (or not UTF-8); one that plainly is another format is named so (XML, form fields)",
       "example": [
-        "{why}"
+        "it reads as form fields (name=value&…)",
+        "application/json"
       ]
     },
     "noBodyTaken": {
@@ -2035,7 +2043,7 @@ export interface RefusalArgs {
     "formInvalid": [why: string, httpStatus?: number];
     "formFieldInvalid": [field: string, why: string, httpStatus?: number];
     "httpUnreadable": [why: string, header?: string, httpStatus?: number];
-    "notJson": [why: string];
+    "notJson": [why: string, contentType?: string];
     "noBodyTaken": [operationId: string];
     "bodyRequired": [];
     "parameterNotAllowed": [name: string];

@@ -243,6 +243,19 @@ export const limits: Limit[] = [
   },
 ];
 
+/**
+ * What a body that is not JSON plainly is instead, in a refusal's words: XML, or form fields
+ * (`name=value&…`). Only its start is looked at.
+ */
+function readsAs(text: string): string | undefined {
+  const start = text.slice(0, 256).trimStart();
+  if (start.startsWith('<')) return 'it reads as XML';
+  if (FORM_START.test(start)) return 'it reads as form fields (name=value&…)';
+  return undefined;
+}
+/** A form's first field: a name (no JSON punctuation, no space) and its `=`. */
+const FORM_START = /^[^\s=&{}[\]",:]+=/;
+
 /** The JSON settings of x-wire-formats.json: the version header its clients send (the ApiVersion parameter). */
 export interface JsonDeclaration extends WireFormatDeclaration {
   header: { name: string; schema: { const: string; [keyword: string]: unknown }; [key: string]: unknown };
@@ -269,7 +282,7 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
       return undefined;
     },
     read(body): Read {
-      let text: string;
+      let text = '';
       try {
         text = typeof body === 'string' ? body : decoder.decode(body);
         const parsed = parseJson(text);
@@ -278,8 +291,10 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
           ? { unreadable: { refusal: 'bodyInvalid', args: [parsed.body] } }
           : { unreadable: { refusal: 'fieldUnreadable', args: [parsed.field, parsed.rule] } };
       } catch (error) {
-        const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
-        return { unreadable: { refusal: 'notJson', args: [why] } };
+        // Read only because its Content-Type is this protocol's: the refusal names that type, and
+        // what a body of another format reads as (a form client's fields sent labelled JSON).
+        const why = error instanceof SyntaxError ? (readsAs(text) ?? error.message) : 'it is not UTF-8';
+        return { unreadable: { refusal: 'notJson', args: [why, type] } };
       }
     },
     // JSON carries its own types.

@@ -177,9 +177,27 @@ describe('requests that cannot be read', () => {
     await expectRefused(
       { ...good(), body: '{"method": "processCapture",' },
       -2,
-      /^Request body is not valid JSON/,
+      /^Request body is not JSON, though its Content-Type application\/json says it is: \S/,
       400,
     );
+  });
+  it('an XML or form body labelled application/json is 400, saying it is not JSON as its Content-Type says, with or without the version header', async () => {
+    const xmlBody = '<?xml version="1.0"?><request><method>processCapture</method></request>';
+    const formBody = new URLSearchParams(example('processCapture') as Record<string, string>).toString();
+    for (const headers of [good().headers, { ...good().headers, 'svc-api-version': undefined }]) {
+      await expectRefused(
+        { ...good(), headers, body: xmlBody },
+        -2,
+        'Request body is not JSON, though its Content-Type application/json says it is: it reads as XML',
+        400,
+      );
+      await expectRefused(
+        { ...good(), headers: { ...headers, 'content-type': 'application/json; charset=utf-8' }, body: formBody },
+        -2,
+        'Request body is not JSON, though its Content-Type application/json says it is: it reads as form fields (name=value&…)',
+        400,
+      );
+    }
   });
   it('another content type is 415, naming the two the path takes', async () => {
     await expectRefused(
