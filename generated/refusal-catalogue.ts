@@ -461,17 +461,26 @@ export const refusalCatalogue = {
       "args": [
         [
           "header",
-          "string"
+          "string | undefined"
+        ],
+        [
+          "pathPrefix",
+          "string | undefined"
         ],
         [
           "why",
           "string"
         ]
       ],
-      "message": "Header '{header}' is invalid: {why}",
-      "when": "A request names a scenario its operation does not have, a fault's value out of its range, or one the server cannot honour (the mock: a fault of the connection)",
+      "message": [
+        "Header '{header}' with the scenario in the base URL ({pathPrefix}/NAME/) is invalid: {why}",
+        "The scenario in the base URL ({pathPrefix}/NAME/) is invalid: {why}",
+        "Header '{header}' is invalid: {why}"
+      ],
+      "when": "A request names a scenario its operation does not have, a fault's value out of its range, or one the server cannot honour (the mock: a fault of the connection); the message names where the request put it: the header, the base URL's path prefix, or both",
       "example": [
         "SVC-SANDBOX-SCENARIO",
+        "",
         "'x' is neither an outcome of processCard (approved, …) nor a fault (latency, …)"
       ]
     },
@@ -1681,17 +1690,26 @@ export const refusalCatalogue = {
       "args": [
         [
           "header",
-          "string"
+          "string | undefined"
+        ],
+        [
+          "pathPrefix",
+          "string | undefined"
         ],
         [
           "why",
           "string"
         ]
       ],
-      "message": "Header '{header}' is invalid: scenarios are turned off on this sandbox ({why})",
-      "when": "A request names a scenario on a sandbox whose operator turned them off",
+      "message": [
+        "Header '{header}' with the scenario in the base URL ({pathPrefix}/NAME/) is invalid: scenarios are turned off on this sandbox ({why})",
+        "The scenario in the base URL ({pathPrefix}/NAME/) is invalid: scenarios are turned off on this sandbox ({why})",
+        "Header '{header}' is invalid: scenarios are turned off on this sandbox ({why})"
+      ],
+      "when": "A request names a scenario (in the header or the base URL, as the message says) on a sandbox whose operator turned them off",
       "example": [
         "SVC-SANDBOX-SCENARIO",
+        "",
         "PGW_SANDBOX_SCENARIOS=off"
       ]
     },
@@ -2056,7 +2074,7 @@ export interface RefusalArgs {
     "methodRequired": [allowed: string];
     "methodInvalid": [allowed: string];
     "methodNotThePath": [pathMethod: string];
-    "scenarioInvalid": [header: string, why: string];
+    "scenarioInvalid": [header: string | undefined, pathPrefix: string | undefined, why: string];
     "scenarioInternalError": [];
     "mockEngineUnavailable": [seconds: number];
   };
@@ -2139,7 +2157,7 @@ export interface RefusalArgs {
     "conflictsWithStored": [field: string];
     "storeUnavailable": [seconds: number];
     "conflictsWithStoredRecord": [];
-    "scenarioOff": [header: string, why: string];
+    "scenarioOff": [header: string | undefined, pathPrefix: string | undefined, why: string];
     "scenarioUnavailable": [seconds: number];
     "scenarioNotProcessed": [fault: string];
     "hostNotAllowed": [setting: string];

@@ -31,7 +31,7 @@ import {
 } from '../server-stubs/index.ts';
 import { cardNumberFields, cardNumberSentOutsideCardFields } from '../runtime/card-fields.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
-import { withOutcome } from '../runtime/scenarios.ts';
+import { type ScenarioAsked, withOutcome } from '../runtime/scenarios.ts';
 import { exampleAnswer, type MockDocument } from './answers.ts';
 import { mockAccounts, sandboxAccounts } from './accounts.ts';
 import { askPrism, type PrismAnswer, type PrismTarget } from './prism-client.ts';
@@ -81,8 +81,8 @@ export const PRISM_TIMEOUT_MS = 10_000;
 /** What one request's handler tells the front beyond its answer. */
 interface Exchange {
   request: GatewayRequest;
-  /** The scenario the request names (header or path prefix). */
-  scenario: string | undefined;
+  /** The scenario the request names, and where (header or path prefix). */
+  scenario: ScenarioAsked | undefined;
   /** The core's record of it: which check refused it, if one did. */
   record?: RequestRecord;
   /** The handler ran: the request passed every check. */
@@ -224,7 +224,7 @@ function exampleServer({
 
   const respond = async (sent: GatewayRequest): Promise<GatewayResponse> => {
     const asked = askedScenario(sent.url, sent.headers);
-    const exchange: Exchange = { request: { ...sent, url: asked.url }, scenario: asked.text, handled: false };
+    const exchange: Exchange = { request: { ...sent, url: asked.url }, scenario: asked.asked, handled: false };
     let response = await exchanges.run(exchange, () => core.respond(exchange.request));
     if (exchange.replaced) return exchange.replaced;
     if (exchange.status !== undefined || exchange.headers)

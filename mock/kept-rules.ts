@@ -123,7 +123,9 @@ export function keptRules(doc: MockDocument): string {
     const schemas = [...(marks.get(mark) ?? [])].sort();
     if (schemas.length) lines.push(`- \`${mark}\`, ${why} (${list(schemas)}): the example's value.`);
   }
-  lines.push(`- **Scenario faults** of the connection (${list(faults)}): the mock refuses them -2 naming the header.`);
+  lines.push(
+    `- **Scenario faults** of the connection (${list(faults)}): the mock refuses them -2 naming where the request put them (the header, or the base URL).`,
+  );
   lines.push(
     `- **Identifiers and amounts the server makes** (a transactionID, a card's cardID and cardKey, a surcharge rate, an access token's expiry): the example's. A transactionID sent back is not looked up.`,
   );

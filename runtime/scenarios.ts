@@ -113,6 +113,41 @@ export function parseScenario(
   return { scenario };
 }
 
+/**
+ * Where a request named its scenario: the header's text, the text of the path prefix of a form
+ * client's base URL, or both (read as one scenario, the header's part first).
+ */
+export interface ScenarioAsked {
+  header?: string | undefined;
+  path?: string | undefined;
+}
+
+/** The one scenario text a request names, wherever it named it (undefined: none). */
+export const askedText = (asked: ScenarioAsked): string | undefined =>
+  asked.header === undefined ? asked.path : asked.path === undefined ? asked.header : `${asked.header},${asked.path}`;
+
+/**
+ * Where a refused scenario was put, for the refusal to name it as the caller sent it: the header
+ * (its name), the base URL's path prefix, or both. Of both, the one whose part is refused on its own
+ * (with that part's reason), else both: only their combination is wrong (two outcomes, two faults).
+ */
+export function refusedWhere(
+  asked: ScenarioAsked,
+  catalogue: ScenarioCatalogue,
+  operationId: string,
+  why: string,
+): { header: string | undefined; pathPrefix: string | undefined; why: string } {
+  const inHeader = { header: catalogue.header, pathPrefix: undefined };
+  const inPath = { header: undefined, pathPrefix: catalogue.pathPrefix };
+  if (asked.path === undefined) return { ...inHeader, why };
+  if (asked.header === undefined) return { ...inPath, why };
+  const path = parseScenario(asked.path, catalogue, operationId);
+  if ('why' in path) return { ...inPath, why: path.why };
+  const header = parseScenario(asked.header, catalogue, operationId);
+  if ('why' in header) return { ...inHeader, why: header.why };
+  return { header: catalogue.header, pathPrefix: catalogue.pathPrefix, why };
+}
+
 /** The scenario text a path names under the prefix (/_scenario/TEXT/rest), and the rest of the path. */
 export function scenarioInPath(url: string, prefix: string): { text: string; url: string } | undefined {
   if (!url.startsWith(`${prefix}/`)) return undefined;

@@ -14,9 +14,11 @@ import type http from 'node:http';
 import { scenarios } from '../generated/scenarios.ts';
 import {
   parseScenario,
+  refusedWhere,
   scenarioInPath,
   withOutcome,
   type Scenario,
+  type ScenarioAsked,
   type ScenarioOutcome,
 } from '../runtime/scenarios.ts';
 import type { GatewayHandlers, GatewayRequest, GatewayResponse, HandlerContext } from '../server-stubs/index.ts';
@@ -29,6 +31,8 @@ export const SCENARIO_HEADER = scenarios.header.toLowerCase();
 /** The scenario of the request being answered, once the handlers' wrapper has checked it. */
 interface ScenarioState {
   text: string;
+  /** Where the request named it, for a refusal to say so. */
+  asked: ScenarioAsked;
   scenario?: Scenario;
   /** The outcome set of the operation it was checked against. */
   set?: string | undefined;
@@ -109,9 +113,17 @@ export function withScenarios(
       const state = current.getStore();
       if (!state) return handler(input, ctx);
       const refuse = refusedAs.bind(null, ctx.operation.refusalCode);
-      if (!allowed.on) return refuse(refusals.scenarioOff(scenarios.header, allowed.why));
-      const parsed = parsedScenario(state.text, ctx.operation.operationId);
-      if ('why' in parsed) return refuse(stubRefusals.scenarioInvalid(scenarios.header, parsed.why));
+      const operationId = ctx.operation.operationId;
+      if (!allowed.on) {
+        const { header, pathPrefix } = refusedWhere(state.asked, scenarios, operationId, '');
+        return refuse(refusals.scenarioOff(header, pathPrefix, allowed.why));
+      }
+      const parsed = parsedScenario(state.text, operationId);
+      if ('why' in parsed) {
+        // Named where the request put it: the header, the base URL's path prefix, or both.
+        const { header, pathPrefix, why } = refusedWhere(state.asked, scenarios, operationId, parsed.why);
+        return refuse(stubRefusals.scenarioInvalid(header, pathPrefix, why));
+      }
       const s = parsed.scenario;
       state.scenario = s;
       state.set = scenarios.operations[ctx.operation.operationId]?.set;
@@ -138,7 +150,7 @@ export function respondWithScenario(
   request: GatewayRequest,
   respond: (request: GatewayRequest) => GatewayResponse | Promise<GatewayResponse>,
 ): GatewayResponse | Promise<GatewayResponse> {
-  const state: ScenarioState = { text };
+  const state: ScenarioState = { text, asked: askedAt.get(request.headers) ?? { header: text } };
   const found = current.run(state, () => respond(request));
   return found instanceof Promise ? found.then((response) => applied(response, state)) : applied(found, state);
 }
@@ -157,6 +169,13 @@ function applied(response: GatewayResponse, state: ScenarioState): GatewayRespon
     : response;
 }
 
+/**
+ * Where a request named its scenario, when the edge moved a path prefix's into the header: by the
+ * request's headers object, which the node adapter hands the gateway as it is. A request absent here
+ * named it in the header alone.
+ */
+const askedAt = new WeakMap<object, ScenarioAsked>();
+
 /** The faults done to the connection, by the name the answer's header gives. */
 const CONNECTION_FAULTS = new Set(['noAnswer', 'resetBeforeCommit', 'resetAfterCommit', 'answerLost', 'truncated']);
 const CONNECTION_FAULT_NAMED = new RegExp(`(^|[\\s,])(${[...CONNECTION_FAULTS].join('|')})(\\s*$|\\s*,)`);
@@ -173,6 +192,7 @@ export function scenarioEdge(req: http.IncomingMessage, res: http.ServerResponse
     req.url = inPath.url;
     const given = req.headers[SCENARIO_HEADER];
     req.headers[SCENARIO_HEADER] = given === undefined ? inPath.text : `${given},${inPath.text}`;
+    askedAt.set(req.headers, { header: given === undefined ? undefined : String(given), path: inPath.text });
   }
   const asked = req.headers[SCENARIO_HEADER];
   // Only a request that names a fault of the connection has its answer watched.

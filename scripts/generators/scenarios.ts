@@ -175,7 +175,7 @@ export function scenariosDoc(doc: Doc, ops: Operation[]): string {
     '',
     'A scenario applies to a request the gateway processes: one refused before (a wrong hash, a missing',
     "field) is refused as usual. A name the operation does not have, or a fault's value out of its",
-    `range, is refused \`-2\` naming the header and the names it takes. An operator turns scenarios off for`,
+    `range, is refused \`-2\` naming where the request put it (the header, or the base URL) and the names it takes. An operator turns scenarios off for`,
     `a deployment with \`${c.switch}=off\` (and they are off with \`NODE_ENV=production\`): a request that`,
     'asks for one is then refused `-2`, never served as if it had not asked. Every answer to a request',
     `that got its scenario carries the header \`${c.header}\` with what was applied.`,

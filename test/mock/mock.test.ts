@@ -167,6 +167,15 @@ describe('npm run mock', () => {
       responseMessage:
         "Header 'SVC-SANDBOX-SCENARIO' is invalid: the mock keeps no state: the fault answerLost is the sandbox's (docs/SCENARIOS.md)",
     });
+    // Named in a form client's base URL, the refusal names the base URL.
+    const inPath = await fetch(`${mock.url}${scenarios.pathPrefix}/answerLost${form.url}/`, {
+      method: 'POST',
+      headers: form.headers as Record<string, string>,
+      body: form.body as string,
+    });
+    expect(await inPath.text()).toContain(
+      `<responseMessage>The scenario in the base URL (${scenarios.pathPrefix}/NAME/) is invalid: the mock keeps no state: the fault answerLost is the sandbox's (docs/SCENARIOS.md)</responseMessage>`,
+    );
   });
 
   it('answers a missing field -3, an unknown method and malformed JSON at once, as the sandbox does', async () => {

@@ -177,6 +177,28 @@ describe('the form clients, which cannot add a header', () => {
     expect(await stored('SC-FORM')).toBe(1);
   });
 
+  it('a name the operation does not have, put in the base URL, is refused naming the base URL, not the header; nothing stored', async () => {
+    const message = async (reference: string, scenario: string | undefined, prefix: string) => {
+      const xml = await (await purchase(reference, scenario, { wire: 'form', prefix })).text();
+      return /<responseMessage>([^<]*)<\/responseMessage>/.exec(xml)?.[1];
+    };
+    expect(await message('SC-FORM-BAD', undefined, '/_scenario/pending')).toMatch(
+      /^The scenario in the base URL \(\/_scenario\/NAME\/\) is invalid: 'pending' is neither an outcome of processCard \(approved, .*\) nor a fault \(latency, .*\)$/,
+    );
+    // Both ways at once: the part at fault is named, or both when only their combination is wrong.
+    expect(await message('SC-FORM-BAD2', 'expired', '/_scenario/latency=0')).toBe(
+      'The scenario in the base URL (/_scenario/NAME/) is invalid: latency=0: its milliseconds must be a whole number from 1 to 20000',
+    );
+    expect(await message('SC-FORM-BAD3', 'pending', '/_scenario/expired')).toMatch(
+      /^Header 'SVC-SANDBOX-SCENARIO' is invalid: 'pending' is neither/,
+    );
+    expect(await message('SC-FORM-BAD4', 'expired', '/_scenario/noReply')).toBe(
+      "Header 'SVC-SANDBOX-SCENARIO' with the scenario in the base URL (/_scenario/NAME/) is invalid: names two outcomes (expired, noReply); one at most",
+    );
+    for (const reference of ['SC-FORM-BAD', 'SC-FORM-BAD2', 'SC-FORM-BAD3', 'SC-FORM-BAD4'])
+      expect(await stored(reference)).toBe(0);
+  });
+
   it("and the card outcomes through the amount, as the real service's 102.33", async () => {
     for (const outcome of scenarios.operations.processCard.outcomes.filter((o) => o.amount)) {
       const r = buildRequest(operation('processCard'), {
@@ -283,6 +305,22 @@ describe('an operator turns them off', () => {
         responseMessage:
           "Header 'SVC-SANDBOX-SCENARIO' is invalid: scenarios are turned off on this sandbox (PGW_SANDBOX_SCENARIOS=off)",
       });
+      // A form client's base URL is named as the place it put the scenario.
+      const form = buildRequest(operation('processCard'), {
+        body: { ...example('processCard'), transactionReferenceID: 'SC-OFF' },
+        signBody: true,
+        wire: 'form',
+      });
+      const xml = await (
+        await fetch(`${off.base}/_scenario/expired${form.url}`, {
+          method: 'POST',
+          headers: form.headers as never,
+          body: form.body as string,
+        })
+      ).text();
+      expect(xml).toContain(
+        '<responseMessage>The scenario in the base URL (/_scenario/NAME/) is invalid: scenarios are turned off on this sandbox (PGW_SANDBOX_SCENARIOS=off)</responseMessage>',
+      );
       expect(
         Number((await off.sandbox.store.get("SELECT count(*) AS n FROM transactions WHERE reference = 'SC-OFF'"))!.n),
       ).toBe(0);
