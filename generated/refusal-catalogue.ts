@@ -1834,6 +1834,25 @@ export const refusalCatalogue = {
         "{rule}"
       ]
     },
+    "cardNumber": {
+      "code": "PGW_ERR_CONTROL_CARD_NUMBER",
+      "responseCode": -2,
+      "args": [
+        [
+          "field",
+          "string"
+        ],
+        [
+          "kind",
+          "kind"
+        ]
+      ],
+      "message": "{kind} '{field}' is invalid: must not hold a card number",
+      "when": "A control request's field or query parameter holds a card number: no control route takes one, and the sandbox would keep it unmasked (a chaos setting's or a resend's address)",
+      "example": [
+        "{field}"
+      ]
+    },
     "internal": {
       "code": "PGW_ERR_CONTROL_INTERNAL",
       "responseCode": -4,
@@ -2168,6 +2187,7 @@ export interface RefusalArgs {
     "notAField": [field: string];
     "noField": [];
     "invalid": [field: string, why: string];
+    "cardNumber": [field: string, kind?: RefusalKind];
     "internal": [];
     "bodyTooLarge": [limit: number];
     "credentials": [];

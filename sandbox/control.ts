@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { cardNumberPath, findCardNumber } from '../runtime/card-numbers.ts';
 import { holdsNul, nulField } from '../runtime/nul-text.ts';
 import { parseJson } from '../runtime/protocols/json.ts';
 import {
@@ -291,6 +292,13 @@ export class Control {
     for (const [name, value] of url.searchParams)
       if (holdsNul(name) || holdsNul(value))
         return json(refusedInteger(validationRefusals.nul(name.replaceAll('\u0000', '\\u0000'), 'Parameter')));
+    // No control route takes a card number, and an address it is given is stored and shown as sent:
+    // one in any field or query parameter is refused, as the gateway refuses one in a free-text field.
+    const cardIn = cardNumberPath(body);
+    if (cardIn !== undefined) return json(refusedInteger(refusals.cardNumber(cardIn, 'Field')));
+    for (const [name, value] of url.searchParams)
+      if (findCardNumber(name) || findCardNumber(value))
+        return json(refusedInteger(refusals.cardNumber(name, 'Parameter')));
     // The same address policy as the gateway's fields: a control route registers no address it refuses.
     const unsafe = notifyFieldRefusal(body, this.sb.policy);
     if (unsafe) return json(refusedInteger(refusals.invalid(unsafe.field, unsafe.why)));

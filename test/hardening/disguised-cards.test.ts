@@ -154,6 +154,57 @@ describe('card numbers in disguise', () => {
     }
   });
 
+  it('the control API keeps none: one in an address or any field, or a query parameter, is refused -2 naming it', async () => {
+    // Found by an operator: a chaos setting's and a resend's notifyURL kept a card number in the store,
+    // though the gateway refuses the same URL in processDDebitAuth's notifyURL.
+    const controlOn = await hardeningSandbox(':memory:', {}, { control: true });
+    const server = controlOn.server();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/_sandbox`;
+    const authorization = `Basic ${btoa(`${merchant.merchantUUID}:${merchant.apiKey}`)}`;
+    const call = async (verb: string, path: string, body?: unknown) => {
+      const answer = await fetch(`${base}${path}`, {
+        method: verb,
+        headers: { authorization, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await answer.json()) as { responseCode: number; responseMessage: string };
+    };
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          disguised.filter((t) => !/[#?/\\]/.test(t)),
+          async (text) => {
+            const url = `https://merchant.test/hook/${text}`;
+            expect(await call('PUT', '/chaos', { notifyURL: url, seed: 1 }), text).toEqual({
+              responseCode: -2,
+              responseMessage: "Field 'notifyURL' is invalid: must not hold a card number",
+            });
+            expect(
+              await call('POST', '/deliveries/1/resend', {
+                notifyURL: `https://merchant.test/?pan=${text}`,
+              }),
+            ).toMatchObject({
+              responseCode: -2,
+              responseMessage: "Field 'notifyURL' is invalid: must not hold a card number",
+            });
+            expect(await call('DELETE', `/chaos?notifyURL=${encodeURIComponent(url)}`)).toMatchObject({
+              responseCode: -2,
+              responseMessage: "Parameter 'notifyURL' is invalid: must not hold a card number",
+            });
+          },
+        ),
+        { seed: 3921, numRuns: 40 },
+      );
+      expect((await call('GET', '/chaos')).responseCode).toBe(0);
+      expect(await controlOn.store.all('SELECT url FROM chaos_settings')).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await controlOn.close();
+    }
+  });
+
   it('a settlement file holding one in a cell is never sent', async () => {
     // A cell is read on its own (the file's commas, quotes and line ends end a number): the spellings
     // a cell can hold without being quoted.
