@@ -243,15 +243,34 @@ export const limits: Limit[] = [
   },
 ];
 
+/** How much of a body's start tells which format it plainly is. */
+const SNIFFED = 256;
+/** A body's first characters as text (bytes read as latin1: enough to tell `<` or `name=`). */
+const startOf = (body: string | Uint8Array): string =>
+  typeof body === 'string'
+    ? body.slice(0, SNIFFED)
+    : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, SNIFFED)).toString('latin1');
+
 /**
  * What a body that is not JSON plainly is instead, in a refusal's words: XML, or form fields
  * (`name=value&…`). Only its start is looked at.
  */
 function readsAs(text: string): string | undefined {
-  const start = text.slice(0, 256).trimStart();
+  const start = text.slice(0, SNIFFED).trimStart();
   if (start.startsWith('<')) return 'it reads as XML';
   if (FORM_START.test(start)) return 'it reads as form fields (name=value&…)';
   return undefined;
+}
+/**
+ * JSON.parse's reason, without the body: V8 quotes the text around an unexpected token (`Unexpected
+ * token 's', "{"apiKey": s3cret…" is not valid JSON`), which would send a caller's secret back and
+ * into logs; its other reasons name a position only. The token is kept when it is one printable
+ * character.
+ */
+function parserReason(message: string): string {
+  const token = /^Unexpected token '(.)', .* is not valid JSON$/su.exec(message);
+  if (token) return /^[\x21-\x7e]$/.test(token[1]!) ? `Unexpected token '${token[1]}'` : 'Unexpected character';
+  return /^[\x20-\x7e]*$/.test(message) && !message.includes('"') ? message : 'it is not valid JSON';
 }
 /** A form's first field: a name (no JSON punctuation, no space) and its `=`. */
 const FORM_START = /^[^\s=&{}[\]",:]+=/;
@@ -275,11 +294,13 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
     mark: version.key,
     limits,
     takes: (contentType) => contentType !== undefined && (contentType === type || mediaType(contentType) === type),
-    checkHeaders(headers) {
+    checkHeaders(headers, body) {
       const value = headers[version.key];
+      if (value !== undefined && value.trim() === version.value) return undefined;
+      const other = body === undefined ? undefined : readsAs(startOf(body));
+      if (other) return { refusal: 'notJson', args: [other, type] };
       if (value === undefined) return { refusal: 'versionRequired', args: [version.name, version.value] };
-      if (value.trim() !== version.value) return { refusal: 'versionInvalid', args: [version.name, version.value] };
-      return undefined;
+      return { refusal: 'versionInvalid', args: [version.name, version.value] };
     },
     read(body): Read {
       let text = '';
@@ -293,7 +314,7 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
       } catch (error) {
         // Read only because its Content-Type is this protocol's: the refusal names that type, and
         // what a body of another format reads as (a form client's fields sent labelled JSON).
-        const why = error instanceof SyntaxError ? (readsAs(text) ?? error.message) : 'it is not UTF-8';
+        const why = error instanceof SyntaxError ? (readsAs(text) ?? parserReason(error.message)) : 'it is not UTF-8';
         return { unreadable: { refusal: 'notJson', args: [why, type] } };
       }
     },

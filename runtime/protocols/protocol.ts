@@ -121,8 +121,15 @@ export interface Protocol {
 
   /** Whether a body sent with this Content-Type is this protocol's. */
   takes(contentType: string | undefined): boolean;
-  /** A header the protocol requires that is missing or wrong (the JSON mode's version header). */
-  checkHeaders(headers: Readonly<Record<string, string | undefined>>): Unreadable | undefined;
+  /**
+   * A header the protocol requires that is missing or wrong (the JSON mode's version header); or,
+   * where the body's first bytes plainly are another format, that (the header would not make it
+   * readable). Only the body's start is looked at: this check comes before the body is read.
+   */
+  checkHeaders(
+    headers: Readonly<Record<string, string | undefined>>,
+    body?: string | Uint8Array,
+  ): Unreadable | undefined;
   /** A request body as sent: its fields, untyped where the protocol carries only text. */
   read(body: string | Uint8Array): Read;
   /** The fields of a read body as its operation's schema types them (shape), once the operation is known. */

@@ -371,13 +371,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     const protocol = protocols.choose(request.headers, path.served);
     if (note !== NO_NOTE) note.wire = protocol.id;
 
-    // The body before the protocol's headers: a body that cannot be read (a form client's fields
-    // labelled JSON, which carry no version header) is told what is wrong with it, not that a header
-    // is missing that would not make it readable.
+    // The headers before the body, the cheap refusal first; but a body that plainly is another format
+    // (a form client's fields labelled JSON, which carry no version header) is told so, not that a
+    // header is missing that would not make it readable: the protocol looks at its start only.
+    const header = protocol.checkHeaders(request.headers, request.body);
+    if (header)
+      return refused(
+        first,
+        refusalOf(header),
+        header.refusal === 'notJson' ? 'body' : 'version',
+        protocol,
+        undefined,
+        note,
+      );
     const parsed = parseBody(request, path.readLimit, protocol, path.served);
     if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', protocol, undefined, note);
-    const header = protocol.checkHeaders(request.headers);
-    if (header) return refused(first, refusalOf(header), 'version', protocol, undefined, note);
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 
     const chosen = chooseMethod(candidates, parsed.ok, routed.match.pathMethod);

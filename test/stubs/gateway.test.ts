@@ -181,6 +181,36 @@ describe('requests that cannot be read', () => {
       400,
     );
   });
+  it("malformed JSON's refusal quotes none of the body: a secret in it is neither sent back nor logged", async () => {
+    const logged: unknown[] = [];
+    const logging = createGateway({
+      handlers: echoHandlers(),
+      accounts,
+      logger: { info: (_m, f) => logged.push(f), warn() {}, error() {} },
+    });
+    const response = await logging.handle({ ...good(), body: '{"apiKey": s3cretApiKeyValue}' });
+    expect(response.status).toBe(400);
+    expect(json(response).responseMessage).toBe(
+      "Request body is not JSON, though its Content-Type application/json says it is: Unexpected token 's'",
+    );
+    expect(JSON.stringify(logged)).not.toContain('s3cret');
+  });
+  it("the spec's malformedJson example is what the gateway answers for a trailing comma", async () => {
+    const example = doc.components.responses.BadRequest.content['application/json'].examples.malformedJson.value;
+    const response = await gateway.handle({ ...good(), body: '{"method": "processCapture",}' });
+    // The example is the shared 400's, responseCode an integer; /post's refusals send it as a string.
+    expect({ ...json(response), responseCode: Number(json(response).responseCode) }).toEqual(example);
+  });
+  it('a request without the version header is refused for it before its body is read, unless the body plainly is another format', async () => {
+    // Read first, this body would be refused as malformed: the header's refusal costs no parse.
+    const malformed = `{"method": "processCapture", "custom1": "${'x'.repeat(100_000)}`;
+    await expectRefused(
+      { ...good(), headers: { ...good().headers, 'svc-api-version': undefined }, body: malformed },
+      -3,
+      "Header 'SVC-API-VERSION' is required and must be 2.0",
+      400,
+    );
+  });
   it('an XML or form body labelled application/json is 400, saying it is not JSON as its Content-Type says, with or without the version header', async () => {
     const xmlBody = '<?xml version="1.0"?><request><method>processCapture</method></request>';
     const formBody = new URLSearchParams(example('processCapture') as Record<string, string>).toString();
