@@ -15,6 +15,7 @@ import {
   type ByteStream,
 } from './answer.ts';
 import { authenticate, type CredentialExplanation } from './authentication.ts';
+import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { chooseLogger } from './log.ts';
 import { defaultMaxBodyBytes, operations, packageFile, protocols, unknownFieldsPolicy } from './contract.ts';
 import { errorCodeOf, refusals, refusalResponse, type Refusal } from './refusals.ts';
@@ -266,10 +267,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     note: Note = NO_NOTE,
   ): GatewayResponse => {
     metrics.refusals++;
+    // What a refusal names can be the caller's text (a charset, a field's name): a card number in it
+    // reaches neither a logger nor the request log whole, as it reaches no answer (refusalFields).
+    const message = maskCardNumbers(refusal.message);
+    const field = refusal.field === undefined ? undefined : maskCardNumbers(refusal.field);
     if (note !== NO_NOTE) {
       note.check = check;
-      note.message = refusal.message;
-      note.field = refusal.field;
+      note.message = message;
+      note.field = field;
       note.rule = refusal.rule;
     }
     // One line per refusal: the caller's fault at info, a 5xx (no handler) is the server's, at error.
@@ -286,12 +291,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         errorCode: refusal.errorCode,
         // The spec's own protocol goes without saying; another's refusal says which it was.
         ...(protocol === protocols.canonical ? {} : { wire: protocol.id }),
-        field: refusal.field,
+        field,
         rule: refusal.rule,
         code: refusal.code,
         status: refusal.status,
         reason: refusal.reason,
-        message: refusal.message,
+        message,
       };
       if (serverFault) logger.error('answered 5xx', fields);
       else logger.info?.('refused', fields);

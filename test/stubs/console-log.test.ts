@@ -129,6 +129,22 @@ describe('the logger option', () => {
     ]);
   });
 
+  it("masks a card number the caller put in what a refusal names (a form's charset) for a logger given", async () => {
+    const seen: unknown[] = [];
+    const gateway = createGateway({
+      handlers: echoHandlers(),
+      accounts,
+      logger: { info: (_m, f) => seen.push(f), warn() {}, error() {} },
+    });
+    const form = buildRequest(operation('processCard'), { body: example('processCard'), wire: 'form' });
+    const contentType = `${String(form.headers['content-type'])}; charset=4564710000000004`;
+    const response = await gateway.handle({ ...form, headers: { ...form.headers, 'content-type': contentType } });
+    expect(response.status).toBe(415);
+    expect(seen).toHaveLength(1);
+    expect(JSON.stringify(seen)).toContain('456471XXXXXX0004');
+    expect(JSON.stringify(seen)).not.toContain('4564710000000004');
+  });
+
   it('names the path, not its first operation, for a refusal made before the method is chosen', async () => {
     const seen: [string, Record<string, unknown> | undefined][] = [];
     const gateway = createGateway({
