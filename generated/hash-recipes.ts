@@ -181,7 +181,7 @@ export const hashRecipes = {
     ]
   },
   "custom": {
-    "summary": "customHash in results, over the result's own custom1, custom2 and custom3 (an empty array counts as the empty string): the request's as sent, or in a capture's result the authorisation's, which it echoes.",
+    "summary": "customHash in results, over the custom1, custom2 and custom3 the result itself carries (an empty array counts as the empty string): hash the answer's fields, not the request's (a capture's or a query's result echoes the stored transaction's).",
     "source": "public",
     "algorithm": "md5",
     "lowercase": true,
