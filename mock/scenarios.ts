@@ -45,8 +45,24 @@ export function mockScenario(
   };
   if ('why' in parsed) return refused(parsed.why);
   const s = parsed.scenario;
-  if (s.fault)
-    return refused(`the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`);
+  if (s.fault) {
+    // Named where the fault was put: an outcome beside it, in the other place, is not what is refused.
+    const why = `the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`;
+    const faultIn = (text: string | undefined) => {
+      const one = text === undefined ? undefined : parseScenario(text, scenarios, operationId);
+      return one !== undefined && 'scenario' in one && one.scenario.fault !== undefined;
+    };
+    const [inHeader, inPath] = [faultIn(asked.header), faultIn(asked.path)];
+    if (inHeader !== inPath)
+      return {
+        refusal: refusals.scenarioInvalid(
+          inHeader ? scenarios.header : undefined,
+          inPath ? scenarios.pathPrefix : undefined,
+          why,
+        ),
+      };
+    return refused(why);
+  }
   if (s.internalError) return { refusal: refusals.scenarioInternalError() };
   return s.outcome ? { outcome: s.outcome } : undefined;
 }

@@ -176,6 +176,15 @@ describe('npm run mock', () => {
     expect(await inPath.text()).toContain(
       `<responseMessage>The scenario in the base URL (${scenarios.pathPrefix}/NAME/) is invalid: the mock keeps no state: the fault answerLost is the sandbox's (docs/SCENARIOS.md)</responseMessage>`,
     );
+    // An outcome in the header and a fault in the base URL: the refusal names the base URL alone.
+    const both = await fetch(`${mock.url}${scenarios.pathPrefix}/answerLost${form.url}/`, {
+      method: 'POST',
+      headers: { ...(form.headers as Record<string, string>), [scenarios.header]: 'declined' },
+      body: form.body as string,
+    });
+    expect(await both.text()).toContain(
+      `<responseMessage>The scenario in the base URL (${scenarios.pathPrefix}/NAME/) is invalid: the mock keeps no state: the fault answerLost is the sandbox's (docs/SCENARIOS.md)</responseMessage>`,
+    );
   });
 
   it('answers a missing field -3, an unknown method and malformed JSON at once, as the sandbox does', async () => {
