@@ -186,7 +186,7 @@ export function refusalsDoc(catalogues: Catalogue[]): string {
       '',
       c.about,
       '',
-      `Made by ${c.madeBy === 'servers' ? 'every server of the contract: a refusal added here, or a changed responseCode or HTTP status, asks each server to change' : "the sandbox alone: a change here asks nothing of a gateway's server"} (\`madeBy: ${c.madeBy}\`, read by \`npm run diff\`).`,
+      `Made by ${c.madeBy === 'servers' ? 'every server of the contract: a refusal added here, or a changed responseCode or HTTP status, asks each server to change' : `the sandbox alone: a change here asks nothing of a gateway's server${c.name === 'sandboxRefusals' ? '. Its entries are exported (`sandboxRefusals` of `payment-gateway-contract/server`) for a server team to answer its own business rules in the same words: renaming or removing an entry, or rewording it, changes the package for them (a release note; a removal waits for a major version)' : ''}`} (\`madeBy: ${c.madeBy}\`, read by \`npm run diff\`).`,
       '',
       '| code | responseCode | HTTP status | message (an example) | when | entry |',
       '|---|---|---|---|---|---|',
