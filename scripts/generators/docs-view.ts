@@ -4,9 +4,9 @@
 // schemas and examples; every operation gets code samples (curl with its hash, the typed client,
 // and PHP, Python, Ruby and C# that compute their own hashes); the hash recipes are written out
 // with their canonical form and a worked example.
-import { hashRecipes } from '../../generated/hash-recipes.ts';
 import { FIELD_RULES, recipeFormula } from '../../runtime/recipe-text.ts';
 import { hashPreimage, type HashRecipe } from '../../runtime/signing.ts';
+import { recipesOf } from './hash-recipes.ts';
 import type { Protocol } from '../../runtime/protocols/protocol.ts';
 import { exampleValue, type Doc, type Operation } from '../lib/contract.ts';
 import { protocolsOf } from '../lib/protocols.ts';
@@ -144,7 +144,7 @@ function sampleBasics(op: Operation, doc: Doc) {
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => params[n] ?? `{${n}}`);
   const comments: string[] = [];
   for (const h of op.hashes ?? []) {
-    const recipe = (hashRecipes as Record<string, HashRecipe>)[h.recipe]!;
+    const recipe = recipesOf(doc)[h.recipe]!;
     comments.push(
       `# ${h.name} (${h.in === 'header' ? 'header' : 'body'}), recipe ${h.recipe}: ${recipeFormula(recipe)}`,
     );

@@ -177,7 +177,7 @@ describe.concurrent('the samples in the docs', () => {
     it(`${language}: the hash code gives generated/hash-vectors.json's preimage and hash`, async () => {
       const vectors = JSON.parse(readFileSync(path.join(ROOT, 'generated/hash-vectors.json'), 'utf8'))
         .vectors as HashVector[];
-      const printed = (await runProgram(language, vectorProgram(language, vectors), 'HashVectors'))
+      const printed = (await runProgram(language, vectorProgram(language, vectors, doc), 'HashVectors'))
         .trimEnd()
         .split('\n');
       expect(printed.map((l) => l.split('\t'))).toEqual(vectors.map((v) => [v.preimage, v.hash]));

@@ -2,10 +2,9 @@
 // description (plan.ts) by its language's renderer, and the programs that check each renderer's hash
 // code against generated/hash-vectors.json. The docs embed these sources as they are; the test
 // test/docs/samples-languages.test.ts runs exactly them.
-import type { HashRecipe } from '../../../runtime/signing.ts';
 import { legacyRecipe } from '../../../runtime/signing.ts';
-import { hashRecipes } from '../../../generated/hash-recipes.ts';
 import type { Doc, Operation } from '../../lib/contract.ts';
+import { recipesOf } from '../hash-recipes.ts';
 import { csharpSample, csharpVectors } from './csharp.ts';
 import { phpSample, phpVectors } from './php.ts';
 import { hashCode, samplePlan, type Body, type SamplePlan } from './plan.ts';
@@ -66,10 +65,10 @@ export interface HashVector {
   hash: string;
 }
 
-/** A program in the language printing each vector's preimage and hash (tab-separated), one line each. */
-export function vectorProgram(language: SampleLanguage, vectors: readonly HashVector[]): string {
+/** A program in the language printing each vector's preimage and hash (tab-separated), one line each, by the document's recipes. */
+export function vectorProgram(language: SampleLanguage, vectors: readonly HashVector[], doc: Doc): string {
   const cases = vectors.map((v): VectorCase => {
-    const current = (hashRecipes as Record<string, HashRecipe>)[v.recipe]!;
+    const current = recipesOf(doc)[v.recipe]!;
     const recipe = v.form === 'legacy' ? legacyRecipe(current)! : current;
     const code = hashCode(recipe, v.inputs);
     if (code.kind !== 'concat') throw new Error(`hash vector ${v.recipe}: not a concatenation recipe`);

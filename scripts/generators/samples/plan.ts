@@ -3,9 +3,9 @@
 // with its example parameters, fixed headers, body) and the hashes the sample computes by the
 // operation's recipes. The renderers (one per language, beside this file) only write it out; no
 // sample text is written per operation.
-import { hashRecipes } from '../../../generated/hash-recipes.ts';
 import { recipeFormula } from '../../../runtime/recipe-text.ts';
 import type { HashRecipe } from '../../../runtime/signing.ts';
+import { recipesOf } from '../hash-recipes.ts';
 import { contractOperations, exampleValue, type Doc, type Operation } from '../../lib/contract.ts';
 import { protocolsOf } from '../../lib/protocols.ts';
 
@@ -28,6 +28,8 @@ export interface SignedHash {
   in: 'body' | 'header';
   name: string;
   recipe: string;
+  /** The recipe itself, from the document the plan was made from. */
+  definition: HashRecipe;
   /** The recipe as the docs write it (runtime/recipe-text.ts). */
   formula: string;
   code: HashCode;
@@ -87,8 +89,6 @@ export interface SamplePlan extends RequestPlan {
 /** The environment variable the samples read the base URL from (the curl samples use it too). */
 export const BASE_URL_VARIABLE = 'GATEWAY_URL';
 
-const recipes = hashRecipes as Record<string, HashRecipe>;
-
 const isEmptyArray = (value: Json | undefined) => Array.isArray(value) && value.length === 0;
 
 /** A recipe's code for this body: of a list of alternative fields, the one the body carries. */
@@ -131,11 +131,12 @@ function requestPlan(op: Operation, doc: Doc): RequestPlan {
   const roleValue: Record<string, string> = { accountId: sandbox.merchantUUID, apiKey: sandbox.apiKey };
   const hashes: SignedHash[] = [];
   for (const h of op.hashes ?? []) {
-    const recipe = recipes[h.recipe]!;
+    const recipe = recipesOf(doc)[h.recipe]!;
     hashes.push({
       in: h.in === 'header' ? 'header' : 'body',
       name: h.name,
       recipe: h.recipe,
+      definition: recipe,
       formula: recipeFormula(recipe),
       code: hashCode(recipe, body ?? {}),
     });

@@ -3,11 +3,8 @@
 // signed by the one signer (runtime/signing.ts) for the sandbox's account. The docs samples' test
 // holds the samples to these answers; the Specmatic runner (scripts/tools/specmatic.ts) makes the
 // records with it and hands Specmatic the filled request.
-import { hashRecipes } from '../../../generated/hash-recipes.ts';
-import { computeHash, type HashRecipe, messageHash } from '../../../runtime/signing.ts';
+import { computeHash, messageHash } from '../../../runtime/signing.ts';
 import type { Body, RequestPlan, SamplePlan } from './plan.ts';
-
-const recipes = hashRecipes as Record<string, HashRecipe>;
 
 /** A request as it goes on the wire: its path with the query, its headers and its body, all signed. */
 export interface SignedPlanRequest {
@@ -25,9 +22,9 @@ export function signPlan(plan: RequestPlan, passphrase: string, query: Record<st
   const body = plan.body ? structuredClone(plan.body) : undefined;
   const headers: Record<string, string> = Object.fromEntries(plan.headers.map((h) => [h.name, h.value]));
   for (const h of plan.hashes.filter((h) => h.in === 'body'))
-    body![h.name] = computeHash(recipes[h.recipe]!, passphrase, body!);
+    body![h.name] = computeHash(h.definition, passphrase, body!);
   for (const h of plan.hashes.filter((h) => h.in === 'header'))
-    headers[h.name] = messageHash(recipes[h.recipe]!, passphrase, { params: plan.params, query, body });
+    headers[h.name] = messageHash(h.definition, passphrase, { params: plan.params, query, body });
   if (body) headers['Content-Type'] = plan.contentType;
   const search = new URLSearchParams(query).toString();
   return { verb: plan.verb, path: search ? `${plan.path}?${search}` : plan.path, headers, body };

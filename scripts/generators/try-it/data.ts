@@ -4,7 +4,7 @@
 // credentials, the recipes). The console in the page (console.ts) reads nothing else.
 import type { ClientOperation } from '../../../runtime/client.ts';
 import type { SigningContract } from '../../../runtime/sign-request.ts';
-import { hashRecipes } from '../../../generated/hash-recipes.ts';
+import { recipesOf } from '../hash-recipes.ts';
 import { contractOperations, exampleValue, type Doc } from '../../lib/contract.ts';
 import { clientTable } from '../client.ts';
 import { scenarioCatalogue } from '../scenarios.ts';
@@ -95,7 +95,7 @@ export function tryItData(doc: Doc, entries: TableEntry[]): TryItData {
   if (!defaultUrl) throw new Error('The spec names no default server for the try-it console');
   return {
     operations,
-    recipes: hashRecipes,
+    recipes: recipesOf(doc),
     apiVersion: {
       name: doc.components.parameters.ApiVersion.name,
       value: doc.components.parameters.ApiVersion.schema.const,
