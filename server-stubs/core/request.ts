@@ -1,7 +1,7 @@
 // Reading and validating a request against its operation: headers, body, parameters. Each check
 // answers the refusal the contract documents; nothing here throws for bad input.
 import type { ErrorObject } from 'ajv';
-import { ownFields } from '../../runtime/forms.ts';
+import { chooseForm } from '../../runtime/forms.ts';
 import { holdsNul, nulField } from '../../runtime/nul-text.ts';
 import type { Protocol, Unreadable } from '../../runtime/protocols/protocol.ts';
 import { protocols, requestValidators } from './contract.ts';
@@ -58,11 +58,11 @@ export function parseBody(
 
 /**
  * The errors of a request body against the operation's schema, or undefined when it is valid. Of a
- * method with several forms, the errors of the form the body points to: of the forms whose own fields
- * it holds (runtime/forms.ts ownFields: a card number, a payframe token), the one with the fewest
- * errors; a body holding no form's own fields gets the first form's, in the spec's order. So a
- * purchase sent without any card fields is told the card number is required (the card form), not the
- * payframe token, although the payframe form lacks fewer fields.
+ * method with several forms, the errors of the form the one form chooser (runtime/forms.ts
+ * chooseForm, blameForm) reads it as, the form the client and the contract suite sign it as: the one
+ * it fits, else the one whose own fields it holds (a payframe token), else the first it stays within,
+ * else the first. So a purchase sent without any card fields is told the card number is required
+ * (the card form), not the payframe token, although the payframe form lacks fewer fields.
  */
 export function bodyErrors(op: ContractOperation, body: unknown): { form: string; errors: ErrorObject[] } | undefined {
   const forms = op.forms ?? [op.request!];
@@ -72,27 +72,10 @@ export function bodyErrors(op: ContractOperation, body: unknown): { form: string
     if (validate(body)) return undefined;
     failed.push(validate.errors ?? []);
   }
-  const pointed = pointedForms(op, body);
-  let best = 0;
-  for (let i = 1; i < forms.length; i++)
-    if (pointed[i] && (!pointed[best] || failed[i]!.length < failed[best]!.length)) best = i;
-  return { form: forms[best]!, errors: failed[best]! };
-}
-
-// Per operation with several forms, each form's own fields (built once).
-const ownFieldSets = new WeakMap<ContractOperation, readonly ReadonlySet<string>[]>();
-/** Per form, whether the body points to it: it holds one of the form's own fields (or the form has none). */
-function pointedForms(op: ContractOperation, body: unknown): boolean[] {
-  const forms = op.requestForms ?? [];
-  if (forms.length < 2) return [true];
-  let own = ownFieldSets.get(op);
-  if (!own) {
-    own = ownFields(forms);
-    ownFieldSets.set(op, own);
-  }
   const fields =
     typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  return own.map((names) => names.size === 0 || [...names].some((name) => fields[name] !== undefined));
+  const chosen = forms.length > 1 ? chooseForm(op.requestForms!, fields).schema : forms[0]!;
+  return { form: chosen, errors: failed[forms.indexOf(chosen)]! };
 }
 
 /** The request body against the operation's schema, as the refusal the contract documents. */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleValid } from '../../contract/arbitraries.ts';
 import { operations as table } from '../../generated/operations.ts';
-import { chooseForm, formHashes } from '../../runtime/forms.ts';
+import { chooseForm, formHashes, ownFields } from '../../runtime/forms.ts';
 import { exampleValue } from '../../runtime/document.ts';
 import { doc, validatorFor } from '../support/contract.ts';
 
@@ -48,12 +48,29 @@ describe('the form chooser', () => {
     },
   );
 
-  it('a body no form fits goes to the form whose required fields it has most of', () => {
+  it('a field no form of the method declares is no sign of a form: the gateway drops it before it chooses', () => {
     const op = table.find((o) => o.operationId === 'processCard')!;
-    expect(
-      chooseForm(op.requestForms!, { paymentCardNumber: '4564710000000004', paymentCardExpiry: '0229', stray: 1 })
-        .schema,
-    ).toBe('ProcessCardWithCardData');
+    const external3DS = exampleValue(doc, 'processCardExternal3DS') as Record<string, unknown>;
+    // Without the stray field it fits the external 3-D Secure form; no form takes the stray field.
+    expect(chooseForm(op.requestForms!, { ...external3DS, stray: 1 }).schema).toBe('ProcessCardExternal3DS');
+  });
+
+  it("a form's own fields are those it requires that no other form of the method declares", () => {
+    const own = (id: string) =>
+      ownFields(table.find((o) => o.operationId === id)!.requestForms!).map((names) => [...names].sort());
+    // The payframe form takes accessToken and the card-data form the 3-D Secure result, unrequired:
+    // neither is a 3-D Secure form's own; the external 3-D Secure form's card data is the card form's too.
+    expect(own('processCard')).toEqual([[], ['payframeKey', 'payframeToken'], [], ['cardID'], ['digitalWalletToken']]);
+    expect(own('processAuth')).toEqual([
+      ['paymentCardExpiry', 'paymentCardName', 'paymentCardNumber'],
+      ['payframeKey', 'payframeToken'],
+    ]);
+    // The wallet forms of kind A and B take a digitalWalletToken too.
+    expect(own('walletProcessCard')).toEqual([
+      [],
+      ['walletAApplicationExpirationDate', 'walletAApplicationPrimaryAccountNumber', 'walletAOnlinePaymentCryptogram'],
+      ['walletBCryptogram', 'walletBExpirationMonth', 'walletBExpirationYear', 'walletBPan'],
+    ]);
   });
 
   it('a conditional hash is signed only once its trigger is sent (dependentRequired)', () => {

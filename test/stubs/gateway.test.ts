@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGateway,
   createNodeServer,
+  normalised,
   type Accounts,
   type GatewayResponse,
   type ResponseValidationMode,
@@ -14,7 +15,17 @@ import {
 import { doc } from '../support/contract.ts';
 import { operations } from '../../generated/operations.ts';
 import { accounts, echoHandlers, type Call } from '../fixtures/example-handlers.ts';
-import { buildRequest, operation, requestExamples, SANDBOX_ACCESS_TOKEN, sandbox } from '../../contract/index.ts';
+import {
+  buildRequest,
+  operation,
+  requestExamples,
+  SANDBOX_ACCESS_TOKEN,
+  sandbox,
+  signedBody,
+} from '../../contract/index.ts';
+import { chooseForm } from '../../runtime/forms.ts';
+import { requestValidators } from '../../server-stubs/core/contract.ts';
+import { refusalFor } from '../../server-stubs/core/refusals.ts';
 
 const json = (r: GatewayResponse) => JSON.parse(String(r.body));
 const calls: Call[] = [];
@@ -420,53 +431,74 @@ describe('requests that cannot be read', () => {
 });
 
 describe('a method with several forms', () => {
-  // Each form's own fields: those it requires and another form does not.
-  const ownFields = (o: (typeof operations)[number]) => {
-    const forms = o.requestForms!;
-    return new Set(forms.flatMap((f) => f.required.filter((r) => !forms.every((g) => g.required.includes(r)))));
-  };
   const withForms = operations.filter((o) => (o.forms?.length ?? 0) > 1);
   const CARD = ['paymentCardNumber', 'paymentCardExpiry', 'paymentCardName', 'paymentCardCSC'];
-  /** The operation's first example without any card field. */
-  const withoutCard = (id: string) =>
-    Object.fromEntries(Object.entries(example(id)).filter(([k]) => !CARD.includes(k)));
+  const without = (body: Record<string, unknown>, names: readonly string[]) =>
+    Object.fromEntries(Object.entries(body).filter(([k]) => !names.includes(k)));
+  const fieldValue = (o: (typeof operations)[number], field: string) =>
+    requestExamples(o).find((e) => field in e.value)?.value[field] ?? 'x';
 
-  it("a body holding no form's own fields is refused as the first form: the card form names paymentCardNumber", async () => {
-    expect(withForms.map((o) => o.operationId).sort()).toEqual(['processAuth', 'processCard', 'walletProcessCard']);
-    for (const o of withForms) {
-      const first = o.requestForms![0]!;
-      const own = ownFields(o);
-      // The example of the first form, stripped of every field that would name a form.
-      const sent = requestExamples(o).find((e) => first.required.every((r) => r in e.value))!.value;
-      const body = Object.fromEntries(Object.entries(sent).filter(([name]) => !own.has(name)));
-      const wanted = first.required.find((r) => !(r in body))!;
-      await expectRefused(buildRequest(o, { body }), -3, `Field '${wanted}' is required`);
+  /**
+   * The bodies to read, per operation: each form's example, each example less each field its form
+   * requires (method aside: it names the operation), each example plus each field another form
+   * declares and its own does not.
+   */
+  function bodiesOf(o: (typeof operations)[number]): [string, Record<string, unknown>][] {
+    const bodies: [string, Record<string, unknown>][] = [];
+    for (const { name, value } of requestExamples(o)) {
+      const form = o.requestForms!.find((f) => requestValidators[f.schema]!(value))!;
+      bodies.push([name, value]);
+      for (const field of doc.components.schemas[form.schema].required as string[])
+        if (field !== 'method') bodies.push([`${name} without ${field}`, without(value, [field])]);
+      const others = new Set(o.requestForms!.flatMap((f) => f.accepts).filter((f) => !form.accepts.includes(f)));
+      for (const field of others) bodies.push([`${name} with ${field}`, { ...value, [field]: fieldValue(o, field) }]);
     }
-    // The newcomer's purchase and authorisation, with no card fields at all.
+    return bodies;
+  }
+
+  it('the gateway refuses every body as the form chooseForm picks: client and server read it alike', async () => {
+    expect(withForms.map((o) => o.operationId).sort()).toEqual(['processAuth', 'processCard', 'walletProcessCard']);
+    let refused = 0;
+    for (const o of withForms)
+      for (const [name, body] of bodiesOf(o)) {
+        const chosen = chooseForm(o.requestForms!, body).schema;
+        // The body as the gateway reads it: signed for the chosen form, normalised.
+        const sent = normalised(o, signedBody(o, body)) as Record<string, unknown>;
+        const validate = requestValidators[chosen]!;
+        const answer = json(await gateway.handle(buildRequest(o, { body, signBody: true })));
+        if (validate(sent)) {
+          expect(Number(answer.responseCode), `${o.operationId}: ${name}`).toBeGreaterThanOrEqual(0);
+          continue;
+        }
+        refused++;
+        // The refusal the chosen form's own schema gives: a field it requires, one it takes, or one it does not.
+        const expected = refusalFor(validate.errors ?? []);
+        expect(
+          { code: Number(answer.responseCode), message: answer.responseMessage },
+          `${o.operationId}: ${name} (chooseForm: ${chosen})`,
+        ).toEqual({ code: expected.code, message: expected.message });
+      }
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it('processCard and processAuth without any card fields name paymentCardNumber (the first form)', async () => {
     for (const id of ['processCard', 'processAuth'])
       await expectRefused(
-        buildRequest(operation(id), { body: withoutCard(id) }),
+        buildRequest(operation(id), { body: without(example(id), CARD) }),
         -3,
         "Field 'paymentCardNumber' is required",
       );
   });
 
-  it("a body holding a form's own field is refused as the form, of those it points to, that fits best", async () => {
+  it('a payframe body with an accessToken and without its token and key is read as the payframe form: payframeToken', async () => {
+    // The payframe form declares accessToken (seed §4.1) without requiring it: no 3-D Secure form's own field.
     const op = operation('processCard');
-    const body = withoutCard('processCard');
-    await expectRefused(
-      buildRequest(op, { body: { ...body, payframeKey: 'k' } }),
-      -3,
-      "Field 'payframeToken' is required",
-    );
-    // An access token is the 3-D Secure forms' own field: the payframe form, which lacks fewer fields
-    // (it takes a token beside merchant credentials), is not the one named.
-    const { merchantUUID: _u, apiKey: _k, hash: _h, ...tokenBody } = body;
-    await expectRefused(
-      buildRequest(op, { body: { ...tokenBody, accessToken: SANDBOX_ACCESS_TOKEN } }),
-      -3,
-      "Field 'cardID' is required",
-    );
+    const body = {
+      ...without(example('processCard', 1), ['payframeToken', 'payframeKey']),
+      accessToken: SANDBOX_ACCESS_TOKEN,
+    };
+    await expectRefused(buildRequest(op, { body, signBody: true }), -3, "Field 'payframeToken' is required");
+    expect(chooseForm(op.requestForms!, body).schema).toBe('ProcessCardWithPayframe');
   });
 });
 
