@@ -159,6 +159,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
       );
     if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
       throw new UsageError(message);
+    if (/newer than this sandbox's/.test(message))
+      throw new UsageError(message.replace('the database', `the database ${shown}`));
     if (postgres)
       throw new UsageError(
         `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,

@@ -15,7 +15,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { BATCH_ROWS, beginsTransaction, isPlannedOnce, MIGRATIONS, type Row, type Store } from './store.ts';
+import {
+  BATCH_ROWS,
+  beginsTransaction,
+  isPlannedOnce,
+  MIGRATIONS,
+  refuseNewerSchema,
+  type Row,
+  type Store,
+} from './store.ts';
 import { freshId } from './fresh-id.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -230,6 +238,7 @@ export class PostgresStore implements Store {
       await client.query('CREATE TABLE IF NOT EXISTS pgw_schema (version INTEGER NOT NULL)');
       await client.query('INSERT INTO pgw_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM pgw_schema)');
       const current: number = (await client.query('SELECT version FROM pgw_schema')).rows[0].version;
+      refuseNewerSchema(current);
       for (let i = current; i < MIGRATIONS.length; i++) {
         await client.query(postgresMigration(MIGRATIONS[i]!));
         await client.query('UPDATE pgw_schema SET version = $1', [i + 1]);

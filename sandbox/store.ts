@@ -5,6 +5,17 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
+/**
+ * A store a newer sandbox has migrated is not opened: this code would read tables it does not know as
+ * if they were its own (a rolling upgrade's old instances, a checkout run on a shared database).
+ */
+export function refuseNewerSchema(version: number): void {
+  if (version > MIGRATIONS.length)
+    throw new Error(
+      `the database is at schema v${version}, newer than this sandbox's v${MIGRATIONS.length}: a newer sandbox migrated it; run that version (or a later one) on it, or start on another database`,
+    );
+}
+
 export const MIGRATIONS: string[] = [
   `CREATE TABLE accounts (
      kind TEXT NOT NULL, id TEXT NOT NULL, api_key TEXT NOT NULL, passphrase TEXT NOT NULL,
@@ -262,6 +273,7 @@ export class SqliteDatabase {
    * write lock, and the later ones find each migration done rather than apply it twice.
    */
   private migrate(): void {
+    refuseNewerSchema(this.schemaVersion);
     if (this.schemaVersion >= MIGRATIONS.length) return;
     MIGRATIONS.forEach((sql, i) => {
       this.transaction(() => {

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { DatabaseSync } from 'node:sqlite';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,19 @@ describe('npm start, before it listens', () => {
     const file = path.join(dir, 'damaged.db');
     writeFileSync(file, 'not a database at all, just text '.repeat(200));
     oneLine(start(['--db', file]), `cannot open the database ${file}: file is not a database`);
+  });
+
+  it('refuses a database a newer sandbox migrated, saying which versions', async () => {
+    const file = path.join(dir, 'newer.db');
+    await (await createSandbox({ dbPath: file, env: {} })).close();
+    const db = new DatabaseSync(file);
+    const version = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+    db.exec(`PRAGMA user_version = ${version + 1}`);
+    db.close();
+    oneLine(
+      start(['--db', file]),
+      `the database ${file} is at schema v${version + 1}, newer than this sandbox's v${version}: a newer sandbox migrated it`,
+    );
   });
 
   it('refuses a database damaged inside, which opens but fails where the damage is', async () => {
