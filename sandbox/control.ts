@@ -20,7 +20,7 @@ import {
 import { bankAnswer } from './cards.ts';
 import { forcedOutcomesPending } from './accounts.ts';
 import { CLOCK_RANGE_DAYS, CLOCK_RANGE_MS } from './clock.ts';
-import { advance as advanceClock, clockOf, onAccountTime, onScopeTime } from './clock-store.ts';
+import { advance as advanceClock, clockOf, onAccountTime, onScopeTime, sync as syncClock } from './clock-store.ts';
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
@@ -851,6 +851,11 @@ export class Control {
         if (table !== 'forced_outcomes') deleted[table!] = n;
         await store.run(`DELETE FROM ${table} WHERE ${column} = ?`, merchantId);
       }
+      // Its clock goes back to real time: a clock can only move on, so a team that went too far
+      // starts again here (a setting, like the forced outcomes: not counted).
+      const clock = clockOf({ kind: 'merchant', id: merchantId });
+      await store.run('DELETE FROM sandbox_clock WHERE name = ?', clock);
+      await syncClock(store, this.sb.clock, clock);
       return { responseCode: 0, deleted };
     });
   }

@@ -302,9 +302,13 @@ describe('notifications and deliveries', () => {
 });
 
 describe('reset', () => {
-  it('deletes what the merchant did and keeps the account, which still transacts', async () => {
+  it('deletes what the merchant did, puts its clock back on real time, and keeps the account, which still transacts', async () => {
     const other = await t.sandbox.store.all('SELECT count(*) AS n FROM accounts');
+    await control.advanceClock({ days: 3 });
+    expect((await control.clock()).offsetSeconds).toBeGreaterThanOrEqual(3 * 86_400 - 5);
     const result = await control.resetMerchant(t.sandbox.seed.merchantUUID);
+    // Its clock is back on real time: a clock only moves on, so this is how a team starts again.
+    expect(Math.abs((await control.clock()).offsetSeconds)).toBeLessThanOrEqual(5);
     expect(result.deleted.transactions).toBeGreaterThan(0);
     const left = await counts(t.sandbox);
     for (const table of ['transactions', 'direct_debits', 'payouts', 'payout_transactions', 'notifications', 'cards'])
