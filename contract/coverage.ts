@@ -1,6 +1,7 @@
 // What a run reached: per operation, which of its documented answers (the responseCodes its result
 // and refusal examples show, and the refusals every operation documents: -1 for a credential, -2 for
 // an invalid field, -3 for a missing one) came back, and which cards the run paid with and had processed.
+import { isApproved } from '../generated/client.ts';
 import { operations, type ContractOperation } from '../generated/operations.ts';
 import { exampleValue } from '../runtime/document.ts';
 import { chooseForm } from '../runtime/forms.ts';
@@ -23,36 +24,41 @@ export function documentedCodes(op: ContractOperation): number[] {
 }
 
 /**
- * Whether an answer of this responseCode is the operation's success. The seed: "`0` means success";
- * a decline (above 0) is a result the operation documents, not its success: a purchase declined was
- * not made. A query (retry: safe, it changes nothing) succeeds with any result, as what it reads
- * stands (queryDD's debit pending 10, approved 0, dishonoured 7). An operation that documents no
- * answer of 0 succeeds with the code of its documented result (processDDebit's 10, pending until it
- * settles). A file (a zip, a CSV) counts as 0.
+ * Whether an answer of this responseCode is the operation's success. The seed: "`0` means success"
+ * (§2, §7.1; the client's isApproved, runtime/client.ts): 0 is every operation's success. A decline
+ * (above 0) is a result the operation documents, not its success: a purchase declined was not made.
+ * A query (retry: safe, it changes nothing) succeeds with any result, as what it reads stands
+ * (queryDD's debit pending 10, approved 0, dishonoured 7). An operation whose documented results show
+ * one code and not 0 succeeds with that code too (processDDebit's 10, pending until it settles); of
+ * several such codes none is taken (which one the examples list first says nothing). A file (a zip,
+ * a CSV) counts as 0.
  */
 export function isSuccess(op: ContractOperation, code: number): boolean {
   if (op.retry && 'safe' in op.retry) return code >= 0;
-  return code === successCode(op);
+  return isApproved({ responseCode: code }) || code === pendingCode(op);
 }
 
 /** The responseCode of a success answer, in words: what a success check asks for. */
 export function successWords(op: ContractOperation): string {
-  return op.retry && 'safe' in op.retry ? 'responseCode 0 or above' : `responseCode ${successCode(op)}`;
+  if (op.retry && 'safe' in op.retry) return 'responseCode 0 or above';
+  const pending = pendingCode(op);
+  return `responseCode 0${pending === undefined ? '' : ` or ${pending}`}`;
 }
 
-const successCodes = new Map<string, number>();
+const pendingCodes = new WeakMap<ContractOperation, number | undefined>();
 
-/** 0, or the code of the operation's documented result where it documents no answer of 0. */
-function successCode(op: ContractOperation): number {
-  let code = successCodes.get(op.operationId);
-  if (code === undefined) {
-    const codes = op.examples.result
+/** The one code of the operation's documented results where that code is not 0 (processDDebit's 10). */
+function pendingCode(op: ContractOperation): number | undefined {
+  if (pendingCodes.has(op)) return pendingCodes.get(op);
+  const codes = new Set(
+    op.examples.result
       .map((name) => (exampleValue(doc, name) as { responseCode?: unknown } | undefined)?.responseCode)
       .filter((c) => c !== undefined)
-      .map(Number);
-    code = codes.length === 0 || codes.includes(0) ? 0 : codes[0]!;
-    successCodes.set(op.operationId, code);
-  }
+      .map(Number),
+  );
+  const [only] = codes;
+  const code = codes.size === 1 && only !== 0 ? only : undefined;
+  pendingCodes.set(op, code);
   return code;
 }
 

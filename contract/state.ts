@@ -39,7 +39,8 @@ function answered(op: ContractOperation, answer: Answer): string {
   const json = answer.json as { responseCode?: unknown; responseMessage?: unknown } | undefined;
   if (json?.responseCode === undefined) return `HTTP ${answer.status} without a responseCode`;
   const code = Number(json.responseCode);
-  const what = code < 0 ? ', a refusal' : code > 0 && !isSuccess(op, code) ? ', a decline' : '';
+  // 0 is every operation's success (isSuccess): what is neither that nor a refusal is a decline.
+  const what = code < 0 ? ', a refusal' : !isSuccess(op, code) ? ', a decline' : '';
   return `responseCode ${String(json.responseCode)}${json.responseMessage !== undefined ? ` "${String(json.responseMessage)}"` : ''}${what}`;
 }
 
