@@ -143,8 +143,11 @@ const matches = (c: Check & { id: string }, x: string) => x === c.id || x === c.
 const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =>
   (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
 
-/** Every operationId and tag: the names in --only and --skip that select operations, not checks. */
-const operationNames = new Set<string>(operations.flatMap((o) => [o.operationId, ...o.tags]));
+/**
+ * Every operationId and tag: the names in --only and --skip that select operations, not checks (the
+ * CLI takes these and the check ids, and refuses any other name).
+ */
+export const operationNames: ReadonlySet<string> = new Set(operations.flatMap((o) => [o.operationId, ...o.tags]));
 
 /**
  * The operations the run's --only and --skip select, by operationId or tag (check ids select their
@@ -390,13 +393,9 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   };
   // Names that select nothing would make a green run that checked nothing.
   const checkIds = new Set(allChecks('both').map((c) => c.id));
-  const operationsAndTags = new Set([
-    ...operations.map((o) => o.operationId),
-    ...Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? [])),
-  ]);
-  const known = new Set([...checkIds, ...operationsAndTags]);
+  const known = new Set([...checkIds, ...operationNames]);
   // A run of named checks alone (a failure's replay: line) reaches what those checks reach: no bar.
-  const onlyChecks = (list(a.only) ?? []).length > 0 && list(a.only)!.every((x) => !operationsAndTags.has(x));
+  const onlyChecks = (list(a.only) ?? []).length > 0 && list(a.only)!.every((x) => !operationNames.has(x));
   for (const option of ['only', 'skip'] as const) {
     const unknown = (list(a[option] as string | undefined) ?? []).filter((x) => !known.has(x));
     if (unknown.length)
