@@ -140,8 +140,16 @@ function checksOf(wire: Wire | 'both'): (Check & { id: string })[] {
 }
 
 const matches = (c: Check & { id: string }, x: string) => x === c.id || x === c.operationId || c.tags.includes(x);
+/**
+ * Whether the run's --only and --skip select a check. A check --only names by its id (a failure's
+ * replay: line) runs unless --skip names its id too: beside it, --skip's operationIds and tags narrow
+ * what it sends (the model-based sequences), they do not deselect it, so that a replay line that
+ * skips the check's own operation still reruns it.
+ */
 const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =>
-  (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
+  only?.includes(c.id)
+    ? !skip?.includes(c.id)
+    : (!only?.length || only.some((x) => matches(c, x))) && !skip?.some((x) => matches(c, x));
 
 /**
  * Every operationId and tag: the names in --only and --skip that select operations, not checks (the

@@ -4,8 +4,13 @@
 // now sends only the operations the run's --only/--skip select, says what it leaves out, is skipped
 // saying why when nothing selected makes what its sequences work on, and its failure's replay: line
 // leaves out what the run left out, so that it finds the same sequence.
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../../contract/report.ts';
 import { runContract } from '../../contract/run.ts';
@@ -95,5 +100,36 @@ describe('the model-based check, narrowed by --only and --skip', () => {
     const again = await run(vaultless(overCapture), { only: [only!], skip: skip!.split(','), seed: Number(seed) });
     expect(again.results.map((r) => r.id)).toEqual([MODEL]);
     expect(model(again.results)).toMatchObject({ status: 'failed', reason: failed.reason, details: failed.details });
+  });
+
+  it('a replay: line of a run that left processCapture itself out, run as printed, reruns the check and fails the same way', async () => {
+    // --only <id>,Token: the sequences are the vault's, and the replay line skips the card ledger's
+    // operations, processCapture among them; the check named by its id is not deselected by them.
+    const noIvr = breaks.find((b) => b.name === 'addCard answers no ivrCardID')!;
+    const broken = await brokenSandbox(noIvr);
+    broken.server.listen(0, '127.0.0.1');
+    await once(broken.server, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(broken.server.address() as AddressInfo).port}`;
+      const first = model(await runContract({ base, creds, wire: 'json', only: [MODEL, 'Token'] }))!;
+      expect(first.status).toBe('failed');
+      expect(first.replay).toMatch(
+        / --only processCapture\/model-based-[a-z-]+ --skip processAuth,processCard,processCapture,refundCard,processVoid,queryCard --seed 20261122$/,
+      );
+      const dir = mkdtempSync(path.join(tmpdir(), 'pgw-replay-'));
+      const json = path.join(dir, 'contract.json');
+      // As a shell runs it (the replay line names the program as it runs here: npm run -s cli --).
+      const ran = await promisify(execFile)('sh', ['-c', `${first.replay} --junit /dev/null --json ${json}`]).then(
+        (done) => ({ code: 0, stdout: done.stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(ran.code, ran.stdout).toBe(1);
+      const again = (JSON.parse(readFileSync(json, 'utf8')) as { results: Result[] }).results;
+      expect(again.map((r) => r.id)).toEqual([MODEL]);
+      expect(again[0]).toMatchObject({ status: 'failed', reason: first.reason, details: first.details });
+    } finally {
+      broken.server.close();
+      broken.close();
+    }
   });
 });
