@@ -28,6 +28,83 @@ interface Model {
 }
 type Real = GatewayClient;
 
+/** Every operation the sequences send, in the order the notes and a replay's --skip name them. */
+export const MODEL_OPERATIONS = [
+  'processAuth',
+  'processCard',
+  'processCapture',
+  'refundCard',
+  'processVoid',
+  'queryCard',
+  'addCard',
+  'tokenProcessCard',
+  'cardInfo',
+  'removeCard',
+] as const;
+type ModelOperation = (typeof MODEL_OPERATIONS)[number];
+
+/** What the steps work on: whether the model holds one, and the operations that make it, the one a run brings in first. */
+const STATE = {
+  authorisation: {
+    words: 'the authorisations',
+    makers: ['processAuth'],
+    held: (m: Readonly<Model>) => m.txns.some((t) => t.kind === 'auth'),
+  },
+  transaction: {
+    words: 'the transactions',
+    makers: ['processAuth', 'processCard'],
+    held: (m: Readonly<Model>) => m.txns.length > 0,
+  },
+  card: { words: 'the stored cards', makers: ['addCard'], held: (m: Readonly<Model>) => m.cards.length > 0 },
+} as const satisfies Record<string, { words: string; makers: readonly ModelOperation[]; held: unknown }>;
+
+/**
+ * Each operation's step: what it works on (its precondition in the sequences, and the state a run that
+ * selects it makes with the operations that make that), and another operation it sends. Written once:
+ * the commands' `check` and the run's choice of steps (modelSteps) both read it.
+ */
+const STEPS: Record<ModelOperation, { on?: keyof typeof STATE; also?: ModelOperation }> = {
+  processAuth: {},
+  processCard: {},
+  processCapture: { on: 'authorisation' },
+  refundCard: { on: 'transaction' },
+  processVoid: { on: 'transaction' },
+  queryCard: { on: 'transaction' },
+  addCard: {},
+  tokenProcessCard: { on: 'card' },
+  cardInfo: { on: 'card' },
+  // A removed card is then asked for with cardInfo.
+  removeCard: { on: 'card', also: 'cardInfo' },
+};
+
+/** A step's precondition: the model holds what its operation works on. */
+const ready = (op: ModelOperation) => (m: Readonly<Model>) => {
+  const on = STEPS[op].on;
+  return on === undefined || STATE[on].held(m);
+};
+
+/**
+ * The operations whose steps the sequences are made of, in MODEL_OPERATIONS' order, each with why
+ * where the run does not select it: those the run's --only/--skip select (`selects`; every one when
+ * undefined), and what their steps need whatever --only/--skip say, as a scenario makes the state it
+ * needs: where none of the operations that make what a step works on is there, the first of them
+ * (processAuth for the authorisations a capture works on, addCard for the cards of a token purchase),
+ * and the operation a step sends besides its own (cardInfo for removeCard).
+ */
+export function modelSteps(selects?: (operationId: string) => boolean): Map<ModelOperation, string | undefined> {
+  const steps = new Map<ModelOperation, string | undefined>(
+    MODEL_OPERATIONS.filter((op) => selects?.(op) ?? true).map((op) => [op, undefined]),
+  );
+  // A Map's iteration visits what is added while it runs: the needs of what is brought in too.
+  for (const op of steps.keys()) {
+    const { on, also } = STEPS[op];
+    if (also && !steps.has(also)) steps.set(also, `which ${op} sends too`);
+    if (on && !STATE[on].makers.some((maker) => steps.has(maker)))
+      steps.set(STATE[on].makers[0], `to make ${STATE[on].words} ${op} works on`);
+  }
+  return new Map(MODEL_OPERATIONS.filter((op) => steps.has(op)).map((op) => [op, steps.get(op)]));
+}
+
 const money = (cents: number) => (cents / 100).toFixed(2);
 const pick = <T>(list: T[], n: number) => list[n % list.length]!;
 
@@ -76,7 +153,7 @@ class Capture implements fc.AsyncCommand<Model, Real> {
     this.n = n;
     this.cents = cents;
   }
-  check = (m: Readonly<Model>) => m.txns.some((t) => t.kind === 'auth');
+  check = ready('processCapture');
   async run(m: Model, g: Real) {
     const t = pick(
       m.txns.filter((x) => x.kind === 'auth'),
@@ -109,7 +186,7 @@ class Refund implements fc.AsyncCommand<Model, Real> {
     this.n = n;
     this.cents = cents;
   }
-  check = (m: Readonly<Model>) => m.txns.length > 0;
+  check = ready('refundCard');
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
     const r = await g.refundCard({
@@ -133,7 +210,7 @@ class Refund implements fc.AsyncCommand<Model, Real> {
 }
 
 class Void extends Picking implements fc.AsyncCommand<Model, Real> {
-  check = (m: Readonly<Model>) => m.txns.length > 0;
+  check = ready('processVoid');
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
     const r = await g.processVoid({ transactionID: t.id });
@@ -150,7 +227,7 @@ class Void extends Picking implements fc.AsyncCommand<Model, Real> {
 }
 
 class Query extends Picking implements fc.AsyncCommand<Model, Real> {
-  check = (m: Readonly<Model>) => m.txns.length > 0;
+  check = ready('queryCard');
   async run(m: Model, g: Real) {
     const t = pick(m.txns, this.n);
     const r = await g.queryCard({ transactionID: t.id });
@@ -189,7 +266,7 @@ class TokenPurchase implements fc.AsyncCommand<Model, Real> {
     this.key = key;
     this.rotate = rotate;
   }
-  check = (m: Readonly<Model>) => m.cards.length > 0;
+  check = ready('tokenProcessCard');
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
     const replace = `Model${String(++m.keys).padStart(11, '0')}`;
@@ -213,7 +290,7 @@ class TokenPurchase implements fc.AsyncCommand<Model, Real> {
 }
 
 class CardInfo extends Picking implements fc.AsyncCommand<Model, Real> {
-  check = (m: Readonly<Model>) => m.cards.length > 0;
+  check = ready('cardInfo');
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
     const r = await g.token.cardInfo({ cardID: card.id, cardKey: card.key });
@@ -223,7 +300,7 @@ class CardInfo extends Picking implements fc.AsyncCommand<Model, Real> {
 }
 
 class RemoveCard extends Picking implements fc.AsyncCommand<Model, Real> {
-  check = (m: Readonly<Model>) => m.cards.length > 0;
+  check = ready('removeCard');
   async run(m: Model, g: Real) {
     const card = pick(m.cards, this.n);
     const r = await g.token.removeCard({ cardID: card.id, cardKey: card.key });
@@ -239,33 +316,17 @@ const cents = fc.integer({ min: 100, max: 5_000 });
 const index = fc.nat(20);
 type Step = fc.Arbitrary<fc.AsyncCommand<Model, Real>>;
 
-/** Every operation the sequences send, in the order the notes and a replay's --skip name them. */
-export const MODEL_OPERATIONS = [
-  'processAuth',
-  'processCard',
-  'processCapture',
-  'refundCard',
-  'processVoid',
-  'queryCard',
-  'addCard',
-  'tokenProcessCard',
-  'cardInfo',
-  'removeCard',
-] as const;
-/** The operations that make what the other steps work on: transactions and stored cards. */
-const MAKERS = ['processAuth', 'processCard', 'addCard'] as const;
-
 /**
- * The steps the sequences are made of, each kept where the run sends every operation it sends
- * (a run of every operation: all of them, generated as they always were for a seed).
+ * The steps the sequences are made of: those of `steps` (modelSteps; a run of every operation: all
+ * of them, generated as they always were for a seed).
  */
-function stepsSending(sends: (operationId: string) => boolean): Step[] {
-  const can = (...ids: string[]) => ids.every(sends);
+function stepsOf(steps: ReadonlyMap<ModelOperation, unknown>): Step[] {
+  const can = (op: ModelOperation) => steps.has(op);
   const kinds = [
     ...(can('processAuth') ? ['auth' as const] : []),
     ...(can('processCard') ? ['purchase' as const] : []),
   ];
-  const steps: (Step | false)[] = [
+  const arbitraries: (Step | false)[] = [
     kinds.length > 0 && fc.tuple(fc.constantFrom(...kinds), cents).map(([k, c]) => new Pay(k, c)),
     can('processCapture') && fc.tuple(index, fc.integer({ min: 1, max: 3_000 })).map(([n, c]) => new Capture(n, c)),
     can('refundCard') && fc.tuple(index, fc.integer({ min: 1, max: 3_000 })).map(([n, c]) => new Refund(n, c)),
@@ -277,14 +338,19 @@ function stepsSending(sends: (operationId: string) => boolean): Step[] {
         .tuple(index, fc.constantFrom('right' as const, 'wrong' as const, 'none' as const), fc.boolean())
         .map(([n, k, r]) => new TokenPurchase(n, k, r)),
     can('cardInfo') && index.map((n) => new CardInfo(n)),
-    // A removed card is then asked for with cardInfo.
-    can('removeCard', 'cardInfo') && index.map((n) => new RemoveCard(n)),
+    can('removeCard') && index.map((n) => new RemoveCard(n)),
   ];
-  return steps.filter((step): step is Step => step !== false);
+  return arbitraries.filter((step): step is Step => step !== false);
 }
 
-/** The operations of the sequences the run's --only/--skip leave out (ctx.selects). */
-const leftOut = (ctx: RunContext) => MODEL_OPERATIONS.filter((op) => ctx.selects && !ctx.selects(op));
+/**
+ * The operations of the sequences a run leaves out: those neither its --only/--skip select
+ * (ctx.selects) nor the selected steps need (modelSteps). A replay that skips them makes the same steps.
+ */
+const leftOut = (ctx: RunContext) => {
+  const steps = modelSteps(ctx.selects);
+  return MODEL_OPERATIONS.filter((op) => !steps.has(op));
+};
 
 /** The model-based check; `client` is the scenarios' watched client, so every answer is judged too. */
 export function modelCheck(client: (ctx: RunContext, problems: string[]) => GatewayClient): Check {
@@ -299,18 +365,22 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
     replaySkip: leftOut,
     run: async (ctx) => {
       if (ctx.mock) return { skip: 'the mock keeps no state: scenarios need a stateful implementation' };
-      // Only the operations the run selects are sent (a step that sends another is not made).
-      const sends = (operationId: string) => ctx.selects?.(operationId) ?? true;
-      if (!MAKERS.some(sends))
+      // The steps of the operations the run selects, and what they need (modelSteps).
+      const steps = modelSteps(ctx.selects);
+      if (steps.size === 0)
         return {
-          skip: `the model-based sequences need an operation that makes a transaction or a card (${MAKERS.slice(0, -1).join(', ')} or ${MAKERS.at(-1)}), and --only/--skip leave all three out: add one to --only to run them`,
+          skip: `the model-based sequences send ${MODEL_OPERATIONS.join(', ')}, and --only/--skip leave out every one of them: add one to --only to run them`,
         };
       const without = leftOut(ctx);
-      if (without.length)
+      const brought = [...steps].filter(([, why]) => why !== undefined).map(([op, why]) => `${op} (${why})`);
+      if (without.length || brought.length)
         ctx.note?.(
-          `model-based sequences (processCapture): sent without ${without.join(', ')}, which --only/--skip leave out`,
+          `model-based sequences (processCapture): ${[
+            ...(without.length ? [`sent without ${without.join(', ')}, which --only/--skip leave out`] : []),
+            ...(brought.length ? [`sent with ${brought.join(', ')}`] : []),
+          ].join('; ')}`,
         );
-      const commands = stepsSending(sends);
+      const commands = stepsOf(steps);
       const problems: string[] = [];
       const g = client(ctx, problems);
       // The steps of the run that failed last (after shrinking, fast-check's counterexample) and the

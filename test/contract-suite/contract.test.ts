@@ -180,8 +180,9 @@ describe('npm run contract', () => {
     const results = await runContract({
       base: await serve(naiveServer()),
       creds,
-      // processAuth: the authorisations the model-based sequences capture (they send only what --only selects).
-      only: ['processCapture', 'processAuth', 'createPayToPayment'],
+      // The model-based sequences of captures bring in the authorisations they capture, as the
+      // capture scenario does (no processAuth needed here).
+      only: ['processCapture', 'createPayToPayment'],
       wire: 'json',
     });
     expect(

@@ -1,9 +1,12 @@
 // Finding: `--only` on a few operations still ran the model-based check whole (it is processCapture's,
 // and its sequences also drive the vault): `--only processCapture,refundCard` against a server
 // without addCard failed it on addCard, and a run of the Direct API alone was not narrowed. The check
-// now sends only the operations the run's --only/--skip select, says what it leaves out, is skipped
-// saying why when nothing selected makes what its sequences work on, and its failure's replay: line
-// leaves out what the run left out, so that it finds the same sequence.
+// now makes its sequences of the steps of the operations the run's --only/--skip select, with the
+// steps that make what they work on (processAuth for a capture, addCard for a token purchase), as
+// the scenarios make their state whatever --only says; it says what it leaves out and brings in, is
+// skipped when --only/--skip select none of its operations, and its failure's replay: line leaves out
+// what the run left out, so that it finds the same sequence, and runs it even where that is
+// processCapture itself.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -13,6 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../../contract/report.ts';
+import { MODEL_OPERATIONS, modelSteps } from '../../contract/model.ts';
 import { runContract } from '../../contract/run.ts';
 import { type Break, breaks, brokenSandbox } from '../support/broken-variants.ts';
 import { sandboxCredentials } from '../support/contract.ts';
@@ -77,22 +81,59 @@ describe('the model-based check, narrowed by --only and --skip', () => {
     writeSample('contract-model-narrowed', notes[0]!);
   });
 
-  it('is skipped, saying why, when nothing selected makes a transaction or a card', async () => {
-    const { results } = await run(vaultless(), { only: ['processCapture', 'refundCard'] });
+  it('--only processCapture runs the sequences of captures, with the authorisations they capture', async () => {
+    // As processCapture's scenarios authorise whatever --only says: the check was skipped, and a run
+    // had to name processAuth too.
+    const { results, notes } = await run(vaultless(), { only: ['processCapture'] });
     expect(failures(results)).toEqual([]);
-    writeSample('contract-model-skipped', `- skipped: ${model(results)?.reason}`);
-    expect(model(results)).toMatchObject({
+    expect(model(results)?.status).toBe('passed');
+    expect(notes).toEqual([
+      'model-based sequences (processCapture): sent without processCard, refundCard, processVoid, queryCard, addCard, tokenProcessCard, cardInfo, removeCard, which --only/--skip leave out; sent with processAuth (to make the authorisations processCapture works on)',
+    ]);
+    writeSample('contract-model-brought-in', notes[0]!);
+  });
+
+  it('brings in, for the steps selected, the operations that make what they work on, from the steps themselves', () => {
+    const steps = (...ops: string[]) => Object.fromEntries(modelSteps((op) => ops.includes(op)));
+    expect(steps('processCapture')).toEqual({
+      processAuth: 'to make the authorisations processCapture works on',
+      processCapture: undefined,
+    });
+    expect(steps('processVoid', 'processCard')).toEqual({ processCard: undefined, processVoid: undefined });
+    expect(steps('processVoid')).toEqual({
+      processAuth: 'to make the transactions processVoid works on',
+      processVoid: undefined,
+    });
+    expect(steps('tokenProcessCard')).toEqual({
+      addCard: 'to make the stored cards tokenProcessCard works on',
+      tokenProcessCard: undefined,
+    });
+    expect(steps('removeCard')).toEqual({
+      addCard: 'to make the stored cards removeCard works on',
+      cardInfo: 'which removeCard sends too',
+      removeCard: undefined,
+    });
+    expect(steps()).toEqual({});
+    expect([...modelSteps().keys()]).toEqual([...MODEL_OPERATIONS]);
+  });
+
+  it('is skipped when --only/--skip leave out every operation of the sequences', async () => {
+    const skipped = await run(vaultless(), { only: [MODEL, 'Partner'] });
+    expect(model(skipped.results)).toMatchObject({
       status: 'skipped',
       reason:
-        'the model-based sequences need an operation that makes a transaction or a card (processAuth, processCard or addCard), and --only/--skip leave all three out: add one to --only to run them',
+        'the model-based sequences send processAuth, processCard, processCapture, refundCard, processVoid, queryCard, addCard, tokenProcessCard, cardInfo, removeCard, and --only/--skip leave out every one of them: add one to --only to run them',
     });
+    writeSample('contract-model-skipped', `- skipped: ${model(skipped.results)?.reason}`);
   });
 
   it('replays a narrowed failure narrowed: its replay: line skips what the run left out, and finds the same sequence', async () => {
     const overCapture = breaks.find((b) => b.name === 'a capture beyond the authorisation approved')!;
-    const first = await run(vaultless(overCapture), { only: ['processCapture', 'processAuth'] });
+    // processAuth brought in (it makes the authorisations captured): not skipped by the replay either.
+    const first = await run(vaultless(overCapture), { only: ['processCapture'] });
     const failed = model(first.results)!;
     expect(failed.status).toBe('failed');
+    expect(failed.details?.slice(1).join('\n')).toMatch(/^ {2}1\. auth \d+\.\d\d\n {2}2\. capture #0 /);
     expect(failed.replay).toMatch(
       / --only processCapture\/model-based-[a-z-]+ --skip processCard,refundCard,processVoid,queryCard,addCard,tokenProcessCard,cardInfo,removeCard --seed 20261122$/,
     );
