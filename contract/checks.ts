@@ -48,6 +48,12 @@ export interface RunContext {
    * model-based sequences). Undefined: every operation.
    */
   selects?: (operationId: string) => boolean;
+  /**
+   * What the run's --only or --skip did to leave all these operations out, and what would select one,
+   * in words ("--skip 'Direct API',Token leaves out every one of them: take one out of --skip"): the
+   * reason of a check that has nothing of them to send. Set with `selects`.
+   */
+  leftOutBy?: (operationIds: readonly string[]) => string;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that passes returns nothing (its run is written without a return); one that cannot run says why

@@ -369,7 +369,7 @@ export function modelCheck(client: (ctx: RunContext, problems: string[]) => Gate
       const steps = modelSteps(ctx.selects);
       if (steps.size === 0)
         return {
-          skip: `the model-based sequences send ${MODEL_OPERATIONS.join(', ')}, and --only/--skip leave out every one of them: add one to --only to run them`,
+          skip: `the model-based sequences send ${MODEL_OPERATIONS.join(', ')}, and ${ctx.leftOutBy?.(MODEL_OPERATIONS) ?? '--only/--skip leave out every one of them'} to run them`,
         };
       const without = leftOut(ctx);
       const brought = [...steps].filter(([, why]) => why !== undefined).map(([op, why]) => `${op} (${why})`);

@@ -157,17 +157,39 @@ const selected = (c: Check & { id: string }, only?: string[], skip?: string[]) =
  */
 export const operationNames: ReadonlySet<string> = new Set(operations.flatMap((o) => [o.operationId, ...o.tags]));
 
+/** An operation's names in --only and --skip: its operationId and its tags. */
+const namesOf = (operationId: string) => [
+  operationId,
+  ...(operations.find((o) => o.operationId === operationId)?.tags ?? []),
+];
+
+/** Names as --only and --skip take them, a tag of several words quoted: `'Direct API',Token`. */
+const listed = (names: string[]) => names.map((x) => (/\s/.test(x) ? `'${x}'` : x)).join(',');
+
 /**
  * The operations the run's --only and --skip select, by operationId or tag (check ids select their
- * checks, not operations): undefined when they name none, as a failure's replay: line names a check alone.
+ * checks, not operations), and what left some out, in words (RunContext.leftOutBy): undefined when
+ * they name none, as a failure's replay: line names a check alone.
  */
-function operationSelection(only?: string[], skip?: string[]): ((operationId: string) => boolean) | undefined {
+function operationSelection(
+  only?: string[],
+  skip?: string[],
+): Required<Pick<RunContext, 'selects' | 'leftOutBy'>> | undefined {
   const named = (list?: string[]) => (list ?? []).filter((x) => operationNames.has(x));
   const [inOnly, inSkip] = [named(only), named(skip)];
   if (!inOnly.length && !inSkip.length) return undefined;
-  return (operationId) => {
-    const its = [operationId, ...(operations.find((o) => o.operationId === operationId)?.tags ?? [])];
-    return (!inOnly.length || inOnly.some((x) => its.includes(x))) && !inSkip.some((x) => its.includes(x));
+  const byOnly = (operationId: string) => !inOnly.length || inOnly.some((x) => namesOf(operationId).includes(x));
+  const bySkip = (operationId: string) => !inSkip.some((x) => namesOf(operationId).includes(x));
+  return {
+    selects: (operationId) => byOnly(operationId) && bySkip(operationId),
+    leftOutBy: (operationIds) => {
+      const kept = operationIds.filter(byOnly);
+      if (!kept.length) return `--only ${listed(inOnly)} selects none of them: add one to --only`;
+      const skipping = listed(inSkip.filter((x) => kept.some((id) => namesOf(id).includes(x))));
+      return kept.length === operationIds.length
+        ? `--skip ${skipping} leaves out every one of them: take one out of --skip`
+        : `--only ${listed(inOnly)} selects ${kept.join(', ')} of them, and --skip ${skipping} leaves ${kept.length === 1 ? 'it' : 'those'} out: take one out of --skip`;
+    },
   };
 }
 
@@ -189,8 +211,8 @@ async function runWithClient(options: RunOptions): Promise<Result[]> {
     wire: 'json',
     ...(options.log ? { note: options.log } : {}),
   };
-  const selects = operationSelection(options.only, options.skip);
-  if (selects) ctx.selects = selects;
+  const selection = operationSelection(options.only, options.skip);
+  if (selection) Object.assign(ctx, selection);
   const chosen = allChecks(options.wire).filter((c) => selected(c, options.only, options.skip));
   // The credentials the chosen checks take proved first (each kind accepted), and a real access token
   // for the operations that take one.

@@ -4,7 +4,7 @@
 // now makes its sequences of the steps of the operations the run's --only/--skip select, with the
 // steps that make what they work on (processAuth for a capture, addCard for a token purchase), as
 // the scenarios make their state whatever --only says; it says what it leaves out and brings in, is
-// skipped when --only/--skip select none of its operations, and its failure's replay: line leaves out
+// skipped saying which option left every operation out, and its failure's replay: line leaves out
 // what the run left out, so that it finds the same sequence, and runs it even where that is
 // processCapture itself.
 import { execFile } from 'node:child_process';
@@ -117,14 +117,22 @@ describe('the model-based check, narrowed by --only and --skip', () => {
     expect([...modelSteps().keys()]).toEqual([...MODEL_OPERATIONS]);
   });
 
-  it('is skipped when --only/--skip leave out every operation of the sequences', async () => {
-    const skipped = await run(vaultless(), { only: [MODEL, 'Partner'] });
+  it('is skipped when --only/--skip leave out every operation of the sequences, saying which of them did', async () => {
+    const skipped = await run(vaultless(), { only: [MODEL], skip: ['Direct API', 'Token'] });
     expect(model(skipped.results)).toMatchObject({
       status: 'skipped',
       reason:
-        'the model-based sequences send processAuth, processCard, processCapture, refundCard, processVoid, queryCard, addCard, tokenProcessCard, cardInfo, removeCard, and --only/--skip leave out every one of them: add one to --only to run them',
+        "the model-based sequences send processAuth, processCard, processCapture, refundCard, processVoid, queryCard, addCard, tokenProcessCard, cardInfo, removeCard, and --skip 'Direct API',Token leaves out every one of them: take one out of --skip to run them",
     });
     writeSample('contract-model-skipped', `- skipped: ${model(skipped.results)?.reason}`);
+    const none = await run(vaultless(), { only: [MODEL, 'Partner'] });
+    expect(model(none.results)?.reason).toMatch(
+      /, and --only Partner selects none of them: add one to --only to run them$/,
+    );
+    const both = await run(vaultless(), { only: [MODEL, 'Token'], skip: ['addCard', 'Token'] });
+    expect(model(both.results)?.reason).toMatch(
+      /, and --only Token selects addCard, tokenProcessCard, cardInfo, removeCard of them, and --skip addCard,Token leaves those out: take one out of --skip to run them$/,
+    );
   });
 
   it('replays a narrowed failure narrowed: its replay: line skips what the run left out, and finds the same sequence', async () => {
