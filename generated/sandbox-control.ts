@@ -270,7 +270,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete everything the merchant has done (transactions, cards, debits, payouts, notifications); the account stays */
+        /** Delete everything the merchant has done (transactions, cards, debits, payouts, notifications) and put its clock back on real time; the account stays */
         delete: operations["resetMerchant"];
         options?: never;
         head?: never;
