@@ -1,6 +1,5 @@
 // The reference implementation: a stateful sandbox of the whole gateway behind the validating stubs.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
 import {
@@ -46,10 +45,8 @@ import { Notifier } from './notifier.ts';
 import { pinnedSend, type Send } from './notify-send.ts';
 import { corsFor, ORIGINS_ENV, originPolicy } from './cors.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
-import { openStore } from './open-store.ts';
-import type { Store } from './store.ts';
+import { openVaultedStore } from './open-store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
-import { VaultCrypto } from './vault-crypto.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
 import { waitsFromEnv } from './waits.ts';
 
@@ -102,30 +99,6 @@ export function sandboxHandlers(
     ...payoutHandlers(sb),
     ...notifyHandlers(sb),
   };
-}
-
-/**
- * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
- * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
- * beside the SQLite database, made once.
- */
-async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
-  if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
-  if (store.kind === 'postgres') {
-    await store.run(
-      "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
-      randomBytes(32).toString('base64'),
-    );
-    return Buffer.from(
-      (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value,
-      'base64',
-    );
-  }
-  if (dbPath === ':memory:') return undefined;
-  const file = `${dbPath}.key`;
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-  chmodSync(file, 0o600); // owner-only even when an older sandbox or a copy left it readable
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
 
 export interface SandboxOptions {
@@ -205,15 +178,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   };
   // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
   const health = new StoreHealth();
-  const store = watched(await openStore(dbPath, env), health);
+  const opened = await openVaultedStore(dbPath, env);
+  const store = watched(opened.store, health);
+  const { vault } = opened;
   const clock = new Clock();
-  let vault: VaultCrypto;
-  try {
-    vault = new VaultCrypto(await vaultKey(dbPath, env, store));
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
   const policy = policyFromEnv(env);
   const given = options.fetch;
   const send: Send = given ? (url, init) => given(url, init) : pinnedSend;

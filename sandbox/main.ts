@@ -3,7 +3,6 @@
 // http://127.0.0.1:4010, on ./data/sandbox.db. Every mistake a user can make when starting it (an
 // option, an environment value, a damaged database, a key that does not open the vault, a port in
 // use) ends in one line that says what to do, before anything is created.
-import { existsSync, unlinkSync } from 'node:fs';
 import {
   checkNode,
   isMain,
@@ -21,16 +20,6 @@ import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { isWaitRefusal } from './waits.ts';
-
-function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the PostgreSQL database of PGW_DB';
-  }
-}
 
 const ACCOUNT_ENV = {
   PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
@@ -89,17 +78,6 @@ export const sandboxSpec = (name: string): CommandSpec => ({
   ],
 });
 
-/** The data key from the environment: 32 bytes in base64, or a one-line refusal. */
-function checkDataKey(value: string | undefined): void {
-  if (value === undefined) return;
-  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value.trim()) ? Buffer.from(value, 'base64').length : -1;
-  if (bytes !== 32) {
-    throw new UsageError(
-      `PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is ${bytes < 0 ? 'not base64' : `${bytes} bytes`}`,
-    );
-  }
-}
-
 const time = () => new Date().toISOString().slice(11, 23);
 
 /**
@@ -129,13 +107,13 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const host = (v.host as string | undefined) ?? (env.HOST || '127.0.0.1');
   const dbPath = (v.db as string | undefined) ?? (env.PGW_DB || './data/sandbox.db');
   const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
+  // Loaded once --help is answered, as the sandbox itself is: a help prints before any store module loads.
+  const { checkDataKey, checkOpenedStore, openFailure, storePlace } = await import('./open-store.ts');
   checkDataKey(env.PGW_SANDBOX_DATA_KEY);
 
-  // A PostgreSQL URL is shown without its password; its vault key is PGW_SANDBOX_DATA_KEY or kept in the database.
-  const postgres = (await import('./store.ts')).isPostgresUrl(dbPath);
-  const shown = postgres ? withoutPassword(dbPath) : dbPath;
-  const keyFile = `${dbPath}.key`;
-  const keyFileExisted = existsSync(keyFile);
+  // Where the store is, as the messages name it (a PostgreSQL URL without its password), taken before
+  // the store opens: a SQLite database's key file may be made by this start.
+  const place = storePlace(dbPath);
   const { createSandbox } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
@@ -153,59 +131,15 @@ export async function main(name: string, argv: string[]): Promise<void> {
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (/vault key/.test(message))
-      throw new UsageError(
-        `the key file ${keyFile} does not hold a 32-byte base64 key: restore the file that came with ${dbPath}, or set PGW_SANDBOX_DATA_KEY`,
-      );
-    if (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
+    if (
+      !/vault key/.test(message) &&
+      (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
+    )
       throw new UsageError(message);
-    if (/newer than this sandbox's/.test(message))
-      throw new UsageError(message.replace('the database', `the database ${shown}`));
-    if (postgres)
-      throw new UsageError(
-        `cannot open the database ${shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
-      );
-    throw new UsageError(
-      `cannot open the database ${dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`,
-    );
+    throw openFailure(place, error);
   }
-
-  // A damaged file can open and migrate and still fail on the first request that reads the bad page.
-  let check = 'ok';
-  try {
-    if (!postgres) check = String(Object.values((await sandbox.store.get('PRAGMA quick_check(1)')) ?? {})[0]);
-  } catch (error) {
-    check = error instanceof Error ? error.message : String(error);
-  }
-  if (check !== 'ok') {
-    await sandbox.close();
-    throw new UsageError(
-      `the database ${dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`,
-    );
-  }
-
-  // A database copied without its key (or with another's) cannot read its cards: refuse to start.
-  const card = await sandbox.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
-  if (card) {
-    try {
-      sandbox.vault.decrypt(card.pan_encrypted);
-    } catch {
-      await sandbox.close();
-      if (postgres)
-        throw new UsageError(
-          `the cards stored in ${shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
-        );
-      if (!keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(keyFile);
-      const source = env.PGW_SANDBOX_DATA_KEY
-        ? 'PGW_SANDBOX_DATA_KEY'
-        : keyFileExisted
-          ? `the key file ${keyFile}`
-          : `a new key (there is no ${keyFile})`;
-      throw new UsageError(
-        `the cards stored in ${dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`,
-      );
-    }
-  }
+  // A damaged file, or a database copied without its key (or with another's): refuse to start.
+  await checkOpenedStore(place, env, sandbox.store, sandbox.vault, () => sandbox.close());
 
   // The gateway, the control API under /_sandbox/, / sent to the docs, and the server's time-outs.
   const server = sandbox.server();
@@ -217,7 +151,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     throw error;
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
-  const ready = await banner(sandbox, host, bound, shown, env);
+  const ready = await banner(sandbox, host, bound, place.shown, env);
   let stopping = false;
   const stop = () => {
     if (stopping) return;

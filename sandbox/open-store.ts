@@ -1,7 +1,13 @@
-// The store's backend, chosen by the URL: here, where neither store imports it (store.ts holds what
-// both share, and each store imports store.ts). Each backend is loaded only when chosen, so a sandbox
-// on SQLite never loads pg.
+// Opening the sandbox's store, as every program on it does (the sandbox, `sandbox accounts`): the
+// backend chosen by the URL, here, where neither store imports it (store.ts holds what both share,
+// and each store imports store.ts; each backend is loaded only when chosen, so a sandbox on SQLite
+// never loads pg); the vault key; and the checks a program makes before it uses a store, each
+// failure one line that says what to do (a damaged file, a key that does not open the cards).
+import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { UsageError } from '../cli-kit/index.ts';
 import { isPostgresUrl, type Store } from './store.ts';
+import { VaultCrypto } from './vault-crypto.ts';
 
 /**
  * PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it
@@ -10,4 +16,152 @@ import { isPostgresUrl, type Store } from './store.ts';
 export async function openStore(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
   if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url, env);
   return new (await import('./store-sqlite.ts')).SqliteStore(url, env);
+}
+
+/**
+ * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
+ * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
+ * beside the SQLite database, made once.
+ */
+async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
+  if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
+  if (store.kind === 'postgres') {
+    await store.run(
+      "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
+      randomBytes(32).toString('base64'),
+    );
+    return Buffer.from(
+      (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value,
+      'base64',
+    );
+  }
+  if (dbPath === ':memory:') return undefined;
+  const file = `${dbPath}.key`;
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  chmodSync(file, 0o600); // owner-only even when an older sandbox or a copy left it readable
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+}
+
+/** The store (migrated to this schema version) and its vault, or the store closed again and the error thrown. */
+export async function openVaultedStore(
+  dbPath: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ store: Store; vault: VaultCrypto }> {
+  const store = await openStore(dbPath, env);
+  try {
+    return { store, vault: new VaultCrypto(await vaultKey(dbPath, env, store)) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** The data key from the environment: 32 bytes in base64, or a one-line refusal. */
+export function checkDataKey(value: string | undefined): void {
+  if (value === undefined) return;
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value.trim()) ? Buffer.from(value, 'base64').length : -1;
+  if (bytes !== 32) {
+    throw new UsageError(
+      `PGW_SANDBOX_DATA_KEY must be 32 bytes in base64 (make one with: openssl rand -base64 32); this one is ${bytes < 0 ? 'not base64' : `${bytes} bytes`}`,
+    );
+  }
+}
+
+/** A PostgreSQL URL as it may be shown: without its password. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the PostgreSQL database of PGW_DB';
+  }
+}
+
+/** Where a program's store is, as its messages name it; taken before the store opens (a key file it may make). */
+export interface StorePlace {
+  dbPath: string;
+  postgres: boolean;
+  /** The path, or the URL without its password. */
+  shown: string;
+  keyFile: string;
+  keyFileExisted: boolean;
+}
+
+export function storePlace(dbPath: string): StorePlace {
+  const postgres = isPostgresUrl(dbPath);
+  const keyFile = `${dbPath}.key`;
+  return {
+    dbPath,
+    postgres,
+    shown: postgres ? withoutPassword(dbPath) : dbPath,
+    keyFile,
+    keyFileExisted: !postgres && existsSync(keyFile),
+  };
+}
+
+/** Why the store did not open, as one line that says what to do. */
+export function openFailure(place: StorePlace, error: unknown): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/vault key/.test(message))
+    return new UsageError(
+      `the key file ${place.keyFile} does not hold a 32-byte base64 key: restore the file that came with ${place.dbPath}, or set PGW_SANDBOX_DATA_KEY`,
+    );
+  if (/newer than this sandbox's/.test(message))
+    return new UsageError(message.replace('the database', `the database ${place.shown}`));
+  if (place.postgres)
+    return new UsageError(
+      `cannot open the database ${place.shown}: ${message}. Check that the PostgreSQL server runs and the URL's user may create tables there`,
+    );
+  return new UsageError(
+    `cannot open the database ${place.dbPath}: ${message}. If it is not a sandbox database or is damaged, move it away (a new one is made) or choose another with --db`,
+  );
+}
+
+/**
+ * The checks an opened store must pass before it is used, each failure a UsageError after `close`:
+ * an SQLite file damaged inside (it can open and migrate and still fail on the first request that
+ * reads the bad page), and cards that the vault's key does not open (a database copied without its
+ * key, or with another's: a key file this start made for it is removed again).
+ */
+export async function checkOpenedStore(
+  place: StorePlace,
+  env: NodeJS.ProcessEnv,
+  store: Store,
+  vault: VaultCrypto,
+  close: () => Promise<void>,
+): Promise<void> {
+  let check = 'ok';
+  try {
+    if (!place.postgres) check = String(Object.values((await store.get('PRAGMA quick_check(1)')) ?? {})[0]);
+  } catch (error) {
+    check = error instanceof Error ? error.message : String(error);
+  }
+  if (check !== 'ok') {
+    await close();
+    throw new UsageError(
+      `the database ${place.dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`,
+    );
+  }
+
+  const card = await store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
+  if (!card) return;
+  try {
+    vault.decrypt(card.pan_encrypted);
+  } catch {
+    await close();
+    if (place.postgres)
+      throw new UsageError(
+        `the cards stored in ${place.shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
+      );
+    if (!place.keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(place.keyFile);
+    const source = env.PGW_SANDBOX_DATA_KEY
+      ? 'PGW_SANDBOX_DATA_KEY'
+      : place.keyFileExisted
+        ? `the key file ${place.keyFile}`
+        : `a new key (there is no ${place.keyFile})`;
+    throw new UsageError(
+      `the cards stored in ${place.dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${place.keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`,
+    );
+  }
 }
