@@ -93,18 +93,34 @@ export interface AccountSeed {
   partnerNotifyURL?: string;
 }
 
-/** The default sandbox merchant and partner, and the merchant's surcharge rates, on first start. */
+/**
+ * The row of sandbox_keys (the table of what is written once per database and shared by every
+ * instance) that says the database's accounts were seeded.
+ */
+const SEEDED = 'accounts-seeded';
+
+/**
+ * The default sandbox merchant and partner, and the merchant's surcharge rates, into a new database
+ * only: a database keeps the accounts it was made with, whatever the PGW_SANDBOX_* variables of a
+ * later start say (the operator adds accounts with `sandbox accounts add`). Instances starting
+ * together on one new database seed it once: each inserts the SEEDED row first, in the transaction
+ * that seeds, and only the one whose insert made the row seeds; an insert of a row another
+ * transaction is inserting waits for it on PostgreSQL and does nothing once it commits, and SQLite
+ * runs the transactions one at a time. A database made before that row holds accounts already: it
+ * gets the row, and keeps its accounts. Answers whether this call seeded.
+ */
 export function seedAccounts(
   store: Store,
   clock: Clock,
   seed: AccountSeed,
   rates: Record<string, number>,
-): Promise<void> {
-  // INSERT OR IGNORE: instances starting together on one database seed it once.
+): Promise<boolean> {
   return store.transaction(async () => {
     const now = clock.timestamp();
+    const claimed = await store.run('INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES (?, ?)', SEEDED, now);
+    if (claimed.changes === 0 || (await store.get('SELECT 1 AS held FROM accounts LIMIT 1'))) return false;
     await store.run(
-      'INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
+      'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
       'partner',
       seed.partnerUUID,
       seed.apiKey,
@@ -113,7 +129,7 @@ export function seedAccounts(
       now,
     );
     await store.run(
-      'INSERT OR IGNORE INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       'merchant',
       seed.merchantUUID,
       seed.apiKey,
@@ -121,13 +137,18 @@ export function seedAccounts(
       seed.partnerUUID,
       now,
     );
-    for (const [cardType, bp] of Object.entries(rates)) {
-      await store.run(
-        'INSERT OR IGNORE INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
-        seed.merchantUUID,
-        cardType,
-        bp,
-      );
-    }
+    await addSurchargeRates(store, seed.merchantUUID, rates);
+    return true;
   });
+}
+
+/** A new merchant's surcharge rates, per card scheme in basis points (data.ts's DEFAULT_SURCHARGE_BP). */
+export async function addSurchargeRates(store: Store, merchantUUID: string, rates: Record<string, number>) {
+  for (const [cardType, bp] of Object.entries(rates))
+    await store.run(
+      'INSERT INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
+      merchantUUID,
+      cardType,
+      bp,
+    );
 }

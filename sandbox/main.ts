@@ -151,7 +151,9 @@ export async function main(name: string, argv: string[]): Promise<void> {
     throw error;
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
-  const ready = await banner(sandbox, host, bound, place.shown, env);
+  const named = await namedAccounts(sandbox);
+  const ready = await banner(sandbox, named, name, host, bound, place.shown, env);
+  const unheld = notHeld(name, place.shown, named, sandbox, env);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -170,6 +172,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
   // as it reads the banner, and one that came first would end the process with its store open.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, stop);
   stopWhenOrphaned(env, stop);
+  if (unheld) logWriter(process.stderr)(unheld);
   console.log(ready);
 }
 
@@ -191,42 +194,74 @@ function stopWhenOrphaned(env: NodeJS.ProcessEnv, stop: () => void): void {
 }
 
 type Stored = { id: string; api_key: string; passphrase: string };
+type RunningSandbox = Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>;
+type Named = { merchant: Stored | undefined; partner: Stored | undefined };
+
+/** The merchant and partner the PGW_SANDBOX_* variables name (else the spec's), as the store holds them, if it does. */
+async function namedAccounts(sandbox: RunningSandbox): Promise<Named> {
+  const stored = (kind: string, id: string) =>
+    sandbox.store.get<Stored>('SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?', kind, id);
+  return {
+    merchant: await stored('merchant', sandbox.seed.merchantUUID),
+    partner: await stored('partner', sandbox.seed.partnerUUID),
+  };
+}
+
+/**
+ * One line for stderr when the variables name an account the database does not hold: a database
+ * keeps the accounts it was made with (nothing was added), and the command that adds one.
+ */
+function notHeld(
+  name: string,
+  dbPath: string,
+  named: Named,
+  sandbox: RunningSandbox,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const missing = (['merchant', 'partner'] as const)
+    .filter((kind) => !named[kind])
+    .map((kind) => {
+      const variable = kind === 'merchant' ? 'PGW_SANDBOX_MERCHANT_UUID' : 'PGW_SANDBOX_PARTNER_UUID';
+      const id = kind === 'merchant' ? sandbox.seed.merchantUUID : sandbox.seed.partnerUUID;
+      return `${kind} ${id} (${env[variable] ? variable : `the spec's x-sandbox one: ${variable} is unset`})`;
+    });
+  if (!missing.length) return undefined;
+  return `${name}: ${dbPath} keeps the accounts it was made with: it holds no ${missing.join(' nor ')}, and none was added; ${name} accounts add makes a merchant`;
+}
 
 /** What the sandbox really accepts: the stored accounts, and a warning for each value the environment asks for in vain. */
 async function banner(
-  sandbox: Awaited<ReturnType<typeof import('./index.ts')['createSandbox']>>,
+  sandbox: RunningSandbox,
+  named: Named,
+  name: string,
   host: string,
   port: number,
   dbPath: string,
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
   const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
-  const stored = async (kind: string, id: string) =>
-    (await sandbox.store.get<Stored>(
-      'SELECT id, api_key, passphrase FROM accounts WHERE kind = ? AND id = ?',
-      kind,
-      id,
-    ))!;
-  const merchant = await stored('merchant', sandbox.seed.merchantUUID);
+  const { merchant, partner } = named;
   const { testCard } = sandbox.spec.info['x-sandbox'];
-  const partner = await stored('partner', sandbox.seed.partnerUUID);
+  const none = (kind: string, id: string) =>
+    `none: the database holds no ${kind} ${id} (${name} accounts list shows the accounts it holds)`;
   const lines = [
     `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${await sandbox.store.schemaVersion})`,
     `  docs      ${base}/docs`,
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
-    `  merchant  merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}`,
-    `  partner   partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}`,
+    `  merchant  ${merchant ? `merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}` : none('merchant', sandbox.seed.merchantUUID)}`,
+    `  partner   ${partner ? `partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}` : none('partner', sandbox.seed.partnerUUID)}`,
     `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see ${guidePath('CLIENT-TEAMS.md')} for the others`,
     `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
     `  hosts     requests must name it by ${hostPolicy(env[HOSTS_ENV], ['0.0.0.0', '::'].includes(host) ? [] : [host]).text} (${HOSTS_ENV})`,
     `  control   ${sandbox.control ? `${base}/_sandbox (${base}/_sandbox/openapi.yaml; HTTP Basic merchantUUID:apiKey)` : `off (${controlAllowed(true, env).why})`}`,
   ];
+  const held = [merchant, partner].filter((a) => a !== undefined);
   for (const [variable, field] of [
     ['PGW_SANDBOX_API_KEY', 'api_key'],
     ['PGW_SANDBOX_PASSPHRASE', 'passphrase'],
   ] as const) {
     const asked = env[variable];
-    if (asked && (asked !== merchant[field] || asked !== partner[field])) {
+    if (asked && held.some((account) => asked !== account[field])) {
       lines.push(
         `  warning   ${variable} is not applied: ${dbPath} keeps the accounts it was made with (shown above); use a new --db to apply it`,
       );
@@ -235,7 +270,7 @@ async function banner(
   // The document the sandbox loaded already: reading the package's copy again cost a sandbox's start
   // a second parse of the whole published document (about 1 MB) for these four fields.
   const defaults = sandbox.spec.info['x-sandbox'];
-  if (merchant.id !== defaults.merchantUUID)
+  if (merchant && merchant.id !== defaults.merchantUUID)
     lines.push(
       `  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`,
     );

@@ -43,8 +43,16 @@ export interface Database {
 }
 
 /** How many delivery attempts the store records for each notification, by its body. */
-export async function recordedAttempts(db: Database): Promise<{ body: string; attempts: number }[]> {
-  const sql = 'SELECT body, attempts FROM notifications';
+export function recordedAttempts(db: Database): Promise<{ body: string; attempts: number }[]> {
+  return rowsOf(db, 'SELECT body, attempts FROM notifications');
+}
+
+/** The accounts the store holds, by kind and id (read straight from the database, not through the sandbox). */
+export function storedAccounts(db: Database): Promise<{ kind: string; id: string; partner_id: string | null }[]> {
+  return rowsOf(db, 'SELECT kind, id, partner_id FROM accounts ORDER BY kind, id');
+}
+
+async function rowsOf<T>(db: Database, sql: string): Promise<T[]> {
   if (db.kind === 'postgres') {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -56,7 +64,7 @@ export async function recordedAttempts(db: Database): Promise<{ body: string; at
   }
   const file = new DatabaseSync(db.url, { readOnly: true });
   try {
-    return file.prepare(sql).all() as { body: string; attempts: number }[];
+    return file.prepare(sql).all() as T[];
   } finally {
     file.close();
   }
@@ -99,6 +107,8 @@ export interface Instance {
   base: string;
   /** The instance's stdout and stderr so far (for a failure's message). */
   output(): string;
+  /** What it wrote to stderr alone. */
+  errors(): string;
   /** Whether the process has ended. */
   exited: boolean;
 }
@@ -139,9 +149,13 @@ export function startInstance(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const instance: Instance = { index, child, base: '', output: () => out, exited: false };
+  child.stderr!.on('data', (c: Buffer) => {
+    out += c.toString();
+    err += c.toString();
+  });
+  const instance: Instance = { index, child, base: '', output: () => out, errors: () => err, exited: false };
   child.once('exit', () => (instance.exited = true));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`instance ${index} printed no banner within 60 s: ${out}`)), 60_000);
