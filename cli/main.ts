@@ -4,7 +4,8 @@
 import { helpText, parse, runCommand, UsageError, type CommandSpec, checkNode } from '../cli-kit/index.ts';
 
 const SUBCOMMANDS: Record<string, string> = {
-  sandbox: 'run the stateful sandbox of the whole gateway (default http://127.0.0.1:4010)',
+  sandbox:
+    'run the stateful sandbox of the whole gateway (default http://127.0.0.1:4010); sandbox accounts: a merchant per team',
   mock: 'run the Prism mock: every operation answered from its examples (default http://127.0.0.1:4011)',
   contract: 'hold an implementation to the contract, operation by operation (the contract-test suite)',
   sign: "compute a message hash (any recipe, or an operation's hashes) from a shell",

@@ -142,6 +142,14 @@ export function seedAccounts(
   });
 }
 
+/** Whether a sandbox made and seeded this database (it holds accounts, or says it was seeded). */
+export async function databaseMade(store: Store): Promise<boolean> {
+  return Boolean(
+    (await store.get('SELECT 1 AS made FROM sandbox_keys WHERE name = ?', SEEDED)) ??
+      (await store.get('SELECT 1 AS made FROM accounts LIMIT 1')),
+  );
+}
+
 /** A new merchant's surcharge rates, per card scheme in basis points (data.ts's DEFAULT_SURCHARGE_BP). */
 export async function addSurchargeRates(store: Store, merchantUUID: string, rates: Record<string, number>) {
   for (const [cardType, bp] of Object.entries(rates))

@@ -32,7 +32,7 @@ const ACCOUNT_ENV = {
 
 export const sandboxSpec = (name: string): CommandSpec => ({
   name,
-  usage: '[--port PORT] [--host HOST] [--db FILE] [--quiet]',
+  usage: `[--port PORT] [--host HOST] [--db FILE] [--quiet]\n       ${name} accounts <add|list|rotate> [options]`,
   summary:
     'Runs the stateful sandbox of the whole gateway: every operation, behind the validating server stubs, on an SQLite file. It prints its accounts and a test card, then one line per request.',
   options: {
@@ -73,7 +73,11 @@ export const sandboxSpec = (name: string): CommandSpec => ({
     NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
   },
   notes: [
-    'The accounts are seeded into a new database only: a database keeps the accounts it was made with.',
+    `The accounts are seeded into a new database only: a database keeps the accounts it was made with. On a shared sandbox each team gets a merchant of its own from ${name} accounts add.`,
+    '',
+    'Commands:',
+    "  accounts  the database's accounts: add a merchant with secrets of its own, list them, rotate a merchant's secrets",
+    '',
     `Example: ${name} --port 0 --db :memory:`,
   ],
 });
@@ -95,6 +99,11 @@ const warningsOnly = (logger: Logger): Logger => ({ warn: logger.warn, error: lo
 
 export async function main(name: string, argv: string[]): Promise<void> {
   checkNode(name);
+  // The operator's command for the database's accounts: a program of its own (accounts-command.ts).
+  if (argv[0] === 'accounts') {
+    process.exitCode = await (await import('./accounts-command.ts')).run(`${name} accounts`, argv.slice(1));
+    return;
+  }
   const parsed = parse(sandboxSpec(name), argv);
   if (parsed === 'exit') return;
   const v = parsed.values;

@@ -107,13 +107,33 @@ async function explore(bin: string, prefix: string[]): Promise<Explored> {
   return { help, taken, refused };
 }
 
-/** Every command of the package: each bin, and each command `payment-gateway --help` names. */
+/** The commands a help lists under `Commands:`, each on a line of its own: two spaces, the name, its text. */
+const listedCommands = (help: string): string[] => {
+  const at = help.indexOf('\nCommands:\n');
+  if (at < 0) return [];
+  const listed = help.slice(at + 1).split('\n\n')[0]!;
+  return [...listed.matchAll(/^ {2}([a-z][\w-]*) /gm)].map((m) => m[1]!);
+};
+
+/**
+ * Every command of the package: each bin, each command `payment-gateway --help` names, and each
+ * command the help of one of those names in turn (`payment-gateway sandbox accounts add`).
+ */
 async function commands(): Promise<[string, string, string[]][]> {
-  const out: [string, string, string[]][] = Object.keys(SOURCES).map((bin) => [bin, bin, []]);
-  const main = await recorded('payment-gateway', ['--help']);
-  const listed = main.out.slice(main.out.indexOf('Commands:')).split('\n\n')[0]!;
-  for (const [, command] of listed.matchAll(/^ {2}([a-z][\w-]*) /gm))
-    out.push([`payment-gateway ${command}`, 'payment-gateway', [command!]]);
+  const out: [string, string, string[]][] = [];
+  const visit = async (label: string, bin: string, prefix: string[], help?: string) => {
+    out.push([label, bin, prefix]);
+    const text = help ?? (await recorded(bin, [...prefix, '--help'])).out;
+    for (const command of listedCommands(text)) await visit(`${label} ${command}`, bin, [...prefix, command]);
+  };
+  for (const bin of Object.keys(SOURCES)) {
+    const help = (await recorded(bin, ['--help'])).out;
+    // payment-gateway's own list is of its commands, each run as payment-gateway COMMAND.
+    if (bin === 'payment-gateway') {
+      out.push([bin, bin, []]);
+      for (const command of listedCommands(help)) await visit(`${bin} ${command}`, bin, [command]);
+    } else await visit(bin, bin, [], help);
+  }
   return out;
 }
 

@@ -137,6 +137,11 @@ describe('every bin of the installed package', () => {
     'payment-gateway resend',
     'payment-gateway chaos',
     'payment-gateway logs',
+    'payment-gateway sandbox accounts',
+    'payment-gateway sandbox accounts add',
+    'payment-gateway sandbox accounts list',
+    'payment-gateway sandbox accounts rotate',
+    'payment-gateway-sandbox accounts add',
     'payment-gateway contract --notifications=http://127.0.0.1:9',
   ])('%s --help explains itself and exits 0', (command) => {
     const [name, ...sub] = command.split(' ');
@@ -159,6 +164,10 @@ describe('every bin of the installed package', () => {
     'payment-gateway resend',
     'payment-gateway chaos',
     'payment-gateway logs',
+    'payment-gateway sandbox accounts',
+    'payment-gateway sandbox accounts add',
+    'payment-gateway sandbox accounts list',
+    'payment-gateway sandbox accounts rotate',
   ])('%s --version prints the version', (command) => {
     const [name, ...sub] = command.split(' ');
     expect(run(name!, [...sub, '--version'])).toEqual({ code: 0, out: `${pkg.version}\n`, err: '' });
@@ -196,6 +205,13 @@ describe('every bin of the installed package', () => {
     ['payment-gateway', ['contract', '--bogus']],
     ['payment-gateway', ['contract', '--notifications', 'http://127.0.0.1:9/hooks']],
     ['payment-gateway', ['docs', '--bogus']],
+    ['payment-gateway', ['sandbox', 'accounts']],
+    ['payment-gateway', ['sandbox', 'accounts', 'remove']],
+    ['payment-gateway', ['sandbox', 'accounts', 'add', '--bogus']],
+    ['payment-gateway', ['sandbox', 'accounts', 'add', '--db', 'no-such.db']],
+    ['payment-gateway', ['sandbox', 'accounts', 'list', '--db', ':memory:']],
+    ['payment-gateway', ['sandbox', 'accounts', 'rotate']],
+    ['payment-gateway-sandbox', ['accounts', 'add', '--merchant-uuid', 'a:b']],
   ])('%s %j is refused in one line with exit 2, no stack', (name, args) => {
     const r = run(name, args);
     expect(r.code).toBe(2);
@@ -306,6 +322,22 @@ describe('a short real use of each', () => {
       const named = [...sandbox.output().matchAll(/see (\S+\.md)/g)].map((m) => m[1]!);
       expect(named.length).toBeGreaterThan(0);
       for (const guide of named) expect(existsSync(path.resolve(app, guide)), guide).toBe(true);
+    });
+
+    it("payment-gateway sandbox accounts adds a team's merchant to its database, which the sandbox serves at once", async () => {
+      const db = path.join(tmp, 'sandbox.db');
+      const made = run('payment-gateway', ['sandbox', 'accounts', 'add', '--db', db, '--json']);
+      expect(made.err).toBe('');
+      expect(made.code).toBe(0);
+      const team = JSON.parse(made.out) as { merchantUUID: string; apiKey: string };
+      const clock = await fetch(`${sandbox.url}/_sandbox/clock`, {
+        headers: { authorization: `Basic ${btoa(`${team.merchantUUID}:${team.apiKey}`)}` },
+      });
+      expect(await clock.json()).toMatchObject({ responseCode: 0 });
+      const listed = run('payment-gateway', ['sandbox', 'accounts', 'list', '--db', db]);
+      expect(listed.code, listed.err).toBe(0);
+      expect(listed.out).toContain(team.merchantUUID);
+      expect(listed.out).not.toContain(team.apiKey);
     });
 
     it('sends a browser from / to the docs', async () => {
