@@ -137,11 +137,16 @@ export function sandboxFactsBlock(doc: Doc, facts: SandboxFacts = sandboxFacts()
     facts.payoutAccounts[account]!.map((a, i) => `${i ? 'then ' : ''}${a.type} ${a.status}`).join(' ');
   const rule = doc.components.schemas.SettledDate['x-settlement-date'];
   return [
-    `- **Accounts:** a merchant and a partner exist on first start: \`PGW_SANDBOX_MERCHANT_UUID\`,`,
+    `- **Accounts:** a merchant and a partner are seeded into a new database: \`PGW_SANDBOX_MERCHANT_UUID\`,`,
     `  \`PGW_SANDBOX_PARTNER_UUID\`, \`PGW_SANDBOX_API_KEY\`, \`PGW_SANDBOX_PASSPHRASE\`, else the spec's`,
     `  \`x-sandbox\` (merchant \`${sandbox.merchantUUID}\`, partner \`${sandbox.partnerUUID}\`, API key \`${sandbox.apiKey}\`, passphrase`,
     `  \`${sandbox.passphrase}\`). \`PGW_SANDBOX_PARTNER_NOTIFY_URL\` is the partner's notification address.`,
-    `  Merchants created through the partner API share the partner's API key and passphrase.`,
+    `  A database keeps the accounts it was made with. On a shared sandbox your team gets a merchant of`,
+    `  its own from the operator (\`payment-gateway sandbox accounts add\`,`,
+    `  [DEPLOY.md](DEPLOY.md#per-team-merchants-and-credentials)): a merchantUUID, an apiKey and a`,
+    `  passphrase no other team has, which you use everywhere (your client, the commands' \`--merchant\`,`,
+    `  \`--api-key\` and \`--passphrase\`, the control API); the defaults are the operator's. Merchants`,
+    `  created through the partner API share the partner's API key and passphrase.`,
     `- **Cards** (\`sandbox/data.ts\`): the public sandbox's test cards, each sent with its listed expiry and`,
     `  CSC, answered (for 10.00) as the sandbox's card engine answers:`,
     '',
