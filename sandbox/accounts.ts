@@ -94,20 +94,14 @@ export interface AccountSeed {
 }
 
 /**
- * The row of sandbox_keys (the table of what is written once per database and shared by every
- * instance) that says the database's accounts were seeded.
- */
-const SEEDED = 'accounts-seeded';
-
-/**
  * The default sandbox merchant and partner, and the merchant's surcharge rates, into a new database
  * only: a database keeps the accounts it was made with, whatever the PGW_SANDBOX_* variables of a
  * later start say (the operator adds accounts with `sandbox accounts add`). Instances starting
- * together on one new database seed it once: each inserts the SEEDED row first, in the transaction
- * that seeds, and only the one whose insert made the row seeds; an insert of a row another
+ * together on one new database seed it once: each inserts the sandbox_seeded row first, in the
+ * transaction that seeds, and only the one whose insert made the row seeds; an insert of a row another
  * transaction is inserting waits for it on PostgreSQL and does nothing once it commits, and SQLite
- * runs the transactions one at a time. A database made before that row holds accounts already: it
- * gets the row, and keeps its accounts. Answers whether this call seeded.
+ * runs the transactions one at a time. (A database made before that table holds accounts: its
+ * migration marked it seeded.) Answers whether this call seeded.
  */
 export function seedAccounts(
   store: Store,
@@ -117,7 +111,7 @@ export function seedAccounts(
 ): Promise<boolean> {
   return store.transaction(async () => {
     const now = clock.timestamp();
-    const claimed = await store.run('INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES (?, ?)', SEEDED, now);
+    const claimed = await store.run("INSERT OR IGNORE INTO sandbox_seeded (name, at) VALUES ('accounts', ?)", now);
     if (claimed.changes === 0 || (await store.get('SELECT 1 AS held FROM accounts LIMIT 1'))) return false;
     await store.run(
       'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, notify_url, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
@@ -145,7 +139,7 @@ export function seedAccounts(
 /** Whether a sandbox made and seeded this database (it holds accounts, or says it was seeded). */
 export async function databaseMade(store: Store): Promise<boolean> {
   return Boolean(
-    (await store.get('SELECT 1 AS made FROM sandbox_keys WHERE name = ?', SEEDED)) ??
+    (await store.get("SELECT 1 AS made FROM sandbox_seeded WHERE name = 'accounts'")) ??
       (await store.get('SELECT 1 AS made FROM accounts LIMIT 1')),
   );
 }

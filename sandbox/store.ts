@@ -117,6 +117,11 @@ export const MIGRATIONS: string[] = [
      id INTEGER PRIMARY KEY AUTOINCREMENT, account_kind TEXT NOT NULL, account_id TEXT NOT NULL, at TEXT NOT NULL,
      operation TEXT, outcome TEXT NOT NULL, entry TEXT NOT NULL);
    CREATE INDEX request_log_account ON request_log (account_kind, account_id, id);`,
+  // v14: that the database's accounts were seeded (accounts.ts's seedAccounts): a row written once, by
+  // the first start on a new database, in the transaction that seeds it. A database made before it
+  // holds its seeded accounts already: it is marked here.
+  `CREATE TABLE sandbox_seeded (name TEXT PRIMARY KEY, at TEXT NOT NULL);
+   INSERT INTO sandbox_seeded (name, at) SELECT 'accounts', created_at FROM accounts ORDER BY created_at LIMIT 1;`,
 ];
 
 export type Row = Record<string, any>;

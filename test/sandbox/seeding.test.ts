@@ -6,12 +6,15 @@
 // transactions overlap (PostgreSQL).
 // On an SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { seedAccounts } from '../../sandbox/accounts.ts';
 import { Clock } from '../../sandbox/clock.ts';
 import { DEFAULT_SURCHARGE_BP } from '../../sandbox/data.ts';
 import { openStore } from '../../sandbox/open-store.ts';
-import type { Store } from '../../sandbox/store.ts';
+import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
+import { postgresMigration } from '../../sandbox/store-postgres.ts';
 import { doc } from '../support/contract.ts';
 import {
   killed,
@@ -26,6 +29,31 @@ import {
 } from '../support/instances.ts';
 
 const defaults = doc.info['x-sandbox'];
+
+/** A database at schema version `version`, as the sandbox of that version made it, holding what `rows` insert. */
+async function databaseOfVersion(db: Database, version: number, rows: string[]): Promise<void> {
+  if (db.kind === 'sqlite') {
+    const file = new DatabaseSync(db.url);
+    try {
+      for (const sql of MIGRATIONS.slice(0, version)) file.exec(sql);
+      for (const sql of rows) file.exec(sql);
+      file.exec(`PRAGMA user_version = ${version}`);
+    } finally {
+      file.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE pgw_schema (version INTEGER NOT NULL)');
+    await client.query('INSERT INTO pgw_schema VALUES ($1)', [version]);
+    for (const sql of MIGRATIONS.slice(0, version)) await client.query(postgresMigration(sql));
+    for (const sql of rows) await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 const STORES: { name: string; make: () => Promise<Database> }[] = [
   { name: 'SQLite', make: async () => sqliteDatabase() },
@@ -57,6 +85,31 @@ describe.each(STORES)('the seeding rule on $name: a database keeps the accounts 
       expect(started[0]!.errors()).toBe('');
     } finally {
       await Promise.all(started.map((i) => killed(i)));
+      await db.drop();
+    }
+  }, 120_000);
+
+  it('a database made before this rule (schema v13, seeded with other accounts) keeps its accounts on a start with the defaults', async () => {
+    const db = await make();
+    const key = randomBytes(32).toString('base64');
+    // As a sandbox of schema v13 left it: seeded with the operator's own merchant and partner.
+    await databaseOfVersion(db, 13, [
+      "INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES ('partner', 'oldpartner001', 'k', 'p', NULL, '2026-11-01 00:00:00')",
+      "INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES ('merchant', 'oldmerchant01', 'k', 'p', 'oldpartner001', '2026-11-01 00:00:00')",
+    ]);
+    const before = await storedAccounts(db);
+    let instance: Instance | undefined;
+    try {
+      instance = await startInstance(0, db, key);
+      expect(await storedAccounts(db)).toEqual(before);
+      expect(instance.errors()).toMatch(
+        new RegExp(
+          `it holds no merchant ${defaults.merchantUUID} \\(the spec's x-sandbox one: PGW_SANDBOX_MERCHANT_UUID is unset\\) nor partner ${defaults.partnerUUID} `,
+        ),
+      );
+      expect(instance.output()).toContain(`merchant  none: the database holds no merchant ${defaults.merchantUUID}`);
+    } finally {
+      if (instance) await killed(instance);
       await db.drop();
     }
   }, 120_000);
