@@ -139,8 +139,9 @@ export interface RunningSandbox extends Sandbox {
 
 /**
  * Operations run outside the gateway's unit of work: their long asynchronous parts (a batch file
- * inflated in slices, a settlement streamed from a snapshot) must not hold a transaction, and their
- * writes (processBatch's) run in a transaction of their own after every check has passed.
+ * inflated in slices, a settlement file read a page at a time as its client takes it) must not hold
+ * a transaction, and their writes (processBatch's) run in a transaction of their own after every
+ * check has passed.
  */
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */

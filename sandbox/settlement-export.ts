@@ -1,7 +1,8 @@
-// A settlement file written as a stream: rows come in a batch at a time (an AsyncIterable of arrays,
-// so any store's cursor plugs in: Store.batches reads SQLite's statement iterator or a PostgreSQL
-// cursor), become CSV lines, and are deflated into a streamed zip a large chunk at a time. Memory
-// holds a chunk or two of CSV and the compressed output, never the whole CSV.
+// A settlement file written as a stream: rows come in a batch at a time (an AsyncIterable of arrays:
+// the settlement handler's pages, each read by a statement of its own), become CSV lines, and are
+// deflated into a streamed zip a large chunk at a time. Memory holds a chunk or two of CSV and the
+// compressed output, never the whole CSV. The stream goes as fast as its consumer takes it: while a
+// client takes nothing it waits, holding what it has made (see docs/DEPLOY.md, "Settlement files").
 //
 // fflate's Zip writes the container (headers, data descriptor, central directory); the entry's bytes
 // are deflated by node:zlib, whose native deflater runs on libuv's thread pool: the main thread makes
@@ -148,8 +149,8 @@ export async function* zipCsvStream<R>(
     zip.end();
     yield* drain();
   } finally {
-    // A consumer that stops early (a client gone) frees the deflater; the rows' cursor is closed by
-    // the for-await above.
+    // A consumer that stops early (a client gone, or ended for taking nothing) frees the deflater;
+    // the rows' source is ended by the for-await above.
     entry.terminate();
   }
 }

@@ -73,7 +73,7 @@ export class StoreHealth {
 }
 
 type Method = (...args: unknown[]) => unknown;
-const WATCHED = new Set<PropertyKey>(['get', 'all', 'run', 'transaction', 'lastWrite']);
+const WATCHED = new Set<PropertyKey>(['get', 'all', 'arrays', 'run', 'transaction', 'lastWrite']);
 
 /** The store, its every call reported to health: a failure that says it is unreachable opens the breaker. */
 export function watched<S extends object>(store: S, health: StoreHealth): S {

@@ -265,14 +265,17 @@ export class PostgresStore implements Store {
     return s;
   }
 
-  private async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  /** One statement where it belongs (see the file's head); `rowMode: 'array'` answers rows as arrays. */
+  private async query(sql: string, params: unknown[], rowMode?: 'array'): Promise<pg.QueryResult> {
     const unit = this.unit.getStore();
     const { name, text } = this.statement(sql);
+    const config: pg.QueryConfig = { name, text, values: params, ...(rowMode && { rowMode }) };
     if (unit?.deferred) await this.runDeferred(unit);
-    if (!unit || (!unit.connection && !beginsTransaction(sql)))
-      return this.poolFor(sql).query({ name, text, values: params });
-    if (!unit.connection) return this.open(unit, { name, text, values: params });
-    return (await this.inTransaction(unit)).query({ name, text, values: params });
+    // Outside a transaction the pool lends a connection for this statement alone and takes it back
+    // when it has answered.
+    if (!unit || (!unit.connection && !beginsTransaction(sql))) return this.poolFor(sql).query(config);
+    if (!unit.connection) return this.open(unit, config);
+    return (await this.inTransaction(unit)).query(config);
   }
 
   async lastWrite<T extends Row>(row: T, sql: string, ...params: unknown[]): Promise<T | undefined> {
@@ -342,6 +345,10 @@ export class PostgresStore implements Store {
 
   async run(sql: string, ...params: unknown[]): Promise<{ changes: number }> {
     return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  async arrays(sql: string, ...params: unknown[]): Promise<unknown[][]> {
+    return (await this.query(sql, params, 'array')).rows as unknown[][];
   }
 
   /** A cursor read CURSOR_ROWS at a time: memory stays flat whatever the result's size. */

@@ -406,6 +406,19 @@ export class SqliteStore implements Store {
     return this.stream(sql, params, true) as AsyncIterable<unknown[][]>;
   }
 
+  /** A plain read as `all` runs it (the reader's snapshot of this callback, outside a unit), rows as arrays. */
+  arrays(sql: string, ...params: unknown[]): Promise<unknown[][]> {
+    return this.statement(sql, (statement) => {
+      // The statement is shared with `all` and `get` of the same text: objects again once read.
+      statement.setReturnArrays(true);
+      try {
+        return statement.all(...(params as never[])) as unknown as unknown[][];
+      } finally {
+        statement.setReturnArrays(false);
+      }
+    });
+  }
+
   /** iterate and batches: a batch of rows a step, as objects or (arrays) as arrays of their values. */
   private async *stream(sql: string, params: unknown[], arrays: boolean): AsyncIterable<unknown[]> {
     if (this.unit.getStore() || this.file === ':memory:') {

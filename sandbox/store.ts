@@ -142,9 +142,16 @@ export interface Store {
   iterate<T extends Row = Row>(sql: string, ...params: unknown[]): AsyncIterable<T>;
   /**
    * The same stream a batch of at most BATCH_ROWS rows at a time, each row an array of its values in
-   * the SELECT's order: a large read (the settlement export) without an object and a promise per row.
+   * the SELECT's order: a large read without an object and a promise per row. It holds its statement
+   * (a PostgreSQL cursor and its pooled connection, an SQLite read transaction) until the last batch
+   * is taken: a reader that may stall (a client's download) reads pages with `arrays` instead.
    */
   batches(sql: string, ...params: unknown[]): AsyncIterable<unknown[][]>;
+  /**
+   * One statement's rows, each an array of its values in the SELECT's order, as `all` reads them: a
+   * page of a paged read (the settlement export's), which holds nothing once it has answered.
+   */
+  arrays(sql: string, ...params: unknown[]): Promise<unknown[][]>;
   /**
    * fn in one transaction, committed together or rolled back when it throws. Nested calls join the
    * outer one. The transaction begins at fn's first statement that writes or locks
@@ -188,7 +195,7 @@ export const lastWrite = <T extends Row>(store: Store, row: T, sql: string, ...p
 
 /**
  * The most rows a batch of Store.batches holds: PostgreSQL's cursor fetches this many in one round
- * trip (about 500 KB of the settlement file). SQLite, with no round trip to save, hands out smaller
+ * trip (about 500 KB of settlement rows). SQLite, with no round trip to save, hands out smaller
  * batches (store-sqlite.ts).
  */
 export const BATCH_ROWS = 5000;

@@ -4,6 +4,7 @@ import { csvColumns, settlementDates } from '../../generated/spec-constants.ts';
 import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
+import type { Store } from '../store.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { fromCents, toCents } from '../money.ts';
 import { csvLineWriter } from '../csv.ts';
@@ -32,17 +33,44 @@ const SETTLEMENT_CELLS: Record<string, { reads: string; cell: (value: any) => st
   transactionProduct: { reads: 'product', cell: (product: string | null) => product ?? '' },
 };
 
-/** A merchant's settled card transactions between two days, in the settlement file's order: `reads`, the columns. */
-const settlementQuery = (reads: readonly string[]) =>
-  `SELECT ${reads.join(', ')} FROM transactions WHERE merchant_id = ? AND settled_date BETWEEN ? AND ? AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid`;
-
-/** The query with every column a settlement file of any version is made of. */
-export const SETTLEMENT_ROWS = settlementQuery([...new Set(Object.values(SETTLEMENT_CELLS).map((c) => c.reads))]);
+/** Rows read in one statement of the settlement file's paged read (settlementPages). */
+export const PAGE_ROWS = 500;
 
 /**
- * Each version's query (only the store columns its cells are made of: a million rows read are
- * millions of values made) and CSV line writer (over the query's rows, arrays in its SELECT's order),
- * made once: a column the spec adds without a cell here fails the sandbox as it loads, not a
+ * A merchant's settled card transactions in the settlement file's order (day by day, and within a
+ * day in the order rows were written: rowid, SQLite's own or the PostgreSQL store's BIGSERIAL), a
+ * page of at most `pageRows` at a time: `reads`, the columns, then the page's key (settled_date,
+ * rowid) as each row's last two values. Three statements, each a seek on the index (merchant_id,
+ * settled_date[, rowid]) that stops after a page: the first page, the rest of a day after a key, the
+ * days after a day. (A row-value comparison `(settled_date, rowid) > (?, ?)` reads the same rows,
+ * but SQLite seeks by its day alone: it read each day from its start again at every page.)
+ */
+const settlementQueries = (reads: readonly string[], pageRows: number) => {
+  const select = `SELECT ${[...reads, 'settled_date', 'rowid'].join(', ')} FROM transactions WHERE merchant_id = ? AND`;
+  const rest = `AND kind IN ('purchase', 'capture') ORDER BY settled_date, rowid LIMIT ${pageRows}`;
+  return {
+    pageRows,
+    /** (merchant, from, to) */
+    first: `${select} settled_date BETWEEN ? AND ? ${rest}`,
+    /** (merchant, day, rowid): the day's rows after the key. */
+    sameDay: `${select} settled_date = ? AND rowid > ? ${rest}`,
+    /** (merchant, day, to): the days after the day, up to `to`. */
+    laterDays: `${select} settled_date > ? AND settled_date <= ? ${rest}`,
+  };
+};
+type SettlementQueries = ReturnType<typeof settlementQueries>;
+
+/** The queries with every column a settlement file of any version is made of, in pages of `pageRows` (their plans are the store tests'). */
+export const settlementQueriesOf = (pageRows: number) =>
+  settlementQueries([...new Set(Object.values(SETTLEMENT_CELLS).map((c) => c.reads))], pageRows);
+export const SETTLEMENT_QUERIES = settlementQueriesOf(PAGE_ROWS);
+/** The first page's query with every column: (merchant, from, to). */
+export const SETTLEMENT_ROWS = SETTLEMENT_QUERIES.first;
+
+/**
+ * Each version's queries (only the store columns its cells are made of: a million rows read are
+ * millions of values made) and CSV line writer (over the queries' rows, arrays in their SELECT's
+ * order), made once: a column the spec adds without a cell here fails the sandbox as it loads, not a
  * merchant's export.
  */
 const settlementFiles = Object.fromEntries(
@@ -59,9 +87,52 @@ const settlementFiles = Object.fromEntries(
         return (row: readonly unknown[]) => cell(row[index]);
       }),
     );
-    return [version, { query: settlementQuery(reads), line }];
+    return [version, { queries: settlementQueries(reads, PAGE_ROWS), line }];
   }),
-) as Record<keyof typeof csvColumns.settlement, { query: string; line: (row: readonly unknown[]) => string }>;
+) as Record<
+  keyof typeof csvColumns.settlement,
+  { queries: SettlementQueries; line: (row: readonly unknown[]) => string }
+>;
+
+/**
+ * The file's rows, a page (at most `queries.pageRows`) at a time, each page its own short statement
+ * continuing after the last key: a statement takes a pooled connection (PostgreSQL) or a read
+ * snapshot (SQLite) only while it runs, so a client that reads slowly, or stops reading, holds
+ * neither. The next page is asked for as soon as a page has come, before it is handed out: it is
+ * read while this one is written. No snapshot spans pages: a day's rows are only ever added after
+ * its last key, so every row committed before the read began is read, once (docs/DEPLOY.md,
+ * "Settlement files").
+ */
+export async function* settlementPages(
+  store: Pick<Store, 'arrays'>,
+  queries: SettlementQueries,
+  merchantId: string,
+  from: string,
+  to: string,
+): AsyncGenerator<unknown[][]> {
+  const { pageRows } = queries;
+  type Step = { sql: string; params: unknown[]; day?: string };
+  const read = (step: Step) => {
+    const rows = store.arrays(step.sql, ...step.params);
+    rows.catch(() => {}); // awaited below: a failure while its page waits for the reader is not unhandled
+    return rows;
+  };
+  let step: Step = { sql: queries.first, params: [merchantId, from, to] };
+  let page = read(step);
+  for (;;) {
+    const rows = await page;
+    const last = rows.at(-1);
+    let next: Step | undefined;
+    if (last && rows.length === pageRows) {
+      const day = String(last[last.length - 2]);
+      next = { sql: queries.sameDay, params: [merchantId, day, last[last.length - 1]], day };
+    } else if (step.day !== undefined) next = { sql: queries.laterDays, params: [merchantId, step.day, to] };
+    if (next) page = read(next);
+    if (rows.length) yield rows;
+    if (!next) return;
+    step = next;
+  }
+}
 
 export function settlementHandlers(sb: Sandbox) {
   const { store } = sb;
@@ -98,16 +169,16 @@ export function settlementHandlers(sb: Sandbox) {
     getSettlement: async ({ body }, { account }) => {
       if (body.settlementTo < body.settlementFrom) return refused(refusals.settlementBackwards());
       const version = body.version ?? 'unversioned';
-      // One query, streamed a batch of rows at a time into a streamed zip (settlement-export.ts): day
-      // by day, and within a day in the order rows were written (rowid: SQLite's own, the PostgreSQL
-      // store's BIGSERIAL), read in that order from the index on (merchant_id, settled_date), so no
-      // sort is held in memory. Store.batches reads through a snapshot of its own (SQLite) or a
-      // cursor (PostgreSQL). What has settled by today (x-settlement-file): a day still to come lists
-      // nothing yet.
+      // Read a page at a time (settlementPages), each page its own statement, into a streamed zip
+      // (settlement-export.ts): day by day, and within a day in the order rows were written, read in
+      // that order from the index on (merchant_id, settled_date), so no sort is held in memory and no
+      // statement or connection is held while the client takes the file. What has settled by today
+      // (x-settlement-file): a day still to come lists nothing yet.
       const today = sb.clock.settlementToday();
       const file = settlementFiles[version];
-      const rows = store.batches(
-        file.query,
+      const rows = settlementPages(
+        store,
+        file.queries,
         account.id,
         body.settlementFrom,
         body.settlementTo < today ? body.settlementTo : today,

@@ -10,7 +10,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvColumns } from '../../generated/spec-constants.ts';
 import { claimDue, renew, settle } from '../../sandbox/delivery-queue.ts';
-import { SETTLEMENT_ROWS } from '../../sandbox/handlers/settlement.ts';
+import {
+  SETTLEMENT_QUERIES,
+  SETTLEMENT_ROWS,
+  settlementPages,
+  settlementQueriesOf,
+} from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
 import { openStore } from '../../sandbox/open-store.ts';
@@ -154,6 +159,65 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<{ url: stri
           });
     expect(plan).toMatch(/transactions_settled/);
     expect(plan).not.toMatch(/TEMP B-TREE|Sort/i);
+  });
+
+  it("reads the settlement export's later pages from the index too: each a seek after its key, no sort", async () => {
+    const plans: Record<string, string> = {};
+    for (const [name, sql, args] of [
+      ['sameDay', SETTLEMENT_QUERIES.sameDay, ['m', '2026-10-01', 7]],
+      ['laterDays', SETTLEMENT_QUERIES.laterDays, ['m', '2026-10-01', '2026-10-30']],
+    ] as const)
+      plans[name] =
+        kind === 'sqlite'
+          ? (await store.all(`EXPLAIN QUERY PLAN ${sql}`, ...args)).map((r) => r.detail).join('\n')
+          : await store.transaction(async () => {
+              await store.run('SET LOCAL enable_seqscan = off');
+              await store.run('SET LOCAL enable_sort = off');
+              return (await store.all(`EXPLAIN ${sql}`, ...args)).map((r) => r['QUERY PLAN']).join('\n');
+            });
+    for (const plan of Object.values(plans)) {
+      expect(plan).toMatch(/transactions_settled/);
+      expect(plan).not.toMatch(/TEMP B-TREE|Sort/i);
+    }
+    // The rest of a day starts at its key (SQLite: rowid in the search; PostgreSQL: in the index condition).
+    expect(plans.sameDay).toMatch(kind === 'sqlite' ? /rowid>\?/ : /Index Cond: .*rowid > /s);
+  });
+
+  it('reads the settlement rows a page at a time, the pages together the one ordered read, whatever the page size', async () => {
+    const insert = (id: string, merchant: string, kind: string, day: string) =>
+      store.run(
+        `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, currency, auth_code, auth_response_code, auth_message, receipt_no, settled_date, created_at)
+         VALUES (?, ?, ?, 'approved', 0, 'ok', 100, 'AUD', '1', '00', 'ok', '1', ?, '2026-01-01')`,
+        id,
+        merchant,
+        kind,
+        day,
+      );
+    // Days interleaved in the order written; rows of other merchants, kinds and days between them.
+    const days = ['2026-10-02', '2026-10-05', '2026-10-03', '2026-10-05', '2026-10-09'];
+    await store.transaction(async () => {
+      for (let i = 0; i < 40; i++) {
+        await insert(`pg-${i}`, 'paged', 'purchase', days[i % days.length]!);
+        if (i % 7 === 0) await insert(`pg-c${i}`, 'paged', 'capture', days[(i + 2) % days.length]!);
+        if (i % 5 === 0) await insert(`pg-r${i}`, 'paged', 'refund', days[i % days.length]!);
+        if (i % 6 === 0) await insert(`pg-o${i}`, 'paged-other', 'purchase', days[i % days.length]!);
+      }
+    });
+    const one = (await store.all(SETTLEMENT_ROWS.replace(/ LIMIT \d+$/, ''), 'paged', '2026-10-03', '2026-10-09')).map(
+      (r) => r.id,
+    );
+    expect(one.length).toBeGreaterThan(20);
+    expect(one).not.toContain('pg-0'); // 2026-10-02: before the range
+    for (const size of [1, 2, 3, 8, one.length, one.length + 1, 500]) {
+      const read: string[] = [];
+      for await (const page of settlementPages(store, settlementQueriesOf(size), 'paged', '2026-10-03', '2026-10-09')) {
+        expect(page.length).toBeGreaterThan(0);
+        expect(page.length).toBeLessThanOrEqual(size);
+        read.push(...page.map((row) => String(row[0])));
+      }
+      expect(read, `pages of ${size}`).toEqual(one);
+    }
+    await store.run("DELETE FROM transactions WHERE merchant_id IN ('paged', 'paged-other')");
   });
 
   it('streams rows with iterate', async () => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_TIMEOUT_MS } from '../../runtime/client.ts';
 import { MAX_BATCH_CSV_BYTES, MAX_BATCH_LINE_CHARS, MAX_BATCH_LINES } from '../../sandbox/handlers/batch.ts';
+import { PAGE_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
 import { DEFAULT_WAITS, WAIT_ENV } from '../../sandbox/waits.ts';
 import { MAX_DEPTH } from '../../runtime/protocols/json.ts';
@@ -92,6 +93,11 @@ export function guideFigures(): GuideFigure[] {
       page: 'docs/DEPLOY.md',
       says: `idle keep-alive ${server.keepAliveTimeout / 1000} s`,
       source: 'server-stubs serverDefaults.keepAliveTimeout',
+    },
+    {
+      page: 'docs/DEPLOY.md',
+      says: `Settlement files** are read a page of ${PAGE_ROWS} rows at a time`,
+      source: 'sandbox/handlers/settlement.ts PAGE_ROWS',
     },
     {
       page: 'docs/DEPLOY.md',

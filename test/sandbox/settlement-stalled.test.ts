@@ -1,0 +1,208 @@
+// Finding (a shared sandbox's operator, severity high): on PostgreSQL getSettlement read the whole file
+// through one cursor, its pooled connection held in a transaction until the client had taken the last
+// byte. A client that asked for a large file and read nothing held that connection for as long as it
+// stayed connected (three connections 'active' after 150 s on a 6.6 MB export); as many stalled
+// downloads as the pool has connections left every other request of the instance waiting 30 s for
+// one and answered HTTP 500 -4 ("timeout exceeded when trying to connect"), the control API -4, and
+// the health check 503, so that a load balancer would drop every instance. The file is now read a
+// page at a time, each page its own short statement continuing after the last key, its connection
+// back in the pool before the page is written to the client.
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { unzipSync } from 'fflate';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandbox as sandboxData } from '../../contract/index.ts';
+import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
+import type { GatewayRequest } from '../../server-stubs/index.ts';
+import { signed } from '../hardening/support.ts';
+import { until } from '../support/until.ts';
+import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
+
+/** The pool's size (PGW_DB_POOL): fewer connections than stalled downloads. */
+const POOL = 2;
+const STALLED = POOL + 1;
+/** The stalled merchant's rows: a zip of about 20 MB, several times what a loopback socket's buffers hold. */
+const ROWS = 200_000;
+/** Settled days long past (whatever day the tests run on), each asked for whole. */
+const DAYS = ['2021-03-01', '2021-03-02'] as const;
+/** The pool's wait for a connection, before and after this change (store-postgres.ts). */
+const POOL_WAIT_MS = 30_000;
+const OTHER = 'stallother0001';
+
+/** Row g's identifier; the days interleave in the order written, so the file's order (day, then rowid) is not the rows'. */
+const dayOf = (g: number) => (g % 3 === 0 ? DAYS[0] : DAYS[1]);
+/** The file's transaction IDs in order: day by day, within a day in the order written. */
+const expectedIds = (n: number, prefix = 't-') => {
+  const ids: string[] = [];
+  for (const day of DAYS) for (let g = 1; g <= n; g++) if (dayOf(g) === day) ids.push(`${prefix}${g}`);
+  return ids;
+};
+
+/** A settlement request for a merchant (the sandbox's credentials), signed. */
+const settlementRequest = (merchantUUID: string): GatewayRequest =>
+  signed('getSettlement', {
+    method: 'getSettlement',
+    merchantUUID,
+    apiKey: sandboxData.apiKey,
+    settlementFrom: DAYS[0],
+    settlementTo: DAYS[1],
+    version: '1.6',
+  });
+
+/** Sends the request over HTTP; resolves with the answer's head, its body not read (paused). */
+function send(base: string, request: GatewayRequest): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${request.url}`, {
+      method: request.verb,
+      headers: request.headers as Record<string, string>,
+    });
+    req.on('response', (res) => {
+      res.pause();
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end(request.body as string);
+  });
+}
+
+/** The rest of an answer's body; rejects when the connection ends before the body does. */
+async function bodyOf(res: http.IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of res) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** The transaction IDs (first column) of a settlement zip's CSV, in order, and its header. */
+function idsOf(zip: Uint8Array): { header: string; ids: string[] } {
+  const csv = Buffer.from(unzipSync(zip)['settlement.csv']!).toString('utf8');
+  const lines = csv.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return { header: lines[0]!, ids: lines.slice(1).map((line) => line.slice(0, line.indexOf(','))) };
+}
+
+describe.skipIf(!PG_URL)(`stalled settlement downloads on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let sb: RunningSandbox;
+  let server: http.Server;
+  let base = '';
+  let db: pg.Client;
+  /** The sandbox's answers to getSettlement, as its HTTP server writes them. */
+  const answers: http.ServerResponse[] = [];
+  const stalled: http.IncomingMessage[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase(PG_URL!);
+    const size = process.env.PGW_DB_POOL;
+    process.env.PGW_DB_POOL = String(POOL);
+    try {
+      sb = await createSandbox({ dbPath: database.url, env: {}, control: true });
+    } finally {
+      if (size === undefined) delete process.env.PGW_DB_POOL;
+      else process.env.PGW_DB_POOL = size;
+    }
+    server = sb.server();
+    server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.method === 'POST' && req.url?.startsWith('/post')) answers.push(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    // Another merchant (another team), with the sandbox's key and passphrase, and a few rows of its own.
+    await db.query(
+      "INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES ('merchant', $1, $2, $3, $4, '2021-01-01 00:00:00')",
+      [OTHER, sandboxData.apiKey, sb.seed.passphrase, sb.seed.partnerUUID],
+    );
+    // Letters only in the long fields (no digit run a card-number scan could read), random enough
+    // that they hardly deflate.
+    const letters = (seed: string) => `translate(md5(${seed}), '0123456789', 'ghijklmnop')`;
+    const insert = (merchant: string, count: number, kind: string, idPrefix: string) =>
+      db.query(
+        `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+         SELECT $1 || g, $2, $3, 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD',
+                ${letters("g::text || 'r'")} || ${letters("g::text || 's'")}, ${letters("g::text || 'p'")} || ${letters("g::text || 'q'")},
+                'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789',
+                CASE WHEN g % 3 = 0 THEN $4 ELSE $5 END, '[]', '2021-03-01 10:00:00'
+         FROM generate_series(1, $6::int) AS g ORDER BY g`,
+        [idPrefix, merchant, kind, DAYS[0], DAYS[1], count],
+      );
+    await insert(sb.seed.merchantUUID, ROWS, 'purchase', 't-');
+    await insert(sb.seed.merchantUUID, 50, 'refund', 'refund-'); // not a settled card payment: not listed
+    await insert(OTHER, 7, 'purchase', 'o-');
+    await db.query('ANALYZE transactions');
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const res of stalled) res.destroy();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await db?.end();
+    await sb?.close();
+    await database?.drop();
+  });
+
+  it('downloads that read nothing hold no connection: another merchant and the health check are served at once', async () => {
+    // More stalled downloads than the pool has connections: each sent, its answer's head taken,
+    // nothing of its body read.
+    const requested = Array.from({ length: STALLED }, () => send(base, settlementRequest(sb.seed.merchantUUID)));
+    // Each answer stalls part-way: the sandbox waits for its client to take what it wrote, the file
+    // unfinished. (Before the change the last of them waited for a connection instead.)
+    const stalling = await until(
+      () => answers.length === STALLED && answers.every((a) => a.headersSent && a.writableNeedDrain),
+      60_000,
+      100,
+    );
+    expect.soft(stalling, 'every download started and stalled part-way').toBe(true);
+    for (const [i, a] of answers.entries()) expect.soft(a.writableFinished, `download ${i} is unfinished`).toBe(false);
+
+    // Nothing of the database is held for them: no statement running or transaction open on the
+    // settlement's rows.
+    const held = async () =>
+      Number(
+        (
+          await db.query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND (state <> 'idle' OR xact_start IS NOT NULL) AND query ILIKE '%FROM transactions%'",
+          )
+        ).rows[0].n,
+      );
+    await until(async () => (await held()) === 0, 10_000, 100);
+    expect.soft(await held(), 'backends holding a settlement read for the stalled downloads').toBe(0);
+
+    // Another merchant's file: answered, whole, well within the pool's wait for a connection.
+    const started = Date.now();
+    const other = await send(base, settlementRequest(OTHER));
+    const otherZip = await bodyOf(other);
+    const took = Date.now() - started;
+    expect.soft(other.statusCode, `another merchant's getSettlement (${otherZip.subarray(0, 80)})`).toBe(200);
+    if (other.statusCode === 200) {
+      const file = idsOf(otherZip);
+      expect(file.ids).toEqual(expectedIds(7, 'o-'));
+    }
+    expect.soft(took, "another merchant's getSettlement, ms").toBeLessThan(POOL_WAIT_MS);
+    // The load balancer's health check, and the control API.
+    const health = await fetch(`${base}${HEALTH_PATH}`);
+    expect.soft(health.status, 'health').toBe(200);
+    const clock = await fetch(`${base}/_sandbox/clock`, {
+      headers: { authorization: `Basic ${Buffer.from(`${OTHER}:${sandboxData.apiKey}`).toString('base64')}` },
+    });
+    expect.soft(clock.status, 'the control API').toBe(200);
+    expect.soft((await clock.json()).responseCode, 'the control API').toBe(0);
+
+    // Still stalled, the stalled downloads then read to their end: each the whole file, in order.
+    stalled.push(...(await Promise.all(requested)));
+    for (const res of stalled) expect(res.statusCode).toBe(200);
+    const expected = expectedIds(ROWS);
+    for (const res of stalled) {
+      const file = idsOf(await bodyOf(res));
+      expect(file.header.split(',')[0]).toBe('transactionID');
+      expect(file.ids.length).toBe(expected.length);
+      expect(
+        file.ids.findIndex((id, i) => id !== expected[i]),
+        'the first row out of place',
+      ).toBe(-1);
+    }
+  }, 240_000);
+});
