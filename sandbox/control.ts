@@ -25,7 +25,8 @@ import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
 import { askedOutcome } from './scenarios.ts';
-import { controlRefusals as refusals, refusedInteger } from './refusals.ts';
+import { controlRefusals as refusals, refusedInteger, sandboxRefusals } from './refusals.ts';
+import { isUnavailable, type StoreHealth } from './store-health.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
@@ -157,10 +158,27 @@ export class Control {
   private readonly log: RequestLog;
   readonly document: string;
 
-  constructor(sb: Sandbox, log: RequestLog) {
+  /** The store's breaker, for how long a caller the store cannot serve should wait (store-health.ts). */
+  private readonly health: StoreHealth | undefined;
+
+  constructor(sb: Sandbox, log: RequestLog, health?: StoreHealth) {
     this.sb = sb;
     this.log = log;
+    this.health = health;
     this.document = readFileSync(DOCUMENT_FILE, 'utf8');
+  }
+
+  /**
+   * While the store cannot serve (unreachable, or no pool connection free in time): 503, Retry-After,
+   * the gateway's -4 in the control API's form (responseCode an integer), as the gateway answers.
+   */
+  unavailable(res: http.ServerResponse, seconds: number): void {
+    res.writeHead(503, {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'retry-after': String(seconds),
+    });
+    res.end(JSON.stringify(refusedInteger(sandboxRefusals.storeUnavailable(seconds))));
   }
 
   /**
@@ -231,7 +249,8 @@ export class Control {
         res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...date });
         res.end(body);
       },
-      () => {
+      (error: unknown) => {
+        if (this.health && isUnavailable(error)) return this.unavailable(res, this.health.waitSeconds());
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(refusedInteger(refusals.internal())));
       },

@@ -19,7 +19,7 @@ import {
   servedAt,
 } from '../server-stubs/index.ts';
 import { refused, sandboxRefusals as refusals } from './refusals.ts';
-import { StoreHealth, watched } from './store-health.ts';
+import { type RequestStore, StoreHealth, watched } from './store-health.ts';
 import { storeAccounts, seedAccounts, type AccountSeed } from './accounts.ts';
 import { Clock } from './clock.ts';
 import { datedOnCallersTime, onCallersTime } from './clock-store.ts';
@@ -205,7 +205,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const accounts = storeAccounts(store, clock);
   // Each account's own request log, read through the control API: kept only where that is on.
   const requestLog = controlAllowed(options.control ?? false, env).on ? new RequestLog(store, accounts) : undefined;
-  const control = requestLog ? new Control(sb, requestLog) : undefined;
+  const control = requestLog ? new Control(sb, requestLog, health) : undefined;
   if (control) {
     handlers = control.wrap(handlers);
   }
@@ -250,13 +250,21 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     const wait = health.retryAfter();
     if (wait !== undefined) return unavailable(request, wait);
     const scenario = request.headers[SCENARIO_HEADER];
+    // What this request's store calls meet: one that found the store gone, or no pool connection free
+    // in time (store-health.ts), makes its failure a 503.
+    const seen: RequestStore = { unavailable: false };
     // Dated on the caller's clock (its Date header), as every date the sandbox writes.
-    const found = datedOnCallersTime(clock, () =>
-      scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond),
+    const found = health.within(seen, () =>
+      datedOnCallersTime(clock, () =>
+        scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond),
+      ),
     );
-    // A request that found the store gone (its failure opened the breaker) is told so, as 503.
+    // A request that found the store gone (its failure opened the breaker), or that waited for a pool
+    // connection until the pool gave up, is told so, as 503.
     const outage = (response: GatewayResponse) =>
-      response.status === 500 && health.down ? unavailable(request, health.waitSeconds()) : response;
+      response.status === 500 && (health.down || seen.unavailable)
+        ? unavailable(request, health.waitSeconds())
+        : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {
       inFlight.add(answer);
@@ -327,15 +335,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
           return void res.writeHead(302, { location: '/docs' }).end();
         if (control && req.url?.startsWith('/_sandbox/')) {
           const wait = health.retryAfter();
-          if (wait !== undefined) {
-            const request = {
-              verb: req.method ?? 'GET',
-              url: req.url,
-              headers: req.headers as GatewayRequest['headers'],
-            };
-            const answer = unavailable(request, wait);
-            return void res.writeHead(answer.status, answer.headers).end(answer.body);
-          }
+          if (wait !== undefined) return void control.unavailable(res, wait);
         }
         if (control?.handle(req, res)) return;
         for (const listener of gatewayListeners) listener(req, res);

@@ -142,7 +142,10 @@ export async function main(name: string, argv: string[]): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     if (
       !/vault key/.test(message) &&
-      (isWaitRefusal(message) || message.startsWith(ORIGINS_ENV) || message.startsWith(HOSTS_ENV))
+      (isWaitRefusal(message) ||
+        message.startsWith(ORIGINS_ENV) ||
+        message.startsWith(HOSTS_ENV) ||
+        message.startsWith('PGW_DB_POOL_WAIT_MS '))
     )
       throw new UsageError(message);
     throw openFailure(place, error);

@@ -4,6 +4,11 @@
 // without a pool connection, without waiting: nothing piles up behind a database that is away. When
 // the while is over, one request (or a health check) is let through to try the store; if it reaches
 // it, the sandbox is back by itself.
+//
+// A request that waited for a connection of a pool that lent out every one, until the pool gave up
+// (isPoolWait), is answered the same 503 with Retry-After and -4: the store cannot serve it now. But
+// the breaker stays closed: the database answers, the other requests may find a connection.
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** A store error that says the database cannot be reached (not that a statement is wrong). */
 export function isUnreachable(error: unknown): boolean {
@@ -24,13 +29,36 @@ export function isUnreachable(error: unknown): boolean {
   );
 }
 
+/**
+ * pg-pool's words for a request that waited for a connection while the pool lent out every one, until
+ * its wait (PGW_DB_POOL_WAIT_MS) was over: the database answers, the instance's connections are busy.
+ */
+export const isPoolWait = (error: unknown): boolean =>
+  (error as { message?: unknown } | undefined)?.message === 'timeout exceeded when trying to connect';
+
+/** A store error after which the request cannot be served now: the database unreachable, or no connection free in time. */
+export const isUnavailable = (error: unknown): boolean => isUnreachable(error) || isPoolWait(error);
+
 const FIRST_WAIT_MS = 1000;
 const LONGEST_WAIT_MS = 10_000;
+
+/** What one request met of the store (StoreHealth.within). */
+export interface RequestStore {
+  /** A store call of the request failed as unavailable (isUnavailable). */
+  unavailable: boolean;
+}
 
 export class StoreHealth {
   private failures = 0;
   /** Until when requests are answered without trying the store. */
   private waitUntil = 0;
+  /** The request whose store calls these are, where one is being answered. */
+  private readonly request = new AsyncLocalStorage<RequestStore>();
+
+  /** fn run as one request's work: its store calls that fail as unavailable mark `seen`. */
+  within<T>(seen: RequestStore, fn: () => T): T {
+    return this.request.run(seen, fn);
+  }
 
   /** Whether the store was last found unreachable. */
   get down(): boolean {
@@ -49,8 +77,14 @@ export class StoreHealth {
     return undefined;
   }
 
-  /** A store call failed: the breaker opens when the failure says the store is unreachable. */
+  /**
+   * A store call failed: its request is marked when the store could not serve it (isUnavailable), and
+   * the breaker opens when the failure says the store is unreachable.
+   */
   failed(error: unknown, now = Date.now()): void {
+    if (!isUnavailable(error)) return;
+    const seen = this.request.getStore();
+    if (seen) seen.unavailable = true;
     if (!isUnreachable(error)) return;
     this.failures++;
     this.waitUntil = now + this.waitMs();

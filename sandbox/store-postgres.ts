@@ -155,8 +155,22 @@ const types = {
     oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format as 'text'),
 };
 
-/** How long a request may wait for a connection while the pool lends out every one. */
-const POOL_WAIT_MS = 30_000;
+/** How long a request may wait for a connection while the pool lends out every one, by default. */
+export const POOL_WAIT_MS = 30_000;
+
+/**
+ * PGW_DB_POOL_WAIT_MS: how long a request waits for a connection while the pool lends out every one
+ * (whole milliseconds above 0), else POOL_WAIT_MS. A request that waited that long is answered 503
+ * with Retry-After (store-health.ts).
+ */
+export function poolWaitFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.PGW_DB_POOL_WAIT_MS;
+  if (raw === undefined || raw === '') return POOL_WAIT_MS;
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms <= 0)
+    throw new Error(`PGW_DB_POOL_WAIT_MS must be whole milliseconds above 0: got '${raw}'`);
+  return ms;
+}
 
 /**
  * A pool connection that gives up connecting after 2 s: a database that does not answer fails the
@@ -187,7 +201,7 @@ export class PostgresStore implements Store {
    */
   readonly plannedPool: pg.Pool;
 
-  private constructor(url: string, options: string) {
+  private constructor(url: string, options: string, poolWaitMs: number) {
     const pool = (sessionOptions: string, more: pg.PoolConfig = {}) => {
       const made = new pg.Pool({
         connectionString: url,
@@ -197,9 +211,10 @@ export class PostgresStore implements Store {
         // is lent out. The second is not the database being away, only busy: at 2 s a burst of
         // requests on a loaded machine (200 at once on 3 instances, load 10) waited longer, failed
         // "timeout exceeded when trying to connect", and opened the breaker on a database that was
-        // answering (store-health.ts).
+        // answering (store-health.ts). A request that waited the whole wait (PGW_DB_POOL_WAIT_MS) is
+        // answered 503 with Retry-After, the breaker left closed.
         Client: ConnectingClient,
-        connectionTimeoutMillis: POOL_WAIT_MS,
+        connectionTimeoutMillis: poolWaitMs,
         types,
         // Set as each connection starts: no round trip of its own.
         options: sessionOptions,
@@ -224,7 +239,7 @@ export class PostgresStore implements Store {
   }
 
   static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
-    const store = new PostgresStore(url, sessionOptions(env));
+    const store = new PostgresStore(url, sessionOptions(env), poolWaitFromEnv(env));
     await store.migrate();
     return store;
   }

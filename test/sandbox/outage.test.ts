@@ -13,7 +13,7 @@ import { buildRequest, operation } from '../../contract/index.ts';
 import { protocols } from '../../generated/protocols.ts';
 import { operations } from '../../generated/operations.ts';
 import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
-import { isUnreachable, StoreHealth } from '../../sandbox/store-health.ts';
+import { isPoolWait, isUnavailable, isUnreachable, StoreHealth } from '../../sandbox/store-health.ts';
 import { PostgresStore } from '../../sandbox/store-postgres.ts';
 import { until } from '../support/until.ts';
 import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
@@ -47,6 +47,28 @@ describe('the breaker', () => {
     expect(isUnreachable(new Error('timeout exceeded when trying to connect'))).toBe(false);
     for (const code of ['23505', '40001', '42P01', undefined])
       expect(isUnreachable({ code }), String(code)).toBe(false);
+  });
+
+  it('answers a wait for a busy pool that ran out as unavailable, without opening the breaker', () => {
+    // Finding: as many stalled downloads as the pool has connections left every other request waiting
+    // 30 s, then answered HTTP 500 -4 "Internal gateway error": the store could not serve it, and the
+    // caller should be told to retry, as an outage tells it.
+    const poolWait = new Error('timeout exceeded when trying to connect');
+    expect(isPoolWait(poolWait)).toBe(true);
+    expect(isUnavailable(poolWait)).toBe(true);
+    expect(isUnavailable({ code: 'ECONNREFUSED' })).toBe(true);
+    for (const error of [{ code: '23505' }, new Error('relation "x" does not exist'), undefined])
+      expect(isUnavailable(error)).toBe(false);
+    const h = new StoreHealth();
+    const seen = { unavailable: false };
+    const other = { unavailable: false };
+    h.within(seen, () => h.failed(poolWait, 0));
+    h.within(other, () => h.failed({ code: '23505' }, 0));
+    expect(seen.unavailable).toBe(true);
+    expect(other.unavailable).toBe(false);
+    expect(h.down).toBe(false);
+    expect(h.retryAfter(1)).toBeUndefined();
+    expect(h.waitSeconds(1)).toBe(1);
   });
 });
 

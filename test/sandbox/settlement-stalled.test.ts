@@ -6,7 +6,8 @@
 // one and answered HTTP 500 -4 ("timeout exceeded when trying to connect"), the control API -4, and
 // the health check 503, so that a load balancer would drop every instance. The file is now read a
 // page at a time, each page its own short statement continuing after the last key, its connection
-// back in the pool before the page is written to the client.
+// back in the pool before the page is written to the client; and a request that waits for a
+// connection until the pool gives up is answered 503 with Retry-After, as an outage is.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -205,4 +206,64 @@ describe.skipIf(!PG_URL)(`stalled settlement downloads on PostgreSQL${PG_URL ? '
       ).toBe(-1);
     }
   }, 240_000);
+});
+
+describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
+  // The pool's wait shortened (PGW_DB_POOL_WAIT_MS) so that the test need not sit through 30 s.
+  it('a request that waits for a connection until the pool gives up is answered 503, Retry-After, -4; the breaker stays closed', async () => {
+    const database = await freshDatabase(PG_URL!);
+    const size = process.env.PGW_DB_POOL;
+    process.env.PGW_DB_POOL = '1';
+    let sb: RunningSandbox | undefined;
+    let server: http.Server | undefined;
+    let holder: pg.PoolClient | undefined;
+    try {
+      sb = await createSandbox({ dbPath: database.url, env: { PGW_DB_POOL_WAIT_MS: '500' }, control: true });
+      if (size === undefined) delete process.env.PGW_DB_POOL;
+      else process.env.PGW_DB_POOL = size;
+      server = sb.server().listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // The pool's one connection lent out (as a long request would hold it).
+      const pool = (sb.store as unknown as { pool: pg.Pool }).pool;
+      holder = await pool.connect();
+      const answer = await send(base, settlementRequest(sb.seed.merchantUUID));
+      const body = (await bodyOf(answer)).toString('utf8');
+      expect(answer.statusCode, body).toBe(503);
+      expect(answer.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(JSON.parse(body)).toEqual({
+        responseCode: '-4',
+        responseMessage: `The sandbox cannot reach its database: retry after ${answer.headers['retry-after']} s`,
+      });
+      // The control API too: its write waits for the connection.
+      const advance = await fetch(`${base}/_sandbox/clock/advance`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${sb.seed.merchantUUID}:${sb.seed.apiKey}`).toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ seconds: 1 }),
+      });
+      const refusal = await advance.text();
+      expect(advance.status, refusal).toBe(503);
+      expect(advance.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(JSON.parse(refusal)).toMatchObject({ responseCode: -4 });
+      // The database answers: the next request, once a connection is free, is served (no breaker).
+      holder.release();
+      holder = undefined;
+      const served = await send(base, settlementRequest(sb.seed.merchantUUID));
+      await bodyOf(served);
+      expect(served.statusCode).toBe(200);
+    } finally {
+      if (process.env.PGW_DB_POOL === '1') {
+        if (size === undefined) delete process.env.PGW_DB_POOL;
+        else process.env.PGW_DB_POOL = size;
+      }
+      holder?.release();
+      server?.closeAllConnections();
+      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+      await sb?.close();
+      await database.drop();
+    }
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { DEFAULT_TIMEOUT_MS } from '../../runtime/client.ts';
 import { MAX_BATCH_CSV_BYTES, MAX_BATCH_LINE_CHARS, MAX_BATCH_LINES } from '../../sandbox/handlers/batch.ts';
 import { PAGE_ROWS } from '../../sandbox/handlers/settlement.ts';
 import { RAIL_MS } from '../../sandbox/payout-attempts.ts';
+import { POOL_WAIT_MS } from '../../sandbox/store-postgres.ts';
 import { DEFAULT_WAITS, WAIT_ENV } from '../../sandbox/waits.ts';
 import { MAX_DEPTH } from '../../runtime/protocols/json.ts';
 import { MAX_FIELDS } from '../../runtime/protocols/protocol.ts';
@@ -93,6 +94,16 @@ export function guideFigures(): GuideFigure[] {
       page: 'docs/DEPLOY.md',
       says: `idle keep-alive ${server.keepAliveTimeout / 1000} s`,
       source: 'server-stubs serverDefaults.keepAliveTimeout',
+    },
+    {
+      page: 'docs/DEPLOY.md',
+      says: `up to \`PGW_DB_POOL_WAIT_MS\` (${POOL_WAIT_MS} ms by default)`,
+      source: 'sandbox/store-postgres.ts POOL_WAIT_MS',
+    },
+    {
+      page: 'docs/DEPLOY.md',
+      says: `a request waits up to \`PGW_DB_POOL_WAIT_MS\` (${POOL_WAIT_MS} by default, whole milliseconds)`,
+      source: 'sandbox/store-postgres.ts POOL_WAIT_MS',
     },
     {
       page: 'docs/DEPLOY.md',
