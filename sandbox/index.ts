@@ -308,7 +308,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     seed,
     control,
     server: () => {
-      const server = createNodeServer(gateway, serverOptions(env));
+      const server = createNodeServer(gateway, { ...serverOptions(env), answerStallTimeout: waits.answerStallMs });
       // The connections a noAnswer scenario holds open: ended when the server closes.
       const held = new Set<http.ServerResponse>();
       const close = server.close.bind(server);

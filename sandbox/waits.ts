@@ -1,6 +1,7 @@
 // The sandbox's waits that the environment may shorten: how long a notification's claim holds, how
 // long one post may take, how often the notifier looks for due work, how long a stop waits for
-// connections and work under way, how long a payout's NPP attempt is pending. A deployment keeps the defaults; a test sets them short so that
+// connections and work under way, how long a payout's NPP attempt is pending, how long a streamed
+// answer may wait for a client that takes none of it. A deployment keeps the defaults; a test sets them short so that
 // it proves the lease, the time-out and the grace without sitting through them (docs/DEPLOY.md).
 import { notificationDelivery } from '../generated/webhooks.ts';
 
@@ -16,6 +17,8 @@ export interface Waits {
   closeGraceMs: number;
   /** How long a payout's NPP attempt stays pending before its outcome (sandbox time). */
   nppMs: number;
+  /** How long a streamed answer (a settlement zip) waits for a client that takes none of it before its connection is closed. */
+  answerStallMs: number;
 }
 
 export const DEFAULT_WAITS: Readonly<Waits> = {
@@ -26,6 +29,8 @@ export const DEFAULT_WAITS: Readonly<Waits> = {
   closeGraceMs: 10_000,
   // Inferred: NPP settles in seconds (payout-attempts.ts, RAIL_MS).
   nppMs: 2_000,
+  // The stubs' own (serverDefaults.answerStallTimeout): a load balancer's idle time-out.
+  answerStallMs: 60_000,
 };
 
 /** Each wait's variable, in the order they are read (the lease's rule depends on the post's time-out). */
@@ -35,6 +40,7 @@ export const WAIT_ENV = {
   deliveryEveryMs: 'PGW_NOTIFY_EVERY_MS',
   closeGraceMs: 'PGW_SANDBOX_CLOSE_GRACE_MS',
   nppMs: 'PGW_SANDBOX_NPP_MS',
+  answerStallMs: 'PGW_SANDBOX_ANSWER_STALL_MS',
 } as const satisfies Record<keyof Waits, string>;
 
 /** Whether an error is one of these variables' refusals (the sandbox's start says it in one line). */
@@ -60,5 +66,6 @@ export function waitsFromEnv(env: NodeJS.ProcessEnv): Waits {
     deliveryEveryMs: readMs(env, 'deliveryEveryMs', 0, 'the notifier needs a pause between runs'),
     closeGraceMs: readMs(env, 'closeGraceMs', 0, 'a stop gives work under way some time'),
     nppMs: readMs(env, 'nppMs', 0, 'an NPP attempt is pending for a while'),
+    answerStallMs: readMs(env, 'answerStallMs', 0, 'a client needs some time to read'),
   };
 }

@@ -9,11 +9,23 @@ import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clien
 import { http } from '../../runtime/node-http.ts';
 import { answerUnreadable } from './unreadable.ts';
 
-function send(res: Http.ServerResponse, response: GatewayResponse): void {
+/** What answering a request needs besides the gateway: how long a streamed answer may stall. */
+export interface AnswerOptions {
+  /** See NodeServerOptions.answerStallTimeout. */
+  answerStallTimeout?: number;
+}
+
+function send(res: Http.ServerResponse, response: GatewayResponse, options: AnswerOptions = {}): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
   const { body } = response;
   if (typeof body !== 'string' && !(body instanceof Uint8Array))
-    return void stream(res, response.status, response.headers, body);
+    return void stream(
+      res,
+      response.status,
+      response.headers,
+      body,
+      options.answerStallTimeout ?? serverDefaults.answerStallTimeout,
+    );
   res.writeHead(response.status, {
     ...response.headers,
     'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
@@ -25,19 +37,30 @@ function send(res: Http.ServerResponse, response: GatewayResponse): void {
  * A streamed answer, chunked, a chunk at a time as the socket takes it (back-pressure: the source is
  * read only as fast as the client reads, so memory holds a chunk or two whatever the file's size).
  * A client that goes away ends the source; a source that fails ends the connection, so a cut file
- * is never taken for a whole one.
+ * is never taken for a whole one. A client that stops taking the answer (a chunk written and none of
+ * it sent on for `stallMs`) has its connection ended too: otherwise nothing would ever end it, and it
+ * would keep the source's buffers and the socket for as long as it stayed connected.
  */
 async function stream(
   res: Http.ServerResponse,
   status: number,
   headers: Record<string, string>,
   chunks: AsyncIterable<Uint8Array>,
+  stallMs: number,
 ): Promise<void> {
   res.writeHead(status, headers);
+  // When the socket last sent on a chunk written (each write's callback): the client's progress.
+  let progressed = Date.now();
+  const sent = () => {
+    progressed = Date.now();
+  };
   try {
     for await (const chunk of chunks) {
       if (res.destroyed) break;
-      if (!res.write(chunk)) await writable(res);
+      if (!res.write(chunk, sent) && !(await writable(res, stallMs, () => progressed))) {
+        res.destroy(); // stalled: the source is ended by the loop's break
+        break;
+      }
     }
     res.end();
   } catch {
@@ -46,15 +69,28 @@ async function stream(
   }
 }
 
-const writable = (res: Http.ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+/**
+ * Resolves true when the response can take more (drained) or is closed; false when nothing written
+ * was sent on for `stallMs` while it waited (`progressed`: when something last was).
+ */
+const writable = (res: Http.ServerResponse, stallMs: number, progressed: () => number) =>
+  new Promise<boolean>((resolve) => {
+    let timer: NodeJS.Timeout;
+    const done = (taking: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', drained);
+      res.off('close', drained);
+      resolve(taking);
     };
-    res.on('drain', done);
-    res.on('close', done);
+    const drained = () => done(true);
+    const check = () => {
+      const idle = Date.now() - progressed();
+      if (idle >= stallMs) done(false);
+      else timer = setTimeout(check, stallMs - idle);
+    };
+    res.on('drain', drained);
+    res.on('close', drained);
+    timer = setTimeout(check, stallMs);
   });
 
 const failed = () => refusalResponse(undefined, refusals.internal());
@@ -65,6 +101,7 @@ export function answerRequest(
   req: Http.IncomingMessage,
   res: Http.ServerResponse,
   body: Buffer | string | undefined,
+  options: AnswerOptions = {},
 ): void {
   const headers = req.headers as Record<string, string | undefined>;
   let response: GatewayResponse | Promise<GatewayResponse>;
@@ -75,10 +112,10 @@ export function answerRequest(
   }
   if (response instanceof Promise)
     response.then(
-      (r) => send(res, r),
+      (r) => send(res, r, options),
       () => send(res, failed()),
     );
-  else send(res, response);
+  else send(res, response, options);
 }
 
 /** After a 413, what is still read (and dropped) so that the refusal is not lost to a reset. */
@@ -115,7 +152,12 @@ function refuseTooLarge(gateway: Gateway, req: Http.IncomingMessage, res: Http.S
  * the body names its method it may be as large as the path's smallest limit; past that, the method
  * named in what was read decides (processBatch may send 16 MiB on /post, processCard 1 MiB).
  */
-export function readAndAnswer(gateway: Gateway, req: Http.IncomingMessage, res: Http.ServerResponse): void {
+export function readAndAnswer(
+  gateway: Gateway,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  options: AnswerOptions = {},
+): void {
   const pathname = splitUrl(req.url ?? '/').pathname;
   const most = gateway.readLimit(pathname);
   let limit = gateway.bodyLimit(pathname);
@@ -137,12 +179,12 @@ export function readAndAnswer(gateway: Gateway, req: Http.IncomingMessage, res: 
     if (size > limit) refuseTooLarge(gateway, req, res, limit);
   });
   req.on('end', () => {
-    if (size <= limit) answerRequest(gateway, req, res, chunks.length > 1 ? Buffer.concat(chunks) : chunks[0]);
+    if (size <= limit) answerRequest(gateway, req, res, chunks.length > 1 ? Buffer.concat(chunks) : chunks[0], options);
   });
 }
 
-export function createNodeHandler(gateway: Gateway): Http.RequestListener {
-  return (req, res) => readAndAnswer(gateway, req, res);
+export function createNodeHandler(gateway: Gateway, options: AnswerOptions = {}): Http.RequestListener {
+  return (req, res) => readAndAnswer(gateway, req, res, options);
 }
 
 /** The server's limits on time and connections; each has a default chosen below. */
@@ -153,6 +195,12 @@ export interface NodeServerOptions {
   requestTimeout?: number;
   /** An idle keep-alive connection is closed after this. Default 65 s: longer than load balancers' 60 s. */
   keepAliveTimeout?: number;
+  /**
+   * A streamed answer (the settlement zip) whose client takes none of it for this long (a chunk
+   * written, and none of what waits sent on) has its connection closed, its body cut short. Default
+   * 60 s, a load balancer's idle time-out: a reader that slow is cut there as well.
+   */
+  answerStallTimeout?: number;
   /** Connections beyond this many are refused (closed at once). Default 1024. */
   maxConnections?: number;
   /**
@@ -181,6 +229,7 @@ export const serverDefaults: Required<
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 65_000,
+  answerStallTimeout: 60_000,
   maxConnections: 1024,
 };
 
@@ -208,7 +257,7 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
       keepAliveTimeout: o.keepAliveTimeout,
       connectionsCheckingInterval,
     },
-    createNodeHandler(gateway),
+    createNodeHandler(gateway, { answerStallTimeout: o.answerStallTimeout }),
   );
   server.maxConnections = o.maxConnections;
   server.on('clientError', answerUnreadable(gateway));

@@ -6,8 +6,9 @@
 // one and answered HTTP 500 -4 ("timeout exceeded when trying to connect"), the control API -4, and
 // the health check 503, so that a load balancer would drop every instance. The file is now read a
 // page at a time, each page its own short statement continuing after the last key, its connection
-// back in the pool before the page is written to the client; and a request that waits for a
-// connection until the pool gives up is answered 503 with Retry-After, as an outage is.
+// back in the pool before the page is written to the client; a request that waits for a connection
+// until the pool gives up is answered 503 with Retry-After, as an outage is; and a download whose
+// client takes none of it for PGW_SANDBOX_ANSWER_STALL_MS is ended.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -264,6 +265,57 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
       await sb?.close();
       await database.drop();
+    }
+  }, 120_000);
+});
+
+describe('a download whose client takes none of it', () => {
+  it('is ended after PGW_SANDBOX_ANSWER_STALL_MS, its connection closed before the file is whole', async () => {
+    const sb = await createSandbox({ dbPath: ':memory:', env: { PGW_SANDBOX_ANSWER_STALL_MS: '1000' } });
+    const server = sb.server();
+    const answers: http.ServerResponse[] = [];
+    server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.method === 'POST' && req.url?.startsWith('/post')) answers.push(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      // Letters only (no digit run a card-number scan could read), random enough that they hardly deflate.
+      const letters = '0123456789'
+        .split('')
+        .reduce(
+          (text, digit, i) => `replace(${text}, '${digit}', '${String.fromCharCode(103 + i)}')`,
+          'hex(randomblob(32))',
+        );
+      await sb.store.run(
+        `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+         INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+         SELECT 't-' || n, ?, 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ${letters}, ${letters},
+                'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789',
+                CASE WHEN n % 3 = 0 THEN ? ELSE ? END, '[]', '2021-03-01 10:00:00'
+         FROM g`,
+        ROWS,
+        sb.seed.merchantUUID,
+        DAYS[0],
+        DAYS[1],
+      );
+      const res = await send(base, settlementRequest(sb.seed.merchantUUID));
+      expect(res.statusCode).toBe(200);
+      // Ended by the sandbox: within a bound far above the stall limit, whatever the machine's load.
+      const closed = await until(() => answers[0]?.destroyed === true, 30_000, 100);
+      expect(closed, 'the stalled answer was ended').toBe(true);
+      expect(answers[0]!.writableFinished, 'the file was not finished').toBe(false);
+      // What reached the client ends before the file does.
+      const ended = await bodyOf(res).then(
+        () => 'whole',
+        () => 'cut',
+      );
+      expect(ended).toBe('cut');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await sb.close();
     }
   }, 120_000);
 });

@@ -51,7 +51,11 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close();
 });
 
-async function serve(source: () => AsyncIterable<Uint8Array>, logged: string[] = []) {
+async function serve(
+  source: () => AsyncIterable<Uint8Array>,
+  logged: string[] = [],
+  options: Parameters<typeof createNodeServer>[1] = {},
+) {
   const gateway = createGateway({
     handlers: { ...echoHandlers([]), getSettlement: async () => source() },
     accounts,
@@ -61,14 +65,14 @@ async function serve(source: () => AsyncIterable<Uint8Array>, logged: string[] =
         void logged.push(`${message} ${JSON.stringify(fields)}`),
     },
   });
-  const server = createNodeServer(gateway);
+  const server = createNodeServer(gateway, options);
   servers.push(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const request = buildRequest(operation('getSettlement'), {
     body: structuredClone(requestExamples(operation('getSettlement'))[0]!.value),
   });
-  return { port: (server.address() as AddressInfo).port, request };
+  return { port: (server.address() as AddressInfo).port, request, server };
 }
 
 function post(port: number, request: ReturnType<typeof buildRequest>): Promise<http.IncomingMessage> {
@@ -124,6 +128,42 @@ describe('a streamed file answer', () => {
     response.destroy();
     for (let i = 0; i < 50 && !stats.closed; i++) await settle(20);
     expect(stats.closed).toBe(true);
+  });
+
+  it('whose client takes none of it for answerStallTimeout is ended: its connection closed, its source ended', async () => {
+    // Finding: a client that read nothing held its answer (the source's buffers, the socket) for as
+    // long as it stayed connected; no time-out of the server's applies once the request is read.
+    const stats = { chunks: 0, closed: false };
+    const { port, request, server } = await serve(() => zipOf(noise(3000), stats), [], { answerStallTimeout: 500 });
+    const answers: http.ServerResponse[] = [];
+    server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => answers.push(res));
+    const response = await post(port, request);
+    response.pause();
+    // Far above the limit, whatever the machine's load: only an answer never ended takes this long.
+    for (let i = 0; i < 400 && !answers[0]?.destroyed; i++) await settle(50);
+    expect(answers[0]?.destroyed, 'the server closed the stalled connection').toBe(true);
+    expect(answers[0]!.writableFinished).toBe(false);
+    for (let i = 0; i < 50 && !stats.closed; i++) await settle(20);
+    expect(stats.closed, 'the source was ended').toBe(true);
+    expect(stats.chunks).toBeLessThan(600); // cut part-way: a few MB of the ~200 MB it would make
+    response.destroy();
+  });
+
+  it('whose client reads slowly, pausing well under answerStallTimeout, arrives whole', async () => {
+    const stats = { chunks: 0, closed: false };
+    const lines = ['transactionID,note\n', ...noise(80)]; // about 5 MB of zip: more than the socket's buffers
+    const { port, request } = await serve(() => zipOf(lines, stats), [], { answerStallTimeout: 2_000 });
+    const response = await post(port, request);
+    const parts: Buffer[] = [];
+    response.on('data', (part: Buffer) => {
+      parts.push(part);
+      // A pause after each piece read: the client takes the answer slowly, never stopping for long.
+      response.pause();
+      setTimeout(() => response.resume(), 20);
+    });
+    await once(response, 'end');
+    const csv = new TextDecoder().decode(unzipSync(Buffer.concat(parts))['settlement.csv']);
+    expect(csv).toBe(lines.join(''));
   });
 
   it('with a card number in its first chunks is answered as a contract violation, nothing of it sent', async () => {

@@ -97,6 +97,11 @@ export function guideFigures(): GuideFigure[] {
     },
     {
       page: 'docs/DEPLOY.md',
+      says: `A streamed answer (the settlement zip) whose client takes none of it for ${server.answerStallTimeout / 1000} s`,
+      source: 'server-stubs serverDefaults.answerStallTimeout',
+    },
+    {
+      page: 'docs/DEPLOY.md',
       says: `up to \`PGW_DB_POOL_WAIT_MS\` (${POOL_WAIT_MS} ms by default)`,
       source: 'sandbox/store-postgres.ts POOL_WAIT_MS',
     },
