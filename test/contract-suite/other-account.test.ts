@@ -32,9 +32,9 @@ afterAll(async () => {
 });
 
 it('passes the sandbox run with a second merchant and partner of its own credentials', async () => {
-  // The store holds the x-sandbox accounts (seeded first) and the second set, seeded by a start with
-  // PGW_SANDBOX_* as a team that runs its own accounts does; the suite is given the second set only.
-  await (await createSandbox({ dbPath, env: {} })).close();
+  // The store holds the second set alone, seeded by its first start with PGW_SANDBOX_* as a team that
+  // runs its own accounts does (a database keeps the accounts it was made with): an x-sandbox account
+  // the suite sent by mistake would be refused as unknown. The suite is given the second set only.
   sandbox = await createSandbox({
     dbPath,
     control: true,
