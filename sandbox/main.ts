@@ -19,7 +19,7 @@ import { consoleLogger, type Logger, type RequestRecord } from '../server-stubs/
 import { controlAllowed } from './control.ts';
 import { ORIGINS_ENV, originPolicy } from './cors.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
-import { isWaitRefusal } from './waits.ts';
+import { DEFAULT_WAITS, isWaitRefusal, WAIT_ENV } from './waits.ts';
 
 const ACCOUNT_ENV = {
   PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
@@ -27,7 +27,37 @@ const ACCOUNT_ENV = {
   PGW_SANDBOX_API_KEY: 'the api key of both seeded accounts',
   PGW_SANDBOX_PASSPHRASE: 'the passphrase of both seeded accounts',
   PGW_SANDBOX_PARTNER_NOTIFY_URL: "where the partner's notifications go",
-  PGW_NOTIFY_LEASE_MS: 'how long an instance holds a notification it claimed (default 60000; above 5000)',
+};
+
+/** The waits a deployment may change (sandbox/waits.ts: each variable and default written there once). */
+const WAIT_WHAT: Record<keyof typeof WAIT_ENV, string> = {
+  postTimeoutMs: "how long one notification's post may take before it counts as failed",
+  leaseMs: 'how long an instance holds a notification it claimed (sandbox time)',
+  deliveryEveryMs: 'how often the notifier delivers what is due',
+  closeGraceMs: 'how long a stop waits for work under way before it closes every connection',
+  nppMs: "how long a payout's NPP attempt stays pending (sandbox time)",
+  answerStallMs: 'how long a streamed answer (a settlement zip) waits for a client that reads none of it',
+};
+const WAITS_HELP = Object.fromEntries(
+  (Object.keys(WAIT_ENV) as (keyof typeof WAIT_ENV)[]).map((key) => [
+    WAIT_ENV[key],
+    `${WAIT_WHAT[key]}, in ms (default ${DEFAULT_WAITS[key]}; docs/DEPLOY.md, Waits)`,
+  ]),
+);
+
+/** What a shared deployment tunes: the store, the connections, the notification addresses (docs/DEPLOY.md). */
+const DEPLOYMENT_ENV = {
+  PGW_SANDBOX_CONTROL: 'off: no control API (/_sandbox/…); it never runs under NODE_ENV=production',
+  PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT:
+    "the connections one client address may hold (default: a share of the server's)",
+  PGW_DB_POOL: 'PostgreSQL: the connections of each of its two pools (default 10)',
+  PGW_DB_POOL_WAIT_MS:
+    'PostgreSQL: how long a request waits for a pooled connection before it is answered 503 (default 30000)',
+  PGW_PG_SYNCHRONOUS_COMMIT:
+    "PostgreSQL: off to commit without waiting for the server's disk (docs/DEPLOY.md, durability)",
+  PGW_SQLITE_SYNCHRONOUS: 'SQLite: NORMAL (default) or FULL, one fsync per commit',
+  PGW_SANDBOX_NOTIFY_PRIVATE: 'allow: notifications may go to private and link-local addresses',
+  PGW_SANDBOX_NOTIFY_LOOPBACK: 'deny: notifications may not go to loopback addresses',
 };
 
 export const sandboxSpec = (name: string): CommandSpec => ({
@@ -62,6 +92,8 @@ export const sandboxSpec = (name: string): CommandSpec => ({
   },
   env: {
     ...ACCOUNT_ENV,
+    ...DEPLOYMENT_ENV,
+    ...WAITS_HELP,
     PGW_SANDBOX_DATA_KEY:
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     [ORIGINS_ENV]:
@@ -70,7 +102,8 @@ export const sandboxSpec = (name: string): CommandSpec => ({
       'the host names requests may name (Host) besides localhost, 127.0.0.1, [::1] and --host: names separated by commas, *.example.com, or * for any; default none (docs/DEPLOY.md)',
     PGW_SANDBOX_SCENARIOS:
       'off: a request may not ask for an outcome or a fault (SVC-SANDBOX-SCENARIO, docs/SCENARIOS.md); it is refused -2',
-    NODE_ENV: 'production: answers that break the contract are sent and logged instead of refused',
+    NODE_ENV:
+      'production: answers that break the contract are sent and logged instead of refused, and the control API and the scenarios are off',
   },
   notes: [
     `The accounts are seeded into a new database only: a database keeps the accounts it was made with. On a shared sandbox each team gets a merchant of its own from ${name} accounts add.`,
