@@ -110,6 +110,10 @@ function find(pathname: string): Found {
       if (named) found = { route: byMethodPath[i]!.route, m: null, pathMethod: named };
     }
   }
+  // A base URL that ends in `/` joined with a path that starts with one (`http://host/` + `/post/`, a
+  // scenario's `/_scenario/NAME/` + `/post/`): the leading slashes are read as one. Only those: inside
+  // a path, `//` is an empty parameter, which must not make another operation's path.
+  if (!found && pathname.startsWith('//')) found = find(pathname.replace(/^\/+/, '/'));
   last = { pathname, found };
   return found;
 }

@@ -285,6 +285,14 @@ describe('requests that cannot be read', () => {
     expect(response.status).toBe(405);
     expect(response.headers.allow).toBe('POST');
   });
+  it('a path its client wrote with a base URL that ends in a slash (//post/) is the path', async () => {
+    for (const url of ['//post/', '///post']) {
+      calls.length = 0;
+      const answer = json(await gateway.handle({ ...good(), url }));
+      expect(Number(answer.responseCode), url).toBeGreaterThanOrEqual(0);
+      expect(calls.map((c) => c.operationId)).toEqual(['processCapture']);
+    }
+  });
   it('every templated path routes to its own operation, with or without a trailing slash, its parameters decoded', async () => {
     const templated = operations.filter((o) => o.path.includes('{') && !o.aliasOf);
     expect(templated.length).toBeGreaterThan(10);
