@@ -131,7 +131,9 @@ async function runSlice(sb: Sandbox, id: string, check: LineChecker): Promise<bo
         cards.set(v.cardID!, row && { ...row, number: vault.decrypt(row.pan_encrypted) });
       }
       const card = cards.get(v.cardID!);
-      if (!card || card.card_key !== v.cardKey) line = { ...at, ...refused(refusals.cardKeyMismatch()) };
+      // A card the vault does not hold is not there, as /token says, not a key that does not match.
+      if (!card) line = { ...at, ...refused(refusals.noSuchCard('cardID')) };
+      else if (card.card_key !== v.cardKey) line = { ...at, ...refused(refusals.cardKeyMismatch()) };
       else {
         const result = (await charge(sb, batch.merchant_id, {
           kind: 'purchase',

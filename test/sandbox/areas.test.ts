@@ -286,7 +286,7 @@ describe('batches', () => {
       cardExpiryMonth: '02',
       cardExpiryYear: '29',
     })) as { cardID: string; cardKey: string };
-    const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nB-1,5.00,AUD,Box,${cardID},${cardKey}\nB-2,6.00,AUD,Box,${cardID},WrongKey00000000\n`;
+    const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nB-1,5.00,AUD,Box,${cardID},${cardKey}\nB-2,6.00,AUD,Box,${cardID},WrongKey00000000\nB-3,7.00,AUD,Box,KOCI10023982,${cardKey}\n`;
     const batchFile = Buffer.from(zipSync({ 'batch.csv': new TextEncoder().encode(csv) })).toString('base64');
     t.posted.length = 0;
     const accepted = (await t.client.processBatch({ batchFile, batchNotifyURL: 'https://m.test/batch' })) as {
@@ -294,11 +294,13 @@ describe('batches', () => {
     };
     expect(accepted.batchUUID).toMatch(/^[0-9a-f]{12,32}$/);
     const json = (await t.client.retrieveBatchResponse(accepted.batchUUID)) as {
-      transactions: { transactionReferenceID: string; responseCode: string }[];
+      transactions: { transactionReferenceID: string; responseCode: string; responseMessage: string }[];
     };
-    expect(json.transactions.map((l) => [l.transactionReferenceID, l.responseCode])).toEqual([
-      ['B-1', '0'],
-      ['B-2', '-2'],
+    // A wrong key is a key that does not match; a card the vault does not hold is no such card, as /token says.
+    expect(json.transactions.map((l) => [l.transactionReferenceID, l.responseCode, l.responseMessage])).toEqual([
+      ['B-1', '0', 'Transaction approved'],
+      ['B-2', '-2', "Field 'cardKey' is invalid: does not match the stored card"],
+      ['B-3', '-2', "Field 'cardID' is invalid: no such card"],
     ]);
     expect(await t.client.retrieveBatch({ batchUUID: accepted.batchUUID })).toMatch(
       /^transactionReferenceID,transactionID,transactionAmount,responseCode,responseMessage\nB-1,1336-/,
