@@ -3,7 +3,7 @@
 import { zipSync } from 'fflate';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wallTime } from '../../runtime/gateway-time.ts';
+import { instantOf, wallTime } from '../../runtime/gateway-time.ts';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   notificationDelivery,
@@ -19,6 +19,7 @@ import {
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { approved } from '../support/approved.ts';
 import { widgetsMerchant } from '../support/requests.ts';
+import { writeSample } from '../support/samples.ts';
 
 interface Raw {
   url: string;
@@ -108,6 +109,27 @@ describe('every webhook the spec declares, as the sandbox sends it', () => {
 
   it('has a delivery of each', () => {
     expect(Object.keys(sent).sort()).toEqual(Object.keys(webhooks).sort());
+  });
+
+  it('dates each notification in its own zone (x-operation.receive.occurredAt), as docs/CLIENT-TEAMS.md lists them', () => {
+    // A receiver in another language reads the time by these rules: a payout's lastUpdated is Sydney's
+    // wall clock, not UTC (the guide once said every notification was dated in UTC).
+    const rows: string[] = [];
+    for (const [event, hook] of Object.entries(webhooks)) {
+      const at = (hook as { occurredAt?: { at: string; zone: string } }).occurredAt;
+      if (!at) {
+        rows.push(`${event.padEnd(20)} carries no time of its own`);
+        continue;
+      }
+      let value: unknown = JSON.parse(sent[event]!.body);
+      for (const part of at.at.split('.'))
+        value = Array.isArray(value) ? value.at(Number(part)) : (value as Record<string, unknown>)[part];
+      // Read in its zone, the time is the sandbox's now (within the minute the deliveries took).
+      const now = t.sandbox.clock.now();
+      expect(Math.abs(instantOf(String(value), at.zone).getTime() - now.getTime()), event).toBeLessThan(60_000);
+      rows.push(`${event.padEnd(20)} ${at.at} in ${at.zone} wall time (YYYY-MM-DD HH:MM:SS)`);
+    }
+    writeSample('notification-times', rows.join('\n'), 'docs/CLIENT-TEAMS.md');
   });
 
   for (const event of Object.keys(webhooks)) {
