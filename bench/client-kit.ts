@@ -11,14 +11,14 @@
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { run as listen } from '../cli/commands/listen.ts';
 import { createGatewayClient, GatewayOutcomeUnknownError, recoveredBy } from '../generated/client.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { card } from './purchase.ts';
 import { startDroppingProxy, type Fate } from '../test/support/dropping-proxy.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     notifications: { type: 'string', default: '50' },
     purchases: { type: 'string', default: '200' },

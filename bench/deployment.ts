@@ -42,16 +42,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildRequest, operation } from '../contract/index.ts';
 import { type DeploymentRow, type DeploymentRun, deploymentFigures, deploymentFile, withFigures } from './figures.ts';
 import { start } from './harness.ts';
 import { freshPostgresDatabase, onServer } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
+import { benchArgs } from './args.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     store: { type: 'string', default: 'sqlite' },
     instances: { type: 'string', default: '1' },

@@ -34,7 +34,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { buildRequest, operation } from '../contract/index.ts';
 import type { createSandbox as CreateSandbox, SqliteStore, Store } from '../sandbox/index.ts';
 import {
@@ -47,8 +46,9 @@ import {
 } from './figures.ts';
 import { freshPostgresDatabase } from './postgres.ts';
 import { merchant, purchaseBody } from './purchase.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     growth: { type: 'boolean' },
     sizes: { type: 'string', default: '10000,100000,1000000' },

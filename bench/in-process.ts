@@ -3,12 +3,12 @@
 // from the adapter's. Then the floor (bench/floor.ts): only the work the contract asks for, with the
 // same functions the core calls and none of its routing, refusals or bookkeeping.
 // Run it with --cpu-prof to see where the cost goes.
-import { parseArgs } from 'node:util';
 import { accounts, echoHandlers } from '../test/fixtures/example-handlers.ts';
 import { createGateway } from '../server-stubs/index.ts';
 import { floorAnswer, mix } from './floor.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
+const { values: args } = benchArgs(import.meta.url, { options: { seconds: { type: 'string', default: '5' } } });
 const gateway = createGateway({ handlers: echoHandlers(), accounts, responseValidation: 'error' });
 const requests = mix.map((m) => ({
   op: m.op,

@@ -7,8 +7,8 @@
 // saved profile (test/docs/figures.test.ts holds the page to them).
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { type ProfileShares, profileFigures, profileFile, savedProfiles, withFigures } from './figures.ts';
+import { benchArgs } from './args.ts';
 
 interface Node {
   id: number;
@@ -93,7 +93,7 @@ function shares(file: string): Map<string, number> {
   return totals;
 }
 
-const args = parseArgs({
+const args = benchArgs(import.meta.url, {
   allowPositionals: true,
   options: { save: { type: 'string' }, what: { type: 'string' } },
 });

@@ -5,13 +5,13 @@
 // kinds take turns request by request (one of each, in a shuffled order, then again), so that a drift
 // of the machine lands on all of them; each is reported by its median and its spread, and the gap is
 // the median of the per-round differences. Run it with --cpu-prof to see where a gap comes from.
-import { parseArgs } from 'node:util';
 import { buildRequest, operation, sandbox as accounts } from '../contract/index.ts';
 import { hashRecipes } from '../generated/hash-recipes.ts';
 import { computeHash } from '../runtime/signing.ts';
 import { createSandbox } from '../sandbox/index.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: { rounds: { type: 'string', default: '15' }, 'per-round': { type: 'string', default: '2000' } },
 });
 const ROUNDS = Number(args.rounds);

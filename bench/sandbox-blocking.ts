@@ -9,13 +9,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
 import { createSandbox, type SqliteStore } from '../sandbox/index.ts';
 import { merchant, purchaseBody, card as testCard } from './purchase.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } } });
+const { values: args } = benchArgs(import.meta.url, {
+  options: { only: { type: 'string' }, 'no-checkpoint': { type: 'boolean' } },
+});
 const LINES = 20_000;
 const SETTLED_ROWS = 100_000;
 

@@ -11,13 +11,13 @@
 // node_modules), in the same process, the two taking turns request by request: a change's before and
 // after side by side. Each is reported by its median over the rounds.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
 import { buildRequest, operation } from '../contract/index.ts';
 import type { GatewayRequest, GatewayResponse } from '../server-stubs/index.ts';
 import { BATCH_HEADER, merchant, signed } from '../test/hardening/support.ts';
+import { benchArgs } from './args.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(import.meta.url, {
   options: {
     'work-before-refusal': { type: 'boolean' },
     rounds: { type: 'string', default: '5' },
