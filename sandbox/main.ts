@@ -289,12 +289,23 @@ async function banner(
   const { testCard } = sandbox.spec.info['x-sandbox'];
   const none = (kind: string, id: string) =>
     `none: the database holds no ${kind} ${id} (${name} accounts list shows the accounts it holds)`;
+  // The document the sandbox loaded already: reading the package's copy again cost a sandbox's start
+  // a second parse of the whole published document (about 1 MB) for these four fields.
+  const defaults = sandbox.spec.info['x-sandbox'];
+  // Secrets the operator gave (PGW_SANDBOX_*) or the spec's public ones are shown; others (made or
+  // rotated by `accounts`) never reach the banner, which is the service's log on a shared sandbox.
+  const known = (value: string, variable: string, spec: string) => value === env[variable] || value === spec;
+  const secrets = (a: Stored) =>
+    known(a.api_key, 'PGW_SANDBOX_API_KEY', defaults.apiKey) &&
+    known(a.passphrase, 'PGW_SANDBOX_PASSPHRASE', defaults.passphrase)
+      ? `apiKey ${a.api_key}  passphrase ${a.passphrase}`
+      : `(its secrets are its own, not shown: ${name} accounts rotate gives new ones)`;
   const lines = [
     `Payment gateway sandbox on ${base} (store: ${dbPath}, schema v${await sandbox.store.schemaVersion})`,
     `  docs      ${base}/docs`,
     `  spec      ${base}/openapi.json  ${base}/openapi.yaml`,
-    `  merchant  ${merchant ? `merchantUUID ${merchant.id}  apiKey ${merchant.api_key}  passphrase ${merchant.passphrase}` : none('merchant', sandbox.seed.merchantUUID)}`,
-    `  partner   ${partner ? `partnerUUID ${partner.id}  apiKey ${partner.api_key}  passphrase ${partner.passphrase}` : none('partner', sandbox.seed.partnerUUID)}`,
+    `  merchant  ${merchant ? `merchantUUID ${merchant.id}  ${secrets(merchant)}` : none('merchant', sandbox.seed.merchantUUID)}`,
+    `  partner   ${partner ? `partnerUUID ${partner.id}  ${secrets(partner)}` : none('partner', sandbox.seed.partnerUUID)}`,
     `  test card ${testCard.paymentCardNumber}, expiry ${testCard.paymentCardExpiry.slice(0, 2)}/${testCard.paymentCardExpiry.slice(2)}, CSC ${testCard.paymentCardCSC} (approved); see ${guidePath('CLIENT-TEAMS.md')} for the others`,
     `  browsers  pages of ${originPolicy(env[ORIGINS_ENV]).text} may call it (${ORIGINS_ENV}); the docs' try-it console signs in the page`,
     `  hosts     requests must name it by ${hostPolicy(env[HOSTS_ENV], ['0.0.0.0', '::'].includes(host) ? [] : [host]).text} (${HOSTS_ENV})`,
@@ -312,9 +323,6 @@ async function banner(
       );
     }
   }
-  // The document the sandbox loaded already: reading the package's copy again cost a sandbox's start
-  // a second parse of the whole published document (about 1 MB) for these four fields.
-  const defaults = sandbox.spec.info['x-sandbox'];
   if (merchant && merchant.id !== defaults.merchantUUID)
     lines.push(
       `  note      the merchant is not the spec's x-sandbox one (${defaults.merchantUUID}): clients and the contract suite need PGW_MERCHANT_UUID=${merchant.id}`,

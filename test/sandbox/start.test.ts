@@ -151,6 +151,32 @@ describe('npm start, before it listens', () => {
     expect(out).toContain(`warning   PGW_SANDBOX_API_KEY is not applied: ${file} keeps the accounts it was made with`);
   });
 
+  it('never shows secrets that accounts rotate made: the banner is the service log of a shared sandbox', async () => {
+    const file = path.join(dir, 'rotated.db');
+    await (await createSandbox({ dbPath: file, env: {} })).close();
+    const { merchantUUID } = doc.info['x-sandbox'];
+    const rotated = spawnSync(process.execPath, [MAIN, 'accounts', 'rotate', merchantUUID, '--db', file, '--json'], {
+      cwd: dir,
+      env: clean,
+      encoding: 'utf8',
+    });
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const secrets = JSON.parse(rotated.stdout) as { apiKey: string; passphrase: string };
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: clean });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (/test card/.test(out)) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    await ended(child);
+    expect(out).toContain(`merchantUUID ${merchantUUID}  (its secrets are its own, not shown`);
+    expect(out).not.toContain(secrets.apiKey);
+    expect(out).not.toContain(secrets.passphrase);
+  });
+
   it("notes a merchant that is not the spec's, with the variable clients then need", async () => {
     const merchantUUID = '7a3c5e9b1d2f4';
     const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', ':memory:'], {
