@@ -178,7 +178,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       (isWaitRefusal(message) ||
         message.startsWith(ORIGINS_ENV) ||
         message.startsWith(HOSTS_ENV) ||
-        message.startsWith('PGW_DB_POOL_WAIT_MS '))
+        /^PGW_DB_POOL(_WAIT_MS)? /.test(message))
     )
       throw new UsageError(message);
     throw openFailure(place, error);

@@ -25,6 +25,7 @@ import {
   type Store,
 } from './store.ts';
 import { freshId } from './fresh-id.ts';
+import { wholeMs } from './waits.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
@@ -164,12 +165,17 @@ export const POOL_WAIT_MS = 30_000;
  * with Retry-After (store-health.ts).
  */
 export function poolWaitFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.PGW_DB_POOL_WAIT_MS;
-  if (raw === undefined || raw === '') return POOL_WAIT_MS;
-  const ms = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms <= 0)
-    throw new Error(`PGW_DB_POOL_WAIT_MS must be whole milliseconds above 0: got '${raw}'`);
-  return ms;
+  return wholeMs('PGW_DB_POOL_WAIT_MS', env.PGW_DB_POOL_WAIT_MS, 0, 'a request waits some time') ?? POOL_WAIT_MS;
+}
+
+/** PGW_DB_POOL: the connections of each pool, a whole number from 1 (pg-pool read 0 or `ten` as 10, a negative as full). */
+export function poolSizeFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.PGW_DB_POOL;
+  if (raw === undefined || raw === '') return 10;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1 || n > 1000)
+    throw new Error(`PGW_DB_POOL must be a whole number of connections from 1 to 1000: got '${raw}'`);
+  return n;
 }
 
 /**
@@ -201,11 +207,11 @@ export class PostgresStore implements Store {
    */
   readonly plannedPool: pg.Pool;
 
-  private constructor(url: string, options: string, poolWaitMs: number) {
+  private constructor(url: string, options: string, poolWaitMs: number, poolSize: number) {
     const pool = (sessionOptions: string, more: pg.PoolConfig = {}) => {
       const made = new pg.Pool({
         connectionString: url,
-        max: Number(process.env.PGW_DB_POOL ?? 10),
+        max: poolSize,
         // Two waits that pg-pool would bound by one figure, kept apart: a new connection's attempt
         // (the client's own time-out, below) and a request's wait for a connection while every one
         // is lent out. The second is not the database being away, only busy: at 2 s a burst of
@@ -239,7 +245,7 @@ export class PostgresStore implements Store {
   }
 
   static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
-    const store = new PostgresStore(url, sessionOptions(env), poolWaitFromEnv(env));
+    const store = new PostgresStore(url, sessionOptions(env), poolWaitFromEnv(env), poolSizeFromEnv(env));
     await store.migrate();
     return store;
   }

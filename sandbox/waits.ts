@@ -47,15 +47,25 @@ export const WAIT_ENV = {
 export const isWaitRefusal = (message: string): boolean =>
   Object.values(WAIT_ENV).some((name) => message.startsWith(`${name} `));
 
-/** A variable's whole milliseconds, its default when unset, above `floor`; else a one-line refusal naming the rule. */
-function readMs(env: NodeJS.ProcessEnv, key: keyof Waits, floor: number, rule: string): number {
-  const raw = env[WAIT_ENV[key]];
-  if (raw === undefined || raw === '') return DEFAULT_WAITS[key];
+/** The longest wait a timer takes: Node runs a longer one after 1 ms, the opposite of what was asked. */
+export const LONGEST_WAIT_MS = 2_147_483_647;
+
+/**
+ * A variable's whole milliseconds, above `floor` and at most LONGEST_WAIT_MS; undefined when unset;
+ * else a one-line refusal naming the variable and the rule.
+ */
+export function wholeMs(name: string, raw: string | undefined, floor: number, rule: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
   const ms = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms <= floor)
-    throw new Error(`${WAIT_ENV[key]} must be whole milliseconds above ${floor} (${rule}): got '${raw}'`);
+    throw new Error(`${name} must be whole milliseconds above ${floor} (${rule}): got '${raw}'`);
+  if (ms > LONGEST_WAIT_MS)
+    throw new Error(`${name} must be at most ${LONGEST_WAIT_MS} ms (the longest wait a timer takes): got '${raw}'`);
   return ms;
 }
+
+const readMs = (env: NodeJS.ProcessEnv, key: keyof Waits, floor: number, rule: string): number =>
+  wholeMs(WAIT_ENV[key], env[WAIT_ENV[key]], floor, rule) ?? DEFAULT_WAITS[key];
 
 /** The waits the environment asks for, each checked before anything is opened. */
 export function waitsFromEnv(env: NodeJS.ProcessEnv): Waits {

@@ -184,6 +184,10 @@ export function readAndAnswer(
 }
 
 export function createNodeHandler(gateway: Gateway, options: AnswerOptions = {}): Http.RequestListener {
+  const stall = options.answerStallTimeout;
+  // A timer runs a longer wait after 1 ms: the opposite of what was asked, so it is refused here.
+  if (stall !== undefined && !(Number.isSafeInteger(stall) && stall >= 1 && stall <= 2_147_483_647))
+    throw new RangeError(`answerStallTimeout must be whole milliseconds from 1 to 2147483647, not ${stall}`);
   return (req, res) => readAndAnswer(gateway, req, res, options);
 }
 

@@ -79,12 +79,7 @@ describe.skipIf(!PG_URL)(`a busy pool${PG_URL ? '' : ` (${SKIP_PG})`}`, () => {
   // is a wait, not an outage.
   it('a request that waits longer than a connection attempt may take, for a connection every request holds, is served', async () => {
     const database = await freshDatabase(PG_URL!);
-    const size = process.env.PGW_DB_POOL;
-    process.env.PGW_DB_POOL = '1';
-    const store = await PostgresStore.open(database.url, {}).finally(() => {
-      if (size === undefined) delete process.env.PGW_DB_POOL;
-      else process.env.PGW_DB_POOL = size;
-    });
+    const store = await PostgresStore.open(database.url, { PGW_DB_POOL: '1' });
     try {
       // The one connection is held 2.5 s, longer than a connection attempt may take (2 s).
       const holder = store.get('SELECT pg_sleep(2.5) AS slept');

@@ -96,14 +96,13 @@ describe.skipIf(!PG_URL)(`stalled settlement downloads on PostgreSQL${PG_URL ? '
 
   beforeAll(async () => {
     database = await freshDatabase(PG_URL!);
-    const size = process.env.PGW_DB_POOL;
-    process.env.PGW_DB_POOL = String(POOL);
-    try {
-      sb = await createSandbox({ dbPath: database.url, env: {}, control: true });
-    } finally {
-      if (size === undefined) delete process.env.PGW_DB_POOL;
-      else process.env.PGW_DB_POOL = size;
-    }
+    // The stall cut (60 s by default) is not what this test is about: a slow machine reading the three
+    // downloads one after another must not meet it.
+    sb = await createSandbox({
+      dbPath: database.url,
+      env: { PGW_SANDBOX_ANSWER_STALL_MS: '600000', PGW_DB_POOL: String(POOL) },
+      control: true,
+    });
     server = sb.server();
     server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.method === 'POST' && req.url?.startsWith('/post')) answers.push(res);
@@ -213,15 +212,15 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
   // The pool's wait shortened (PGW_DB_POOL_WAIT_MS) so that the test need not sit through 30 s.
   it('a request that waits for a connection until the pool gives up is answered 503, Retry-After, -4; the breaker stays closed', async () => {
     const database = await freshDatabase(PG_URL!);
-    const size = process.env.PGW_DB_POOL;
-    process.env.PGW_DB_POOL = '1';
     let sb: RunningSandbox | undefined;
     let server: http.Server | undefined;
     let holder: pg.PoolClient | undefined;
     try {
-      sb = await createSandbox({ dbPath: database.url, env: { PGW_DB_POOL_WAIT_MS: '500' }, control: true });
-      if (size === undefined) delete process.env.PGW_DB_POOL;
-      else process.env.PGW_DB_POOL = size;
+      sb = await createSandbox({
+        dbPath: database.url,
+        env: { PGW_DB_POOL_WAIT_MS: '3000', PGW_DB_POOL: '1' },
+        control: true,
+      });
       server = sb.server().listen(0, '127.0.0.1');
       await once(server, 'listening');
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -256,10 +255,6 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
       await bodyOf(served);
       expect(served.statusCode).toBe(200);
     } finally {
-      if (process.env.PGW_DB_POOL === '1') {
-        if (size === undefined) delete process.env.PGW_DB_POOL;
-        else process.env.PGW_DB_POOL = size;
-      }
       holder?.release();
       server?.closeAllConnections();
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));

@@ -84,6 +84,16 @@ describe('npm start, before it listens', () => {
       start([], { PGW_NOTIFY_POST_TIMEOUT_MS: '2000', PGW_NOTIFY_LEASE_MS: '1000' }),
       /^payment-gateway-sandbox: PGW_NOTIFY_LEASE_MS must be whole milliseconds above 2000 \(longer than a post may take\): got '1000'$/m,
     );
+    // Above a timer's longest wait Node would wait 1 ms: the opposite of what was asked.
+    oneLine(
+      start([], { PGW_SANDBOX_ANSWER_STALL_MS: '3000000000' }),
+      /^payment-gateway-sandbox: PGW_SANDBOX_ANSWER_STALL_MS must be at most 2147483647 ms \(the longest wait a timer takes\): got '3000000000'$/m,
+    );
+    // The pool's settings are read before a database is opened, PostgreSQL's or not.
+    oneLine(
+      start([], { PGW_DB: 'postgres://nobody@127.0.0.1:1/none', PGW_DB_POOL: 'ten' }),
+      /^payment-gateway-sandbox: PGW_DB_POOL must be a whole number of connections from 1 to 1000: got 'ten'$/m,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 

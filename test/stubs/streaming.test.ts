@@ -8,7 +8,7 @@ import { Zip, ZipDeflate, unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
-import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { createGateway, createNodeHandler, createNodeServer } from '../../server-stubs/index.ts';
 
 /** A zip of one CSV entry, produced a chunk at a time from `lines`; `stats` counts what was made and whether it was closed. */
 async function* zipOf(lines: Iterable<string>, stats: { chunks: number; closed: boolean }): AsyncGenerator<Uint8Array> {
@@ -202,4 +202,13 @@ describe('a streamed file answer', () => {
     expect(logged.join('\n')).toContain('A card number appears unmasked in the answer');
     expect(stats.closed).toBe(true);
   });
+});
+
+it('refuses an answerStallTimeout a timer cannot keep (above 2147483647 ms Node waits 1 ms)', () => {
+  const gateway = createGateway({ handlers: echoHandlers(), accounts });
+  for (const bad of [3_000_000_000, 0, 1.5])
+    expect(() => createNodeHandler(gateway, { answerStallTimeout: bad })).toThrow(
+      `answerStallTimeout must be whole milliseconds from 1 to 2147483647, not ${bad}`,
+    );
+  expect(() => createNodeServer(gateway, { answerStallTimeout: 3_000_000_000 })).toThrow(RangeError);
 });
