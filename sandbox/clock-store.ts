@@ -24,12 +24,19 @@ export async function sync(store: Store, clock: Clock, account: string): Promise
   clock.share(account, Number(row?.offset_ms ?? 0));
 }
 
+/** A timestamp of the store (YYYY-MM-DD HH:MM:SS, UTC) moved by ms. */
+export const shifted = (timestamp: string, ms: number): string =>
+  new Date(Date.parse(`${timestamp.replace(' ', 'T')}Z`) + ms).toISOString().slice(0, 19).replace('T', ' ');
+
 /**
  * Moves the account's clock on by ms, for every instance on the store, unless that would take it past
  * the clock's range (CLOCK_RANGE_MS ahead of real time): then nothing moves, and the answer says how
  * far ahead it stands. The range is checked in the statement that adds, so two advances made at once on
  * two instances cannot together pass it. Its notifications waiting for a retry come due as its time
  * moves: the delivery queue schedules in the base time, so their next attempts move back by as much.
+ * The base time of the advance is kept (advanced_to): an attempt of the account's that fell due by then
+ * is dated at the time it fell due, its retry scheduled from there (notifier.ts), so that every attempt
+ * falling due within the span is made, each at its own time, before the advance answers.
  */
 export function advance(
   store: Store,
@@ -39,10 +46,12 @@ export function advance(
 ): Promise<{ moved: boolean; offsetMs: number }> {
   const by = Math.round(ms);
   return store.transaction(async () => {
+    const now = clock.baseTimestamp();
     await store.run('INSERT OR IGNORE INTO sandbox_clock (name, offset_ms) VALUES (?, 0)', account);
     const { changes } = await store.run(
-      'UPDATE sandbox_clock SET offset_ms = offset_ms + ? WHERE name = ? AND offset_ms + ? <= ?',
+      'UPDATE sandbox_clock SET offset_ms = offset_ms + ?, advanced_to = ? WHERE name = ? AND offset_ms + ? <= ?',
       by,
+      now,
       account,
       by,
       CLOCK_RANGE_MS,
@@ -57,10 +66,9 @@ export function advance(
       kind,
       id.join(':'),
     )) {
-      const at = new Date(Date.parse(`${String(n.next_attempt_at).replace(' ', 'T')}Z`) - by);
       await store.run(
         'UPDATE notifications SET next_attempt_at = ? WHERE id = ?',
-        at.toISOString().slice(0, 19).replace('T', ' '),
+        shifted(String(n.next_attempt_at), -by),
         n.id,
       );
     }
@@ -69,13 +77,26 @@ export function advance(
   });
 }
 
-/** A timestamp of the delivery queue (base time) as the account in scope reads it, on its own time. */
-export function onScopeTime(clock: Clock, baseTimestamp: string): string {
-  const offset = clock.account === undefined ? 0 : clock.offsetOf(clock.account);
-  return new Date(Date.parse(`${baseTimestamp.replace(' ', 'T')}Z`) + offset)
-    .toISOString()
-    .slice(0, 19)
-    .replace('T', ' ');
+/**
+ * An account's clock as the store holds it now (another instance may have moved it): its offset,
+ * taken into the clock, and the base time of its latest advance (null: never advanced).
+ */
+export async function readClock(
+  store: Store,
+  clock: Clock,
+  account: string,
+): Promise<{ offsetMs: number; advancedTo: string | null }> {
+  const row = await store.get<{ offset_ms: number; advanced_to: string | null }>(
+    'SELECT offset_ms, advanced_to FROM sandbox_clock WHERE name = ?',
+    account,
+  );
+  clock.share(account, Number(row?.offset_ms ?? 0));
+  return { offsetMs: clock.offsetOf(account), advancedTo: row?.advanced_to ?? null };
+}
+
+/** A timestamp of the delivery queue (base time) as an account reads it (the one in scope by default), on its own time. */
+export function onScopeTime(clock: Clock, baseTimestamp: string, account = clock.account): string {
+  return shifted(baseTimestamp, account === undefined ? 0 : clock.offsetOf(account));
 }
 
 /** Runs work on the account's time, its offset read from the store first (another instance may have moved it). */

@@ -783,7 +783,7 @@ export class Control {
   }
 
   private async attemptsOf(row: Row) {
-    const { store, clock } = this.sb;
+    const { store } = this.sb;
     const faults =
       row.chaos_seq === null && !(await store.get('SELECT 1 AS any FROM chaos_posts WHERE notification_id = ?', row.id))
         ? []
@@ -800,7 +800,8 @@ export class Control {
       const chaos = faults
         .filter((f) => Number(f.attempt) === Number(seq))
         .map((f) => ({ kind: f.kind, value: Number(f.value) }));
-      return { at: onScopeTime(clock, at), status: Number(status), ms: Number(ms), ...(chaos.length ? { chaos } : {}) };
+      // Stored on its account's clock when it was made (notifier.ts): shown as it is, whatever the clock did since.
+      return { at: String(at), status: Number(status), ms: Number(ms), ...(chaos.length ? { chaos } : {}) };
     });
   }
 

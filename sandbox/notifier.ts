@@ -13,6 +13,7 @@ import { notificationDelivery, type WebhookName } from '../generated/webhooks.ts
 import type { Account } from '../server-stubs/index.ts';
 import { nodeDigests } from '../server-stubs/index.ts';
 import type { Clock } from './clock.ts';
+import { onScopeTime, readClock, shifted } from './clock-store.ts';
 import { type Chaos, chaosOfRow, forged, planFor, type Posting, staled } from './chaos.ts';
 import { claimDue, renew, settle } from './delivery-queue.ts';
 import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
@@ -363,10 +364,13 @@ export class Notifier {
   private async deliver(n: Row): Promise<boolean> {
     const headers = await this.headersFor(n);
     const attempt = Number(n.attempts) + 1;
+    // Its account's clock as the store holds it (another instance may have moved it).
+    const account = `${n.signer_kind}:${n.signer_id}`;
+    const { advancedTo } = await readClock(this.store, this.clock, account);
     const chaos = await this.chaosOf(n);
     const plan = chaos && planFor(chaos, Number(n.chaos_seq), attempt);
     const faults: { kind: string; value: number }[] = [];
-    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n);
+    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n, account);
     if (plan?.delayMs) {
       faults.push({ kind: 'delay', value: plan.delayMs });
       await new Promise((r) => setTimeout(r, plan.delayMs));
@@ -386,7 +390,13 @@ export class Notifier {
       const copy = staled(posting, chaos!.staleSeconds, String(signer?.passphrase ?? ''));
       if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy) });
     }
-    const at = this.clock.timestamp();
+    // When this attempt is made, in the base time the queue schedules in: now, or when it fell due if
+    // that was within the span of its account's latest clock advance (the advance moved over it; its
+    // retries due within the span follow from there, each made in this run). Stored on its account's
+    // clock as it stands now, the one source of every date: it never moves after.
+    const due = String(n.next_attempt_at);
+    const base = advancedTo !== null && due <= advancedTo ? due : this.clock.baseTimestamp();
+    const at = onScopeTime(this.clock, base, account);
     const started = performance.now();
     const status = await this.post(n, posting);
     const ms = Math.round(performance.now() - started);
@@ -397,14 +407,10 @@ export class Notifier {
       ok = false;
     }
     if (ok && plan?.duplicate) faults.push({ kind: 'duplicate', value: await this.post(n, posting) });
-    // The spec's wait after this attempt (x-notification-delivery); after the last one it is not sent again.
+    // The spec's wait after this attempt (x-notification-delivery), from the attempt's time; after the
+    // last one it is not sent again.
     const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;
-    await settle(this.store, Number(n.id), this.instanceId, {
-      ok,
-      status,
-      at: this.clock.baseTimestamp(),
-      retryAt: this.clock.baseTimestamp(retryIn),
-    });
+    await settle(this.store, Number(n.id), this.instanceId, { ok, status, at, retryAt: shifted(base, retryIn) });
     // The attempt's number is the count settled so far: this instance held the claim, so no other wrote it.
     await this.store.run(
       'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',
@@ -435,7 +441,7 @@ export class Notifier {
   }
 
   /** Holds a notification back without an attempt, so that later ones are posted first; its claim given up. */
-  private async holdBack(n: Row): Promise<boolean> {
+  private async holdBack(n: Row, account: string): Promise<boolean> {
     const holdMs = Math.max(2000, 2 * this.times.deliveryEveryMs);
     await this.store.transaction(async () => {
       const { changes } = await this.store.run(
@@ -451,7 +457,7 @@ export class Notifier {
           Number(n.attempts) + 1,
           'reorder',
           holdMs,
-          this.clock.timestamp(),
+          onScopeTime(this.clock, this.clock.baseTimestamp(), account),
         );
     });
     return false;

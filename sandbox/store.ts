@@ -122,6 +122,10 @@ export const MIGRATIONS: string[] = [
   // holds its seeded accounts already: it is marked here.
   `CREATE TABLE sandbox_seeded (name TEXT PRIMARY KEY, at TEXT NOT NULL);
    INSERT INTO sandbox_seeded (name, at) SELECT 'accounts', created_at FROM accounts ORDER BY created_at LIMIT 1;`,
+  // v15: the base time of each account's latest clock advance (clock-store.ts): a notification of the
+  // account that fell due by then fell due within the span the clock moved over, and its attempt is
+  // dated at the time it fell due (notifier.ts).
+  `ALTER TABLE sandbox_clock ADD COLUMN advanced_to TEXT;`,
 ];
 
 export type Row = Record<string, any>;

@@ -1,0 +1,154 @@
+// Finding (a client team's trial): delivery attempts were dated with the account's clock offset twice
+// (an attempt made while the control API ran on the account's time was stored on that time, then
+// shifted by the offset again when listed), and an attempt stored on the base time moved whenever the
+// account's clock moved. And an advance made one retry per delivery, the next rescheduled from the
+// new time, where the control API says retries fall due as the clock moves. Now each attempt is
+// stored at the time it was made on its own account's clock and never moves; an advance makes every
+// attempt that falls due within the span it moves over, each dated at the sandbox time it fell due.
+// Time is data here: every time asserted is read from the control API's clock or from an attempt.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import { bankDebit } from '../support/requests.ts';
+import { STORES, startSandboxOn, type TestSandbox } from './support.ts';
+
+const ms = (timestamp: string) => Date.parse(`${timestamp.replace(' ', 'T')}Z`);
+const plus = (timestamp: string, seconds: number) =>
+  new Date(ms(timestamp) + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+
+describe.each(STORES)('delivery attempts on the sandbox clock ($name)', ({ url }) => {
+  let t: TestSandbox;
+  let control: ControlClient;
+  let other: ControlClient;
+  /** What the receiver does: answer a status, or refuse the connection (nothing listening). */
+  let answer: number | 'refuse' = 'refuse';
+
+  beforeAll(async () => {
+    t = await startSandboxOn(url, {
+      control: true,
+      fetch: (async () => {
+        if (answer === 'refuse') throw new TypeError('fetch failed: connect ECONNREFUSED');
+        return new Response(null, { status: answer });
+      }) as unknown as typeof fetch,
+    });
+    const { store, clock, seed } = t.sandbox;
+    await store.run(
+      'INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'merchant',
+      'otherclock01',
+      'otherkey',
+      'otherpass',
+      seed.partnerUUID,
+      clock.timestamp(),
+    );
+    control = createControlClient({ baseUrl: t.base, accountId: seed.merchantUUID, apiKey: seed.apiKey });
+    other = createControlClient({ baseUrl: t.base, accountId: 'otherclock01', apiKey: 'otherkey' });
+  });
+  afterAll(() => t?.close());
+
+  const now = async (c: ControlClient = control) => ((await c.clock()) as { now: string }).now;
+  const delivery = async (id: number, c: ControlClient = control) => (await c.delivery(id)).delivery;
+
+  /** A directDebitOutcome to an address that refuses, triggered (its first attempt made before the answer). */
+  async function undelivered(): Promise<number> {
+    answer = 'refuse';
+    const debit = (await t.client.processDDebit(bankDebit('6.00') as never)) as { transactionID: string };
+    const { deliveries } = await control.triggerNotification({
+      event: 'directDebitOutcome',
+      transactionID: debit.transactionID,
+      notifyURL: 'https://m.test/down',
+    });
+    return deliveries[0]!;
+  }
+
+  it("dates an attempt once on the account's clock, and a past attempt never moves when the clock does", async () => {
+    await control.advanceClock({ days: 1 });
+    const before = await now();
+    const id = await undelivered();
+    const after = await now();
+    const first = await delivery(id);
+    expect(first.attempts).toHaveLength(1);
+    const at = first.attempts[0]!.at;
+    expect(at >= before && at <= after, `${at} within ${before}..${after}`).toBe(true);
+    // Retried a minute after the attempt, on the same clock.
+    expect(first.nextAttemptAt).toBe(plus(at, 60));
+    // The clock moves a day on: the attempt made stays where it was.
+    await control.advanceClock({ days: 1 });
+    const later = await delivery(id);
+    expect(later.attempts[0]!.at).toBe(at);
+    expect(later.attempts.every((a) => a.at <= plus(at, 31 * 60))).toBe(true);
+  });
+
+  it("dates an attempt made by the notifier's own run (no account's time in scope) on its account's clock", async () => {
+    const { notifier, store, seed } = t.sandbox;
+    // Queued and left to the notifier's next run, as its timer runs it: outside any account's scope.
+    const id = await store.transaction(() =>
+      notifier.payoutTransaction(
+        { kind: 'merchant', id: seed.merchantUUID },
+        'https://m.test/down-too',
+        'PO-RUN',
+        'PTX-RUN',
+        { payee: { name: 'P' }, transaction: {}, payouts: [] },
+      ),
+    );
+    const before = await now();
+    await notifier.deliverDue();
+    const after = await now();
+    const at = (await delivery(id)).attempts[0]!.at;
+    expect(at >= before && at <= after, `${at} within ${before}..${after}`).toBe(true);
+    await control.advanceClock({ days: 1 });
+    expect((await delivery(id)).attempts[0]!.at).toBe(at);
+  });
+
+  it("dates another account's attempt made in a run this account's call started on that other account's clock", async () => {
+    const { notifier, store, seed } = t.sandbox;
+    // The other merchant's notification, queued (its clock not moved); this merchant's clock is days ahead.
+    const id = await store.transaction(() =>
+      notifier.payoutTransaction(
+        { kind: 'merchant', id: 'otherclock01', passphrase: 'otherpass' },
+        'https://m.test/other',
+        'PO-OTHER',
+        'PTX-OTHER',
+        { payee: { name: 'P' }, transaction: {}, payouts: [] },
+      ),
+    );
+    expect(seed.merchantUUID).not.toBe('otherclock01');
+    const before = await now(other);
+    await undelivered(); // this merchant's call: the run it starts posts the other's too
+    const after = await now(other);
+    const at = (await delivery(id, other)).attempts[0]!.at;
+    expect(at >= before && at <= after, `${at} within ${before}..${after}`).toBe(true);
+  });
+
+  it('makes every attempt that falls due within an advance, each dated when it fell due, until the schedule gives up', async () => {
+    const id = await undelivered();
+    const first = (await delivery(id)).attempts[0]!.at;
+    const moved = await control.advanceClock({ seconds: 3600 });
+    expect(moved).toMatchObject({ responseCode: 0, delivered: 0 });
+    const d = await delivery(id);
+    // The spec's schedule (x-notification-delivery): retried 1, 2, 4, 8 and 16 minutes after each attempt.
+    expect(d.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
+    expect(d.attempts.map((a) => a.status)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
+    expect(d.attempts.every((a) => a.at <= (moved as { now: string }).now)).toBe(true);
+  });
+
+  it('leaves the attempts due after the span for later, and delivers one when the receiver is back', async () => {
+    const id = await undelivered();
+    const first = (await delivery(id)).attempts[0]!.at;
+    // Three minutes and a bit: the retries after 1 and 3 minutes fall due, the one after 7 does not.
+    await control.advanceClock({ seconds: 200 });
+    const down = await delivery(id);
+    expect(down.attempts.map((a) => a.at)).toEqual([0, 1, 3].map((minutes) => plus(first, minutes * 60)));
+    expect(down.nextAttemptAt).toBe(plus(first, 7 * 60));
+    answer = 204;
+    expect(await control.advanceClock({ seconds: 3600 })).toMatchObject({ responseCode: 0, delivered: 1 });
+    const up = await delivery(id);
+    expect(up.attempts.map((a) => [a.at, a.status])).toEqual([
+      [first, 0],
+      [plus(first, 60), 0],
+      [plus(first, 180), 0],
+      [plus(first, 420), 204],
+    ]);
+    expect(up).toMatchObject({ delivered: true, nextAttemptAt: null });
+  });
+});
