@@ -35,6 +35,11 @@ type Signer = Pick<Account, 'kind' | 'id'> & { passphrase?: string };
 export interface QueueOptions {
   set?: Overrides;
   resentFrom?: number;
+  /**
+   * When it fell due, in the queue's base time, when that was before now (a payout's last attempt
+   * ended within a clock advance): its first attempt is then dated then (deliver). Default: now.
+   */
+  dueAt?: string;
 }
 
 /** A trigger's overrides make a body its notification's schema refuses. */
@@ -155,7 +160,7 @@ export class Notifier {
       JSON.stringify(sent),
       signer.kind,
       signer.id,
-      this.clock.baseTimestamp(),
+      options.dueAt ?? this.clock.baseTimestamp(),
       options.resentFrom ?? null,
       chaos ? Number(chaos.seq) : null,
     );

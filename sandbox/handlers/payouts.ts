@@ -9,7 +9,7 @@ import { INVALID_BSB, PAYOUT_ACCOUNTS } from '../data.ts';
 import { reference, transactionId } from '../ids.ts';
 import type { Row } from '../store.ts';
 import type { Clock } from '../clock.ts';
-import { onAccountTime } from '../clock-store.ts';
+import { clockOf, onAccountTime, shifted } from '../clock-store.ts';
 import { attemptsAt, endsAt, plan, RAIL_MS } from '../payout-attempts.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -26,7 +26,8 @@ export function payoutRecord(row: Row, clock: Clock) {
 /**
  * Queues the notification of each payout transaction whose last attempt has ended (notify_at passed),
  * once: the row is read FOR UPDATE and its notify_at cleared in the same transaction. Each merchant's
- * rows are judged on that merchant's own clock (clock-store.ts), the one its attempts were planned on.
+ * rows are judged on that merchant's own clock (clock-store.ts), the one its attempts were planned on;
+ * each notification falls due at its notify_at.
  */
 export async function payoutsDue(sb: Sandbox): Promise<number> {
   const { store, clock, notifier } = sb;
@@ -43,8 +44,13 @@ export async function payoutsDue(sb: Sandbox): Promise<number> {
           merchant_id,
           clock.timestamp(),
         );
+        // Due when its last attempt ended (in the queue's base time): when the clock was advanced past
+        // that, its attempts run from then (notifier.ts), not from the advance.
+        const offset = clock.offsetOf(clockOf(account));
         for (const t of due) {
-          await notifier.payoutTransaction(account as never, t.notify_url, t.payout_id, t.id, payoutRecord(t, clock));
+          await notifier.payoutTransaction(account as never, t.notify_url, t.payout_id, t.id, payoutRecord(t, clock), {
+            dueAt: shifted(String(t.notify_at), -offset),
+          });
           await store.run('UPDATE payout_transactions SET notify_at = NULL WHERE id = ?', t.id);
         }
         return due.length;

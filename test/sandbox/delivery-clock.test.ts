@@ -151,4 +151,31 @@ describe.each(STORES)('delivery attempts on the sandbox clock ($name)', ({ url }
     ]);
     expect(up).toMatchObject({ delivered: true, nextAttemptAt: null });
   });
+
+  it("sends a payout's notification from when its last attempt ended within an advance, its schedule running from there", async () => {
+    answer = 'refuse';
+    const before = await now();
+    await t.client.payouts.create({
+      reference: 'DC-DE-1',
+      notifyURL: 'https://m.test/payouts-down',
+      transactions: [
+        // NPP declined, then a DE attempt pending a day of sandbox time (payout-attempts.ts).
+        {
+          payee: { name: 'P' },
+          transaction: { reference: 'DC-DE-1-1', amount: 3, bsb: '802950', accNumber: '11111111' },
+        },
+      ],
+    });
+    const after = await now();
+    const moved = (await control.advanceClock({ days: 2 })) as { now: string };
+    const [d] = (await control.deliveries({ latest: 1 })).deliveries;
+    expect(d).toMatchObject({ event: 'payoutTransaction', delivered: false, nextAttemptAt: null });
+    // Its last attempt ended NPP's wait and a day after the payout was made: its notification fell due
+    // then, a day before the advance ended, and its attempts follow on the schedule.
+    const pending = 86_400 + t.sandbox.waits.nppMs / 1000;
+    const first = d!.attempts[0]!.at;
+    expect(first >= plus(before, pending) && first <= plus(after, pending), `${first}`).toBe(true);
+    expect(d!.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
+    expect(d!.attempts.every((a) => a.at <= moved.now)).toBe(true);
+  });
 });
