@@ -49,7 +49,7 @@ export interface paths {
         put?: never;
         /**
          * Move the caller's sandbox clock on
-         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, its notification retries fall due (and are sent before the answer). Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header). An account's clock stays within 36525 days (100 years) ahead of real time; an advance past that is refused -2 naming the field (days, seconds, or days and seconds) and the seconds still left, and moves nothing.
+         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, and every attempt of its notifications that falls due within the span is made before the answer, each dated at the sandbox time it fell due, its retries following on the spec's schedule (x-notification-delivery) until delivered or given up. Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header). An account's clock stays within 36525 days (100 years) ahead of real time; an advance past that is refused -2 naming the field (days, seconds, or days and seconds) and the seconds still left, and moves nothing.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -395,7 +395,7 @@ export interface components {
             notifyURL?: string;
         };
         Attempt: {
-            /** @description Sandbox time of the attempt. */
+            /** @description When the attempt was made, on the account's sandbox clock (YYYY-MM-DD HH:MM:SS, UTC; one made by an advance, when it fell due within it). It stays as it is when the clock moves on. */
             at: string;
             /** @description The receiver's HTTP status; 0 when it could not be reached. */
             status: number;
@@ -422,6 +422,7 @@ export interface components {
             delivered: boolean;
             /** @description The delivery this one sends again (a resend). */
             resentFrom?: number | null;
+            /** @description When it is sent again, on the account's sandbox clock (the spec's wait after the last attempt's time); null once delivered or given up. */
             nextAttemptAt?: string | null;
             attempts: components["schemas"]["Attempt"][];
         };
