@@ -49,7 +49,7 @@ export interface paths {
         put?: never;
         /**
          * Move the caller's sandbox clock on
-         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, and every attempt of its notifications that falls due within the span is made before the answer, each dated at the sandbox time it fell due, its retries following on the spec's schedule (x-notification-delivery) until delivered or given up. Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header). An account's clock stays within 36525 days (100 years) ahead of real time; an advance past that is refused -2 naming the field (days, seconds, or days and seconds) and the seconds still left, and moves nothing.
+         * @description Moves this account's time only (another team's clock stays where it is; every instance on the store sees the move). Its direct debits reach their settlement date, its card transactions their settlement day, its access tokens expire, and every attempt of its notifications that falls due within the span is made before the answer, each dated at the sandbox time it fell due, its retries following on the spec's schedule (x-notification-delivery) until delivered or given up. The answer waits for them as long as one notification post may take (5 s, PGW_NOTIFY_POST_TIMEOUT_MS); those still under way then (a receiver that does not answer) are made right after it, dated the same way. Every answer to the account, the gateway's and this API's, is dated on its time (the HTTP Date header). An account's clock stays within 36525 days (100 years) ahead of real time; an advance past that is refused -2 naming the field (days, seconds, or days and seconds) and the seconds still left, and moves nothing.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -303,7 +303,7 @@ export interface components {
             now: string;
             /** @description How far ahead of real time the sandbox is. */
             offsetSeconds: number;
-            /** @description Notifications delivered on the way (advance only). */
+            /** @description Notifications delivered before the answer (advance only). */
             delivered?: number;
         };
         Advance: {

@@ -521,8 +521,20 @@ export class Control {
           Math.max(0, Math.floor((CLOCK_RANGE_MS - moved.offsetMs) / 1000)),
         ),
       );
-    const delivered = await this.sb.notifier.deliverDue();
-    return { ...this.clock(), delivered };
+    // The attempts due within the span are made by this run, each in turn; the answer waits for it as
+    // long as one post may take (as when an advance made one attempt each), and a run slower than that
+    // (receivers that do not answer) goes on after it, its attempts dated as they fell due all the same.
+    const { notifier } = this.sb;
+    const before = notifier.deliveredCount;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      notifier.deliverDue().catch(() => 0),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, this.sb.waits.postTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return { ...this.clock(), delivered: notifier.deliveredCount - before };
   }
 
   /** Ends every attempt of a payout still pending, with the outcome its plan gives, and sends its notifications. */

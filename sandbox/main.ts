@@ -31,7 +31,8 @@ const ACCOUNT_ENV = {
 
 /** The waits a deployment may change (sandbox/waits.ts: each variable and default written there once). */
 const WAIT_WHAT: Record<keyof typeof WAIT_ENV, string> = {
-  postTimeoutMs: "how long one notification's post may take before it counts as failed",
+  postTimeoutMs:
+    "how long one notification's post may take before it counts as failed (and the longest a clock advance waits for its deliveries)",
   leaseMs: 'how long an instance holds a notification it claimed (sandbox time)',
   deliveryEveryMs: 'how often the notifier delivers what is due',
   closeGraceMs: 'how long a stop waits for work under way before it closes every connection',

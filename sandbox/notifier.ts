@@ -309,6 +309,9 @@ export class Notifier {
     this.dueWork.push(work);
   }
 
+  /** How many notifications this instance has delivered (a caller that does not wait for a whole run counts by it). */
+  deliveredCount = 0;
+
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
     // Work that queues notifications as time passes (each on its account's clock, payoutsDue).
@@ -324,7 +327,14 @@ export class Notifier {
       if (due.length === 0) return delivered;
       // Posted side by side: the claim's whole batch ends within one post's time-out (5 s), which is
       // shorter than its lease (waits.ts), so no claim runs out while its holder is still busy with it.
-      delivered += (await Promise.all(due.map((n) => this.deliver(n)))).filter(Boolean).length;
+      const done = await Promise.all(
+        due.map(async (n) => {
+          const ok = await this.deliver(n);
+          if (ok) this.deliveredCount++;
+          return ok;
+        }),
+      );
+      delivered += done.filter(Boolean).length;
     }
   }
 

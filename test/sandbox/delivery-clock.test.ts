@@ -179,3 +179,66 @@ describe.each(STORES)('delivery attempts on the sandbox clock ($name)', ({ url }
     expect(d!.attempts.every((a) => a.at <= moved.now)).toBe(true);
   });
 });
+
+// Found by the contract suite against `npm start` where names do not resolve (5 s a lookup): an
+// advance that made the whole schedule before its answer took six posts' time, past its client's
+// 15 s. It waits for its deliveries as long as one post may take (PGW_NOTIFY_POST_TIMEOUT_MS), as when
+// it made one attempt each; the attempts due within its span go on being made after it answers, each
+// dated when it fell due.
+describe.each(STORES)('an advance whose deliveries are slow ($name)', ({ url }) => {
+  let t: TestSandbox;
+  let control: ControlClient;
+  let posts = 0;
+  /** The receiver's posts hang until released, then are refused. */
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+
+  beforeAll(async () => {
+    t = await startSandboxOn(url, {
+      control: true,
+      env: { PGW_SANDBOX_PARTNER_NOTIFY_URL: 'https://partner.test/notify', PGW_NOTIFY_POST_TIMEOUT_MS: '100' },
+      fetch: (async () => {
+        posts++;
+        await released;
+        throw new TypeError('fetch failed: connect ECONNREFUSED');
+      }) as unknown as typeof fetch,
+    });
+    control = createControlClient({
+      baseUrl: t.base,
+      accountId: t.sandbox.seed.merchantUUID,
+      apiKey: t.sandbox.seed.apiKey,
+    });
+  });
+  afterAll(async () => {
+    release();
+    await t?.close();
+  });
+
+  it("answers after one post's time, and the attempts due within its span are made after it, each when it fell due", async () => {
+    const { notifier, store, seed } = t.sandbox;
+    const before = ((await control.clock()) as { now: string }).now;
+    const id = await store.transaction(() =>
+      notifier.payoutTransaction(
+        { kind: 'merchant', id: seed.merchantUUID },
+        'https://m.test/slow',
+        'PO-SLOW',
+        'PTX-SLOW',
+        { payee: { name: 'P' }, transaction: {}, payouts: [] },
+      ),
+    );
+    const after = ((await control.clock()) as { now: string }).now;
+    expect(await control.advanceClock({ seconds: 3600 })).toMatchObject({ responseCode: 0, delivered: 0 });
+    // Answered while its first post still hangs: nothing after it was made.
+    expect(posts).toBe(1);
+    release();
+    await notifier.deliverDue(); // after the run under way
+    const d = (await control.delivery(id)).delivery;
+    const first = d.attempts[0]!.at;
+    expect(first >= before && first <= after, `${first} within ${before}..${after}`).toBe(true);
+    expect(d.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
+    expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
+    expect(posts).toBe(6);
+  });
+});
