@@ -1,18 +1,19 @@
 // payment-gateway sandbox accounts: the operator's command for the accounts of a sandbox's database
 // (docs/DEPLOY.md, "Per-team merchants and credentials"). `add` makes a merchant with secrets of its
 // own, one per team, and prints them once; `list` shows the accounts by kind and id, never a secret;
-// `rotate` gives a merchant new secrets. It opens the store the sandbox runs on (PGW_DB, --db) as the
-// sandbox opens it (open-store.ts: the schema migrated, the vault key, the checks), while instances
-// serve it: they look an account up at each request, so what it writes holds at their next request.
-import { existsSync } from 'node:fs';
+// `rotate` gives a merchant new secrets. It works on the store the sandbox runs on (PGW_DB, --db)
+// while instances serve it: they look an account up at each request, so what it writes holds at their
+// next request. It opens that store as it is (open-store.ts, openMadeStore): a database a sandbox made
+// and seeded at this code's schema version, else refused before anything is written; nothing
+// migrated (older instances may serve it), and no vault key read or made (accounts hold no card).
 import { randomInt } from 'node:crypto';
 import { type CommandOutput, type CommandSpec, type OptionSpec, startCommand, UsageError } from '../cli-kit/index.ts';
 import { findCardNumber } from '../runtime/card-numbers.ts';
-import { addSurchargeRates, databaseMade } from './accounts.ts';
+import { addSurchargeRates } from './accounts.ts';
 import { Clock } from './clock.ts';
 import { DEFAULT_SURCHARGE_BP } from './data.ts';
 import { cardFree, merchantId } from './ids.ts';
-import { checkDataKey, checkOpenedStore, openFailure, openVaultedStore, storePlace } from './open-store.ts';
+import { openMadeStore, storePlace } from './open-store.ts';
 import type { Store } from './store.ts';
 
 const DB: OptionSpec = {
@@ -38,7 +39,7 @@ export function accountsSpecs(name: string): { overview: CommandSpec } & Record<
       name,
       usage: '<add|list|rotate> [options]',
       summary:
-        "The accounts of the sandbox's database, for its operator: each team gets a merchant of its own, whose secrets no other team has. It works on the database the sandbox runs on (--db, PGW_DB, and PGW_SANDBOX_DATA_KEY as the sandbox reads them), while instances serve it: each takes a change at its next request.",
+        "The accounts of the sandbox's database, for its operator: each team gets a merchant of its own, whose secrets no other team has. It works on the database the sandbox runs on (--db, PGW_DB, as the sandbox reads them), while instances serve it: each takes a change at its next request. It needs no PGW_SANDBOX_DATA_KEY (accounts hold no card), and refuses, writing nothing, a database that is not a sandbox's at this version's schema.",
       options: {},
       notes: [
         'Commands:',
@@ -111,7 +112,7 @@ const noDatabase = (shown: string) =>
     `there is no sandbox database at ${shown}: start the sandbox on it once (it makes and seeds it), or name the sandbox's with --db or PGW_DB`,
   );
 
-/** The store the sandbox runs on, opened and checked as the sandbox opens it; `work` runs on it, then it is closed. */
+/** The store the sandbox runs on, opened as it is once checked (openMadeStore); `work` runs on it, then it is closed. */
 async function onStore<T>(
   values: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
@@ -122,21 +123,9 @@ async function onStore<T>(
     throw new UsageError(
       "--db :memory: is a database of one process, no sandbox's: name the sandbox's own (its file, or its postgres:// URL)",
     );
-  checkDataKey(env.PGW_SANDBOX_DATA_KEY);
-  const place = storePlace(dbPath);
-  // No SQLite file is made here: a database is made and seeded by the sandbox's first start on it.
-  if (!place.postgres && !existsSync(dbPath)) throw noDatabase(dbPath);
-  let opened: Awaited<ReturnType<typeof openVaultedStore>>;
+  const store = await openMadeStore(dbPath, env, noDatabase);
   try {
-    opened = await openVaultedStore(dbPath, env);
-  } catch (error) {
-    throw openFailure(place, error);
-  }
-  const { store } = opened;
-  await checkOpenedStore(place, env, store, opened.vault, () => store.close());
-  try {
-    if (!(await databaseMade(store))) throw noDatabase(place.shown);
-    return await work(store, place.shown);
+    return await work(store, storePlace(dbPath).shown);
   } finally {
     await store.close();
   }

@@ -136,13 +136,12 @@ export function seedAccounts(
   });
 }
 
-/** Whether a sandbox made and seeded this database (it holds accounts, or says it was seeded). */
-export async function databaseMade(store: Store): Promise<boolean> {
-  return Boolean(
-    (await store.get("SELECT 1 AS made FROM sandbox_seeded WHERE name = 'accounts'")) ??
-      (await store.get('SELECT 1 AS made FROM accounts LIMIT 1')),
-  );
-}
+/**
+ * Whether a sandbox made and seeded this database (it holds accounts, or says it was seeded): one row,
+ * `made` true (PostgreSQL) or 1 (SQLite), on a database at this code's schema version.
+ */
+export const DATABASE_MADE =
+  "SELECT (EXISTS (SELECT 1 FROM sandbox_seeded WHERE name = 'accounts') OR EXISTS (SELECT 1 FROM accounts)) AS made";
 
 /** A new merchant's surcharge rates, per card scheme in basis points (data.ts's DEFAULT_SURCHARGE_BP). */
 export async function addSurchargeRates(store: Store, merchantUUID: string, rates: Record<string, number>) {

@@ -2,20 +2,131 @@
 // backend chosen by the URL, here, where neither store imports it (store.ts holds what both share,
 // and each store imports store.ts; each backend is loaded only when chosen, so a sandbox on SQLite
 // never loads pg); the vault key; and the checks a program makes before it uses a store, each
-// failure one line that says what to do (a damaged file, a key that does not open the cards).
+// failure one line that says what to do (a damaged file, a key that does not open the cards). A
+// program that works on the database its instances serve (`sandbox accounts`) opens it as it is
+// instead (openMadeStore): checked first without a write, then neither migrated nor given a key.
 import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { pathToFileURL } from 'node:url';
 import { UsageError } from '../cli-kit/index.ts';
-import { isPostgresUrl, type Store } from './store.ts';
+import { DATABASE_MADE } from './accounts.ts';
+import {
+  isPostgresUrl,
+  MIGRATIONS,
+  type OpenOptions,
+  refuseNewerSchema,
+  refuseOlderSchema,
+  type Store,
+} from './store.ts';
 import { VaultCrypto } from './vault-crypto.ts';
 
 /**
  * PostgreSQL for a postgres:// or postgresql:// URL (PGW_DB), else the SQLite file (or :memory:) it
  * names; env gives each its durability setting (PGW_PG_SYNCHRONOUS_COMMIT, PGW_SQLITE_SYNCHRONOUS).
+ * Migrated to this code's schema unless options say otherwise (OpenOptions).
  */
-export async function openStore(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
-  if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url, env);
-  return new (await import('./store-sqlite.ts')).SqliteStore(url, env);
+export async function openStore(
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: OpenOptions = {},
+): Promise<Store> {
+  if (isPostgresUrl(url)) return (await import('./store-postgres.ts')).PostgresStore.open(url, env, options);
+  return new (await import('./store-sqlite.ts')).SqliteStore(url, env, options);
+}
+
+/** What a database says of itself, read without a write: its schema version, whether a sandbox seeded it, its damage. */
+interface Found {
+  version: number;
+  made: boolean;
+  /** SQLite's quick_check when it is not 'ok'. */
+  damage?: string;
+}
+
+/**
+ * The SQLite file read-only, as it is: immutable (no lock, no -shm or -wal file made beside it) when
+ * no write-ahead log is there, for then the file holds every commit; else read-only through the log
+ * its instances keep (the -shm file beside it is theirs).
+ */
+function foundInSqlite(file: string): Found {
+  if (!existsSync(file)) return { version: 0, made: false };
+  const url = pathToFileURL(path.resolve(file));
+  if (!existsSync(`${file}-wal`)) url.searchParams.set('immutable', '1');
+  const db = new DatabaseSync(url, { readOnly: true });
+  try {
+    const first = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0];
+    const version = Number(first('PRAGMA user_version'));
+    const check = String(first('PRAGMA quick_check(1)'));
+    return {
+      version,
+      made: version === MIGRATIONS.length && Boolean(first(DATABASE_MADE)),
+      ...(check !== 'ok' && { damage: check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0] }),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The PostgreSQL database's schema table looked up before it is read: nothing is made. */
+async function foundInPostgres(url: string): Promise<Found> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const first = async (sql: string) => Object.values((await client.query(sql)).rows[0] ?? {})[0];
+    if (!(await first("SELECT to_regclass('pgw_schema') IS NOT NULL"))) return { version: 0, made: false };
+    const version = Number((await first('SELECT version FROM pgw_schema')) ?? 0);
+    return { version, made: version === MIGRATIONS.length && Boolean(await first(DATABASE_MADE)) };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The store of a database a sandbox made and seeded, at this code's schema version, opened as it is
+ * (`sandbox accounts`, which works on the database while instances serve it): nothing migrated (an
+ * older sandbox's instances may run on it), no vault key read or made (accounts hold no card), no
+ * file made and no permission changed. It is read first without a write, and anything else refused
+ * in one line (`noDatabase` says there is none) before the store opens. A newer sandbox that
+ * migrates it between that read and the opening is refused by the opening (OpenOptions).
+ */
+export async function openMadeStore(
+  dbPath: string,
+  env: NodeJS.ProcessEnv,
+  noDatabase: (shown: string) => UsageError,
+): Promise<Store> {
+  const place = storePlace(dbPath);
+  let found: Found;
+  try {
+    found = place.postgres ? await foundInPostgres(dbPath) : foundInSqlite(dbPath);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!place.postgres && /not a database/.test(message))
+      throw new UsageError(
+        `${place.dbPath} is no SQLite database (${message}): name the sandbox's with --db or PGW_DB`,
+      );
+    throw new UsageError(
+      `cannot read the database ${place.shown}: ${message}.${place.postgres ? ' Check that the PostgreSQL server runs and' : ' Check'} that it is the sandbox's (--db, PGW_DB)`,
+    );
+  }
+  if (found.version === 0 || (found.version === MIGRATIONS.length && !found.made)) throw noDatabase(place.shown);
+  try {
+    refuseNewerSchema(found.version);
+    refuseOlderSchema(found.version);
+  } catch (error) {
+    throw openFailure(place, error);
+  }
+  if (found.damage)
+    throw new UsageError(
+      `the database ${place.dbPath} is damaged (${found.damage}): restore it from a copy, or name the sandbox's with --db or PGW_DB`,
+    );
+  try {
+    return await openStore(dbPath, env, { migrate: false });
+  } catch (error) {
+    throw openFailure(place, error);
+  }
 }
 
 /**
@@ -107,7 +218,7 @@ export function openFailure(place: StorePlace, error: unknown): UsageError {
     return new UsageError(
       `the key file ${place.keyFile} does not hold a 32-byte base64 key: restore the file that came with ${place.dbPath}, or set PGW_SANDBOX_DATA_KEY`,
     );
-  if (/newer than this sandbox's/.test(message))
+  if (/(newer|older) than this sandbox's/.test(message))
     return new UsageError(message.replace('the database', `the database ${place.shown}`));
   if (place.postgres)
     return new UsageError(

@@ -20,7 +20,9 @@ import {
   beginsTransaction,
   isPlannedOnce,
   MIGRATIONS,
+  type OpenOptions,
   refuseNewerSchema,
+  refuseOlderSchema,
   type Row,
   type Store,
 } from './store.ts';
@@ -244,9 +246,24 @@ export class PostgresStore implements Store {
     return isPlannedOnce(sql) ? this.plannedPool : this.pool;
   }
 
-  static async open(url: string, env: NodeJS.ProcessEnv = process.env): Promise<PostgresStore> {
+  /** With migrate false: nothing migrated or made, and a database at another schema version refused. */
+  static async open(
+    url: string,
+    env: NodeJS.ProcessEnv = process.env,
+    { migrate = true }: OpenOptions = {},
+  ): Promise<PostgresStore> {
     const store = new PostgresStore(url, sessionOptions(env), poolWaitFromEnv(env), poolSizeFromEnv(env));
-    await store.migrate();
+    if (migrate) await store.migrate();
+    else {
+      try {
+        const version = (await store.get<{ version: number }>('SELECT version FROM pgw_schema'))?.version ?? 0;
+        refuseNewerSchema(version);
+        refuseOlderSchema(version);
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+    }
     return store;
   }
 

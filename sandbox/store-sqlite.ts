@@ -33,6 +33,7 @@ import {
   beginsTransaction,
   SqliteDatabase,
   sqliteSynchronousFromEnv,
+  type OpenOptions,
   type Row,
   type Store,
 } from './store.ts';
@@ -106,10 +107,10 @@ export class SqliteStore implements Store {
 
   private readonly checkpointer: Worker | undefined;
 
-  constructor(file: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor(file: string, env: NodeJS.ProcessEnv = process.env, options: OpenOptions = {}) {
     this.file = file;
     const synchronous = sqliteSynchronousFromEnv(env);
-    this.database = new SqliteDatabase(file, synchronous);
+    this.database = new SqliteDatabase(file, synchronous, options);
     const db = this.database.db;
     this.control = {
       noWait: db.prepare('PRAGMA busy_timeout = 0'),

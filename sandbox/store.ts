@@ -16,6 +16,23 @@ export function refuseNewerSchema(version: number): void {
     );
 }
 
+/**
+ * An older schema is not opened by a program that migrates nothing (`sandbox accounts`): the
+ * instances of an older sandbox run on it, and it must not write to tables it would read as its own.
+ */
+export function refuseOlderSchema(version: number): void {
+  if (version < MIGRATIONS.length)
+    throw new Error(
+      `the database is at schema v${version}, older than this sandbox's v${MIGRATIONS.length}: an older sandbox's instances run on it; run that version's command on it, or upgrade them (this version's first start migrates it)`,
+    );
+}
+
+/** How a store is opened: migrated to this code's schema (the sandbox), or as it is (see SqliteDatabase). */
+export interface OpenOptions {
+  /** false: no file made, nothing migrated, and a database at another schema version refused. */
+  migrate?: boolean;
+}
+
 export const MIGRATIONS: string[] = [
   `CREATE TABLE accounts (
      kind TEXT NOT NULL, id TEXT NOT NULL, api_key TEXT NOT NULL, passphrase TEXT NOT NULL,
@@ -244,8 +261,16 @@ export const BUSY_TIMEOUT_MS = 5000;
 export class SqliteDatabase {
   readonly db: DatabaseSync;
 
-  constructor(file: string, synchronous: (typeof SQLITE_SYNCHRONOUS)[number] = 'NORMAL') {
-    if (file !== ':memory:') {
+  /**
+   * With migrate false the file is opened as it is: it is not made, nor its permissions changed, nor
+   * migrated; one at another schema version is refused (a program that checked it first, read-only).
+   */
+  constructor(
+    file: string,
+    synchronous: (typeof SQLITE_SYNCHRONOUS)[number] = 'NORMAL',
+    { migrate = true }: OpenOptions = {},
+  ) {
+    if (file !== ':memory:' && migrate) {
       // The store holds encrypted card numbers and the accounts' secrets: owner-only, whatever the
       // umask. SQLite gives its -wal and -shm files the database file's permissions.
       mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
@@ -258,8 +283,17 @@ export class SqliteDatabase {
     this.db.exec(
       `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`,
     );
+    if (!migrate) {
+      try {
+        refuseNewerSchema(this.schemaVersion);
+        refuseOlderSchema(this.schemaVersion);
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    }
     if (file !== ':memory:') this.toWal();
-    this.migrate();
+    if (migrate) this.migrate();
   }
 
   /**

@@ -5,12 +5,17 @@
 // secrets, which hold at once. Its mistakes are one line and exit 2.
 // On an SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { ControlError, createControlClient } from '../../sandbox/control-client.ts';
+import { MIGRATIONS } from '../../sandbox/store.ts';
+import { postgresMigration } from '../../sandbox/store-postgres.ts';
 import { doc, ROOT } from '../support/contract.ts';
 import {
   killed,
@@ -37,11 +42,11 @@ interface Made {
 
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|NODE_ENV|PGW_)/.test(k)));
 
-/** `payment-gateway sandbox accounts ARGS` on the database, as an operator runs it. */
+/** `payment-gateway sandbox accounts ARGS` on the database, as an operator runs it (key '': no PGW_SANDBOX_DATA_KEY). */
 async function accounts(db: Database, key: string, args: string[], env: Record<string, string> = {}) {
   return promisify(execFile)(NODE, [CLI, 'sandbox', 'accounts', ...args], {
     cwd: ROOT,
-    env: { ...clean, PGW_DB: db.url, PGW_SANDBOX_DATA_KEY: key, ...env },
+    env: { ...clean, PGW_DB: db.url, ...(key ? { PGW_SANDBOX_DATA_KEY: key } : {}), ...env },
     timeout: 60_000,
   }).then(
     ({ stdout, stderr }) => ({ code: 0, out: stdout, err: stderr }),
@@ -54,6 +59,17 @@ const refusal = (p: Promise<unknown>) =>
     () => 'accepted',
     (e: unknown) => (e instanceof ControlError ? `${e.responseCode} ${e.message}` : String(e)),
   );
+
+/** Rows of a query on a PostgreSQL database, read straight from it. */
+async function pgRows<T>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 const STORES: { name: string; make: () => Promise<Database> }[] = [
   { name: 'SQLite', make: async () => sqliteDatabase() },
@@ -217,6 +233,15 @@ describe.each(STORES)('sandbox accounts on $name', ({ make }) => {
     oneLine(await accounts(db, key, []), /payment-gateway sandbox accounts: add, list or rotate/);
   });
 
+  it('needs no data key and makes none: accounts hold no card data', async () => {
+    // The instances run with PGW_SANDBOX_DATA_KEY; the operator's shell has none.
+    const listed = await accounts(db, '', ['list']);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out).toContain(defaults.merchantUUID);
+    if (db.kind === 'sqlite') expect(readdirSync(path.dirname(db.url))).not.toContain('shared.db.key');
+    else expect(await pgRows(db.url, 'SELECT name FROM sandbox_keys')).toEqual([]);
+  });
+
   it('makes a merchant of a partner when asked, with secrets of its own still', async () => {
     const made = await accounts(db, key, ['add', '--partner', defaults.partnerUUID, '--json']);
     expect(made.code, made.err).toBe(0);
@@ -242,4 +267,138 @@ it('the command refuses a database the sandbox has not made, and creates nothing
   } finally {
     await db.drop();
   }
+});
+
+/** Each file of the folder, its mode and its bytes' hash: what a refusal must leave as it was. */
+function folderState(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    readdirSync(dir).map((name) => {
+      const file = path.join(dir, name);
+      return [
+        name,
+        `${(statSync(file).mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(file)).digest('hex')}`,
+      ];
+    }),
+  );
+}
+
+/** A sandbox's database as an older sandbox left it: the first `version` migrations, in WAL mode. */
+function olderSqlite(file: string, version: number): void {
+  const d = new DatabaseSync(file);
+  d.exec('PRAGMA journal_mode = WAL');
+  for (const sql of MIGRATIONS.slice(0, version)) d.exec(sql);
+  d.exec(`PRAGMA user_version = ${version}`);
+  d.close();
+}
+
+const latest = MIGRATIONS.length;
+
+describe('a database the command refuses is left as it was, on SQLite', () => {
+  const cases: { name: string; make: (file: string) => void; said: RegExp }[] = [
+    {
+      name: "another program's SQLite file",
+      make: (file) => {
+        const d = new DatabaseSync(file);
+        d.exec('CREATE TABLE notes(x)');
+        d.close();
+      },
+      said: /there is no sandbox database at \S+other\.db: start the sandbox on it once/,
+    },
+    {
+      name: 'a file that is no SQLite database',
+      make: (file) => writeFileSync(file, 'notes\n', { mode: 0o644 }),
+      said: /\S+other\.db is no SQLite database \(file is not a database\)/,
+    },
+    {
+      name: "an older sandbox's database, its instances running",
+      make: (file) => olderSqlite(file, latest - 1),
+      said: new RegExp(`the database \\S+other\\.db is at schema v${latest - 1}, older than this sandbox's v${latest}`),
+    },
+    {
+      name: "a newer sandbox's database",
+      make: (file) => {
+        olderSqlite(file, latest);
+        const d = new DatabaseSync(file);
+        d.exec(`PRAGMA user_version = ${latest + 1}`);
+        d.close();
+      },
+      said: new RegExp(`the database \\S+other\\.db is at schema v${latest + 1}, newer than this sandbox's v${latest}`),
+    },
+    {
+      name: 'a database migrated but never seeded',
+      make: (file) => olderSqlite(file, latest),
+      said: /there is no sandbox database at \S+other\.db/,
+    },
+  ];
+  it.each(cases)(
+    '$name: refused in one line, exit 2, every file byte for byte as it was, no key file',
+    async ({ make, said }) => {
+      const db = sqliteDatabase();
+      const dir = path.dirname(db.url);
+      const file = path.join(dir, 'other.db');
+      make(file);
+      const before = folderState(dir);
+      try {
+        for (const args of [['list'], ['add'], ['rotate', defaults.merchantUUID]]) {
+          const r = await accounts({ ...db, url: file }, '', args);
+          expect(r.code, r.err).toBe(2);
+          expect(r.out).toBe('');
+          expect(r.err.trim().split('\n')).toHaveLength(1);
+          expect(r.err).toMatch(said);
+          expect(folderState(dir)).toEqual(before);
+        }
+      } finally {
+        await db.drop();
+      }
+    },
+  );
+});
+
+describe('a database the command refuses is left as it was, on PostgreSQL', () => {
+  if (!PG_URL) {
+    it.skip(SKIP_PG, () => {});
+    return;
+  }
+  /** Its tables, and the schema version and vault keys when it has them. */
+  const state = async (url: string) => {
+    const tables = await pgRows<{ name: string }>(
+      url,
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+    );
+    const has = (name: string) => tables.some((t) => t.name === name);
+    return {
+      tables: tables.map((t) => t.name),
+      version: has('pgw_schema') ? await pgRows(url, 'SELECT version FROM pgw_schema') : null,
+      keys: has('sandbox_keys') ? await pgRows(url, 'SELECT name FROM sandbox_keys') : null,
+    };
+  };
+  const cases: { name: string; make: (url: string) => Promise<void>; said: RegExp }[] = [
+    { name: 'an empty database', make: async () => {}, said: /there is no sandbox database at postgres/ },
+    {
+      name: "an older sandbox's database, its instances running",
+      make: async (url) => {
+        await pgRows(url, 'CREATE TABLE pgw_schema (version INTEGER NOT NULL)');
+        await pgRows(url, `INSERT INTO pgw_schema VALUES (${latest - 1})`);
+        for (const sql of MIGRATIONS.slice(0, latest - 1)) await pgRows(url, postgresMigration(sql));
+      },
+      said: new RegExp(`is at schema v${latest - 1}, older than this sandbox's v${latest}`),
+    },
+  ];
+  it.each(cases)('$name: refused in one line, exit 2, no table, row or key made', async ({ make, said }) => {
+    const db = await postgresDatabase(PG_URL!, 'refused');
+    try {
+      await make(db.url);
+      const before = await state(db.url);
+      for (const args of [['list'], ['add'], ['rotate', defaults.merchantUUID]]) {
+        const r = await accounts(db, '', args);
+        expect(r.code, r.err).toBe(2);
+        expect(r.out).toBe('');
+        expect(r.err.trim().split('\n')).toHaveLength(1);
+        expect(r.err).toMatch(said);
+        expect(await state(db.url)).toEqual(before);
+      }
+    } finally {
+      await db.drop();
+    }
+  });
 });
