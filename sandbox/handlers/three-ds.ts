@@ -3,7 +3,7 @@
 // checkEnrollment opens a session; an outcome is given only for a session of the same merchant whose
 // card is enrolled.
 import { accessTokenLifetimeMinutes } from '../../generated/spec-constants.ts';
-import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.ts';
+import { type GatewayHandlers, type HandlerContext, refusals as stubRefusals } from '../../server-stubs/index.ts';
 import { cardType, luhn } from '../cards.ts';
 import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
@@ -32,16 +32,29 @@ export function threeDSHandlers(sb: Sandbox) {
       const expiry = clock.timestamp(accessTokenMs);
       const accessToken = await store.transaction(async () => {
         const id = await store.freshId('access_tokens', 'token', () => token('at'));
-        await store.run(
-          'INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at) VALUES (?, ?, ?, ?, ?)',
+        // Stored only while the account still holds the credentials the request was authenticated
+        // with: `sandbox accounts rotate` may have replaced them since (and deleted the tokens they
+        // were issued), and a token stored after that would work under the old ones for its lifetime.
+        // FOR SHARE locks the account's row until this transaction commits: on PostgreSQL a rotation
+        // under way (it holds the row FOR UPDATE) is waited for and the credentials compared again
+        // with what it committed, and a rotation that comes later waits for this commit, so its
+        // DELETE of the merchant's tokens sees this one. SQLite runs the two transactions one at a time.
+        const { changes } = await store.run(
+          `INSERT INTO access_tokens (token, merchant_id, amount, currency, expires_at)
+           SELECT ?, id, ?, ?, ? FROM accounts WHERE kind = ? AND id = ? AND api_key = ? AND passphrase = ? FOR SHARE`,
           id,
-          account.id,
           body.transactionAmount,
           body.transactionCurrency,
           expiry,
+          account.kind,
+          account.id,
+          account.apiKey,
+          account.passphrase,
         );
-        return id;
+        return changes === 1 ? id : undefined;
       });
+      if (accessToken === undefined)
+        return refused(stubRefusals.credentials('the credentials were replaced (rotated) during the request'));
       return { responseCode: '0', responseMessage: ok, accessToken, accessTokenExpiry: expiry };
     },
     checkEnrollment: async ({ body }, { account }) => {
