@@ -7,6 +7,8 @@
 // and seeded at this code's schema version, else refused before anything is written; nothing
 // migrated (older instances may serve it), and no vault key read or made (accounts hold no card).
 import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { type CommandOutput, type CommandSpec, type OptionSpec, startCommand, UsageError } from '../cli-kit/index.ts';
 import { findCardNumber } from '../runtime/card-numbers.ts';
 import { addSurchargeRates } from './accounts.ts';
@@ -96,8 +98,19 @@ export const newApiKey = () => drawn(LOWER, 24);
 /** 32 lowercase letters and digits (165 bits), drawn again in the rare case it holds a card number. */
 export const newPassphrase = cardFree(() => drawn(`${LOWER}0123456789`, 32));
 
-/** What the spec allows a merchantUUID (MerchantUUID: 1 to 64 characters), narrowed to what every credential carrier takes as is. */
-const UUID_SHAPE = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * What the spec allows a merchantUUID (its MerchantUUID schema's minLength and maxLength, read from the
+ * bundled document the sandbox loads, when a merchantUUID is chosen), narrowed to the characters every
+ * credential carrier takes as is.
+ */
+function merchantUUIDShape(): { pattern: RegExp; minLength: number; maxLength: number } {
+  const file = createRequire(import.meta.url).resolve('payment-gateway-contract/openapi.json');
+  const { minLength, maxLength } = JSON.parse(readFileSync(file, 'utf8')).components.schemas.MerchantUUID as {
+    minLength: number;
+    maxLength: number;
+  };
+  return { pattern: new RegExp(`^[A-Za-z0-9._-]{${minLength},${maxLength}}$`), minLength, maxLength };
+}
 
 interface Secrets {
   kind: 'merchant';
@@ -133,9 +146,10 @@ async function onStore<T>(
 
 async function add(name: string, values: Record<string, unknown>, store: Store): Promise<Secrets> {
   const chosen = values['merchant-uuid'] as string | undefined;
-  if (chosen !== undefined && !UUID_SHAPE.test(chosen))
+  const shape = chosen === undefined ? undefined : merchantUUIDShape();
+  if (chosen !== undefined && shape && !shape.pattern.test(chosen))
     throw new UsageError(
-      `--merchant-uuid must be 1 to 64 letters, digits, '.', '_' or '-' (a merchantUUID travels in bodies, headers and HTTP Basic), not '${chosen}'`,
+      `--merchant-uuid must be ${shape.minLength} to ${shape.maxLength} letters, digits, '.', '_' or '-' (a merchantUUID travels in bodies, headers and HTTP Basic), not '${chosen}'`,
     );
   // The gateway refuses any field that holds a card number (guard.ts): such a merchant could not be used.
   if (chosen !== undefined && findCardNumber(chosen))
@@ -147,7 +161,9 @@ async function add(name: string, values: Record<string, unknown>, store: Store):
     partner !== null &&
     !(await store.get("SELECT 1 AS held FROM accounts WHERE kind = 'partner' AND id = ?", partner))
   )
-    throw new UsageError(`there is no partner ${partner} in the database (${name} list shows its accounts)`);
+    throw new UsageError(
+      `there is no partner ${partner} in the database (${name.replace(/ add$/, ' list')} shows its accounts)`,
+    );
   const apiKey = newApiKey();
   const passphrase = newPassphrase();
   const now = new Clock().timestamp();

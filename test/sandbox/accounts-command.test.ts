@@ -222,15 +222,29 @@ describe.each(STORES)('sandbox accounts on $name', ({ make }) => {
       await accounts(db, key, ['add', '--merchant-uuid', defaults.partnerUUID]),
       `payment-gateway sandbox accounts add: ${defaults.partnerUUID} is a partner's id already`,
     );
+    // The length the spec's MerchantUUID allows, as the spec states it.
+    const { minLength, maxLength } = doc.components.schemas.MerchantUUID;
+    const shape = `--merchant-uuid must be ${minLength} to ${maxLength} letters, digits, '.', '_' or '-'`;
+    oneLine(await accounts(db, key, ['add', '--merchant-uuid', 'has:colon']), shape);
+    oneLine(await accounts(db, key, ['add', '--merchant-uuid', 'm'.repeat(maxLength + 1)]), shape);
     oneLine(
-      await accounts(db, key, ['add', '--merchant-uuid', 'has:colon']),
-      /--merchant-uuid must be 1 to 64 letters, digits, '\.', '_' or '-'/,
+      await accounts(db, key, ['add', '--partner', 'nobody000000']),
+      'payment-gateway sandbox accounts add: there is no partner nobody000000 in the database (payment-gateway sandbox accounts list shows its accounts)',
     );
-    oneLine(await accounts(db, key, ['add', '--partner', 'nobody000000']), /no partner nobody000000/);
-    oneLine(await accounts(db, key, ['rotate', 'nobody000000']), /no merchant nobody000000/);
+    oneLine(
+      await accounts(db, key, ['rotate', 'nobody000000']),
+      'payment-gateway sandbox accounts rotate: there is no merchant nobody000000 in the database (payment-gateway sandbox accounts list shows its accounts)',
+    );
     oneLine(await accounts(db, key, ['rotate']), /rotate needs the merchantUUID/);
     oneLine(await accounts(db, key, ['remove']), /unknown accounts command 'remove'/);
     oneLine(await accounts(db, key, []), /payment-gateway sandbox accounts: add, list or rotate/);
+  });
+
+  it("takes a merchantUUID of the spec's MerchantUUID maxLength", async () => {
+    const id = 'm'.repeat(doc.components.schemas.MerchantUUID.maxLength);
+    const made = await accounts(db, key, ['add', '--merchant-uuid', id, '--json']);
+    expect(made.code, made.err).toBe(0);
+    expect(JSON.parse(made.out)).toMatchObject({ merchantUUID: id });
   });
 
   it('needs no data key and makes none: accounts hold no card data', async () => {
