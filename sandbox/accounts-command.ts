@@ -248,7 +248,7 @@ interface Listed {
 
 async function list(store: Store): Promise<Listed[]> {
   const rows = await store.all<{ kind: string; id: string; partner_id: string | null; created_at: string }>(
-    "SELECT kind, id, partner_id, created_at FROM accounts ORDER BY CASE kind WHEN 'partner' THEN 0 ELSE 1 END, created_at, id",
+    "SELECT kind, id, partner_id, created_at FROM accounts ORDER BY CASE kind WHEN 'partner' THEN 0 ELSE 1 END, created_at, rowid",
   );
   return rows.map((r) => ({ kind: r.kind, id: r.id, partner: r.partner_id, createdAt: r.created_at }));
 }
