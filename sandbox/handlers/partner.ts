@@ -5,6 +5,7 @@ import type { GatewayHandlers, HandlerContext } from '../../server-stubs/index.t
 import { ok, type Sandbox } from '../context.ts';
 import { refused, sandboxRefusals as refusals } from '../refusals.ts';
 import { DEFAULT_SURCHARGE_BP } from '../data.ts';
+import { addSurchargeRates } from '../accounts.ts';
 import { merchantId, reference } from '../ids.ts';
 
 type H = GatewayHandlers<HandlerContext>;
@@ -30,13 +31,7 @@ export function partnerHandlers(sb: Sandbox) {
             JSON.stringify(profile),
             clock.timestamp(),
           );
-          for (const [type, bp] of Object.entries(DEFAULT_SURCHARGE_BP))
-            await store.run(
-              'INSERT INTO surcharge_rates (merchant_id, card_type, basis_points) VALUES (?, ?, ?)',
-              created,
-              type,
-              bp,
-            );
+          await addSurchargeRates(store, created, DEFAULT_SURCHARGE_BP);
         }
         await store.run(
           'INSERT INTO merchant_requests (reference, partner_id, status, merchant_id, created_at) VALUES (?, ?, ?, ?, ?)',

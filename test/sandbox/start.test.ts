@@ -47,6 +47,21 @@ async function databaseWithCard(file: string, key: Buffer): Promise<void> {
   await sandbox.close();
 }
 
+/** The banner a sandbox started on this database prints, up to its test card line; the sandbox stopped after. */
+async function bannerOf(file: string, env: Record<string, string> = {}): Promise<string> {
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: { ...clean, ...env } });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (/test card/.test(out)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+  });
+  await ended(child);
+  return out;
+}
+
 describe('npm start, before it listens', () => {
   it('--help explains it and creates nothing', () => {
     const r = start(['--help']);
@@ -140,19 +155,7 @@ describe('npm start, before it listens', () => {
   it('shows the stored credentials, and warns when the environment asks for others', async () => {
     const file = path.join(dir, 'accounts.db');
     await (await createSandbox({ dbPath: file, env: {} })).close();
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], {
-      cwd: dir,
-      env: { ...clean, PGW_SANDBOX_API_KEY: 'another-key' },
-    });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (/test card/.test(out)) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-    });
-    await ended(child);
+    const out = await bannerOf(file, { PGW_SANDBOX_API_KEY: 'another-key' });
     // A stop closes the store as it should: no -wal or -shm file left beside it.
     expect(readdirSync(dir).filter((f) => f.startsWith('accounts.db'))).toEqual(['accounts.db', 'accounts.db.key']);
     const { apiKey } = doc.info['x-sandbox'];
@@ -172,16 +175,7 @@ describe('npm start, before it listens', () => {
     });
     expect(rotated.status, rotated.stderr).toBe(0);
     const secrets = JSON.parse(rotated.stdout) as { apiKey: string; passphrase: string };
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', file], { cwd: dir, env: clean });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (/test card/.test(out)) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-    });
-    await ended(child);
+    const out = await bannerOf(file);
     expect(out).toContain(`merchantUUID ${merchantUUID}  (its secrets are its own, not shown`);
     expect(out).not.toContain(secrets.apiKey);
     expect(out).not.toContain(secrets.passphrase);
