@@ -43,6 +43,7 @@ export function advance(
   clock: Clock,
   account: string,
   ms: number,
+  maxAttempts: number,
 ): Promise<{ moved: boolean; offsetMs: number }> {
   const by = Math.round(ms);
   return store.transaction(async () => {
@@ -62,9 +63,11 @@ export function advance(
     }
     const [kind, ...id] = account.split(':');
     for (const n of await store.all(
-      'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0',
+      // Those given up (their attempts all made) stay undelivered for good: an advance has nothing to move.
+      'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0 AND attempts < ?',
       kind,
       id.join(':'),
+      maxAttempts,
     )) {
       await store.run(
         'UPDATE notifications SET next_attempt_at = ? WHERE id = ?',

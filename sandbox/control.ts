@@ -512,7 +512,7 @@ export class Control {
 
   private async advance(account: { kind: string; id: string }, by: { seconds?: number; days?: number }) {
     const ms = (by.seconds ?? 0) * 1000 + (by.days ?? 0) * 86_400_000;
-    const moved = await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms);
+    const moved = await advanceClock(this.sb.store, this.sb.clock, clockOf(account), ms, MAX_ATTEMPTS);
     if (!moved.moved)
       return refusedInteger(
         refusals.clockOutOfRange(

@@ -230,8 +230,9 @@ describe.each(STORES)('an advance whose deliveries are slow ($name)', ({ url }) 
     );
     const after = ((await control.clock()) as { now: string }).now;
     expect(await control.advanceClock({ seconds: 3600 })).toMatchObject({ responseCode: 0, delivered: 0 });
-    // Answered while its first post still hangs: nothing after it was made.
-    expect(posts).toBe(1);
+    // Answered while its first post still hangs (or, on a loaded machine, before the run has posted):
+    // nothing after it was made.
+    expect(posts).toBeLessThanOrEqual(1);
     release();
     await notifier.deliverDue(); // after the run under way
     const d = (await control.delivery(id)).delivery;
