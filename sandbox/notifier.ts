@@ -381,7 +381,7 @@ export class Notifier {
     const attempt = Number(n.attempts) + 1;
     // Its account's clock as the store holds it (another instance may have moved it).
     const account = `${n.signer_kind}:${n.signer_id}`;
-    const { advancedTo } = await readClock(this.store, this.clock, account);
+    const { offsetMs: offsetBefore, advancedTo } = await readClock(this.store, this.clock, account);
     const chaos = await this.chaosOf(n);
     const plan = chaos && planFor(chaos, Number(n.chaos_seq), attempt);
     const faults: { kind: string; value: number }[] = [];
@@ -425,7 +425,11 @@ export class Notifier {
     // The spec's wait after this attempt (x-notification-delivery), from the attempt's time; after the
     // last one it is not sent again.
     const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;
-    await settle(this.store, Number(n.id), this.instanceId, { ok, status, at, retryAt: shifted(base, retryIn) });
+    // An advance made while this attempt was posted moved the notification's next attempt back by its
+    // span (clock-store.ts advance), and this settle would undo it: the retry moves back as much.
+    const { offsetMs: offsetAfter } = await readClock(this.store, this.clock, account);
+    const retryAt = shifted(base, retryIn - (offsetAfter - offsetBefore));
+    await settle(this.store, Number(n.id), this.instanceId, { ok, status, at, retryAt });
     // The attempt's number is the count settled so far: this instance held the claim, so no other wrote it.
     await this.store.run(
       'INSERT OR IGNORE INTO delivery_attempts (notification_id, seq, at, status, ms) VALUES (?, ?, ?, ?, ?)',

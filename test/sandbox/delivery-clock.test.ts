@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { bankDebit } from '../support/requests.ts';
+import { until } from '../support/until.ts';
 import { STORES, startSandboxOn, type TestSandbox } from './support.ts';
 
 const ms = (timestamp: string) => Date.parse(`${timestamp.replace(' ', 'T')}Z`);
@@ -241,5 +242,66 @@ describe.each(STORES)('an advance whose deliveries are slow ($name)', ({ url }) 
     expect(d.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
     expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
     expect(posts).toBe(6);
+  });
+});
+
+// Found by review: an advance made while one of the account's attempts was being posted lost its
+// catch-up for that notification: the attempt, settled after the advance, scheduled its retry from
+// before the advance, undoing the advance's move of it. The attempt now moves its retry by as much as
+// the account's clock moved while it was posted.
+describe.each(STORES)('an advance made while an attempt is being posted ($name)', ({ url }) => {
+  let t: TestSandbox;
+  let control: ControlClient;
+  let posts = 0;
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+
+  beforeAll(async () => {
+    t = await startSandboxOn(url, {
+      control: true,
+      // Its first post hangs until released; every post is refused.
+      fetch: (async () => {
+        posts++;
+        if (posts === 1) await released;
+        throw new TypeError('fetch failed: connect ECONNREFUSED');
+      }) as unknown as typeof fetch,
+    });
+    control = createControlClient({
+      baseUrl: t.base,
+      accountId: t.sandbox.seed.merchantUUID,
+      apiKey: t.sandbox.seed.apiKey,
+    });
+  });
+  afterAll(async () => {
+    release();
+    await t?.close();
+  });
+
+  it('keeps the catch-up: every attempt due within the advance is made, each dated when it fell due', async () => {
+    const { notifier, store, seed } = t.sandbox;
+    const id = await store.transaction(() =>
+      notifier.payoutTransaction(
+        { kind: 'merchant', id: seed.merchantUUID },
+        'https://m.test/in-flight',
+        'PO-FLIGHT',
+        'PTX-FLIGHT',
+        { payee: { name: 'P' }, transaction: {}, payouts: [] },
+      ),
+    );
+    const run = notifier.deliverDue();
+    expect(await until(() => posts === 1, 30_000)).toBe(true);
+    // The first attempt is being posted: the advance moves the clock over the whole schedule.
+    const advanced = control.advanceClock({ seconds: 3600 });
+    await until(async () => ((await control.clock()) as { offsetSeconds: number }).offsetSeconds >= 3600, 30_000);
+    release();
+    await advanced;
+    await run;
+    await notifier.deliverDue();
+    const d = (await control.delivery(id)).delivery;
+    const first = d.attempts[0]!.at;
+    expect(d.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
+    expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
   });
 });
