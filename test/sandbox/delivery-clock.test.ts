@@ -181,67 +181,85 @@ describe.each(STORES)('delivery attempts on the sandbox clock ($name)', ({ url }
   });
 });
 
+/**
+ * A sandbox whose receiver hangs on the posts `hangs` names until released, then refuses every one:
+ * its beforeAll and afterAll registered. `state.posts` counts the posts; `state.release()` lets them go.
+ */
+function withHangingReceiver(
+  url: string | undefined,
+  hangs: (post: number) => boolean,
+  env: Record<string, string> = {},
+) {
+  const state = {
+    t: undefined as unknown as TestSandbox,
+    control: undefined as unknown as ControlClient,
+    posts: 0,
+    release: () => {},
+  };
+  const released = new Promise<void>((resolve) => {
+    state.release = resolve;
+  });
+  beforeAll(async () => {
+    state.t = await startSandboxOn(url, {
+      control: true,
+      env,
+      fetch: (async () => {
+        state.posts++;
+        if (hangs(state.posts)) await released;
+        throw new TypeError('fetch failed: connect ECONNREFUSED');
+      }) as unknown as typeof fetch,
+    });
+    const { seed } = state.t.sandbox;
+    state.control = createControlClient({ baseUrl: state.t.base, accountId: seed.merchantUUID, apiKey: seed.apiKey });
+  });
+  afterAll(async () => {
+    state.release();
+    await state.t?.close();
+  });
+  return state;
+}
+
+/** A payoutTransaction notification of the sandbox's merchant queued to this address: its id. */
+const queuedPayout = (t: TestSandbox, address: string, reference: string) =>
+  t.sandbox.store.transaction(() =>
+    t.sandbox.notifier.payoutTransaction(
+      { kind: 'merchant', id: t.sandbox.seed.merchantUUID },
+      address,
+      `PO-${reference}`,
+      `PTX-${reference}`,
+      { payee: { name: 'P' }, transaction: {}, payouts: [] },
+    ),
+  );
+
 // Found by the contract suite against `npm start` where names do not resolve (5 s a lookup): an
 // advance that made the whole schedule before its answer took six posts' time, past its client's
 // 15 s. It waits for its deliveries as long as one post may take (PGW_NOTIFY_POST_TIMEOUT_MS), as when
 // it made one attempt each; the attempts due within its span go on being made after it answers, each
 // dated when it fell due.
 describe.each(STORES)('an advance whose deliveries are slow ($name)', ({ url }) => {
-  let t: TestSandbox;
-  let control: ControlClient;
-  let posts = 0;
-  /** The receiver's posts hang until released, then are refused. */
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-
-  beforeAll(async () => {
-    t = await startSandboxOn(url, {
-      control: true,
-      env: { PGW_SANDBOX_PARTNER_NOTIFY_URL: 'https://partner.test/notify', PGW_NOTIFY_POST_TIMEOUT_MS: '100' },
-      fetch: (async () => {
-        posts++;
-        await released;
-        throw new TypeError('fetch failed: connect ECONNREFUSED');
-      }) as unknown as typeof fetch,
-    });
-    control = createControlClient({
-      baseUrl: t.base,
-      accountId: t.sandbox.seed.merchantUUID,
-      apiKey: t.sandbox.seed.apiKey,
-    });
-  });
-  afterAll(async () => {
-    release();
-    await t?.close();
+  // Every post hangs until released, then is refused.
+  const r = withHangingReceiver(url, () => true, {
+    PGW_SANDBOX_PARTNER_NOTIFY_URL: 'https://partner.test/notify',
+    PGW_NOTIFY_POST_TIMEOUT_MS: '100',
   });
 
   it("answers after one post's time, and the attempts due within its span are made after it, each when it fell due", async () => {
-    const { notifier, store, seed } = t.sandbox;
+    const { t, control } = r;
     const before = ((await control.clock()) as { now: string }).now;
-    const id = await store.transaction(() =>
-      notifier.payoutTransaction(
-        { kind: 'merchant', id: seed.merchantUUID },
-        'https://m.test/slow',
-        'PO-SLOW',
-        'PTX-SLOW',
-        { payee: { name: 'P' }, transaction: {}, payouts: [] },
-      ),
-    );
+    const id = await queuedPayout(t, 'https://m.test/slow', 'SLOW');
     const after = ((await control.clock()) as { now: string }).now;
     expect(await control.advanceClock({ seconds: 3600 })).toMatchObject({ responseCode: 0, delivered: 0 });
     // Answered while its first post still hangs (or, on a loaded machine, before the run has posted):
     // nothing after it was made.
-    expect(posts).toBeLessThanOrEqual(1);
-    release();
-    await notifier.deliverDue(); // after the run under way
+    expect(r.posts).toBeLessThanOrEqual(1);
+    r.release();
+    await t.sandbox.notifier.deliverDue(); // after the run under way
     const d = (await control.delivery(id)).delivery;
     const first = d.attempts[0]!.at;
     expect(first >= before && first <= after, `${first} within ${before}..${after}`).toBe(true);
     expect(d.attempts.map((a) => a.at)).toEqual([0, 1, 3, 7, 15, 31].map((minutes) => plus(first, minutes * 60)));
     expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
-    expect(posts).toBe(6);
+    expect(r.posts).toBe(6);
   });
 });
 
@@ -250,52 +268,19 @@ describe.each(STORES)('an advance whose deliveries are slow ($name)', ({ url }) 
 // before the advance, undoing the advance's move of it. The attempt now moves its retry by as much as
 // the account's clock moved while it was posted.
 describe.each(STORES)('an advance made while an attempt is being posted ($name)', ({ url }) => {
-  let t: TestSandbox;
-  let control: ControlClient;
-  let posts = 0;
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-
-  beforeAll(async () => {
-    t = await startSandboxOn(url, {
-      control: true,
-      // Its first post hangs until released; every post is refused.
-      fetch: (async () => {
-        posts++;
-        if (posts === 1) await released;
-        throw new TypeError('fetch failed: connect ECONNREFUSED');
-      }) as unknown as typeof fetch,
-    });
-    control = createControlClient({
-      baseUrl: t.base,
-      accountId: t.sandbox.seed.merchantUUID,
-      apiKey: t.sandbox.seed.apiKey,
-    });
-  });
-  afterAll(async () => {
-    release();
-    await t?.close();
-  });
+  // Its first post hangs until released; every post is refused.
+  const r = withHangingReceiver(url, (post) => post === 1);
 
   it('keeps the catch-up: every attempt due within the advance is made, each dated when it fell due', async () => {
-    const { notifier, store, seed } = t.sandbox;
-    const id = await store.transaction(() =>
-      notifier.payoutTransaction(
-        { kind: 'merchant', id: seed.merchantUUID },
-        'https://m.test/in-flight',
-        'PO-FLIGHT',
-        'PTX-FLIGHT',
-        { payee: { name: 'P' }, transaction: {}, payouts: [] },
-      ),
-    );
+    const { t, control } = r;
+    const { notifier } = t.sandbox;
+    const id = await queuedPayout(t, 'https://m.test/in-flight', 'FLIGHT');
     const run = notifier.deliverDue();
-    expect(await until(() => posts === 1, 30_000)).toBe(true);
+    expect(await until(() => r.posts === 1, 30_000)).toBe(true);
     // The first attempt is being posted: the advance moves the clock over the whole schedule.
     const advanced = control.advanceClock({ seconds: 3600 });
     await until(async () => ((await control.clock()) as { offsetSeconds: number }).offsetSeconds >= 3600, 30_000);
-    release();
+    r.release();
     await advanced;
     await run;
     await notifier.deliverDue();
