@@ -32,37 +32,26 @@ export function askedScenario(
   return { url: inPath.url, asked: { header, path: inPath.text } };
 }
 
+const faultWhy = (fault: string) => `the mock keeps no state: the fault ${fault} is the sandbox's (docs/SCENARIOS.md)`;
+
 /** What the mock does for it: an outcome to lay on the example, the -4 of internalError, or a refusal. */
 export function mockScenario(
   asked: ScenarioAsked,
   operationId: string,
 ): { outcome: ScenarioOutcome } | { refusal: Refusal } | undefined {
   const parsed = parseScenario(askedText(asked) ?? '', scenarios, operationId);
-  // Named where the request put it: the header, the base URL's path prefix, or both.
+  // Named where the request put it: the header, the base URL's path prefix, or both; a part is refused
+  // alone when it does not parse, or names a fault (the mock keeps no state).
   const refused = (why: string) => {
-    const where = refusedWhere(asked, scenarios, operationId, why);
+    const where = refusedWhere(asked, scenarios, operationId, why, (part) => {
+      const one = parseScenario(part, scenarios, operationId);
+      return 'why' in one ? one.why : one.scenario.fault ? faultWhy(one.scenario.fault.name) : undefined;
+    });
     return { refusal: refusals.scenarioInvalid(where.header, where.pathPrefix, where.why) };
   };
   if ('why' in parsed) return refused(parsed.why);
   const s = parsed.scenario;
-  if (s.fault) {
-    // Named where the fault was put: an outcome beside it, in the other place, is not what is refused.
-    const why = `the mock keeps no state: the fault ${s.fault.name} is the sandbox's (docs/SCENARIOS.md)`;
-    const faultIn = (text: string | undefined) => {
-      const one = text === undefined ? undefined : parseScenario(text, scenarios, operationId);
-      return one !== undefined && 'scenario' in one && one.scenario.fault !== undefined;
-    };
-    const [inHeader, inPath] = [faultIn(asked.header), faultIn(asked.path)];
-    if (inHeader !== inPath)
-      return {
-        refusal: refusals.scenarioInvalid(
-          inHeader ? scenarios.header : undefined,
-          inPath ? scenarios.pathPrefix : undefined,
-          why,
-        ),
-      };
-    return refused(why);
-  }
+  if (s.fault) return refused(faultWhy(s.fault.name));
   if (s.internalError) return { refusal: refusals.scenarioInternalError() };
   return s.outcome ? { outcome: s.outcome } : undefined;
 }

@@ -130,21 +130,27 @@ export const askedText = (asked: ScenarioAsked): string | undefined =>
  * Where a refused scenario was put, for the refusal to name it as the caller sent it: the header
  * (its name), the base URL's path prefix, or both. Of both, the one whose part is refused on its own
  * (with that part's reason), else both: only their combination is wrong (two outcomes, two faults).
+ * `refusal` is why one part alone is refused: by default, that it does not parse (a server that
+ * refuses more, as the mock refuses faults, gives its own rule).
  */
 export function refusedWhere(
   asked: ScenarioAsked,
   catalogue: ScenarioCatalogue,
   operationId: string,
   why: string,
+  refusal: (part: string) => string | undefined = (part) => {
+    const parsed = parseScenario(part, catalogue, operationId);
+    return 'why' in parsed ? parsed.why : undefined;
+  },
 ): { header: string | undefined; pathPrefix: string | undefined; why: string } {
   const inHeader = { header: catalogue.header, pathPrefix: undefined };
   const inPath = { header: undefined, pathPrefix: catalogue.pathPrefix };
   if (asked.path === undefined) return { ...inHeader, why };
   if (asked.header === undefined) return { ...inPath, why };
-  const path = parseScenario(asked.path, catalogue, operationId);
-  if ('why' in path) return { ...inPath, why: path.why };
-  const header = parseScenario(asked.header, catalogue, operationId);
-  if ('why' in header) return { ...inHeader, why: header.why };
+  const path = refusal(asked.path);
+  if (path !== undefined) return { ...inPath, why: path };
+  const header = refusal(asked.header);
+  if (header !== undefined) return { ...inHeader, why: header };
   return { header: catalogue.header, pathPrefix: catalogue.pathPrefix, why };
 }
 
