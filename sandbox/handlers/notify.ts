@@ -37,6 +37,19 @@ export interface Caller {
 /** LIKE's own characters in a value matched literally (ESCAPE '\'). */
 const literal = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+const LAST_STATUS = 'result.payouts.-1.status';
+const LAST_UPDATED = 'result.payouts.-1.lastUpdated';
+
+/**
+ * A payout notification's overrides, with the last attempt dated now (the payout zone's `now`) when
+ * they change its status and set no time of their own: a return (trigger payoutReturned --for) happens
+ * when it is told, on the account's clock, not when the attempt was paid.
+ */
+function withStatusDated(set: Overrides, last: { status: string } | undefined, now: string): Overrides {
+  if (!Object.hasOwn(set, LAST_STATUS) || Object.hasOwn(set, LAST_UPDATED) || !last) return set;
+  return set[LAST_STATUS] === last.status ? set : { ...set, [LAST_UPDATED]: now };
+}
+
 /**
  * Queues the notification(s) `request` asks for, inside the caller's transaction, and answers their
  * ids; or the refusal: the object is not the caller's (named by `field`), or it has no address and
@@ -115,10 +128,15 @@ export async function queueNotificationFor(
       const url = address(rows[0]!.notify_url);
       if (!url) return noAddress('payout');
       const ids: number[] = [];
-      for (const t of rows)
+      for (const t of rows) {
+        const record = payoutRecord(t, sb.clock);
         ids.push(
-          await notifier.payoutTransaction(caller as never, url, t.payout_id, t.id, payoutRecord(t, sb.clock), options),
+          await notifier.payoutTransaction(caller as never, url, t.payout_id, t.id, record, {
+            ...options,
+            ...(set ? { set: withStatusDated(set, record.payouts.at(-1), sb.clock.payoutTimestamp()) } : {}),
+          }),
         );
+      }
       return { ids };
     }
     case 'merchantCreated': {

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as deliveries } from '../../cli/commands/deliveries.ts';
 import { run as resend } from '../../cli/commands/resend.ts';
 import { run as trigger } from '../../cli/commands/trigger.ts';
+import { payoutTimeZone } from '../../generated/spec-constants.ts';
 import { kindOf, verifyNotification } from '../../notifications/index.ts';
+import { instantsOf } from '../../runtime/gateway-time.ts';
 import { createControlClient } from '../../sandbox/control-client.ts';
 import { startSandbox, type TestSandbox } from '../sandbox/support.ts';
 import { captured } from './captured.ts';
@@ -155,5 +157,39 @@ describe('deliveries and resend', () => {
         `payment-gateway resend: the sandbox at ${t.base} refused: Field 'id' is invalid: no such delivery of this account`,
       ],
     });
+  });
+});
+
+describe('trigger payoutReturned --for a payout paid days before', () => {
+  it("dates the return at the time it is told, on the account's clock: not the time the payout was paid", async () => {
+    const { merchantUUID, apiKey } = t.sandbox.seed;
+    const control = createControlClient({ baseUrl: t.base, accountId: merchantUUID, apiKey });
+    const created = (await t.client.payouts.create({
+      reference: 'CLI-2',
+      notifyURL: 'https://m.test/payouts',
+      transactions: [
+        { payee: { name: 'P' }, transaction: { reference: 'CLI-2-0', amount: 4, bsb: '802950', accNumber: '123321' } },
+      ],
+    })) as { result: { payoutId: string } };
+    await control.completePayout('CLI-2');
+    const status = (await t.client.payouts.getTransactionStatus(created.result.payoutId, 'CLI-2-0')) as {
+      result: { payouts: { status: string; createdAt: string; lastUpdated: string }[] };
+    };
+    const paid = status.result.payouts.at(-1)!;
+    expect(paid.status).toBe('approved');
+    // Two days later on the account's clock, the bank returns it.
+    await control.advanceClock({ days: 2 });
+    const instant = (wall: string) => Date.parse(`${wall.replace(' ', 'T')}Z`);
+    const before = instant((await control.clock()).now);
+    expect((await cli(trigger, ['payoutReturned', '--for', 'CLI-2-0'])).code).toBe(0);
+    const after = instant((await control.clock()).now);
+    const told = posted.filter((p) => JSON.parse(p.body).result?.transaction?.reference === 'CLI-2-0').at(-1)!;
+    const attempt = JSON.parse(told.body).result.payouts.at(-1);
+    expect(attempt).toMatchObject({ status: 'returned', createdAt: paid.createdAt });
+    expect(attempt.lastUpdated).not.toBe(paid.lastUpdated);
+    // Written in the payout zone (Australia/Sydney), to the second: one of its instants is the trigger's.
+    expect(
+      instantsOf(attempt.lastUpdated, payoutTimeZone).some((at) => at.getTime() >= before && at.getTime() <= after),
+    ).toBe(true);
   });
 });
