@@ -351,6 +351,8 @@ export function cardPaymentHandlers(sb: Sandbox) {
           return refused(refusals.numbered('invalidTransactionID'));
         // transactionAmount is what the hash signs: clients send the refund's amount, not the original's.
         if (original.status === 'void') return refused(refusals.numbered('alreadyReversed'));
+        // Nothing of a declined one was captured: saying so, not that the refund is larger than that.
+        if (original.status === 'declined') return refused(refusals.transactionDeclined());
         const cents = toCents(body.refundAmount);
         if (cents <= 0) return refused(refusals.notPositive('refundAmount'));
         if (original.refunded + cents > original.captured) return refused(refusals.refundExceedsCaptured());
