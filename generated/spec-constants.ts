@@ -80,7 +80,7 @@ export const expectedValues: Readonly<Record<string, string>> = {
   "pattern:^(\\+?[0-9 ()-]{6,20})?$": "6 to 20 digits, spaces, brackets or dashes after an optional +, for example +61 7 3000 0000, or empty",
   "pattern:^(0[1-9]|1[0-2])[0-9]{2}$": "MMYY, for example 0229",
   "pattern:^(0[1-9]|1[0-2])$": "a month as two digits from 01 to 12, for example 05",
-  "pattern:^(0|[1-9][0-9]{0,11})\\.[0-9]{2}$": "an amount with two decimals and no thousands separator, for example 10.00",
+  "pattern:^(0|[1-9][0-9]{0,11})\\.[0-9]{2}$": "a non-negative amount with two decimals and no thousands separator, for example 10.00",
   "pattern:^[0-9]{12,19}$": "12 to 19 digits with no spaces, for example 16 digits for a Visa card",
   "pattern:^[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])$": "YYMMDD, for example 291231",
   "pattern:^[0-9]{2}$": "two digits, for example 29",

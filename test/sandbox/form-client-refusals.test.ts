@@ -63,3 +63,21 @@ describe('a refund of a declined purchase', () => {
       });
   });
 });
+
+describe('a negative amount', () => {
+  it('is told an amount must not be negative', async () => {
+    const rule = 'must be a non-negative amount with two decimals and no thousands separator, for example 10.00';
+    for (const wire of WIRES) {
+      expect(await send('processCard', { ...example('processCard'), transactionAmount: '-1.00' }, wire), wire).toEqual({
+        status: 200,
+        responseCode: '-2',
+        responseMessage: `Field 'transactionAmount' is invalid: ${rule}`,
+      });
+      expect(await send('refundCard', { ...example('refundCard'), refundAmount: '-1.00' }, wire), wire).toEqual({
+        status: 200,
+        responseCode: '-2',
+        responseMessage: `Field 'refundAmount' is invalid: ${rule}`,
+      });
+    }
+  });
+});
