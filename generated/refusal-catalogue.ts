@@ -177,7 +177,7 @@ export const refusalCatalogue = {
         ]
       ],
       "message": "The request body {why}",
-      "when": "A form body cannot be read as one (a malformed escape, bytes that are not UTF-8)",
+      "when": "A form body cannot be read as one (a malformed escape in a name, a field name that is not UTF-8, bytes that are not UTF-8 in no field that can be named)",
       "example": [
         "is not UTF-8",
         400
@@ -201,7 +201,7 @@ export const refusalCatalogue = {
         ]
       ],
       "message": "Field '{field}' {why}",
-      "when": "A form field's value is badly escaped, holds a character the XML answer cannot carry, or its name is sent twice",
+      "when": "A form field's value is badly escaped, is not UTF-8 (a raw byte, or once percent-decoded), holds a character the XML answer cannot carry, or its name is sent twice",
       "example": [
         "{field}",
         "is sent more than once"

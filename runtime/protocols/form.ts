@@ -535,7 +535,16 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
       try {
         text = typeof body === 'string' ? body : decoder.decode(body);
       } catch {
-        return { unreadable: { refusal: 'formInvalid', args: ['is not UTF-8', 400] } };
+        // Bytes that are not UTF-8 (a client writing Latin-1): the field they are in, where it can be named.
+        const field = fieldNotUtf8(body as Uint8Array);
+        return {
+          unreadable:
+            field === undefined
+              ? { refusal: 'formInvalid', args: ['is not UTF-8', 400] }
+              : 'name' in field
+                ? { refusal: 'formInvalid', args: ['has a field name that is not UTF-8', 400] }
+                : { refusal: 'formFieldInvalid', args: [field.field, 'is not UTF-8', 400] },
+        };
       }
       const read = readForm(text);
       // Its empty values dropped now (an empty value is a field not sent): `method=` names no method.
@@ -585,4 +594,37 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+const AMPERSAND = 0x26;
+const EQUALS = 0x3d;
+
+/**
+ * Where a form's raw bytes are not UTF-8: the first pair whose value is not, named as refusals name
+ * its field (`refunds[0].note`); `name` when a pair's name is not; undefined when no pair can be
+ * blamed (the body as a whole is not UTF-8). Read only once the body has been refused.
+ */
+function fieldNotUtf8(bytes: Uint8Array): { field: string } | { name: true } | undefined {
+  for (let start = 0; start <= bytes.length; ) {
+    let end = bytes.indexOf(AMPERSAND, start);
+    if (end < 0) end = bytes.length;
+    const pair = bytes.subarray(start, end);
+    start = end + 1;
+    const eq = pair.indexOf(EQUALS);
+    let name: Decoded;
+    try {
+      name = decode(decoder.decode(eq < 0 ? pair : pair.subarray(0, eq)));
+    } catch {
+      return { name: true };
+    }
+    if (eq < 0) continue;
+    try {
+      decoder.decode(pair.subarray(eq + 1));
+    } catch {
+      if (typeof name !== 'string' || !name) return undefined;
+      const keys = name.includes('[') ? keysOf(name) : undefined;
+      return { field: keys ? fieldPath(keys) : name };
+    }
+  }
+  return undefined;
+}
 const RESPONSE_CODE = /<responseCode>(-?\d+)<\/responseCode>/;

@@ -81,3 +81,37 @@ describe('a negative amount', () => {
     }
   });
 });
+
+/** A form body as bytes, posted as a form client posts it. */
+const postForm = (bytes: Uint8Array) =>
+  fetch(`${t.base}/post/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: bytes,
+  }).then(answerOf);
+const formBytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+
+describe('a raw byte that is not UTF-8 in a form body', () => {
+  it('is refused naming the field it is in', async () => {
+    const form = buildRequest(operation('processCard'), { body: example('processCard'), signBody: true, wire: 'form' })
+      .body as string;
+    // Latin-1's é (0xE9), as a client that does not encode its text as UTF-8 sends José.
+    const [before, after] = form.split(/customerName=[^&]*/);
+    expect(await postForm(formBytes(before!, 'customerName=Jos', [0xe9], after!))).toEqual({
+      status: 400,
+      responseCode: '-2',
+      responseMessage: "Field 'customerName' is not UTF-8",
+    });
+    // In a nested field's value: the field as refusals name it.
+    expect(await postForm(formBytes('method=processCard&refunds[0][note]=', [0xff], '&merchantUUID=x'))).toMatchObject({
+      responseCode: '-2',
+      responseMessage: "Field 'refunds[0].note' is not UTF-8",
+    });
+    // In a field's name: no field can be named, the body is.
+    expect(await postForm(formBytes('method=processCard&na', [0xe9], 'me=1'))).toMatchObject({
+      responseCode: '-2',
+      responseMessage: 'The request body has a field name that is not UTF-8',
+    });
+  });
+});
