@@ -59,6 +59,9 @@ export const outcomeOf = (code: string | number | undefined, status: number): Ou
   return n < 0 ? 'refused' : n === 0 ? 'approved' : n === 10 ? 'pending' : 'declined';
 };
 
+/** The body fields that say whose request it is. */
+const CREDENTIAL_FIELDS = ['merchantUUID', 'partnerUUID', 'apiKey', 'accessToken'] as const;
+
 /** The credentials a request carries, read as the gateway reads them (JSON or form body, or headers). */
 function carried(
   request: GatewayRequest,
@@ -75,10 +78,14 @@ function carried(
         ? request.body
         : Buffer.from(request.body).toString('utf8');
   if (!raw || raw.length > 1 << 20) return undefined;
-  // Read in the protocol the request is in, as the gateway read it.
-  const read = protocols.choose(h, servedAt(request.url.split('?')[0]!)).read(raw);
+  // Read in the protocol the request is in, as the gateway read it; a body it refused (a field sent
+  // twice, a control character in a form field), leniently for its credentials alone.
+  const protocol = protocols.choose(h, servedAt(request.url.split('?')[0]!));
+  const read = protocol.read(raw);
   const body =
-    'ok' in read && typeof read.ok === 'object' && read.ok !== null ? (read.ok as Record<string, unknown>) : undefined;
+    'ok' in read && typeof read.ok === 'object' && read.ok !== null
+      ? (read.ok as Record<string, unknown>)
+      : protocol.salvage?.(raw, CREDENTIAL_FIELDS);
   if (!body) return undefined;
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   const key = text(body.apiKey);

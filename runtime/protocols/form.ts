@@ -556,6 +556,7 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
             : { refusal: 'formFieldInvalid', args: [read.field, read.rule, read.status] },
       };
     },
+    salvage: salvageForm,
     // A body whose fields are all text (most) is already what read() gave.
     typed: (value, shape) =>
       shape?.fields && typeof value === 'object' && value !== null ? typedForm(value as FormFields, shape) : value,
@@ -594,6 +595,25 @@ export function protocol(id: string, declaration: FormDeclaration): Protocol {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The named fields of a form read refused, each pair read apart (a pair that does not decode is
+ * skipped, a name's first value kept): whose request it was, for the request log.
+ */
+function salvageForm(text: string, names: readonly string[]): Record<string, string> {
+  const wanted = new Set(names);
+  const found: Record<string, string> = {};
+  if (holdsMorePairsThan(text, MAX_FIELDS)) return found;
+  for (const pair of text.split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) continue;
+    const name = decode(pair.slice(0, eq));
+    if (typeof name !== 'string' || !wanted.has(name) || Object.hasOwn(found, name)) continue;
+    const value = decode(pair.slice(eq + 1));
+    if (typeof value === 'string') found[name] = value;
+  }
+  return found;
+}
 
 const AMPERSAND = 0x26;
 const EQUALS = 0x3d;

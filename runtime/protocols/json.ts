@@ -318,6 +318,21 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
         return { unreadable: { refusal: 'notJson', args: [why, type] } };
       }
     },
+    // JSON.parse reads what the strict reader refuses but a parser can (a field sent twice: its last).
+    salvage(body, names) {
+      try {
+        const value: unknown = JSON.parse(body);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+        const found: Record<string, string> = {};
+        for (const name of names) {
+          const field = Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+          if (typeof field === 'string') found[name] = field;
+        }
+        return found;
+      } catch {
+        return undefined;
+      }
+    },
     // JSON carries its own types.
     typed: (value) => value,
     asSent: { emptyIsAbsent: false },

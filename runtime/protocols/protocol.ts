@@ -132,6 +132,12 @@ export interface Protocol {
   ): Unreadable | undefined;
   /** A request body as sent: its fields, untyped where the protocol carries only text. */
   read(body: string | Uint8Array): Read;
+  /**
+   * Of a body `read` refused (a field sent twice, a character a form field cannot hold), the top-level
+   * text fields named, read leniently where they can be (each field apart from the one at fault), for
+   * a request log to find whose request it was: never to serve it. Absent, or undefined: none can be.
+   */
+  salvage?(body: string, names: readonly string[]): Record<string, string> | undefined;
   /** The fields of a read body as its operation's schema types them (shape), once the operation is known. */
   typed(value: unknown, shape: Shape | null): unknown;
   /** The headers a request of this protocol carries (its Content-Type when it has a body). */

@@ -4,6 +4,8 @@ import type { ErrorObject } from 'ajv';
 import { chooseForm } from '../../runtime/forms.ts';
 import { holdsNul, nulField } from '../../runtime/nul-text.ts';
 import type { Protocol, Unreadable } from '../../runtime/protocols/protocol.ts';
+import type { EntryText } from '../../runtime/refusal-catalogue.ts';
+import { refusalCatalogue } from '../../generated/refusal-catalogue.ts';
 import { protocols, requestValidators } from './contract.ts';
 import { refusals, refusalFor, validationRefusals, type Refusal } from './refusals.ts';
 import type { ContractOperation, GatewayRequest } from './types.ts';
@@ -20,7 +22,14 @@ export function splitUrl(url: string): { pathname: string; search: string } {
 export function refusalOf(unreadable: Unreadable): Refusal {
   const make = (refusals as unknown as Record<string, (...args: readonly unknown[]) => Refusal>)[unreadable.refusal];
   if (!make) throw new TypeError(`No refusal ${unreadable.refusal} in the catalogue`);
-  return make(...unreadable.args);
+  const refusal = make(...unreadable.args);
+  // The field it names and why, for the request log and the logger (`Field 'x' is sent more than once`).
+  const names = (refusalCatalogue.refusals as Record<string, EntryText | undefined>)[unreadable.refusal]?.args ?? [];
+  const at = (name: string) => names.findIndex(([n]) => n === name);
+  const field = unreadable.args[at('field')];
+  if (typeof field !== 'string') return refusal;
+  const why = unreadable.args[at('why')];
+  return { ...refusal, field, rule: typeof why === 'string' ? why : unreadable.refusal };
 }
 
 export const byteLength = (body: GatewayRequest['body']) =>

@@ -5,11 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { protocols } from '../../generated/protocols.ts';
+import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
+/** The sandbox merchant's own request log (payment-gateway logs). */
+let log: ControlClient;
 beforeAll(async () => {
-  t = await startSandbox();
+  t = await startSandbox({ control: true });
+  log = createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey: t.sandbox.seed.apiKey });
 });
 afterAll(() => t.close());
 
@@ -87,7 +91,7 @@ const postForm = (bytes: Uint8Array) =>
   fetch(`${t.base}/post/`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: bytes,
+    body: new Uint8Array(bytes),
   }).then(answerOf);
 const formBytes = (...parts: (string | number[])[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
@@ -113,5 +117,76 @@ describe('a raw byte that is not UTF-8 in a form body', () => {
       responseCode: '-2',
       responseMessage: 'The request body has a field name that is not UTF-8',
     });
+  });
+});
+
+describe("a refusal of the body, made before the operation is known, in the account's request log", () => {
+  const CARD = '4564710000000004';
+  /** The merchant's example purchase with its card, in the wire mode, one field's text replaced as sent. */
+  const purchaseText = (wire: 'json' | 'form', field: string, sent: string) => {
+    const body = { ...example('processCard'), paymentCardNumber: CARD, [field]: 'PLACEHOLDER' };
+    const r = buildRequest(operation('processCard'), { body, signBody: true, wire });
+    return { headers: r.headers as Record<string, string>, text: (r.body as string).replace(/PLACEHOLDER/, sent) };
+  };
+  const post = (r: { headers: Record<string, string>; text: string }) =>
+    fetch(`${t.base}/post`, { method: 'POST', headers: r.headers, body: r.text }).then(answerOf);
+  const latest = async () => (await log.requests({ latest: 1 })).requests[0]!;
+
+  it('is logged for the account whose merchantUUID and apiKey it carried, naming the field and the rule, the card masked', async () => {
+    const cases = [
+      {
+        wire: 'form' as const,
+        // A control character in a form field: the XML answer could not give it back.
+        sent: purchaseText('form', 'customerName', 'Jane%01'),
+        message: "Field 'customerName' holds the character U+0001, which the XML answer cannot carry",
+        errorCode: 'PGW_ERR_FORM_FIELD_INVALID',
+      },
+      {
+        wire: 'json' as const,
+        // A JSON field sent twice.
+        sent: purchaseText('json', 'customerName', 'Jane","customerName":"Jane'),
+        message: "Field 'customerName' is invalid: is sent more than once",
+        errorCode: 'PGW_ERR_FIELD_UNREADABLE',
+      },
+    ];
+    for (const { wire, sent, message, errorCode } of cases) {
+      const before = (await latest())?.id ?? 0;
+      expect(await post(sent), wire).toMatchObject({ responseCode: '-2', responseMessage: message });
+      const line = await latest();
+      expect(line.id, wire).toBeGreaterThan(before);
+      expect(line, wire).toMatchObject({
+        verb: 'POST',
+        path: '/post',
+        wire,
+        responseCode: '-2',
+        responseMessage: message,
+        outcome: 'refused',
+        errorCode,
+        explanation: { check: 'body', field: 'customerName' },
+      });
+      expect(JSON.stringify(line)).not.toContain(CARD);
+    }
+  });
+
+  it('a raw byte that is not UTF-8, and a card number sent as a field name, the number masked', async () => {
+    const form = purchaseText('form', 'customerName', 'x');
+    const [head, tail] = form.text.split('customerName=x');
+    await postForm(formBytes(head!, 'customerName=Jos', [0xe9], tail!));
+    expect(await latest()).toMatchObject({
+      wire: 'form',
+      errorCode: 'PGW_ERR_FORM_FIELD_INVALID',
+      explanation: { check: 'body', field: 'customerName' },
+    });
+    await post({ ...form, text: `${form.text}&${CARD}=%01` });
+    const line = await latest();
+    expect(line).toMatchObject({ wire: 'form', errorCode: 'PGW_ERR_FORM_FIELD_INVALID' });
+    expect(JSON.stringify(line)).not.toContain(CARD);
+  });
+
+  it("is in no account's log when the apiKey it carried is not the account's", async () => {
+    const before = (await latest()).id;
+    const sent = purchaseText('form', 'customerName', 'Jane%01');
+    await post({ ...sent, text: sent.text.replace(/apiKey=[^&]*/, 'apiKey=notthekey') });
+    expect((await latest()).id).toBe(before);
   });
 });
