@@ -1186,7 +1186,12 @@ export const operations: readonly ContractOperation[] = [
             "name": "hash",
             "recipe": "query"
           }
-        ]
+        ],
+        "unless": {
+          "transactionReferenceID": [
+            "transactionID"
+          ]
+        }
       }
     ],
     "fields": [
@@ -1625,7 +1630,21 @@ export const operations: readonly ContractOperation[] = [
           "transactionCurrency"
         ],
         "fill": [],
-        "hashes": []
+        "hashes": [],
+        "unless": {
+          "paymentCardNumber": [
+            "cardID",
+            "digitalWalletToken"
+          ],
+          "paymentCardExpiry": [
+            "cardID",
+            "digitalWalletToken"
+          ],
+          "paymentCardName": [
+            "cardID",
+            "digitalWalletToken"
+          ]
+        }
       }
     ],
     "fields": [
@@ -1742,7 +1761,21 @@ export const operations: readonly ContractOperation[] = [
           "threeDSToken"
         ],
         "fill": [],
-        "hashes": []
+        "hashes": [],
+        "unless": {
+          "paymentCardNumber": [
+            "cardID",
+            "digitalWalletToken"
+          ],
+          "paymentCardExpiry": [
+            "cardID",
+            "digitalWalletToken"
+          ],
+          "paymentCardName": [
+            "cardID",
+            "digitalWalletToken"
+          ]
+        }
       }
     ],
     "fields": [
@@ -2192,7 +2225,18 @@ export const operations: readonly ContractOperation[] = [
             "name": "hash",
             "recipe": "transaction"
           }
-        ]
+        ],
+        "unless": {
+          "paymentAccountBSB": [
+            "fingerprint"
+          ],
+          "paymentAccountNumber": [
+            "fingerprint"
+          ],
+          "paymentAccountName": [
+            "fingerprint"
+          ]
+        }
       }
     ],
     "fields": [
@@ -2363,7 +2407,12 @@ export const operations: readonly ContractOperation[] = [
             "name": "hash",
             "recipe": "query"
           }
-        ]
+        ],
+        "unless": {
+          "transactionReferenceID": [
+            "transactionID"
+          ]
+        }
       }
     ],
     "fields": [
@@ -2993,7 +3042,12 @@ export const operations: readonly ContractOperation[] = [
           "transactionCurrency"
         ],
         "fill": [],
-        "hashes": []
+        "hashes": [],
+        "unless": {
+          "paymentCardNumber": [
+            "cardID"
+          ]
+        }
       }
     ],
     "fields": [

@@ -519,10 +519,17 @@ export const refusalCatalogue = {
         [
           "kind",
           "kind"
+        ],
+        [
+          "instead",
+          "string?"
         ]
       ],
-      "message": "{kind} '{field}' is required",
-      "when": "A required field (or parameter) is missing",
+      "message": [
+        "{kind} '{field}' is required unless {instead} is sent",
+        "{kind} '{field}' is required"
+      ],
+      "when": "A required field (or parameter) is missing; one required only when none of some others is sent names them too (queryCard: `Field 'transactionReferenceID' is required unless 'transactionID' is sent`)",
       "example": [
         "{field}"
       ]
@@ -2098,7 +2105,7 @@ export interface RefusalArgs {
     "mockEngineUnavailable": [seconds: number];
   };
   validationRefusals: {
-    "required": [field: string, kind?: RefusalKind];
+    "required": [field: string, kind?: RefusalKind, instead?: string];
     "dependentRequired": [field: string, other: string, kind?: RefusalKind];
     "additionalProperties": [field: string, kind?: RefusalKind];
     "type": [field: string, rule: string, kind?: RefusalKind];

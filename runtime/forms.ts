@@ -16,6 +16,11 @@ export interface RequestForm<Recipe extends string = string, Kind extends string
   fill: readonly Kind[];
   /** The body hashes the form takes, in signing order; `when`: made only once one of these fields is sent (dependentRequired). */
   hashes: readonly { name: string; recipe: Recipe; when?: readonly string[] }[];
+  /**
+   * The fields the form requires only when none of others is sent (`if: {not: {required: [transactionID]}},
+   * then: {required: [transactionReferenceID]}`), each with those others: a refusal names both. Absent: none.
+   */
+  unless?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What the chooser reads of a form: its fields, absent where the operation has one form only. */

@@ -78,13 +78,32 @@ function requestForm(doc: Doc, op: Operation, name: string): RequestForm {
         .map(([field]) => field);
       return { name: h.name, recipe: h.recipe, ...(required || !when.length ? {} : { when }) };
     });
+  const unless = unlessOf(schema);
   return {
     schema: name,
     accepts,
     required: (schema.required ?? []).filter((f: string) => !fillable.has(f)),
     fill,
     hashes,
+    ...(unless ? { unless } : {}),
   };
+}
+
+/**
+ * The fields a schema requires only when none of others is sent: `if: {not: {required: [a]}}` (or
+ * `{not: {anyOf: [{required: [a]}, {required: [b]}]}}`), `then: {required: [...]}`; each with those others.
+ */
+function unlessOf(schema: any): Record<string, string[]> | undefined {
+  const not = schema.if?.not;
+  const branches: any[] | undefined = not?.anyOf ?? (not ? [not] : undefined);
+  const needed: string[] = schema.then?.required ?? [];
+  if (!branches?.length || !needed.length || schema.else !== undefined) return undefined;
+  const others: string[] = [];
+  for (const branch of branches) {
+    if (!Array.isArray(branch.required) || branch.required.length !== 1) return undefined;
+    others.push(branch.required[0]);
+  }
+  return Object.fromEntries(needed.map((field) => [field, others]));
 }
 
 export function tableEntries(doc: Doc, ops: Operation[]): TableEntry[] {

@@ -222,15 +222,31 @@ const invalidEntry = (keyword: string): typeof validationRefusals.other =>
   Object.hasOwn(INVALID_BY_KEYWORD, keyword) ? INVALID_BY_KEYWORD[keyword]! : validationRefusals.other;
 const { required, dependentRequired, additionalProperties } = validationRefusals;
 
-/** The refusal for a failed validation: a missing field first (-3), else the first invalid one (-2). */
-export function refusalFor(errors: readonly ErrorObject[], prefix: RefusalKind = 'Field'): Refusal {
+/** The other fields named, as a refusal lists them: 'a', or 'a' or 'b'. */
+const either = (names: readonly string[]) => names.map((n) => `'${n}'`).join(' or ');
+
+/**
+ * The refusal for a failed validation: a missing field first (-3), else the first invalid one (-2).
+ * `unless`: the body's fields required only when none of others is sent (its form's, RequestForm's
+ * `unless`), whose refusal names those others too.
+ */
+export function refusalFor(
+  errors: readonly ErrorObject[],
+  prefix: RefusalKind = 'Field',
+  unless?: Readonly<Record<string, readonly string[]>>,
+): Refusal {
   const missing = errors.find((e) => e.keyword === 'required' || e.keyword === 'dependentRequired');
   if (missing) {
     const name = fieldName(missing.instancePath, missing.params.missingProperty as string);
+    // Required by the body's own `then` (if none of the others is sent): named with them.
+    const others =
+      missing.instancePath === '' && missing.schemaPath === '#/then/required' && unless && Object.hasOwn(unless, name)
+        ? unless[name]
+        : undefined;
     const refusal =
       missing.keyword === 'dependentRequired'
         ? dependentRequired(name, fieldName(missing.instancePath, missing.params.property as string), prefix)
-        : required(name, prefix);
+        : required(name, prefix, others?.length ? either(others) : undefined);
     return { ...refusal, field: name, rule: missing.keyword };
   }
   const extra = errors.find((e) => e.keyword === 'additionalProperties');

@@ -98,7 +98,7 @@ export function checkBody(op: ContractOperation, body: unknown): Refusal | undef
   }
   if (body === undefined) return refusals.bodyRequired();
   const failed = bodyErrors(op, body);
-  return failed && refusalFor(failed.errors);
+  return failed && refusalFor(failed.errors, 'Field', op.requestForms?.find((f) => f.schema === failed.form)?.unless);
 }
 
 /**

@@ -190,3 +190,33 @@ describe("a refusal of the body, made before the operation is known, in the acco
     expect((await latest()).id).toBe(before);
   });
 });
+
+describe('queryCard with neither of its two identifiers', () => {
+  it('is told both alternatives, not only transactionReferenceID', async () => {
+    const { transactionID: _, ...neither } = example('queryCard');
+    for (const wire of WIRES)
+      expect(await send('queryCard', neither, wire), wire).toEqual({
+        status: 200,
+        responseCode: '-3',
+        responseMessage: "Field 'transactionReferenceID' is required unless 'transactionID' is sent",
+      });
+  });
+
+  it('so is every field required only when none of some others is sent', async () => {
+    const cases: [string, string, string][] = [
+      ['processDDebit', 'fingerprint', "Field 'paymentAccountBSB' is required unless 'fingerprint' is sent"],
+      ['getSurcharge', 'paymentCardNumber', "Field 'paymentCardNumber' is required unless 'cardID' is sent"],
+      [
+        'checkEnrollment',
+        'paymentCardNumber',
+        "Field 'paymentCardNumber' is required unless 'cardID' or 'digitalWalletToken' is sent",
+      ],
+    ];
+    for (const [id, dropped, message] of cases)
+      for (const wire of WIRES)
+        expect(await send(id, { ...example(id), [dropped]: undefined }, wire), `${id} ${wire}`).toMatchObject({
+          responseCode: '-3',
+          responseMessage: message,
+        });
+  });
+});
