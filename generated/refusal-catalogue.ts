@@ -1685,6 +1685,22 @@ export const refusalCatalogue = {
         5
       ]
     },
+    "storeBusy": {
+      "code": "PGW_ERR_SANDBOX_STORE_BUSY",
+      "responseCode": -4,
+      "status": 503,
+      "args": [
+        [
+          "seconds",
+          "number"
+        ]
+      ],
+      "message": "The sandbox's database connections are all busy: retry after {seconds} s",
+      "when": "A request waited for a connection of the instance's pool (PGW_DB_POOL) until its wait (PGW_DB_POOL_WAIT_MS) was over; the database answers",
+      "example": [
+        1
+      ]
+    },
     "conflictsWithStoredRecord": {
       "code": "PGW_ERR_SANDBOX_CONFLICTS_WITH_STORED_RECORD",
       "responseCode": -2,
@@ -2182,6 +2198,7 @@ export interface RefusalArgs {
     "batchLineHoldsCard": [line: number];
     "conflictsWithStored": [field: string];
     "storeUnavailable": [seconds: number];
+    "storeBusy": [seconds: number];
     "conflictsWithStoredRecord": [];
     "scenarioOff": [header: string | undefined, pathPrefix: string | undefined, why: string];
     "scenarioUnavailable": [seconds: number];

@@ -26,7 +26,7 @@ import { tablesWithColumn, type Sandbox } from './context.ts';
 import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
 import { askedOutcome } from './scenarios.ts';
 import { controlRefusals as refusals, refusedInteger, sandboxRefusals } from './refusals.ts';
-import { isUnavailable, type StoreHealth } from './store-health.ts';
+import { isPoolWait, isUnavailable, type StoreHealth } from './store-health.ts';
 import type { Row } from './store.ts';
 import { attemptsAt, finishedBy } from './payout-attempts.ts';
 import { notifyFieldRefusal } from './url-policy.ts';
@@ -169,16 +169,21 @@ export class Control {
   }
 
   /**
-   * While the store cannot serve (unreachable, or no pool connection free in time): 503, Retry-After,
-   * the gateway's -4 in the control API's form (responseCode an integer), as the gateway answers.
+   * While the store cannot serve (unreachable, or, busy, no pool connection free in time): 503,
+   * Retry-After, the gateway's -4 in the control API's form (responseCode an integer), as the gateway
+   * answers, each in its own words.
    */
-  unavailable(res: http.ServerResponse, seconds: number): void {
+  unavailable(res: http.ServerResponse, seconds: number, busy = false): void {
     res.writeHead(503, {
       'content-type': 'application/json',
       'cache-control': 'no-store',
       'retry-after': String(seconds),
     });
-    res.end(JSON.stringify(refusedInteger(sandboxRefusals.storeUnavailable(seconds))));
+    res.end(
+      JSON.stringify(
+        refusedInteger(busy ? sandboxRefusals.storeBusy(seconds) : sandboxRefusals.storeUnavailable(seconds)),
+      ),
+    );
   }
 
   /**
@@ -250,7 +255,8 @@ export class Control {
         res.end(body);
       },
       (error: unknown) => {
-        if (this.health && isUnavailable(error)) return this.unavailable(res, this.health.waitSeconds());
+        if (this.health && isUnavailable(error))
+          return this.unavailable(res, this.health.waitSeconds(), !this.health.down && isPoolWait(error));
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(refusedInteger(refusals.internal())));
       },

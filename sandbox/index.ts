@@ -235,7 +235,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
    * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
    * written in the protocol the request is in (as every refusal is).
    */
-  const unavailable = (request: GatewayRequest, seconds: number): GatewayResponse => {
+  const unavailable = (request: GatewayRequest, seconds: number, busy = false): GatewayResponse => {
     const pathname = request.url.split('?')[0]!;
     const routed = route(request.verb, pathname);
     const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
@@ -243,7 +243,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return {
       status: 503,
       headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
-      body: protocol.writeAnswer(refusalFields(code, refusals.storeUnavailable(seconds))),
+      body: protocol.writeAnswer(
+        refusalFields(code, busy ? refusals.storeBusy(seconds) : refusals.storeUnavailable(seconds)),
+      ),
     };
   };
   const respond: Gateway['respond'] = (request) => {
@@ -263,7 +265,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     // connection until the pool gave up, is told so, as 503.
     const outage = (response: GatewayResponse) =>
       response.status === 500 && (health.down || seen.unavailable)
-        ? unavailable(request, health.waitSeconds())
+        ? unavailable(request, health.waitSeconds(), !health.down && seen.busy)
         : response;
     const answer = found instanceof Promise ? found.then(outage) : outage(found);
     if (answer instanceof Promise) {

@@ -46,6 +46,8 @@ const LONGEST_WAIT_MS = 10_000;
 export interface RequestStore {
   /** A store call of the request failed as unavailable (isUnavailable). */
   unavailable: boolean;
+  /** The one that failed waited for a busy pool's connection (isPoolWait): the database itself answers. */
+  busy?: boolean;
 }
 
 export class StoreHealth {
@@ -84,7 +86,10 @@ export class StoreHealth {
   failed(error: unknown, now = Date.now()): void {
     if (!isUnavailable(error)) return;
     const seen = this.request.getStore();
-    if (seen) seen.unavailable = true;
+    if (seen) {
+      seen.unavailable = true;
+      seen.busy = isPoolWait(error);
+    }
     if (!isUnreachable(error)) return;
     this.failures++;
     this.waitUntil = now + this.waitMs();

@@ -233,7 +233,8 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
       expect(answer.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       expect(JSON.parse(body)).toEqual({
         responseCode: '-4',
-        responseMessage: `The sandbox cannot reach its database: retry after ${answer.headers['retry-after']} s`,
+        // Its own words: the database answers, the instance's connections are busy (not unreachable).
+        responseMessage: `The sandbox's database connections are all busy: retry after ${answer.headers['retry-after']} s`,
       });
       // The control API too: its write waits for the connection.
       const advance = await fetch(`${base}/_sandbox/clock/advance`, {
@@ -247,7 +248,10 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
       const refusal = await advance.text();
       expect(advance.status, refusal).toBe(503);
       expect(advance.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-      expect(JSON.parse(refusal)).toMatchObject({ responseCode: -4 });
+      expect(JSON.parse(refusal)).toEqual({
+        responseCode: -4,
+        responseMessage: `The sandbox's database connections are all busy: retry after ${advance.headers.get('retry-after')} s`,
+      });
       // The database answers: the next request, once a connection is free, is served (no breaker).
       holder.release();
       holder = undefined;
