@@ -22,6 +22,7 @@ import { errorCodeOf, refusals, refusalResponse, type Refusal } from './refusals
 import type { ErrorCode } from '../../generated/error-codes.ts';
 import {
   byteLength,
+  headOf,
   checkBody,
   checkNul,
   checkParameters,
@@ -389,7 +390,16 @@ export function createGateway(options: GatewayOptions): Gateway {
         undefined,
         note,
       );
-    const parsed = parseBody(request, path.readLimit, protocol, path.served);
+    // A body past every limit of the path is refused naming the limit of the operation it is for, its
+    // method's as its first bytes name it (processCard's 1 MiB on /post, not processBatch's 16 MiB).
+    const parsed = parseBody(
+      request,
+      byteLength(request.body) > path.readLimit
+        ? bodyLimit(pathname, defaultMaxBodyBytes, headOf(request.body, path.baseLimit))
+        : path.readLimit,
+      protocol,
+      path.served,
+    );
     if ('refusal' in parsed) return refused(first, parsed.refusal, 'body', protocol, undefined, note);
     if (note !== NO_NOTE) note.method = methodOf(parsed.ok);
 

@@ -35,6 +35,14 @@ export function refusalOf(unreadable: Unreadable): Refusal {
 export const byteLength = (body: GatewayRequest['body']) =>
   body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
 
+/** A body's first `bytes` as latin1 text (a string body: its first `bytes` characters), for a look at its method. */
+export const headOf = (body: GatewayRequest['body'], bytes: number): string =>
+  body === undefined
+    ? ''
+    : typeof body === 'string'
+      ? body.slice(0, bytes)
+      : Buffer.from(body.buffer, body.byteOffset, Math.min(bytes, body.byteLength)).toString('latin1');
+
 /**
  * The body: absent, or read by the protocol the request is in (`protocol`, one of those that serve
  * the path: `served`), when it is sent as that protocol's media type. What it reads is untyped where

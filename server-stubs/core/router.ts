@@ -196,9 +196,13 @@ export const knows = (pathname: string): boolean => find(pathname) !== undefined
  * checks the limit of the method it routes to again once the body is parsed.
  */
 export function bodyLimit(pathname: string, fallback: number, head?: string): number {
-  const r = find(pathname)?.route;
-  if (!r) return fallback;
-  if (head === undefined || !r.raised.size) return r.baseLimit;
+  const found = find(pathname);
+  if (!found) return fallback;
+  const r = found.route;
+  if (!r.raised.size) return r.baseLimit;
+  // A path that names its method (/token/processCard) has its limit whatever the body holds.
+  if (found.pathMethod !== undefined) return r.raised.get(found.pathMethod) ?? r.baseLimit;
+  if (head === undefined) return r.baseLimit;
   // The body's method as its protocol writes it, read from the bytes so far: a hint for the read only
   // (the core checks the routed method's limit again once the body is read).
   let method: string | undefined;

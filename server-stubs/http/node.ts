@@ -151,6 +151,11 @@ function refuseTooLarge(gateway: Gateway, req: Http.IncomingMessage, res: Http.S
  * Reads the body, refusing it as soon as it passes what its operation accepts, then answers. Until
  * the body names its method it may be as large as the path's smallest limit; past that, the method
  * named in what was read decides (processBatch may send 16 MiB on /post, processCard 1 MiB).
+ *
+ * A declared length (Content-Length) past what the path takes is refused before anything is read
+ * where the path has one limit. Where its methods' limits differ, it is refused once the body has
+ * named its method (its first bytes, as clients write it; else at the path's smallest limit), so that
+ * the 413 names the limit of the operation called: processCard's 1 MiB, not processBatch's 16 MiB.
  */
 export function readAndAnswer(
   gateway: Gateway,
@@ -163,20 +168,29 @@ export function readAndAnswer(
   let limit = gateway.bodyLimit(pathname);
   let raised = limit === most;
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > most) {
+  if (declared > most && raised) {
     refuseTooLarge(gateway, req, res, most);
     return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
+  // The body's first bytes (up to the smallest limit) as text, made of the chunks looked at so far,
+  // while its method may still raise the limit.
+  let head = '';
+  let looked = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     chunks.push(chunk);
-    if (size > limit && !raised) {
-      raised = true;
-      limit = gateway.bodyLimit(pathname, Buffer.concat(chunks).toString('latin1', 0, limit));
+    if (!raised && (size > limit || declared > limit)) {
+      for (; looked < chunks.length && head.length < limit; looked++)
+        head += chunks[looked]!.toString('latin1', 0, Math.min(chunks[looked]!.length, limit - head.length));
+      const named = gateway.bodyLimit(pathname, head);
+      if (named > limit || size > limit) {
+        raised = true;
+        limit = named;
+      }
     }
-    if (size > limit) refuseTooLarge(gateway, req, res, limit);
+    if (size > limit || (raised && declared > limit)) refuseTooLarge(gateway, req, res, limit);
   });
   req.on('end', () => {
     if (size <= limit) answerRequest(gateway, req, res, chunks.length > 1 ? Buffer.concat(chunks) : chunks[0], options);

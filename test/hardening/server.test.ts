@@ -52,6 +52,26 @@ function unfinished(head: string, bytes: number, ms: number): Promise<{ status: 
   });
 }
 
+/** What a client that declares 20 MiB on /post, and keeps sending (head, then x's), receives. */
+async function declaredTooLarge(head: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.on('data', (c) => (received += c.toString('latin1')));
+  socket.on('error', () => {});
+  socket.write(
+    `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n${head}`,
+  );
+  const chunk = Buffer.alloc(256 * 1024, 0x78);
+  for (let i = 0; i < 12 && !socket.destroyed && !received; i++) {
+    if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+  }
+  await until(() => socket.destroyed || received.includes('Request body exceeds'), 10_000);
+  socket.destroy();
+  expect(received).toMatch(/^HTTP\/1\.1 413 /);
+  return received;
+}
+
 describe('the node server under hostile input', () => {
   it('refuses a processCard body at 1 MiB while it is being read, not after 16 MiB', async () => {
     const answer = await unfinished('{"method":"processCard","custom1":"', 1.5 * MiB, 3000);
@@ -85,6 +105,16 @@ describe('the node server under hostile input', () => {
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 413 /);
     expect(received).toContain('Request body exceeds');
+  });
+
+  it('a 413 for a declared length beyond every limit of /post names the limit of the method the body names', async () => {
+    // Before, it named the path's largest limit (processBatch's 16 MiB) whatever the method.
+    expect(await declaredTooLarge('{"method":"processCard","custom1":"')).toContain(
+      `"responseMessage":"Request body exceeds ${MiB} bytes"`,
+    );
+    expect(await declaredTooLarge('{"method":"processBatch","batchFile":"')).toContain(
+      `"responseMessage":"Request body exceeds ${16 * MiB} bytes"`,
+    );
   });
 
   it('cuts a body that arrives too slowly (requestTimeout)', async () => {
