@@ -310,7 +310,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     seed,
     control,
     server: () => {
-      const server = createNodeServer(gateway, { ...serverOptions(env), answerStallTimeout: waits.answerStallMs });
+      const server = createNodeServer(gateway, {
+        ...serverOptions(env),
+        answerStallTimeout: waits.answerStallMs,
+        // A download cut for a stalled client is told through the sandbox's logger (npm start: stderr).
+        logger: options.logger ?? false,
+      });
       // The connections a noAnswer scenario holds open: ended when the server closes.
       const held = new Set<http.ServerResponse>();
       const close = server.close.bind(server);

@@ -4,28 +4,41 @@ import type * as Http from 'node:http';
 import type { Gateway } from '../core/gateway.ts';
 import { refusalResponse, refusals } from '../core/refusals.ts';
 import { splitUrl } from '../core/request.ts';
-import type { GatewayResponse } from '../core/types.ts';
+import { chooseLogger } from '../core/log.ts';
+import type { GatewayResponse, Logger } from '../core/types.ts';
 import { type ClientPrefixes, ConnectionShares, DEFAULT_PREFIXES } from './clients.ts';
 import { http } from '../../runtime/node-http.ts';
 import { answerUnreadable } from './unreadable.ts';
 
-/** What answering a request needs besides the gateway: how long a streamed answer may stall. */
+/** What answering a request needs besides the gateway: how long a streamed answer may stall, and where a cut one is told. */
 export interface AnswerOptions {
   /** See NodeServerOptions.answerStallTimeout. */
   answerStallTimeout?: number;
+  /** See NodeServerOptions.logger. */
+  logger?: Logger | false;
 }
 
-function send(res: Http.ServerResponse, response: GatewayResponse, options: AnswerOptions = {}): void {
+function send(
+  res: Http.ServerResponse,
+  response: GatewayResponse,
+  options: AnswerOptions = {},
+  req?: Http.IncomingMessage,
+): void {
   // A string body stays a string: node:http then writes head and body in one write() call.
   const { body } = response;
-  if (typeof body !== 'string' && !(body instanceof Uint8Array))
-    return void stream(
-      res,
-      response.status,
-      response.headers,
-      body,
-      options.answerStallTimeout ?? serverDefaults.answerStallTimeout,
-    );
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    const stallMs = options.answerStallTimeout ?? serverDefaults.answerStallTimeout;
+    // The one trace of a download the server ended: one line, through the server's logger (which
+    // masks card numbers and escapes what the caller wrote), naming the request, not its body.
+    const stalled = () =>
+      chooseLogger(options.logger).warn('streamed answer cut: its client took none of it', {
+        verb: req?.method,
+        path: req ? splitUrl(req.url ?? '/').pathname : undefined,
+        status: response.status,
+        stalledMs: stallMs,
+      });
+    return void stream(res, response.status, response.headers, body, stallMs, stalled);
+  }
   res.writeHead(response.status, {
     ...response.headers,
     'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
@@ -47,6 +60,7 @@ async function stream(
   headers: Record<string, string>,
   chunks: AsyncIterable<Uint8Array>,
   stallMs: number,
+  stalled: () => void,
 ): Promise<void> {
   res.writeHead(status, headers);
   // When the socket last sent on a chunk written (each write's callback): the client's progress.
@@ -59,6 +73,7 @@ async function stream(
       if (res.destroyed) break;
       if (!res.write(chunk, sent) && !(await writable(res, stallMs, () => progressed))) {
         res.destroy(); // stalled: the source is ended by the loop's break
+        stalled();
         break;
       }
     }
@@ -112,10 +127,10 @@ export function answerRequest(
   }
   if (response instanceof Promise)
     response.then(
-      (r) => send(res, r, options),
+      (r) => send(res, r, options, req),
       () => send(res, failed()),
     );
-  else send(res, response, options);
+  else send(res, response, options, req);
 }
 
 /** After a 413, what is still read (and dropped) so that the refusal is not lost to a reset. */
@@ -202,7 +217,9 @@ export function createNodeHandler(gateway: Gateway, options: AnswerOptions = {})
   // A timer runs a longer wait after 1 ms: the opposite of what was asked, so it is refused here.
   if (stall !== undefined && !(Number.isSafeInteger(stall) && stall >= 1 && stall <= 2_147_483_647))
     throw new RangeError(`answerStallTimeout must be whole milliseconds from 1 to 2147483647, not ${stall}`);
-  return (req, res) => readAndAnswer(gateway, req, res, options);
+  // The logger chosen once (the one given, none for false, else the console as the stubs' is chosen).
+  const answer: AnswerOptions = { ...options, logger: chooseLogger(options.logger) };
+  return (req, res) => readAndAnswer(gateway, req, res, answer);
 }
 
 /** The server's limits on time and connections; each has a default chosen below. */
@@ -219,6 +236,12 @@ export interface NodeServerOptions {
    * 60 s, a load balancer's idle time-out: a reader that slow is cut there as well.
    */
   answerStallTimeout?: number;
+  /**
+   * Where the server tells what it did that no answer shows: a streamed answer cut for a stalled
+   * client (one warning line). As createGateway's `logger`: an object with the levels, or false for
+   * none; by default the console in development, none in production and in a test run.
+   */
+  logger?: Logger | false;
   /** Connections beyond this many are refused (closed at once). Default 1024. */
   maxConnections?: number;
   /**
@@ -242,7 +265,7 @@ export interface NodeServerOptions {
 }
 
 export const serverDefaults: Required<
-  Omit<NodeServerOptions, 'maxConnectionsPerClient' | 'keepForNewClients' | 'clientPrefixes'>
+  Omit<NodeServerOptions, 'maxConnectionsPerClient' | 'keepForNewClients' | 'clientPrefixes' | 'logger'>
 > = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
@@ -275,7 +298,10 @@ export function createNodeServer(gateway: Gateway, options: NodeServerOptions = 
       keepAliveTimeout: o.keepAliveTimeout,
       connectionsCheckingInterval,
     },
-    createNodeHandler(gateway, { answerStallTimeout: o.answerStallTimeout }),
+    createNodeHandler(gateway, {
+      answerStallTimeout: o.answerStallTimeout,
+      ...(options.logger !== undefined && { logger: options.logger }),
+    }),
   );
   server.maxConnections = o.maxConnections;
   server.on('clientError', answerUnreadable(gateway));

@@ -10,6 +10,9 @@
 // until the pool gives up is answered 503 with Retry-After, as an outage is; and a download whose
 // client takes none of it for PGW_SANDBOX_ANSWER_STALL_MS is ended.
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { unzipSync } from 'fflate';
@@ -19,6 +22,8 @@ import { sandbox as sandboxData } from '../../contract/index.ts';
 import { createSandbox, HEALTH_PATH, type RunningSandbox } from '../../sandbox/index.ts';
 import type { GatewayRequest } from '../../server-stubs/index.ts';
 import { signed } from '../hardening/support.ts';
+import { doc } from '../support/contract.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 import { until } from '../support/until.ts';
 import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
 
@@ -268,7 +273,58 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
   }, 120_000);
 });
 
+/** ROWS settled purchases of the sandbox's merchant in an SQLite store: a zip of about 20 MB. */
+async function settledRows(sb: RunningSandbox): Promise<void> {
+  // Letters only (no digit run a card-number scan could read), random enough that they hardly deflate.
+  const letters = '0123456789'
+    .split('')
+    .reduce(
+      (text, digit, i) => `replace(${text}, '${digit}', '${String.fromCharCode(103 + i)}')`,
+      'hex(randomblob(32))',
+    );
+  await sb.store.run(
+    `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+     INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
+     SELECT 't-' || n, ?, 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ${letters}, ${letters},
+            'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789',
+            CASE WHEN n % 3 = 0 THEN ? ELSE ? END, '[]', '2021-03-01 10:00:00'
+     FROM g`,
+    ROWS,
+    sb.seed.merchantUUID,
+    DAYS[0],
+    DAYS[1],
+  );
+}
+
 describe('a download whose client takes none of it', () => {
+  it("is told in one line of the sandbox's log once it is cut (a sandbox process, as npm start runs it)", async () => {
+    // Finding: the cut ended a download without a trace; the request log had said 200 already.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-stall-'));
+    const file = path.join(dir, 'sandbox.db');
+    const seeded = await createSandbox({ dbPath: file, env: {} });
+    await settledRows(seeded);
+    await seeded.close();
+    const sandbox = await startSandboxProcess({ PGW_DB: file, PGW_SANDBOX_ANSWER_STALL_MS: '1000' });
+    try {
+      const res = await send(sandbox.base, settlementRequest(doc.info['x-sandbox'].merchantUUID));
+      expect(res.statusCode).toBe(200);
+      const cut = () =>
+        sandbox
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('streamed answer cut'));
+      // Within a bound far above the stall limit, whatever the machine's load.
+      await until(() => cut().length > 0, 30_000, 100);
+      expect(cut()).toEqual([
+        'payment-gateway: WARN streamed answer cut: its client took none of it verb=POST path=/post status=200 stalledMs=1000',
+      ]);
+      res.destroy();
+    } finally {
+      sandbox.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('is ended after PGW_SANDBOX_ANSWER_STALL_MS, its connection closed before the file is whole', async () => {
     const sb = await createSandbox({ dbPath: ':memory:', env: { PGW_SANDBOX_ANSWER_STALL_MS: '1000' } });
     const server = sb.server();
@@ -280,25 +336,7 @@ describe('a download whose client takes none of it', () => {
     await once(server, 'listening');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      // Letters only (no digit run a card-number scan could read), random enough that they hardly deflate.
-      const letters = '0123456789'
-        .split('')
-        .reduce(
-          (text, digit, i) => `replace(${text}, '${digit}', '${String.fromCharCode(103 + i)}')`,
-          'hex(randomblob(32))',
-        );
-      await sb.store.run(
-        `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
-         INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-         SELECT 't-' || n, ?, 'purchase', 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ${letters}, ${letters},
-                'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789',
-                CASE WHEN n % 3 = 0 THEN ? ELSE ? END, '[]', '2021-03-01 10:00:00'
-         FROM g`,
-        ROWS,
-        sb.seed.merchantUUID,
-        DAYS[0],
-        DAYS[1],
-      );
+      await settledRows(sb);
       const res = await send(base, settlementRequest(sb.seed.merchantUUID));
       expect(res.statusCode).toBe(200);
       // Ended by the sandbox: within a bound far above the stall limit, whatever the machine's load.
