@@ -177,20 +177,23 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     passphrase: env.PGW_SANDBOX_PASSPHRASE ?? defaults.passphrase,
     ...(env.PGW_SANDBOX_PARTNER_NOTIFY_URL ? { partnerNotifyURL: env.PGW_SANDBOX_PARTNER_NOTIFY_URL } : {}),
   };
+  const policy = policyFromEnv(env);
+  // Every value of the environment checked before the store opens: a refused start makes nothing
+  // (before, these two were refused with the database and its key file made, and the store open).
+  if (seed.partnerNotifyURL) {
+    const why = urlRefusal(seed.partnerNotifyURL, policy);
+    if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
+  }
+  const connections = serverOptions(env);
   // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
   const health = new StoreHealth();
   const opened = await openVaultedStore(dbPath, env);
   const store = watched(opened.store, health);
   const { vault } = opened;
   const clock = new Clock();
-  const policy = policyFromEnv(env);
   const given = options.fetch;
   const send: Send = given ? (url, init) => given(url, init) : pinnedSend;
   const resolve = options.resolve ?? (given ? undefined : resolveAll);
-  if (seed.partnerNotifyURL) {
-    const why = urlRefusal(seed.partnerNotifyURL, policy);
-    if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
-  }
   // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
   const notifier = new Notifier(store, clock, spec, send, policy, waits, resolve);
   await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
@@ -311,7 +314,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     control,
     server: () => {
       const server = createNodeServer(gateway, {
-        ...serverOptions(env),
+        ...connections,
         answerStallTimeout: waits.answerStallMs,
         // A download cut for a stalled client is told through the sandbox's logger (npm start: stderr).
         logger: options.logger ?? false,

@@ -14,6 +14,7 @@ import {
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
+import { createServer } from 'node:http';
 import { logWriter } from '../runtime/log-line.ts';
 import { consoleLogger, type Logger, type RequestRecord } from '../server-stubs/index.ts';
 import { controlAllowed } from './control.ts';
@@ -151,8 +152,15 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const dbPath = (v.db as string | undefined) ?? (env.PGW_DB || './data/sandbox.db');
   const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
   // Loaded once --help is answered, as the sandbox itself is: a help prints before any store module loads.
-  const { checkDataKey, checkOpenedStore, openFailure, storePlace } = await import('./open-store.ts');
+  const { checkDataKey, checkOpenedStore, openFailure, storePlace, undoStart } = await import('./open-store.ts');
   checkDataKey(env.PGW_SANDBOX_DATA_KEY);
+  // The port first: one in use is refused before a database or a key file is made. (It may still be
+  // taken between this look and the listen below; that start then undoes what it made, its key file.)
+  if (port !== 0) {
+    const probe = createServer();
+    await listen(probe, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
+    await new Promise((resolve) => probe.close(resolve));
+  }
 
   // Where the store is, as the messages name it (a PostgreSQL URL without its password), taken before
   // the store opens: a SQLite database's key file may be made by this start.
@@ -179,9 +187,12 @@ export async function main(name: string, argv: string[]): Promise<void> {
       (isWaitRefusal(message) ||
         message.startsWith(ORIGINS_ENV) ||
         message.startsWith(HOSTS_ENV) ||
+        message.startsWith('PGW_SANDBOX_PARTNER_NOTIFY_URL ') ||
+        message.startsWith('PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT ') ||
         /^PGW_DB_POOL(_WAIT_MS)? /.test(message))
     )
       throw new UsageError(message);
+    undoStart(place);
     throw openFailure(place, error);
   }
   // A damaged file, or a database copied without its key (or with another's): refuse to start.
@@ -194,6 +205,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     bound = await listen(server, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
   } catch (error) {
     await sandbox.close();
+    undoStart(place);
     throw error;
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);

@@ -5,7 +5,7 @@
 // failure one line that says what to do (a damaged file, a key that does not open the cards). A
 // program that works on the database its instances serve (`sandbox accounts`) opens it as it is
 // instead (openMadeStore): checked first without a write, then neither migrated nor given a key.
-import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -132,23 +132,43 @@ export async function openMadeStore(
 /**
  * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
  * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
- * beside the SQLite database, made once.
+ * beside the SQLite database, made once. A database that holds cards and no key was made with a key
+ * that is missing (a copy without its key file): a new key cannot open its cards, so none is kept
+ * (no file written, no row added) and the start is refused by checkOpenedStore; writing it would
+ * leave a stray key that hides the missing one next time.
  */
+/** The key files this process wrote (vaultKey): the ones a refused start may take back (undoStart). */
+const keyFilesMade = new Set<string>();
+
 async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
   if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
+  const holdsCards = async () => (await store.get('SELECT 1 AS one FROM cards LIMIT 1')) !== undefined;
   if (store.kind === 'postgres') {
-    await store.run(
-      "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
-      randomBytes(32).toString('base64'),
-    );
-    return Buffer.from(
-      (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))!.value,
-      'base64',
-    );
+    const kept = async () =>
+      (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))?.value;
+    let value = await kept();
+    if (value === undefined) {
+      if (await holdsCards()) return randomBytes(32);
+      await store.run(
+        "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
+        randomBytes(32).toString('base64'),
+      );
+      value = (await kept())!;
+    }
+    return Buffer.from(value, 'base64');
   }
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  if (!existsSync(file)) {
+    if (await holdsCards()) return randomBytes(32);
+    try {
+      // wx: another instance starting on the same new file may have written it meanwhile; then its key is read.
+      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      keyFilesMade.add(path.resolve(file));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
   chmodSync(file, 0o600); // owner-only even when an older sandbox or a copy left it readable
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
@@ -211,6 +231,17 @@ export function storePlace(dbPath: string): StorePlace {
   };
 }
 
+/**
+ * What a start that is refused after its store opened undoes: the key file it wrote itself (its
+ * database held no card, so a new key was written for it), never one another instance wrote. The
+ * database file is kept: another instance starting on the same new file may be using it.
+ */
+export function undoStart(place: StorePlace): void {
+  const file = path.resolve(place.keyFile);
+  if (place.postgres || !keyFilesMade.delete(file)) return;
+  rmSync(file, { force: true });
+}
+
 /** Why the store did not open, as one line that says what to do. */
 export function openFailure(place: StorePlace, error: unknown): UsageError {
   const message = error instanceof Error ? error.message : String(error);
@@ -233,7 +264,7 @@ export function openFailure(place: StorePlace, error: unknown): UsageError {
  * The checks an opened store must pass before it is used, each failure a UsageError after `close`:
  * an SQLite file damaged inside (it can open and migrate and still fail on the first request that
  * reads the bad page), and cards that the vault's key does not open (a database copied without its
- * key, or with another's: a key file this start made for it is removed again).
+ * key, or with another's: vaultKey made no key file for it).
  */
 export async function checkOpenedStore(
   place: StorePlace,
@@ -250,6 +281,7 @@ export async function checkOpenedStore(
   }
   if (check !== 'ok') {
     await close();
+    undoStart(place);
     throw new UsageError(
       `the database ${place.dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`,
     );
@@ -265,7 +297,6 @@ export async function checkOpenedStore(
       throw new UsageError(
         `the cards stored in ${place.shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
       );
-    if (!place.keyFileExisted && !env.PGW_SANDBOX_DATA_KEY) unlinkSync(place.keyFile);
     const source = env.PGW_SANDBOX_DATA_KEY
       ? 'PGW_SANDBOX_DATA_KEY'
       : place.keyFileExisted

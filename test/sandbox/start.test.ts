@@ -5,6 +5,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
+import { once } from 'node:events';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -150,6 +152,39 @@ describe('npm start, before it listens', () => {
     oneLine(start(['--db', file]), `there is no ${file}.key`);
     // It made no key file that would hide the missing one next time.
     expect(existsSync(`${file}.key`)).toBe(false);
+  });
+
+  it('a refused start leaves the filesystem as it found it: no database, folder or key file made', async () => {
+    // Finding (a shared sandbox's operator): these were refused after the store had opened, leaving a
+    // new database, its folder and a key file behind (the notify URL's refusal also blamed the database).
+    const place = mkdtempSync(path.join(dir, 'refused-'));
+    const file = path.join(place, 'data', 'new.db');
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const port = String((taken.address() as net.AddressInfo).port);
+      oneLine(
+        start(['--db', file, '--port', '0'], { PGW_SANDBOX_PARTNER_NOTIFY_URL: 'http://10.0.0.1/hooks' }),
+        /^payment-gateway-sandbox: PGW_SANDBOX_PARTNER_NOTIFY_URL must not point to a private or link-local address$/m,
+      );
+      oneLine(
+        start(['--db', file, '--port', '0'], { PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT: 'many' }),
+        /^payment-gateway-sandbox: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT must be a whole number of 1 or more, not many$/m,
+      );
+      oneLine(start(['--db', file, '--port', port]), `port ${port} is in use`);
+      expect(readdirSync(place)).toEqual([]);
+    } finally {
+      taken.close();
+    }
+    // A database refused once opened (damaged inside) keeps no key file this start wrote for it.
+    const damaged = path.join(place, 'damaged.db');
+    await (await createSandbox({ dbPath: damaged, env: {} })).close();
+    rmSync(`${damaged}.key`);
+    const fd = openSync(damaged, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 4096 * 3);
+    closeSync(fd);
+    oneLine(start(['--db', damaged, '--port', '0']), `the database ${damaged} is damaged (`);
+    expect(readdirSync(place)).toEqual(['damaged.db']);
   });
 
   it('shows the stored credentials, and warns when the environment asks for others', async () => {

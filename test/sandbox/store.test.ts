@@ -635,6 +635,37 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     }
   });
 
+  it('a database whose cards another key encrypted is given no key of its own by a start without it (no stray key row)', async () => {
+    // The cards stored under PGW_SANDBOX_DATA_KEY, the database then opened without it: the start is
+    // refused (npm start's check), and it must not leave a new key in sandbox_keys on its way.
+    const url = await freshDatabase();
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const first = await createSandbox({ env: { PGW_DB: url, PGW_SANDBOX_DATA_KEY: key } });
+    try {
+      const added = await send(
+        first,
+        signed('addCard', {
+          method: 'addCard',
+          ...merchant,
+          cardName: 'Jane',
+          cardNumber: '4564710000000004',
+          cardExpiryMonth: '02',
+          cardExpiryYear: '29',
+        }),
+      );
+      expect(added.json.responseCode).toBe('0');
+    } finally {
+      await first.close();
+    }
+    const keyless = await createSandbox({ env: { PGW_DB: url } });
+    try {
+      expect(await keyless.store.all('SELECT name FROM sandbox_keys')).toEqual([]);
+    } finally {
+      await keyless.close();
+      await dropDatabase(url);
+    }
+  });
+
   it("the control API's clock and forced outcomes are shared: set on one instance, the others answer by them", async () => {
     const url = await freshDatabase();
     const [a, b] = [
