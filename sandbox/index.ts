@@ -144,6 +144,47 @@ export interface RunningSandbox extends Sandbox {
  * check has passed.
  */
 const OUTSIDE_UNIT = new Set(['processBatch', 'getSettlement']);
+/**
+ * A stop's drain (server.close, SIGTERM): every request the server has taken is answered, and the last
+ * one of each keep-alive connection says `Connection: close`, so that its client opens a new
+ * connection for its next request rather than send it on one the server is about to close (before,
+ * answers during the drain said keep-alive, and a client's next request on that connection met the
+ * close and got no answer). A request that arrives on a connection while an earlier answer of it is
+ * under way is answered too, the close moved to its own answer; one that arrives after an answer
+ * that said close was written cannot be answered (the connection ends with that answer), so it is
+ * not run: nothing stored that its client never hears of.
+ */
+function drainOnClose() {
+  let draining = false;
+  /** Answers not yet finished, and each connection's latest. */
+  const open = new Set<http.ServerResponse>();
+  const latest = new WeakMap<object, http.ServerResponse>();
+  const closes = (res: http.ServerResponse) => String(res.getHeader('connection') ?? '').toLowerCase() === 'close';
+  return {
+    begin() {
+      draining = true;
+      for (const res of open)
+        if (latest.get(res.socket!) === res && !res.headersSent) res.setHeader('connection', 'close');
+    },
+    admit(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+      const socket = req.socket;
+      const before = latest.get(socket);
+      if (draining) {
+        if (before && open.has(before)) {
+          if (before.headersSent && closes(before)) return false;
+          // Kept open for this one (removing the header would close it: node:http reads that as close).
+          if (!before.headersSent) before.setHeader('connection', 'keep-alive');
+        }
+        res.setHeader('connection', 'close');
+      }
+      latest.set(socket, res);
+      open.add(res);
+      res.once('close', () => open.delete(res));
+      return true;
+    },
+  };
+}
+
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
 export const HEALTH_PATH = '/_sandbox/health';
 
@@ -321,15 +362,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       });
       // The connections a noAnswer scenario holds open: ended when the server closes.
       const held = new Set<http.ServerResponse>();
+      const drain = drainOnClose();
       const close = server.close.bind(server);
       server.close = ((callback?: (error?: Error) => void) => {
         for (const res of held) res.socket?.destroy();
+        drain.begin();
         return close(callback);
       }) as typeof server.close;
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
       const gatewayListeners = server.listeners('request') as http.RequestListener[];
       server.removeAllListeners('request');
       server.on('request', (req, res) => {
+        // While the server closes: answered with Connection: close, or not run at all when its
+        // connection ends with an earlier answer already under way.
+        if (!drain.admit(req, res)) return;
         // Every answer dated on the sandbox clock; the gateway's and the control API's on their caller's.
         res.setHeader('date', clock.now().toUTCString());
         if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
