@@ -21,15 +21,28 @@ export interface Claim {
   limit: number;
 }
 
-/** Up to `limit` due notifications nobody holds, now leased to `claim.by`. */
+/**
+ * Up to `limit` due notifications nobody holds, now leased to `claim.by`: taken in turns across the
+ * accounts that sign them (each account's earliest due first, then each one's second, and so on), so
+ * that one account's backlog (a thousand retries to a receiver that hangs, brought due at once by a
+ * clock advance) cannot hold another account's notification back for more than the claim under way.
+ */
 export function claimDue(store: Store, claim: Claim): Promise<Row[]> {
   return store.transaction(async () => {
+    // The turn is ranked in a subquery (PostgreSQL refuses FOR UPDATE beside a window function); the
+    // rows are locked in the outer query, whose LIMIT counts only the rows it could lock. The outer
+    // query tests them again: a row another instance claimed and committed since the subquery's
+    // snapshot is read again as it now stands when it is locked (PostgreSQL), and must then fail.
     const rows = await store.all(
-      `SELECT * FROM notifications WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
-      claim.maxAttempts,
-      claim.now,
-      claim.now,
+      `SELECT n.* FROM notifications n JOIN (
+         SELECT id, ROW_NUMBER() OVER (PARTITION BY signer_kind, signer_id ORDER BY next_attempt_at, id) AS turn
+         FROM notifications
+         WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+       ) ranked ON ranked.id = n.id
+       WHERE n.delivered = 0 AND n.attempts < ? AND n.next_attempt_at <= ? AND (n.claimed_until IS NULL OR n.claimed_until <= ?)
+       ORDER BY ranked.turn, n.next_attempt_at, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED`,
+      ...[claim.maxAttempts, claim.now, claim.now],
+      ...[claim.maxAttempts, claim.now, claim.now],
       claim.limit,
     );
     for (const row of rows)

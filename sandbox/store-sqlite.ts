@@ -46,7 +46,8 @@ import { freshId } from './fresh-id.ts';
 const FILE_BATCH_ROWS = 256;
 
 /** SQLite serialises whole transactions here, so the row-lock clause PostgreSQL needs is dropped. */
-const sqliteSql = (sql: string) => sql.replace(/\s+FOR\s+(UPDATE|SHARE)(\s+SKIP\s+LOCKED)?\s*$/i, '');
+const sqliteSql = (sql: string) =>
+  sql.replace(/\s+FOR\s+(UPDATE|SHARE)(\s+OF\s+\w+(\s*,\s*\w+)*)?(\s+SKIP\s+LOCKED)?\s*$/i, '');
 
 /**
  * The write-ahead log is copied into the database file (a checkpoint) by a thread of its own, every
