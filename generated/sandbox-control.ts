@@ -303,7 +303,7 @@ export interface components {
             now: string;
             /** @description How far ahead of real time the sandbox is. */
             offsetSeconds: number;
-            /** @description Notifications delivered before the answer (advance only). */
+            /** @description The caller's notifications delivered before the answer (advance only); another account's, delivered by the same run, are not counted. */
             delivered?: number;
         };
         Advance: {

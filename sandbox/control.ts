@@ -531,7 +531,8 @@ export class Control {
     // long as one post may take (as when an advance made one attempt each), and a run slower than that
     // (receivers that do not answer) goes on after it, its attempts dated as they fell due all the same.
     const { notifier } = this.sb;
-    const before = notifier.deliveredCount;
+    // The caller's own deliveries: the run delivers every account's that is due.
+    const before = notifier.deliveredOf(clockOf(account));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       notifier.deliverDue().catch(() => 0),
@@ -540,7 +541,7 @@ export class Control {
       }),
     ]);
     clearTimeout(timer);
-    return { ...this.clock(), delivered: notifier.deliveredCount - before };
+    return { ...this.clock(), delivered: notifier.deliveredOf(clockOf(account)) - before };
   }
 
   /** Ends every attempt of a payout still pending, with the outcome its plan gives, and sends its notifications. */

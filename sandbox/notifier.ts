@@ -309,8 +309,16 @@ export class Notifier {
     this.dueWork.push(work);
   }
 
-  /** How many notifications this instance has delivered (a caller that does not wait for a whole run counts by it). */
-  deliveredCount = 0;
+  /**
+   * How many notifications of each account (its clock's name, `kind:id`) this instance has delivered:
+   * a caller that does not wait for a whole run counts its own by it (the control API's advance), and
+   * not the other accounts' the same run delivered.
+   */
+  private readonly deliveredBy = new Map<string, number>();
+
+  deliveredOf(account: string): number {
+    return this.deliveredBy.get(account) ?? 0;
+  }
 
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
@@ -330,7 +338,10 @@ export class Notifier {
       const done = await Promise.all(
         due.map(async (n) => {
           const ok = await this.deliver(n);
-          if (ok) this.deliveredCount++;
+          if (ok) {
+            const account = `${n.signer_kind}:${n.signer_id}`;
+            this.deliveredBy.set(account, this.deliveredOf(account) + 1);
+          }
           return ok;
         }),
       );

@@ -1,10 +1,11 @@
 // Found by review: the delivery queue claimed due notifications by id (`ORDER BY id LIMIT 20`), so one
 // account's backlog (a clock advance brings its retries due at once, with low ids) was served before
 // any other account's notification: a thousand to one account's receiver that hangs held the whole
-// instance's deliveries for about 25 minutes. Claims now take turns across the accounts. Counted in
-// claim rounds and posts, never in milliseconds.
+// instance's deliveries for about 25 minutes. Claims now take turns across the accounts. And the
+// control API's advance answered as `delivered` every notification its run delivered, any account's;
+// it now counts the caller's only. Counted in claim rounds and posts, never in milliseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../sandbox/control-client.ts';
+import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { CLAIM_LIMIT } from '../../sandbox/notifier.ts';
 import { until } from '../support/until.ts';
 import { STORES, startSandboxOn, type TestSandbox } from './support.ts';
@@ -97,5 +98,30 @@ describe.each(STORES)("one account's backlog does not hold another's notificatio
     expect(Number(row?.delivered)).toBe(1);
     // Every backlog notification had its first attempt all the same.
     expect(posts.filter((p) => p.endsWith('/hangs'))).toHaveLength(3 * CLAIM_LIMIT);
+  });
+});
+
+describe.each(STORES)("the control API's advance counts the caller's deliveries only ($name)", ({ url }) => {
+  let t: TestSandbox;
+  let control: ControlClient;
+  beforeAll(async () => {
+    ({ t, control } = await sandboxWith(url, async () => new Response(null, { status: 204 })));
+  });
+  afterAll(() => t?.close());
+
+  it("answers delivered 0 when the advance's run delivered only another account's notification", async () => {
+    const id = await queued(t, OTHER, 'https://other.test/up', 'COUNT-OTHER');
+    expect(await control.advanceClock({ seconds: 60 })).toMatchObject({ responseCode: 0, delivered: 0 });
+    // The run did deliver it: it is not counted as the caller's.
+    expect(Number((await t.sandbox.store.get('SELECT delivered FROM notifications WHERE id = ?', id))?.delivered)).toBe(
+      1,
+    );
+  });
+
+  it("answers the caller's own deliveries in a run that delivered another account's too", async () => {
+    const { seed } = t.sandbox;
+    await queued(t, OTHER, 'https://other.test/up', 'COUNT-OTHER-2');
+    await queued(t, { kind: 'merchant', id: seed.merchantUUID }, 'https://mine.test/up', 'COUNT-MINE');
+    expect(await control.advanceClock({ seconds: 60 })).toMatchObject({ responseCode: 0, delivered: 1 });
   });
 });
