@@ -28,6 +28,10 @@ export async function sync(store: Store, clock: Clock, account: string): Promise
 export const shifted = (timestamp: string, ms: number): string =>
   new Date(Date.parse(`${timestamp.replace(' ', 'T')}Z`) + ms).toISOString().slice(0, 19).replace('T', ' ');
 
+/** An account's notifications still to be attempted (signer kind, signer id, the most attempts): by its index (schema v16). */
+export const PENDING_OF_ACCOUNT =
+  'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0 AND attempts < ?';
+
 /**
  * Moves the account's clock on by ms, for every instance on the store, unless that would take it past
  * the clock's range (CLOCK_RANGE_MS ahead of real time): then nothing moves, and the answer says how
@@ -64,7 +68,7 @@ export function advance(
     const [kind, ...id] = account.split(':');
     for (const n of await store.all(
       // Those given up (their attempts all made) stay undelivered for good: an advance has nothing to move.
-      'SELECT id, next_attempt_at FROM notifications WHERE signer_kind = ? AND signer_id = ? AND delivered = 0 AND attempts < ?',
+      PENDING_OF_ACCOUNT,
       kind,
       id.join(':'),
       maxAttempts,

@@ -143,6 +143,10 @@ export const MIGRATIONS: string[] = [
   // account that fell due by then fell due within the span the clock moved over, and its attempt is
   // dated at the time it fell due (notifier.ts).
   `ALTER TABLE sandbox_clock ADD COLUMN advanced_to TEXT;`,
+  // v16: an account's notifications found by their signer (clock-store.ts's advance reads the account's
+  // undelivered ones inside the write lock; each claim ranks the due ones by account): by the index,
+  // not by reading every notification of the instance.
+  `CREATE INDEX notifications_signer ON notifications (signer_kind, signer_id, delivered);`,
 ];
 
 export type Row = Record<string, any>;

@@ -112,7 +112,7 @@ describe('migration v3', () => {
         CREATE TABLE batches (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, notify_url TEXT, lines TEXT NOT NULL, created_at TEXT NOT NULL);
         CREATE TABLE direct_debits (id TEXT PRIMARY KEY);
         CREATE TABLE payout_transactions (id TEXT PRIMARY KEY);
-        CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, delivered INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT NOT NULL);
+        CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, signer_kind TEXT NOT NULL, signer_id TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT NOT NULL);
         CREATE TABLE accounts (kind TEXT NOT NULL, id TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (kind, id));
         PRAGMA user_version = 2;`);
       old.close();
