@@ -396,7 +396,13 @@ export class Notifier {
     const chaos = await this.chaosOf(n);
     const plan = chaos && planFor(chaos, Number(n.chaos_seq), attempt);
     const faults: { kind: string; value: number }[] = [];
-    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n, account);
+    // When this attempt is made, in the base time the queue schedules in: now, or when it fell due if
+    // that was within the span of its account's latest clock advance (the advance moved over it; its
+    // retries due within the span follow from there, each made in this run). Stored on its account's
+    // clock as it stands now, the one source of every date: it never moves after.
+    const due = String(n.next_attempt_at);
+    const base = advancedTo !== null && due <= advancedTo ? due : this.clock.baseTimestamp();
+    if (plan?.reorder && !(await this.heldBefore(n))) return this.holdBack(n, account, base);
     if (plan?.delayMs) {
       faults.push({ kind: 'delay', value: plan.delayMs });
       await new Promise((r) => setTimeout(r, plan.delayMs));
@@ -416,12 +422,6 @@ export class Notifier {
       const copy = staled(posting, chaos!.staleSeconds, String(signer?.passphrase ?? ''));
       if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy) });
     }
-    // When this attempt is made, in the base time the queue schedules in: now, or when it fell due if
-    // that was within the span of its account's latest clock advance (the advance moved over it; its
-    // retries due within the span follow from there, each made in this run). Stored on its account's
-    // clock as it stands now, the one source of every date: it never moves after.
-    const due = String(n.next_attempt_at);
-    const base = advancedTo !== null && due <= advancedTo ? due : this.clock.baseTimestamp();
     const at = onScopeTime(this.clock, base, account);
     const started = performance.now();
     const status = await this.post(n, posting);
@@ -470,13 +470,19 @@ export class Notifier {
     );
   }
 
-  /** Holds a notification back without an attempt, so that later ones are posted first; its claim given up. */
-  private async holdBack(n: Row, account: string): Promise<boolean> {
+  /**
+   * Holds a notification back without an attempt, so that later ones are posted first; its claim given
+   * up. The hold runs on its account's clock, from `base` (deliver's: when it fell due, if its
+   * account's latest advance moved over that; else now): held within an advance's span, it falls due
+   * again within the span, and the advance's run makes its attempts there, each dated when it fell
+   * due, as it does a notification not held.
+   */
+  private async holdBack(n: Row, account: string, base: string): Promise<boolean> {
     const holdMs = Math.max(2000, 2 * this.times.deliveryEveryMs);
     await this.store.transaction(async () => {
       const { changes } = await this.store.run(
         'UPDATE notifications SET next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ? AND delivered = 0',
-        this.clock.baseTimestamp(holdMs),
+        shifted(base, holdMs),
         n.id,
         this.instanceId,
       );
@@ -487,7 +493,7 @@ export class Notifier {
           Number(n.attempts) + 1,
           'reorder',
           holdMs,
-          onScopeTime(this.clock, this.clock.baseTimestamp(), account),
+          onScopeTime(this.clock, base, account),
         );
     });
     return false;

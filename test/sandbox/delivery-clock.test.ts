@@ -290,3 +290,37 @@ describe.each(STORES)('an advance made while an attempt is being posted ($name)'
     expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
   });
 });
+
+// Found by review: chaos's reorder held a notification back 2 s from the real time it was posted, not
+// from when it fell due on its account's clock: one that fell due within an advance was held past the
+// advance's end, its attempts (and the retries due within the span) left out of the advance, the first
+// dated after it. The hold now runs from when it fell due, on its account's clock.
+describe.each(STORES)("chaos's reorder on the account's clock ($name)", ({ url }) => {
+  // Every post is refused.
+  const r = withHangingReceiver(url, () => false);
+
+  it('holds a notification that fell due within an advance from when it fell due: its attempts are made in the advance', async () => {
+    const { t, control } = r;
+    await control.setChaos({ notifyURL: 'https://m.test/reordered', faults: { reorder: 1 }, seed: 7 });
+    const before = ((await control.clock()) as { now: string }).now;
+    const id = await queuedPayout(t, 'https://m.test/reordered', 'REORDER');
+    const after = ((await control.clock()) as { now: string }).now;
+    const moved = (await control.advanceClock({ seconds: 3600 })) as { now: string };
+    await t.sandbox.notifier.deliverDue(); // after the advance's run, if it answered before its end
+    const held = await t.sandbox.store.all(
+      "SELECT attempt, value, at FROM chaos_posts WHERE notification_id = ? AND kind = 'reorder'",
+      id,
+    );
+    expect(held).toHaveLength(1);
+    const holdSeconds = Number(held[0]!.value) / 1000;
+    // Held when it fell due, on the account's clock.
+    expect(held[0]!.at >= before && held[0]!.at <= after, `${held[0]!.at} within ${before}..${after}`).toBe(true);
+    const d = (await control.delivery(id)).delivery;
+    // Its first attempt when the hold ended, then the spec's schedule: all within the advance.
+    expect(d.attempts.map((a) => a.at)).toEqual(
+      [0, 1, 3, 7, 15, 31].map((minutes) => plus(held[0]!.at, holdSeconds + minutes * 60)),
+    );
+    expect(d.attempts.every((a) => a.at <= moved.now)).toBe(true);
+    expect(d).toMatchObject({ delivered: false, nextAttemptAt: null });
+  });
+});
