@@ -10,10 +10,15 @@ import { CLAIM_LIMIT } from '../../sandbox/notifier.ts';
 import { until } from '../support/until.ts';
 import { STORES, startSandboxOn, type TestSandbox } from './support.ts';
 
-const OTHER = { kind: 'merchant', id: 'fairother001', passphrase: 'fairpass' };
+const OTHER = { kind: 'merchant' as const, id: 'fairother001', passphrase: 'fairpass' };
 
 /** A payoutTransaction notification of this account queued to this address, left to the next run: its id. */
-const queued = (t: TestSandbox, signer: { kind: string; id: string }, address: string, reference: string) =>
+const queued = (
+  t: TestSandbox,
+  signer: { kind: 'merchant' | 'partner'; id: string },
+  address: string,
+  reference: string,
+) =>
   t.sandbox.store.transaction(() =>
     t.sandbox.notifier.payoutTransaction(signer, address, `PO-${reference}`, `PTX-${reference}`, {
       payee: { name: 'P' },
@@ -78,7 +83,7 @@ describe.each(STORES)("one account's backlog does not hold another's notificatio
 
   it("delivers another account's notification queued behind a backlog in the next claim round", async () => {
     const { notifier, seed } = t.sandbox;
-    const me = { kind: 'merchant', id: seed.merchantUUID };
+    const me = { kind: 'merchant' as const, id: seed.merchantUUID };
     // Three claims' worth to a receiver that hangs, all due, with the lowest ids.
     for (let i = 0; i < 3 * CLAIM_LIMIT; i++) await queued(t, me, 'https://backlog.test/hangs', `BACKLOG-${i}`);
     const run = notifier.deliverDue();
