@@ -21,6 +21,23 @@ export interface Claim {
   limit: number;
 }
 
+// The turn is ranked once, in a materialised CTE (PostgreSQL refuses FOR UPDATE beside a window
+// function), and joined to the rows it names by their key: CROSS JOIN keeps SQLite to that order
+// (left to itself, SQLite 3.53 read every due row and scanned the ranking for each, a claim of a
+// 10,000-row backlog taking seconds). The rows are locked in the outer query, whose LIMIT counts
+// only the rows it could lock, and tested again there: a row another instance claimed and
+// committed since the CTE's snapshot is read again as it now stands when it is locked
+// (PostgreSQL), and must then fail.
+// Its parameters: maxAttempts, now, now (the ranking), the same again (the outer test), limit.
+export const CLAIM_DUE_SQL = `WITH ranked AS MATERIALIZED (
+     SELECT id, ROW_NUMBER() OVER (PARTITION BY signer_kind, signer_id ORDER BY next_attempt_at, id) AS turn
+     FROM notifications
+     WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+   )
+   SELECT n.* FROM ranked CROSS JOIN notifications n
+   WHERE n.id = ranked.id AND n.delivered = 0 AND n.attempts < ? AND n.next_attempt_at <= ? AND (n.claimed_until IS NULL OR n.claimed_until <= ?)
+   ORDER BY ranked.turn, n.next_attempt_at, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED`;
+
 /**
  * Up to `limit` due notifications nobody holds, now leased to `claim.by`: taken in turns across the
  * accounts that sign them (each account's earliest due first, then each one's second, and so on), so
@@ -29,18 +46,8 @@ export interface Claim {
  */
 export function claimDue(store: Store, claim: Claim): Promise<Row[]> {
   return store.transaction(async () => {
-    // The turn is ranked in a subquery (PostgreSQL refuses FOR UPDATE beside a window function); the
-    // rows are locked in the outer query, whose LIMIT counts only the rows it could lock. The outer
-    // query tests them again: a row another instance claimed and committed since the subquery's
-    // snapshot is read again as it now stands when it is locked (PostgreSQL), and must then fail.
     const rows = await store.all(
-      `SELECT n.* FROM notifications n JOIN (
-         SELECT id, ROW_NUMBER() OVER (PARTITION BY signer_kind, signer_id ORDER BY next_attempt_at, id) AS turn
-         FROM notifications
-         WHERE delivered = 0 AND attempts < ? AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-       ) ranked ON ranked.id = n.id
-       WHERE n.delivered = 0 AND n.attempts < ? AND n.next_attempt_at <= ? AND (n.claimed_until IS NULL OR n.claimed_until <= ?)
-       ORDER BY ranked.turn, n.next_attempt_at, n.id LIMIT ? FOR UPDATE OF n SKIP LOCKED`,
+      CLAIM_DUE_SQL,
       ...[claim.maxAttempts, claim.now, claim.now],
       ...[claim.maxAttempts, claim.now, claim.now],
       claim.limit,
