@@ -9,38 +9,19 @@ import { PENDING_OF_ACCOUNT } from '../../sandbox/clock-store.ts';
 import { CLAIM_DUE_SQL } from '../../sandbox/delivery-queue.ts';
 import { openStore } from '../../sandbox/open-store.ts';
 import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
-import { postgresMigration } from '../../sandbox/store-postgres.ts';
-import { PG_URL, postgresDatabase, SKIP_PG, sqliteDatabase, type Database } from '../support/instances.ts';
+import {
+  databaseOfVersion,
+  PG_URL,
+  postgresDatabase,
+  SKIP_PG,
+  sqliteDatabase,
+  type Database,
+} from '../support/instances.ts';
 
 /** The schema the sandbox had before the index. */
 const BEFORE = 15;
 const NOTIFICATION = `INSERT INTO notifications (event, subject, url, body, signer_kind, signer_id, next_attempt_at)
   VALUES ('payoutTransaction', 'PTX-OLD', 'https://m.test/old', '{}', 'merchant', 'indexm000001', '2026-01-01 00:00:00')`;
-
-/** A database at schema v15 as that sandbox left it, holding one notification. */
-async function databaseBeforeIndex(db: Database): Promise<void> {
-  if (db.kind === 'sqlite') {
-    const file = new DatabaseSync(db.url);
-    try {
-      for (const sql of MIGRATIONS.slice(0, BEFORE)) file.exec(sql);
-      file.exec(NOTIFICATION);
-      file.exec(`PRAGMA user_version = ${BEFORE}`);
-    } finally {
-      file.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    await client.query('CREATE TABLE pgw_schema (version INTEGER NOT NULL)');
-    await client.query('INSERT INTO pgw_schema VALUES ($1)', [BEFORE]);
-    for (const sql of MIGRATIONS.slice(0, BEFORE)) await client.query(postgresMigration(sql));
-    await client.query(NOTIFICATION);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The plan of the advance's query for the account's notifications, in the store's own words. */
 async function planOfAdvance(db: Database): Promise<string> {
@@ -78,7 +59,7 @@ describe.each(STORES)("the notifications' signer index ($name)", ({ name, make }
   let store: Store;
   beforeAll(async () => {
     db = await make();
-    await databaseBeforeIndex(db);
+    await databaseOfVersion(db, BEFORE, [NOTIFICATION]);
     store = await openStore(db.url);
   });
   afterAll(async () => {

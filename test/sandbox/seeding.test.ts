@@ -6,17 +6,15 @@
 // transactions overlap (PostgreSQL).
 // On an SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { seedAccounts } from '../../sandbox/accounts.ts';
 import { Clock } from '../../sandbox/clock.ts';
 import { DEFAULT_SURCHARGE_BP } from '../../sandbox/data.ts';
 import { openStore } from '../../sandbox/open-store.ts';
-import { MIGRATIONS, type Store } from '../../sandbox/store.ts';
-import { postgresMigration } from '../../sandbox/store-postgres.ts';
+import type { Store } from '../../sandbox/store.ts';
 import { doc } from '../support/contract.ts';
 import {
+  databaseOfVersion,
   killed,
   PG_URL,
   postgresDatabase,
@@ -29,31 +27,6 @@ import {
 } from '../support/instances.ts';
 
 const defaults = doc.info['x-sandbox'];
-
-/** A database at schema version `version`, as the sandbox of that version made it, holding what `rows` insert. */
-async function databaseOfVersion(db: Database, version: number, rows: string[]): Promise<void> {
-  if (db.kind === 'sqlite') {
-    const file = new DatabaseSync(db.url);
-    try {
-      for (const sql of MIGRATIONS.slice(0, version)) file.exec(sql);
-      for (const sql of rows) file.exec(sql);
-      file.exec(`PRAGMA user_version = ${version}`);
-    } finally {
-      file.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    await client.query('CREATE TABLE pgw_schema (version INTEGER NOT NULL)');
-    await client.query('INSERT INTO pgw_schema VALUES ($1)', [version]);
-    for (const sql of MIGRATIONS.slice(0, version)) await client.query(postgresMigration(sql));
-    for (const sql of rows) await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const STORES: { name: string; make: () => Promise<Database> }[] = [
   { name: 'SQLite', make: async () => sqliteDatabase() },

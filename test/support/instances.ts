@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
 import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import { MIGRATIONS } from '../../sandbox/store.ts';
+import { postgresMigration } from '../../sandbox/store-postgres.ts';
 import { ended } from './children.ts';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -99,6 +101,31 @@ export async function postgresDatabase(admin: string, label: string): Promise<Da
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return { kind: 'postgres', url: url.href, drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A database at schema version `version`, as the sandbox of that version made it, holding what `rows` insert. */
+export async function databaseOfVersion(db: Database, version: number, rows: string[]): Promise<void> {
+  if (db.kind === 'sqlite') {
+    const file = new DatabaseSync(db.url);
+    try {
+      for (const sql of MIGRATIONS.slice(0, version)) file.exec(sql);
+      for (const sql of rows) file.exec(sql);
+      file.exec(`PRAGMA user_version = ${version}`);
+    } finally {
+      file.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE pgw_schema (version INTEGER NOT NULL)');
+    await client.query('INSERT INTO pgw_schema VALUES ($1)', [version]);
+    for (const sql of MIGRATIONS.slice(0, version)) await client.query(postgresMigration(sql));
+    for (const sql of rows) await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 export interface Instance {
