@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { isMain, listen, parse, portOf, runCommand, UsageError, type CommandSpec } from '../cli-kit/index.ts';
 import { accountsFromFile } from './accounts.ts';
-import { createFront, type Violation } from './front.ts';
+import type { Violation } from './front.ts';
 import type { Account } from '../server-stubs/index.ts';
 import { type LineSink, logWriter } from '../runtime/log-line.ts';
 
@@ -121,6 +121,8 @@ export async function startMock(options: {
   const target = { host: '127.0.0.1', port: 0 };
   let prismListens!: () => void;
   const ready = new Promise<void>((resolve) => (prismListens = resolve));
+  // Loaded when a mock starts: `--help` and a mistake in the arguments need neither the front nor the stubs.
+  const { createFront } = await import('./front.ts');
   const front = createFront({
     target,
     ready,

@@ -10,47 +10,10 @@
 import type http from 'node:http';
 import { apiVersion, operations } from '../generated/operations.ts';
 import { scenarios } from '../generated/scenarios.ts';
+import { ORIGINS_ENV, type OriginPolicy } from './origins.ts';
 import { sandboxRefusals, refused } from './refusals.ts';
 
-export const ORIGINS_ENV = 'PGW_SANDBOX_ALLOWED_ORIGINS';
-
-/** The default: pages of any local server (any port of a loopback host); not the opaque origin. */
-const DEFAULT_ORIGINS = 'loopback';
-const LOOPBACK = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
-
-export interface OriginPolicy {
-  allows(origin: string): boolean;
-  /** The list as given, for the banner. */
-  readonly text: string;
-}
-
-/**
- * Reads PGW_SANDBOX_ALLOWED_ORIGINS: origins separated by commas (https://docs.example.com), `null`
- * (the opaque origin: pages opened from disk, and any sandboxed frame), `loopback` (http on 127.0.0.1,
- * localhost or [::1], any port; the default), `*` (any
- * page: only for a sandbox of test accounts that anyone may use), or `none`. Throws on anything else.
- */
-export function originPolicy(value: string | undefined): OriginPolicy {
-  const text = value?.trim() || DEFAULT_ORIGINS;
-  const entries = text.split(',').map((e) => e.trim());
-  for (const entry of entries) {
-    if (['null', 'loopback', '*', 'none'].includes(entry)) continue;
-    let origin: string | undefined;
-    try {
-      origin = new URL(entry).origin;
-    } catch {}
-    if (origin !== entry || !/^https?:/.test(entry))
-      throw new Error(
-        `${ORIGINS_ENV} must list origins (https://docs.example.com: scheme, host and port, no path), null, loopback, * or none; '${entry}' is none of them`,
-      );
-  }
-  const listed = new Set(entries);
-  if (listed.has('none') && entries.length > 1) throw new Error(`${ORIGINS_ENV}: none cannot be listed with others`);
-  return {
-    text,
-    allows: (origin) => listed.has('*') || listed.has(origin) || (listed.has('loopback') && LOOPBACK.test(origin)),
-  };
-}
+export { ORIGINS_ENV, type OriginPolicy, originPolicy } from './origins.ts';
 
 /** What a preflight may ask for: the contract's verbs and request headers, nothing else. */
 const ALLOWED_METHODS = [...new Set(operations.map((o) => o.verb))].join(', ');
