@@ -47,6 +47,22 @@ async function recorded(bin: string, args: string[]) {
     .map((line) => (JSON.parse(line) as { options: Table }).options);
   return { ...result, tables };
 }
+type Recorded = Awaited<ReturnType<typeof recorded>>;
+
+/**
+ * `cmd --help`, run once: listing the commands runs each command's --help, and its test reads the same
+ * run (its output, exit code and parsers) instead of starting the command again.
+ */
+const helpRuns = new Map<string, Promise<Recorded>>();
+function helpRun(bin: string, prefix: string[]): Promise<Recorded> {
+  const key = JSON.stringify([bin, ...prefix]);
+  let run = helpRuns.get(key);
+  if (!run) {
+    run = recorded(bin, [...prefix, '--help']);
+    helpRuns.set(key, run);
+  }
+  return run;
+}
 
 /** The options a help text names: each --name in it. */
 const named = (help: string) => new Set([...help.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!));
@@ -84,7 +100,7 @@ async function ownLiterals(bin: string): Promise<Set<string>> {
  * option leads to that the help names but that parser lacks, or that the program's entry looks for itself.
  */
 async function explore(bin: string, prefix: string[]): Promise<Explored> {
-  const first = await recorded(bin, [...prefix, '--help']);
+  const first = await helpRun(bin, prefix);
   expect(first.code, first.err).toBe(0);
   const help = first.out;
   const taken = new Map<string, string>();
@@ -121,18 +137,18 @@ const listedCommands = (help: string): string[] => {
  */
 async function commands(): Promise<[string, string, string[]][]> {
   const out: [string, string, string[]][] = [];
-  const visit = async (label: string, bin: string, prefix: string[], help?: string) => {
+  const visit = async (label: string, bin: string, prefix: string[]) => {
     out.push([label, bin, prefix]);
-    const text = help ?? (await recorded(bin, [...prefix, '--help'])).out;
+    const text = (await helpRun(bin, prefix)).out;
     for (const command of listedCommands(text)) await visit(`${label} ${command}`, bin, [...prefix, command]);
   };
   for (const bin of Object.keys(SOURCES)) {
-    const help = (await recorded(bin, ['--help'])).out;
     // payment-gateway's own list is of its commands, each run as payment-gateway COMMAND.
     if (bin === 'payment-gateway') {
       out.push([bin, bin, []]);
+      const help = (await helpRun(bin, [])).out;
       for (const command of listedCommands(help)) await visit(`${bin} ${command}`, bin, [command]);
-    } else await visit(bin, bin, [], help);
+    } else await visit(bin, bin, []);
   }
   return out;
 }
