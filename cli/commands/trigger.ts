@@ -14,12 +14,11 @@ import {
   sandboxDefaults,
   usageMistake,
 } from '../../cli-kit/index.ts';
-import { zipSync } from 'fflate';
-import { createGatewayClient, type GatewayClient } from '../../generated/client.ts';
+import type { GatewayClient } from '../../generated/client.ts';
 import { readFileSync } from 'node:fs';
 import { notificationKinds, webhooks, type WebhookName } from '../../notifications/index.ts';
 import type { ControlClient } from '../../sandbox/control-client.ts';
-import { NotificationOverrides, type Overrides } from '../../sandbox/notification-overrides.ts';
+import type { Overrides } from '../../sandbox/notification-overrides.ts';
 import { ACCOUNT_OPTIONS, controlClient, controlFailure, sandboxAccount, sandboxFetch } from './sandbox-account.ts';
 
 /** Payout test accounts whose attempts end in the status each payout kind names (sandbox/data.ts, gateway facts). */
@@ -83,6 +82,7 @@ const TRIGGERS: Record<string, Trigger> = {
       cardExpiryMonth: paymentCardExpiry.slice(0, 2),
       cardExpiryYear: paymentCardExpiry.slice(2),
     })) as { cardID: string; cardKey: string };
+    const { zipSync } = await import('fflate');
     const csv = `transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey\nTRIG-1,1.00,AUD,Trigger,${card.cardID},${card.cardKey}\n`;
     const batchFile = btoa(String.fromCharCode(...zipSync({ 'batch.csv': new TextEncoder().encode(csv) })));
     return {
@@ -162,7 +162,9 @@ ${(Object.keys(webhooks) as WebhookName[]).map((w) => `  ${w.padEnd(20)} ${webho
 };
 
 /** --set's pairs typed as their fields take them, or the first mistake (the field and the rule). */
-function overridesOf(webhook: WebhookName, pairs: string[], implied: Overrides): Overrides | string {
+async function overridesOf(webhook: WebhookName, pairs: string[], implied: Overrides): Promise<Overrides | string> {
+  // Loaded here, as the client below: --help and a mistake in the arguments need neither Ajv nor the stubs.
+  const { NotificationOverrides } = await import('../../sandbox/notification-overrides.ts');
   const judge = new NotificationOverrides(JSON.parse(readFileSync(packageFile('openapi.json'), 'utf8')));
   const set: Overrides = { ...implied };
   for (const pair of pairs) {
@@ -190,7 +192,7 @@ async function triggerFor(
       `no event ${JSON.stringify(name)} for --for; one of ${[...Object.keys(webhooks), ...Object.keys(notificationKinds)].join(', ')}`,
       printError,
     );
-  const set = overridesOf(event.webhook, (values.set as string[] | undefined) ?? [], event.implied);
+  const set = await overridesOf(event.webhook, (values.set as string[] | undefined) ?? [], event.implied);
   if (typeof set === 'string') return usageMistake(COMMAND, set, printError);
   const notifyURL = values['notify-url'] as string | undefined;
   if (notifyURL !== undefined && !/^https?:\/\//.test(notifyURL))
@@ -238,6 +240,7 @@ export async function run(argv: string[], options: CommandOutput = {}): Promise<
       printError,
     );
   const a = sandboxAccount(values);
+  const { createGatewayClient } = await import('../../generated/client.ts');
   const client = createGatewayClient({
     baseUrl: a.base,
     merchantUUID: a.merchantUUID,
