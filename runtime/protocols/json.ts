@@ -131,20 +131,24 @@ export function parseJson(text: string): Parsed {
 function countKeys(root: object): { keys: number; nonFinite: boolean } {
   let n = 0;
   let nonFinite = false;
+  // No closure for a child's visit: one would be made on every body.
   const stack: object[] = [root];
-  const visit = (child: unknown) => {
-    if (typeof child === 'object') {
-      if (child !== null) stack.push(child);
-    } else if (typeof child === 'number' && !Number.isFinite(child)) nonFinite = true;
-  };
   while (stack.length) {
     const v = stack.pop()!;
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) visit(v[i]);
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (typeof child === 'object') {
+          if (child !== null) stack.push(child);
+        } else if (typeof child === 'number' && !Number.isFinite(child)) nonFinite = true;
+      }
     } else {
       for (const k in v) {
         n++;
-        visit((v as Record<string, unknown>)[k]);
+        const child: unknown = (v as Record<string, unknown>)[k];
+        if (typeof child === 'object') {
+          if (child !== null) stack.push(child);
+        } else if (typeof child === 'number' && !Number.isFinite(child)) nonFinite = true;
       }
     }
   }

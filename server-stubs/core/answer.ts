@@ -169,8 +169,18 @@ async function* scannedZip(chunks: ByteStream): AsyncGenerator<Uint8Array> {
 /** A violation that is `sensitive` is never sent on, whatever the response validation mode. */
 export type Answered = { response: GatewayResponse; refusal?: boolean } | { violation: string; sensitive?: boolean };
 
-const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode) < 0;
 const NO_NAMES: ReadonlySet<string> = new Set();
+
+// A violation is sent on as it stands in the log mode: never one that holds a card number, whatever
+// else it breaks (a paymentCardNumber sent unmasked breaks its schema's pattern first), in any field:
+// the hashes too, which are the handler's own here (one that does not match, or a refusal's). A
+// function of its own, not a closure made on every answer.
+const violationIn = (returned: unknown, text: string): Answered =>
+  cardNumberIn(returned, NO_NAMES)
+    ? { violation: `${text}; and a card number appears unmasked in the answer`, sensitive: true }
+    : { violation: text };
+
+const isRefusal = (value: Record<string, unknown>) => Number(value.responseCode) < 0;
 
 /**
  * What answering an operation needs of it beyond the table, made once per operation: for each result
@@ -223,15 +233,9 @@ export function answer(
     if (leaks) return { violation: 'A card number appears unmasked in the answer', sensitive: true };
     return { response: { status: op.status, headers: { 'content-type': op.resultType }, body: returned } };
   }
-  // A violation is sent on as it stands in the log mode: never one that holds a card number, whatever
-  // else it breaks (a paymentCardNumber sent unmasked breaks its schema's pattern first), in any field:
-  // the hashes too, which are the handler's own here (one that does not match, or a refusal's).
-  const violation = (text: string): Answered =>
-    cardNumberIn(returned, NO_NAMES)
-      ? { violation: `${text}; and a card number appears unmasked in the answer`, sensitive: true }
-      : { violation: text };
   if (!returned || typeof returned !== 'object' || Array.isArray(returned))
-    return violation(
+    return violationIn(
+      returned,
       `${op.operationId} answered ${returned === null ? 'null' : Array.isArray(returned) ? 'a list' : typeof returned}, not an object`,
     );
 
@@ -252,7 +256,7 @@ export function answer(
         if (body === returned) body = { ...body };
         body[use.name] = expected;
       } else if (body[use.name] !== expected)
-        return violation(forms.field(use.name, `is not what recipe ${use.recipe} gives`));
+        return violationIn(returned, forms.field(use.name, `is not what recipe ${use.recipe} gives`));
     }
   }
   const schema = refusal ? op.refusal : op.result;
@@ -267,14 +271,14 @@ export function answer(
         : e.keyword === 'additionalProperties'
           ? 'is not in the contract'
           : `is invalid: ${ruleInWords(e)}`;
-    return violation(`${name ? forms.field(name, what) : forms.body(what)} (${schema})`);
+    return violationIn(returned, `${name ? forms.field(name, what) : forms.body(what)} (${schema})`);
   }
   // Held to its schema above whatever the protocol; only the writing differs.
   let text: string;
   try {
     text = protocol.writeAnswer(body, refusal ? op.shapes.refusal : op.shapes.result);
   } catch (error) {
-    if (error instanceof CannotCarry) return violation(`${error.message} (${schema})`);
+    if (error instanceof CannotCarry) return violationIn(returned, `${error.message} (${schema})`);
     throw error;
   }
   // Each value read on its own (the hashes this answer computed are hashes: they hold nothing sent),

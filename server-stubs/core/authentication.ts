@@ -18,8 +18,7 @@ import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refusals, type Refusal } from './refusals.ts';
 import { CLI_COMMAND } from '../../runtime/command.ts';
-import type { Steps } from './steps.ts';
-import type { HeaderRole } from '../../generated/operations.ts';
+import { isThenable, type Steps } from './steps.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 /**
@@ -60,8 +59,41 @@ const sameSecret = (given: string, expected: string) =>
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.length ? value : undefined);
 
-const headerOf = (headers: GatewayRequest['headers'], name: string | undefined) =>
-  name === undefined ? undefined : headers[name.toLowerCase()];
+/**
+ * The header names an operation reads, made once per operation: as the spec writes them (for the
+ * refusals and the log) and lower-cased as adapters key them. A name lower-cased on every request is
+ * a new string each time, and looking a header up by a new string costs a string-table lookup.
+ */
+interface HeaderPlan {
+  /** The credential headers in the order of op.headers: the role, its name, its key in the request's headers. */
+  readonly roles: readonly { readonly name: string; readonly key: string }[];
+  readonly accountId: string | undefined;
+  readonly apiKey: string | undefined;
+  /** For each hash of op.hashes, its header's key (undefined for a hash in the body). */
+  readonly hashKeys: readonly (string | undefined)[];
+}
+const headerPlans = new WeakMap<ContractOperation, HeaderPlan>();
+function headerPlanOf(op: ContractOperation): HeaderPlan {
+  let plan = headerPlans.get(op);
+  if (!plan) {
+    const key = (name: string | undefined) => (name === undefined ? undefined : name.toLowerCase());
+    plan = {
+      roles: Object.values(op.headers ?? {}).map((name) => ({ name: String(name), key: String(name).toLowerCase() })),
+      accountId: key(op.headers?.accountId),
+      apiKey: key(op.headers?.apiKey),
+      hashKeys: op.hashes.map((use) => (use.in === 'header' ? use.name.toLowerCase() : undefined)),
+    };
+    headerPlans.set(op, plan);
+  }
+  return plan;
+}
+
+const headerOf = (headers: GatewayRequest['headers'], key: string | undefined) =>
+  key === undefined ? undefined : headers[key];
+
+/** What a hash refusal tells the log of whom it was checked for (a function: made only when a hash fails). */
+const signedBy = (op: ContractOperation, account: Account) =>
+  `under the passphrase of ${account.kind} '${account.id}' (${CLI_COMMAND} sign ${op.operationId} --preimage shows what is hashed)`;
 
 export interface AuthInput {
   headers: GatewayRequest['headers'];
@@ -131,15 +163,19 @@ export function* authenticate(
   let hashFailure: (() => CredentialExplanation) | undefined;
   const body = input.body ?? NO_FIELDS;
 
-  if (op.headers) {
-    for (const role of Object.keys(op.headers) as HeaderRole[]) {
-      if (!text(headerOf(input.headers, op.headers[role])))
-        return { refusal: refusals.headerRequired(String(op.headers[role])) };
+  const headers = op.headers ? headerPlanOf(op) : undefined;
+  if (op.headers && headers) {
+    for (const role of headers.roles) {
+      if (!text(input.headers[role.key])) return { refusal: refusals.headerRequired(role.name) };
     }
-    const id = headerOf(input.headers, op.headers.accountId)!;
-    const found: Account | undefined = yield accounts.find('merchant', id);
+    const id = headerOf(input.headers, headers.accountId)!;
+    // A lookup is yielded (waited for) only when it answers a promise: an answer at hand is taken
+    // as it is, without suspending the pipeline.
+    let lookup = accounts.find('merchant', id);
+    if (isThenable(lookup)) lookup = yield lookup;
+    const found = lookup as Account | undefined;
     account = found ?? DECOY;
-    const key = headerOf(input.headers, op.headers.apiKey);
+    const key = headerOf(input.headers, headers.apiKey);
     if (!found)
       deny(`unknown merchant '${id}' (header ${op.headers.accountId})`, failure('account', op.headers.accountId));
     if (!sameSecret(key ?? '', account.apiKey) && key !== undefined)
@@ -152,7 +188,8 @@ export function* authenticate(
     if (fields.token) {
       const token = text(body[fields.token]);
       if (!token) continue;
-      found = yield accounts.findByAccessToken(token);
+      const lookup = accounts.findByAccessToken(token);
+      found = (isThenable(lookup) ? yield lookup : lookup) as Account | undefined;
       if (!found) {
         deny(`${fields.token} is unknown or expired`, failure('accessToken', fields.token));
         found = DECOY;
@@ -160,7 +197,8 @@ export function* authenticate(
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
-      found = yield accounts.find(fields.account, id);
+      const lookup = accounts.find(fields.account, id);
+      found = (isThenable(lookup) ? yield lookup : lookup) as Account | undefined;
       if (!found) {
         deny(`unknown ${fields.account} '${id}' (${fields.id})`, failure('account', fields.id));
         found = DECOY;
@@ -189,12 +227,11 @@ export function* authenticate(
       explain: failure('credentials'),
     };
 
-  for (const use of op.hashes) {
+  for (let i = 0; i < op.hashes.length; i++) {
+    const use = op.hashes[i]!;
     const recipe = hashRecipes[use.recipe];
-    const signedBy = () =>
-      `under the passphrase of ${account!.kind} '${account!.id}' (${CLI_COMMAND} sign ${op.operationId} --preimage shows what is hashed)`;
     if (use.in === 'header') {
-      const given = input.headers[use.name.toLowerCase()]!;
+      const given = input.headers[(headers ?? headerPlanOf(op)).hashKeys[i]!]!;
       const expected = computeHash(
         recipe,
         account.passphrase,
@@ -211,7 +248,7 @@ export function* authenticate(
           preimage: redactedPreimage(recipe, cardsMasked(merged(canonical)), nodeDigests),
           key: PASSPHRASE_PLACEHOLDER,
         });
-        deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
+        deny(`header ${use.name} does not match recipe '${use.recipe}' ${signedBy(op, account)}`, hashFailure);
       }
     } else if (use.name in body) {
       const given = text(body[use.name]) ?? '';
@@ -234,7 +271,7 @@ export function* authenticate(
           formula: `${recipeFormula(recipe)}${legacy ? `, or in its legacy form ${recipeFormula(legacy)}` : ''}`,
           preimage: redactedPreimage(recipe, cardsMasked(body), nodeDigests),
         });
-        deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy()}`, hashFailure);
+        deny(`'${use.name}' does not match recipe '${use.recipe}' ${signedBy(op, account)}`, hashFailure);
       }
     }
   }

@@ -1,6 +1,6 @@
 // Reading and validating a request against its operation: headers, body, parameters. Each check
 // answers the refusal the contract documents; nothing here throws for bad input.
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { chooseForm } from '../../runtime/forms.ts';
 import { holdsNul, nulField } from '../../runtime/nul-text.ts';
 import type { Protocol, Unreadable } from '../../runtime/protocols/protocol.ts';
@@ -82,7 +82,12 @@ export function parseBody(
  * (the card form), not the payframe token, although the payframe form lacks fewer fields.
  */
 export function bodyErrors(op: ContractOperation, body: unknown): { form: string; errors: ErrorObject[] } | undefined {
-  const forms = op.forms ?? [op.request!];
+  if (!op.forms) {
+    // One form (most methods): its errors, with no lists made.
+    const validate = requestValidators[op.request!]!;
+    return validate(body) ? undefined : { form: op.request!, errors: validate.errors ?? [] };
+  }
+  const forms = op.forms;
   const failed: ErrorObject[][] = [];
   for (const form of forms) {
     const validate = requestValidators[form]!;
@@ -174,12 +179,27 @@ export function checkNul(
   for (const name in params) if (holdsNul(params[name]!)) return nulRefusal(name, 'Parameter');
   for (const name in query) if (holdsNul(query[name]!)) return nulRefusal(name, 'Parameter');
   if (op.headers)
-    for (const name of Object.values(op.headers)) {
-      const value = name === undefined ? undefined : headers[name.toLowerCase()];
-      if (typeof value === 'string' && holdsNul(value)) return nulRefusal(name!, 'Header');
+    for (const { name, key } of credentialHeadersOf(op)) {
+      const value = headers[key];
+      if (typeof value === 'string' && holdsNul(value)) return nulRefusal(name, 'Header');
     }
   const field = nulField(body);
   return field === undefined ? undefined : nulRefusal(field, 'Field');
+}
+
+// The credential headers' names, and their keys as adapters write them (lower-cased), made once per
+// operation: a name lower-cased per request is a new string, and a lookup by it costs a string-table
+// lookup each time.
+const credentialHeaders = new WeakMap<ContractOperation, readonly { name: string; key: string }[]>();
+function credentialHeadersOf(op: ContractOperation): readonly { name: string; key: string }[] {
+  let list = credentialHeaders.get(op);
+  if (!list) {
+    list = Object.values(op.headers ?? {})
+      .filter((name): name is string => name !== undefined)
+      .map((name) => ({ name, key: name.toLowerCase() }));
+    credentialHeaders.set(op, list);
+  }
+  return list;
 }
 
 const nulRefusal = (field: string, kind: 'Field' | 'Header' | 'Parameter'): Refusal => ({
@@ -195,10 +215,21 @@ export function checkParameters(
   query: Record<string, string>,
 ): Refusal | undefined {
   if (!op.parameters.length) return undefined;
-  const validate = requestValidators[`${op.operationId}Parameters`]!;
+  const validate = parametersValidatorOf(op);
   return validate(hasNames(query) ? { ...query, ...params } : params)
     ? undefined
     : refusalFor(validate.errors ?? [], 'Parameter');
+}
+
+// The validator's name is made once per operation: a name made per request is looked up anew each time.
+const parametersValidators = new WeakMap<ContractOperation, ValidateFunction>();
+function parametersValidatorOf(op: ContractOperation): ValidateFunction {
+  let validate = parametersValidators.get(op);
+  if (!validate) {
+    validate = requestValidators[`${op.operationId}Parameters`]!;
+    parametersValidators.set(op, validate);
+  }
+  return validate;
 }
 
 function hasNames(record: Record<string, string>): boolean {
