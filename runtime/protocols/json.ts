@@ -311,7 +311,9 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
       try {
         text = typeof body === 'string' ? body : decoder.decode(body);
         const parsed = parseJson(text);
-        if ('ok' in parsed) return parsed;
+        // JSON can carry a NUL only escaped (a raw control character does not parse): a text without
+        // the escape holds none, and the core skips its walk of the body for one.
+        if ('ok' in parsed) return text.includes('\\u0000') ? parsed : { ok: parsed.ok, nulFree: true };
         return 'body' in parsed
           ? { unreadable: { refusal: 'bodyInvalid', args: [parsed.body] } }
           : { unreadable: { refusal: 'fieldUnreadable', args: [parsed.field, parsed.rule] } };

@@ -51,7 +51,11 @@ export interface Unreadable {
   readonly refusal: string;
   readonly args: readonly unknown[];
 }
-export type Read = { ok: unknown } | { unreadable: Unreadable };
+/**
+ * A body read, or why it cannot be. `nulFree`: the protocol has seen in the text that no value or key
+ * of it holds a NUL character (runtime/nul-text.ts), so that no walk of what it read need look.
+ */
+export type Read = { ok: unknown; nulFree?: boolean } | { unreadable: Unreadable };
 
 /** An answer read back as a client of the protocol reads it, or why it is no answer of the protocol. */
 export type AnswerRead = { ok: Record<string, unknown> } | { error: string };

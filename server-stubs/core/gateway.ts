@@ -432,7 +432,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     sent = normalised(op, sent);
     const invalid =
-      checkNul(op, params, query.ok, sent, request.headers) ??
+      // A body its protocol saw to hold no NUL is not walked for one (the parameters and headers are).
+      checkNul(op, params, query.ok, parsed.nulFree ? undefined : sent, request.headers) ??
       checkParameters(op, params, query.ok) ??
       checkBody(op, sent);
     if (invalid) return refused(op, invalid, 'schema', protocol, undefined, note);

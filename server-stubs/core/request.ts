@@ -54,7 +54,7 @@ export function parseBody(
   limit: number,
   protocol: Protocol,
   served: readonly Protocol[],
-): Checked<unknown> {
+): { ok: unknown; nulFree?: boolean } | { refusal: Refusal } {
   const size = byteLength(request.body);
   if (size > limit) return { refusal: refusals.bodyTooLarge(limit) };
   if (size === 0) return { ok: undefined };
