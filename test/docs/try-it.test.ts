@@ -42,18 +42,36 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   const failed: string[] = [];
   const pageErrors: string[] = [];
 
+  /** `payment-gateway docs --sandbox` the started sandbox: its address (started with the rest, read by its test). */
+  let docsAddress: Promise<string>;
+  // The two sandboxes, the docs server and the browser's connection started side by side: each start
+  // is mostly a wait (a process that loads and listens, a connection to the run's Chromium). Each is
+  // kept as it comes, so that afterAll stops it whichever other start failed.
   beforeAll(async () => {
-    sandbox = await startSandboxProcess({
-      PGW_DB: ':memory:',
-      PGW_QUIET: '1',
-      PGW_SANDBOX_ALLOWED_ORIGINS: 'null,loopback',
-    });
-    shared = await startSandboxProcess({
-      PGW_DB: ':memory:',
-      PGW_QUIET: '1',
-      PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com',
-    });
-    browser = await sharedBrowser();
+    const started = await Promise.allSettled([
+      startSandboxProcess({
+        PGW_DB: ':memory:',
+        PGW_QUIET: '1',
+        PGW_SANDBOX_ALLOWED_ORIGINS: 'null,loopback',
+      }).then((s) => {
+        sandbox = s;
+        docsAddress = startDocs(['--sandbox', s.base]);
+        // Read by its test, which fails with the reason; not a rejection nobody handles meanwhile.
+        docsAddress.catch(() => undefined);
+      }),
+      startSandboxProcess({
+        PGW_DB: ':memory:',
+        PGW_QUIET: '1',
+        PGW_SANDBOX_ALLOWED_ORIGINS: 'https://docs.example.com',
+      }).then((s) => {
+        shared = s;
+      }),
+      sharedBrowser().then((b) => {
+        browser = b;
+      }),
+    ]);
+    const notStarted = started.find((r) => r.status === 'rejected');
+    if (notStarted) throw notStarted.reason;
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => requests.push(r.url()));
     page.on('response', (r) => r.status() === 404 && failed.push(r.url()));
@@ -277,7 +295,7 @@ describe.skipIf(missing !== undefined)(`the try-it console${missing ? ` (skipped
   });
 
   it('served by `payment-gateway docs`, sends to the sandbox it names (--sandbox), not to the docs server', async () => {
-    const docs = await startDocs(['--sandbox', sandbox.base]);
+    const docs = await docsAddress;
     await page.goto(pageOf('processCard', `${docs}/`));
     const console_ = page.locator('details.pgw-try-it[data-operation="processCard"]');
     await console_.waitFor({ state: 'attached', timeout: 60_000 });
