@@ -69,22 +69,33 @@ export function namedCommands(code: string): { scripts: string[]; subcommands: s
 const PORTS = [4010, 4011, 4020, 3000];
 
 /**
+ * The ports of the walks under way in this process: walks run side by side (test/docs/guides.test.ts),
+ * and a port one walk picked is free until its server binds it, seconds later; another walk must not
+ * pick it meanwhile.
+ */
+const held = new Set<number>();
+
+/**
  * A port free now, for a guide's server that starts later in the walk. Chosen below the ephemeral
  * range (Linux 32768-60999, macOS 49152-65535), where the kernel picks the ports of every `listen(0)`
  * and outgoing connection: a port picked by listen(0) and released here could be handed to another
  * test file's server in the seconds before the guide's server binds it, and the guide would then
- * fail to start, or talk to that other server.
+ * fail to start, or talk to that other server. Held (`held`) until the walk ends.
  */
-async function freePort(taken: Iterable<number>): Promise<number> {
+async function freePort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if ([...taken].includes(port)) continue;
+    if (held.has(port)) continue;
+    held.add(port);
     const server = net.createServer();
     const bound = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => resolve(true));
     });
-    if (!bound) continue;
+    if (!bound) {
+      held.delete(port);
+      continue;
+    }
     await new Promise((r) => server.close(r));
     return port;
   }
@@ -104,7 +115,7 @@ export async function walkGuide(file: string): Promise<Step[]> {
   const blocks = shellBlocks(readFileSync(path.join(ROOT, file), 'utf8')).filter((b) => b.kind !== 'norun');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'pgw-walk-'));
   const moved = new Map<number, number>();
-  for (const port of PORTS) moved.set(port, await freePort(moved.values()));
+  for (const port of PORTS) moved.set(port, await freePort());
   const relocate = (code: string) =>
     code.replace(
       /(:|PORT=|--port )(4010|4011|4020|3000)\b/g,
@@ -195,6 +206,7 @@ export async function walkGuide(file: string): Promise<Step[]> {
     session.stdin.end();
     await ended(session);
     await Promise.all(servers.map((child) => groupEnded(child)));
+    for (const port of moved.values()) held.delete(port);
     rmSync(tmp, { recursive: true, force: true });
   }
 }
