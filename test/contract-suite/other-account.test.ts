@@ -38,8 +38,11 @@ it('passes the sandbox run with a second merchant and partner of its own credent
   sandbox = await createSandbox({
     dbPath,
     control: true,
+    // As contract.test.ts's sandboxes: a payout's NPP attempt and a notification's post given little
+    // time, which the payout and settlement scenarios would otherwise wait out.
     env: {
       PGW_SANDBOX_NPP_MS: '100',
+      PGW_NOTIFY_POST_TIMEOUT_MS: '500',
       PGW_SANDBOX_MERCHANT_UUID: other.merchantUUID,
       PGW_SANDBOX_PARTNER_UUID: other.partnerUUID,
       PGW_SANDBOX_API_KEY: other.apiKey,
