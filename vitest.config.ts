@@ -55,7 +55,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // One folder for the run, where work several files need is done once (test/support/once-per-run.ts);
-    // servers several files use (Prism, Chromium), started once per run when a file first asks.
+    // servers several files use (Prism, Chromium, the TypeScript compiler of test/support/tsc-server.ts),
+    // started once per run when a file first asks.
     globalSetup: ['./test/support/run-folder.global.ts', './test/support/shared-servers.global.ts'],
     // Each file's CPU, for npm run test:times (scripts/test-times.ts).
     setupFiles: ['./test/support/cpu-meter.ts'],

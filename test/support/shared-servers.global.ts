@@ -4,6 +4,8 @@
 // the run's folder; the first file to ask starts it, the others get the same one. The servers are
 // this process's children: their CPU is the run's (npm run test:times counts it outside the files),
 // and none outlives the run. A run that needs none starts none.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -26,7 +28,7 @@ interface Started {
   stop: () => unknown;
 }
 
-const kinds: Record<string, () => Promise<Started>> = {
+const kinds: Record<string, (folder: string) => Promise<Started>> = {
   /** Prism serving the whole contract, as `npm run mock` starts it, without the front: each file puts its own before it. */
   prism: async () => {
     const { prism, port } = await startPrism();
@@ -36,6 +38,28 @@ const kinds: Record<string, () => Promise<Started>> = {
   chromium: async () => {
     const server = await chromiumServer();
     return { value: { wsEndpoint: server.wsEndpoint() }, stop: () => server.close() };
+  },
+  /** One TypeScript compiler for every tsc check of the run (test/support/tsc-server.ts), on a socket of its own. */
+  tsc: async (folder: string) => {
+    const socket = path.join(folder, 'tsc.sock');
+    const server = spawn(process.execPath, [path.join(import.meta.dirname, 'tsc-server.ts'), socket], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let said = '';
+    server.stderr!.on('data', (c: Buffer) => (said += c));
+    // Ready when it says it listens; a server that ends first tells why.
+    const ready = new Promise<void>((resolve) =>
+      server.stdout!.on('data', (c: Buffer) => {
+        said += c;
+        if (said.includes('listening\n')) resolve();
+      }),
+    );
+    const ended = once(server, 'exit').then(([code]) => {
+      throw new Error(`tsc-server ended (${code}) before it listened:\n${said}`);
+    });
+    await Promise.race([ready, ended]);
+    ended.catch(() => undefined);
+    return { value: { socket }, stop: () => server.kill() };
   },
 };
 
@@ -49,7 +73,7 @@ export default function setup(project: TestProject): () => Promise<void> {
     if (!start) return void res.writeHead(404).end(`no shared server named '${name}'`);
     let running = started.get(name);
     if (!running) {
-      running = start();
+      running = start(folder);
       started.set(name, running);
     }
     running.then(

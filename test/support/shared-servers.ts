@@ -23,3 +23,6 @@ export const sharedPrism = (): Promise<{ port: number }> => ask('prism');
 
 /** Headless Chromium for playwright's connect (test/support/browser.ts's connectChromium). */
 export const sharedChromium = (): Promise<{ wsEndpoint: string }> => ask('chromium');
+
+/** The run's TypeScript compiler (test/support/tsc-server.ts): the Unix socket it takes checks on. */
+export const sharedTsc = (): Promise<{ socket: string }> => ask('tsc');

@@ -10,13 +10,17 @@
 // the build info file, so the package's paths are moved to the copy's before tsc reads them; the files
 // the copy did not change keep their hash and are not re-checked, those it changed and their
 // dependents are.
-import { execFile } from 'node:child_process';
+//
+// The checks are made by the run's one compiler (test/support/tsc-server.ts, started on demand by
+// test/support/shared-servers.global.ts), which answers as the tsc command would with the same
+// arguments, and parses node_modules' declarations and TypeScript's libraries once per run rather than
+// once per check.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { sharedTsc } from './shared-servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 /** Where the build info lives between runs: node_modules is neither copied nor committed, and `npm ci` starts it afresh. */
 export const TSC_CACHE = path.join(ROOT, 'node_modules/.cache/pgw-tsc');
 
@@ -54,15 +58,10 @@ export async function tsc(run: TscRun): Promise<string> {
     : readable(kept);
   if (start !== undefined) writeFileSync(mine, start);
   try {
-    const output = await promisify(execFile)(
-      process.execPath,
-      [TSC, '-p', run.project, '--incremental', '--tsBuildInfoFile', mine, ...(run.args ?? [])],
-      { cwd: run.cwd ?? ROOT, maxBuffer: 32 << 20 },
-    ).then(
-      ({ stdout }) => stdout,
-      (failure: { stdout?: string; stderr?: string; message: string }) =>
-        failure.stdout || failure.stderr || failure.message,
-    );
+    const output = await check(
+      ['-p', run.project, '--incremental', '--tsBuildInfoFile', mine, ...(run.args ?? [])],
+      run.cwd ?? ROOT,
+    ).catch((failure: Error) => `tsc-server: ${failure.message}`);
     const end = run.copy ? moved(mine, run.copy.folder, ROOT) : readable(mine);
     if (end !== undefined) {
       writeFileSync(mine, end);
@@ -72,6 +71,21 @@ export async function tsc(run: TscRun): Promise<string> {
   } finally {
     rmSync(mine, { force: true });
   }
+}
+
+/** What `tsc ARGS` run in `cwd` writes, as the run's compiler answers it. */
+async function check(args: string[], cwd: string): Promise<string> {
+  const { socket } = await sharedTsc();
+  return new Promise((resolve, reject) => {
+    const request = http.request({ socketPath: socket, method: 'POST', path: '/' }, (answer) => {
+      const parts: Buffer[] = [];
+      answer.on('data', (part: Buffer) => parts.push(part));
+      answer.on('end', () => resolve((JSON.parse(Buffer.concat(parts).toString('utf8')) as { output: string }).output));
+      answer.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify({ args, cwd }));
+  });
 }
 
 function readable(file: string): string | undefined {
