@@ -152,11 +152,12 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const quiet = Boolean(v.quiet) || Boolean(env.PGW_QUIET && env.PGW_QUIET !== '0');
   // Loaded once --help is answered, as the sandbox itself is: a help, and a mistake in the arguments,
   // print before the stubs or any store module loads (`sandbox --help` took 0.23 s of CPU with them, 0.04 s without).
-  const { checkDataKey, checkOpenedStore, openFailure, storePlace, undoStart } = await import('./open-store.ts');
+  const { checkDataKey, checkOpenedStore, openFailure, storePlace } = await import('./open-store.ts');
   const { consoleLogger } = await import('../server-stubs/index.ts');
   checkDataKey(env.PGW_SANDBOX_DATA_KEY);
   // The port first: one in use is refused before a database or a key file is made. (It may still be
-  // taken between this look and the listen below; that start then undoes what it made, its key file.)
+  // taken between this look and the listen below: then the database and key file this start made
+  // stay, for the instance that took the port may have opened the same new database with that key.)
   if (port !== 0) {
     const probe = createServer();
     await listen(probe, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
@@ -193,7 +194,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
         /^PGW_DB_POOL(_WAIT_MS)? /.test(message))
     )
       throw new UsageError(message);
-    undoStart(place);
+    // Nothing is removed: a key file written once the store opened may be read by another instance
+    // starting on the same new database (it would store cards under a key then gone).
     throw openFailure(place, error);
   }
   // A damaged file, or a database copied without its key (or with another's): refuse to start.
@@ -205,8 +207,9 @@ export async function main(name: string, argv: string[]): Promise<void> {
   try {
     bound = await listen(server, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
   } catch (error) {
+    // The port lost since the look above, most likely to another instance started on the same new
+    // database: it may be using the key file this start wrote, so that stays (as the database does).
     await sandbox.close();
-    undoStart(place);
     throw error;
   }
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);

@@ -137,7 +137,7 @@ export async function openMadeStore(
  * (no file written, no row added) and the start is refused by checkOpenedStore; writing it would
  * leave a stray key that hides the missing one next time.
  */
-/** The key files this process wrote (vaultKey): the ones a refused start may take back (undoStart). */
+/** The key files this process wrote (vaultKey): the ones a start refused as damaged takes back (undoDamagedStart). */
 const keyFilesMade = new Set<string>();
 
 async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
@@ -232,11 +232,15 @@ export function storePlace(dbPath: string): StorePlace {
 }
 
 /**
- * What a start that is refused after its store opened undoes: the key file it wrote itself (its
- * database held no card, so a new key was written for it), never one another instance wrote. The
- * database file is kept: another instance starting on the same new file may be using it.
+ * What a start refused because its database is damaged inside undoes: the key file it wrote itself
+ * (its database held no card, so a new key was written for it), never one another instance wrote.
+ * Only then: every start on that database is refused as damaged too, so no instance can be using
+ * the key. A start refused for anything else once its store opened (its port taken meanwhile, a
+ * failure after the opening) removes nothing: another instance starting on the same new database
+ * at the same moment may have read the key file and stored cards under it. The database file is
+ * always kept, for the same reason.
  */
-export function undoStart(place: StorePlace): void {
+function undoDamagedStart(place: StorePlace): void {
   const file = path.resolve(place.keyFile);
   if (place.postgres || !keyFilesMade.delete(file)) return;
   rmSync(file, { force: true });
@@ -281,7 +285,7 @@ export async function checkOpenedStore(
   }
   if (check !== 'ok') {
     await close();
-    undoStart(place);
+    undoDamagedStart(place);
     throw new UsageError(
       `the database ${place.dbPath} is damaged (${check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').split('\n')[0]}): move it away (a new one is made) or choose another with --db`,
     );

@@ -154,7 +154,7 @@ describe('npm start, before it listens', () => {
     expect(existsSync(`${file}.key`)).toBe(false);
   });
 
-  it('a refused start leaves the filesystem as it found it: no database, folder or key file made', async () => {
+  it('a start refused before its database opens makes no database, folder or key file; one refused as damaged keeps no key file it wrote', async () => {
     // Finding (a shared sandbox's operator): these were refused after the store had opened, leaving a
     // new database, its folder and a key file behind (the notify URL's refusal also blamed the database).
     const place = mkdtempSync(path.join(dir, 'refused-'));
