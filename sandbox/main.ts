@@ -164,8 +164,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     await new Promise((resolve) => probe.close(resolve));
   }
 
-  // Where the store is, as the messages name it (a PostgreSQL URL without its password), taken before
-  // the store opens: a SQLite database's key file may be made by this start.
+  // Where the store is, as the messages name it (a PostgreSQL URL without its password), and its key file.
   const place = storePlace(dbPath);
   const { createSandbox } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;

@@ -130,16 +130,23 @@ export async function openMadeStore(
 }
 
 /**
- * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
- * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
- * beside the SQLite database, made once. A database that holds cards and no key was made with a key
- * that is missing (a copy without its key file): a new key cannot open its cards, so none is kept
- * (no file written, no row added) and the start is refused by checkOpenedStore; writing it would
- * leave a stray key that hides the missing one next time.
+ * A database that holds cards and no key this start has: refused by every program that opens it
+ * with its vault (npm start, and createSandbox for benches and tests), in one line that says what
+ * to give. Passed on as it is by openFailure.
  */
+export class MissingKeyError extends UsageError {}
+
 /** The key files this process wrote (vaultKey): the ones a start refused as damaged takes back (undoDamagedStart). */
 const keyFilesMade = new Set<string>();
 
+/**
+ * The vault key: PGW_SANDBOX_DATA_KEY (base64); else, for PostgreSQL, one key kept in the database
+ * (made by the first instance, read back by every other: ON CONFLICT DO NOTHING); else a key file
+ * beside the SQLite database, made once. A database that holds cards and no key (a copy without its
+ * key file; cards stored under PGW_SANDBOX_DATA_KEY, opened without it) is refused (MissingKeyError):
+ * a new key cannot open its cards, cards added under it could not be read by the next start or
+ * another instance, and writing it (a file, a row) would hide the missing one next time.
+ */
 async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): Promise<Buffer | undefined> {
   if (env.PGW_SANDBOX_DATA_KEY) return Buffer.from(env.PGW_SANDBOX_DATA_KEY, 'base64');
   const holdsCards = async () => (await store.get('SELECT 1 AS one FROM cards LIMIT 1')) !== undefined;
@@ -148,7 +155,10 @@ async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): P
       (await store.get<{ value: string }>("SELECT value FROM sandbox_keys WHERE name = 'vault'"))?.value;
     let value = await kept();
     if (value === undefined) {
-      if (await holdsCards()) return randomBytes(32);
+      if (await holdsCards())
+        throw new MissingKeyError(
+          `the cards stored in ${withoutPassword(dbPath)} were stored under a key this start does not have: the database keeps no key of its own (none is kept when PGW_SANDBOX_DATA_KEY is set); set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
+        );
       await store.run(
         "INSERT OR IGNORE INTO sandbox_keys (name, value) VALUES ('vault', ?)",
         randomBytes(32).toString('base64'),
@@ -160,7 +170,10 @@ async function vaultKey(dbPath: string, env: NodeJS.ProcessEnv, store: Store): P
   if (dbPath === ':memory:') return undefined;
   const file = `${dbPath}.key`;
   if (!existsSync(file)) {
-    if (await holdsCards()) return randomBytes(32);
+    if (await holdsCards())
+      throw new MissingKeyError(
+        `the cards stored in ${dbPath} were stored under a key this start does not have (there is no ${file}, and no PGW_SANDBOX_DATA_KEY): put the database's own key file beside it (${file}) or set PGW_SANDBOX_DATA_KEY to its key; or start on a new database with --db`,
+      );
     try {
       // wx: another instance starting on the same new file may have written it meanwhile; then its key is read.
       writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
@@ -216,7 +229,6 @@ export interface StorePlace {
   /** The path, or the URL without its password. */
   shown: string;
   keyFile: string;
-  keyFileExisted: boolean;
 }
 
 export function storePlace(dbPath: string): StorePlace {
@@ -227,7 +239,6 @@ export function storePlace(dbPath: string): StorePlace {
     postgres,
     shown: postgres ? withoutPassword(dbPath) : dbPath,
     keyFile,
-    keyFileExisted: !postgres && existsSync(keyFile),
   };
 }
 
@@ -248,6 +259,7 @@ function undoDamagedStart(place: StorePlace): void {
 
 /** Why the store did not open, as one line that says what to do. */
 export function openFailure(place: StorePlace, error: unknown): UsageError {
+  if (error instanceof MissingKeyError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/vault key/.test(message))
     return new UsageError(
@@ -267,8 +279,8 @@ export function openFailure(place: StorePlace, error: unknown): UsageError {
 /**
  * The checks an opened store must pass before it is used, each failure a UsageError after `close`:
  * an SQLite file damaged inside (it can open and migrate and still fail on the first request that
- * reads the bad page), and cards that the vault's key does not open (a database copied without its
- * key, or with another's: vaultKey made no key file for it).
+ * reads the bad page), and cards that the vault's key does not open (a database copied with another's
+ * key; one without any key was refused by vaultKey, which made none for it).
  */
 export async function checkOpenedStore(
   place: StorePlace,
@@ -301,11 +313,8 @@ export async function checkOpenedStore(
       throw new UsageError(
         `the cards stored in ${place.shown} were encrypted with another key than ${env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : 'the key kept in the database'}: set PGW_SANDBOX_DATA_KEY to the key they were stored with, or start on a new database`,
       );
-    const source = env.PGW_SANDBOX_DATA_KEY
-      ? 'PGW_SANDBOX_DATA_KEY'
-      : place.keyFileExisted
-        ? `the key file ${place.keyFile}`
-        : `a new key (there is no ${place.keyFile})`;
+    // A key this start has (a database without one was refused by vaultKey): the words name it.
+    const source = env.PGW_SANDBOX_DATA_KEY ? 'PGW_SANDBOX_DATA_KEY' : `the key file ${place.keyFile}`;
     throw new UsageError(
       `the cards stored in ${place.dbPath} were encrypted with another key than ${source}: put the database's own key file beside it (${place.keyFile}) or set PGW_SANDBOX_DATA_KEY to it; or start on a new database with --db`,
     );

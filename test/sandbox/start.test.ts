@@ -149,8 +149,18 @@ describe('npm start, before it listens', () => {
       start(['--db', file], { PGW_SANDBOX_DATA_KEY: randomBytes(32).toString('base64') }),
       `the cards stored in ${file} were encrypted with another key than PGW_SANDBOX_DATA_KEY`,
     );
-    oneLine(start(['--db', file]), `there is no ${file}.key`);
+    // No key at all: the words say so (there was no 'new key' to name), and what to give.
+    oneLine(
+      start(['--db', file]),
+      `the cards stored in ${file} were stored under a key this start does not have (there is no ${file}.key, and no PGW_SANDBOX_DATA_KEY): put the database's own key file beside it`,
+    );
     // It made no key file that would hide the missing one next time.
+    expect(existsSync(`${file}.key`)).toBe(false);
+    // A program that opens it with createSandbox (a bench, a test) is refused the same, not given a
+    // throwaway key under which the cards it adds could not be read by its next start.
+    await expect(createSandbox({ dbPath: file, env: {} })).rejects.toThrow(
+      `the cards stored in ${file} were stored under a key this start does not have (there is no ${file}.key`,
+    );
     expect(existsSync(`${file}.key`)).toBe(false);
   });
 

@@ -637,7 +637,7 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
 
   it('a database whose cards another key encrypted is given no key of its own by a start without it (no stray key row)', async () => {
     // The cards stored under PGW_SANDBOX_DATA_KEY, the database then opened without it: the start is
-    // refused (npm start's check), and it must not leave a new key in sandbox_keys on its way.
+    // refused, and it must not leave a new key in sandbox_keys on its way.
     const url = await freshDatabase();
     const key = Buffer.alloc(32, 7).toString('base64');
     const first = await createSandbox({ env: { PGW_DB: url, PGW_SANDBOX_DATA_KEY: key } });
@@ -657,11 +657,19 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     } finally {
       await first.close();
     }
-    const keyless = await createSandbox({ env: { PGW_DB: url } });
     try {
-      expect(await keyless.store.all('SELECT name FROM sandbox_keys')).toEqual([]);
+      // Refused (createSandbox as npm start), in words that are true: there is no key in the database
+      // (not 'another key than the key kept in the database'), and not run on a throwaway key.
+      await expect(createSandbox({ env: { PGW_DB: url } })).rejects.toThrow(
+        /^the cards stored in .* were stored under a key this start does not have: the database keeps no key of its own \(none is kept when PGW_SANDBOX_DATA_KEY is set\); set PGW_SANDBOX_DATA_KEY to the key they were stored with/,
+      );
+      const rows = await createSandbox({ env: { PGW_DB: url, PGW_SANDBOX_DATA_KEY: key } });
+      try {
+        expect(await rows.store.all('SELECT name FROM sandbox_keys')).toEqual([]);
+      } finally {
+        await rows.close();
+      }
     } finally {
-      await keyless.close();
       await dropDatabase(url);
     }
   });
