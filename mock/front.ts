@@ -251,6 +251,7 @@ function exampleServer({
     respond,
     readLimit: (pathname) => core.readLimit(under(pathname)),
     bodyLimit: (pathname, head) => core.bodyLimit(under(pathname), head),
+    namedLimit: (pathname, head) => core.namedLimit(under(pathname), head),
     serves: (pathname) => core.serves(under(pathname)),
     refusal: (pathname, headers, refusal) => core.refusal(under(pathname), headers, refusal),
     metrics: core.metrics,

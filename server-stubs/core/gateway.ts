@@ -33,7 +33,7 @@ import {
   splitUrl,
   withoutUnknownFields,
 } from './request.ts';
-import { bodyLimit, chooseMethod, knows, readLimit, route, servedAt } from './router.ts';
+import { bodyLimit, chooseMethod, knows, namedLimit, readLimit, route, servedAt } from './router.ts';
 import { isThenable, run, type Steps } from './steps.ts';
 import type {
   Accounts,
@@ -165,6 +165,12 @@ export interface Gateway {
    * limits differ. An adapter reads no more than this while reading.
    */
   bodyLimit(pathname: string, head?: string): number;
+  /**
+   * The limit of the method the body's first bytes (head, as latin1 text) or the path name; undefined
+   * while they name none of the path's methods. An adapter reading a body declared past the path's
+   * smallest limit refuses it as soon as the method named takes less than the declared length.
+   */
+  namedLimit(pathname: string, head: string): number | undefined;
   /** Whether this path is the contract's: an operation's, or the spec or docs served beside them. */
   serves(pathname: string): boolean;
   /** A refusal an adapter answers itself (a body too large to read), in the protocol the caller used. */
@@ -590,6 +596,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     respond,
     readLimit: (pathname) => readLimit(pathname, defaultMaxBodyBytes),
     bodyLimit: (pathname, head) => bodyLimit(pathname, defaultMaxBodyBytes, head),
+    namedLimit: (pathname, head) => namedLimit(pathname, head),
     serves: (pathname) => SPEC_PATHS.has(pathname) || knows(pathname),
     refusal: (pathname, headers, refusal) =>
       refusalResponse(undefined, refusal, protocols.choose(headers, servedAt(pathname))),

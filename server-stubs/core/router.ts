@@ -15,6 +15,8 @@ interface Route {
   baseLimit: number;
   /** The methods of the path that take more than baseLimit, with their limits. */
   raised: Map<string, number>;
+  /** The methods the body may name at the path (its operations' `method`). */
+  methods: Set<string>;
   /** The protocols that serve the path (x-wire-formats), the spec's own first. */
   served: readonly Protocol[];
 }
@@ -60,6 +62,7 @@ const routes: Route[] = [...new Set(operations.map((o) => o.path))]
       readLimit: Math.max(...ops.map((o) => o.maxBodyBytes)),
       baseLimit,
       raised,
+      methods: new Set(ops.filter((o) => o.method).map((o) => String(o.method))),
       served: protocols.servedAt(template),
     };
   });
@@ -198,16 +201,27 @@ export const knows = (pathname: string): boolean => find(pathname) !== undefined
 export function bodyLimit(pathname: string, fallback: number, head?: string): number {
   const found = find(pathname);
   if (!found) return fallback;
+  if (head === undefined && found.pathMethod === undefined) return found.route.baseLimit;
+  return namedLimit(pathname, head ?? '') ?? found.route.baseLimit;
+}
+
+/**
+ * The limit of the method a body's first bytes (`head`, as latin1 text) name, or of the method the
+ * path names (/token/processCard); undefined while they name no method of the path, so that an
+ * adapter can tell "named a method of the smallest limit" from "named nothing yet". A name that
+ * ends the head may be cut short (`method=processBat…` in a form) and is not taken until more is
+ * read. A hint for the read only: the core checks the routed method's limit again once the body is read.
+ */
+export function namedLimit(pathname: string, head: string): number | undefined {
+  const found = find(pathname);
+  if (!found) return undefined;
   const r = found.route;
-  if (!r.raised.size) return r.baseLimit;
-  // A path that names its method (/token/processCard) has its limit whatever the body holds.
   if (found.pathMethod !== undefined) return r.raised.get(found.pathMethod) ?? r.baseLimit;
-  if (head === undefined) return r.baseLimit;
-  // The body's method as its protocol writes it, read from the bytes so far: a hint for the read only
-  // (the core checks the routed method's limit again once the body is read).
+  if (!r.raised.size) return r.baseLimit;
   let method: string | undefined;
   for (let i = 0; method === undefined && i < r.served.length; i++) method = r.served[i]!.peek(head, 'method');
-  return (method && r.raised.get(method)) || r.baseLimit;
+  if (method === undefined || !r.methods.has(method) || head.endsWith(method)) return undefined;
+  return r.raised.get(method) ?? r.baseLimit;
 }
 
 /** The largest body any operation of this path takes: what an adapter may read before parsing. */

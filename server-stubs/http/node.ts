@@ -163,14 +163,25 @@ function refuseTooLarge(gateway: Gateway, req: Http.IncomingMessage, res: Http.S
 }
 
 /**
+ * How far into a body declared (Content-Length) past every limit of its path the method that names
+ * its limit is looked for. Such a body is refused whatever it names; its first bytes only choose
+ * the limit the 413 names, so no more than this is read for them.
+ */
+export const METHOD_WITHIN_BYTES = 64 * 1024;
+
+/**
  * Reads the body, refusing it as soon as it passes what its operation accepts, then answers. Until
  * the body names its method it may be as large as the path's smallest limit; past that, the method
  * named in what was read decides (processBatch may send 16 MiB on /post, processCard 1 MiB).
  *
  * A declared length (Content-Length) past what the path takes is refused before anything is read
- * where the path has one limit. Where its methods' limits differ, it is refused once the body has
- * named its method (its first bytes, as clients write it; else at the path's smallest limit), so that
- * the 413 names the limit of the operation called: processCard's 1 MiB, not processBatch's 16 MiB.
+ * where the path has one limit. Where its methods' limits differ, a body declared past the smallest
+ * limit is refused as soon as its first bytes name a method whose limit is below the declared
+ * length, so that the 413 names the limit of the operation called (processCard's 1 MiB, not
+ * processBatch's 16 MiB). A method not named by the smallest limit (by its first 64 KiB,
+ * METHOD_WITHIN_BYTES, when the length declared is past every limit) leaves that smallest limit,
+ * and the body is refused with it. The bytes are looked at each time they have doubled, so the
+ * look costs at most twice what is read.
  */
 export function readAndAnswer(
   gateway: Gateway,
@@ -180,29 +191,39 @@ export function readAndAnswer(
 ): void {
   const pathname = splitUrl(req.url ?? '/').pathname;
   const most = gateway.readLimit(pathname);
-  let limit = gateway.bodyLimit(pathname);
+  const base = gateway.bodyLimit(pathname);
+  let limit = base;
   let raised = limit === most;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > most && raised) {
     refuseTooLarge(gateway, req, res, most);
     return;
   }
+  // How much of the body its method is looked for in: a body declared past every limit is refused
+  // whatever it names, so only its first bytes are read for the name.
+  const within = declared > most ? Math.min(METHOD_WITHIN_BYTES, base) : base;
   const chunks: Buffer[] = [];
   let size = 0;
-  // The body's first bytes (up to the smallest limit) as text, made of the chunks looked at so far,
-  // while its method may still raise the limit.
+  // The body's first bytes (up to `within`) as text, made of the chunks looked at so far, while its
+  // method may still raise the limit; looked at again once it is twice as long as at the last look.
   let head = '';
   let looked = 0;
+  let lookAt = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     chunks.push(chunk);
     if (!raised && (size > limit || declared > limit)) {
-      for (; looked < chunks.length && head.length < limit; looked++)
-        head += chunks[looked]!.toString('latin1', 0, Math.min(chunks[looked]!.length, limit - head.length));
-      const named = gateway.bodyLimit(pathname, head);
-      if (named > limit || size > limit) {
-        raised = true;
-        limit = named;
+      for (; looked < chunks.length && head.length < within; looked++)
+        head += chunks[looked]!.toString('latin1', 0, Math.min(chunks[looked]!.length, within - head.length));
+      // Nothing read later can name the method: the head is as long as it may be, or past the limit.
+      const last = head.length >= within || size > limit;
+      if (head.length >= lookAt || last) {
+        lookAt = Math.max(2 * head.length, 1024);
+        const named = gateway.namedLimit(pathname, head);
+        if (named !== undefined || last) {
+          raised = true;
+          limit = named ?? base;
+        }
       }
     }
     if (size > limit || (raised && declared > limit)) refuseTooLarge(gateway, req, res, limit);

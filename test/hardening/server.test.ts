@@ -6,7 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { createGateway, createNodeHandler, createNodeServer, type Gateway } from '../../server-stubs/index.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { until } from '../support/until.ts';
 
@@ -138,5 +138,84 @@ describe('the node server under hostile input', () => {
     expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout, s.maxConnections]).toEqual([
       10_000, 30_000, 65_000, 1024,
     ]);
+  });
+});
+
+/**
+ * What the node adapter does for a body declared (Content-Length) 20 MiB on /post and sent 512 bytes
+ * a write: the bytes it read before its 413 (each `data` chunk up to the one that refused it) and
+ * the characters it handed the gateway to look for the body's method in (bodyLimit or namedLimit
+ * with a head). Work counted, not time.
+ */
+async function workBeforeRefusal(head: string): Promise<{ answer: string; read: number; looked: number }> {
+  let read = 0;
+  let looked = 0;
+  const counting = new Proxy(gateway, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if ((key === 'bodyLimit' || key === 'namedLimit') && typeof value === 'function')
+        return (pathname: string, text?: string) => {
+          if (typeof text === 'string') looked += text.length;
+          return value(pathname, text);
+        };
+      return value;
+    },
+  }) as Gateway;
+  const handler = createNodeHandler(counting);
+  const counted = http.createServer((req, res) => {
+    // Listens before the handler: the refusal takes every data listener off, this one with them.
+    req.on('data', (c: Buffer) => (read += c.length));
+    handler(req, res);
+  });
+  counted.listen(0, '127.0.0.1');
+  await once(counted, 'listening');
+  const socket = net.connect((counted.address() as AddressInfo).port, '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (c) => (answer += c.toString('latin1')));
+  socket.on('error', () => {});
+  socket.write(
+    `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n${head}`,
+  );
+  const chunk = Buffer.alloc(512, 0x78);
+  for (let sent = 0; sent < 2 * MiB && !socket.destroyed && !answer; sent += chunk.length)
+    if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+  await until(() => socket.destroyed || answer.includes('Request body exceeds'), 10_000);
+  socket.destroy();
+  await new Promise((resolve) => counted.close(resolve));
+  return { answer, read, looked };
+}
+
+describe('the work a body declared too large costs before its 413', () => {
+  it('a body whose first bytes name processCard is refused at once, naming 1 MiB', async () => {
+    // Before, it was read to 1 MiB (1,049,088 bytes) and its head looked at again on every chunk.
+    const { answer, read, looked } = await workBeforeRefusal('{"method":"processCard","custom1":"');
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain(`"responseMessage":"Request body exceeds ${MiB} bytes"`);
+    expect(read).toBeLessThan(256 * 1024);
+    expect(looked).toBeLessThanOrEqual(2 * read + 1024);
+  });
+
+  it('a body that names no method in its first 64 KiB is refused there, naming the smallest limit', async () => {
+    const { answer, read, looked } = await workBeforeRefusal('{"custom1":"');
+    expect(answer).toContain(`"responseMessage":"Request body exceeds ${MiB} bytes"`);
+    expect(read).toBeLessThan(256 * 1024);
+    // Each look is at the bytes once they have doubled: at most twice what was read, not a rescan per chunk.
+    expect(looked).toBeLessThanOrEqual(2 * read + 1024);
+  });
+
+  it('processBatch named first keeps its own 16 MiB in the 413', async () => {
+    const { answer, read } = await workBeforeRefusal('{"method":"processBatch","batchFile":"');
+    expect(answer).toContain(`"responseMessage":"Request body exceeds ${16 * MiB} bytes"`);
+    expect(read).toBeLessThan(256 * 1024);
+  });
+
+  it('a method name that ends the bytes read so far is not taken until it is whole', () => {
+    // method=processBat… may yet be processBatch: named only once something follows it.
+    expect(gateway.namedLimit('/post', 'merchantUUID=x&method=processBat')).toBeUndefined();
+    expect(gateway.namedLimit('/post', 'merchantUUID=x&method=processBatch')).toBeUndefined();
+    expect(gateway.namedLimit('/post', 'merchantUUID=x&method=processBatch&')).toBe(16 * MiB);
+    expect(gateway.namedLimit('/post', '{"custom1":"x","method":"processCard"')).toBe(MiB);
+    expect(gateway.namedLimit('/post', '{"method":"noSuchMethod"')).toBeUndefined();
   });
 });
