@@ -108,6 +108,73 @@ export function holdsMoreValuesThan(text: string, max: number): boolean {
   return false;
 }
 
+/** The index of the first character at or after `i` that is not JSON's white space. */
+function skipSpace(text: string, i: number): number {
+  let c = text.charCodeAt(i);
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+  return i;
+}
+
+/** A string's text from its quotes at open and close; undefined when its escapes are not JSON's. */
+function stringAt(text: string, open: number, close: number): string | undefined {
+  const raw = text.slice(open + 1, close);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(open, close + 1)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keys longer than this are none of the names a salvage looks for, and are not decoded. */
+const SALVAGED_KEY_CHARS = 256;
+
+/**
+ * The named top-level string fields of a body the strict reader refused (a field sent twice, nesting
+ * too deep, too many fields), for a request log to find whose request it was: one scan of the text
+ * that skips what is nested (strings and brackets counted, never parsed) and decodes only the values
+ * of the names looked for. A name's first value is kept, as the form's salvage keeps it. It stops once
+ * every name is found. Undefined when the text is not an object at its top.
+ */
+export function salvageJson(text: string, names: readonly string[]): Record<string, string> | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 123 /* { */) return undefined;
+  const wanted = new Set(names);
+  const found: Record<string, string> = {};
+  let left = wanted.size;
+  let depth = 0;
+  // The top-level key whose value comes next, once its colon is passed.
+  let key: string | undefined;
+  for (; i < text.length && left > 0; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const close = closingQuote(text, i);
+      if (close < 0) break;
+      if (depth === 1) {
+        const after = skipSpace(text, close + 1);
+        if (text.charCodeAt(after) === 58 /* : */) {
+          key = close - i - 1 <= SALVAGED_KEY_CHARS ? stringAt(text, i, close) : undefined;
+          i = after;
+          continue;
+        }
+        if (key !== undefined && wanted.has(key) && !Object.hasOwn(found, key)) {
+          const value = stringAt(text, i, close);
+          if (value !== undefined) {
+            found[key] = value;
+            left--;
+          }
+        }
+        key = undefined;
+      }
+      i = close;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      if (--depth === 0) break;
+    } else if (depth === 1 && c === 44 /* , */) key = undefined;
+  }
+  return found;
+}
+
 export function parseJson(text: string): Parsed {
   // Before anything is parsed: what a refusal costs is bounded by the body's size and MAX_FIELDS.
   if (holdsMoreValuesThan(text, MAX_FIELDS)) return { body: TOO_MANY_FIELDS };
@@ -324,21 +391,7 @@ export function protocol(id: string, declaration: JsonDeclaration): Protocol {
         return { unreadable: { refusal: 'notJson', args: [why, type] } };
       }
     },
-    // JSON.parse reads what the strict reader refuses but a parser can (a field sent twice: its last).
-    salvage(body, names) {
-      try {
-        const value: unknown = JSON.parse(body);
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-        const found: Record<string, string> = {};
-        for (const name of names) {
-          const field = Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
-          if (typeof field === 'string') found[name] = field;
-        }
-        return found;
-      } catch {
-        return undefined;
-      }
-    },
+    salvage: salvageJson,
     // JSON carries its own types.
     typed: (value) => value,
     asSent: { emptyIsAbsent: false },
