@@ -189,6 +189,20 @@ function drainOnClose() {
 export const HEALTH_PATH = '/_sandbox/health';
 
 /**
+ * A value of the environment the sandbox refuses to start with (`setting`, the variable's name): the
+ * user's mistake, told in one line as a usage error, never blamed on the database. main.ts knows it by
+ * its class, not by its message's words.
+ */
+export class SettingRefused extends Error {
+  readonly setting: string;
+  constructor(setting: string, why: string) {
+    super(`${setting} ${why}`);
+    this.name = 'SettingRefused';
+    this.setting = setting;
+  }
+}
+
+/**
  * The HTTP server's options the environment sets: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT, each client
  * address's share of connections (behind a load balancer every client has its address: raise it).
  */
@@ -197,7 +211,10 @@ function serverOptions(env: NodeJS.ProcessEnv): NodeServerOptions {
   if (perClient === undefined) return {};
   const n = Number(perClient);
   if (!Number.isSafeInteger(n) || n < 1)
-    throw new Error(`PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT must be a whole number of 1 or more, not ${perClient}`);
+    throw new SettingRefused(
+      'PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT',
+      `must be a whole number of 1 or more, not ${perClient}`,
+    );
   return { maxConnectionsPerClient: n };
 }
 
@@ -223,7 +240,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // (before, these two were refused with the database and its key file made, and the store open).
   if (seed.partnerNotifyURL) {
     const why = urlRefusal(seed.partnerNotifyURL, policy);
-    if (why) throw new Error(`PGW_SANDBOX_PARTNER_NOTIFY_URL ${why}`);
+    if (why) throw new SettingRefused('PGW_SANDBOX_PARTNER_NOTIFY_URL', why);
   }
   const connections = serverOptions(env);
   // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).

@@ -166,7 +166,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
 
   // Where the store is, as the messages name it (a PostgreSQL URL without its password), and its key file.
   const place = storePlace(dbPath);
-  const { createSandbox } = await import('./index.ts');
+  const { createSandbox, SettingRefused } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
     sandbox = await createSandbox({
@@ -184,13 +184,12 @@ export async function main(name: string, argv: string[]): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (
-      !/vault key/.test(message) &&
-      (isWaitRefusal(message) ||
-        message.startsWith(ORIGINS_ENV) ||
-        message.startsWith(HOSTS_ENV) ||
-        message.startsWith('PGW_SANDBOX_PARTNER_NOTIFY_URL ') ||
-        message.startsWith('PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT ') ||
-        /^PGW_DB_POOL(_WAIT_MS)? /.test(message))
+      error instanceof SettingRefused ||
+      (!/vault key/.test(message) &&
+        (isWaitRefusal(message) ||
+          message.startsWith(ORIGINS_ENV) ||
+          message.startsWith(HOSTS_ENV) ||
+          /^PGW_DB_POOL(_WAIT_MS)? /.test(message)))
     )
       throw new UsageError(message);
     // Nothing is removed: a key file written once the store opened may be read by another instance

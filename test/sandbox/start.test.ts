@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../sandbox/index.ts';
+import { createSandbox, SettingRefused } from '../../sandbox/index.ts';
 import { ended } from '../support/children.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
@@ -162,6 +162,24 @@ describe('npm start, before it listens', () => {
       `the cards stored in ${file} were stored under a key this start does not have (there is no ${file}.key`,
     );
     expect(existsSync(`${file}.key`)).toBe(false);
+  });
+
+  it('an environment value the start refuses is a SettingRefused naming its variable, not told by its words', async () => {
+    // main.ts told these usage mistakes from the database's by their messages' first words, a rule
+    // written twice (here and in index.ts); it now knows them by their class.
+    const file = path.join(mkdtempSync(path.join(dir, 'setting-')), 'never.db');
+    for (const [setting, value] of [
+      ['PGW_SANDBOX_PARTNER_NOTIFY_URL', 'http://10.0.0.1/hooks'],
+      ['PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT', 'many'],
+    ] as const) {
+      const refused = await createSandbox({ dbPath: file, env: { [setting]: value } }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(SettingRefused);
+      expect(refused).toMatchObject({ setting, message: expect.stringMatching(new RegExp(`^${setting} `)) });
+    }
+    expect(existsSync(file)).toBe(false);
   });
 
   it('a start refused before its database opens makes no database, folder or key file; one refused as damaged keeps no key file it wrote', async () => {
