@@ -78,23 +78,36 @@ describe('stopping the sandbox', () => {
     socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
     socket.on('error', () => {});
     socket.on('close', () => (closed = true));
-    // A, under way when the stop comes: processed at once, its answer held 5 s (the latency scenario).
-    socket.write(
-      wire(signed('processCard', purchase({ transactionReferenceID: 'DRAIN-A' })), host, {
-        'svc-sandbox-scenario': 'latency=5000',
-      }),
-    );
-    // Its request log line is written once it is processed, before the latency is waited.
-    await until(() => sandbox.output().includes(' processCard '), 30_000);
+    // A, under way when the stop comes: its head and all of its body but the last byte sent before it,
+    // with Expect: 100-continue, so that the server's 100 Continue tells it has A's request (it waits
+    // for the rest of the body). Its answer is then held 2 s (the latency scenario): it cannot be
+    // written before B is read.
+    const a = wire(signed('processCard', purchase({ transactionReferenceID: 'DRAIN-A' })), host, {
+      'svc-sandbox-scenario': 'latency=2000',
+      expect: '100-continue',
+    });
+    socket.write(a.subarray(0, -1));
+    await until(() => received.startsWith('HTTP/1.1 100 Continue\r\n\r\n'), 30_000);
     const exited = once(sandbox.child, 'exit');
     sandbox.child.kill('SIGTERM');
     // The stop has begun once the sandbox takes no new connection.
     await until(async () => !(await connects(Number(port))), 30_000, 20);
-    // B, on the same connection, during the drain.
-    socket.write(wire(signed('processCard', purchase({ transactionReferenceID: 'DRAIN-B' })), host));
+    // A's last byte and B in one write, during the drain: B is read with A's end, before A can be
+    // answered, however slow this machine is (no margin of time to win).
+    socket.write(
+      Buffer.concat([
+        a.subarray(-1),
+        wire(signed('processCard', purchase({ transactionReferenceID: 'DRAIN-B' })), host),
+      ]),
+    );
     await until(() => closed, 60_000, 50);
-    const answers = answersIn(received).map((a) => [a.status, a.connection, JSON.parse(a.body).transactionReferenceID]);
+    const answers = answersIn(received).map((r) => [
+      r.status,
+      r.connection,
+      r.status === 100 ? undefined : JSON.parse(r.body).transactionReferenceID,
+    ]);
     expect(answers).toEqual([
+      [100, undefined, undefined],
       [200, 'keep-alive', 'DRAIN-A'],
       [200, 'close', 'DRAIN-B'],
     ]);
