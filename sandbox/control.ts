@@ -128,30 +128,47 @@ function decoded(segment: string): string | undefined {
 
 /**
  * A long poll: `read` again as soon as `watch` says something changed (or every 250 ms), until it
- * answers something, the time is up or the caller hangs up.
+ * answers something, the time is up, the sandbox stops (`ended`: the poll is answered at once, as its
+ * time-out would, and the drain closes its connection) or the caller hangs up. The server keeps
+ * half-closed connections (server-stubs/http/node.ts), so a caller that has gone (its side ended:
+ * a `listen` killed, a client closed) leaves its socket open, not destroyed: its end is watched too,
+ * and the poll answers then, not at its time-out (a stop waited out its whole grace for it).
  */
 async function longPoll<T>(
   read: () => Promise<T[]>,
   watch: (changed: () => void) => () => void,
   waitSeconds: number,
   req: http.IncomingMessage,
+  ended: AbortSignal,
 ): Promise<T[]> {
   const deadline = Date.now() + waitSeconds * 1000;
+  const socket = req.socket;
+  const over = () => ended.aborted || socket.destroyed || socket.readableEnded;
   let found = await read();
-  while (!found.length && Date.now() < deadline && !req.socket.destroyed) {
+  while (!found.length && Date.now() < deadline && !over()) {
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         stop();
+        ended.removeEventListener('abort', done);
+        socket.off('end', done);
+        socket.off('close', done);
         resolve();
       };
       const stop = watch(done);
       const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+      ended.addEventListener('abort', done);
+      socket.once('end', done);
+      socket.once('close', done);
     });
+    if (over()) break;
     found = await read();
   }
   return found;
 }
+
+/** The stop of a request handled without one (no server's): never comes. */
+const NEVER = new AbortController().signal;
 
 export class Control {
   private readonly sb: Sandbox;
@@ -160,6 +177,8 @@ export class Control {
 
   /** The store's breaker, for how long a caller the store cannot serve should wait (store-health.ts). */
   private readonly health: StoreHealth | undefined;
+  /** Each request's server's stop (handle's `stopping`): its long poll answers at once once it is aborted. */
+  private readonly stopping = new WeakMap<http.IncomingMessage, AbortSignal>();
 
   constructor(sb: Sandbox, log: RequestLog, health?: StoreHealth) {
     this.sb = sb;
@@ -244,10 +263,17 @@ export class Control {
     return wrapped as unknown as GatewayHandlers<HandlerContext>;
   }
 
-  /** Answers a request under /_sandbox/; false for any other path (the gateway answers those). */
-  handle(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  /**
+   * Answers a request under /_sandbox/; false for any other path (the gateway answers those).
+   * `stopping` is aborted when its server begins to close (a stop: SIGTERM, Ctrl-C): a long poll
+   * under way then answers at once, an empty batch as its time-out would give, and one that comes
+   * later answers at once too. Its answer says `Connection: close` (the drain, index.ts), so the
+   * connection ends with it, and the stop does not wait out its grace for a poll of up to 60 s.
+   */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, stopping?: AbortSignal): boolean {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname !== CONTROL_PREFIX && !url.pathname.startsWith(`${CONTROL_PREFIX}/`)) return false;
+    if (stopping) this.stopping.set(req, stopping);
     void this.answer(req, url).then(
       ({ status, type, body, at }) => {
         const date = { date: (at ?? this.sb.clock.now()).toUTCString() };
@@ -849,7 +875,13 @@ export class Control {
             )
           ).reverse();
     // Look again as soon as a notification is queued, until one of this account's arrives.
-    const rows = await longPoll(query, (done) => this.sb.notifier.onQueued(done), waitSeconds, req);
+    const rows = await longPoll(
+      query,
+      (done) => this.sb.notifier.onQueued(done),
+      waitSeconds,
+      req,
+      this.stopping.get(req) ?? NEVER,
+    );
     return Promise.all(rows.map((row) => this.delivery(row)));
   }
 
@@ -867,6 +899,7 @@ export class Control {
       (done) => this.log.onWritten(done),
       waitSeconds,
       req,
+      this.stopping.get(req) ?? NEVER,
     );
   }
 

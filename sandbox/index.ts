@@ -380,10 +380,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       // The connections a noAnswer scenario holds open: ended when the server closes.
       const held = new Set<http.ServerResponse>();
       const drain = drainOnClose();
+      /** Aborted when this server begins to close: the control API's long polls answer at once. */
+      const stopping = new AbortController();
       const close = server.close.bind(server);
       server.close = ((callback?: (error?: Error) => void) => {
         for (const res of held) res.socket?.destroy();
         drain.begin();
+        // A long poll (`payment-gateway listen`) answers now, with Connection: close, not after up
+        // to 60 s: the stop no longer waits out its grace for it (test/sandbox/shutdown.test.ts).
+        stopping.abort();
         return close(callback);
       }) as typeof server.close;
       // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
@@ -410,7 +415,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
           const wait = health.retryAfter();
           if (wait !== undefined) return void control.unavailable(res, wait);
         }
-        if (control?.handle(req, res)) return;
+        if (control?.handle(req, res, stopping.signal)) return;
         for (const listener of gatewayListeners) listener(req, res);
       });
       return server;
