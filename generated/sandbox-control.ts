@@ -167,7 +167,7 @@ export interface paths {
         };
         /**
          * The account's notifications and their delivery attempts, oldest first
-         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up. At most 100 a call; `latest` gives the newest ones instead.
+         * @description With waitSeconds, waits (long poll) until there is a notification after `after`, or the time is up; a poll also ends early with what it has (none) when its client goes away or the sandbox stops. At most 100 a call; `latest` gives the newest ones instead.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -224,7 +224,7 @@ export interface paths {
         };
         /**
          * The account's own request log, oldest first
-         * @description Every gateway request made with the account's credentials (its id and api key, or an access token it was issued; a request whose hash or body was wrong is there too, a request that named another account or a wrong api key is not), with its outcome and, for a refusal, the explanation: the check that failed, the field and the rule, and for a hash its recipe and the text it was computed over with every secret part a placeholder ({md5(passphrase)}). Never a hash, never a card number. Each account keeps its newest 1000. With waitSeconds, waits (long poll) until there is a line after `after` (follow).
+         * @description Every gateway request made with the account's credentials (its id and api key, or an access token it was issued; a request whose hash or body was wrong is there too, a request that named another account or a wrong api key is not), with its outcome and, for a refusal, the explanation: the check that failed, the field and the rule, and for a hash its recipe and the text it was computed over with every secret part a placeholder ({md5(passphrase)}). Never a hash, never a card number. Each account keeps its newest 1000. With waitSeconds, waits (long poll) until there is a line after `after` (follow), or the time is up; a poll also ends early with what it has (none) when its client goes away or the sandbox stops.
          */
         get: operations["listRequests"];
         put?: never;
