@@ -97,7 +97,9 @@ export const BATCH_HEADER =
   'transactionReferenceID,transactionAmount,transactionCurrency,transactionProduct,cardID,cardKey';
 
 /** A stored card: its cardID and cardKey. */
-export async function storedCard(sb: RunningSandbox): Promise<{ cardID: string; cardKey: string }> {
+export async function storedCard(
+  sb: RunningSandbox,
+): Promise<{ responseCode: string; cardID: string; cardKey: string }> {
   return (
     await send(
       sb,

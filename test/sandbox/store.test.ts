@@ -17,7 +17,7 @@ import {
   settlementQueriesOf,
 } from '../../sandbox/handlers/settlement.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { ddAuth, merchant, purchase, send, signed } from '../hardening/support.ts';
+import { ddAuth, merchant, purchase, send, signed, storedCard } from '../hardening/support.ts';
 import { openStore } from '../../sandbox/open-store.ts';
 import { BATCH_ROWS, MIGRATIONS, type Store } from '../../sandbox/store.ts';
 
@@ -610,21 +610,11 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
         transactionStatus: 'approved',
       });
       // A card the first stores opens with the second's key: one vault key, kept in the database (no PGW_SANDBOX_DATA_KEY here).
-      const added = await send(
-        first,
-        signed('addCard', {
-          method: 'addCard',
-          ...merchant,
-          cardName: 'Jane',
-          cardNumber: '4564710000000004',
-          cardExpiryMonth: '02',
-          cardExpiryYear: '29',
-        }),
-      );
-      expect(added.json.responseCode).toBe('0');
+      const added = await storedCard(first);
+      expect(added.responseCode).toBe('0');
       const stored = await second.store.get<{ pan_encrypted: string }>(
         'SELECT pan_encrypted FROM cards WHERE card_id = ?',
-        added.json.cardID,
+        added.cardID,
       );
       expect(second.vault.decrypt(stored!.pan_encrypted)).toBe('4564710000000004');
       expect(await second.store.all('SELECT name FROM sandbox_keys')).toEqual([{ name: 'vault' }]);
@@ -642,18 +632,8 @@ describe.skipIf(!PG_URL)(`The sandbox on PostgreSQL${PG_URL ? '' : ` (${SKIP_PG}
     const key = Buffer.alloc(32, 7).toString('base64');
     const first = await createSandbox({ env: { PGW_DB: url, PGW_SANDBOX_DATA_KEY: key } });
     try {
-      const added = await send(
-        first,
-        signed('addCard', {
-          method: 'addCard',
-          ...merchant,
-          cardName: 'Jane',
-          cardNumber: '4564710000000004',
-          cardExpiryMonth: '02',
-          cardExpiryYear: '29',
-        }),
-      );
-      expect(added.json.responseCode).toBe('0');
+      const added = await storedCard(first);
+      expect(added.responseCode).toBe('0');
     } finally {
       await first.close();
     }
