@@ -10,7 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { zipSync } from 'fflate';
+import { SERVER_ENTRY } from './lib/as-installed.ts';
 import { contractOperations, type Doc } from './lib/contract.ts';
+import { valueExports } from './lib/entry-exports.ts';
 import { bundledJson, bundledYaml, bundleSpec as bundle, SpecProblem } from './generators/bundle.ts';
 import { clientModule } from './generators/client.ts';
 import { controlTypesModule } from './generators/control.ts';
@@ -59,9 +61,9 @@ export async function scenariosDocText(root = ROOT, bundled?: Doc): Promise<stri
   return scenariosDoc(doc, contractOperations(doc));
 }
 
-/** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) writes it. */
+/** docs/REFUSALS.md as the refusal catalogue (spec/refusals.yaml) and the server entry's exports write it. */
 export const refusalsDocText = async (root = ROOT, bundled?: Doc): Promise<string> =>
-  refusalsDoc(refusalCatalogues(bundled ?? (await bundleSpec(root)), root));
+  refusalsDoc(refusalCatalogues(bundled ?? (await bundleSpec(root)), root), valueExports(root, SERVER_ENTRY.file));
 
 /** The settlement example the spec describes, zipped reproducibly from its CSV. */
 async function settlementExample(root: string): Promise<Uint8Array> {

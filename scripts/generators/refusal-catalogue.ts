@@ -9,6 +9,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { resolvePointer, type Doc } from '../../runtime/document.ts';
 import { entryOf, type CatalogueEntry, type EntryText } from '../../runtime/refusal-catalogue.ts';
+import { SERVER_ENTRY } from '../lib/as-installed.ts';
 import { tsHeader } from './banner.ts';
 
 export const CATALOGUE_FILE = 'spec/refusals.yaml';
@@ -172,8 +173,12 @@ export type ErrorCode = (typeof errorCodes)[number];
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** docs/REFUSALS.md: each catalogue's codes, with the answer each gives and when. */
-export function refusalsDoc(catalogues: Catalogue[]): string {
+/**
+ * docs/REFUSALS.md: each catalogue's codes, with the answer each gives and when. `serverExports` are
+ * the names the server stubs' entry exports (SERVER_ENTRY, read by valueExports): a sandbox catalogue
+ * it exports under the catalogue's name is said to be exported, and only then.
+ */
+export function refusalsDoc(catalogues: Catalogue[], serverExports: ReadonlySet<string>): string {
   const total = catalogues.reduce((n, c) => n + c.entries.length, 0);
   const sections = catalogues.map((c) => {
     const rows = c.entries.map(({ name, entry }) => {
@@ -186,7 +191,7 @@ export function refusalsDoc(catalogues: Catalogue[]): string {
       '',
       c.about,
       '',
-      `Made by ${c.madeBy === 'servers' ? 'every server of the contract: a refusal added here, or a changed responseCode or HTTP status, asks each server to change' : `the sandbox alone: a change here asks nothing of a gateway's server${c.name === 'sandboxRefusals' ? '. Its entries are exported (`sandboxRefusals` of `payment-gateway-contract/server`) for a server team to answer its own business rules in the same words: renaming or removing an entry, or rewording it, changes the package for them (a release note; a removal waits for a major version)' : ''}`} (\`madeBy: ${c.madeBy}\`, read by \`npm run diff\`).`,
+      `Made by ${c.madeBy === 'servers' ? 'every server of the contract: a refusal added here, or a changed responseCode or HTTP status, asks each server to change' : `the sandbox alone: a change here asks nothing of a gateway's server${serverExports.has(c.name) ? `. Its entries are exported (\`${c.name}\` of \`${SERVER_ENTRY.specifier}\`) for a server team to answer its own business rules in the same words: renaming or removing an entry, or rewording it, changes the package for them (a release note; a removal waits for a major version)` : ''}`} (\`madeBy: ${c.madeBy}\`, read by \`npm run diff\`).`,
       '',
       '| code | responseCode | HTTP status | message (an example) | when | entry |',
       '|---|---|---|---|---|---|',

@@ -4,7 +4,8 @@
 // released (released-error-codes.json); every code is on the generated page and in the ErrorCode
 // type, and every code the docs name is a catalogue's. And no refusal is made outside a catalogue,
 // so that every refusal the package answers carries its code.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -164,6 +165,32 @@ describe('the docs and the type name exactly the catalogues’ codes', () => {
 
   it('docs/REFUSALS.md is what the catalogues write (run `npm run generate` if not)', async () => {
     expect(page).toBe(await refusalsDocText());
+  });
+
+  it('says a sandbox catalogue is exported by the server entry when, and only when, the entry exports it', async () => {
+    // A checkout whose server entry (server-stubs/index.ts) exports another set of names: the page
+    // follows the entry's real exports, not a name the generator keeps of its own.
+    const bundled = await bundleSpec();
+    const pageWith = async (edit: (entry: string) => string) => {
+      const root = mkdtempSync(path.join(tmpdir(), 'pgw-entry-'));
+      try {
+        for (const dir of ['spec', 'server-stubs']) mkdirSync(path.join(root, dir));
+        writeFileSync(path.join(root, 'spec/refusals.yaml'), readFileSync(path.join(ROOT, 'spec/refusals.yaml')));
+        const entry = readFileSync(path.join(ROOT, 'server-stubs/index.ts'), 'utf8');
+        writeFileSync(path.join(root, 'server-stubs/index.ts'), edit(entry));
+        return await refusalsDocText(root, structuredClone(bundled));
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    };
+    const said = (name: string) => `Its entries are exported (\`${name}\` of \`payment-gateway-contract/server\`)`;
+    expect(page).toContain(said('sandboxRefusals'));
+    expect(page).not.toContain(said('controlRefusals'));
+    const without = await pageWith((entry) => entry.replace(/^ {2}sandboxRefusals,\n/m, ''));
+    expect(without).not.toContain(said('sandboxRefusals'));
+    const withControl = await pageWith((entry) => entry.replace(/^ {2}sandboxRefusals,\n/m, '$&  controlRefusals,\n'));
+    expect(withControl).toContain(said('sandboxRefusals'));
+    expect(withControl).toContain(said('controlRefusals'));
   });
 
   it('every code has its row on docs/REFUSALS.md', () => {
