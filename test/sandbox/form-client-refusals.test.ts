@@ -5,15 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
 import { protocols } from '../../generated/protocols.ts';
-import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
-import { startSandbox, type TestSandbox } from './support.ts';
+import type { ControlClient } from '../../sandbox/control-client.ts';
+import { type ControlledSandbox, startSandboxWithControl } from './support.ts';
 
-let t: TestSandbox;
+let t: ControlledSandbox;
 /** The sandbox merchant's own request log (payment-gateway logs). */
 let log: ControlClient;
 beforeAll(async () => {
-  t = await startSandbox({ control: true });
-  log = createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey: t.sandbox.seed.apiKey });
+  t = await startSandboxWithControl();
+  log = t.control;
 });
 afterAll(() => t.close());
 

@@ -12,13 +12,13 @@ import { computeHash, PASSPHRASE_MD5_PLACEHOLDER } from '../../runtime/signing.t
 import { ControlError, createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
 import { widgetsMerchant } from '../support/requests.ts';
 import { KEEP } from '../../sandbox/request-log.ts';
-import { startSandbox, type TestSandbox } from './support.ts';
+import { merchantControl, type ControlledSandbox, startSandboxWithControl } from './support.ts';
 
-let t: TestSandbox;
+let t: ControlledSandbox;
 let log: ControlClient;
 beforeAll(async () => {
-  t = await startSandbox({ control: true });
-  log = createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey: t.sandbox.seed.apiKey });
+  t = await startSandboxWithControl();
+  log = t.control;
 });
 afterAll(() => t.close());
 
@@ -174,7 +174,7 @@ describe("each account's own lines, and no other's", () => {
   });
 
   it('the control API answers only with the account’s own credentials', async () => {
-    const stranger = createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey: 'wrong' });
+    const stranger = merchantControl(t, 'wrong');
     await expect(stranger.requests()).rejects.toBeInstanceOf(ControlError);
   });
 });

@@ -10,18 +10,14 @@ import { protocols } from '../../generated/protocols.ts';
 import { bodyCredentials, type OperationId } from '../../generated/operations.ts';
 import { scenarios } from '../../generated/scenarios.ts';
 import { isOutcome, type ScenarioOutcome } from '../../runtime/scenarios.ts';
-import { createControlClient } from '../../sandbox/control-client.ts';
 import { subjectRequest, subjects } from '../support/subjects.ts';
-import { startSandbox, type TestSandbox } from './support.ts';
+import { merchantControl, startSandbox, type TestSandbox } from './support.ts';
 
 let t: TestSandbox;
 let subjectOf: ReturnType<typeof subjects>;
 beforeAll(async () => {
   t = await startSandbox({ control: true });
-  subjectOf = subjects(
-    t.client,
-    createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey: t.sandbox.seed.apiKey }),
-  );
+  subjectOf = subjects(t.client, merchantControl(t));
 });
 afterAll(() => t.close());
 

@@ -9,6 +9,7 @@ import { createGatewayClient, type GatewayClient } from '../../generated/client.
 import type { ClientOptions } from '../../runtime/client.ts';
 import { sandbox as sandboxData } from '../../contract/index.ts';
 import { tablesWithColumn } from '../../sandbox/context.ts';
+import { type ControlClient, createControlClient } from '../../sandbox/control-client.ts';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../../sandbox/index.ts';
 
 export interface Posted {
@@ -140,6 +141,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
       await database?.drop();
     },
   };
+}
+
+/**
+ * The sandbox's merchant's own control client (its merchantUUID and api key, as a team signs in to
+ * its request log: payment-gateway logs); another apiKey makes a stranger's.
+ */
+export function merchantControl(
+  t: Pick<TestSandbox, 'sandbox' | 'base'>,
+  apiKey = t.sandbox.seed.apiKey,
+): ControlClient {
+  return createControlClient({ baseUrl: t.base, accountId: t.sandbox.seed.merchantUUID, apiKey });
+}
+
+/** A sandbox with its control API on, and its merchant's own control client (merchantControl). */
+export interface ControlledSandbox extends TestSandbox {
+  control: ControlClient;
+}
+
+export async function startSandboxWithControl(options: SandboxOptions = {}): Promise<ControlledSandbox> {
+  const t = await startSandbox({ control: true, ...options });
+  return { ...t, control: merchantControl(t) };
 }
 
 /** A typed client of the sandbox's merchant (and partner), with more options (headers, fetch, retry). */
