@@ -19,6 +19,7 @@ import { logWriter } from '../runtime/log-line.ts';
 import type { Logger, RequestRecord } from '../server-stubs/index.ts';
 import { ORIGINS_ENV, originPolicy } from './origins.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
+import { POOL_SIZE, POOL_WAIT_MS } from './pool-settings.ts';
 import { DEFAULT_WAITS, isWaitRefusal, WAIT_ENV } from './waits.ts';
 
 const ACCOUNT_ENV = {
@@ -51,9 +52,8 @@ const DEPLOYMENT_ENV = {
   PGW_SANDBOX_CONTROL: 'off: no control API (/_sandbox/…); it never runs under NODE_ENV=production',
   PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT:
     "the connections one client address may hold (default: a share of the server's)",
-  PGW_DB_POOL: 'PostgreSQL: the connections of each of its two pools (default 10)',
-  PGW_DB_POOL_WAIT_MS:
-    'PostgreSQL: how long a request waits for a pooled connection before it is answered 503 (default 30000)',
+  PGW_DB_POOL: `PostgreSQL: the connections of each of its two pools (default ${POOL_SIZE})`,
+  PGW_DB_POOL_WAIT_MS: `PostgreSQL: how long a request waits for a pooled connection before it is answered 503 (default ${POOL_WAIT_MS})`,
   PGW_PG_SYNCHRONOUS_COMMIT:
     "PostgreSQL: off to commit without waiting for the server's disk (docs/DEPLOY.md, durability)",
   PGW_SQLITE_SYNCHRONOUS: 'SQLite: NORMAL (default) or FULL, one fsync per commit',

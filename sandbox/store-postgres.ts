@@ -27,7 +27,10 @@ import {
   type Store,
 } from './store.ts';
 import { freshId } from './fresh-id.ts';
-import { wholeMs } from './waits.ts';
+import { poolSizeFromEnv, poolWaitFromEnv } from './pool-settings.ts';
+
+// The pool's settings and their defaults are pool-settings.ts's (read by `sandbox --help` without pg).
+export { POOL_SIZE, POOL_WAIT_MS, poolSizeFromEnv, poolWaitFromEnv } from './pool-settings.ts';
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
@@ -157,28 +160,6 @@ const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === 20 || oid === 1700 ? toNumber : pg.types.getTypeParser(oid, format as 'text'),
 };
-
-/** How long a request may wait for a connection while the pool lends out every one, by default. */
-export const POOL_WAIT_MS = 30_000;
-
-/**
- * PGW_DB_POOL_WAIT_MS: how long a request waits for a connection while the pool lends out every one
- * (whole milliseconds above 0), else POOL_WAIT_MS. A request that waited that long is answered 503
- * with Retry-After (store-health.ts).
- */
-export function poolWaitFromEnv(env: NodeJS.ProcessEnv): number {
-  return wholeMs('PGW_DB_POOL_WAIT_MS', env.PGW_DB_POOL_WAIT_MS, 0, 'a request waits some time') ?? POOL_WAIT_MS;
-}
-
-/** PGW_DB_POOL: the connections of each pool, a whole number from 1 (pg-pool read 0 or `ten` as 10, a negative as full). */
-export function poolSizeFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.PGW_DB_POOL;
-  if (raw === undefined || raw === '') return 10;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1 || n > 1000)
-    throw new Error(`PGW_DB_POOL must be a whole number of connections from 1 to 1000: got '${raw}'`);
-  return n;
-}
 
 /**
  * A pool connection that gives up connecting after 2 s: a database that does not answer fails the

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { poolSizeFromEnv, poolWaitFromEnv } from '../../sandbox/store-postgres.ts';
 import { ROOT } from '../support/contract.ts';
 
 /** Variables the sandbox's source names that it does not read: what it tells clients to set. */
@@ -29,4 +30,12 @@ it('sandbox --help names every PGW_ variable the sandbox reads', () => {
   const help = spawnSync(process.execPath, [path.join(ROOT, 'sandbox/main.ts'), '--help'], { encoding: 'utf8' });
   expect(help.status).toBe(0);
   expect([...read].filter((name) => !new RegExp(`\\b${name}\\b`).test(help.stdout)).sort()).toEqual([]);
+});
+
+it("sandbox --help gives the pool's defaults as the pool reads them (store-postgres.ts), not a copy of its own", () => {
+  const help = spawnSync(process.execPath, [path.join(ROOT, 'sandbox/main.ts'), '--help'], { encoding: 'utf8' });
+  expect(help.status).toBe(0);
+  const line = (name: string) => help.stdout.split('\n').find((l) => l.trimStart().startsWith(`${name} `)) ?? '';
+  expect(line('PGW_DB_POOL')).toMatch(new RegExp(`\\(default ${poolSizeFromEnv({})}\\)$`));
+  expect(line('PGW_DB_POOL_WAIT_MS')).toMatch(new RegExp(`\\(default ${poolWaitFromEnv({})}\\)$`));
 });
