@@ -20,7 +20,7 @@ import type { Logger, RequestRecord } from '../server-stubs/index.ts';
 import { ORIGINS_ENV, originPolicy } from './origins.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { POOL_SIZE, POOL_WAIT_MS } from './pool-settings.ts';
-import { DEFAULT_WAITS, isWaitRefusal, WAIT_ENV } from './waits.ts';
+import { isWaitRefusal, waitsHelp } from './waits.ts';
 
 const ACCOUNT_ENV = {
   PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
@@ -29,23 +29,6 @@ const ACCOUNT_ENV = {
   PGW_SANDBOX_PASSPHRASE: 'the passphrase of both seeded accounts',
   PGW_SANDBOX_PARTNER_NOTIFY_URL: "where the partner's notifications go",
 };
-
-/** The waits a deployment may change (sandbox/waits.ts: each variable and default written there once). */
-const WAIT_WHAT: Record<keyof typeof WAIT_ENV, string> = {
-  postTimeoutMs:
-    "how long one notification's post may take before it counts as failed (and the longest a clock advance waits for its deliveries)",
-  leaseMs: 'how long an instance holds a notification it claimed (sandbox time)',
-  deliveryEveryMs: 'how often the notifier delivers what is due',
-  closeGraceMs: 'how long a stop waits for work under way before it closes every connection',
-  nppMs: "how long a payout's NPP attempt stays pending (sandbox time)",
-  answerStallMs: 'how long a streamed answer (a settlement zip) waits for a client that reads none of it',
-};
-const WAITS_HELP = Object.fromEntries(
-  (Object.keys(WAIT_ENV) as (keyof typeof WAIT_ENV)[]).map((key) => [
-    WAIT_ENV[key],
-    `${WAIT_WHAT[key]}, in ms (default ${DEFAULT_WAITS[key]}; docs/DEPLOY.md, Waits)`,
-  ]),
-);
 
 /** What a shared deployment tunes: the store, the connections, the notification addresses (docs/DEPLOY.md). */
 const DEPLOYMENT_ENV = {
@@ -94,7 +77,7 @@ export const sandboxSpec = (name: string): CommandSpec => ({
   env: {
     ...ACCOUNT_ENV,
     ...DEPLOYMENT_ENV,
-    ...WAITS_HELP,
+    ...waitsHelp(),
     PGW_SANDBOX_DATA_KEY:
       'the 32-byte key (base64) that encrypts stored card numbers; default: FILE.key beside the database, made once (PostgreSQL: one key kept in the database)',
     [ORIGINS_ENV]:

@@ -43,6 +43,59 @@ export const WAIT_ENV = {
   answerStallMs: 'PGW_SANDBOX_ANSWER_STALL_MS',
 } as const satisfies Record<keyof Waits, string>;
 
+/**
+ * What each wait is, in words written once: `what` is what `sandbox --help` says of its variable, and
+ * `what` then `more` the row of docs/DEPLOY.md's Waits table (its `sandbox:waits` block, written from
+ * here by waitsTable; test/sandbox/waits-doc.test.ts). Markdown only in `more`: the help prints `what`.
+ */
+export const WAIT_WORDS: Readonly<Record<keyof Waits, { what: string; more?: string }>> = {
+  postTimeoutMs: {
+    what: "how long one notification's post may take before it counts as failed (and is retried); also the longest a clock advance waits for the deliveries it makes before it answers",
+  },
+  leaseMs: {
+    what: "how long an instance holds a notification it claimed (sandbox time); a dead instance's claims come back after it",
+    more: 'Above the post time-out',
+  },
+  deliveryEveryMs: {
+    what: 'how often the notifier runs: payouts whose attempts ended queue their notifications, and what is due is delivered',
+  },
+  closeGraceMs: {
+    what: 'how long a stop (SIGTERM, SIGINT) waits for requests, deliveries and batches under way, then closes every connection',
+    more: "A long poll (a `listen` client's) is not waited for: the stop answers it at once",
+  },
+  nppMs: {
+    what: "how long a payout's NPP attempt stays pending before its outcome (sandbox time; inferred: NPP settles in seconds)",
+    more: 'A DE attempt stays pending 24 hours of sandbox time: move the clock (`POST /_sandbox/clock/advance`)',
+  },
+  answerStallMs: {
+    what: 'how long a streamed answer (a settlement zip) waits for a client that takes none of it (nothing written is sent on) before its connection is closed, the file cut short',
+    more: "A load balancer's idle time-out is usually as long",
+  },
+};
+
+/** The waits in order (WAIT_ENV's, the order they are read). */
+const WAIT_KEYS = Object.keys(WAIT_ENV) as (keyof Waits)[];
+
+/** What `sandbox --help` says of each wait's variable: its words, its unit and its default. */
+export const waitsHelp = (): Record<string, string> =>
+  Object.fromEntries(
+    WAIT_KEYS.map((key) => [
+      WAIT_ENV[key],
+      `${WAIT_WORDS[key].what}, in ms (default ${DEFAULT_WAITS[key]}; docs/DEPLOY.md, Waits)`,
+    ]),
+  );
+
+/** docs/DEPLOY.md's Waits table (its `sandbox:waits` block): each variable, its default and its words. */
+export const waitsTable = (): string =>
+  [
+    '| variable | default | what it is |',
+    '|---|---|---|',
+    ...WAIT_KEYS.map((key) => {
+      const { what, more } = WAIT_WORDS[key];
+      return `| \`${WAIT_ENV[key]}\` | ${DEFAULT_WAITS[key]} | ${more ? `${what}. ${more}` : what} |`;
+    }),
+  ].join('\n');
+
 /** Whether an error is one of these variables' refusals (the sandbox's start says it in one line). */
 export const isWaitRefusal = (message: string): boolean =>
   Object.values(WAIT_ENV).some((name) => message.startsWith(`${name} `));
