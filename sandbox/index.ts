@@ -246,186 +246,197 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   // Every store call watched: a database that cannot be reached opens the breaker (store-health.ts).
   const health = new StoreHealth();
   const opened = await openVaultedStore(dbPath, env);
-  const store = watched(opened.store, health);
-  const { vault } = opened;
-  const clock = new Clock();
-  const given = options.fetch;
-  const send: Send = given ? (url, init) => given(url, init) : pinnedSend;
-  const resolve = options.resolve ?? (given ? undefined : resolveAll);
-  // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
-  const notifier = new Notifier(store, clock, spec, send, policy, waits, resolve);
-  await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
-  const sb: Sandbox = { store, clock, vault, notifier, spec, policy, waits };
-  // Batches run in slices in the background; one left pending by a stop goes on from where it was.
-  const batches = new BatchRunner(sb);
-  batches.kick();
-  batches.poll();
-  // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
-  notifier.onRun(() => payoutsDue(sb));
-  let handlers = sandboxHandlers(sb, batches);
-  const accounts = storeAccounts(store, clock);
-  // Each account's own request log, read through the control API: kept only where that is on.
-  const requestLog = controlAllowed(options.control ?? false, env).on ? new RequestLog(store, accounts) : undefined;
-  const control = requestLog ? new Control(sb, requestLog, health) : undefined;
-  if (control) {
-    handlers = control.wrap(handlers);
-  }
-  // A request's own scenario (x-sandbox-scenarios), unless the operator turned them off.
-  handlers = withScenarios(handlers, scenariosAllowed(env));
-  const core = createGateway({
-    // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
-    handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
-    accounts,
-    transaction: (work, operationId) =>
-      OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
-    // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
-    logger: options.logger ?? false,
-    ...(requestLog || options.onRequest
-      ? {
-          onRequest: (record: RequestRecord, request: GatewayRequest) => {
-            requestLog?.record(record, request);
-            options.onRequest?.(record);
-          },
-        }
-      : {}),
-  });
-  // Requests under way, so that close() lets them finish before the store goes: a request that
-  // outlived its client would otherwise run on into a closed pool.
-  const inFlight = new Set<Promise<unknown>>();
-  /**
-   * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
-   * written in the protocol the request is in (as every refusal is).
-   */
-  const unavailable = (request: GatewayRequest, seconds: number, busy = false): GatewayResponse => {
-    const pathname = request.url.split('?')[0]!;
-    const routed = route(request.verb, pathname);
-    const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
-    const protocol = protocols.choose(request.headers, servedAt(pathname));
-    return {
-      status: 503,
-      headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
-      body: protocol.writeAnswer(
-        refusalFields(code, busy ? refusals.storeBusy(seconds) : refusals.storeUnavailable(seconds)),
-      ),
-    };
-  };
-  const respond: Gateway['respond'] = (request) => {
-    const wait = health.retryAfter();
-    if (wait !== undefined) return unavailable(request, wait);
-    const scenario = request.headers[SCENARIO_HEADER];
-    // What this request's store calls meet: one that found the store gone, or no pool connection free
-    // in time (store-health.ts), makes its failure a 503.
-    const seen: RequestStore = { unavailable: false };
-    // Dated on the caller's clock (its Date header), as every date the sandbox writes.
-    const found = health.within(seen, () =>
-      datedOnCallersTime(clock, () =>
-        scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond),
-      ),
-    );
-    // A request that found the store gone (its failure opened the breaker), or that waited for a pool
-    // connection until the pool gave up, is told so, as 503.
-    const outage = (response: GatewayResponse) =>
-      response.status === 500 && (health.down || seen.unavailable)
-        ? unavailable(request, health.waitSeconds(), !health.down && seen.busy)
-        : response;
-    const answer = found instanceof Promise ? found.then(outage) : outage(found);
-    if (answer instanceof Promise) {
-      inFlight.add(answer);
-      void answer.finally(() => inFlight.delete(answer)).catch(() => {});
+  // From here on a failure (seeding a damaged database, any later refusal) closes what this start
+  // opened before it is thrown: before, its PostgreSQL pool or SQLite handles stayed open in the
+  // process (test/sandbox/start-cleanup.test.ts).
+  const undo: (() => Promise<unknown>)[] = [() => opened.store.close()];
+  try {
+    const store = watched(opened.store, health);
+    const { vault } = opened;
+    const clock = new Clock();
+    const given = options.fetch;
+    const send: Send = given ? (url, init) => given(url, init) : pinnedSend;
+    const resolve = options.resolve ?? (given ? undefined : resolveAll);
+    // Every delivery attempt is kept in the store (delivery_attempts), for the control API of any instance.
+    const notifier = new Notifier(store, clock, spec, send, policy, waits, resolve);
+    await seedAccounts(store, clock, seed, DEFAULT_SURCHARGE_BP);
+    const sb: Sandbox = { store, clock, vault, notifier, spec, policy, waits };
+    // Batches run in slices in the background; one left pending by a stop goes on from where it was.
+    const batches = new BatchRunner(sb);
+    batches.kick();
+    batches.poll();
+    undo.push(() => batches.stop());
+    // A payout transaction's notification is queued once its last attempt has ended on the sandbox clock.
+    notifier.onRun(() => payoutsDue(sb));
+    let handlers = sandboxHandlers(sb, batches);
+    const accounts = storeAccounts(store, clock);
+    // Each account's own request log, read through the control API: kept only where that is on.
+    const requestLog = controlAllowed(options.control ?? false, env).on ? new RequestLog(store, accounts) : undefined;
+    if (requestLog) undo.push(() => requestLog.close());
+    const control = requestLog ? new Control(sb, requestLog, health) : undefined;
+    if (control) {
+      handlers = control.wrap(handlers);
     }
-    return answer;
-  };
-  const gateway: Gateway = { ...core, respond, handle: async (request) => respond(request) };
-  let closing = false;
-  /**
-   * GET /_sandbox/health, for a load balancer: 200 when this instance can serve (its store answers
-   * SELECT 1 within a second, it is not closing), else 503 with Retry-After. No credentials, no data:
-   * the body says ok or unavailable, nothing else.
-   */
-  const health_ = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const answer = (ok: boolean, seconds = 1) => {
-      const body = JSON.stringify({ status: ok ? 'ok' : 'unavailable' });
-      res.writeHead(ok ? 200 : 503, {
-        'content-type': 'application/json',
-        'cache-control': 'no-store',
-        ...(ok ? {} : { 'retry-after': String(seconds) }),
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+    // A request's own scenario (x-sandbox-scenarios), unless the operator turned them off.
+    handlers = withScenarios(handlers, scenariosAllowed(env));
+    const core = createGateway({
+      // Each handler on its caller's time (clock-store.ts): an account's clock moves no one else's.
+      handlers: guarded(onCallersTime(handlers, store, clock), spec, policy),
+      accounts,
+      transaction: (work, operationId) =>
+        OUTSIDE_UNIT.has(operationId) ? work() : store.transaction(async () => work()),
+      // Without a logger the sandbox keeps its console to itself: its request log (onRequest) tells refusals.
+      logger: options.logger ?? false,
+      ...(requestLog || options.onRequest
+        ? {
+            onRequest: (record: RequestRecord, request: GatewayRequest) => {
+              requestLog?.record(record, request);
+              options.onRequest?.(record);
+            },
+          }
+        : {}),
+    });
+    // Requests under way, so that close() lets them finish before the store goes: a request that
+    // outlived its client would otherwise run on into a closed pool.
+    const inFlight = new Set<Promise<unknown>>();
+    /**
+     * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
+     * written in the protocol the request is in (as every refusal is).
+     */
+    const unavailable = (request: GatewayRequest, seconds: number, busy = false): GatewayResponse => {
+      const pathname = request.url.split('?')[0]!;
+      const routed = route(request.verb, pathname);
+      const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+      const protocol = protocols.choose(request.headers, servedAt(pathname));
+      return {
+        status: 503,
+        headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
+        body: protocol.writeAnswer(
+          refusalFields(code, busy ? refusals.storeBusy(seconds) : refusals.storeUnavailable(seconds)),
+        ),
+      };
     };
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
-    if (closing) return answer(false);
-    const wait = health.retryAfter();
-    if (wait !== undefined) return answer(false, wait);
-    const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref());
-    void Promise.race([
-      store.get('SELECT 1 AS ok').then(
-        () => true,
-        () => false,
-      ),
-      timer,
-    ]).then((ok) => answer(ok, health.waitSeconds()));
-  };
-  return {
-    ...sb,
-    gateway,
-    seed,
-    control,
-    server: () => {
-      const server = createNodeServer(gateway, {
-        ...connections,
-        answerStallTimeout: waits.answerStallMs,
-        // A download cut for a stalled client is told through the sandbox's logger (npm start: stderr).
-        logger: options.logger ?? false,
-      });
-      // The connections a noAnswer scenario holds open: ended when the server closes.
-      const held = new Set<http.ServerResponse>();
-      const drain = drainOnClose();
-      /** Aborted when this server begins to close: the control API's long polls answer at once. */
-      const stopping = new AbortController();
-      const close = server.close.bind(server);
-      server.close = ((callback?: (error?: Error) => void) => {
-        for (const res of held) res.socket?.destroy();
-        drain.begin();
-        // A long poll (`payment-gateway listen`) answers now, with Connection: close, not after up
-        // to 60 s: the stop no longer waits out its grace for it (test/sandbox/shutdown.test.ts).
-        stopping.abort();
-        return close(callback);
-      }) as typeof server.close;
-      // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
-      const gatewayListeners = server.listeners('request') as http.RequestListener[];
-      server.removeAllListeners('request');
-      server.on('request', (req, res) => {
-        // While the server closes: answered with Connection: close, or not run at all when its
-        // connection ends with an earlier answer already under way.
-        if (!drain.admit(req, res)) return;
-        // Every answer dated on the sandbox clock; the gateway's and the control API's on their caller's.
-        res.setHeader('date', clock.now().toUTCString());
-        if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
-        // A request naming another host is a page rebound to this address (hosts.ts): refused first.
-        if (!hosts.allows(req.headers.host))
-          return void res
-            .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-            .end(wrongHost);
-        // A browser's preflight is answered here; an allowed page's answers are marked readable.
-        if (cors(req, res)) return;
-        scenarioEdge(req, res, held);
-        if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
-          return void res.writeHead(302, { location: '/docs' }).end();
-        if (control && req.url?.startsWith('/_sandbox/')) {
-          const wait = health.retryAfter();
-          if (wait !== undefined) return void control.unavailable(res, wait);
-        }
-        if (control?.handle(req, res, stopping.signal)) return;
-        for (const listener of gatewayListeners) listener(req, res);
-      });
-      return server;
-    },
-    close: async () => {
-      closing = true;
-      const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
-      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, waits.closeGraceMs).unref())]);
-      await requestLog?.close();
-      await store.close();
-    },
-  };
+    const respond: Gateway['respond'] = (request) => {
+      const wait = health.retryAfter();
+      if (wait !== undefined) return unavailable(request, wait);
+      const scenario = request.headers[SCENARIO_HEADER];
+      // What this request's store calls meet: one that found the store gone, or no pool connection free
+      // in time (store-health.ts), makes its failure a 503.
+      const seen: RequestStore = { unavailable: false };
+      // Dated on the caller's clock (its Date header), as every date the sandbox writes.
+      const found = health.within(seen, () =>
+        datedOnCallersTime(clock, () =>
+          scenario === undefined ? core.respond(request) : respondWithScenario(scenario, request, core.respond),
+        ),
+      );
+      // A request that found the store gone (its failure opened the breaker), or that waited for a pool
+      // connection until the pool gave up, is told so, as 503.
+      const outage = (response: GatewayResponse) =>
+        response.status === 500 && (health.down || seen.unavailable)
+          ? unavailable(request, health.waitSeconds(), !health.down && seen.busy)
+          : response;
+      const answer = found instanceof Promise ? found.then(outage) : outage(found);
+      if (answer instanceof Promise) {
+        inFlight.add(answer);
+        void answer.finally(() => inFlight.delete(answer)).catch(() => {});
+      }
+      return answer;
+    };
+    const gateway: Gateway = { ...core, respond, handle: async (request) => respond(request) };
+    let closing = false;
+    /**
+     * GET /_sandbox/health, for a load balancer: 200 when this instance can serve (its store answers
+     * SELECT 1 within a second, it is not closing), else 503 with Retry-After. No credentials, no data:
+     * the body says ok or unavailable, nothing else.
+     */
+    const health_ = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const answer = (ok: boolean, seconds = 1) => {
+        const body = JSON.stringify({ status: ok ? 'ok' : 'unavailable' });
+        res.writeHead(ok ? 200 : 503, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          ...(ok ? {} : { 'retry-after': String(seconds) }),
+        });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      if (closing) return answer(false);
+      const wait = health.retryAfter();
+      if (wait !== undefined) return answer(false, wait);
+      const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000).unref());
+      void Promise.race([
+        store.get('SELECT 1 AS ok').then(
+          () => true,
+          () => false,
+        ),
+        timer,
+      ]).then((ok) => answer(ok, health.waitSeconds()));
+    };
+    return {
+      ...sb,
+      gateway,
+      seed,
+      control,
+      server: () => {
+        const server = createNodeServer(gateway, {
+          ...connections,
+          answerStallTimeout: waits.answerStallMs,
+          // A download cut for a stalled client is told through the sandbox's logger (npm start: stderr).
+          logger: options.logger ?? false,
+        });
+        // The connections a noAnswer scenario holds open: ended when the server closes.
+        const held = new Set<http.ServerResponse>();
+        const drain = drainOnClose();
+        /** Aborted when this server begins to close: the control API's long polls answer at once. */
+        const stopping = new AbortController();
+        const close = server.close.bind(server);
+        server.close = ((callback?: (error?: Error) => void) => {
+          for (const res of held) res.socket?.destroy();
+          drain.begin();
+          // A long poll (`payment-gateway listen`) answers now, with Connection: close, not after up
+          // to 60 s: the stop no longer waits out its grace for it (test/sandbox/shutdown.test.ts).
+          stopping.abort();
+          return close(callback);
+        }) as typeof server.close;
+        // / sends a browser to the docs; /_sandbox/ goes to the control API; every other path to the gateway.
+        const gatewayListeners = server.listeners('request') as http.RequestListener[];
+        server.removeAllListeners('request');
+        server.on('request', (req, res) => {
+          // While the server closes: answered with Connection: close, or not run at all when its
+          // connection ends with an earlier answer already under way.
+          if (!drain.admit(req, res)) return;
+          // Every answer dated on the sandbox clock; the gateway's and the control API's on their caller's.
+          res.setHeader('date', clock.now().toUTCString());
+          if (req.url === HEALTH_PATH || req.url?.startsWith(`${HEALTH_PATH}?`)) return void health_(req, res);
+          // A request naming another host is a page rebound to this address (hosts.ts): refused first.
+          if (!hosts.allows(req.headers.host))
+            return void res
+              .writeHead(403, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+              .end(wrongHost);
+          // A browser's preflight is answered here; an allowed page's answers are marked readable.
+          if (cors(req, res)) return;
+          scenarioEdge(req, res, held);
+          if ((req.method === 'GET' || req.method === 'HEAD') && (req.url === '/' || req.url === ''))
+            return void res.writeHead(302, { location: '/docs' }).end();
+          if (control && req.url?.startsWith('/_sandbox/')) {
+            const wait = health.retryAfter();
+            if (wait !== undefined) return void control.unavailable(res, wait);
+          }
+          if (control?.handle(req, res, stopping.signal)) return;
+          for (const listener of gatewayListeners) listener(req, res);
+        });
+        return server;
+      },
+      close: async () => {
+        closing = true;
+        const settled = Promise.allSettled([...inFlight, notifier.stop(), batches.stop()]);
+        await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, waits.closeGraceMs).unref())]);
+        await requestLog?.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    for (const step of undo.reverse()) await step().catch(() => {});
+    throw error;
+  }
 }

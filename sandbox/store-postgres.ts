@@ -234,16 +234,18 @@ export class PostgresStore implements Store {
     { migrate = true }: OpenOptions = {},
   ): Promise<PostgresStore> {
     const store = new PostgresStore(url, sessionOptions(env), poolWaitFromEnv(env), poolSizeFromEnv(env));
-    if (migrate) await store.migrate();
-    else {
-      try {
+    // A refused or failed migration (a database newer than this code) closes the pools first: before,
+    // their connections stayed open in the process.
+    try {
+      if (migrate) await store.migrate();
+      else {
         const version = (await store.get<{ version: number }>('SELECT version FROM pgw_schema'))?.version ?? 0;
         refuseNewerSchema(version);
         refuseOlderSchema(version);
-      } catch (error) {
-        await store.close();
-        throw error;
       }
+    } catch (error) {
+      await store.close();
+      throw error;
     }
     return store;
   }

@@ -282,22 +282,24 @@ export class SqliteDatabase {
       chmodSync(file, 0o600);
     }
     this.db = new DatabaseSync(file);
-    // The busy timeout first: another process starting on the same new file may hold the lock that
-    // switching to WAL needs, and without the timeout this one would fail at once instead of waiting.
-    this.db.exec(
-      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`,
-    );
-    if (!migrate) {
-      try {
+    // A refusal once the file is open (a schema newer than this code's, a failed migration) closes it
+    // first: before, a refused migration left its handle open in the process.
+    try {
+      // The busy timeout first: another process starting on the same new file may hold the lock that
+      // switching to WAL needs, and without the timeout this one would fail at once instead of waiting.
+      this.db.exec(
+        `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON; PRAGMA synchronous = ${synchronous};`,
+      );
+      if (!migrate) {
         refuseNewerSchema(this.schemaVersion);
         refuseOlderSchema(this.schemaVersion);
-      } catch (error) {
-        this.db.close();
-        throw error;
       }
+      if (file !== ':memory:') this.toWal();
+      if (migrate) this.migrate();
+    } catch (error) {
+      this.db.close();
+      throw error;
     }
-    if (file !== ':memory:') this.toWal();
-    if (migrate) this.migrate();
   }
 
   /**
