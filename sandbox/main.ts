@@ -14,7 +14,8 @@ import {
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { logWriter } from '../runtime/log-line.ts';
 import type { Logger, RequestRecord } from '../server-stubs/index.ts';
 import { ORIGINS_ENV, originPolicy } from './origins.ts';
@@ -101,6 +102,17 @@ export const sandboxSpec = (name: string): CommandSpec => ({
 
 const time = () => new Date().toISOString().slice(11, 23);
 
+/** A request to the port while the sandbox starts (its store opening): 503, try again in a second. */
+function starting(req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'retry-after': '1',
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'starting' }));
+}
+
 /**
  * The request log: time, verb, path, method, operationId, responseCode (or status), ms; a refusal's
  * stable code (docs/REFUSALS.md), which the answer does not carry; why a -1.
@@ -138,14 +150,20 @@ export async function main(name: string, argv: string[]): Promise<void> {
   const { checkDataKey, checkOpenedStore, openFailure, storePlace } = await import('./open-store.ts');
   const { consoleLogger } = await import('../server-stubs/index.ts');
   checkDataKey(env.PGW_SANDBOX_DATA_KEY);
-  // The port first: one in use is refused before a database or a key file is made. (It may still be
-  // taken between this look and the listen below: then the database and key file this start made
-  // stay, for the instance that took the port may have opened the same new database with that key.)
-  if (port !== 0) {
-    const probe = createServer();
-    await listen(probe, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
-    await new Promise((resolve) => probe.close(resolve));
-  }
+  // The port first: one in use is refused before a database or a key file is made. It is then held
+  // (this listening socket) until the sandbox's server takes it over below, so that no other process
+  // can take it in between: before, one could (another instance started on the same new database),
+  // and this start was refused after it had made the database and the key file. A request that
+  // arrives meanwhile is answered 503, Retry-After 1 (test/sandbox/start-race.test.ts).
+  const option = v.port !== undefined ? '--port' : 'PORT (or --port)';
+  const held = port !== 0 ? createServer(starting) : undefined;
+  if (held) await listen(held, port, host, option);
+  /** The port let go: a start refused before its server listens leaves nothing listening. */
+  const release = async () => {
+    if (!held) return;
+    held.closeAllConnections();
+    await new Promise((resolve) => held.close(resolve));
+  };
 
   // Where the store is, as the messages name it (a PostgreSQL URL without its password), and its key file.
   const place = storePlace(dbPath);
@@ -165,6 +183,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
       hosts: ['0.0.0.0', '::', '[::]'].includes(host) ? [] : [host.includes(':') ? `[${host}]` : host],
     });
   } catch (error) {
+    await release();
     const message = error instanceof Error ? error.message : String(error);
     if (
       error instanceof SettingRefused ||
@@ -180,19 +199,19 @@ export async function main(name: string, argv: string[]): Promise<void> {
     throw openFailure(place, error);
   }
   // A damaged file, or a database copied without its key (or with another's): refuse to start.
-  await checkOpenedStore(place, env, sandbox.store, sandbox.vault, () => sandbox.close());
-
-  // The gateway, the control API under /_sandbox/, / sent to the docs, and the server's time-outs.
-  const server = sandbox.server();
-  let bound: number;
   try {
-    bound = await listen(server, port, host, v.port !== undefined ? '--port' : 'PORT (or --port)');
+    await checkOpenedStore(place, env, sandbox.store, sandbox.vault, () => sandbox.close());
   } catch (error) {
-    // The port lost since the look above, most likely to another instance started on the same new
-    // database: it may be using the key file this start wrote, so that stays (as the database does).
-    await sandbox.close();
+    await release();
     throw error;
   }
+
+  // The gateway, the control API under /_sandbox/, / sent to the docs, and the server's time-outs:
+  // on the socket held since the port check (node:http's listen(handle)), or on any free port.
+  const server = sandbox.server();
+  const bound = held
+    ? await new Promise<number>((resolve) => server.listen(held, () => resolve((server.address() as AddressInfo).port)))
+    : await listen(server, port, host, option);
   sandbox.notifier.start(sandbox.waits.deliveryEveryMs);
   const named = await namedAccounts(sandbox);
   const ready = await banner(sandbox, named, name, host, bound, place.shown, env);

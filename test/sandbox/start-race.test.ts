@@ -1,9 +1,11 @@
 // Two `npm start`s on the same new SQLite database and the same port (a supervisor that started two,
-// a user who pressed enter twice): both pass the port check, the first writes the key file, the
-// second reads it and wins the port. The first start is refused (port in use) and must not take
-// back the key file the second is storing cards under: on the second's next start its cards would
-// have no key, and be lost for good. The race is made certain here: the second instance starts (and
-// takes the port) in the moment between the first's port check and its listen.
+// a user who pressed enter twice). The port check used to let the port go again (listen, close) and
+// listen for real only once the store had opened: the second instance could take the port in
+// between, and the first was refused after it had made the database and the key file the second was
+// storing cards under. The check now holds the port until the sandbox's server takes it over, so
+// that moment is gone: here another instance tries to take the port while the start opens its
+// store (inside createSandbox, between the check and the listen), and cannot; a request sent then is
+// answered 503, Retry-After 1, and the start goes on to serve on that port.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,21 +13,27 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, expect, it, vi } from 'vitest';
 import type { Server } from 'node:http';
-import { createSandbox } from '../../sandbox/index.ts';
-import { checkOpenedStore, storePlace } from '../../sandbox/open-store.ts';
-import { doc } from '../support/contract.ts';
+import type { createSandbox as Create } from '../../sandbox/index.ts';
 
-/** Runs before the listen of the start's own server (the second call of listen: the first is the port check). */
-const race: { beforeListen?: () => Promise<void> } = {};
-vi.mock('../../cli-kit/index.ts', async (original) => {
-  const real = await original<typeof import('../../cli-kit/index.ts')>();
-  let calls = 0;
+type Running = Awaited<ReturnType<typeof Create>>;
+/** Runs as the start opens its store, between its port check and its listen; and what the start made. */
+const race: { whileStarting?: () => Promise<void>; sandbox?: Running; server?: Server } = {};
+vi.mock('../../sandbox/index.ts', async (original) => {
+  const real = await original<typeof import('../../sandbox/index.ts')>();
   return {
     ...real,
-    listen: async (server: Server, port: number, host: string, option: string) => {
-      calls += 1;
-      if (calls === 2) await race.beforeListen?.();
-      return real.listen(server, port, host, option);
+    createSandbox: async (...args: Parameters<typeof Create>) => {
+      await race.whileStarting?.();
+      const sandbox = await real.createSandbox(...args);
+      race.sandbox = sandbox;
+      const server = sandbox.server;
+      return {
+        ...sandbox,
+        server: () => {
+          race.server = server();
+          return race.server;
+        },
+      };
     },
   };
 });
@@ -41,50 +49,72 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-it('a start that loses its port to another instance on the same new database leaves that instance its key file', async () => {
+it('a start holds its port from the check to the listen: another instance cannot take it meanwhile', async () => {
   const file = path.join(dir, 'data', 'new.db');
   const port = await freePort();
   const saved = { ...process.env };
-  for (const name of Object.keys(process.env)) if (/^(PORT|HOST|PGW_)/.test(name)) delete process.env[name];
+  for (const name of Object.keys(process.env))
+    if (/^(PORT|HOST|PGW_|npm_lifecycle_event$)/.test(name)) delete process.env[name];
+  const signals = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const { main } = await import('../../sandbox/main.ts');
-  // The other instance: started on the same new database (it reads the key file the first wrote), it takes the port.
-  let other: Awaited<ReturnType<typeof createSandbox>> | undefined;
-  let otherServer: Server | undefined;
-  race.beforeListen = async () => {
-    other = await createSandbox({ dbPath: file, env: {} });
-    otherServer = other.server();
-    otherServer.listen(port, '127.0.0.1');
-    await once(otherServer, 'listening');
+  let taken: NodeJS.ErrnoException | undefined;
+  let meanwhile: Response | undefined;
+  race.whileStarting = async () => {
+    // The other instance tries to take the port.
+    const other = net.createServer();
+    taken = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      other.once('error', resolve);
+      other.listen(port, '127.0.0.1', () => other.close(() => resolve(undefined)));
+    });
+    // A client meanwhile (nothing answered it before: the port was free).
+    meanwhile = await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined);
   };
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   try {
-    await expect(main('payment-gateway-sandbox', ['--db', file, '--port', String(port), '--quiet'])).rejects.toThrow(
-      `port ${port} is in use`,
-    );
+    await main('payment-gateway-sandbox', ['--db', file, '--port', String(port), '--quiet']);
+  } finally {
+    process.env = saved;
+    log.mockRestore();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      for (const listener of process.listeners(signal))
+        if (!signals[signal].includes(listener)) process.removeListener(signal, listener);
+  }
+  expect(taken?.code).toBe('EADDRINUSE');
+  expect(meanwhile?.status).toBe(503);
+  expect(meanwhile?.headers.get('retry-after')).toBe('1');
+  // The start serves on that port, on the database and key file it made.
+  const server = race.server!;
+  try {
+    expect((server.address() as net.AddressInfo).port).toBe(port);
+    const health = await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
+    expect(health.status).toBe(200);
+    expect(existsSync(`${file}.key`)).toBe(true);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await race.sandbox!.close();
+  }
+});
+
+it('a start refused once its port is held lets the port go', async () => {
+  const port = await freePort();
+  const saved = { ...process.env };
+  for (const name of Object.keys(process.env)) if (/^(PORT|HOST|PGW_)/.test(name)) delete process.env[name];
+  // Refused inside createSandbox (a value read there), after the port check.
+  process.env.PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT = '0';
+  race.whileStarting = undefined;
+  const { main } = await import('../../sandbox/main.ts');
+  try {
+    await expect(
+      main('payment-gateway-sandbox', ['--db', ':memory:', '--port', String(port), '--quiet']),
+    ).rejects.toThrow(/PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT/);
   } finally {
     process.env = saved;
   }
-  // The other instance stores a card under the key it read, and stops.
-  expect(other).toBeDefined();
-  const running = other!;
-  const answer = await running.gateway.handle({
-    verb: 'POST',
-    url: '/token',
-    headers: { 'content-type': 'application/json', 'svc-api-version': '2.0' },
-    body: JSON.stringify(doc.components.examples.addCard.value),
+  const again = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    again.once('error', reject);
+    again.listen(port, '127.0.0.1', resolve);
   });
-  expect(JSON.parse(answer.body as string).responseCode).toBe('0');
-  await new Promise((resolve) => otherServer!.close(resolve));
-  await running.close();
-
-  // Its key file is still there, and its next start (the checks npm start makes) opens the card.
-  expect(existsSync(`${file}.key`)).toBe(true);
-  const place = storePlace(file);
-  const next = await createSandbox({ dbPath: file, env: {} });
-  try {
-    await checkOpenedStore(place, {}, next.store, next.vault, async () => {});
-    const card = await next.store.get<{ pan_encrypted: string }>('SELECT pan_encrypted FROM cards LIMIT 1');
-    expect(next.vault.decrypt(card!.pan_encrypted)).toMatch(/^\d{13,19}$/);
-  } finally {
-    await next.close();
-  }
+  await new Promise((resolve) => again.close(resolve));
 });
