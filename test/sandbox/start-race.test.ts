@@ -102,7 +102,7 @@ it('a start refused once its port is held lets the port go', async () => {
   for (const name of Object.keys(process.env)) if (/^(PORT|HOST|PGW_)/.test(name)) delete process.env[name];
   // Refused inside createSandbox (a value read there), after the port check.
   process.env.PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT = '0';
-  race.whileStarting = undefined;
+  delete race.whileStarting;
   const { main } = await import('../../sandbox/main.ts');
   try {
     await expect(
