@@ -1701,6 +1701,22 @@ export const refusalCatalogue = {
         1
       ]
     },
+    "starting": {
+      "code": "PGW_ERR_SANDBOX_STARTING",
+      "responseCode": -4,
+      "status": 503,
+      "args": [
+        [
+          "seconds",
+          "number"
+        ]
+      ],
+      "message": "The sandbox is starting: retry after {seconds} s",
+      "when": "A request reached the port while the sandbox held it between its port check and its server's listen (its store opening)",
+      "example": [
+        1
+      ]
+    },
     "conflictsWithStoredRecord": {
       "code": "PGW_ERR_SANDBOX_CONFLICTS_WITH_STORED_RECORD",
       "responseCode": -2,
@@ -2199,6 +2215,7 @@ export interface RefusalArgs {
     "conflictsWithStored": [field: string];
     "storeUnavailable": [seconds: number];
     "storeBusy": [seconds: number];
+    "starting": [seconds: number];
     "conflictsWithStoredRecord": [];
     "scenarioOff": [header: string | undefined, pathPrefix: string | undefined, why: string];
     "scenarioUnavailable": [seconds: number];

@@ -185,6 +185,33 @@ function drainOnClose() {
   };
 }
 
+/**
+ * The gateway's 503 while this instance cannot serve: Retry-After, the gateway's -4 in the operation's
+ * refusal, written in the protocol the request is in (as every refusal is). `why`: its store cannot be
+ * reached, its pool is busy, or it is still starting (sandbox/main.ts holds the port meanwhile).
+ */
+export function unavailableAnswer(
+  request: Pick<GatewayRequest, 'verb' | 'url' | 'headers'>,
+  seconds: number,
+  why: 'unreachable' | 'busy' | 'starting' = 'unreachable',
+): GatewayResponse {
+  const pathname = request.url.split('?')[0]!;
+  const routed = route(request.verb, pathname);
+  const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
+  const protocol = protocols.choose(request.headers, servedAt(pathname));
+  const refusal =
+    why === 'busy'
+      ? refusals.storeBusy(seconds)
+      : why === 'starting'
+        ? refusals.starting(seconds)
+        : refusals.storeUnavailable(seconds);
+  return {
+    status: 503,
+    headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
+    body: protocol.writeAnswer(refusalFields(code, refusal)),
+  };
+}
+
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
 export const HEALTH_PATH = '/_sandbox/health';
 
@@ -299,26 +326,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     // Requests under way, so that close() lets them finish before the store goes: a request that
     // outlived its client would otherwise run on into a closed pool.
     const inFlight = new Set<Promise<unknown>>();
-    /**
-     * While the store is away: 503 at once, Retry-After, the gateway's -4 in the operation's form,
-     * written in the protocol the request is in (as every refusal is).
-     */
-    const unavailable = (request: GatewayRequest, seconds: number, busy = false): GatewayResponse => {
-      const pathname = request.url.split('?')[0]!;
-      const routed = route(request.verb, pathname);
-      const code = 'match' in routed ? routed.match.candidates[0]!.refusalCode : 'string';
-      const protocol = protocols.choose(request.headers, servedAt(pathname));
-      return {
-        status: 503,
-        headers: { 'content-type': protocol.answerType, 'retry-after': String(seconds), 'cache-control': 'no-store' },
-        body: protocol.writeAnswer(
-          refusalFields(code, busy ? refusals.storeBusy(seconds) : refusals.storeUnavailable(seconds)),
-        ),
-      };
-    };
+    // While the store is away: 503 at once (unavailableAnswer).
     const respond: Gateway['respond'] = (request) => {
       const wait = health.retryAfter();
-      if (wait !== undefined) return unavailable(request, wait);
+      if (wait !== undefined) return unavailableAnswer(request, wait);
       const scenario = request.headers[SCENARIO_HEADER];
       // What this request's store calls meet: one that found the store gone, or no pool connection free
       // in time (store-health.ts), makes its failure a 503.
@@ -333,7 +344,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       // connection until the pool gave up, is told so, as 503.
       const outage = (response: GatewayResponse) =>
         response.status === 500 && (health.down || seen.unavailable)
-          ? unavailable(request, health.waitSeconds(), !health.down && seen.busy)
+          ? unavailableAnswer(request, health.waitSeconds(), !health.down && seen.busy ? 'busy' : 'unreachable')
           : response;
       const answer = found instanceof Promise ? found.then(outage) : outage(found);
       if (answer instanceof Promise) {

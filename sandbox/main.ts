@@ -16,6 +16,7 @@ import {
 } from '../cli-kit/index.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { unavailableAnswer as unavailableAnswerType } from './index.ts';
 import { logWriter } from '../runtime/log-line.ts';
 import type { Logger, RequestRecord } from '../server-stubs/index.ts';
 import { ORIGINS_ENV, originPolicy } from './origins.ts';
@@ -102,15 +103,23 @@ export const sandboxSpec = (name: string): CommandSpec => ({
 
 const time = () => new Date().toISOString().slice(11, 23);
 
-/** A request to the port while the sandbox starts (its store opening): 503, try again in a second. */
-function starting(req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(503, {
-    'content-type': 'application/json',
-    'retry-after': '1',
-    'cache-control': 'no-store',
-    connection: 'close',
-  });
-  res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'starting' }));
+/**
+ * A request to the port while the sandbox starts (its store opening): the gateway's 503 and -4 in the
+ * caller's wire format, as while its store is away (sandbox/index.ts), try again in a second.
+ */
+function starting(answer: typeof unavailableAnswerType) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
+    ) as Record<string, string | undefined>;
+    const {
+      status,
+      headers: answerHeaders,
+      body,
+    } = answer({ verb: req.method ?? 'GET', url: req.url ?? '/', headers }, 1, 'starting');
+    res.writeHead(status, { ...answerHeaders, connection: 'close' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
 }
 
 /**
@@ -156,7 +165,8 @@ export async function main(name: string, argv: string[]): Promise<void> {
   // and this start was refused after it had made the database and the key file. A request that
   // arrives meanwhile is answered 503, Retry-After 1 (test/sandbox/start-race.test.ts).
   const option = v.port !== undefined ? '--port' : 'PORT (or --port)';
-  const held = port !== 0 ? createServer(starting) : undefined;
+  const { createSandbox, SettingRefused, unavailableAnswer } = await import('./index.ts');
+  const held = port !== 0 ? createServer(starting(unavailableAnswer)) : undefined;
   if (held) await listen(held, port, host, option);
   /** The port let go: a start refused before its server listens leaves nothing listening. */
   const release = async () => {
@@ -167,7 +177,6 @@ export async function main(name: string, argv: string[]): Promise<void> {
 
   // Where the store is, as the messages name it (a PostgreSQL URL without its password), and its key file.
   const place = storePlace(dbPath);
-  const { createSandbox, SettingRefused } = await import('./index.ts');
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   try {
     sandbox = await createSandbox({

@@ -59,6 +59,7 @@ it('a start holds its port from the check to the listen: another instance cannot
   const { main } = await import('../../sandbox/main.ts');
   let taken: NodeJS.ErrnoException | undefined;
   let meanwhile: Response | undefined;
+  let formMeanwhile: { status: number; type: string | null; body: string } | undefined;
   race.whileStarting = async () => {
     // The other instance tries to take the port.
     const other = net.createServer();
@@ -68,6 +69,13 @@ it('a start holds its port from the check to the listen: another instance cannot
     });
     // A client meanwhile (nothing answered it before: the port was free).
     meanwhile = await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined);
+    // A form/XML client meanwhile: the gateway's -4 in its own wire format, not JSON.
+    const form = await fetch(`http://127.0.0.1:${port}/post`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'svc-api-version': '2.0' },
+      body: 'method=processCard',
+    }).catch(() => undefined);
+    formMeanwhile = form && { status: form.status, type: form.headers.get('content-type'), body: await form.text() };
   };
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   try {
@@ -82,6 +90,13 @@ it('a start holds its port from the check to the listen: another instance cannot
   expect(taken?.code).toBe('EADDRINUSE');
   expect(meanwhile?.status).toBe(503);
   expect(meanwhile?.headers.get('retry-after')).toBe('1');
+  expect(await meanwhile?.json()).toMatchObject({
+    responseCode: '-4',
+    responseMessage: 'The sandbox is starting: retry after 1 s',
+  });
+  expect(formMeanwhile).toMatchObject({ status: 503, type: expect.stringContaining('xml') });
+  expect(formMeanwhile?.body).toContain('<responseCode>-4</responseCode>');
+  expect(formMeanwhile?.body).toContain('The sandbox is starting: retry after 1 s');
   // The start serves on that port, on the database and key file it made.
   const server = race.server!;
   try {
