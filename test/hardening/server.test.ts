@@ -53,26 +53,39 @@ function unfinished(head: string, bytes: number, ms: number): Promise<{ status: 
 }
 
 /**
- * What a client that declares 20 MiB on /post, and sends (head, then x's), receives: until it has an
- * answer, or on to 3 MiB whatever it receives when it `keepsSending`.
+ * A raw connection (to the file's server, or `to`) that has sent a JSON POST /post head declaring
+ * `length` bytes, then `body`; what it receives, as text.
  */
-async function declaredTooLarge(head: string, keepsSending = false): Promise<string> {
-  const socket = net.connect(port, '127.0.0.1');
+async function rawPost(
+  length: number,
+  body: string,
+  to = port,
+): Promise<{ socket: net.Socket; received: () => string }> {
+  const socket = net.connect(to, '127.0.0.1');
   await once(socket, 'connect');
   let received = '';
   socket.on('data', (c) => (received += c.toString('latin1')));
   socket.on('error', () => {});
   socket.write(
-    `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n${head}`,
+    `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${length}\r\n\r\n${body}`,
   );
+  return { socket, received: () => received };
+}
+
+/**
+ * What a client that declares 20 MiB on /post, and sends (head, then x's), receives: until it has an
+ * answer, or on to 3 MiB whatever it receives when it `keepsSending`.
+ */
+async function declaredTooLarge(head: string, keepsSending = false): Promise<string> {
+  const { socket, received: got } = await rawPost(20 * MiB, head);
   const chunk = Buffer.alloc(256 * 1024, 0x78);
-  for (let i = 0; i < 12 && !socket.destroyed && (keepsSending || !received); i++) {
+  for (let i = 0; i < 12 && !socket.destroyed && (keepsSending || !got()); i++) {
     if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
   }
-  await until(() => socket.destroyed || received.includes('Request body exceeds'), 10_000);
+  await until(() => socket.destroyed || got().includes('Request body exceeds'), 10_000);
   socket.destroy();
-  expect(received).toMatch(/^HTTP\/1\.1 413 /);
-  return received;
+  expect(got()).toMatch(/^HTTP\/1\.1 413 /);
+  return got();
 }
 
 describe('the node server under hostile input', () => {
@@ -106,19 +119,12 @@ describe('the node server under hostile input', () => {
   });
 
   it('cuts a body that arrives too slowly (requestTimeout)', async () => {
-    const socket = net.connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.on('data', (c) => (received += c.toString('latin1')));
-    socket.on('error', () => {});
-    socket.write(
-      'POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: 100\r\n\r\n{"method":',
-    );
+    const { socket, received } = await rawPost(100, '{"method":');
     const closed = once(socket, 'close').then(() => 'closed');
     const result = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still open'), 10_000))]);
     socket.destroy();
     expect(result).toBe('closed');
-    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received()).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('sets its time-outs and connection cap deliberately by default', () => {
@@ -157,21 +163,14 @@ async function workBeforeRefusal(head: string): Promise<{ answer: string; read: 
   });
   counted.listen(0, '127.0.0.1');
   await once(counted, 'listening');
-  const socket = net.connect((counted.address() as AddressInfo).port, '127.0.0.1');
-  await once(socket, 'connect');
-  let answer = '';
-  socket.on('data', (c) => (answer += c.toString('latin1')));
-  socket.on('error', () => {});
-  socket.write(
-    `POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nSVC-API-VERSION: 2.0\r\nContent-Length: ${20 * MiB}\r\n\r\n${head}`,
-  );
+  const { socket, received } = await rawPost(20 * MiB, head, (counted.address() as AddressInfo).port);
   const chunk = Buffer.alloc(512, 0x78);
-  for (let sent = 0; sent < 2 * MiB && !socket.destroyed && !answer; sent += chunk.length)
+  for (let sent = 0; sent < 2 * MiB && !socket.destroyed && !received(); sent += chunk.length)
     if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
-  await until(() => socket.destroyed || answer.includes('Request body exceeds'), 10_000);
+  await until(() => socket.destroyed || received().includes('Request body exceeds'), 10_000);
   socket.destroy();
   await new Promise((resolve) => counted.close(resolve));
-  return { answer, read, looked };
+  return { answer: received(), read, looked };
 }
 
 describe('the work a body declared too large costs before its 413', () => {
