@@ -7,6 +7,7 @@
 // deployment's public name); any other is refused 403, -2 naming the Host header. The health check
 // (/_sandbox/health) answers any name: load balancers ask by address, and it holds no data.
 import { isIPv4 } from 'node:net';
+import { SettingRefused } from './setting-refused.ts';
 
 export const HOSTS_ENV = 'PGW_SANDBOX_ALLOWED_HOSTS';
 
@@ -42,8 +43,9 @@ export function hostPolicy(value: string | undefined, listening: readonly string
     .filter(Boolean);
   for (const entry of entries) {
     if (entry === '*' || NAME.test(entry.replace(/^\*\./, ''))) continue;
-    throw new Error(
-      `${HOSTS_ENV} must list host names (sandbox.example.com, *.example.com: no scheme, port or path), addresses or *; '${entry}' is none of them`,
+    throw new SettingRefused(
+      HOSTS_ENV,
+      `must list host names (sandbox.example.com, *.example.com: no scheme, port or path), addresses or *; '${entry}' is none of them`,
     );
   }
   const exact = new Set([...entries, ...listening.map(hostName)].filter((e) => !e.startsWith('*')));

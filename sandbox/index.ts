@@ -48,7 +48,10 @@ import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { openVaultedStore } from './open-store.ts';
 import { policyFromEnv, type Resolve, resolveAll, urlRefusal } from './url-policy.ts';
 import { withExactSchemas } from '../runtime/exact-requests.ts';
+import { SettingRefused } from './setting-refused.ts';
 import { waitsFromEnv } from './waits.ts';
+
+export { SettingRefused };
 
 /** The embedded store's class, for benches that bulk-load its file through node:sqlite directly. */
 export type { SqliteStore } from './store-sqlite.ts';
@@ -214,20 +217,6 @@ export function unavailableAnswer(
 
 /** The path a load balancer asks whether this instance can serve (docs/DEPLOY.md). */
 export const HEALTH_PATH = '/_sandbox/health';
-
-/**
- * A value of the environment the sandbox refuses to start with (`setting`, the variable's name): the
- * user's mistake, told in one line as a usage error, never blamed on the database. main.ts knows it by
- * its class, not by its message's words.
- */
-export class SettingRefused extends Error {
-  readonly setting: string;
-  constructor(setting: string, why: string) {
-    super(`${setting} ${why}`);
-    this.name = 'SettingRefused';
-    this.setting = setting;
-  }
-}
 
 /**
  * The HTTP server's options the environment sets: PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT, each client

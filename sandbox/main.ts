@@ -22,7 +22,7 @@ import type { Logger, RequestRecord } from '../server-stubs/index.ts';
 import { ORIGINS_ENV, originPolicy } from './origins.ts';
 import { HOSTS_ENV, hostPolicy } from './hosts.ts';
 import { POOL_SIZE, POOL_WAIT_MS } from './pool-settings.ts';
-import { isWaitRefusal, waitsHelp } from './waits.ts';
+import { waitsHelp } from './waits.ts';
 
 const ACCOUNT_ENV = {
   PGW_SANDBOX_MERCHANT_UUID: 'the merchant account seeded into a new database',
@@ -193,16 +193,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
     });
   } catch (error) {
     await release();
-    const message = error instanceof Error ? error.message : String(error);
-    if (
-      error instanceof SettingRefused ||
-      (!/vault key/.test(message) &&
-        (isWaitRefusal(message) ||
-          message.startsWith(ORIGINS_ENV) ||
-          message.startsWith(HOSTS_ENV) ||
-          /^PGW_DB_POOL(_WAIT_MS)? /.test(message)))
-    )
-      throw new UsageError(message);
+    if (error instanceof SettingRefused) throw new UsageError(error.message);
     // Nothing is removed: a key file written once the store opened may be read by another instance
     // starting on the same new database (it would store cards under a key then gone).
     throw openFailure(place, error);

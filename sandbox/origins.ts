@@ -1,6 +1,8 @@
 // PGW_SANDBOX_ALLOWED_ORIGINS: which web pages may call the sandbox from a browser (cors.ts answers
 // them). Apart from cors.ts, which needs the operation table, so that the sandbox's --help and its
 // banner read the variable without loading the table and the stubs.
+import { SettingRefused } from './setting-refused.ts';
+
 export const ORIGINS_ENV = 'PGW_SANDBOX_ALLOWED_ORIGINS';
 
 /** The default: pages of any local server (any port of a loopback host); not the opaque origin. */
@@ -29,12 +31,13 @@ export function originPolicy(value: string | undefined): OriginPolicy {
       origin = new URL(entry).origin;
     } catch {}
     if (origin !== entry || !/^https?:/.test(entry))
-      throw new Error(
-        `${ORIGINS_ENV} must list origins (https://docs.example.com: scheme, host and port, no path), null, loopback, * or none; '${entry}' is none of them`,
+      throw new SettingRefused(
+        ORIGINS_ENV,
+        `must list origins (https://docs.example.com: scheme, host and port, no path), null, loopback, * or none; '${entry}' is none of them`,
       );
   }
   const listed = new Set(entries);
-  if (listed.has('none') && entries.length > 1) throw new Error(`${ORIGINS_ENV}: none cannot be listed with others`);
+  if (listed.has('none') && entries.length > 1) throw new SettingRefused(ORIGINS_ENV, 'cannot list none with others');
   return {
     text,
     allows: (origin) => listed.has('*') || listed.has(origin) || (listed.has('loopback') && LOOPBACK.test(origin)),

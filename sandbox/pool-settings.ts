@@ -1,6 +1,7 @@
 // The PostgreSQL store's pool settings (PGW_DB_POOL, PGW_DB_POOL_WAIT_MS) and their defaults, written
 // once: the store (store-postgres.ts) reads them, and `sandbox --help` (main.ts) prints the defaults
 // from here without loading pg.
+import { SettingRefused } from './setting-refused.ts';
 import { wholeMs } from './waits.ts';
 
 /** How long a request may wait for a connection while the pool lends out every one, by default. */
@@ -24,6 +25,6 @@ export function poolSizeFromEnv(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return POOL_SIZE;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1 || n > 1000)
-    throw new Error(`PGW_DB_POOL must be a whole number of connections from 1 to 1000: got '${raw}'`);
+    throw new SettingRefused('PGW_DB_POOL', `must be a whole number of connections from 1 to 1000: got '${raw}'`);
   return n;
 }

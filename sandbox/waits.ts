@@ -4,6 +4,7 @@
 // answer may wait for a client that takes none of it. A deployment keeps the defaults; a test sets them short so that
 // it proves the lease, the time-out and the grace without sitting through them (docs/DEPLOY.md).
 import { notificationDelivery } from '../generated/webhooks.ts';
+import { SettingRefused } from './setting-refused.ts';
 
 /** The waits, in milliseconds. */
 export interface Waits {
@@ -96,10 +97,6 @@ export const waitsTable = (): string =>
     }),
   ].join('\n');
 
-/** Whether an error is one of these variables' refusals (the sandbox's start says it in one line). */
-export const isWaitRefusal = (message: string): boolean =>
-  Object.values(WAIT_ENV).some((name) => message.startsWith(`${name} `));
-
 /** The longest wait a timer takes: Node runs a longer one after 1 ms, the opposite of what was asked. */
 export const LONGEST_WAIT_MS = 2_147_483_647;
 
@@ -111,9 +108,12 @@ export function wholeMs(name: string, raw: string | undefined, floor: number, ru
   if (raw === undefined || raw === '') return undefined;
   const ms = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms <= floor)
-    throw new Error(`${name} must be whole milliseconds above ${floor} (${rule}): got '${raw}'`);
+    throw new SettingRefused(name, `must be whole milliseconds above ${floor} (${rule}): got '${raw}'`);
   if (ms > LONGEST_WAIT_MS)
-    throw new Error(`${name} must be at most ${LONGEST_WAIT_MS} ms (the longest wait a timer takes): got '${raw}'`);
+    throw new SettingRefused(
+      name,
+      `must be at most ${LONGEST_WAIT_MS} ms (the longest wait a timer takes): got '${raw}'`,
+    );
   return ms;
 }
 

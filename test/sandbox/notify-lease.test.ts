@@ -5,7 +5,8 @@
 // how long a streamed answer waits for a client that takes none of it (a minute, PGW_SANDBOX_ANSWER_STALL_MS).
 // Tests shorten them to prove them without sitting through them; the lease is never as short as a post may take, so that a live instance keeps its claim while it posts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WAITS, isWaitRefusal, waitsFromEnv } from '../../sandbox/waits.ts';
+import { SettingRefused } from '../../sandbox/setting-refused.ts';
+import { DEFAULT_WAITS, waitsFromEnv } from '../../sandbox/waits.ts';
 
 describe('the sandbox waits the environment may shorten', () => {
   it('default to a minute of lease, 5 s per post, a run every second, a 10 s grace, 2 s of NPP and a minute of stalled answer', () => {
@@ -57,14 +58,17 @@ describe('the sandbox waits the environment may shorten', () => {
       ['PGW_SANDBOX_NPP_MS', 'an NPP attempt is pending for a while'],
       ['PGW_SANDBOX_ANSWER_STALL_MS', 'a client needs some time to read'],
     ]) {
-      let refusal = '';
+      let refusal: unknown;
       try {
         waitsFromEnv({ [name!]: '0' });
       } catch (error) {
-        refusal = (error as Error).message;
+        refusal = error;
       }
-      expect(refusal).toBe(`${name} must be whole milliseconds above 0 (${rule}): got '0'`);
-      expect(isWaitRefusal(refusal)).toBe(true);
+      expect(refusal).toBeInstanceOf(SettingRefused);
+      expect(refusal).toMatchObject({
+        setting: name,
+        message: `${name} must be whole milliseconds above 0 (${rule}): got '0'`,
+      });
     }
   });
 });

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SettingRefused } from '../../sandbox/index.ts';
+import { poolSizeFromEnv, poolWaitFromEnv } from '../../sandbox/pool-settings.ts';
 import { ended } from '../support/children.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
@@ -171,6 +172,11 @@ describe('npm start, before it listens', () => {
     for (const [setting, value] of [
       ['PGW_SANDBOX_PARTNER_NOTIFY_URL', 'http://10.0.0.1/hooks'],
       ['PGW_SANDBOX_MAX_CONNECTIONS_PER_CLIENT', 'many'],
+      ['PGW_SANDBOX_ALLOWED_ORIGINS', 'docs.example.com'],
+      ['PGW_SANDBOX_ALLOWED_ORIGINS', 'none,null'],
+      ['PGW_SANDBOX_ALLOWED_HOSTS', 'https://sandbox.example.com/'],
+      ['PGW_SANDBOX_NPP_MS', '0'],
+      ['PGW_NOTIFY_LEASE_MS', '9999999999'],
     ] as const) {
       const refused = await createSandbox({ dbPath: file, env: { [setting]: value } }).then(
         () => undefined,
@@ -178,6 +184,14 @@ describe('npm start, before it listens', () => {
       );
       expect(refused).toBeInstanceOf(SettingRefused);
       expect(refused).toMatchObject({ setting, message: expect.stringMatching(new RegExp(`^${setting} `)) });
+    }
+    // The pool's settings are read when a PostgreSQL store opens: the same class, told the same way.
+    for (const [setting, read] of [
+      ['PGW_DB_POOL', poolSizeFromEnv],
+      ['PGW_DB_POOL_WAIT_MS', poolWaitFromEnv],
+    ] as const) {
+      expect(() => read({ [setting]: 'ten' }), setting).toThrow(SettingRefused);
+      expect(() => read({ [setting]: 'ten' }), setting).toThrow(new RegExp(`^${setting} `));
     }
     expect(existsSync(file)).toBe(false);
   });
