@@ -37,6 +37,8 @@ describe('npm pack', () => {
       'dist/runtime/signing.js',
       'dist/notifications/index.js',
       'dist/server-stubs/index.js',
+      // The server entry bundled into one module (scripts/build-server-bundle.ts): package.json's "./server".
+      'dist/server.js',
       'dist/generated/hash-recipes.js',
       'package.json',
     ]) {
