@@ -35,6 +35,13 @@ export interface SavedRun {
   /** The --baseline checkout's cold starts, launched taking turns with this package's (ms, ascending). */
   coldStartBaselineMs?: number[];
   coldStartBaselineCpuMs?: number[];
+  /**
+   * A bare node:http server's cold starts (bench/servers/bare-cold-start.js, no package), launched
+   * taking turns with this package's: the floor of a start on that machine (ms, ascending); absent in
+   * runs saved before it was measured.
+   */
+  coldStartBareMs?: number[];
+  coldStartBareCpuMs?: number[];
   /** The checkout whose server ran as stubs-baseline (--baseline DIR). */
   baseline?: string;
 }
@@ -138,6 +145,14 @@ export function serversFigures(run: SavedRun): string {
       lines.push(
         `| cold start of the --baseline checkout, launched taking turns | ${before[Math.floor(before.length / 2)]} ms median (${before[0]} – ${before.at(-1)}) |`,
       );
+    const bare = run.coldStartBareMs ?? [];
+    if (cold.length && bare.length) {
+      const floor = bare[Math.floor(bare.length / 2)]!;
+      lines.push(
+        `| cold start of bare node:http (no package), launched taking turns: the machine's floor | ${floor} ms median (${bare[0]} – ${bare.at(-1)}) |`,
+        `| cold start above bare node:http's (median − median) | ${cold[Math.floor(cold.length / 2)]! - floor} ms |`,
+      );
+    }
   }
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 // npm run bench: throughput and latency over loopback, side by side in one run, on the same request
-// mix drawn from the spec's examples; then the cold start of this package's server.
+// mix drawn from the spec's examples; then the cold start of this package's server, taking turns
+// with a bare node:http server's (the floor of a start on the machine at hand).
 //
 //   node bench/run.ts --growth [--sizes 10000,100000,1000000]   (bench/growth.ts)
 //   node bench/run.ts --store sqlite|postgres --instances 1,2,3  (bench/deployment.ts)
@@ -49,6 +50,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `Usage: npm run bench -- [options]   (docs/BENCHMARKS.md)
   [--duration 10] [--warmup 3] [--connections 32] [--rounds 3] [--only stubs,bare] [--busy-us 5,7] [--baseline DIR] [--save]
                                          the validating servers side by side, then the cold start
+                                         (beside a bare node:http server's: the stubs' start above it)
                                          (--cold-profile: and where one cold start's CPU went, bench/cold-profile.ts)
                                          (--stubs-profile: and where the stubs server's CPU went under the load, bench/stubs-profile.ts)
                                          (--baseline DIR: another checkout's server too, as stubs-baseline, and its cold start)
@@ -193,16 +195,16 @@ function load(port: number, seconds: number, requests: Mix = mix) {
   });
 }
 
-/** One launch of a checkout's compiled server to its first answer: the wall time, and its CPU by then. */
-async function launchOnce(root: string, request: (typeof mix)[number]['request'], status: number) {
-  const { child, port, startedAt } = await start(path.join(root, 'bench/servers/cold-start.js'));
+/** One launch of a cold-start server (a checkout's compiled server, or the bare one) to its first answer: the wall time, and its CPU by then. */
+async function launchOnce(script: string, request: (typeof mix)[number]['request'], status: number) {
+  const { child, port, startedAt } = await start(script);
   const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
     method: request.method,
     headers: request.headers,
     body: request.body ?? null,
   });
   await response.text();
-  if (response.status !== status) throw new Error(`cold start of ${root}: first answer was not a success`);
+  if (response.status !== status) throw new Error(`cold start of ${script}: first answer was not a success`);
   const launched = { ms: performance.now() - startedAt, cpu: processCpuMs(child.pid) };
   child.kill();
   return launched;
@@ -216,31 +218,39 @@ interface ColdStarts {
 /**
  * Launch to first answer of the compiled server (dist/), as users deploy it: each launch's wall time,
  * and the CPU its process had used by then (/proc; what other work on the machine barely changes).
- * With --baseline, the other checkout's server (built there first) is launched as many times, taking
- * turns with this one's, so that the two are measured under the same conditions: before and after in
- * one run. Each list is sorted.
+ * Beside it, as many launches of a bare node:http server (bench/servers/bare-cold-start.js, no
+ * package): the floor of a start on the machine at hand, so that the stubs' median minus the bare
+ * one's is what the package adds, a figure that holds across machines where the start's own does
+ * not. With --baseline, the other checkout's server (built there first) is launched as many times
+ * too. All take turns, so that they are measured under the same conditions: before and after, and
+ * the floor, in one run. Each list is sorted.
  */
-async function coldStart(): Promise<{ ours: ColdStarts; baseline: ColdStarts | undefined }> {
+async function coldStart(): Promise<{ ours: ColdStarts; baseline: ColdStarts | undefined; bare: ColdStarts }> {
   const root = path.join(HERE, '..');
   const roots = args.baseline ? [root, path.resolve(args.baseline)] : [root];
   for (const dir of roots) execFileSync('npm', ['run', '-s', 'build'], { cwd: dir, stdio: 'inherit' });
   const { op, request } = mix.find((m) => m.op.operationId === 'getSurcharge')!;
-  const measured = roots.map((): ColdStarts => ({ times: [], cpu: [] }));
+  // Ours, the baseline's (when asked), and the bare server last.
+  const scripts = [
+    ...roots.map((dir) => path.join(dir, 'bench/servers/cold-start.js')),
+    path.join(HERE, 'servers/bare-cold-start.js'),
+  ];
+  const measured = scripts.map((): ColdStarts => ({ times: [], cpu: [] }));
   for (let i = 0; i < Number(args['cold-starts']); i++) {
-    // Every other pair in the reverse order, so that neither always runs first.
-    const order = i % 2 ? roots.map((_, j) => j).reverse() : roots.map((_, j) => j);
+    // Every other turn in the reverse order, so that none always runs first.
+    const order = i % 2 ? scripts.map((_, j) => j).reverse() : scripts.map((_, j) => j);
     for (const j of order) {
-      const { ms, cpu } = await launchOnce(roots[j]!, request, op.status);
+      const { ms, cpu } = await launchOnce(scripts[j]!, request, op.status);
       measured[j]!.times.push(ms);
       measured[j]!.cpu.push(cpu);
     }
   }
   if (args['cold-profile']) await coldProfile(request);
-  const [ours, baseline] = measured.map((m) => ({
+  const sorted = measured.map((m) => ({
     times: m.times.sort((a, b) => a - b),
     cpu: m.cpu.sort((a, b) => a - b),
   }));
-  return { ours: ours!, baseline };
+  return { ours: sorted[0]!, baseline: args.baseline ? sorted[1] : undefined, bare: sorted.at(-1)! };
 }
 
 interface Round {
@@ -360,6 +370,7 @@ if (args['stubs-profile'] && SERVERS.some((s) => s.name === 'stubs'))
 const coldStarts = SERVERS.some((s) => s.name === 'stubs') ? await coldStart() : undefined;
 const { times: cold, cpu: coldCpu } = coldStarts?.ours ?? { times: [], cpu: [] };
 const coldBaseline = coldStarts?.baseline;
+const coldBare = coldStarts?.bare;
 const median = cold[Math.floor(cold.length / 2)];
 console.log('');
 if (ratios.vsExpressOpenapiValidator)
@@ -422,6 +433,16 @@ if (coldBaseline?.times.length) {
     `  the --baseline checkout's, taking turns with it: median ${coldBaseline.times[at]!.toFixed(0)} ms (min ${coldBaseline.times[0]!.toFixed(0)}, max ${coldBaseline.times.at(-1)!.toFixed(0)}); its CPU by then: median ${coldBaseline.cpu[at]} ms (${coldBaseline.cpu[0]} – ${coldBaseline.cpu.at(-1)})`,
   );
 }
+if (median !== undefined && coldBare?.times.length) {
+  const at = Math.floor(coldBare.times.length / 2);
+  const bareMedian = coldBare.times[at]!;
+  console.log(
+    `  bare node:http (no package), taking turns with it: median ${bareMedian.toFixed(0)} ms (min ${coldBare.times[0]!.toFixed(0)}, max ${coldBare.times.at(-1)!.toFixed(0)}); its CPU by then: median ${coldBare.cpu[at]} ms (${coldBare.cpu[0]} – ${coldBare.cpu.at(-1)})`,
+  );
+  console.log(
+    `  the stubs' cold start above bare node:http's (median − median; the floor is this machine's, the difference travels): ${(median - bareMedian).toFixed(0)} ms; CPU ${coldCpu[Math.floor(coldCpu.length / 2)]! - coldBare.cpu[at]!} ms`,
+  );
+}
 for (const row of rows)
   if (row.failures.length)
     console.log(`\n${row.server} refused some requests of the mix:\n  ${row.failures.join('\n  ')}`);
@@ -451,6 +472,9 @@ const run: SavedRun = {
         coldStartBaselineMs: coldBaseline.times.map((t) => Math.round(t)),
         coldStartBaselineCpuMs: coldBaseline.cpu,
       }
+    : {}),
+  ...(coldBare?.times.length
+    ? { coldStartBareMs: coldBare.times.map((t) => Math.round(t)), coldStartBareCpuMs: coldBare.cpu }
     : {}),
   ...(args.baseline ? { baseline: describeCheckout(args.baseline) } : {}),
 };

@@ -52,6 +52,18 @@ describe('the benchmark figures', () => {
     expect(serversFigures(without)).not.toContain('cold start of the --baseline checkout');
   });
 
+  it("show bare node:http's cold start, launched taking turns, and the stubs' start above it, where the run measured it", () => {
+    const run = { ...saved, coldStartMs: [150, 154, 160], coldStartBareMs: [100, 105, 111] };
+    const figures = serversFigures(run);
+    expect(figures).toContain(
+      "| cold start of bare node:http (no package), launched taking turns: the machine's floor | 105 ms median (100 – 111) |",
+    );
+    expect(figures).toContain("| cold start above bare node:http's (median − median) | 49 ms |");
+    const { coldStartBareMs: _, ...without } = run;
+    expect(serversFigures(without)).not.toContain('bare node:http (no package)');
+    expect(serversFigures(without)).not.toContain('above bare');
+  });
+
   it('a changed figure in the page is caught', () => {
     const edited = withServersFigures(
       page,
