@@ -2,7 +2,8 @@
 // (bench/servers/cold-start.js) once under V8's sampling profiler (--cpu-prof), sends it its first
 // request, stops it, and sums the profile's samples by where they ran: Node's module loaders
 // (resolving, reading, compiling: the cost of how many modules and how large), each package under
-// node_modules, each folder of this package's dist/, the generated validators, the garbage collector.
+// node_modules, the server's bundle (dist/server.js) and each folder of this package's dist/, the
+// generated validators, the garbage collector.
 // The profile itself is kept (bench/results/cold-start.cpuprofile) for Chrome's DevTools or
 // speedscope. Sampled every 100 µs, so a share of a few ms is only roughly placed; the profiler
 // slows what it samples, so the sum is more than the CPU of an unprofiled start (bench/run.ts's).
