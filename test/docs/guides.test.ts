@@ -1,11 +1,21 @@
 // The README and every guide, walked as a reader would: each `sh` block run as written, in order, on
 // the machine's own Node, with its servers started; each output a block shows is the output it
 // prints. The conventions are test/support/guide-walk.ts's (and docs/CHANGING.md's).
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
-import { namedCommands, printsAsShown, readersNode, shellBlocks, walkGuide } from '../support/guide-walk.ts';
+import {
+  namedCommands,
+  printsAsShown,
+  readersNode,
+  readersPath,
+  shellBlocks,
+  walkGuide,
+} from '../support/guide-walk.ts';
+import { npmScriptEnv, npmStandIn } from '../support/npm-stand-in.ts';
 
 const GUIDES = [
   'README.md',
@@ -48,6 +58,86 @@ describe('the walk runner', () => {
     expect(printsAsShown('head\ntail', ['head', '…', 'tail'])).toBe(true);
     expect(printsAsShown('head\nother\n', ['head', '…', 'tail'])).toBe(false);
   });
+
+  it("runs an npm script through npm the first time, then as npm runs it: npm's output, exit code and environment", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-npm-stand-in-'));
+    try {
+      const pkg = path.join(dir, 'pkg');
+      mkdirSync(pkg);
+      mkdirSync(path.join(dir, 'once'));
+      writeFileSync(
+        path.join(pkg, 'package.json'),
+        JSON.stringify({
+          name: 'stand-in-check',
+          version: '1.2.3',
+          scripts: {
+            show: `printf '[%s]\\n' "$0" "$@"; echo to-stderr >&2; env | sort; exit 3`,
+            hook: 'true',
+            prehook: 'true',
+          },
+        }),
+      );
+      // npm as the session finds it, logging each call that reaches it; with FAKE set it stops there.
+      mkdirSync(path.join(dir, 'bin'));
+      const realNpm = execFileSync('sh', ['-c', 'command -v npm'], { env: { ...process.env, PATH: readersPath() } })
+        .toString()
+        .trim();
+      writeFileSync(
+        path.join(dir, 'bin', 'npm'),
+        `#!/bin/sh\necho "$*" >> '${dir}/log'\n[ -z "$FAKE" ] || exit 0\nexec '${realNpm}' "$@"\n`,
+        { mode: 0o755 },
+      );
+      const env = { ...process.env, PATH: `${path.join(dir, 'bin')}:${readersPath()}` };
+      delete env.npm_config_loglevel;
+      writeFileSync(path.join(dir, 'npm.sh'), npmStandIn(pkg, path.join(dir, 'once'), await npmScriptEnv(pkg, env)));
+      rmSync(path.join(dir, 'log'));
+      const run = (name: string, command: string) =>
+        `${command} > '${dir}/${name}.out' 2> '${dir}/${name}.err'; echo $? >> '${dir}/${name}.out'`;
+      const args = `-- 'a b' "c'd" '' '$HOME'`;
+      execFileSync(
+        'bash',
+        [
+          '--norc',
+          '--noprofile',
+          '-c',
+          [
+            `source '${dir}/npm.sh'`,
+            run('npm', `npm run -s show ${args}`),
+            run('stand-in', `npm run -s show ${args}`),
+            run('npm-banner', `command npm run show ${args}`),
+            run('stand-in-banner', `npm run show ${args}`),
+            'export FAKE=1',
+            'npm run -s nosuch; npm run -s show a; npm run -s show --x; npm run -s hook; npm start; npm ci',
+            `(cd .. && npm run -s show -- a)`,
+          ].join('\n'),
+        ],
+        { cwd: pkg, env },
+      );
+      const read = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+      // `_` is the path of the last command bash ran (npm's, for npm), read by nothing.
+      const out = (name: string) => read(`${name}.out`).replace(/^_=.*\n/m, '');
+      expect(out('npm')).toMatch(/^\[sh\]\n(.*\n)*npm_lifecycle_event=show\n(.*\n)*3\n$/);
+      expect(out('stand-in')).toBe(out('npm'));
+      expect(read('stand-in.err')).toBe(read('npm.err'));
+      expect(out('npm-banner')).toMatch(/^\n> stand-in-check@1.2.3 show\n> printf .* a b c'd {2}\$HOME\n\n\[sh\]/);
+      expect(out('stand-in-banner')).toBe(out('npm-banner'));
+      // What reached npm: the first run of `show`, then each form the stand-in leaves to npm.
+      expect(read('log').split('\n')).toEqual([
+        `run -s show -- a b c'd  $HOME`,
+        `run show -- a b c'd  $HOME`,
+        'run -s nosuch',
+        'run -s show a',
+        'run -s show --x',
+        'run -s hook',
+        'start',
+        'ci',
+        'run -s show -- a',
+        '',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 /**
@@ -80,6 +170,10 @@ async function inTurn<T>(walk: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Where each npm script leaves its mark when it first runs through npm (test/support/npm-stand-in.ts). */
+const npmOnce = mkdtempSync(path.join(os.tmpdir(), 'pgw-npm-once-'));
+afterAll(() => rmSync(npmOnce, { recursive: true, force: true }));
+
 describe.concurrent.each(walkOrder)('%s', (file) => {
   const blocks = shellBlocks(text(file));
 
@@ -103,7 +197,7 @@ describe.concurrent.each(walkOrder)('%s', (file) => {
       let started = 0;
       const steps = await inTurn(() => {
         started = performance.now();
-        return walkGuide(file);
+        return walkGuide(file, npmOnce);
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       // The walk's length and time, for the record (nothing is asserted on time).

@@ -10,6 +10,8 @@
 //                  names must exist
 //   # → text       after a command: what it prints (`# →` alone: an empty line). A block with such lines must print exactly
 //                  those lines, in order; `…` stands for any text.
+// npm in the session is a shell function (test/support/npm-stand-in.ts): each npm script runs through
+// the real npm the first time the test file runs it, and then as npm runs it, without npm's own start.
 // The well-known ports of the guides (4010 the sandbox, 4011 the mock, 4020 the example server, 3000
 // the example app) are moved to free ones, and the sandbox gets a database of its own, so that a walk
 // runs beside anything else on the machine.
@@ -20,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ended, groupEnded } from './children.ts';
 import { ROOT } from './contract.ts';
+import { type NpmScriptEnv, npmScriptEnv, npmStandIn } from './npm-stand-in.ts';
 
 export interface Block {
   kind: 'run' | 'serve' | 'norun';
@@ -107,11 +110,16 @@ export interface Step {
   out: string;
 }
 
+/** What npm gives a script, read from npm once per test file (the walks' environments differ only in what npm passes on). */
+let npmEnv: Promise<NpmScriptEnv> | undefined;
+
 /**
  * Walks a guide: every `sh` and `sh serve` block in order. Resolves with each step's output and
- * time; rejects naming the block that failed, with what it printed.
+ * time; rejects naming the block that failed, with what it printed. `npmOnce` is the folder, one per
+ * test file, where each npm script leaves its mark the first time it runs through the real npm; the
+ * later runs are npm's work without npm (test/support/npm-stand-in.ts).
  */
-export async function walkGuide(file: string): Promise<Step[]> {
+export async function walkGuide(file: string, npmOnce: string): Promise<Step[]> {
   const blocks = shellBlocks(readFileSync(path.join(ROOT, file), 'utf8')).filter((b) => b.kind !== 'norun');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'pgw-walk-'));
   const moved = new Map<number, number>();
@@ -132,6 +140,7 @@ export async function walkGuide(file: string): Promise<Step[]> {
     NODE_ENV: '',
     FORCE_COLOR: '0',
   };
+  const npm = path.join(tmp, 'npm.sh');
   const servers: ChildProcess[] = [];
   const steps: Step[] = [];
   // One session for the `sh` blocks: each is written to a file and sourced, so state carries over.
@@ -139,8 +148,10 @@ export async function walkGuide(file: string): Promise<Step[]> {
   let sessionOut = '';
   session.stdout.on('data', (c: Buffer) => (sessionOut += c));
   session.stderr.on('data', (c: Buffer) => (sessionOut += c));
-  session.stdin.write('set -o pipefail\n');
   try {
+    npmEnv ??= npmScriptEnv(ROOT, env);
+    writeFileSync(npm, npmStandIn(ROOT, npmOnce, await npmEnv));
+    session.stdin.write(`set -o pipefail\nsource ${npm}\n`);
     for (const [n, block] of blocks.entries()) {
       const started = performance.now();
       const script = path.join(tmp, `block-${n}.sh`);
@@ -148,7 +159,7 @@ export async function walkGuide(file: string): Promise<Step[]> {
       const expected = shellBlocks(`\`\`\`sh\n${code}\n\`\`\``)[0]!.expected;
       const where = `${file}:${block.line}`;
       if (block.kind === 'serve') {
-        writeFileSync(script, code);
+        writeFileSync(script, `source ${npm}\n${code}`);
         const child = spawn('bash', ['--norc', '--noprofile', script], { cwd: ROOT, env, detached: true });
         servers.push(child);
         let out = '';
