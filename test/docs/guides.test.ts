@@ -87,7 +87,8 @@ describe('the walk runner', () => {
         `#!/bin/sh\necho "$*" >> '${dir}/log'\n[ -z "$FAKE" ] || exit 0\nexec '${realNpm}' "$@"\n`,
         { mode: 0o755 },
       );
-      const env = { ...process.env, PATH: `${path.join(dir, 'bin')}:${readersPath()}` };
+      // Not silenced by the npm that may run this test (`npm run -s test:times`): the banner is shown.
+      const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.join(dir, 'bin')}:${readersPath()}` };
       delete env.npm_config_loglevel;
       writeFileSync(path.join(dir, 'npm.sh'), npmStandIn(pkg, path.join(dir, 'once'), await npmScriptEnv(pkg, env)));
       rmSync(path.join(dir, 'log'));
