@@ -31,8 +31,24 @@ import { freshDatabase, PG_URL, SKIP_PG } from './support.ts';
 /** The pool's size (PGW_DB_POOL): fewer connections than stalled downloads. */
 const POOL = 2;
 const STALLED = POOL + 1;
-/** The stalled merchant's rows: a zip of about 20 MB, several times what a loopback socket's buffers hold. */
-const ROWS = 200_000;
+/**
+ * The stalled merchant's rows: a zip of about 15.5 MB (15.05 MB at 150,000 rows), as big as the
+ * 200,000 rows of md5 letters made it before, several times what a loopback socket's buffers hold
+ * (each stalled answer had made about a third of it when it stalled). The volume is what the stalls
+ * need; the rows' number only sets how many pages (PAGE_ROWS, 500) the order is checked across: 310.
+ */
+const ROWS = 155_000;
+/**
+ * Letters only (no digit run a card-number scan could read), upper and lower case at random: 256 KB
+ * of them, made once, from which each row's long fields (reference and product, 64 letters each) are
+ * cut, at an offset 997 letters on from the last row's. No text repeats within deflate's 32 KB window
+ * (about 170 lines), so the file hardly deflates: 5.7 bits a letter, where the md5 digests' letters
+ * these fields were made of before (16 of them, 4 bits) needed 200,000 rows for the same zip.
+ */
+const LETTERS = randomBytes(256 * 1024).map((byte) => (byte % 52 < 26 ? 65 + (byte % 52) : 71 + (byte % 52)));
+/** Where row n's field starts in LETTERS, SQL (1-based): `offset` apart for its two fields. */
+const start = (n: string, offset: number) => `1 + (${n} * 997 + ${offset}) % ${LETTERS.length - 64}`;
+
 /** Settled days long past (whatever day the tests run on), each asked for whole. */
 const DAYS = ['2021-03-01', '2021-03-02'] as const;
 /** The pool's wait for a connection, before and after this change (store-postgres.ts). */
@@ -147,18 +163,16 @@ describe.skipIf(!PG_URL)(`stalled settlement downloads on PostgreSQL${PG_URL ? '
       "INSERT INTO accounts (kind, id, api_key, passphrase, partner_id, created_at) VALUES ('merchant', $1, $2, $3, $4, '2021-01-01 00:00:00')",
       [OTHER, sandboxData.apiKey, sb.seed.passphrase, sb.seed.partnerUUID],
     );
-    // Letters only in the long fields (no digit run a card-number scan could read), random enough
-    // that they hardly deflate.
-    const letters = (seed: string) => `translate(md5(${seed}), '0123456789', 'ghijklmnop')`;
+    // The long fields cut from LETTERS (a bytea parameter: its substring is a seek, a text's a scan).
+    const cut = (offset: number) => `convert_from(substring($7::bytea from ${start('g', offset)} for 64), 'UTF8')`;
     const insert = (merchant: string, count: number, kind: string, idPrefix: string) =>
       db.query(
         `INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
-         SELECT $1 || g, $2, $3, 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD',
-                ${letters("g::text || 'r'")} || ${letters("g::text || 's'")}, ${letters("g::text || 'p'")} || ${letters("g::text || 'q'")},
+         SELECT $1 || g, $2, $3, 'approved', 0, 'Transaction approved', 1234, 1234, 'AUD', ${cut(0)}, ${cut(131_071)},
                 'visa', '456471XXXXXX0004', '02', '29', '123456', '00', 'Approved', '123456789',
                 CASE WHEN g % 3 = 0 THEN $4 ELSE $5 END, '[]', '2021-03-01 10:00:00'
          FROM generate_series(1, $6::int) AS g ORDER BY g`,
-        [idPrefix, merchant, kind, DAYS[0], DAYS[1], count],
+        [idPrefix, merchant, kind, DAYS[0], DAYS[1], count, Buffer.from(LETTERS)],
       );
     await insert(sb.seed.merchantUUID, ROWS, 'purchase', 't-');
     await insert(sb.seed.merchantUUID, 50, 'refund', 'refund-'); // not a settled card payment: not listed
@@ -299,20 +313,12 @@ describe.skipIf(!PG_URL)(`a pool that lends out every connection${PG_URL ? '' : 
 });
 
 /**
- * Letters only (no digit run a card-number scan could read), random (they hardly deflate): 256 KB of
- * them, made once, from which each row's long fields are cut.
- */
-const LETTERS = randomBytes(256 * 1024).map((byte) => 97 + (byte % 26));
-
-/**
- * ROWS settled purchases of the sandbox's merchant in an SQLite store: a zip of over 15 MB. Each
- * row's reference and product are 64 letters cut from LETTERS at an offset 997 characters on from
- * the last row's: no text repeats within deflate's 32 KB window (about 170 lines here), so the file
- * deflates no better than when each row's were made anew (ten nested replace() of a random blob per
- * field: 7.0 s of CPU for the two stores of this file, 3.6 s so).
+ * ROWS settled purchases of the sandbox's merchant in an SQLite store, their long fields cut from
+ * LETTERS (a blob parameter) as on PostgreSQL: a zip of over 15 MB. (Ten nested replace() of a random
+ * blob per field made them before: 7.0 s of CPU for the two stores of this file.)
  */
 async function settledRows(sb: RunningSandbox): Promise<void> {
-  const cut = (offset: number) => `CAST(substr(?1, 1 + (n * 997 + ${offset}) % ${LETTERS.length - 64}, 64) AS TEXT)`;
+  const cut = (offset: number) => `CAST(substr(?1, ${start('n', offset)}, 64) AS TEXT)`;
   await sb.store.run(
     `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?2)
      INSERT INTO transactions (id, merchant_id, kind, status, response_code, response_message, amount, captured, currency, reference, product, card_type, masked_pan, expiry_month, expiry_year, auth_code, auth_response_code, auth_message, receipt_no, settled_date, custom, created_at)
