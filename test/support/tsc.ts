@@ -11,6 +11,11 @@
 // the copy did not change keep their hash and are not re-checked, those it changed and their
 // dependents are.
 //
+// A project in a folder of its own that is another each run (the client app of
+// test/package/install.test.ts, which installs the package) is kept the same way, every file of that
+// folder (its node_modules included: the installed package is what it checks) named as under a fixed
+// place in the cache, and moved to the run's folder before tsc reads it.
+//
 // The checks are made by the run's one compiler (test/support/tsc-server.ts, started on demand by
 // test/support/shared-servers.global.ts), which answers as the tsc command would with the same
 // arguments, and parses node_modules' declarations and TypeScript's libraries once per run rather than
@@ -38,6 +43,12 @@ export interface TscRun {
    * (the copy's folder is another each run), and moved to the next copy before tsc reads it.
    */
   copy?: { folder: string; seed: string };
+  /**
+   * For a project whose folder is another each run (an app that installs the package): that folder.
+   * Its build info is kept with every file under it, node_modules included, named as under a fixed
+   * place (TSC_CACHE/NAME.folder), and moved to the run's folder before tsc reads it.
+   */
+  folder?: string;
   /** More arguments for tsc (--pretty false, --noEmit …). */
   args?: string[];
   cwd?: string;
@@ -53,16 +64,23 @@ export async function tsc(run: TscRun): Promise<string> {
   mkdirSync(TSC_CACHE, { recursive: true });
   const kept = buildInfo(run.cache);
   const mine = path.join(TSC_CACHE, `${run.cache}.${process.pid}.${Date.now()}.tsbuildinfo`);
+  const place = path.join(TSC_CACHE, `${run.cache}.folder`);
   const start = run.copy
     ? (moved(kept, ROOT, run.copy.folder) ?? moved(buildInfo(run.copy.seed), ROOT, run.copy.folder))
-    : readable(kept);
+    : run.folder
+      ? moved(kept, place, run.folder, { modules: true })
+      : readable(kept);
   if (start !== undefined) writeFileSync(mine, start);
   try {
     const output = await check(
       ['-p', run.project, '--incremental', '--tsBuildInfoFile', mine, ...(run.args ?? [])],
       run.cwd ?? ROOT,
     ).catch((failure: Error) => `tsc-server: ${failure.message}`);
-    const end = run.copy ? moved(mine, run.copy.folder, ROOT) : readable(mine);
+    const end = run.copy
+      ? moved(mine, run.copy.folder, ROOT)
+      : run.folder
+        ? moved(mine, run.folder, place, { modules: true })
+        : readable(mine);
     if (end !== undefined) {
       writeFileSync(mine, end);
       renameSync(mine, kept);
@@ -97,11 +115,12 @@ function readable(file: string): string | undefined {
 }
 
 /**
- * The build info `file` (in TSC_CACHE) with each file under `from` (its node_modules aside) named by
- * its place under `to`; every other file (node_modules, which a copy links, TypeScript's libraries)
- * stays where it is. Undefined when there is none, or it is not a build info this knows.
+ * The build info `file` (in TSC_CACHE) with each file under `from` (its node_modules aside, unless
+ * `modules`) named by its place under `to`; every other file (node_modules, which a copy links,
+ * TypeScript's libraries) stays where it is. Undefined when there is none, or it is not a build info
+ * this knows.
  */
-function moved(file: string, from: string, to: string): string | undefined {
+function moved(file: string, from: string, to: string, { modules = false } = {}): string | undefined {
   const text = readable(file);
   if (text === undefined) return undefined;
   let info: { fileNames?: unknown };
@@ -111,10 +130,10 @@ function moved(file: string, from: string, to: string): string | undefined {
     return undefined;
   }
   if (!Array.isArray(info.fileNames)) return undefined;
-  const modules = path.join(from, 'node_modules') + path.sep;
+  const ownModules = path.join(from, 'node_modules') + path.sep;
   info.fileNames = info.fileNames.map((name: string) => {
     const absolute = path.resolve(TSC_CACHE, name);
-    if (!absolute.startsWith(from + path.sep) || absolute.startsWith(modules)) return name;
+    if (!absolute.startsWith(from + path.sep) || (!modules && absolute.startsWith(ownModules))) return name;
     return path.relative(TSC_CACHE, path.join(to, path.relative(from, absolute)));
   });
   return JSON.stringify(info);
