@@ -26,21 +26,34 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/pingMerchant.yaml');
 const LIST_FIXTURE = path.join(ROOT, 'test/fixtures/methods/post/listRefunds.yaml');
 const LIST_HANDLER = path.join(ROOT, 'test/fixtures/methods/post/listRefunds.handler');
 const HANDLERS = 'sandbox/handlers/card-payments.ts';
-/** A copy of the package (node_modules linked), with the method file added and the changelog line the diff prints for it. */
-async function copyWithMethod(prefix: string, fixture: string, name: string): Promise<string> {
+/**
+ * A copy of the package (node_modules linked), with the method file added and the changelog line the
+ * diff prints for it; then the copy's `npm run generate`. The spec is bundled once, for the diff and
+ * for the generation (as scripts/generate.ts bundles it once for every file it writes): the bundle
+ * reads spec/ alone, which the changelog line and a handler do not touch.
+ */
+async function copyWithMethod(
+  prefix: string,
+  fixture: string,
+  name: string,
+  change: (copy: string) => Promise<void> = async () => undefined,
+): Promise<string> {
   const copy = await copyPackage(prefix);
   // The change: the method file, then the changelog line `npm run diff -- --format changelog` prints.
   await cp(fixture, path.join(copy, `spec/methods/post/${name}.yaml`));
   const release = await lastRelease();
+  const bundled = await bundleSpec(copy);
   const report = await diffDocs(await load(path.join(ROOT, release!)), {
     label: 'copy',
-    doc: await bundleSpec(copy),
+    doc: structuredClone(bundled),
   });
   const changelog = await readFile(path.join(copy, 'CHANGELOG.md'), 'utf8');
   await writeFile(
     path.join(copy, 'CHANGELOG.md'),
     changelog.replace('## [Unreleased]\n', `## [Unreleased]\n\n${changelogSections(report)}`),
   );
+  await change(copy);
+  await generate(path.join(copy, 'generated'), undefined, copy, bundled);
   return copy;
 }
 
@@ -89,7 +102,6 @@ describe('adding a method is one file in spec/methods/ and its changelog line', 
 
   beforeAll(async () => {
     copy = await copyWithMethod('pgw-add-method-', FIXTURE, 'pingMerchant');
-    await generate(path.join(copy, 'generated'), undefined, copy);
   }, 120_000);
   afterAll(() => rm(copy, { recursive: true, force: true }));
 
@@ -221,16 +233,16 @@ describe('adding a method whose answer holds a list is its file, its handler and
   let tscOutput: Promise<string>;
 
   beforeAll(async () => {
-    copy = await copyWithMethod('pgw-add-list-method-', LIST_FIXTURE, 'listRefunds');
-    // Its handler: one entry of the sandbox's card payments handlers.
-    const handlers = await readFile(path.join(copy, HANDLERS), 'utf8');
-    const end = '  } satisfies Partial<H>;\n';
-    expect(handlers.split(end)).toHaveLength(2);
-    await writeFile(
-      path.join(copy, HANDLERS),
-      handlers.replace(end, `\n${await readFile(LIST_HANDLER, 'utf8')}${end}`),
-    );
-    await generate(path.join(copy, 'generated'), undefined, copy);
+    copy = await copyWithMethod('pgw-add-list-method-', LIST_FIXTURE, 'listRefunds', async (copy) => {
+      // Its handler: one entry of the sandbox's card payments handlers.
+      const handlers = await readFile(path.join(copy, HANDLERS), 'utf8');
+      const end = '  } satisfies Partial<H>;\n';
+      expect(handlers.split(end)).toHaveLength(2);
+      await writeFile(
+        path.join(copy, HANDLERS),
+        handlers.replace(end, `\n${await readFile(LIST_HANDLER, 'utf8')}${end}`),
+      );
+    });
     tscOutput = typeCheckCopy(copy, 'add-list-method');
   }, 120_000);
   afterAll(async () => {
