@@ -2,10 +2,10 @@
 // local port with the spec beside it, or its path printed to open from disk. This server is no
 // sandbox: the page it serves names the sandbox its try-it console sends to (runtime/try-it-page.ts).
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { parse, portOf, type CommandSpec, listen, packageFile, UsageError } from '../cli-kit/index.ts';
 import { SPEC_FILES } from '../runtime/spec-files.ts';
 import { withSandbox } from '../runtime/try-it-page.ts';
+import { http } from '../runtime/node-http.ts';
 
 /** The spec's server (its base_url's default): where `npm start` and `payment-gateway sandbox` listen. */
 const specServer = (): string =>

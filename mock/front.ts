@@ -10,7 +10,7 @@
 // example. In proxy mode the front only passes requests through to Prism's validating proxy.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import type * as Http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { operations, type ContractOperation } from '../generated/operations.ts';
@@ -36,6 +36,7 @@ import { exampleAnswer, type MockDocument } from './answers.ts';
 import { mockAccounts, sandboxAccounts } from './accounts.ts';
 import { askPrism, type PrismAnswer, type PrismTarget } from './prism-client.ts';
 import { askedScenario, mockScenario } from './scenarios.ts';
+import { http } from '../runtime/node-http.ts';
 
 const require = createRequire(import.meta.url);
 const configFile = require.resolve('payment-gateway-contract/mock.json');
@@ -111,7 +112,7 @@ const NOT_FORWARDED = new Set([
   'svc-sandbox-scenario',
 ]);
 
-export function createFront(options: FrontOptions): http.Server {
+export function createFront(options: FrontOptions): Http.Server {
   return options.choosesExamples ? exampleServer(options) : proxyServer(options);
 }
 
@@ -121,7 +122,7 @@ function exampleServer({
   ready,
   accounts = [],
   prismTimeoutMs = PRISM_TIMEOUT_MS,
-}: FrontOptions): http.Server {
+}: FrontOptions): Http.Server {
   const doc = mockDocument();
   const cardFields = cardNumberFields(doc);
   const own = protocols.canonical;
@@ -169,7 +170,7 @@ function exampleServer({
     }
     await ready;
     const clientPrefers = exchange.request.headers.prefer;
-    const headers: http.OutgoingHttpHeaders = {};
+    const headers: Http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(exchange.request.headers))
       if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
     const body = op.request && input.body ? own.writeRequest(input.body) : undefined;
@@ -285,7 +286,7 @@ function exampleTokens(doc: MockDocument): string[] {
 }
 
 /** Proxy mode: every request passed to Prism's validating proxy, each violation it reports told. */
-function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }: FrontOptions): http.Server {
+function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }: FrontOptions): Http.Server {
   // Idle connections kept as the stubs' server keeps them (65 s), longer than any client's keep-alive:
   // with Node's 5 s a client reused a connection the proxy was closing at that moment and got "other
   // side closed" (seen under load, issue 44: a client's idle timer runs late there).
@@ -295,9 +296,9 @@ function proxyServer({ target, onViolation, prismTimeoutMs = PRISM_TIMEOUT_MS }:
     keepAliveTimeout: serverDefaults.keepAliveTimeout,
   });
   // A client that half-closes after sending still gets its answer (as the stubs' server does).
-  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const headers: http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
+  (server as Http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on('request', (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    const headers: Http.OutgoingHttpHeaders = { ...req.headers, host: `${target.host}:${target.port}` };
     const upstream = http.request({ ...target, method: req.method, path: req.url, headers }, (answer) => {
       // The time-out is for the answer's head: a long file streamed after it is not cut.
       clearTimeout(timer);

@@ -1,7 +1,8 @@
 // One exchange with Prism, bounded: a time-out for the whole exchange and a cap on what is read of the
 // answer. Prism runs beside the front on the loopback; when it hangs or dies, the front answers the
 // caller a refusal of its own (mock/front.ts) rather than waiting with it, or failing with a stack.
-import http from 'node:http';
+import type * as Http from 'node:http';
+import { http } from '../runtime/node-http.ts';
 
 export interface PrismTarget {
   host: string;
@@ -12,12 +13,12 @@ export interface PrismAsk {
   verb: string;
   /** Path and query. */
   url: string;
-  headers: http.OutgoingHttpHeaders;
+  headers: Http.OutgoingHttpHeaders;
   body?: Uint8Array | string | undefined;
 }
 
 export type PrismAnswer =
-  | { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
+  | { status: number; headers: Http.IncomingHttpHeaders; body: Buffer }
   | { failed: 'timeout' | 'too large' | 'unreachable'; why: string };
 
 /** The most of an answer read from Prism: larger than any example (the settlement zip is served from its file). */
@@ -37,7 +38,7 @@ export function askPrism(target: PrismTarget, ask: PrismAsk, timeoutMs: number):
     if (body) headers['content-length'] = String(body.length);
     else delete headers['content-length'];
     delete headers['transfer-encoding'];
-    let request: http.ClientRequest;
+    let request: Http.ClientRequest;
     const timer = setTimeout(() => {
       settle({ failed: 'timeout', why: `no answer within ${timeoutMs} ms` });
       request.destroy();
@@ -54,7 +55,7 @@ export function askPrism(target: PrismTarget, ask: PrismAsk, timeoutMs: number):
       request.on('response', onAnswer);
       request.end(body);
     };
-    const onAnswer = (answer: http.IncomingMessage) => {
+    const onAnswer = (answer: Http.IncomingMessage) => {
       const parts: Buffer[] = [];
       let size = 0;
       answer.on('data', (chunk: Buffer) => {

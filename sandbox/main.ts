@@ -14,7 +14,8 @@ import {
   UsageError,
   type CommandSpec,
 } from '../cli-kit/index.ts';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http } from '../runtime/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import type { unavailableAnswer as unavailableAnswerType } from './index.ts';
 import { logWriter } from '../runtime/log-line.ts';
@@ -166,7 +167,7 @@ export async function main(name: string, argv: string[]): Promise<void> {
   // arrives meanwhile is answered 503, Retry-After 1 (test/sandbox/start-race.test.ts).
   const option = v.port !== undefined ? '--port' : 'PORT (or --port)';
   const { createSandbox, SettingRefused, unavailableAnswer } = await import('./index.ts');
-  const held = port !== 0 ? createServer(starting(unavailableAnswer)) : undefined;
+  const held = port !== 0 ? http.createServer(starting(unavailableAnswer)) : undefined;
   if (held) await listen(held, port, host, option);
   /** The port let go: a start refused before its server listens leaves nothing listening. */
   const release = async () => {

@@ -1,9 +1,8 @@
 // How the sandbox POSTs a notification: to the address the URL policy checked, never to whatever a
 // second lookup of the name answers (DNS rebinding), and without following a redirect (whose target
 // the policy never saw): a 3xx is an answer like any other non-2xx, and the delivery is retried.
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { http, https } from '../runtime/node-http.ts';
 
 export interface SendInit {
   method: 'POST';
@@ -27,7 +26,7 @@ export const pinnedSend: Send = (url, init, address) =>
             { address, family },
           ])
         : callback(null, address, family);
-    const request = (target.protocol === 'https:' ? https : http).request(target, {
+    const request = (target.protocol === 'https:' ? https() : http).request(target, {
       method: init.method,
       headers: init.headers,
       signal: init.signal,

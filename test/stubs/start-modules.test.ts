@@ -9,24 +9,40 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/contract.ts';
 
-/** Imports the server entry in a child and prints the URLs of the modules it loaded and Node's internal ones. */
-const RECORDER = `
+/** Imports a module of the checkout in a child and prints the URLs of the modules it loaded and Node's internal ones. */
+const recorder = (module: string) => `
 import { registerHooks } from 'node:module';
 const loaded = [];
 registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-await import(${JSON.stringify(path.join(ROOT, 'server-stubs/index.ts'))});
+await import(${JSON.stringify(path.join(ROOT, module))});
 process.stdout.write(JSON.stringify({ loaded, internal: process.moduleLoadList }));
 `;
 
+async function modulesOf(module: string): Promise<{ loaded: string[]; internal: string[] }> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', recorder(module)], {
+    cwd: ROOT,
+  });
+  return JSON.parse(stdout) as { loaded: string[]; internal: string[] };
+}
+
 describe("a server's start", () => {
   it('loads neither @noble/hashes nor undici', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', RECORDER], {
-      cwd: ROOT,
-    });
-    const { loaded, internal } = JSON.parse(stdout) as { loaded: string[]; internal: string[] };
+    const { loaded, internal } = await modulesOf('server-stubs/index.ts');
     // The recorder sees the server's own modules: it is no empty list that passes by saying nothing.
     expect(loaded.some((url) => url.endsWith('/server-stubs/core/gateway.ts'))).toBe(true);
     expect(loaded.filter((url) => url.includes('/@noble/'))).toEqual([]);
     expect(internal.filter((name) => name.includes('undici'))).toEqual([]);
   });
+
+  // Every program of the package starts many times a day (a test run starts the sandbox and the CLI
+  // hundreds of times): the sandbox, the mock's front and its Prism client, the docs server take
+  // node:http from runtime/node-http.ts too. An ES import of it cost 60 to 80 ms of CPU per start here.
+  it.each(['sandbox/main.ts', 'sandbox/index.ts', 'mock/front.ts', 'mock/prism-client.ts', 'cli/docs.ts'])(
+    '%s loads no undici',
+    async (module) => {
+      const { loaded, internal } = await modulesOf(module);
+      expect(loaded.some((url) => url.endsWith(`/${module}`))).toBe(true);
+      expect(internal.filter((name) => name.includes('undici'))).toEqual([]);
+    },
+  );
 });
