@@ -19,7 +19,7 @@ import { claimDue, renew, settle } from './delivery-queue.ts';
 import { NotificationOverrides, type OverrideRefusal, type Overrides } from './notification-overrides.ts';
 import type { Row, Store } from './store.ts';
 import type { Send } from './notify-send.ts';
-import { addressesToNotify, type Resolve, type UrlPolicy } from './url-policy.ts';
+import { addressesToNotify, type Resolve, resolvingOnce, type UrlPolicy } from './url-policy.ts';
 import { DEFAULT_WAITS, type Waits } from './waits.ts';
 
 /** The first attempt and every retry of the spec's schedule. */
@@ -322,6 +322,8 @@ export class Notifier {
 
   private async deliverClaimed(): Promise<number> {
     let delivered = 0;
+    // Each host name resolved once in the run, however many attempts it makes to it (url-policy.ts).
+    const resolve = this.resolve && resolvingOnce(this.resolve);
     // Work that queues notifications as time passes (each on its account's clock, payoutsDue).
     for (const work of this.dueWork) await work();
     for (;;) {
@@ -337,7 +339,7 @@ export class Notifier {
       // shorter than its lease (waits.ts), so no claim runs out while its holder is still busy with it.
       const done = await Promise.all(
         due.map(async (n) => {
-          const ok = await this.deliver(n);
+          const ok = await this.deliver(n, resolve);
           if (ok) {
             const account = `${n.signer_kind}:${n.signer_id}`;
             this.deliveredBy.set(account, this.deliveredOf(account) + 1);
@@ -362,11 +364,11 @@ export class Notifier {
   }
 
   /** Posts one body to the notification's address, every hop checked: the receiver's status, 0 for none. */
-  private async post(n: Row, posting: Posting): Promise<number> {
+  private async post(n: Row, posting: Posting, resolve: Resolve | undefined): Promise<number> {
     try {
       // Every hop checked at send time: the name resolved now, the connection to a checked address,
       // no redirect followed.
-      const to = await addressesToNotify(n.url, this.policy, this.resolve);
+      const to = await addressesToNotify(n.url, this.policy, resolve);
       if ('refusal' in to) throw new Error(`the URL policy forbids this address: ${to.refusal}`);
       const response = await this.send(
         n.url,
@@ -387,7 +389,7 @@ export class Notifier {
   }
 
   /** One attempt: posted outside any transaction, then recorded while this instance still holds the claim. */
-  private async deliver(n: Row): Promise<boolean> {
+  private async deliver(n: Row, resolve: Resolve | undefined): Promise<boolean> {
     const headers = await this.headersFor(n);
     const attempt = Number(n.attempts) + 1;
     // Its account's clock as the store holds it (another instance may have moved it).
@@ -412,7 +414,7 @@ export class Notifier {
     if (!(await renew(this.store, Number(n.id), this.instanceId, this.clock.baseTimestamp(this.times.leaseMs))))
       return false;
     const posting = { body: n.body, headers };
-    if (plan?.badSignature) faults.push({ kind: 'bad-signature', value: await this.post(n, forged(posting)) });
+    if (plan?.badSignature) faults.push({ kind: 'bad-signature', value: await this.post(n, forged(posting), resolve) });
     if (plan?.stale) {
       const signer = await this.store.get(
         'SELECT passphrase FROM accounts WHERE kind = ? AND id = ?',
@@ -420,11 +422,11 @@ export class Notifier {
         n.signer_id,
       );
       const copy = staled(posting, chaos!.staleSeconds, String(signer?.passphrase ?? ''));
-      if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy) });
+      if (copy) faults.push({ kind: 'stale', value: await this.post(n, copy, resolve) });
     }
     const at = onScopeTime(this.clock, base, account);
     const started = performance.now();
-    const status = await this.post(n, posting);
+    const status = await this.post(n, posting, resolve);
     const ms = Math.round(performance.now() - started);
     let ok = status >= 200 && status < 300;
     if (plan?.timeout) {
@@ -432,7 +434,7 @@ export class Notifier {
       faults.push({ kind: 'timeout', value: status });
       ok = false;
     }
-    if (ok && plan?.duplicate) faults.push({ kind: 'duplicate', value: await this.post(n, posting) });
+    if (ok && plan?.duplicate) faults.push({ kind: 'duplicate', value: await this.post(n, posting, resolve) });
     // The spec's wait after this attempt (x-notification-delivery), from the attempt's time; after the
     // last one it is not sent again.
     const retryIn = RETRY_AFTER_MS[Number(n.attempts)] ?? 0;

@@ -199,5 +199,25 @@ export async function addressesToNotify(
   return { addresses };
 }
 
+/**
+ * A resolver that asks `resolve` once for each name and gives its answer again, a failure too: one
+ * delivery run's (notifier.ts). An advance of the clock makes every retry that falls due within its
+ * span in one run, milliseconds apart: each asked the system's resolver again, and a name that does
+ * not exist, asked of the network, takes about a second each time (five retries, five seconds, an
+ * advance's whole wait). The addresses are still held to the policy, and the connection made to one
+ * of them; the next run resolves the name again.
+ */
+export function resolvingOnce(resolve: Resolve): Resolve {
+  const answers = new Map<string, Promise<string[]>>();
+  return (host) => {
+    let answer = answers.get(host);
+    if (!answer) {
+      answer = resolve(host);
+      answers.set(host, answer);
+    }
+    return answer;
+  };
+}
+
 /** The system resolver: every address of the name, IPv4 and IPv6. */
 export const resolveAll: Resolve = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
