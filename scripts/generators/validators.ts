@@ -108,11 +108,22 @@ function indexModule(header: string, kind: string, names: string[]): string {
   ].join('\n');
 }
 
+/** How Ajv's standalone code takes its helper that counts a string's code points (minLength, maxLength). */
+const AJV_LENGTH = 'require("ajv/dist/runtime/ucs2length").default';
+/**
+ * The helper, read at once for a string without a high surrogate: its code points are its UTF-16
+ * units. Ajv's counts character by character, and the contract suite's broken batchFile (4 MiB and
+ * one) cost about 60 ms each time the suite or the server validated it (test/contract/validator-length.test.ts).
+ */
+const LENGTH = `((count) => (text) => (/[\\uD800-\\uDBFF]/.test(text) ? count(text) : text.length))(${AJV_LENGTH})`;
+
 function modulesOf(ajv: Ajv2020, refs: Record<string, string>, header: string, kind: string): ValidatorModules {
   const names = Object.keys(refs).sort((a, b) => a.localeCompare(b));
   return {
     index: indexModule(header, kind, names),
-    modules: Object.fromEntries(names.map((n) => [n, header + standaloneCode.default(ajv, { [n]: refs[n]! })])),
+    modules: Object.fromEntries(
+      names.map((n) => [n, header + standaloneCode.default(ajv, { [n]: refs[n]! }).replaceAll(AJV_LENGTH, LENGTH)]),
+    ),
   };
 }
 
