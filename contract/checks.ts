@@ -200,6 +200,33 @@ export function breaking(schema: unknown): unknown {
   return undefined;
 }
 
+/** A value and everything in it made read-only: the drawn values are shared by every check that sends them. */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) frozen(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The values drawn from a request form's schema that its validator accepts, by form, count and seed.
+ * A draw depends on nothing else (arbitraries.ts), and a run drew the same values twice for every
+ * operation served in both wire formats (its JSON checks, then its form checks), and again in each
+ * later run of the process (a test file's): drawn once (sampleValid was about a tenth of a run's CPU),
+ * read-only (signBody copies what it signs).
+ */
+const drawn = new Map<string, readonly unknown[]>();
+export function propertyValues(form: string, n: number, seed: number): readonly unknown[] {
+  const key = `${form} ${n} ${seed}`;
+  let values = drawn.get(key);
+  if (!values) {
+    values = frozen(sampleValid(doc, doc.components.schemas[form], (v) => requestValidators[form]!(v), n, seed));
+    drawn.set(key, values);
+  }
+  return values;
+}
+
 function checksFor(op: ContractOperation, wire: Wire): Check[] {
   const base = { operationId: op.operationId, tags: tagsOf(op) };
   const checks: Check[] = [];
@@ -231,13 +258,7 @@ function checksFor(op: ContractOperation, wire: Wire): Check[] {
         const forms = op.forms ?? [op.request!];
         let sent = 0;
         for (const [i, form] of forms.entries()) {
-          const values = sampleValid(
-            doc,
-            doc.components.schemas[form],
-            (v) => requestValidators[form]!(v),
-            Math.max(1, Math.ceil(ctx.runs / forms.length)),
-            ctx.seed + i,
-          );
+          const values = propertyValues(form, Math.max(1, Math.ceil(ctx.runs / forms.length)), ctx.seed + i);
           for (const value of values) {
             const body = signBody(op, form, value as Record<string, unknown>, ctx.creds);
             const problem = judge(op, body, await send(ctx.base, { op, body }, ctx.creds, ctx.wire), ctx);
