@@ -409,6 +409,31 @@ const XML_1_0_UTF8 =
   /^<\?xml\s+version\s*=\s*(["'])1\.0\1(\s+encoding\s*=\s*(["'])utf-8\3)?(\s+standalone\s*=\s*(["'])(yes|no)\5)?\s*\?>/i;
 
 export function readXml(text: string, root: string, declaration: string, shape?: Shape | null): AnswerRead {
+  const same = lastRead?.text === text && lastRead.root === root && lastRead.declaration === declaration;
+  if (!same) lastRead = { text, root, declaration, parsed: rootOf(text, root, declaration) };
+  const { parsed } = lastRead!;
+  if ('error' in parsed) return { error: parsed.error };
+  const { top } = parsed;
+  if (typeof top !== 'object' || top === null) return { ok: {} };
+  const read = readElement(root, top as XmlNode, {
+    types: ['object'],
+    ...(shape?.fields ? { fields: shape.fields } : {}),
+  });
+  return 'error' in read ? read : { ok: read.ok as Record<string, unknown> };
+}
+
+/**
+ * The text last read, and its root element's content as parsed (or why it cannot be read): a refusal
+ * is read twice in a row, as the operation's result and then as its refusal (contract/http.ts
+ * readAnswer), and the well-formedness check and the parse, the larger part of reading it, are the
+ * same both times. readElement only reads the parsed tree.
+ */
+let lastRead:
+  | { text: string; root: string; declaration: string; parsed: { top: XmlNode } | { error: string } }
+  | undefined;
+
+/** The content of the answer's one root element as parsed, or why a client could not read the text. */
+function rootOf(text: string, root: string, declaration: string): { top: XmlNode } | { error: string } {
   if (!XML_1_0_UTF8.test(text))
     return { error: `it does not start with an XML 1.0 declaration in UTF-8, such as ${declaration}` };
   const { parser, validator } = xmlReader();
@@ -418,13 +443,7 @@ export function readXml(text: string, root: string, declaration: string, shape?:
   const roots = Object.keys(parsed);
   if (roots.length !== 1 || roots[0] !== root || parsed[root]!.length !== 1)
     return { error: `its root is ${roots.join(', ') || 'missing'}, not ${root}` };
-  const top = parsed[root]![0];
-  if (typeof top !== 'object' || top === null) return { ok: {} };
-  const read = readElement(root, top as XmlNode, {
-    types: ['object'],
-    ...(shape?.fields ? { fields: shape.fields } : {}),
-  });
-  return 'error' in read ? read : { ok: read.ok as Record<string, unknown> };
+  return { top: parsed[root]![0] as XmlNode };
 }
 
 /** A body as a server of the form mode reads it once sent as a form (its empty values gone, its types restored). */

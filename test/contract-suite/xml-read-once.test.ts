@@ -1,0 +1,45 @@
+// The suite reads a form request's XML answer as the operation's result, and a refusal (a negative
+// responseCode) again as its refusal (contract/http.ts readAnswer): the text was checked well-formed
+// and parsed twice, fast-xml-parser's validator and parser, the larger part of reading it. The same text
+// read again is now checked and parsed once, and typed by each shape; another text is read afresh.
+import { createRequire } from 'node:module';
+import { afterEach, expect, it } from 'vitest';
+import { readAnswer } from '../../contract/http.ts';
+import { operations } from '../../generated/operations.ts';
+import { protocols } from '../../generated/protocols.ts';
+
+const xml = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+const validate = xml.XMLValidator.validate;
+afterEach(() => {
+  xml.XMLValidator.validate = validate;
+});
+
+it('checks and parses a refusal in XML once, read as the result and then as the refusal', () => {
+  const op = operations.find((o) => o.operationId === 'refundCard')!;
+  const form = protocols.all.find((p) => p.id === 'form')!;
+  let checked = 0;
+  xml.XMLValidator.validate = (...args: Parameters<typeof validate>) => {
+    checked++;
+    return validate(...args);
+  };
+  const refusal = (message: string) =>
+    form.writeAnswer({ responseCode: -2, responseMessage: message }, op.shapes.refusal);
+  const first = refusal("Field 'refundAmount' is invalid");
+  // /post's responseCode is text, in JSON as in XML.
+  expect(readAnswer(form, op, first)).toEqual({
+    ok: { responseCode: '-2', responseMessage: "Field 'refundAmount' is invalid" },
+  });
+  expect(checked, 'well-formedness checks of one refusal').toBe(1);
+  // Another text is read afresh.
+  const second = refusal("Field 'transactionID' is invalid");
+  expect(readAnswer(form, op, second)).toEqual({
+    ok: { responseCode: '-2', responseMessage: "Field 'transactionID' is invalid" },
+  });
+  expect(checked).toBe(2);
+  // A text that is not well-formed says so, read as either shape.
+  const broken = first.replace('</responseMessage>', '');
+  expect(readAnswer(form, op, broken)).toMatchObject({ error: expect.stringContaining('not well-formed') });
+  expect(form.readAnswer(broken, op.shapes.refusal)).toMatchObject({
+    error: expect.stringContaining('not well-formed'),
+  });
+});
