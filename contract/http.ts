@@ -173,12 +173,12 @@ export async function send(
   const url = `${base}${path}${search ? `?${search}` : ''}`;
   const body = out.body === undefined ? undefined : protocol.writeRequest(out.body);
   record({ op, verb: op.verb, url, headers, body, params, query });
-  const response = await exchangeClient().fetch(url, {
+  const answered = await exchangeClient().whole(url, {
     method: op.verb,
     headers,
     ...(body !== undefined ? { body } : {}),
   });
-  return answerOf(response, op, protocol);
+  return answerFrom(answered.status, answered.headers, answered.bytes, op, protocol);
 }
 
 /**
@@ -191,10 +191,20 @@ export async function answerOf(
   op: ContractOperation,
   protocol: Protocol = protocols.canonical,
 ): Promise<Answer> {
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const type = response.headers.get('content-type') ?? '';
-  const date = response.headers.get('date');
-  const answer: Answer = { status: response.status, type, bytes, protocol, ...(date ? { date: new Date(date) } : {}) };
+  return answerFrom(response.status, response.headers, new Uint8Array(await response.arrayBuffer()), op, protocol);
+}
+
+/** An answer's status, head and bytes as the checks judge them (answerOf). */
+function answerFrom(
+  status: number,
+  headers: Headers,
+  bytes: Uint8Array,
+  op: ContractOperation,
+  protocol: Protocol,
+): Answer {
+  const type = headers.get('content-type') ?? '';
+  const date = headers.get('date');
+  const answer: Answer = { status, type, bytes, protocol, ...(date ? { date: new Date(date) } : {}) };
   const writer = protocols.answeredIn(type);
   if (!writer) return answer;
   const read = readAnswer(writer, op, new TextDecoder().decode(bytes));
