@@ -18,6 +18,8 @@ import { findCardNumber } from '../../runtime/card-numbers.ts';
 import { ROOT } from '../support/contract.ts';
 
 type Mode = 'redirect' | 'endless' | 'silent' | 'dripping' | 'dropping' | 'hostile-content' | 'mute';
+/** The modes that never give an answer: the suite must wait each request out. */
+const NO_ANSWER: readonly Mode[] = ['silent', 'dripping', 'dropping', 'mute'];
 
 const SPEC = readFileSync(path.join(ROOT, 'generated/openapi.json'));
 const HOSTILE_TEXT = 'Approved 4564 7100 0000 0004\u001b[2J\u001b]0;owned\u0007\nforged line \u2028\ud800 ]]> \u0000';
@@ -109,6 +111,9 @@ async function hostileServer(mode: Mode) {
   });
   const base = `http://127.0.0.1:${await listening(hostile)}`;
   let runs = 0;
+  // A time-out of 1 s where the server never finishes an answer (waiting it out is what is tested);
+  // elsewhere the server answers at once, and a short time-out would only test the machine's load.
+  const timeout = NO_ANSWER.includes(mode) ? '1' : '30';
 
   /** The suite against the hostile server, as a user runs it: its exit code and what it printed. */
   const suite = (
@@ -132,7 +137,7 @@ async function hostileServer(mode: Mode) {
           '--junit',
           xml,
           '--timeout',
-          '1',
+          timeout,
           ...extra,
         ],
         { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
