@@ -28,6 +28,7 @@ import {
 } from './store.ts';
 import { freshId } from './fresh-id.ts';
 import { poolSizeFromEnv, poolWaitFromEnv } from './pool-settings.ts';
+import { SettingRefused } from './setting-refused.ts';
 
 // The pool's settings and their defaults are pool-settings.ts's (read by `sandbox --help` without pg).
 export { POOL_SIZE, POOL_WAIT_MS, poolSizeFromEnv, poolWaitFromEnv } from './pool-settings.ts';
@@ -94,7 +95,10 @@ export function synchronousCommitFromEnv(env: NodeJS.ProcessEnv): string | undef
   const value = env.PGW_PG_SYNCHRONOUS_COMMIT;
   if (value === undefined || value === '') return undefined;
   if (!SYNCHRONOUS_COMMIT.has(value))
-    throw new Error(`PGW_PG_SYNCHRONOUS_COMMIT is one of ${[...SYNCHRONOUS_COMMIT].join(', ')}, not ${value}`);
+    throw new SettingRefused(
+      'PGW_PG_SYNCHRONOUS_COMMIT',
+      `is one of ${[...SYNCHRONOUS_COMMIT].join(', ')}, not ${value}`,
+    );
   return value;
 }
 const RETRIES = 20;

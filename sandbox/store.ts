@@ -4,6 +4,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { SettingRefused } from './setting-refused.ts';
 
 /**
  * A store a newer sandbox has migrated is not opened: this code would read tables it does not know as
@@ -255,7 +256,7 @@ export const SQLITE_SYNCHRONOUS = ['NORMAL', 'FULL'] as const;
 export function sqliteSynchronousFromEnv(env: NodeJS.ProcessEnv): (typeof SQLITE_SYNCHRONOUS)[number] {
   const value = (env.PGW_SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
   if (!(SQLITE_SYNCHRONOUS as readonly string[]).includes(value))
-    throw new Error(`PGW_SQLITE_SYNCHRONOUS is NORMAL or FULL, not ${env.PGW_SQLITE_SYNCHRONOUS}`);
+    throw new SettingRefused('PGW_SQLITE_SYNCHRONOUS', `is NORMAL or FULL, not ${env.PGW_SQLITE_SYNCHRONOUS}`);
   return value as (typeof SQLITE_SYNCHRONOUS)[number];
 }
 

@@ -48,6 +48,7 @@ const loaded = [];
 registerHooks({ load(url, context, nextLoad) { loaded.push(url); return nextLoad(url, context); } });
 await import('payment-gateway-contract/server');
 console.log('loaded ' + JSON.stringify(loaded));
+console.log('undici ' + JSON.stringify(process.moduleLoadList.filter((name) => name.includes('undici'))));
 // cold-start.js listens on the port process.argv[2] names.
 if (process.argv[3] === 'serve') await import('./cold-start.js');
 `,
@@ -69,7 +70,7 @@ function packageFiles(urls: string[]): string[] {
 }
 
 /** Starts probe.js serving the cold-start server; resolves with what it loaded and its port once ready. */
-function serve(): Promise<{ loaded: string[]; port: number }> {
+function serve(): Promise<{ loaded: string[]; undici: string[]; port: number }> {
   const child = spawn(process.execPath, ['probe.js', '0', 'serve'], {
     cwd: app,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,15 +84,17 @@ function serve(): Promise<{ loaded: string[]; port: number }> {
     child.stdout!.on('data', (c: Buffer) => {
       out += c;
       const list = /^loaded (.*)$/m.exec(out);
+      const undici = /^undici (.*)$/m.exec(out);
       const ready = /^ready (\d+)$/m.exec(out);
-      if (list && ready) resolve({ loaded: JSON.parse(list[1]!), port: Number(ready[1]) });
+      if (list && undici && ready)
+        resolve({ loaded: JSON.parse(list[1]!), undici: JSON.parse(undici[1]!), port: Number(ready[1]) });
     });
     child.on('exit', (code) => reject(new Error(`probe.js exited with ${code}: ${out}${err}`)));
   });
 }
 
 describe('the installed payment-gateway-contract/server', () => {
-  let server: { loaded: string[]; port: number };
+  let server: { loaded: string[]; undici: string[]; port: number };
   beforeAll(async () => {
     server = await serve();
   }, 60_000);
@@ -107,6 +110,10 @@ describe('the installed payment-gateway-contract/server', () => {
       'generated/validators/requests.cjs',
       'generated/validators/results.cjs',
     ]);
+  });
+
+  it('loads no undici: the bundle takes node:http by require, as the sources do (start-modules.test.ts)', () => {
+    expect(server.undici).toEqual([]);
   });
 
   it('holds no document inline: no JSON or YAML of the package is loaded as a module', () => {

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SettingRefused } from '../../sandbox/index.ts';
 import { poolSizeFromEnv, poolWaitFromEnv } from '../../sandbox/pool-settings.ts';
+import { sqliteSynchronousFromEnv } from '../../sandbox/store.ts';
+import { synchronousCommitFromEnv } from '../../sandbox/store-postgres.ts';
 import { ended } from '../support/children.ts';
 import { ROOT, doc } from '../support/contract.ts';
 
@@ -177,6 +179,7 @@ describe('npm start, before it listens', () => {
       ['PGW_SANDBOX_ALLOWED_HOSTS', 'https://sandbox.example.com/'],
       ['PGW_SANDBOX_NPP_MS', '0'],
       ['PGW_NOTIFY_LEASE_MS', '9999999999'],
+      ['PGW_SQLITE_SYNCHRONOUS', 'bogus'],
     ] as const) {
       const refused = await createSandbox({ dbPath: file, env: { [setting]: value } }).then(
         () => undefined,
@@ -189,6 +192,8 @@ describe('npm start, before it listens', () => {
     for (const [setting, read] of [
       ['PGW_DB_POOL', poolSizeFromEnv],
       ['PGW_DB_POOL_WAIT_MS', poolWaitFromEnv],
+      ['PGW_PG_SYNCHRONOUS_COMMIT', synchronousCommitFromEnv],
+      ['PGW_SQLITE_SYNCHRONOUS', sqliteSynchronousFromEnv],
     ] as const) {
       expect(() => read({ [setting]: 'ten' }), setting).toThrow(SettingRefused);
       expect(() => read({ [setting]: 'ten' }), setting).toThrow(new RegExp(`^${setting} `));
