@@ -18,7 +18,7 @@ import { bodyCredentials, hashRecipes } from './contract.ts';
 import { nodeDigests } from './digests.ts';
 import { refusals, type Refusal } from './refusals.ts';
 import { CLI_COMMAND } from '../../runtime/command.ts';
-import { isThenable, type Steps } from './steps.ts';
+import { isThenable } from './steps.ts';
 import type { Account, Accounts, ContractOperation, GatewayRequest } from './types.ts';
 
 /**
@@ -134,17 +134,108 @@ const DECOY: Account = {
   passphrase: randomBytes(24).toString('base64url'),
 };
 
+/** What authentication concludes: the account, or the -1 (with why, for the log, and the account the request was made with). */
+export type Authenticated =
+  | { account: Account }
+  | { refusal: Refusal; explain?: () => CredentialExplanation; account?: Account };
+
+type Lookup = Account | undefined | PromiseLike<Account | undefined>;
+/** A body credential the request does not send: nothing to look up. */
+const NOT_SENT = Symbol('not sent');
+
+/** The lookup a body credential asks for, or NOT_SENT. */
+function credentialLookup(kind: string, body: Record<string, unknown>, accounts: Accounts): Lookup | typeof NOT_SENT {
+  const fields = bodyCredentials[kind as keyof typeof bodyCredentials] as {
+    account: Account['kind'];
+    id?: string;
+    token?: string;
+  };
+  if (fields.token) {
+    const token = text(body[fields.token]);
+    return token ? accounts.findByAccessToken(token) : NOT_SENT;
+  }
+  const id = text(body[fields.id!]);
+  return id ? accounts.find(fields.account, id) : NOT_SENT;
+}
+
 /**
- * Yields each account lookup (a value or a promise, as the implementation answers); see steps.ts.
+ * Every account the credentials name, looked up one after the other in the order they are checked:
+ * the header's merchant, then each body credential sent. The list itself when every lookup answers
+ * at once; else a promise of it, each lookup made once the one before has answered.
+ */
+function lookUp(
+  op: ContractOperation,
+  input: AuthInput,
+  headers: HeaderPlan | undefined,
+  body: Record<string, unknown>,
+  accounts: Accounts,
+): (Account | undefined)[] | Promise<(Account | undefined)[]> {
+  const found: (Account | undefined)[] = [];
+  if (headers) {
+    const lookup = accounts.find('merchant', headerOf(input.headers, headers.accountId)!);
+    if (isThenable(lookup)) return lookUpLater(op, body, accounts, found, lookup, 0);
+    found.push(lookup);
+  }
+  for (let i = 0; i < op.credentials.length; i++) {
+    const lookup = credentialLookup(op.credentials[i]!, body, accounts);
+    if (lookup === NOT_SENT) continue;
+    if (isThenable(lookup)) return lookUpLater(op, body, accounts, found, lookup, i + 1);
+    found.push(lookup);
+  }
+  return found;
+}
+
+async function lookUpLater(
+  op: ContractOperation,
+  body: Record<string, unknown>,
+  accounts: Accounts,
+  found: (Account | undefined)[],
+  pending: PromiseLike<Account | undefined>,
+  next: number,
+): Promise<(Account | undefined)[]> {
+  found.push(await pending);
+  for (let i = next; i < op.credentials.length; i++) {
+    const lookup = credentialLookup(op.credentials[i]!, body, accounts);
+    if (lookup === NOT_SENT) continue;
+    found.push(isThenable(lookup) ? await lookup : lookup);
+  }
+  return found;
+}
+
+/**
+ * The account the request's credentials stand for, or the -1: at once when every account lookup
+ * answers at once (a value), else a promise (the implementation's lookups may answer either way).
  * Every check runs whatever failed before it, and the refusal comes at the end: an unknown account,
  * a wrong key and a wrong hash all cost the same work, so timing does not tell them apart.
  */
-export function* authenticate(
+export function authenticate(
   op: ContractOperation,
   input: AuthInput,
   accounts: Accounts,
   acceptLegacy = true,
-): Steps<{ account: Account } | { refusal: Refusal; explain?: () => CredentialExplanation; account?: Account }> {
+): Authenticated | Promise<Authenticated> {
+  const headers = op.headers ? headerPlanOf(op) : undefined;
+  if (headers) {
+    for (const role of headers.roles) {
+      if (!text(input.headers[role.key])) return { refusal: refusals.headerRequired(role.name) };
+    }
+  }
+  const body = input.body ?? NO_FIELDS;
+  const found = lookUp(op, input, headers, body, accounts);
+  return found instanceof Promise
+    ? found.then((list) => checked(op, input, headers, body, list, acceptLegacy))
+    : checked(op, input, headers, body, found, acceptLegacy);
+}
+
+/** The checks, once the accounts the credentials name are known (`found`, in the order lookUp made them). */
+function checked(
+  op: ContractOperation,
+  input: AuthInput,
+  headers: HeaderPlan | undefined,
+  body: Record<string, unknown>,
+  found: readonly (Account | undefined)[],
+  acceptLegacy: boolean,
+): Authenticated {
   let account: Account | undefined;
   // The first check that failed, for the log (never the answer); every check still runs.
   let reason: string | undefined;
@@ -161,22 +252,15 @@ export function* authenticate(
   };
   // Set where a hash fails, to what it was: until then the closures a failure takes are not made.
   let hashFailure: (() => CredentialExplanation) | undefined;
-  const body = input.body ?? NO_FIELDS;
+  // The next of the accounts looked up.
+  let looked = 0;
 
-  const headers = op.headers ? headerPlanOf(op) : undefined;
   if (op.headers && headers) {
-    for (const role of headers.roles) {
-      if (!text(input.headers[role.key])) return { refusal: refusals.headerRequired(role.name) };
-    }
     const id = headerOf(input.headers, headers.accountId)!;
-    // A lookup is yielded (waited for) only when it answers a promise: an answer at hand is taken
-    // as it is, without suspending the pipeline.
-    let lookup = accounts.find('merchant', id);
-    if (isThenable(lookup)) lookup = yield lookup;
-    const found = lookup as Account | undefined;
-    account = found ?? DECOY;
+    const merchant = found[looked++];
+    account = merchant ?? DECOY;
     const key = headerOf(input.headers, headers.apiKey);
-    if (!found)
+    if (!merchant)
       deny(`unknown merchant '${id}' (header ${op.headers.accountId})`, failure('account', op.headers.accountId));
     if (!sameSecret(key ?? '', account.apiKey) && key !== undefined)
       deny(`header ${op.headers.apiKey} is not the api key of merchant '${id}'`, failure('apiKey', op.headers.apiKey));
@@ -184,40 +268,38 @@ export function* authenticate(
 
   for (const kind of op.credentials) {
     const fields = bodyCredentials[kind] as { account: Account['kind']; id?: string; key?: string; token?: string };
-    let found: Account | undefined;
+    let named: Account | undefined;
     if (fields.token) {
       const token = text(body[fields.token]);
       if (!token) continue;
-      const lookup = accounts.findByAccessToken(token);
-      found = (isThenable(lookup) ? yield lookup : lookup) as Account | undefined;
-      if (!found) {
+      named = found[looked++];
+      if (!named) {
         deny(`${fields.token} is unknown or expired`, failure('accessToken', fields.token));
-        found = DECOY;
+        named = DECOY;
       }
     } else {
       const id = text(body[fields.id!]);
       if (!id) continue;
-      const lookup = accounts.find(fields.account, id);
-      found = (isThenable(lookup) ? yield lookup : lookup) as Account | undefined;
-      if (!found) {
+      named = found[looked++];
+      if (!named) {
         deny(`unknown ${fields.account} '${id}' (${fields.id})`, failure('account', fields.id));
-        found = DECOY;
+        named = DECOY;
       }
       const key = text(body[fields.key!]) ?? '';
-      if (!sameSecret(key, found.apiKey))
+      if (!sameSecret(key, named.apiKey))
         deny(
           `${fields.key} ${key ? 'is not the api key' : 'is missing'} of ${fields.account} '${id}'`,
           failure('apiKey', fields.key),
         );
     }
     // An access token must stand for the merchant the body names, when it names one.
-    if (account && account !== DECOY && found !== DECOY && (account.kind !== found.kind || account.id !== found.id)) {
+    if (account && account !== DECOY && named !== DECOY && (account.kind !== named.kind || account.id !== named.id)) {
       deny(
-        `the credentials name two accounts: ${account.kind} '${account.id}' and ${found.kind} '${found.id}'`,
+        `the credentials name two accounts: ${account.kind} '${account.id}' and ${named.kind} '${named.id}'`,
         failure('accounts'),
       );
     }
-    account = found;
+    account = named;
   }
   if (!account)
     return {

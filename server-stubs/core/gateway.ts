@@ -14,7 +14,7 @@ import {
   type Answered,
   type ByteStream,
 } from './answer.ts';
-import { authenticate, type CredentialExplanation } from './authentication.ts';
+import { authenticate, type Authenticated, type CredentialExplanation } from './authentication.ts';
 import { maskCardNumbers } from '../../runtime/card-numbers.ts';
 import { chooseLogger } from './log.ts';
 import { defaultMaxBodyBytes, operations, packageFile, protocols, unknownFieldsPolicy } from './contract.ts';
@@ -34,8 +34,9 @@ import {
   withoutUnknownFields,
 } from './request.ts';
 import { bodyLimit, chooseMethod, knows, namedLimit, readLimit, route, servedAt } from './router.ts';
-import { isThenable, run, type Steps } from './steps.ts';
+import { isThenable } from './steps.ts';
 import type {
+  Account,
   Accounts,
   ContractOperation,
   GatewayMetrics,
@@ -149,6 +150,9 @@ const NO_NOTE: Note = {};
 
 /** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */
 class RollBack extends Error {}
+
+/** A response, or a promise of it where something the pipeline called answered with one. */
+type Reply = GatewayResponse | Promise<GatewayResponse>;
 
 export interface Gateway {
   handle(request: GatewayRequest): Promise<GatewayResponse>;
@@ -266,6 +270,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics: GatewayMetrics = { requests: 0, refusals: 0, violations: 0, failures: 0 };
   const specCache = new Map<string, Promise<Buffer>>();
   const byId = new Map(operations.map((o) => [o.operationId, o]));
+  // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
+  // keeps the change it reports.
+  const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);
 
   const refused = (
     op: ContractOperation | undefined,
@@ -359,15 +366,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     return { status: 200, headers: { 'content-type': spec.type }, body: await bytes };
   }
 
-  /** The pipeline; it yields what may be a promise (see steps.ts), and run() drives it. */
-  function* steps(request: GatewayRequest, note: Note): Steps<GatewayResponse> {
+  /**
+   * The pipeline, as plain functions: a request whose account lookups and handler answer at once is
+   * answered at once, with no generator, promise or microtask made for it; where one answers with a
+   * promise, the rest of the pipeline runs when it settles.
+   */
+  function pipeline(request: GatewayRequest, note: Note): Reply {
     metrics.requests++;
     const { pathname, search } = splitUrl(request.url);
     // The path first, in a Map (a request's path is a new string each time, which a property lookup
     // would look for in V8's string table): a POST is then never upper-cased either.
     const spec = SPEC_PATHS.get(pathname);
     if (spec && (request.verb === 'GET' || request.verb.toUpperCase() === 'GET')) {
-      return (yield serveSpec(spec)) as GatewayResponse;
+      return serveSpec(spec);
     }
     const routed = route(request.verb, pathname);
     if ('refusal' in routed)
@@ -447,12 +458,28 @@ export function createGateway(options: GatewayOptions): Gateway {
     const body = (op.request ? sent : undefined) as Record<string, unknown> | undefined;
     // Hashes cover the body as the client signed it, unknown fields included.
     const signed = (op.request ? parsed.ok : undefined) as Record<string, unknown> | undefined;
-    const auth = yield* authenticate(
+    const auth = authenticate(
       op,
       { headers: request.headers, body: signed, params, query: query.ok },
       options.accounts,
       options.legacyHashes !== 'refuse',
     );
+    return auth instanceof Promise
+      ? auth.then((done) => authenticated(op, protocol, note, done, body, params, query.ok, ignored))
+      : authenticated(op, protocol, note, auth, body, params, query.ok, ignored);
+  }
+
+  /** Once the credentials are checked: the handler, and its answer held to the contract. */
+  function authenticated(
+    op: ContractOperation,
+    protocol: Protocol,
+    note: Note,
+    auth: Authenticated,
+    body: Record<string, unknown> | undefined,
+    params: Record<string, string>,
+    query: Record<string, string>,
+    ignored: Record<string, unknown> | undefined,
+  ): Reply {
     if ('refusal' in auth) {
       if (note !== NO_NOTE) {
         note.reason = auth.refusal.reason;
@@ -461,7 +488,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       return refused(op, auth.refusal, 'credentials', protocol, undefined, note);
     }
-    if (note !== NO_NOTE) note.account = { kind: auth.account.kind, id: auth.account.id };
+    const account = auth.account;
+    if (note !== NO_NOTE) note.account = { kind: account.kind, id: account.id };
 
     const target = op.aliasOf ? byId.get(op.aliasOf)! : op;
     const handler = options.handlers[target.operationId as keyof GatewayHandlers] as
@@ -471,22 +499,21 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     let returned: unknown;
     let answered: Answered | undefined;
-    const input = { body, params, query: query.ok };
+    const input = { body, params, query };
     // A plain literal either way: a spread in it would copy at run time on every request.
     const context: HandlerContext = ignored
-      ? { operation: op, account: auth.account, ignoredFields: ignored }
-      : { operation: op, account: auth.account };
-    // A refusal stores nothing; a violation that will be sent anyway (log mode, nothing sensitive)
-    // keeps the change it reports.
-    const rollsBack = (a: Answered) => ('violation' in a ? mode !== 'log' || a.sensitive === true : a.refusal === true);
+      ? { operation: op, account, ignoredFields: ignored }
+      : { operation: op, account };
     let settledLater = false;
+    // What is still to be waited for: the unit of work, or the promise its work answered.
+    let pending: PromiseLike<unknown> | undefined;
     try {
       if (options.transaction) {
         let chain: Promise<void> | undefined;
         const unit = options.transaction(() => {
           returned = handler.call(options.handlers, input, context);
           if (!isThenable(returned)) {
-            answered = answer(op, auth.account, body ?? {}, returned, false, protocol);
+            answered = answer(op, account, body ?? {}, returned, false, protocol);
             if (rollsBack(answered)) throw new RollBack();
             return undefined;
           }
@@ -494,64 +521,86 @@ export function createGateway(options: GatewayOptions): Gateway {
           settledLater = true;
           chain = Promise.resolve(returned).then((value) => {
             returned = value;
-            answered = answer(op, auth.account, body ?? {}, value, true, protocol);
+            answered = answer(op, account, body ?? {}, value, true, protocol);
             if (rollsBack(answered)) throw new RollBack();
           });
           return chain;
         }, target.operationId);
-        if (isThenable(unit)) yield unit;
-        else if (chain) yield chain;
+        if (isThenable(unit)) pending = unit;
+        else if (chain) pending = chain;
       } else returned = handler.call(options.handlers, input, context);
-      if (isThenable(returned)) {
-        returned = yield returned;
-        settledLater = true;
-        // Checked now, outside any unit of work.
-        answered = answer(op, auth.account, body ?? {}, returned, true, protocol);
-      }
-      // A file answer's scan may take a while and yields (a streamed one is scanned as it is sent).
-      if (
-        settledLater &&
-        answered &&
-        'response' in answered &&
-        answersFile(op) &&
-        !isByteStream(answered.response.body)
-      ) {
-        const leaks: boolean = yield fileHoldsCardNumber(answered.response.body);
-        if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
-      }
     } catch (error) {
-      if (!(error instanceof RollBack)) {
-        metrics.failures++;
-        logger.error('handler failed', {
-          operationId: op.operationId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return refusalResponse(op, refusals.internal(), protocol);
-      }
+      if (!(error instanceof RollBack)) return handlerFailed(op, error, protocol);
     }
-    answered ??= answer(op, auth.account, body ?? {}, returned, false, protocol);
+    if (pending === undefined && !isThenable(returned))
+      return concluded(op, account, body, returned, answered, protocol, note);
+    // The same steps, once what is pending has settled (a rejection is the handler's failure).
+    const later = async (): Promise<GatewayResponse> => {
+      try {
+        if (pending !== undefined) await pending;
+        if (isThenable(returned)) {
+          returned = await returned;
+          settledLater = true;
+          // Checked now, outside any unit of work.
+          answered = answer(op, account, body ?? {}, returned, true, protocol);
+        }
+        // A file answer's scan may take a while and waits (a streamed one is scanned as it is sent).
+        if (
+          settledLater &&
+          answered &&
+          'response' in answered &&
+          answersFile(op) &&
+          !isByteStream(answered.response.body)
+        ) {
+          const leaks: boolean = await fileHoldsCardNumber(answered.response.body);
+          if (leaks) answered = { violation: 'A card number appears unmasked in the answer', sensitive: true };
+        }
+      } catch (error) {
+        if (!(error instanceof RollBack)) return handlerFailed(op, error, protocol);
+      }
+      return concluded(op, account, body, returned, answered, protocol, note);
+    };
+    return later();
+  }
+
+  /** The handler's answer (or the one made of it) as the response, a streamed one once its first chunk is read. */
+  function concluded(
+    op: ContractOperation,
+    account: Account,
+    body: Record<string, unknown> | undefined,
+    returned: unknown,
+    answered: Answered | undefined,
+    protocol: Protocol,
+    note: Note,
+  ): Reply {
+    const made = answered ?? answer(op, account, body ?? {}, returned, false, protocol);
     if (note !== NO_NOTE) {
       note.errorCode = errorCodeOf(returned);
       const message = (returned as { responseMessage?: unknown } | null)?.responseMessage;
       if (typeof message === 'string') note.message = message;
     }
-    if ('response' in answered && isByteStream(answered.response.body)) {
+    if ('response' in made && isByteStream(made.response.body)) {
       // Until its first chunk a stream can still be answered as any other failure; after it, the
       // status is sent and a failure can only end the connection (the adapter does), logged here.
-      const started: Started = yield startStream(answered.response.body, (error) => streamFailed(op, error));
-      if ('failure' in started) {
+      const response = made.response;
+      return startStream(response.body as ByteStream, (error) => streamFailed(op, error)).then((started) => {
+        if (!('failure' in started))
+          return sent(op, returned, { response: { ...response, body: started.body } }, protocol);
         if (started.failure instanceof CardNumberLeak)
-          answered = { violation: started.failure.message, sensitive: true };
-        else {
-          metrics.failures++;
-          logger.error('handler failed', {
-            operationId: op.operationId,
-            error: started.failure instanceof Error ? started.failure.message : String(started.failure),
-          });
-          return refusalResponse(op, refusals.internal(), protocol);
-        }
-      } else answered = { response: { ...answered.response, body: started.body } };
+          return sent(op, returned, { violation: started.failure.message, sensitive: true }, protocol);
+        metrics.failures++;
+        logger.error('handler failed', {
+          operationId: op.operationId,
+          error: started.failure instanceof Error ? started.failure.message : String(started.failure),
+        });
+        return refusalResponse(op, refusals.internal(), protocol);
+      });
     }
+    return sent(op, returned, made, protocol);
+  }
+
+  /** What is sent: the answer, or a violation's refusal (or, in log mode, the raw answer). */
+  function sent(op: ContractOperation, returned: unknown, answered: Answered, protocol: Protocol): GatewayResponse {
     if ('violation' in answered) {
       const raw =
         typeof returned === 'object' && returned !== null && !(returned instanceof Uint8Array)
@@ -563,6 +612,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     return answered.response;
   }
 
+  const handlerFailed = (op: ContractOperation, error: unknown, protocol: Protocol): GatewayResponse => {
+    metrics.failures++;
+    logger.error('handler failed', {
+      operationId: op.operationId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return refusalResponse(op, refusals.internal(), protocol);
+  };
+
   // Whatever throws outside a handler (an account lookup, a bug) is logged and answered -4: never an
   // unlogged 500 from the adapter, never a stack trace.
   const failed = (error: unknown): GatewayResponse => {
@@ -572,7 +630,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
   const guardedRun = (request: GatewayRequest, note: Note): GatewayResponse | Promise<GatewayResponse> => {
     try {
-      const response = run(steps(request, note));
+      const response = pipeline(request, note);
       return response instanceof Promise ? response.catch(failed) : response;
     } catch (error) {
       return failed(error);
