@@ -507,6 +507,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     let settledLater = false;
     // What is still to be waited for: the unit of work, or the promise its work answered.
     let pending: PromiseLike<unknown> | undefined;
+    // Whether to wait, read inside the try: an answer whose `then` throws when read (a strict Proxy)
+    // is the handler's failure, answered in the operation's own protocol and shape.
+    let waits: boolean | undefined;
     try {
       if (options.transaction) {
         let chain: Promise<void> | undefined;
@@ -529,10 +532,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (isThenable(unit)) pending = unit;
         else if (chain) pending = chain;
       } else returned = handler.call(options.handlers, input, context);
+      waits = pending !== undefined || isThenable(returned);
     } catch (error) {
       if (!(error instanceof RollBack)) return handlerFailed(op, error, protocol);
     }
-    if (pending === undefined && !isThenable(returned))
+    if (!(waits ?? (pending !== undefined || isThenable(returned))))
       return concluded(op, account, body, returned, answered, protocol, note);
     // The same steps, once what is pending has settled (a rejection is the handler's failure).
     const later = async (): Promise<GatewayResponse> => {

@@ -202,3 +202,38 @@ describe('a backend that answers with promises is answered as one that answers a
     }
   }
 });
+
+describe("a handler's answer whose `then` throws when read (a strict Proxy)", () => {
+  const strict = () =>
+    new Proxy(
+      {},
+      {
+        get: (_target, key) => {
+          throw new Error(`no field ${String(key)}`);
+        },
+      },
+    );
+  const handlers = Object.fromEntries(Object.keys(echoHandlers() as object).map((id) => [id, strict]));
+  // The first a form client (its refusal in XML), the second one whose codes are numbers (NPP).
+  it.each([
+    ['processCard', 'form'],
+    ['getPayId', undefined],
+  ] as const)(
+    "%s (%s): is the handler's failure, answered -4 in the operation's own protocol and shape",
+    async (id, wire) => {
+      const logged: string[] = [];
+      const gateway = createGateway({
+        accounts,
+        handlers: handlers as GatewayOptions['handlers'],
+        logger: { error: (message: string) => logged.push(message), warn: () => {}, info: () => {} },
+      });
+      const op = operation(id);
+      const response = await gateway.respond(
+        buildRequest(op, { ...(op.request ? { body: example(id) } : {}), ...(wire ? { wire } : {}) }),
+      );
+      expect(logged).toEqual(['handler failed']);
+      if (wire === 'form') expect(String(response.headers['content-type'])).toMatch(/xml/);
+      else expect(JSON.parse(String(response.body)).responseCode).toBe(-4);
+    },
+  );
+});
