@@ -366,7 +366,7 @@ export class Notifier {
   /** Posts one body to the notification's address, every hop checked: the receiver's status, 0 for none. */
   private async post(n: Row, posting: Posting, resolve: Resolve | undefined): Promise<number> {
     try {
-      // Every hop checked at send time: the name resolved now, the connection to a checked address,
+      // Every hop checked at send time: the name resolved by this run (resolvingOnce), the connection to a checked address,
       // no redirect followed.
       const to = await addressesToNotify(n.url, this.policy, resolve);
       if ('refusal' in to) throw new Error(`the URL policy forbids this address: ${to.refusal}`);

@@ -200,12 +200,14 @@ export async function addressesToNotify(
 }
 
 /**
- * A resolver that asks `resolve` once for each name and gives its answer again, a failure too: one
- * delivery run's (notifier.ts). An advance of the clock makes every retry that falls due within its
- * span in one run, milliseconds apart: each asked the system's resolver again, and a name that does
- * not exist, asked of the network, takes about a second each time (five retries, five seconds, an
- * advance's whole wait). The addresses are still held to the policy, and the connection made to one
- * of them; the next run resolves the name again.
+ * A resolver that asks `resolve` once for each name and gives its answer again: one delivery run's
+ * (notifier.ts). An advance of the clock makes every retry that falls due within its span in one run,
+ * milliseconds apart: each asked the system's resolver again, and a name that does not exist, asked
+ * of the network, takes about a second each time (five retries, five seconds, an advance's whole
+ * wait). Kept: the addresses, and the answer that the name does not exist (ENOTFOUND). Not kept: a
+ * failure that passes (EAI_AGAIN, a time-out), which the run's next attempt asks again, as attempts
+ * minutes apart would. The addresses are still held to the policy, and the connection made to one of
+ * them; the next run resolves the name again.
  */
 export function resolvingOnce(resolve: Resolve): Resolve {
   const answers = new Map<string, Promise<string[]>>();
@@ -214,6 +216,9 @@ export function resolvingOnce(resolve: Resolve): Resolve {
     if (!answer) {
       answer = resolve(host);
       answers.set(host, answer);
+      answer.catch((error: { code?: unknown }) => {
+        if (error?.code !== 'ENOTFOUND') answers.delete(host);
+      });
     }
     return answer;
   };
