@@ -7,9 +7,9 @@
 // (EAI_AGAIN: the resolver did not answer) is not kept: the run's next attempt asks again. SQLite only: the run's resolutions are the
 // notifier's, whatever store holds the queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient, type ControlClient } from '../../sandbox/control-client.ts';
+import type { ControlClient } from '../../sandbox/control-client.ts';
 import { bankDebit } from '../support/requests.ts';
-import { startSandboxOn, type TestSandbox } from './support.ts';
+import { merchantControl, startSandboxOn, type TestSandbox } from './support.ts';
 
 describe('the host names of a delivery run', () => {
   let t: TestSandbox;
@@ -31,11 +31,7 @@ describe('the host names of a delivery run', () => {
         return ['93.184.216.34'];
       },
     });
-    control = createControlClient({
-      baseUrl: t.base,
-      accountId: t.sandbox.seed.merchantUUID,
-      apiKey: t.sandbox.seed.apiKey,
-    });
+    control = merchantControl(t);
   });
   afterAll(() => t?.close());
 
@@ -82,11 +78,7 @@ describe('a resolver failure that passes (EAI_AGAIN)', () => {
         return ['93.184.216.34'];
       },
     });
-    control = createControlClient({
-      baseUrl: t.base,
-      accountId: t.sandbox.seed.merchantUUID,
-      apiKey: t.sandbox.seed.apiKey,
-    });
+    control = merchantControl(t);
   });
   afterAll(() => t?.close());
 
