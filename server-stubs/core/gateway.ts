@@ -592,12 +592,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           return sent(op, returned, { response: { ...response, body: started.body } }, protocol);
         if (started.failure instanceof CardNumberLeak)
           return sent(op, returned, { violation: started.failure.message, sensitive: true }, protocol);
-        metrics.failures++;
-        logger.error('handler failed', {
-          operationId: op.operationId,
-          error: started.failure instanceof Error ? started.failure.message : String(started.failure),
-        });
-        return refusalResponse(op, refusals.internal(), protocol);
+        return handlerFailed(op, started.failure, protocol);
       });
     }
     return sent(op, returned, made, protocol);
