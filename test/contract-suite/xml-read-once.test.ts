@@ -2,6 +2,7 @@
 // responseCode) again as its refusal (contract/http.ts readAnswer): the text was checked well-formed
 // and parsed twice, fast-xml-parser's validator and parser, the larger part of reading it. The same text
 // read again is now checked and parsed once, and typed by each shape; another text is read afresh.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
 import { readAnswer } from '../../contract/http.ts';
@@ -22,18 +23,21 @@ it('checks and parses a refusal in XML once, read as the result and then as the 
     checked++;
     return validate(...args);
   };
+  // Texts of this test's own: a worker runs file after file in one process (vitest.config.ts, isolate
+  // false), and a refusal another file's run read last would be read from what that run parsed.
+  const mark = randomUUID();
   const refusal = (message: string) =>
-    form.writeAnswer({ responseCode: -2, responseMessage: message }, op.shapes.refusal);
+    form.writeAnswer({ responseCode: -2, responseMessage: `${message} (${mark})` }, op.shapes.refusal);
   const first = refusal("Field 'refundAmount' is invalid");
   // /post's responseCode is text, in JSON as in XML.
   expect(readAnswer(form, op, first)).toEqual({
-    ok: { responseCode: '-2', responseMessage: "Field 'refundAmount' is invalid" },
+    ok: { responseCode: '-2', responseMessage: `Field 'refundAmount' is invalid (${mark})` },
   });
   expect(checked, 'well-formedness checks of one refusal').toBe(1);
   // Another text is read afresh.
   const second = refusal("Field 'transactionID' is invalid");
   expect(readAnswer(form, op, second)).toEqual({
-    ok: { responseCode: '-2', responseMessage: "Field 'transactionID' is invalid" },
+    ok: { responseCode: '-2', responseMessage: `Field 'transactionID' is invalid (${mark})` },
   });
   expect(checked).toBe(2);
   // A text that is not well-formed says so, read as either shape.
