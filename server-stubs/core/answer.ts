@@ -53,23 +53,25 @@ const CARRY = 1024;
 
 /**
  * A zip's entries inflated as the zip's bytes come in, each scanned for a card number a chunk at a
- * time. A card number cut by a chunk boundary is still found: each chunk is scanned after the tail
- * of the previous one, cut where no digit or letter run crosses it. Bytes that turn out not to be a
- * zip are scanned as they are, with the same carried tail.
+ * time. A card number cut by a chunk boundary is still found, and a cell cut by one is not misread:
+ * a chunk's whole cells are scanned, and the cell it ends in is carried into the next. Bytes that
+ * turn out not to be a zip are scanned as they are, with the same carried tail.
  */
 class ZipScanner {
   found = false;
   private broken = false;
   private rawTail = '';
+  /** The entry's cell its last chunk ended in, not yet scanned. */
+  private cellTail = '';
   private readonly unzip = new (fflate().Unzip)((entry) => {
     const decoder = new TextDecoder();
-    let tail = '';
+    this.cellTail = '';
     entry.ondata = (error, chunk, final) => {
       if (error) {
         this.broken = true;
         return;
       }
-      tail = this.scan(tail + decoder.decode(chunk, { stream: !final }));
+      this.cellTail = this.scan(this.cellTail + decoder.decode(chunk, { stream: !final }), final);
     };
     entry.start();
   });
@@ -86,18 +88,28 @@ class ZipScanner {
         this.broken = true;
       }
     }
-    if (this.broken) this.rawTail = this.scan(this.rawTail + new TextDecoder('latin1').decode(bytes));
+    if (this.broken) this.rawTail = this.scan(this.rawTail + new TextDecoder('latin1').decode(bytes), final);
+    // A zip that ends inside an entry: the cell its text ended in is scanned too.
+    if (final && this.cellTail) this.cellTail = this.scan(this.cellTail, true);
   }
 
   /**
-   * Scans text; returns the tail to carry into the next chunk: the cell the chunk ends in (what follows
-   * its last delimiter), up to CARRY characters of it.
+   * Scans the text's whole cells and returns the cell it ends in (what follows its last delimiter), to
+   * be scanned with what comes next: a cell cut by a chunk's end is not what the file says, and a
+   * transaction ID cut inside its UUID reads as digits a card could be (1336-b1d1b04f-4725-6512-0345-5:
+   * 4725651203455 passes Luhn). At an entry's end (`final`) all of it is scanned. A cell with no
+   * delimiter in its last CARRY characters is scanned as far as it came, and those carried.
    */
-  private scan(text: string): string {
-    if (findCardNumber(text, FILE)) this.found = true;
-    const last = text.slice(-CARRY);
-    const cut = Math.max(last.lastIndexOf(','), last.lastIndexOf('\n'), last.lastIndexOf('\r'), last.lastIndexOf('"'));
-    return last.slice(cut + 1);
+  private scan(text: string, final: boolean): string {
+    const from = Math.max(0, text.length - CARRY);
+    const last = text.slice(from);
+    const at = Math.max(last.lastIndexOf(','), last.lastIndexOf('\n'), last.lastIndexOf('\r'), last.lastIndexOf('"'));
+    // No delimiter in the last CARRY characters: the cell is all the text (kept whole for the next
+    // chunk), or longer than CARRY (scanned as far as it came, its end carried).
+    const long = at < 0 && from > 0;
+    const cut = final || long ? text.length : from + at + 1;
+    if (cut > 0 && findCardNumber(text.slice(0, cut), FILE)) this.found = true;
+    return final ? '' : long ? last : text.slice(cut);
   }
 }
 
