@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputsHash, STAMP } from '../../scripts/build.ts';
 import { ROOT } from '../support/contract.ts';
 import { packed } from '../support/packed.ts';
 
@@ -46,9 +47,15 @@ describe('npm pack', () => {
     }
   });
 
+  it("packs a dist/ built from the sources as they are now (prepack's build skips only an unchanged one)", async () => {
+    // scripts/build.ts stamps dist/ with the hash of what it read once a build has ended well; a build
+    // it skipped kept the stamp of the one before. Either way the stamp must name today's inputs.
+    expect((await readFile(path.join(ROOT, STAMP), 'utf8')).trim()).toBe(inputsHash(ROOT));
+  });
+
   it('ships nothing a consumer does not need', () => {
     const unwanted = files.filter((f) =>
-      /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$|\.tsbuildinfo$/.test(
+      /^(test|scripts|bench|examples|node_modules|\.ci)\/|^(vitest\.config|tsconfig|redocly)|\.test\.|^generated\/.*\.ts$|\.tsbuildinfo$|^dist\/build-inputs\.sha256$/.test(
         f,
       ),
     );

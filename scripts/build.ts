@@ -1,0 +1,140 @@
+// npm run build (and npm pack's prepack): tsc -p tsconfig.build.json, then the server bundle
+// (scripts/build-server-bundle.ts), both skipped when what they read is, byte for byte, what the build
+// on disk was made from.
+//
+// Why: every test run packs the package once (test/support/packed.ts), and its build cost 4.3 s of
+// CPU when nothing had changed since the last run: tsc, incremental as it is, still parses every
+// source and every declaration it reads before it finds nothing to emit.
+//
+// Never stale: the decision is a hash of the contents (not the times) of every file the build reads,
+// kept in dist/ (STAMP) once a build has ended well: the build's tsconfig files, every file under
+// the folders its `include` names, package.json (its "type" decides how tsc emits), npm's record of
+// the installed tree (TypeScript's version, the declarations of the dependencies, esbuild's version)
+// and these two scripts. The stamp is removed before a build starts, so a build that fails or is
+// stopped halfway is redone. After a build, every file tsc says it read (its build info's fileNames)
+// must be one of those inputs or an installed package's: a new import from outside them stops the
+// build, naming the file, rather than leave the next build blind to it.
+//
+//   node scripts/build.ts [--force]     (--force: build even when the stamp matches)
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONFIG = 'tsconfig.build.json';
+/** The hash of the inputs of the build that wrote dist/, written when that build ended well. */
+export const STAMP = 'dist/build-inputs.sha256';
+/** What a build must leave for the stamp to be trusted: tsc's build info and the bundle. */
+const OUTPUTS = ['dist/tsconfig.build.tsbuildinfo', 'dist/server.js'];
+/** Read by the build besides the sources: the scripts that make it, and what npm installed. */
+const TOOLS = [
+  'package.json',
+  'scripts/build.ts',
+  'scripts/build-server-bundle.ts',
+  'package-lock.json',
+  'node_modules/.package-lock.json',
+];
+
+/** A tsconfig file's JSON (tsc allows comments, full-line `//` ones here, and trailing commas). */
+function readConfig(root: string, file: string): { extends?: string; include?: string[]; files?: string[] } {
+  const text = readFileSync(path.join(root, file), 'utf8')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .replace(/,(\s*[}\]])/g, '$1');
+  return JSON.parse(text);
+}
+
+/** The files the build reads (relative to the checkout, sorted): see the header. */
+export function buildInputs(root = ROOT): string[] {
+  const configs: string[] = [];
+  let include: string[] | undefined;
+  for (let file: string | undefined = CONFIG; file; ) {
+    configs.push(file);
+    const config = readConfig(root, file);
+    if (config.files) throw new Error(`${file}: "files" is not read by scripts/build.ts; name folders in "include"`);
+    include ??= config.include;
+    const parent: string | undefined = config.extends;
+    if (parent && !parent.startsWith('.'))
+      throw new Error(`${file}: scripts/build.ts reads a relative "extends" only, not ${parent}`);
+    file = parent ? path.join(path.dirname(file), parent) : undefined;
+  }
+  if (!include?.length) throw new Error(`${CONFIG}: no "include" for scripts/build.ts to read`);
+  const files = new Set(configs);
+  for (const folder of include) {
+    if (!/^[\w-]+(\/[\w-]+)*$/.test(folder))
+      throw new Error(`${CONFIG}: scripts/build.ts reads "include" as folder names, not ${folder}`);
+    for (const entry of readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true }))
+      if (entry.isFile()) files.add(path.relative(root, path.join(entry.parentPath, entry.name)));
+  }
+  for (const file of TOOLS) if (existsSync(path.join(root, file))) files.add(file);
+  return [...files].map((f) => f.split(path.sep).join('/')).sort();
+}
+
+/** The inputs' contents as one hash, each file's path and length with its bytes. */
+export function inputsHash(root = ROOT): string {
+  const hash = createHash('sha256');
+  for (const file of buildInputs(root)) {
+    const bytes = readFileSync(path.join(root, file));
+    hash.update(`${file}\0${bytes.length}\0`).update(bytes);
+  }
+  return hash.digest('hex');
+}
+
+/** The files tsc's last build read that are neither inputs nor an installed package's (see the header). */
+export function readOutsideInputs(root = ROOT): string[] {
+  const info = path.join(root, 'dist/tsconfig.build.tsbuildinfo');
+  const { fileNames } = JSON.parse(readFileSync(info, 'utf8')) as { fileNames?: string[] };
+  if (!Array.isArray(fileNames))
+    throw new Error(`${path.relative(root, info)} lists no fileNames: scripts/build.ts cannot tell what tsc read`);
+  const inputs = new Set(buildInputs(root));
+  return fileNames
+    .map((f) =>
+      path
+        .relative(root, path.resolve(path.dirname(info), f))
+        .split(path.sep)
+        .join('/'),
+    )
+    .filter((f) => !inputs.has(f) && !f.split('/').includes('node_modules'));
+}
+
+export interface BuildSteps {
+  compile(root: string): void | Promise<void>;
+  bundle(root: string): unknown;
+}
+
+const steps: BuildSteps = {
+  compile: (root) => {
+    const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', CONFIG], { cwd: root, stdio: 'inherit' });
+  },
+  bundle: async (root) => (await import('./build-server-bundle.ts')).buildServerBundle(root),
+};
+
+/** Builds dist/ unless the stamp says it was built from these very inputs; says which it did. */
+export async function build(
+  root = ROOT,
+  { force = false, with: using = steps }: { force?: boolean; with?: BuildSteps } = {},
+): Promise<'built' | 'up to date'> {
+  const stamp = path.join(root, STAMP);
+  const hash = inputsHash(root);
+  const made = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : undefined;
+  if (!force && made === hash && OUTPUTS.every((f) => existsSync(path.join(root, f)))) return 'up to date';
+  rmSync(stamp, { force: true });
+  await using.compile(root);
+  const outside = readOutsideInputs(root);
+  if (outside.length)
+    throw new Error(
+      `tsc read ${outside.join(', ')}, which scripts/build.ts does not count among the build's inputs: a change there would not rebuild dist/`,
+    );
+  await using.bundle(root);
+  // The hash taken before the build: a file changed while it ran gives another hash, and the next build.
+  writeFileSync(stamp, `${hash}\n`);
+  return 'built';
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const done = await build(ROOT, { force: process.argv.includes('--force') });
+  if (done === 'up to date') console.error(`dist/ is up to date (${STAMP}); --force builds it again`);
+}
