@@ -7,7 +7,8 @@
 // source and every declaration it reads before it finds nothing to emit.
 //
 // Never stale: the decision is a hash of the contents (not the times) of every file the build reads,
-// kept in dist/ (STAMP) once a build has ended well: the build's tsconfig files, every file under
+// kept in dist/ (STAMP) with a hash of what the build left (so that a tsc run by hand since, which
+// rewrote them, is seen) once a build has ended well: the build's tsconfig files, every file under
 // the folders its `include` names, package.json (its "type" decides how tsc emits), npm's record of
 // the installed tree (TypeScript's version, the declarations of the dependencies, esbuild's version)
 // and these two scripts. The stamp is removed before a build starts, so a build that fails or is
@@ -25,9 +26,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONFIG = 'tsconfig.build.json';
-/** The hash of the inputs of the build that wrote dist/, written when that build ended well. */
+/** The hash of the inputs of the build that wrote dist/, and of its outputs, written when that build ended well. */
 export const STAMP = 'dist/build-inputs.sha256';
-/** What a build must leave for the stamp to be trusted: tsc's build info and the bundle. */
+/**
+ * What a build leaves, hashed into the stamp beside the inputs: tsc's build info (which holds a hash of
+ * every source it compiled) and the bundle. A `tsc -p tsconfig.build.json` or `tsc -w` run by hand since
+ * rewrote them, so the stamp no longer holds even when the sources are back as they were stamped.
+ */
 const OUTPUTS = ['dist/tsconfig.build.tsbuildinfo', 'dist/server.js'];
 /** Read by the build besides the sources: the scripts that make it, and what npm installed. */
 const TOOLS = [
@@ -82,6 +87,16 @@ export function inputsHash(root = ROOT): string {
   return hash.digest('hex');
 }
 
+/** The outputs' contents as one hash; undefined when one is missing. */
+function outputsHash(root: string): string | undefined {
+  const hash = createHash('sha256');
+  for (const file of OUTPUTS) {
+    if (!existsSync(path.join(root, file))) return undefined;
+    hash.update(`${file}\0`).update(readFileSync(path.join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
 /** The files tsc's last build read that are neither inputs nor an installed package's (see the header). */
 export function readOutsideInputs(root = ROOT): string[] {
   const info = path.join(root, 'dist/tsconfig.build.tsbuildinfo');
@@ -119,8 +134,8 @@ export async function build(
 ): Promise<'built' | 'up to date'> {
   const stamp = path.join(root, STAMP);
   const hash = inputsHash(root);
-  const made = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : undefined;
-  if (!force && made === hash && OUTPUTS.every((f) => existsSync(path.join(root, f)))) return 'up to date';
+  const made = existsSync(stamp) ? readFileSync(stamp, 'utf8') : undefined;
+  if (!force && made === `${hash}\n${outputsHash(root)}\n`) return 'up to date';
   rmSync(stamp, { force: true });
   await using.compile(root);
   const outside = readOutsideInputs(root);
@@ -130,7 +145,7 @@ export async function build(
     );
   await using.bundle(root);
   // The hash taken before the build: a file changed while it ran gives another hash, and the next build.
-  writeFileSync(stamp, `${hash}\n`);
+  writeFileSync(stamp, `${hash}\n${outputsHash(root)}\n`);
   return 'built';
 }
 

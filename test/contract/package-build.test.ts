@@ -22,7 +22,9 @@ const standIns = (read: string[] = []): BuildSteps => ({
         await readFile(path.join(at, 'src', name)),
       );
     const fileNames = ['../node_modules/typescript/lib/lib.es5.d.ts', '../src/a.ts', '../src/b.ts', ...read];
-    await writeFile(path.join(at, 'dist/tsconfig.build.tsbuildinfo'), JSON.stringify({ fileNames }));
+    // As tsc's, it holds what it compiled (tsc: a hash of each file).
+    const versions = await Promise.all(['a.ts', 'b.ts'].map((f) => readFile(path.join(at, 'src', f), 'utf8')));
+    await writeFile(path.join(at, 'dist/tsconfig.build.tsbuildinfo'), JSON.stringify({ fileNames, versions }));
   },
   bundle: async (at) => {
     steps.push('bundle');
@@ -118,6 +120,16 @@ describe('npm run build', () => {
     await change(root);
     expect(await build(root, { with: standIns() })).toBe('built');
     expect(steps).toEqual(['compile', 'bundle', 'compile', 'bundle']);
+  });
+
+  it('a dist/ compiled by tsc alone since (tsc -w, npx tsc -p) is built again, the sources back as stamped', async () => {
+    await build(root, { with: standIns() });
+    await writeFile(path.join(root, 'src/a.ts'), 'export const a = 5;\n');
+    await standIns().compile(root);
+    await writeFile(path.join(root, 'src/a.ts'), 'export const a = 1;\n');
+    expect(await build(root, { with: standIns() })).toBe('built');
+    expect(await bundled()).toBe('export const a = 1;\nexport const b = 2;\n');
+    expect(await readFile(path.join(root, 'dist/src/a.js'), 'utf8')).toBe('export const a = 1;\n');
   });
 
   it('a file outside the included folders changes nothing', async () => {
