@@ -90,7 +90,8 @@ async function foundInPostgres(url: string): Promise<Found> {
  * older sandbox's instances may run on it), no vault key read or made (accounts hold no card), no
  * file made and no permission changed. It is read first without a write, and anything else refused
  * in one line (`noDatabase` says there is none) before the store opens. A newer sandbox that
- * migrates it between that read and the opening is refused by the opening (OpenOptions).
+ * migrates it between that read and the opening is refused by the opening (OpenOptions). It starts
+ * no checkpointing thread: its few statements are checkpointed at their commits, or by the instances.
  */
 export async function openMadeStore(
   dbPath: string,
@@ -123,7 +124,7 @@ export async function openMadeStore(
       `the database ${place.dbPath} is damaged (${found.damage}): restore it from a copy, or name the sandbox's with --db or PGW_DB`,
     );
   try {
-    return await openStore(dbPath, env, { migrate: false });
+    return await openStore(dbPath, env, { migrate: false, checkpointThread: false });
   } catch (error) {
     throw openFailure(place, error);
   }

@@ -125,7 +125,7 @@ export class SqliteStore implements Store {
       this.reader = new DatabaseSync(file, { readOnly: true });
       this.reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.readerControl = { begin: this.reader.prepare('BEGIN'), commit: this.reader.prepare('COMMIT') };
-      this.checkpointer = this.checkpointInThread(synchronous);
+      if (options.checkpointThread !== false) this.checkpointer = this.checkpointInThread(synchronous);
     }
   }
 

@@ -5,8 +5,9 @@
 // secrets, which hold at once. Its mistakes are one line and exit 2.
 // On an SQLite file always; on PostgreSQL too when PGW_TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
@@ -53,6 +54,29 @@ async function accounts(db: Database, key: string, args: string[], env: Record<s
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
   );
 }
+
+/** The environment that has a command record each worker thread it starts in `file` (test/support/record-workers.mjs). */
+const recordingWorkers = (file: string) => ({
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(ROOT, 'test/support/record-workers.mjs')}`,
+  PGW_RECORD_WORKERS: file,
+});
+/** The threads recorded in `file`: one line each. */
+const workersRecorded = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+
+it('the worker recorder records the threads a program starts (so that a command it records none of started none)', async () => {
+  const records = path.join(os.tmpdir(), `pgw-workers-${randomUUID()}.jsonl`);
+  try {
+    await promisify(execFile)(
+      NODE,
+      ['--input-type=module', '-e', "import { Worker } from 'node:worker_threads'; new Worker('0', { eval: true });"],
+      { env: { ...clean, ...recordingWorkers(records) } },
+    );
+    expect(workersRecorded(records)).toHaveLength(1);
+  } finally {
+    rmSync(records, { force: true });
+  }
+});
 
 const refusal = (p: Promise<unknown>) =>
   p.then(
@@ -245,6 +269,21 @@ describe.each(STORES)('sandbox accounts on $name', ({ make }) => {
     const made = await accounts(db, key, ['add', '--merchant-uuid', id, '--json']);
     expect(made.code, made.err).toBe(0);
     expect(JSON.parse(made.out)).toMatchObject({ merchantUUID: id });
+  });
+
+  it('starts no thread: its few statements are checkpointed at their commits, and the instance serves what it wrote at once', async () => {
+    const records = path.join(os.tmpdir(), `pgw-workers-${randomUUID()}.jsonl`);
+    try {
+      const made = await accounts(db, key, ['add', '--json'], recordingWorkers(records));
+      expect(made.code, made.err).toBe(0);
+      expect(workersRecorded(records)).toEqual([]);
+      const m: Made = JSON.parse(made.out);
+      expect(
+        (await gateway(instance.base, m.merchantUUID, m).queryCard({ transactionReferenceID: 'none' })).responseCode,
+      ).not.toBe('-1');
+    } finally {
+      rmSync(records, { force: true });
+    }
   });
 
   it('needs no data key and makes none: accounts hold no card data', async () => {
