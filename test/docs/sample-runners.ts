@@ -87,8 +87,20 @@ const RUBY_DRIVER = `ARGV.each do |path|
 end
 `;
 
+/** Each interpreter's executable, asked once per test file (the hash vectors and the samples both run it). */
+const executables = new Map<'php' | 'python' | 'ruby', string>();
+
 /** The interpreter's own executable: a version manager's shim (pyenv's is a shell script) costs each start. */
 function executable(language: 'php' | 'python' | 'ruby'): string {
+  let known = executables.get(language);
+  if (known === undefined) {
+    known = askExecutable(language);
+    executables.set(language, known);
+  }
+  return known;
+}
+
+function askExecutable(language: 'php' | 'python' | 'ruby'): string {
   const ask: Record<typeof language, string[]> = {
     php: ['-r', 'echo PHP_BINARY;'],
     python: ['-c', 'import sys; print(sys.executable)'],

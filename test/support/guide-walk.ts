@@ -231,6 +231,14 @@ export function readersPath(): string {
     .join(path.delimiter);
 }
 
-/** The machine's own node (what a reader's shell runs), as the walk sees it. */
+let readers: string | undefined;
+/**
+ * The machine's own node (what a reader's shell runs), as the walk sees it: asked once per test file
+ * (each walk names it), for a start of the machine's Node costs about as much CPU as a command of a
+ * guide.
+ */
 export const readersNode = (): string =>
-  spawnSync('node', ['--version'], { env: { ...process.env, PATH: readersPath() }, encoding: 'utf8' }).stdout.trim();
+  (readers ??= spawnSync('node', ['--version'], {
+    env: { ...process.env, PATH: readersPath() },
+    encoding: 'utf8',
+  }).stdout.trim());
