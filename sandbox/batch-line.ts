@@ -1,11 +1,11 @@
 // A batch line is a stored-card purchase: the fields of /token's processCard, held to that request's
 // own schema (the bundled contract's, compiled once), normalised as the gateway normalises them, and
 // refused in the words the request would be refused in. No second copy of the field rules.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { holdsNul } from '../runtime/nul-text.ts';
 import { addContractKeywords } from '../runtime/schema-keywords.ts';
 import { normalised, operations, refusalFor, type Refusal, validationRefusals } from '../server-stubs/index.ts';
+import { newAjv } from './ajv.ts';
 import { sandboxRefusals as refusals } from './refusals.ts';
 
 /** The request each line of a batch is run as. */
@@ -34,8 +34,7 @@ function lineValidator(spec: Record<string, any>, request: string, columns: read
   const key = columns.join(',');
   let validate = byColumns.get(key);
   if (!validate) {
-    const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-    addFormats.default(ajv);
+    const ajv = newAjv({ strict: false, allErrors: true, validateSchema: false });
     addContractKeywords(ajv);
     ajv.addSchema(spec, 'openapi.json');
     validate = ajv.compile({

@@ -4,9 +4,8 @@
 // the account's own credentials and sees only that account's data.
 import { existsSync, readFileSync } from 'node:fs';
 import type http from 'node:http';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { cardNumberPath, findCardNumber } from '../runtime/card-numbers.ts';
 import { holdsNul, nulField } from '../runtime/nul-text.ts';
 import { parseJson } from '../runtime/protocols/json.ts';
@@ -24,6 +23,7 @@ import { advance as advanceClock, clockOf, onAccountTime, onScopeTime, sync as s
 import { directDebitResult } from './handlers/direct-debit.ts';
 import { tablesWithColumn, type Sandbox } from './context.ts';
 import { OUTCOMES, type Outcome as LogOutcome, type RequestLog } from './request-log.ts';
+import { newAjv } from './ajv.ts';
 import { askedOutcome } from './scenarios.ts';
 import { controlRefusals as refusals, refusedInteger, sandboxRefusals } from './refusals.ts';
 import { isPoolWait, isUnavailable, type StoreHealth } from './store-health.ts';
@@ -69,10 +69,11 @@ const controlValidators = new Map<string, ValidateFunction>();
 function controlValidator(name: string): ValidateFunction {
   let validate = controlValidators.get(name);
   if (!validate) {
-    controlSchemas ??= parse(readFileSync(DOCUMENT_FILE, 'utf8')).components.schemas as Record<string, object>;
+    controlSchemas ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(
+      readFileSync(DOCUMENT_FILE, 'utf8'),
+    ).components.schemas as Record<string, object>;
     if (!controlAjv) {
-      controlAjv = new Ajv2020({ strict: false });
-      addFormats.default(controlAjv);
+      controlAjv = newAjv({ strict: false });
     }
     validate = controlAjv.compile(controlSchemas[name]!);
     controlValidators.set(name, validate);

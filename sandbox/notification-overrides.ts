@@ -3,10 +3,10 @@
 // notification's own schema, and the body they make held to the whole schema. The sandbox's control
 // API and payment-gateway trigger --set both judge overrides here: the command before it sends them,
 // the sandbox before it queues anything.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { webhooks, type WebhookName } from '../generated/webhooks.ts';
 import { ruleInWords } from '../server-stubs/index.ts';
+import { newAjv } from './ajv.ts';
 
 /** Field paths (dotted; an array's item by index, -1 for its last, `*` for every one) and their values. */
 export type Overrides = Record<string, unknown>;
@@ -47,8 +47,7 @@ export class NotificationOverrides {
     if (!v) {
       // Made on the first override (few runs set one), not at every start: adding the components walks them all.
       if (!this.ajv) {
-        this.ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
-        addFormats.default(this.ajv);
+        this.ajv = newAjv({ strict: false, allErrors: false, validateSchema: false });
         // The schemas' own $refs (#/components/schemas/…) resolve inside this one.
         this.ajv.addSchema({ $id: 'pgw', components: { schemas: this.schemas } });
       }

@@ -34,6 +34,21 @@ describe("a server's start", () => {
     expect(internal.filter((name) => name.includes('undici'))).toEqual([]);
   });
 
+  // The sandbox compiles a few validators at run time (a control request's, a batch file's lines', a
+  // triggered notification's overrides'), each on its first use: Ajv's compiler, ajv-formats and yaml
+  // (the control API's document), some 160 modules, load then (sandbox/ajv.ts), not at every start.
+  it("sandbox/index.ts loads neither Ajv's compiler, ajv-formats nor yaml", async () => {
+    const { loaded } = await modulesOf('sandbox/index.ts');
+    expect(loaded.some((url) => url.endsWith('/sandbox/control.ts'))).toBe(true);
+    expect(loaded.some((url) => url.endsWith('/sandbox/batch-line.ts'))).toBe(true);
+    expect(loaded.some((url) => url.endsWith('/sandbox/notification-overrides.ts'))).toBe(true);
+    // Ajv's code generator (runtime/schema-keywords.ts's keywords are written with it) is three small modules.
+    const libraries = loaded.filter(
+      (url) => /\/node_modules\/(ajv|ajv-formats|yaml)\//.test(url) && !url.includes('/ajv/dist/compile/codegen/'),
+    );
+    expect(libraries).toEqual([]);
+  });
+
   // Every program of the package starts many times a day (a test run starts the sandbox and the CLI
   // hundreds of times): the sandbox, the mock's front and its Prism client, the docs server take
   // node:http from runtime/node-http.ts too. An ES import of it cost 60 to 80 ms of CPU per start here.
