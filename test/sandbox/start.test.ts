@@ -22,10 +22,15 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'pgw-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|PGW_)/.test(k)));
+/**
+ * A start as `npm start` makes it, on a port the system picks unless the test names one (PORT or
+ * --port): on the default 4010 a start holds that port before it opens its database, and another
+ * process on the machine listening there turned a database's refusal into "port 4010 is in use".
+ */
 const start = (args: string[], env: Record<string, string> = {}) => {
   const r = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: dir,
-    env: { ...clean, ...env },
+    env: { ...clean, PORT: '0', ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });
