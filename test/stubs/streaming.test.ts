@@ -32,9 +32,12 @@ class GatheredDeflate implements ZipInputFile {
   ondata: AsyncFlateStreamHandler = () => {};
   private gathered: Uint8Array[] = [];
   private bytes = 0;
-  constructor(readonly filename: string) {}
+  readonly filename: string;
+  constructor(filename: string) {
+    this.filename = filename;
+  }
 
-  push(bytes: Uint8Array, final: boolean): void {
+  push(bytes: Uint8Array, final = false): void {
     this.crc = zlib.crc32(bytes, this.crc);
     this.size += bytes.length;
     this.gathered.push(bytes);
