@@ -120,6 +120,12 @@ describe('the installed payment-gateway-contract/server', () => {
     expect(packageFiles(server.loaded).filter((f) => !/\.(js|cjs)$/.test(f))).toEqual([]);
   });
 
+  it('carries the generated tables as JSON texts, not literals to compile (test/stubs/bundle-tables.test.ts)', async () => {
+    const bundle = await readFile(path.join(pkgDir, 'dist/server.js'), 'utf8');
+    for (const table of ['operations', 'hashRecipes', 'refusalCatalogue'])
+      expect(bundle, table).toMatch(new RegExp(`^var ${table} = /\\* @__PURE__ \\*/ JSON\\.parse\\(`, 'm'));
+  });
+
   const op = operation('getSurcharge');
   const send = async (change: Record<string, unknown> = {}) => {
     const r = buildRequest(op, { body: { ...(requestExamples(op)[0]!.value as object), ...change } });
