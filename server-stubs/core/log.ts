@@ -28,11 +28,24 @@ export function logLine(message: string, fields: Record<string, unknown> = {}, l
 }
 
 /**
+ * A writer to stderr that takes the stream when it first writes a line: process.stderr is made when it
+ * is first read (a stream over the descriptor), which a server that starts and never logs (production:
+ * its own faults only) then never pays for at its start.
+ */
+function toStderr(): (line: string) => void {
+  let write: ((line: string) => void) | undefined;
+  return (line) => {
+    write ??= logWriter(process.stderr);
+    write(line);
+  };
+}
+
+/**
  * One line on stderr per entry: what a newcomer's server shows on its own console. Each line is made
  * safe before it is written, whatever `write` is (runtime/log-line.ts: the fields name what a caller
  * sent, an unknown field's name among them): card numbers masked, control characters escaped.
  */
-export const consoleLogger = (write: (line: string) => void = logWriter(process.stderr)): Logger => ({
+export const consoleLogger = (write: (line: string) => void = toStderr()): Logger => ({
   info: (message, fields) => write(logSafe(logLine(message, fields))),
   warn: (message, fields) => write(logSafe(logLine(message, fields, 'WARN'))),
   error: (message, fields) => write(logSafe(logLine(message, fields, 'ERROR'))),

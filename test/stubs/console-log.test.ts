@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
-import { createGateway } from '../../server-stubs/index.ts';
-import { consoleLogger, inDevelopment } from '../../server-stubs/core/log.ts';
+import { createGateway, createNodeServer } from '../../server-stubs/index.ts';
+import { chooseLogger, consoleLogger, inDevelopment } from '../../server-stubs/core/log.ts';
 import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { writeSample } from '../support/samples.ts';
 
@@ -180,6 +180,49 @@ describe('the logger option', () => {
     expect(out.slice(1)).toEqual([
       'payment-gateway: WARN unknown fields ignored fields=x',
       'payment-gateway: ERROR handler failed operation=processCard',
+    ]);
+  });
+
+  // process.stderr is made when first read (a stream over the descriptor): a production server, which
+  // logs only its own faults, does not make it at its start, only when it first has a line to write.
+  it('takes process.stderr when the console logger first writes, not when the server is made', () => {
+    const real = Object.getOwnPropertyDescriptor(process, 'stderr')!;
+    const stream = process.stderr;
+    const lines: string[] = [];
+    let reads = 0;
+    const original = stream.write;
+    Object.defineProperty(process, 'stderr', {
+      configurable: true,
+      enumerable: real.enumerable === true,
+      get: () => {
+        reads++;
+        return stream;
+      },
+    });
+    stream.write = ((chunk: unknown) => lines.push(String(chunk)) > 0) as typeof stream.write;
+    const nodeEnv = process.env.NODE_ENV;
+    try {
+      // A server made as a production program makes it (the gateway's logger and the adapter's, chosen
+      // by NODE_ENV), and a development one's logger.
+      process.env.NODE_ENV = 'production';
+      createNodeServer(createGateway({ handlers: echoHandlers(), accounts })).close();
+      process.env.NODE_ENV = nodeEnv;
+      const logger = chooseLogger(undefined, { NODE_ENV: 'production' });
+      chooseLogger(undefined, { NODE_ENV: 'development' });
+      expect(reads).toBe(0);
+      logger.warn('not logged in production', {});
+      expect(reads).toBe(0);
+      logger.error('handler failed', { operation: 'processCard' });
+      logger.error('handler failed', { operation: 'queryCard' });
+      expect(reads).toBe(1);
+    } finally {
+      process.env.NODE_ENV = nodeEnv;
+      stream.write = original;
+      Object.defineProperty(process, 'stderr', real);
+    }
+    expect(lines).toEqual([
+      'payment-gateway: ERROR handler failed operation=processCard\n',
+      'payment-gateway: ERROR handler failed operation=queryCard\n',
     ]);
   });
 });
