@@ -42,7 +42,7 @@ import {
   withFigures,
   withServersFigures,
 } from './figures.ts';
-import { check, mix, type Mix, processCpuMs, scenarioMixes, start, wireMixes } from './harness.ts';
+import { check, coldStartEnv, mix, type Mix, processCpuMs, scenarioMixes, start, wireMixes } from './harness.ts';
 import { coldProfile } from './cold-profile.ts';
 import { stubsProfile } from './stubs-profile.ts';
 
@@ -197,7 +197,7 @@ function load(port: number, seconds: number, requests: Mix = mix) {
 
 /** One launch of a cold-start server (a checkout's compiled server, or the bare one) to its first answer: the wall time, and its CPU by then. */
 async function launchOnce(script: string, request: (typeof mix)[number]['request'], status: number) {
-  const { child, port, startedAt } = await start(script);
+  const { child, port, startedAt } = await start(script, coldStartEnv);
   const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
     method: request.method,
     headers: request.headers,

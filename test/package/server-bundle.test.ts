@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRequest, operation, requestExamples } from '../../contract/index.ts';
+import { buildRequest, operation, requestExamples, sandbox } from '../../contract/index.ts';
 import { ended } from '../support/children.ts';
 import { ROOT } from '../support/contract.ts';
 import { packed } from '../support/packed.ts';
@@ -50,7 +50,10 @@ await import('payment-gateway-contract/server');
 console.log('loaded ' + JSON.stringify(loaded));
 console.log('undici ' + JSON.stringify(process.moduleLoadList.filter((name) => name.includes('undici'))));
 // cold-start.js listens on the port process.argv[2] names.
-if (process.argv[3] === 'serve') await import('./cold-start.js');
+if (process.argv[3] === 'serve') {
+  await import('./cold-start.js');
+  console.log('served ' + JSON.stringify(loaded));
+}
 `,
   );
 }, 300_000);
@@ -70,11 +73,13 @@ function packageFiles(urls: string[]): string[] {
 }
 
 /** Starts probe.js serving the cold-start server; resolves with what it loaded and its port once ready. */
-function serve(): Promise<{ loaded: string[]; undici: string[]; port: number }> {
+function serve(
+  env: Record<string, string> = {},
+): Promise<{ loaded: string[]; undici: string[]; served: string[]; port: number }> {
   const child = spawn(process.execPath, ['probe.js', '0', 'serve'], {
     cwd: app,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production' },
+    env: { ...process.env, NODE_ENV: 'production', ...env },
   });
   started.push(child);
   let out = '';
@@ -86,15 +91,21 @@ function serve(): Promise<{ loaded: string[]; undici: string[]; port: number }> 
       const list = /^loaded (.*)$/m.exec(out);
       const undici = /^undici (.*)$/m.exec(out);
       const ready = /^ready (\d+)$/m.exec(out);
-      if (list && undici && ready)
-        resolve({ loaded: JSON.parse(list[1]!), undici: JSON.parse(undici[1]!), port: Number(ready[1]) });
+      const served = /^served (.*)$/m.exec(out);
+      if (list && undici && ready && served)
+        resolve({
+          loaded: JSON.parse(list[1]!),
+          undici: JSON.parse(undici[1]!),
+          served: JSON.parse(served[1]!),
+          port: Number(ready[1]),
+        });
     });
     child.on('exit', (code) => reject(new Error(`probe.js exited with ${code}: ${out}${err}`)));
   });
 }
 
 describe('the installed payment-gateway-contract/server', () => {
-  let server: { loaded: string[]; undici: string[]; port: number };
+  let server: { loaded: string[]; undici: string[]; served: string[]; port: number };
   beforeAll(async () => {
     server = await serve();
   }, 60_000);
@@ -136,6 +147,25 @@ describe('the installed payment-gateway-contract/server', () => {
     });
     return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
   };
+
+  // The bench launches the cold-start server with its account (PGW_BENCH_ACCOUNT, bench/harness.ts
+  // coldStartEnv), as a deployed server has its accounts: the launch it times reads no 900 KB spec. Run
+  // alone, it reads it.
+  it('the bench cold start, given its account, reads no document of the package; alone, it reads the spec', async () => {
+    expect(packageFiles(server.served)).toContain('generated/openapi.json');
+    const { merchantUUID, apiKey, passphrase } = sandbox;
+    const given = await serve({ PGW_BENCH_ACCOUNT: JSON.stringify({ merchantUUID, apiKey, passphrase }) });
+    expect(packageFiles(given.served)).toContain('dist/server.js');
+    expect(packageFiles(given.served).filter((f) => !/\.(js|cjs)$/.test(f))).toEqual([]);
+    const r = buildRequest(op, { body: requestExamples(op)[0]!.value });
+    const response = await fetch(`http://127.0.0.1:${given.port}${r.url}`, {
+      method: r.verb,
+      headers: r.headers as Record<string, string>,
+      body: r.body as string,
+    });
+    expect(response.status).toBe(op.status);
+    expect(JSON.parse(await response.text())).toMatchObject({ responseCode: '0' });
+  });
 
   it('answers a signed request (the bench cold start, run from the install)', async () => {
     const { status, body } = await send();
