@@ -82,12 +82,27 @@ function sourceFiles(dir: string): string[] {
 
 export const folderOf = (file: string) => TABLE.map((row) => row.folder).find((f) => file.startsWith(`${f}/`));
 
+/** Each file's imports as last read, with the text they were read from: layerProblems reads every file twice. */
+const read = new Map<string, { text: string; imports: string[] }>();
+/** How many files TypeScript's pre-processor has read (test/architecture/layers.test.ts reads it). */
+export const importReads = { count: 0 };
+
+/** The modules a source file imports (dynamic imports included), read again only when its text changed. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const known = read.get(file);
+  if (known?.text === text) return known.imports;
+  importReads.count++;
+  const imports = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+  read.set(file, { text, imports });
+  return imports;
+}
+
 export function edges(folders: string[]): { from: string; to: string }[] {
   const found: { from: string; to: string }[] = [];
   for (const folder of folders) {
     for (const from of sourceFiles(folder)) {
-      const { importedFiles } = ts.preProcessFile(readFileSync(path.join(ROOT, from), 'utf8'), true, true);
-      for (const { fileName } of importedFiles) {
+      for (const fileName of importsOf(from)) {
         if (!fileName.startsWith('.')) continue;
         found.push({ from, to: path.relative(ROOT, path.resolve(ROOT, path.dirname(from), fileName)) });
       }

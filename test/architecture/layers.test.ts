@@ -12,9 +12,12 @@ import {
   broken,
   CHECKED,
   circles,
+  edges,
   fileCircles,
   folderCircles,
   graphOf,
+  importReads,
+  layerProblems,
   reachesInside,
   tableProblems,
   unlisted,
@@ -49,6 +52,17 @@ describe('the layers', () => {
 
   it('no folder imports one that imports it back (test/, which tests everything, aside)', () => {
     expect(folderCircles()).toEqual([]);
+  });
+
+  it('reads each source file once, however many of the checks walk it', () => {
+    // A walk of every folder the checks walk; then every check above, twice: none reads a file again.
+    const walked = edges([...CHECKED, 'test']);
+    const before = importReads.count;
+    for (const _ of [1, 2]) layerProblems();
+    expect(importReads.count - before).toBe(0);
+    expect(importReads.count).toBeGreaterThan(0);
+    // And the edges are what they were.
+    expect(edges([...CHECKED, 'test'])).toEqual(walked);
   });
 
   it("no generator runs on generated/'s code: it makes its output from the spec, not from the last run's", () => {
