@@ -13,6 +13,7 @@
 // stays as tsc wrote it (the sandbox, the mock and the contract suite import it relatively).
 //
 //   node scripts/build-server-bundle.ts     (after tsc -p tsconfig.build.json)
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,6 +42,9 @@ export function dataModuleAsJson(source: string, exports: Record<string, unknown
   if (/^\s*import\b/m.test(source)) return undefined;
   const lines: string[] = [];
   for (const [name, value] of Object.entries(exports)) {
+    // JSON.parse makes a copy of each object wherever it appears: a table whose parts share an object
+    // (scenarios.ts writes a list once for the operations that share it) would no longer share it.
+    if (sharesAnObject(value)) return undefined;
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
@@ -59,13 +63,32 @@ export function dataModuleAsJson(source: string, exports: Record<string, unknown
   return `${lines.join('\n')}\n`;
 }
 
+/** Whether an object or array is reached twice from `value` (shared, or a cycle). */
+function sharesAnObject(value: unknown, seen = new Set<object>()): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (seen.has(value)) return true;
+  seen.add(value);
+  return Object.values(value).some((v) => sharesAnObject(v, seen));
+}
+
+/**
+ * A generated module's text and its exports as that very text gives them: imported under a query
+ * naming the text's digest, so that a build run twice in one process, the file changed between,
+ * does not bundle the values Node's module cache kept from the first.
+ */
+export async function moduleAsItReads(file: string): Promise<{ source: string; exports: Record<string, unknown> }> {
+  const source = await readFile(file, 'utf8');
+  const digest = createHash('sha256').update(source).digest('hex');
+  return { source, exports: await import(`${pathToFileURL(file).href}?text=${digest}`) };
+}
+
 /** dist/generated's data modules as JSON (dataModuleAsJson); the others as tsc wrote them. */
 const generatedDataAsJson: Plugin = {
   name: 'generated-data-as-json',
   setup(b) {
     b.onLoad({ filter: /[\\/]dist[\\/]generated[\\/][^\\/]+\.js$/ }, async ({ path: file }) => {
-      const source = await readFile(file, 'utf8');
-      const contents = dataModuleAsJson(source, await import(pathToFileURL(file).href));
+      const { source, exports } = await moduleAsItReads(file);
+      const contents = dataModuleAsJson(source, exports);
       return contents === undefined ? undefined : { contents, loader: 'js' };
     });
   },
@@ -101,4 +124,4 @@ export async function buildServerBundle(root = ROOT): Promise<string[]> {
   return inputs;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServerBundle();
+if (import.meta.main) await buildServerBundle();

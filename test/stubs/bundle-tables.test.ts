@@ -14,7 +14,7 @@ import * as hashRecipes from '../../generated/hash-recipes.ts';
 import * as operations from '../../generated/operations.ts';
 import * as refusalCatalogue from '../../generated/refusal-catalogue.ts';
 import * as specConstants from '../../generated/spec-constants.ts';
-import { dataModuleAsJson } from '../../scripts/build-server-bundle.ts';
+import { dataModuleAsJson, moduleAsItReads } from '../../scripts/build-server-bundle.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -66,5 +66,23 @@ describe("the server bundle's generated tables", () => {
     // A value JSON would not give back: a function, undefined (a key JSON drops), NaN (null), a Date (a string), -0 (0).
     for (const value of [() => 1, { a: undefined }, [Number.NaN], { at: new Date(0) }, { n: -0 }, 10n])
       expect(dataModuleAsJson('', { table: value }), String(value)).toBeUndefined();
+    // An object two parts share (JSON.parse would make two), and a cycle.
+    const shared = ['a', 'b'];
+    expect(dataModuleAsJson('', { table: { x: shared, y: shared } })).toBeUndefined();
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(dataModuleAsJson('', { table: cycle })).toBeUndefined();
+    // The same values side by side, not shared, are data.
+    expect(dataModuleAsJson('', { table: { x: ['a'], y: ['a'] } })).toBeDefined();
+  });
+
+  it('reads a table as its file says now, though the process imported the file before it changed', async () => {
+    const file = path.join(dir, 'changing.mjs');
+    await writeFile(file, 'export const zone = "Australia/Sydney";\n');
+    expect((await moduleAsItReads(file)).exports.zone).toBe('Australia/Sydney');
+    await writeFile(file, 'export const zone = "Australia/Perth";\n');
+    const now = await moduleAsItReads(file);
+    expect(now.source).toContain('Perth');
+    expect(now.exports.zone).toBe('Australia/Perth');
   });
 });
