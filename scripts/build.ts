@@ -6,15 +6,17 @@
 // CPU when nothing had changed since the last run: tsc, incremental as it is, still parses every
 // source and every declaration it reads before it finds nothing to emit.
 //
-// Never stale: the decision is a hash of the contents (not the times) of every file the build reads,
-// kept in dist/ (STAMP) with a hash of what the build left (so that a tsc run by hand since, which
-// rewrote them, is seen) once a build has ended well: the build's tsconfig files, every file under
-// the folders its `include` names, package.json (its "type" decides how tsc emits), npm's record of
-// the installed tree (TypeScript's version, the declarations of the dependencies, esbuild's version)
-// and these two scripts. The stamp is removed before a build starts, so a build that fails or is
-// stopped halfway is redone. After a build, every file tsc says it read (its build info's fileNames)
-// must be one of those inputs or an installed package's: a new import from outside them stops the
-// build, naming the file, rather than leave the next build blind to it.
+// When it builds: the decision is a hash of the contents (not the times) of every file the build
+// reads, kept in dist/ (STAMP) once a build has ended well, with a hash of every file the build left in
+// dist/ (so that a tsc run by hand since, an edit or a deletion there, is seen): the build's tsconfig
+// files (read by TypeScript's own reader), every file under the folders its `include` names,
+// package.json (its "type" decides how tsc emits), npm's record of the installed tree (TypeScript's
+// version, the declarations of the dependencies, esbuild's version) and these two scripts. Without
+// npm's record (another package manager) it builds every time. The stamp is removed before a build
+// starts, so a build that fails or is stopped halfway is redone. After a build, every file tsc says it
+// read (its build info's fileNames) must be one of those inputs or an installed package's: a new
+// import from outside them stops the build, naming the file, rather than leave the next build blind to
+// it. Not seen: a package linked into node_modules (npm link) changed in its own folder; --force then.
 //
 //   node scripts/build.ts [--force]     (--force: build even when the stamp matches)
 import { execFileSync } from 'node:child_process';
@@ -29,26 +31,20 @@ const CONFIG = 'tsconfig.build.json';
 /** The hash of the inputs of the build that wrote dist/, and of its outputs, written when that build ended well. */
 export const STAMP = 'dist/build-inputs.sha256';
 /**
- * What a build leaves, hashed into the stamp beside the inputs: tsc's build info (which holds a hash of
- * every source it compiled) and the bundle. A `tsc -p tsconfig.build.json` or `tsc -w` run by hand since
- * rewrote them, so the stamp no longer holds even when the sources are back as they were stamped.
+ * npm's record of the installed tree: what tells the stamp that a dependency changed (TypeScript, the
+ * declarations tsc reads, esbuild). Without it (another package manager) nothing would, so every build
+ * builds.
  */
-const OUTPUTS = ['dist/tsconfig.build.tsbuildinfo', 'dist/server.js'];
+const INSTALLED = 'node_modules/.package-lock.json';
 /** Read by the build besides the sources: the scripts that make it, and what npm installed. */
-const TOOLS = [
-  'package.json',
-  'scripts/build.ts',
-  'scripts/build-server-bundle.ts',
-  'package-lock.json',
-  'node_modules/.package-lock.json',
-];
+const TOOLS = ['package.json', 'scripts/build.ts', 'scripts/build-server-bundle.ts', 'package-lock.json', INSTALLED];
 
-/** A tsconfig file's JSON (tsc allows comments, full-line `//` ones here, and trailing commas). */
+/** A tsconfig file as tsc reads it (comments and trailing commas allowed): TypeScript's own reader. */
 function readConfig(root: string, file: string): { extends?: string; include?: string[]; files?: string[] } {
-  const text = readFileSync(path.join(root, file), 'utf8')
-    .replace(/^\s*\/\/.*$/gm, '')
-    .replace(/,(\s*[}\]])/g, '$1');
-  return JSON.parse(text);
+  const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
+  const { config, error } = ts.readConfigFile(path.join(root, file), ts.sys.readFile);
+  if (error) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
+  return config;
 }
 
 /** The files the build reads (relative to the checkout, sorted): see the header. */
@@ -87,13 +83,19 @@ export function inputsHash(root = ROOT): string {
   return hash.digest('hex');
 }
 
-/** The outputs' contents as one hash; undefined when one is missing. */
-function outputsHash(root: string): string | undefined {
+/**
+ * What the build left, every file of dist/ but the stamp, as one hash: a file of dist/ changed or
+ * removed since (a `tsc -p` or `tsc -w` run by hand, an edit, a deletion) means the next build builds,
+ * even when the sources are back as they were stamped.
+ */
+function outputsHash(root: string): string {
   const hash = createHash('sha256');
-  for (const file of OUTPUTS) {
-    if (!existsSync(path.join(root, file))) return undefined;
-    hash.update(`${file}\0`).update(readFileSync(path.join(root, file)));
-  }
+  const files = readdirSync(path.join(root, 'dist'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .filter((f) => f !== STAMP)
+    .sort();
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(root, file)));
   return hash.digest('hex');
 }
 
@@ -135,7 +137,7 @@ export async function build(
   const stamp = path.join(root, STAMP);
   const hash = inputsHash(root);
   const made = existsSync(stamp) ? readFileSync(stamp, 'utf8') : undefined;
-  if (!force && made === `${hash}\n${outputsHash(root)}\n`) return 'up to date';
+  if (!force && made !== undefined && made === `${hash}\n${outputsHash(root)}\n`) return 'up to date';
   rmSync(stamp, { force: true });
   await using.compile(root);
   const outside = readOutsideInputs(root);
@@ -145,11 +147,15 @@ export async function build(
     );
   await using.bundle(root);
   // The hash taken before the build: a file changed while it ran gives another hash, and the next build.
-  writeFileSync(stamp, `${hash}\n${outputsHash(root)}\n`);
+  if (existsSync(path.join(root, INSTALLED))) writeFileSync(stamp, `${hash}\n${outputsHash(root)}\n`);
+  else
+    console.error(
+      `scripts/build.ts: no ${INSTALLED} (installed by another tool than npm?), so dist/ is not stamped and the next build builds again`,
+    );
   return 'built';
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (import.meta.main) {
   const done = await build(ROOT, { force: process.argv.includes('--force') });
   if (done === 'up to date') console.error(`dist/ is up to date (${STAMP}); --force builds it again`);
 }

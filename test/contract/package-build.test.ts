@@ -114,6 +114,11 @@ describe('npm run build', () => {
       (at: string) => writeFile(path.join(at, 'tsconfig.json'), '{"compilerOptions":{"strict":false}}'),
     ],
     ['its bundle removed', (at: string) => rm(path.join(at, 'dist/server.js'))],
+    ['a compiled file of dist/ removed', (at: string) => rm(path.join(at, 'dist/src/a.js'))],
+    [
+      'a compiled file of dist/ edited',
+      (at: string) => writeFile(path.join(at, 'dist/src/b.js'), 'export const b = 7;\n'),
+    ],
     ["tsc's build info removed", (at: string) => rm(path.join(at, 'dist/tsconfig.build.tsbuildinfo'))],
   ])('%s: builds again', async (_, change) => {
     await build(root, { with: standIns() });
@@ -130,6 +135,22 @@ describe('npm run build', () => {
     expect(await build(root, { with: standIns() })).toBe('built');
     expect(await bundled()).toBe('export const a = 1;\nexport const b = 2;\n');
     expect(await readFile(path.join(root, 'dist/src/a.js'), 'utf8')).toBe('export const a = 1;\n');
+  });
+
+  it('reads tsconfig files as tsc does: comments at a line end, block comments', async () => {
+    await writeFile(
+      path.join(root, 'tsconfig.build.json'),
+      '{\n  /* What the package runs. */\n  "extends": "./tsconfig.json", // the checks\n  "compilerOptions": { "outDir": "dist" },\n  "include": ["src"] // only\n}\n',
+    );
+    expect(buildInputs(root)).toContain('src/a.ts');
+    expect(await build(root, { with: standIns() })).toBe('built');
+  });
+
+  it("without npm's record of the installed tree, builds every time: a dependency changed would not be seen", async () => {
+    await rm(path.join(root, 'node_modules/.package-lock.json'));
+    expect(await build(root, { with: standIns() })).toBe('built');
+    expect(await build(root, { with: standIns() })).toBe('built');
+    await expect(stat(path.join(root, STAMP))).rejects.toThrow();
   });
 
   it('a file outside the included folders changes nothing', async () => {
