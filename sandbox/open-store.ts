@@ -91,7 +91,8 @@ async function foundInPostgres(url: string): Promise<Found> {
  * file made and no permission changed. It is read first without a write, and anything else refused
  * in one line (`noDatabase` says there is none) before the store opens. A newer sandbox that
  * migrates it between that read and the opening is refused by the opening (OpenOptions). It starts
- * no checkpointing thread: its few statements are checkpointed at their commits, or by the instances.
+ * no checkpointing thread: its few statements stay in the log (every connection reads it) until SQLite's
+ * own checkpoint or the instances' thread moves them into the file.
  */
 export async function openMadeStore(
   dbPath: string,

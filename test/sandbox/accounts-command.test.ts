@@ -9,6 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -57,7 +58,7 @@ async function accounts(db: Database, key: string, args: string[], env: Record<s
 
 /** The environment that has a command record each worker thread it starts in `file` (test/support/record-workers.mjs). */
 const recordingWorkers = (file: string) => ({
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(ROOT, 'test/support/record-workers.mjs')}`,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(path.join(ROOT, 'test/support/record-workers.mjs')).href}`,
   PGW_RECORD_WORKERS: file,
 });
 /** The threads recorded in `file`: one line each. */
@@ -271,7 +272,7 @@ describe.each(STORES)('sandbox accounts on $name', ({ make }) => {
     expect(JSON.parse(made.out)).toMatchObject({ merchantUUID: id });
   });
 
-  it('starts no thread: its few statements are checkpointed at their commits, and the instance serves what it wrote at once', async () => {
+  it('starts no thread: its few statements wait in the log for a checkpoint, and the instance serves what it wrote at once', async () => {
     const records = path.join(os.tmpdir(), `pgw-workers-${randomUUID()}.jsonl`);
     try {
       const made = await accounts(db, key, ['add', '--json'], recordingWorkers(records));

@@ -13,6 +13,11 @@ import { accounts, echoHandlers } from '../fixtures/example-handlers.ts';
 import { writeSample } from '../support/samples.ts';
 
 const fixture = fileURLToPath(new URL('../fixtures/newcomer-server.ts', import.meta.url));
+/** Puts an environment variable back as it was: unset stays unset (assigning undefined would set "undefined"). */
+const restore = (name: string, value: string | undefined) => {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+};
 const example = (id: string) => structuredClone(requestExamples(operation(id))[0]!.value);
 
 /** Sends a request as buildRequest makes it to a server listening at base. */
@@ -206,7 +211,7 @@ describe('the logger option', () => {
       // by NODE_ENV), and a development one's logger.
       process.env.NODE_ENV = 'production';
       createNodeServer(createGateway({ handlers: echoHandlers(), accounts })).close();
-      process.env.NODE_ENV = nodeEnv;
+      restore('NODE_ENV', nodeEnv);
       const logger = chooseLogger(undefined, { NODE_ENV: 'production' });
       chooseLogger(undefined, { NODE_ENV: 'development' });
       expect(reads).toBe(0);
@@ -216,7 +221,7 @@ describe('the logger option', () => {
       logger.error('handler failed', { operation: 'queryCard' });
       expect(reads).toBe(1);
     } finally {
-      process.env.NODE_ENV = nodeEnv;
+      restore('NODE_ENV', nodeEnv);
       stream.write = original;
       Object.defineProperty(process, 'stderr', real);
     }
