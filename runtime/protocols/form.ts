@@ -409,9 +409,7 @@ const XML_1_0_UTF8 =
   /^<\?xml\s+version\s*=\s*(["'])1\.0\1(\s+encoding\s*=\s*(["'])utf-8\3)?(\s+standalone\s*=\s*(["'])(yes|no)\5)?\s*\?>/i;
 
 export function readXml(text: string, root: string, declaration: string, shape?: Shape | null): AnswerRead {
-  const same = lastRead?.text === text && lastRead.root === root && lastRead.declaration === declaration;
-  if (!same) lastRead = { text, root, declaration, parsed: rootOf(text, root, declaration) };
-  const { parsed } = lastRead!;
+  const parsed = parsedRoot(text, root, declaration);
   if ('error' in parsed) return { error: parsed.error };
   const { top } = parsed;
   if (typeof top !== 'object' || top === null) return { ok: {} };
@@ -423,14 +421,30 @@ export function readXml(text: string, root: string, declaration: string, shape?:
 }
 
 /**
- * The text last read, and its root element's content as parsed (or why it cannot be read): a refusal
- * is read twice in a row, as the operation's result and then as its refusal (contract/http.ts
- * readAnswer), and the well-formedness check and the parse, the larger part of reading it, are the
- * same both times. readElement only reads the parsed tree.
+ * The texts read lately, and each one's root element's content as parsed (or why it cannot be read),
+ * the most recent last: a refusal is read twice in a row, as the operation's result and then as its
+ * refusal (contract/http.ts readAnswer), and a contract run reads the same refusal again and again
+ * (818 XML answers parsed in a run against the sandbox, 231 of them different texts). The
+ * well-formedness check and the parse are the larger part of reading a text, and depend on nothing
+ * else: each is done once for a text while it is among the last READ_KEPT read. readElement only
+ * reads the parsed tree. Texts longer than READ_KEPT_CHARS are read afresh (a file's worth is not kept).
  */
-let lastRead:
-  | { text: string; root: string; declaration: string; parsed: { top: XmlNode } | { error: string } }
-  | undefined;
+const READ_KEPT = 256;
+const READ_KEPT_CHARS = 16 * 1024;
+const lately = new Map<string, { top: XmlNode } | { error: string }>();
+
+function parsedRoot(text: string, root: string, declaration: string): { top: XmlNode } | { error: string } {
+  if (text.length > READ_KEPT_CHARS) return rootOf(text, root, declaration);
+  const key = `${root}\u0000${declaration}\u0000${text}`;
+  let parsed = lately.get(key);
+  if (parsed) lately.delete(key);
+  else {
+    parsed = rootOf(text, root, declaration);
+    if (lately.size >= READ_KEPT) lately.delete(lately.keys().next().value!);
+  }
+  lately.set(key, parsed);
+  return parsed;
+}
 
 /** The content of the answer's one root element as parsed, or why a client could not read the text. */
 function rootOf(text: string, root: string, declaration: string): { top: XmlNode } | { error: string } {

@@ -47,3 +47,32 @@ it('checks and parses a refusal in XML once, read as the result and then as the 
     error: expect.stringContaining('not well-formed'),
   });
 });
+
+it('checks and parses a refusal read again after other answers once, while it is among the texts read lately', () => {
+  // A contract run against the sandbox read 818 XML answers and 231 different texts: the same
+  // refusal comes back for check after check, with other answers read between. Read once each while
+  // it is among the last 256 texts read; a text further back is read afresh, so what is kept is bounded.
+  const op = operations.find((o) => o.operationId === 'refundCard')!;
+  const form = protocols.all.find((p) => p.id === 'form')!;
+  let checked = 0;
+  xml.XMLValidator.validate = (...args: Parameters<typeof validate>) => {
+    checked++;
+    return validate(...args);
+  };
+  const mark = randomUUID();
+  const refusal = (message: string) =>
+    form.writeAnswer({ responseCode: -2, responseMessage: `${message} (${mark})` }, op.shapes.refusal);
+  const amount = refusal("Field 'refundAmount' is invalid");
+  const id = refusal("Field 'transactionID' is invalid");
+  const expected = (message: string) => ({ ok: { responseCode: '-2', responseMessage: `${message} (${mark})` } });
+  expect(readAnswer(form, op, amount)).toEqual(expected("Field 'refundAmount' is invalid"));
+  expect(readAnswer(form, op, id)).toEqual(expected("Field 'transactionID' is invalid"));
+  expect(readAnswer(form, op, amount)).toEqual(expected("Field 'refundAmount' is invalid"));
+  expect(readAnswer(form, op, id)).toEqual(expected("Field 'transactionID' is invalid"));
+  expect(checked, 'well-formedness checks of two refusals read twice each, in turn').toBe(2);
+  // 256 other texts later, the first is read afresh, and read alike.
+  for (let i = 0; i < 256; i++) readAnswer(form, op, refusal(`Field 'other${i}' is invalid`));
+  checked = 0;
+  expect(readAnswer(form, op, amount)).toEqual(expected("Field 'refundAmount' is invalid"));
+  expect(checked, 'a text read 256 texts ago is checked again').toBe(1);
+});
