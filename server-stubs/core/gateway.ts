@@ -148,8 +148,22 @@ type Note = Pick<
 >;
 const NO_NOTE: Note = {};
 
-/** Thrown inside `transaction` to roll the handler's change back; never leaves the core. */
-class RollBack extends Error {}
+/**
+ * Thrown inside `transaction` to roll the handler's change back; never leaves the core. Made without
+ * a stack (no one reads it): capturing one walked the request's frames for every refusal a handler
+ * answered, about 0.1 s of CPU in a contract run against the sandbox.
+ */
+class RollBack extends Error {
+  constructor() {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super('the handler refused: its change is rolled back');
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
 
 /** A response, or a promise of it where something the pipeline called answered with one. */
 type Reply = GatewayResponse | Promise<GatewayResponse>;

@@ -237,3 +237,27 @@ describe("a handler's answer whose `then` throws when read (a strict Proxy)", ()
     },
   );
 });
+
+it("rolls a handler's refusal back by throwing into the unit of work an error made without a stack", async () => {
+  // Nothing reads the roll-back's stack; capturing one walked the request's frames for every refusal
+  // a handler answered (a contract run's refusals are most of its requests).
+  const thrown: unknown[] = [];
+  const g = createGateway({
+    accounts,
+    handlers: handlersFor('refusal', false),
+    logger: false,
+    transaction: (work) => {
+      try {
+        return work();
+      } catch (error) {
+        thrown.push(error);
+        throw error;
+      }
+    },
+  });
+  const response = await g.respond(requests[0]!);
+  expect(JSON.parse(String(response.body)).responseCode).toBe('-2');
+  expect(thrown).toHaveLength(1);
+  expect(thrown[0]).toBeInstanceOf(Error);
+  expect((thrown[0] as Error).stack).not.toMatch(/\n\s+at /);
+});
