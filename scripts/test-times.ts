@@ -1,7 +1,8 @@
 // npm run test:times [-- vitest arguments]: runs `vitest run` as `npm test` does, and then tells where
 // the time and the CPU went: the run's wall time, its CPU (user + system of vitest and every process
 // under it, read from /proc when the run has ended: it counts what the shared servers and the workers'
-// children used as well), the load average around it, and the files that cost the most, by wall time
+// children used as well, but for Chromium's renderers, which nobody waits for), how the CPU outside the
+// files splits (vitest's own process, each shared server's process tree: Chromium's whole), the load average around it, and the files that cost the most, by wall time
 // and by CPU. A file's wall time runs from its start to its end in its worker, waits included: the time
 // it keeps a worker from other files. Its CPU is its worker's and its finished children's
 // (test/support/cpu-meter.ts). CPU is the figure to compare between runs on a shared machine: other
@@ -10,12 +11,29 @@
 // `npm run test:times -- --read [file]` prints the figures of a report already written.
 // Exits 1 when the run failed, so that the figures of a red run are not taken for a green one's.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileTimes, TimesReport } from './lib/test-times-report.ts';
 
 const reportFile = 'test-results/test-times.json';
+/** What test/support/shared-servers.global.ts leaves when the run ends: vitest's own CPU and each shared server's. */
+const outsideFile = 'test-results/shared-servers-cpu.json';
+
+interface Outside {
+  /** CPU seconds of vitest's own process, its children aside. */
+  vitest: number;
+  /** CPU seconds of each shared server's process tree, by name; only those the run started. */
+  servers: Record<string, number | null>;
+}
+
+function readOutside(): Outside | undefined {
+  try {
+    return JSON.parse(readFileSync(outsideFile, 'utf8')) as Outside;
+  } catch {
+    return undefined;
+  }
+}
 
 /** CPU seconds (user + system) of this process's waited-for descendants, from /proc (Linux). */
 function childrenCpu(): number | undefined {
@@ -52,6 +70,8 @@ interface Run {
   cpu: number | undefined;
   /** The machine's busy CPU over the run (machineCpu), and the run's wall time in seconds. */
   machine: { cpu: number; wall: number } | undefined;
+  /** How the CPU outside the files splits, as the run's global set-up read it. */
+  outside: Outside | undefined;
   loadBefore: number;
   loadMean: number;
   status: number;
@@ -62,6 +82,7 @@ async function run(args: string[]): Promise<Run> {
   const machineBefore = machineCpu();
   const started = performance.now();
   const loads: number[] = [];
+  rmSync(outsideFile, { force: true });
   const sampler = setInterval(() => loads.push(load()), 5_000);
   const vitest = path.join('node_modules', 'vitest', 'vitest.mjs');
   const child = spawn(
@@ -84,7 +105,7 @@ async function run(args: string[]): Promise<Run> {
     machineBefore === undefined || machineAfter === undefined
       ? undefined
       : { cpu: machineAfter - machineBefore, wall: (performance.now() - started) / 1000 };
-  return { cpu: childrenCpu(), machine, loadBefore, loadMean, status };
+  return { cpu: childrenCpu(), machine, outside: readOutside(), loadBefore, loadMean, status };
 }
 
 const s = (seconds: number) => seconds.toFixed(1).padStart(6);
@@ -105,6 +126,18 @@ function print(report: TimesReport, measured: Run | undefined): void {
         `in the files' workers ${filesCpu.toFixed(1)} s, outside them (vitest itself, shared servers) ` +
         `${(measured.cpu - filesCpu).toFixed(1)} s`,
     );
+    if (measured.outside) {
+      // Each server's whole process tree, read just before it was stopped. The run's figure above counts
+      // a process once it has been waited for: Prism and the compiler are; Chromium's renderers, left to
+      // end on their own when it closes, are not, so its figure comes on top of the run's.
+      const { vitest, servers } = measured.outside;
+      const named = Object.entries(servers).map(([name, cpu]) => `${name} ${cpu === null ? '?' : cpu.toFixed(1)} s`);
+      console.log(
+        `  of which vitest's own process ${vitest.toFixed(1)} s; the shared servers' process trees: ` +
+          `${named.length ? named.join(', ') : 'none started'}` +
+          `${servers.chromium == null ? '' : " (Chromium's not in the run's figure)"}`,
+      );
+    }
     if (measured.machine)
       console.log(
         `the machine's CPU over the run (every process and the kernel, /proc/stat): ` +

@@ -2,11 +2,13 @@
 // Chromium), started once per run, on demand, by this process (vitest's own), and stopped when the
 // run ends. A test file asks for one by name (test/support/shared-servers.ts) over a Unix socket in
 // the run's folder; the first file to ask starts it, the others get the same one. The servers are
-// this process's children: their CPU is the run's (npm run test:times counts it outside the files),
-// and none outlives the run. A run that needs none starts none.
+// this process's children: their CPU is the run's (npm run test:times counts it outside the files,
+// and reads each one's process tree before it is stopped, Chromium's renderers included, which the
+// run's own figure misses: nobody waits for them), and none outlives the run. A run that needs none
+// starts none.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,22 +24,33 @@ declare module 'vitest' {
   }
 }
 
-/** A shared server: what a file needs to reach it (JSON), and how it is stopped. */
+/** A shared server: what a file needs to reach it (JSON), how it is stopped, and its process. */
 interface Started {
   value: unknown;
   stop: () => unknown;
+  /** The server's process id, whose tree's CPU is read before it is stopped (processTreeCpu). */
+  pid: number | undefined;
 }
 
 const kinds: Record<string, (folder: string) => Promise<Started>> = {
   /** Prism serving the whole contract, as `npm run mock` starts it, without the front: each file puts its own before it. */
   prism: async () => {
     const { prism, port } = await startPrism();
-    return { value: { port }, stop: () => prism.kill() };
+    // Stopped and waited for, so that its CPU counts in the run's (npm run test:times).
+    const exited = once(prism, 'exit');
+    return {
+      value: { port },
+      stop: () => {
+        prism.kill();
+        return exited;
+      },
+      pid: prism.pid,
+    };
   },
   /** Headless Chromium (test/support/browser.ts's flags, loopback only), for playwright's connect. */
   chromium: async () => {
     const server = await chromiumServer();
-    return { value: { wsEndpoint: server.wsEndpoint() }, stop: () => server.close() };
+    return { value: { wsEndpoint: server.wsEndpoint() }, stop: () => server.close(), pid: server.process().pid };
   },
   /** One TypeScript compiler for every tsc check of the run (test/support/tsc-server.ts), on a socket of its own. */
   tsc: async (folder: string) => {
@@ -59,9 +72,71 @@ const kinds: Record<string, (folder: string) => Promise<Started>> = {
     });
     await Promise.race([ready, ended]);
     ended.catch(() => undefined);
-    return { value: { socket }, stop: () => server.kill() };
+    const exited = once(server, 'exit');
+    return {
+      value: { socket },
+      stop: () => {
+        server.kill();
+        return exited;
+      },
+      pid: server.pid,
+    };
   },
 };
+
+/** User + system ticks of /proc/PID/stat: the process's own (utime, stime) and its waited-for children's (cutime, cstime). */
+function statOf(pid: string): { ppid: string; ticks: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, closed by the last ')'): ppid is field 4, utime 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      ppid: fields[1]!,
+      ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds (user + system) of a process and every descendant of it (Linux /proc): each live one's own
+ * and its ended, waited-for children's. Chromium's renderers and Prism's workers are the server's too.
+ * Undefined without /proc.
+ */
+function processTreeCpu(root: number): number | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const stats = new Map<string, { ppid: string; ticks: number }>();
+  for (const pid of pids) {
+    const stat = statOf(pid);
+    if (stat) stats.set(pid, stat);
+  }
+  const inTree = (pid: string): boolean => {
+    for (let at: string | undefined = pid; at && at !== '0'; at = stats.get(at)?.ppid)
+      if (at === String(root)) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, stat] of stats) if (inTree(pid)) ticks += stat.ticks;
+  return ticks / 100;
+}
+
+/**
+ * Where the CPU counted outside the files went, for npm run test:times (test-results/shared-servers-cpu.json):
+ * each shared server's process tree, read just before it is stopped, and vitest's own process (without
+ * its children: the workers and these servers).
+ */
+function writeCpu(root: string, servers: Record<string, number | undefined>): void {
+  const { user, system } = process.cpuUsage();
+  const file = path.join(root, 'test-results', 'shared-servers-cpu.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ vitest: (user + system) / 1e6, servers }, null, 2)}\n`);
+}
 
 export default function setup(project: TestProject): () => Promise<void> {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'pgw-shared-'));
@@ -85,6 +160,15 @@ export default function setup(project: TestProject): () => Promise<void> {
   project.provide('sharedServers', socket);
   return async () => {
     server.close();
+    const servers: Record<string, number | undefined> = {};
+    for (const [name, running] of started) {
+      const pid = await running.then(
+        (s) => s.pid,
+        () => undefined,
+      );
+      servers[name] = pid === undefined ? undefined : processTreeCpu(pid);
+    }
+    writeCpu(project.config.root, servers);
     await Promise.all(
       [...started.values()].map((running) =>
         running.then(
