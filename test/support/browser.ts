@@ -6,8 +6,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserServer } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../../scripts/lib/chromium.ts';
-import { ROOT } from './contract.ts';
 import { sharedChromium } from './shared-servers.ts';
+
+/** The checkout, found from this file rather than from ./contract.ts, which compiles the document's schemas as it loads. */
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export function ensureChromium(): string {
   if (!existsSync(CHROMIUM)) execFileSync('bash', [path.join(ROOT, 'scripts/setup/chromium.sh')], { stdio: 'inherit' });

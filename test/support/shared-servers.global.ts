@@ -14,8 +14,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { startPrism } from '../../mock/run.ts';
-import { chromiumServer } from './browser.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,9 +30,14 @@ interface Started {
   pid: number | undefined;
 }
 
+// Each kind loads what it runs when it is first asked for, not when vitest loads this file: a run that
+// starts no Chromium does not load playwright-core into vitest's process (about 1 s of its CPU, with
+// the module test/support/browser.ts took the checkout's root from, which compiles the whole document's
+// schemas with ajv).
 const kinds: Record<string, (folder: string) => Promise<Started>> = {
   /** Prism serving the whole contract, as `npm run mock` starts it, without the front: each file puts its own before it. */
   prism: async () => {
+    const { startPrism } = await import('../../mock/run.ts');
     const { prism, port } = await startPrism();
     // Stopped and waited for, so that its CPU counts in the run's (npm run test:times).
     const exited = once(prism, 'exit');
@@ -49,6 +52,7 @@ const kinds: Record<string, (folder: string) => Promise<Started>> = {
   },
   /** Headless Chromium (test/support/browser.ts's flags, loopback only), for playwright's connect. */
   chromium: async () => {
+    const { chromiumServer } = await import('./browser.ts');
     const server = await chromiumServer();
     return { value: { wsEndpoint: server.wsEndpoint() }, stop: () => server.close(), pid: server.process().pid };
   },
