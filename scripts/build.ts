@@ -36,6 +36,8 @@ export const STAMP = 'dist/build-inputs.sha256';
  * builds.
  */
 const INSTALLED = 'node_modules/.package-lock.json';
+/** tsc's record of its last build (tsconfig.build.json's tsBuildInfoFile). */
+const BUILD_INFO = 'dist/tsconfig.build.tsbuildinfo';
 /** Read by the build besides the sources: the scripts that make it, and what npm installed. */
 const TOOLS = ['package.json', 'scripts/build.ts', 'scripts/build-server-bundle.ts', 'package-lock.json', INSTALLED];
 
@@ -101,7 +103,7 @@ function outputsHash(root: string): string {
 
 /** The files tsc's last build read that are neither inputs nor an installed package's (see the header). */
 export function readOutsideInputs(root = ROOT): string[] {
-  const info = path.join(root, 'dist/tsconfig.build.tsbuildinfo');
+  const info = path.join(root, BUILD_INFO);
   const { fileNames } = JSON.parse(readFileSync(info, 'utf8')) as { fileNames?: string[] };
   if (!Array.isArray(fileNames))
     throw new Error(`${path.relative(root, info)} lists no fileNames: scripts/build.ts cannot tell what tsc read`);
@@ -136,9 +138,14 @@ export async function build(
 ): Promise<'built' | 'up to date'> {
   const stamp = path.join(root, STAMP);
   const hash = inputsHash(root);
-  const made = existsSync(stamp) ? readFileSync(stamp, 'utf8') : undefined;
-  if (!force && made !== undefined && made === `${hash}\n${outputsHash(root)}\n`) return 'up to date';
+  const made = existsSync(stamp) ? readFileSync(stamp, 'utf8').split('\n') : undefined;
+  const left = made === undefined ? undefined : outputsHash(root);
+  if (!force && made?.[0] === hash && made[1] === left) return 'up to date';
   rmSync(stamp, { force: true });
+  // tsc trusts its build info that the outputs it lists are there as it wrote them, and writes none of
+  // an unchanged source again: when dist/ is not as the stamped build left it (a file edited or
+  // removed, no stamp to tell), or asked to (--force), it compiles everything afresh.
+  if (force || made === undefined || made[1] !== left) rmSync(path.join(root, BUILD_INFO), { force: true });
   await using.compile(root);
   const outside = readOutsideInputs(root);
   if (outside.length)

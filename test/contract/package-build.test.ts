@@ -11,16 +11,23 @@ import { type BuildSteps, build, buildInputs, STAMP } from '../../scripts/build.
 let root: string;
 let steps: string[];
 
-/** tsc's stand-in writes each source to dist/ and its build info as tsc does (fileNames relative to dist/). */
+/**
+ * tsc's stand-in, incremental as tsc is: it writes a source to dist/ only when its build info is missing
+ * or holds another version of that source (tsc trusts the outputs its build info lists to be there), and
+ * its build info as tsc does (fileNames relative to dist/).
+ */
 const standIns = (read: string[] = []): BuildSteps => ({
   compile: async (at) => {
     steps.push('compile');
     await mkdir(path.join(at, 'dist/src'), { recursive: true });
-    for (const name of ['a.ts', 'b.ts'])
-      await writeFile(
-        path.join(at, 'dist/src', name.replace('.ts', '.js')),
-        await readFile(path.join(at, 'src', name)),
-      );
+    const last = await readFile(path.join(at, 'dist/tsconfig.build.tsbuildinfo'), 'utf8').then(
+      (text) => JSON.parse(text).versions as string[],
+      () => undefined,
+    );
+    for (const [i, name] of ['a.ts', 'b.ts'].entries()) {
+      const source = await readFile(path.join(at, 'src', name), 'utf8');
+      if (last?.[i] !== source) await writeFile(path.join(at, 'dist/src', name.replace('.ts', '.js')), source);
+    }
     const fileNames = ['../node_modules/typescript/lib/lib.es5.d.ts', '../src/a.ts', '../src/b.ts', ...read];
     // As tsc's, it holds what it compiled (tsc: a hash of each file).
     const versions = await Promise.all(['a.ts', 'b.ts'].map((f) => readFile(path.join(at, 'src', f), 'utf8')));
@@ -125,6 +132,22 @@ describe('npm run build', () => {
     await change(root);
     expect(await build(root, { with: standIns() })).toBe('built');
     expect(steps).toEqual(['compile', 'bundle', 'compile', 'bundle']);
+    // dist/ is what the sources make, whatever had happened to it.
+    expect(await readFile(path.join(root, 'dist/src/a.js'), 'utf8')).toBe(
+      await readFile(path.join(root, 'src/a.ts'), 'utf8'),
+    );
+    expect(await readFile(path.join(root, 'dist/src/b.js'), 'utf8')).toBe(
+      await readFile(path.join(root, 'src/b.ts'), 'utf8'),
+    );
+    expect(await build(root, { with: standIns() })).toBe('up to date');
+  });
+
+  it('--force compiles every source again, though tsc would trust its build info', async () => {
+    await build(root, { with: standIns() });
+    await writeFile(path.join(root, 'dist/src/a.js'), 'damaged\n');
+    await writeFile(path.join(root, STAMP), 'stale\n');
+    expect(await build(root, { force: true, with: standIns() })).toBe('built');
+    expect(await readFile(path.join(root, 'dist/src/a.js'), 'utf8')).toBe('export const a = 1;\n');
   });
 
   it('a dist/ compiled by tsc alone since (tsc -w, npx tsc -p) is built again, the sources back as stamped', async () => {
