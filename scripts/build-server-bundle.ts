@@ -41,10 +41,12 @@ const AS_JSON_FROM = 1024;
 export function dataModuleAsJson(source: string, exports: Record<string, unknown>): string | undefined {
   if (/^\s*import\b/m.test(source)) return undefined;
   const lines: string[] = [];
+  // JSON.parse makes a copy of each object wherever it appears: a table whose parts share an object
+  // (scenarios.ts writes a list once for the operations that share it), or two tables sharing one,
+  // would no longer share it.
+  const seen = new Set<object>();
   for (const [name, value] of Object.entries(exports)) {
-    // JSON.parse makes a copy of each object wherever it appears: a table whose parts share an object
-    // (scenarios.ts writes a list once for the operations that share it) would no longer share it.
-    if (sharesAnObject(value)) return undefined;
+    if (sharesAnObject(value, seen)) return undefined;
     let json: string | undefined;
     try {
       json = JSON.stringify(value);

@@ -69,6 +69,7 @@ describe("the server bundle's generated tables", () => {
     // An object two parts share (JSON.parse would make two), and a cycle.
     const shared = ['a', 'b'];
     expect(dataModuleAsJson('', { table: { x: shared, y: shared } })).toBeUndefined();
+    expect(dataModuleAsJson('', { one: { x: shared }, two: { y: shared } })).toBeUndefined();
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect(dataModuleAsJson('', { table: cycle })).toBeUndefined();

@@ -125,6 +125,7 @@ function processTreeCpu(root: number): number | undefined {
       if (at === String(root)) return true;
     return false;
   };
+  if (!stats.has(String(root))) return undefined;
   let ticks = 0;
   for (const [pid, stat] of stats) if (inTree(pid)) ticks += stat.ticks;
   return ticks / 100;
@@ -135,7 +136,7 @@ function processTreeCpu(root: number): number | undefined {
  * each shared server's process tree, read just before it is stopped, and vitest's own process (without
  * its children: the workers and these servers).
  */
-function writeCpu(root: string, servers: Record<string, number | undefined>): void {
+function writeCpu(root: string, servers: Record<string, number | null>): void {
   const { user, system } = process.cpuUsage();
   const file = path.join(root, 'test-results', 'shared-servers-cpu.json');
   mkdirSync(path.dirname(file), { recursive: true });
@@ -164,13 +165,15 @@ export default function setup(project: TestProject): () => Promise<void> {
   project.provide('sharedServers', socket);
   return async () => {
     server.close();
-    const servers: Record<string, number | undefined> = {};
+    // null where no figure could be read (a start that failed): JSON keeps it, the report prints '?'.
+    const servers: Record<string, number | null> = {};
     for (const [name, running] of started) {
       const pid = await running.then(
         (s) => s.pid,
         () => undefined,
       );
-      servers[name] = pid === undefined ? undefined : processTreeCpu(pid);
+      // A server whose process is gone by now (it died during the run) has no figure either.
+      servers[name] = (pid === undefined ? undefined : processTreeCpu(pid)) ?? null;
     }
     writeCpu(project.config.root, servers);
     await Promise.all(
