@@ -33,8 +33,8 @@ export interface OpenOptions {
   /** false: no file made, nothing migrated, and a database at another schema version refused. */
   migrate?: boolean;
   /**
-   * SQLite: false starts no checkpointing thread (store-sqlite.ts); SQLite then checkpoints at the
-   * commits, as it does by default. For a program that opens the store for a few statements and
+   * SQLite: false starts no checkpointing thread (store-sqlite.ts); SQLite's own automatic checkpoint
+   * stays on (past 1,000 pages of log, and when the last connection closes). For a program that opens the store for a few statements and
    * closes it (`sandbox accounts`): the thread, a Node environment of its own, was about a third of
    * such a command's CPU, for checkpoints the instances serving the database make anyway.
    */
