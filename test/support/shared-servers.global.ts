@@ -6,7 +6,7 @@
 // and reads each one's process tree before it is stopped, Chromium's renderers included, which the
 // run's own figure misses: nobody waits for them), and none outlives the run. A run that needs none
 // starts none.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -34,21 +34,24 @@ interface Started {
 // starts no Chromium does not load playwright-core into vitest's process (about 1 s of its CPU, with
 // the module test/support/browser.ts took the checkout's root from, which compiles the whole document's
 // schemas with ajv).
+/** How a child server is stopped: killed and waited for, so that its CPU counts in the run's (npm run test:times). */
+function waitedFor(child: ChildProcess): Pick<Started, 'stop' | 'pid'> {
+  const exited = once(child, 'exit');
+  return {
+    stop: () => {
+      child.kill();
+      return exited;
+    },
+    pid: child.pid,
+  };
+}
+
 const kinds: Record<string, (folder: string) => Promise<Started>> = {
   /** Prism serving the whole contract, as `npm run mock` starts it, without the front: each file puts its own before it. */
   prism: async () => {
     const { startPrism } = await import('../../mock/run.ts');
     const { prism, port } = await startPrism();
-    // Stopped and waited for, so that its CPU counts in the run's (npm run test:times).
-    const exited = once(prism, 'exit');
-    return {
-      value: { port },
-      stop: () => {
-        prism.kill();
-        return exited;
-      },
-      pid: prism.pid,
-    };
+    return { value: { port }, ...waitedFor(prism) };
   },
   /** Headless Chromium (test/support/browser.ts's flags, loopback only), for playwright's connect. */
   chromium: async () => {
@@ -76,15 +79,7 @@ const kinds: Record<string, (folder: string) => Promise<Started>> = {
     });
     await Promise.race([ready, ended]);
     ended.catch(() => undefined);
-    const exited = once(server, 'exit');
-    return {
-      value: { socket },
-      stop: () => {
-        server.kill();
-        return exited;
-      },
-      pid: server.pid,
-    };
+    return { value: { socket }, ...waitedFor(server) };
   },
 };
 
