@@ -2,8 +2,8 @@
 // the time and the CPU went: the run's wall time, its CPU (user + system of vitest and every process
 // under it, read from /proc when the run has ended: it counts what the shared servers and the workers'
 // children used as well, but for Chromium's renderers, which nobody waits for), how the CPU outside the
-// files splits (vitest's own process, each shared server's process tree: Chromium's whole), the load average around it, and the files that cost the most, by wall time
-// and by CPU. A file's wall time runs from its start to its end in its worker, waits included: the time
+// files splits (vitest's own process, each shared server's process tree: Chromium's whole), the load
+// average around it, and the files that cost the most, by wall time and by CPU. A file's wall time runs from its start to its end in its worker, waits included: the time
 // it keeps a worker from other files. Its CPU is its worker's and its finished children's
 // (test/support/cpu-meter.ts). CPU is the figure to compare between runs on a shared machine: other
 // work barely changes it, while it stretches wall time.

@@ -26,30 +26,27 @@ export function zipOne(name: string, data: Uint8Array, level: number): Uint8Arra
   // 1980-01-01 00:00: a fixed time, as no test reads it.
   const time = 0;
   const date = (0 << 9) | (1 << 5) | 1;
+  // What the local header and the central directory's entry both say, from `at` in each: the version
+  // needed (2.0, deflate), no flags, deflate, the time, the CRC-32, both sizes, the name's length.
+  const describe = (header: Buffer, at: number) => {
+    header.writeUInt16LE(20, at);
+    header.writeUInt16LE(0, at + 2);
+    header.writeUInt16LE(8, at + 4);
+    header.writeUInt16LE(time, at + 6);
+    header.writeUInt16LE(date, at + 8);
+    header.writeUInt32LE(crc, at + 10);
+    header.writeUInt32LE(deflated.length, at + 14);
+    header.writeUInt32LE(data.length, at + 18);
+    header.writeUInt16LE(file.length, at + 22);
+  };
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-  local.writeUInt16LE(0, 6); // flags
-  local.writeUInt16LE(8, 8); // deflate
-  local.writeUInt16LE(time, 10);
-  local.writeUInt16LE(date, 12);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(deflated.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(file.length, 26);
-  local.writeUInt16LE(0, 28);
+  describe(local, 4);
+  // no extra field
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
   central.writeUInt16LE(20, 4); // made by
-  central.writeUInt16LE(20, 6); // needed
-  central.writeUInt16LE(0, 8);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt16LE(time, 12);
-  central.writeUInt16LE(date, 14);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(deflated.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(file.length, 28);
+  describe(central, 6);
   // extra, comment, disk, internal and external attributes: 0; the local header at offset 0.
   central.writeUInt32LE(0, 42);
   const directoryAt = local.length + file.length + deflated.length;
